@@ -1,0 +1,501 @@
+//! Why a gang does not fit: structured data, and one readable paragraph.
+
+use std::fmt;
+
+use crate::compile::{selector_set, untolerated_set, Compiled};
+use crate::inventory::Inventory;
+use crate::names::short_level;
+use crate::solve::rollup::{cap_of, rollup, Grain, Scope};
+use crate::solve::{domain_count, policy_prefers, Solver};
+
+/// Why a valid gang cannot be placed now.
+///
+/// Data for programs, and a [`Display`](fmt::Display) paragraph for people:
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 3))
+///     .node(NodeSpec::new("b1").label("rack", "b").capacity("nvidia.com/gpu", 2))
+///     .node(NodeSpec::new("b2").label("rack", "b").capacity("nvidia.com/gpu", 2))
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 5).request("nvidia.com/gpu", 1))
+///     .required("rack");
+/// let d = inv.place(&gang)?.diagnosis().cloned().unwrap();
+/// let best = d.best.as_ref().unwrap();
+/// assert_eq!((best.domain.as_str(), best.fits[0].fits), ("b", 4));
+/// assert_eq!(d.roles[0].cluster_fit, 7);
+/// assert!(d.to_string().contains("rack b fits 4 of 5 worker"));
+/// assert!(d.to_string().contains("short of nvidia.com/gpu"));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Diagnosis {
+    /// Gang name.
+    pub gang: String,
+    /// The level asked for (required, else preferred); `None` when unconstrained.
+    pub level: Option<String>,
+    /// Per role: demand, cluster-wide fit, excluded nodes.
+    pub roles: Vec<RoleReport>,
+    /// The domain at `level` closest to fitting (the whole cluster when `level` is `None`).
+    pub best: Option<DomainReport>,
+    /// What relaxing the required level would give now, if anything fits then.
+    pub relaxation: Option<Relaxation>,
+    /// Per slice level, how close the best domain comes.
+    pub slices: Vec<SliceReport>,
+    /// The exact multi-role search ran out of budget: a placement may exist.
+    pub search_exhausted: bool,
+}
+
+/// One role's side of a [`Diagnosis`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RoleReport {
+    /// Role name.
+    pub role: String,
+    /// Members requested.
+    pub count: u32,
+    /// Members required (`min_count`).
+    pub needed: u32,
+    /// Bound by the topology constraint.
+    pub constrained: bool,
+    /// Members of this role that fit cluster-wide, ignoring topology and other roles.
+    pub cluster_fit: u64,
+    /// Nodes that could take at least one member.
+    pub fitting_nodes: u32,
+    /// Nodes that cannot, by first reason.
+    pub excluded: Exclusions,
+    /// Requested resources that no node offers.
+    pub unknown_resources: Vec<String>,
+}
+
+/// Nodes excluded for a role, each counted once under its first reason in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Exclusions {
+    /// Unschedulable (cordoned).
+    pub cordoned: u32,
+    /// Labels do not match the node selector or match expressions.
+    pub selector: u32,
+    /// A `NoSchedule`/`NoExecute` taint the role does not tolerate.
+    pub taint: u32,
+    /// Lacks the label of the requested level (or of a slice level): outside every domain.
+    pub missing_label: u32,
+    /// Eligible, but too little free capacity for one member.
+    pub too_small: u32,
+}
+
+impl Exclusions {
+    /// Total excluded nodes.
+    pub fn total(&self) -> u32 {
+        self.cordoned + self.selector + self.taint + self.missing_label + self.too_small
+    }
+}
+
+/// How much of the gang one domain can take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct DomainReport {
+    /// Level key (`None`: the whole cluster).
+    pub level: Option<String>,
+    /// Domain path (`"b1/r2"`; empty for the cluster).
+    pub domain: String,
+    /// Per constrained role (every role when cluster-wide).
+    pub fits: Vec<RoleFit>,
+    /// Resources that are short for some role on their own.
+    pub short_of: Vec<String>,
+    /// Why, when no single resource is short.
+    pub reason: Shortfall,
+}
+
+/// Members of one role that fit in a domain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RoleFit {
+    /// Role name.
+    pub role: String,
+    /// Members that fit (single-role, slices respected).
+    pub fits: u64,
+    /// Members required.
+    pub needed: u32,
+}
+
+/// The kind of shortfall in the best domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Shortfall {
+    /// Some resource is short (see `short_of`).
+    Resources,
+    /// Enough of each resource, but not together on the same nodes.
+    Fragmented,
+    /// Enough room for the members, but not in whole slices.
+    Slices,
+    /// Each role fits on its own, but not all roles together.
+    RolesTogether,
+    /// The exact search ran out of budget before deciding.
+    Undecided,
+}
+
+/// What relaxing the required level would give now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Relaxation {
+    /// The tightest coarser level that fits (`None`: only without any topology).
+    pub level: Option<String>,
+    /// The domain that would be used (empty when cluster-wide).
+    pub domain: String,
+    /// How many domains of the originally required level the gang would span.
+    pub spans: u32,
+}
+
+/// How close the best domain comes to holding whole slices of one level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct SliceReport {
+    /// Slice level key.
+    pub level: String,
+    /// Members per slice.
+    pub size: u32,
+    /// The role the numbers are about (the first constrained role).
+    pub role: String,
+    /// Most members any one domain of the slice level can take (ignoring slices).
+    pub largest: u64,
+    /// That domain's path.
+    pub largest_domain: String,
+    /// Whole slices of this level available in the best domain.
+    pub available: u64,
+    /// Slices of this level the role needs.
+    pub needed: u64,
+}
+
+/// Builds the diagnosis for a gang that no level could take. Cold path.
+pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhausted: bool) -> Diagnosis {
+    let l = inv.label_depth();
+    let depth = if c.any_constrained() { c.levels[0] } else { 0 };
+    let check_depth = depth.min(l);
+    let s = &mut solver.s;
+
+    // Per role: cluster-wide fit and exclusions.
+    let mut roles = Vec::with_capacity(c.roles.len());
+    for (i, role) in c.roles.iter().enumerate() {
+        let spec = &c.gang.roles[i];
+        let cluster_fit = rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, s);
+        let sel = selector_set(inv, spec);
+        let unt = untolerated_set(inv, spec);
+        let need_depth = if role.constrained {
+            let slice = if c.has_slices() { c.slice_min_leaf } else { 0 };
+            check_depth.max(slice)
+        } else {
+            0
+        };
+        let mut ex = Exclusions::default();
+        let mut fitting = 0u32;
+        for n in 0..inv.len() {
+            if !inv.schedulable.get(n) {
+                ex.cordoned += 1;
+            } else if !sel.get(n) {
+                ex.selector += 1;
+            } else if unt.get(n) {
+                ex.taint += 1;
+            } else if need_depth > 0 && inv.leaf_depth(n as u32) < need_depth {
+                ex.missing_label += 1;
+            } else if s.fits[n] == 0 {
+                ex.too_small += 1;
+            } else {
+                fitting += 1;
+            }
+        }
+        roles.push(RoleReport {
+            role: spec.name.clone(),
+            count: role.count,
+            needed: role.min,
+            constrained: role.constrained,
+            cluster_fit,
+            fitting_nodes: fitting,
+            excluded: ex,
+            unknown_resources: role.missing.clone(),
+        });
+    }
+
+    // The best domain at the requested level (the cluster when unconstrained).
+    let constrained: Vec<usize> = (0..c.roles.len())
+        .filter(|&i| c.roles[i].constrained || depth == 0)
+        .collect();
+    let mut caps: Vec<Vec<u64>> = Vec::with_capacity(constrained.len());
+    let ndom = domain_count(inv, depth);
+    for &i in &constrained {
+        let role = &c.roles[i];
+        rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, s);
+        caps.push((0..ndom).map(|index| cap_of(inv, Scope { depth, index }, s)).collect());
+    }
+    let mut best: Option<(u64, u64, u32)> = None;
+    for index in 0..ndom {
+        let (mut got, mut spare) = (0u64, 0u64);
+        for (j, &i) in constrained.iter().enumerate() {
+            let cap = caps[j][index as usize];
+            let need = u64::from(c.roles[i].min);
+            got += cap.min(need);
+            spare += cap.saturating_sub(need);
+        }
+        if best.is_none_or(|(bg, bs, _)| got > bg || (got == bg && policy_prefers(c.policy, spare, bs))) {
+            best = Some((got, spare, index));
+        }
+    }
+    let best_report = best.map(|(_, _, index)| {
+        let scope = Scope { depth, index };
+        domain_report(inv, c, s, scope, &constrained, &caps, exhausted)
+    });
+
+    // Slices, inside the best domain.
+    let mut slices = Vec::new();
+    if let (Some(first), Some((_, _, index))) = (c.roles.iter().position(|r| r.constrained), best) {
+        let role = &c.roles[first];
+        let scope = Scope { depth, index };
+        let (start, end) = scope.range(inv);
+        for &(d, size) in &c.slices {
+            rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, s);
+            let mut largest = (0u64, None);
+            let inside: Vec<u32> = (0..domain_count(inv, d))
+                .filter(|&j| {
+                    let (a, b) = Scope { depth: d, index: j }.range(inv);
+                    a >= start && b <= end
+                })
+                .collect();
+            for &j in &inside {
+                let cap = cap_of(inv, Scope { depth: d, index: j }, s);
+                if cap > largest.0 || largest.1.is_none() {
+                    largest = (cap, Some(j));
+                }
+            }
+            rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, s);
+            let available: u64 = inside
+                .iter()
+                .map(|&j| cap_of(inv, Scope { depth: d, index: j }, s) / u64::from(size))
+                .sum();
+            slices.push(SliceReport {
+                level: inv.topology.key_of(d).unwrap_or_default().to_owned(),
+                size,
+                role: c.gang.roles[first].name.clone(),
+                largest: largest.0,
+                largest_domain: largest.1.map(|j| scope_path(inv, Scope { depth: d, index: j })).unwrap_or_default(),
+                available,
+                needed: u64::from(role.min) / u64::from(size),
+            });
+        }
+    }
+
+    // Relaxation: the tightest coarser level at which the gang fits now.
+    let mut relaxation = None;
+    if let Some(r) = c.required.filter(|_| c.any_constrained()) {
+        let mut budget = crate::solve::DEFAULT_SEARCH_BUDGET;
+        let mut ignored = false;
+        for d in (0..r).rev() {
+            if let Some(found) = solver.place_at(inv, c, d, &mut budget, &mut ignored) {
+                let mut spans: Vec<u32> = solver
+                    .s
+                    .assign
+                    .iter()
+                    .filter(|m| c.roles[m.0 as usize].constrained)
+                    .filter_map(|m| if r > l { Some(m.1) } else { inv.domain_of(m.1, r) })
+                    .collect();
+                spans.sort_unstable();
+                spans.dedup();
+                relaxation = Some(Relaxation {
+                    level: inv.topology.key_of(d).map(str::to_owned),
+                    domain: scope_path(inv, Scope { depth: found.depth, index: found.index }),
+                    spans: spans.len() as u32,
+                });
+                break;
+            }
+        }
+    }
+
+    Diagnosis {
+        gang: c.gang.name.clone(),
+        level: inv.topology.key_of(depth).map(str::to_owned),
+        roles,
+        best: best_report,
+        relaxation,
+        slices,
+        search_exhausted: exhausted,
+    }
+}
+
+fn domain_report(
+    inv: &Inventory,
+    c: &Compiled,
+    s: &mut crate::solve::Scratch,
+    scope: Scope,
+    constrained: &[usize],
+    caps: &[Vec<u64>],
+    exhausted: bool,
+) -> DomainReport {
+    let (start, end) = scope.range(inv);
+    let mut fits = Vec::new();
+    let mut short_of: Vec<String> = Vec::new();
+    let mut any_short_role = false;
+    let mut sliced_short = false;
+    for (j, &i) in constrained.iter().enumerate() {
+        let role = &c.roles[i];
+        let cap = caps[j][scope.index as usize];
+        fits.push(RoleFit {
+            role: c.gang.roles[i].name.clone(),
+            fits: cap,
+            needed: role.min,
+        });
+        if cap >= u64::from(role.min) {
+            continue;
+        }
+        any_short_role = true;
+        short_of.extend(role.missing.iter().cloned());
+        // Each resource on its own: would the role fit if only that resource counted?
+        for &(r, q) in &role.req {
+            let alone: u64 = (start..end)
+                .filter(|&n| role.eligible.get(n as usize))
+                .map(|n| (inv.free[r as usize][n as usize] / q).min(u64::from(role.per_node)))
+                .sum();
+            if alone < u64::from(role.min) {
+                let name = &inv.resources[r as usize];
+                if !short_of.contains(name) {
+                    short_of.push(name.clone());
+                }
+            }
+        }
+        if role.constrained && c.has_slices() {
+            if rollup(inv, role, Grain::NONE, scope, None, s) >= u64::from(role.min) {
+                sliced_short = true;
+            }
+        }
+    }
+    let reason = if !short_of.is_empty() {
+        Shortfall::Resources
+    } else if sliced_short {
+        Shortfall::Slices
+    } else if !any_short_role {
+        if exhausted {
+            Shortfall::Undecided
+        } else {
+            Shortfall::RolesTogether
+        }
+    } else {
+        Shortfall::Fragmented
+    };
+    DomainReport {
+        level: inv.topology.key_of(scope.depth).map(str::to_owned),
+        domain: scope_path(inv, scope),
+        fits,
+        short_of,
+        reason,
+    }
+}
+
+/// `b1/r2` for a domain, the node's name at the node level, empty for the cluster.
+fn scope_path(inv: &Inventory, scope: Scope) -> String {
+    if scope.depth > inv.label_depth() {
+        inv.names[scope.index as usize].clone()
+    } else {
+        inv.domain_values(scope.depth, scope.index).join("/")
+    }
+}
+
+impl fmt::Display for Diagnosis {
+    /// One paragraph: what was asked, the closest domain and what it lacks, the
+    /// cluster-wide fit, excluded nodes by reason, and what relaxing would give.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = self.level.as_deref().map(short_level);
+        let demand: Vec<String> = self.roles.iter().map(|r| format!("{} {}", r.needed, r.role)).collect();
+        write!(f, "gang {} ({}) does not fit", self.gang, demand.join(", "))?;
+        match (&self.level, level) {
+            (Some(key), Some(short)) => write!(f, " in one {short} ({key})")?,
+            _ => write!(f, " in the cluster")?,
+        }
+        if self.search_exhausted {
+            write!(f, " within the search budget; a placement may still exist")?;
+        }
+        f.write_str(".")?;
+        if let Some(b) = &self.best {
+            let parts: Vec<String> = b.fits.iter().map(|r| format!("{} of {} {}", r.fits.min(u64::from(r.needed)), r.needed, r.role)).collect();
+            match level {
+                Some(short) => write!(f, " Best {short}: {short} {} fits {}", b.domain, parts.join(", "))?,
+                None => write!(f, " Cluster-wide {} fit", parts.join(", "))?,
+            }
+            match b.reason {
+                Shortfall::Resources => write!(f, " (short of {})", b.short_of.join(", "))?,
+                Shortfall::Fragmented => f.write_str(" (enough of each resource, but not together on the same nodes)")?,
+                Shortfall::Slices => f.write_str(" (room for the members, but not in whole slices)")?,
+                Shortfall::RolesTogether => f.write_str(" (each role fits alone, but not all roles together)")?,
+                Shortfall::Undecided => {}
+            }
+            f.write_str(".")?;
+        }
+        if level.is_some() {
+            let fits: Vec<String> = self
+                .roles
+                .iter()
+                .map(|r| format!("{} {}", r.cluster_fit, r.role))
+                .collect();
+            write!(f, " Cluster-wide, ignoring topology, {} fit.", fits.join(", "))?;
+        }
+        for s in &self.slices {
+            write!(
+                f,
+                " Slices of {} {} per {}: the largest {} ({}) holds {}; {} of {} slices fit.",
+                s.size,
+                s.role,
+                short_level(&s.level),
+                short_level(&s.level),
+                s.largest_domain,
+                s.largest,
+                s.available.min(s.needed),
+                s.needed
+            )?;
+        }
+        for r in &self.roles {
+            if !r.unknown_resources.is_empty() {
+                write!(f, " No node offers {} (needed by {}).", r.unknown_resources.join(", "), r.role)?;
+            }
+            let e = &r.excluded;
+            if e.total() == 0 {
+                continue;
+            }
+            let mut parts = Vec::new();
+            for (n, what) in [
+                (e.cordoned, "cordoned"),
+                (e.selector, "not matching the selector"),
+                (e.taint, "with an untolerated taint"),
+                (e.missing_label, "missing a topology label"),
+                (e.too_small, "too small"),
+            ] {
+                if n > 0 {
+                    parts.push(format!("{n} {what}"));
+                }
+            }
+            write!(f, " Nodes excluded for {}: {}.", r.role, parts.join(", "))?;
+        }
+        if let Some(r) = &self.relaxation {
+            let needed: u32 = self.roles.iter().map(|r| r.needed).sum();
+            match (&r.level, level) {
+                (Some(k), Some(orig)) => write!(
+                    f,
+                    " Relaxing to {}: {} {} fits all {needed} now (across {} {orig}{}).",
+                    short_level(k),
+                    short_level(k),
+                    r.domain,
+                    r.spans,
+                    if r.spans == 1 { "" } else { "s" }
+                )?,
+                (None, Some(orig)) => write!(
+                    f,
+                    " Without the topology constraint all {needed} fit now, across {} {orig}{}.",
+                    r.spans,
+                    if r.spans == 1 { "" } else { "s" }
+                )?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,180 @@
+//! Invalid input: a typed error naming the field and the value.
+//!
+//! "Invalid" is never "does not fit": a valid request that cannot be placed now is an
+//! ordinary [`Outcome`](crate::Outcome) carrying a [`Diagnosis`](crate::Diagnosis).
+
+use std::fmt;
+
+/// What went wrong with the input. Every variant names the offending field (a dotted
+/// path such as `nodes[a1].capacity.cpu` or `gang.roles[worker].count`) and its value.
+///
+/// ```
+/// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("n1").label("rack", "a").capacity("gpu", 8))
+///     .build()?;
+/// let err = inv.place(&Gang::new("g").role(Role::new("w", 4)).required("block")).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+/// assert!(err.to_string().contains("gang.topology.required"));
+/// assert!(err.to_string().contains("\"block\""));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A quantity that is malformed, negative, finer than 1m, or overflows.
+    #[error("invalid quantity at {field}: {value:?}: {reason}")]
+    InvalidQuantity {
+        /// Where the quantity was given.
+        field: String,
+        /// The text as given.
+        value: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The cluster description is invalid (duplicate node, bad label, bad level…).
+    #[error("invalid inventory at {field}: {value:?}: {reason}")]
+    InvalidInventory {
+        /// Where.
+        field: String,
+        /// The value as given.
+        value: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The gang request is invalid (unknown level, bad count, bad slice…).
+    #[error("invalid request at {field}: {value:?}: {reason}")]
+    InvalidRequest {
+        /// Where.
+        field: String,
+        /// The value as given.
+        value: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The request's constraints can never hold together, whatever the capacity (a slice
+    /// level above the required level, `max_per_node` too small for any domain…).
+    #[error("contradictory request at {field}: {value:?}: {reason}")]
+    Contradictory {
+        /// Where.
+        field: String,
+        /// The value as given.
+        value: String,
+        /// Why the constraints cannot all hold.
+        reason: String,
+    },
+    /// A scenario document that does not parse or does not match the format.
+    #[error("invalid scenario at {field}: {reason}")]
+    InvalidScenario {
+        /// Where (a JSON path or line/column).
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The stable category of an [`Error`]; bindings map these one to one (Python exception
+/// classes, C result codes, Go error values). Values are never renumbered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+#[repr(u32)]
+pub enum ErrorKind {
+    /// See [`Error::InvalidQuantity`].
+    InvalidQuantity = 1,
+    /// See [`Error::InvalidInventory`].
+    InvalidInventory = 2,
+    /// See [`Error::InvalidRequest`].
+    InvalidRequest = 3,
+    /// See [`Error::Contradictory`].
+    Contradictory = 4,
+    /// See [`Error::InvalidScenario`].
+    InvalidScenario = 5,
+}
+
+impl ErrorKind {
+    /// A stable snake_case name (`"invalid_request"`), used in JSON and by bindings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidQuantity => "invalid_quantity",
+            ErrorKind::InvalidInventory => "invalid_inventory",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Contradictory => "contradictory",
+            ErrorKind::InvalidScenario => "invalid_scenario",
+        }
+    }
+
+    /// The stable numeric code (as used by the C ABI).
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Error {
+    /// The stable category of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidQuantity { .. } => ErrorKind::InvalidQuantity,
+            Error::InvalidInventory { .. } => ErrorKind::InvalidInventory,
+            Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
+            Error::Contradictory { .. } => ErrorKind::Contradictory,
+            Error::InvalidScenario { .. } => ErrorKind::InvalidScenario,
+        }
+    }
+
+    /// The field the error is about (a dotted path).
+    pub fn field(&self) -> &str {
+        match self {
+            Error::InvalidQuantity { field, .. }
+            | Error::InvalidInventory { field, .. }
+            | Error::InvalidRequest { field, .. }
+            | Error::Contradictory { field, .. }
+            | Error::InvalidScenario { field, .. } => field,
+        }
+    }
+
+    pub(crate) fn invalid_quantity(field: &str, value: &str, reason: impl Into<String>) -> Self {
+        Error::InvalidQuantity {
+            field: field.to_owned(),
+            value: value.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn inventory(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+        Error::InvalidInventory {
+            field: field.into(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn request(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+        Error::InvalidRequest {
+            field: field.into(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn contradictory(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+        Error::Contradictory {
+            field: field.into(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn scenario(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidScenario {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}

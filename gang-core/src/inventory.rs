@@ -1,0 +1,759 @@
+//! The inventory: nodes sorted by topology path, free capacity in columns, eligibility
+//! indexed by bitsets, and per-domain summaries.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use indexmap::IndexSet;
+use rustc_hash::FxHashMap;
+
+use crate::bitset::{Bitset, NodeSet};
+use crate::error::Error;
+use crate::names::{check_label_value, check_object_name, check_qualified_name};
+use crate::node::{NodeSpec, Taint};
+use crate::topology::Topology;
+
+/// Sentinel for "no parent / no value".
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// One domain: a contiguous range of nodes sharing a topology path prefix.
+///
+/// Nodes `start..direct` belong to child domains (`children`, at the next depth); nodes
+/// `direct..end` lack the next level's label and belong to no child. At the deepest label
+/// level every node is direct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Domain {
+    pub start: u32,
+    pub end: u32,
+    pub direct: u32,
+    pub parent: u32,
+    pub value: u32,
+    pub child_start: u32,
+    pub child_end: u32,
+}
+
+/// Free-capacity summary of one domain and one resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Summary {
+    pub total: u128,
+    pub max: u64,
+}
+
+/// A validated cluster snapshot, ready to answer placement queries.
+///
+/// Build it with [`Inventory::builder`]. Nodes are stored sorted by topology path (then
+/// name), so every domain is a contiguous range; free capacity is a column of integer
+/// milli-units per resource; label, taint and schedulable sets are bitsets; every domain
+/// keeps a free-capacity summary (total and largest node) per resource.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
+///     .node(NodeSpec::new("b1").label("rack", "b").capacity("gpu", 8).used("gpu", 6))
+///     .build()?;
+/// assert_eq!(inv.len(), 2);
+/// let out = inv.place(&Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("rack"))?;
+/// assert_eq!(out.placement().unwrap().domain_path(), "a");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Inventory {
+    pub(crate) topology: Topology,
+    /// Node names in storage (topology path) order.
+    pub(crate) names: Vec<String>,
+    pub(crate) by_name: FxHashMap<String, u32>,
+    /// Interned `(key, value)` labels per node, sorted by key id.
+    pub(crate) labels: Vec<Vec<(u32, u32)>>,
+    pub(crate) schedulable: Bitset,
+    pub(crate) resources: IndexSet<String>,
+    /// `[resource][node]` allocatable capacity, milli-units.
+    pub(crate) capacity: Vec<Vec<u64>>,
+    /// `[resource][node]` used outside the library.
+    pub(crate) used: Vec<Vec<u64>>,
+    /// `[resource][node]` free = capacity − used (saturating at zero).
+    pub(crate) free: Vec<Vec<u64>>,
+    pub(crate) keys: IndexSet<String>,
+    pub(crate) values: IndexSet<String>,
+    pub(crate) pair_sets: FxHashMap<(u32, u32), NodeSet>,
+    pub(crate) key_sets: Vec<NodeSet>,
+    pub(crate) taints: Vec<(Taint, NodeSet)>,
+    /// Domains per depth: depth 0 is the whole cluster (one domain), 1..=L label levels.
+    pub(crate) domains: Vec<Vec<Domain>>,
+    /// `[depth][domain * resources + resource]`.
+    pub(crate) summaries: Vec<Vec<Summary>>,
+    /// Fingerprint of the node order and resource set; a compiled gang carries it.
+    pub(crate) layout_id: u64,
+}
+
+impl fmt::Debug for Inventory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inventory")
+            .field("levels", &self.topology.levels())
+            .field("nodes", &self.names.len())
+            .field("resources", &self.resources)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`Inventory`], validating every node once.
+///
+/// ```
+/// use gang_core::{Inventory, NodeSpec, Topology};
+/// let err = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("n").capacity("cpu", "lots"))
+///     .build()
+///     .unwrap_err();
+/// assert!(err.to_string().contains("nodes[n].capacity.cpu"));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct InventoryBuilder {
+    topology: Topology,
+    nodes: Vec<NodeSpec>,
+}
+
+impl InventoryBuilder {
+    /// Adds a node (chained form).
+    pub fn node(mut self, node: NodeSpec) -> Self {
+        self.nodes.push(node);
+        self
+    }
+
+    /// Adds a node.
+    pub fn add_node(&mut self, node: NodeSpec) -> &mut Self {
+        self.nodes.push(node);
+        self
+    }
+
+    /// Adds many nodes.
+    pub fn nodes(mut self, nodes: impl IntoIterator<Item = NodeSpec>) -> Self {
+        self.nodes.extend(nodes);
+        self
+    }
+
+    /// Validates and builds the inventory.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInventory`] for a duplicate or malformed node name, a malformed
+    /// label key or value, resource name or taint; [`Error::InvalidQuantity`] for a bad
+    /// capacity or used amount. The field names the node (`nodes[a1].labels.rack`).
+    pub fn build(self) -> Result<Inventory, Error> {
+        Inventory::from_specs(self.topology, &self.nodes)
+    }
+}
+
+struct Resolved {
+    labels: Vec<(u32, u32)>,
+    path: Vec<u32>,
+    capacity: Vec<(u32, u64)>,
+    used: Vec<(u32, u64)>,
+    taints: Vec<u32>,
+}
+
+impl Inventory {
+    /// Starts building an inventory over `topology`.
+    pub fn builder(topology: Topology) -> InventoryBuilder {
+        InventoryBuilder {
+            topology,
+            nodes: Vec::new(),
+        }
+    }
+
+    fn from_specs(topology: Topology, specs: &[NodeSpec]) -> Result<Inventory, Error> {
+        if specs.len() >= NONE as usize {
+            return Err(Error::inventory("nodes", specs.len(), "too many nodes"));
+        }
+        let mut keys: IndexSet<String> = IndexSet::new();
+        let mut values: IndexSet<String> = IndexSet::new();
+        // Resources are numbered in name order, so nothing depends on node order.
+        let mut names_sorted: Vec<&String> = specs
+            .iter()
+            .flat_map(|n| n.capacity.keys().chain(n.used.keys()))
+            .collect();
+        names_sorted.sort_unstable();
+        names_sorted.dedup();
+        let mut resources: IndexSet<String> = names_sorted.into_iter().cloned().collect();
+        let mut taint_ids: IndexSet<Taint> = IndexSet::new();
+        let level_keys: Vec<u32> = topology
+            .label_levels()
+            .iter()
+            .map(|k| keys.insert_full(k.clone()).0 as u32)
+            .collect();
+
+        let mut seen: FxHashMap<&str, ()> = FxHashMap::default();
+        let mut resolved = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let n = &spec.name;
+            check_object_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
+            if seen.insert(n.as_str(), ()).is_some() {
+                return Err(Error::inventory(format!("nodes[{n}].name"), n, "duplicate node name"));
+            }
+            let mut labels = Vec::with_capacity(spec.labels.len());
+            for (k, v) in &spec.labels {
+                check_qualified_name(k)
+                    .map_err(|r| Error::inventory(format!("nodes[{n}].labels"), k, r))?;
+                check_label_value(v)
+                    .map_err(|r| Error::inventory(format!("nodes[{n}].labels.{k}"), v, r))?;
+                let kid = keys.insert_full(k.clone()).0 as u32;
+                let vid = values.insert_full(v.clone()).0 as u32;
+                labels.push((kid, vid));
+            }
+            labels.sort_unstable();
+            let mut path = Vec::with_capacity(level_keys.len());
+            for &lk in &level_keys {
+                match labels.binary_search_by_key(&lk, |&(k, _)| k) {
+                    Ok(i) => path.push(labels[i].1),
+                    Err(_) => break,
+                }
+            }
+            let mut amounts = |map: &indexmap::IndexMap<String, crate::quantity::Amount>,
+                               what: &str|
+             -> Result<Vec<(u32, u64)>, Error> {
+                let mut out = Vec::with_capacity(map.len());
+                for (r, a) in map {
+                    check_qualified_name(r)
+                        .map_err(|e| Error::inventory(format!("nodes[{n}].{what}"), r, e))?;
+                    let q = a.resolve(&format!("nodes[{n}].{what}.{r}"))?;
+                    out.push((resources.insert_full(r.clone()).0 as u32, q.millis()));
+                }
+                Ok(out)
+            };
+            let capacity = amounts(&spec.capacity, "capacity")?;
+            let used = amounts(&spec.used, "used")?;
+            let mut taints = Vec::with_capacity(spec.taints.len());
+            for (i, t) in spec.taints.iter().enumerate() {
+                let f = format!("nodes[{n}].taints[{i}]");
+                check_qualified_name(&t.key).map_err(|r| Error::inventory(format!("{f}.key"), &t.key, r))?;
+                check_label_value(&t.value)
+                    .map_err(|r| Error::inventory(format!("{f}.value"), &t.value, r))?;
+                taints.push(taint_ids.insert_full(t.clone()).0 as u32);
+            }
+            taints.sort_unstable();
+            taints.dedup();
+            resolved.push(Resolved {
+                labels,
+                path,
+                capacity,
+                used,
+                taints,
+            });
+        }
+
+        // Storage order: topology path (values compared as text, a missing label after
+        // every value), then name. Independent of the order nodes were given in.
+        let mut order: Vec<u32> = (0..specs.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            let (pa, pb) = (&resolved[a as usize].path, &resolved[b as usize].path);
+            for i in 0..pa.len().max(pb.len()) {
+                let o = match (pa.get(i), pb.get(i)) {
+                    (Some(x), Some(y)) => values[*x as usize].cmp(&values[*y as usize]),
+                    (Some(_), None) => Ordering::Less,
+                    (None, Some(_)) => Ordering::Greater,
+                    (None, None) => Ordering::Equal,
+                };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            specs[a as usize].name.cmp(&specs[b as usize].name)
+        });
+
+        let len = specs.len();
+        let nres = resources.len();
+        let mut names = Vec::with_capacity(len);
+        let mut by_name = FxHashMap::default();
+        by_name.reserve(len);
+        let mut labels = Vec::with_capacity(len);
+        let mut paths = Vec::with_capacity(len);
+        let mut schedulable = Bitset::new(len);
+        let mut capacity = vec![vec![0u64; len]; nres];
+        let mut used = vec![vec![0u64; len]; nres];
+        for (ix, &orig) in order.iter().enumerate() {
+            let spec = &specs[orig as usize];
+            let r = &mut resolved[orig as usize];
+            names.push(spec.name.clone());
+            by_name.insert(spec.name.clone(), ix as u32);
+            schedulable.set(ix, spec.schedulable);
+            for &(res, q) in &r.capacity {
+                capacity[res as usize][ix] = q;
+            }
+            for &(res, q) in &r.used {
+                used[res as usize][ix] = q;
+            }
+            labels.push(std::mem::take(&mut r.labels));
+            paths.push(std::mem::take(&mut r.path));
+        }
+
+        // Label and taint indexes.
+        let mut pair_lists: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+        let mut key_lists: Vec<Vec<u32>> = vec![Vec::new(); keys.len()];
+        for (ix, ls) in labels.iter().enumerate() {
+            for &(k, v) in ls {
+                pair_lists.entry((k, v)).or_default().push(ix as u32);
+                key_lists[k as usize].push(ix as u32);
+            }
+        }
+        let pair_sets = pair_lists
+            .into_iter()
+            .map(|(kv, l)| (kv, NodeSet::from_sorted(l, len)))
+            .collect();
+        let key_sets = key_lists
+            .into_iter()
+            .map(|l| NodeSet::from_sorted(l, len))
+            .collect();
+        let mut taint_lists: Vec<Vec<u32>> = vec![Vec::new(); taint_ids.len()];
+        for (ix, &orig) in order.iter().enumerate() {
+            for &t in &resolved[orig as usize].taints {
+                taint_lists[t as usize].push(ix as u32);
+            }
+        }
+        let taints = taint_ids
+            .into_iter()
+            .zip(taint_lists)
+            .map(|(t, l)| (t, NodeSet::from_sorted(l, len)))
+            .collect();
+
+        let domains = build_domains(&paths, level_keys.len());
+        let layout_id = fingerprint(&names, &resources, &topology);
+        let mut inv = Inventory {
+            topology,
+            names,
+            by_name,
+            labels,
+            schedulable,
+            resources,
+            free: Vec::new(),
+            capacity,
+            used,
+            keys,
+            values,
+            pair_sets,
+            key_sets,
+            taints,
+            domains,
+            summaries: Vec::new(),
+            layout_id,
+        };
+        inv.free = (0..nres)
+            .map(|r| {
+                inv.capacity[r]
+                    .iter()
+                    .zip(&inv.used[r])
+                    .map(|(c, u)| c.saturating_sub(*u))
+                    .collect()
+            })
+            .collect();
+        inv.rebuild_summaries();
+        Ok(inv)
+    }
+
+    /// Recomputes every domain summary from the free columns, deepest level first.
+    pub(crate) fn rebuild_summaries(&mut self) {
+        let nres = self.resources.len();
+        let depths = self.domains.len();
+        let mut summaries: Vec<Vec<Summary>> = self
+            .domains
+            .iter()
+            .map(|l| vec![Summary::default(); l.len() * nres])
+            .collect();
+        for d in (0..depths).rev() {
+            for (di, dom) in self.domains[d].iter().enumerate() {
+                for r in 0..nres {
+                    let mut s = Summary::default();
+                    if d + 1 < depths {
+                        for c in dom.child_start..dom.child_end {
+                            let cs = summaries[d + 1][c as usize * nres + r];
+                            s.total += cs.total;
+                            s.max = s.max.max(cs.max);
+                        }
+                    }
+                    for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
+                        s.total += u128::from(f);
+                        s.max = s.max.max(f);
+                    }
+                    summaries[d][di * nres + r] = s;
+                }
+            }
+        }
+        self.summaries = summaries;
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the inventory has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Node names in storage (topology path) order.
+    pub fn node_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.names.iter().map(String::as_str)
+    }
+
+    /// Resource names known to the inventory.
+    pub fn resources(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.resources.iter().map(String::as_str)
+    }
+
+    /// Free amount of `resource` on `node` (capacity minus external use), if both exist.
+    pub fn free(&self, node: &str, resource: &str) -> Option<crate::Quantity> {
+        let n = *self.by_name.get(node)? as usize;
+        let r = self.resources.get_index_of(resource)?;
+        Some(crate::Quantity::from_millis(self.free[r][n]))
+    }
+
+    /// Deepest label depth (L).
+    pub(crate) fn label_depth(&self) -> usize {
+        self.domains.len() - 1
+    }
+
+    #[inline]
+    pub(crate) fn summary(&self, depth: usize, dom: usize, res: usize) -> Summary {
+        self.summaries[depth][dom * self.resources.len() + res]
+    }
+
+    /// The domain at `depth` (1..=L) containing node `ix`, if the node has that label.
+    pub(crate) fn domain_of(&self, ix: u32, depth: usize) -> Option<u32> {
+        if depth == 0 {
+            return Some(0);
+        }
+        let level = self.domains.get(depth)?;
+        let pos = level.partition_point(|d| d.start <= ix);
+        if pos == 0 {
+            return None;
+        }
+        let d = &level[pos - 1];
+        (ix < d.end).then_some(pos as u32 - 1)
+    }
+
+    /// Depth of the deepest domain containing the node.
+    pub(crate) fn leaf_depth(&self, ix: u32) -> usize {
+        (1..=self.label_depth())
+            .take_while(|&d| self.domain_of(ix, d).is_some())
+            .last()
+            .unwrap_or(0)
+    }
+
+    /// The label values of a domain's path, outermost first.
+    pub(crate) fn domain_values(&self, depth: usize, dom: u32) -> Vec<&str> {
+        let mut out = Vec::with_capacity(depth);
+        let (mut d, mut i) = (depth, dom);
+        while d > 0 {
+            let dm = &self.domains[d][i as usize];
+            out.push(self.values[dm.value as usize].as_str());
+            i = dm.parent;
+            d -= 1;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Checks the structural invariants: sorted, contiguous domains; columns consistent;
+    /// summaries exact; indexes agree with labels. For tests and fuzzing.
+    ///
+    /// # Errors
+    /// A description of the first broken invariant.
+    #[doc(hidden)]
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.names.len();
+        let nres = self.resources.len();
+        if self.by_name.len() != n || self.labels.len() != n || self.schedulable.len() != n {
+            return Err("node arrays disagree in length".into());
+        }
+        for (i, name) in self.names.iter().enumerate() {
+            if self.by_name.get(name) != Some(&(i as u32)) {
+                return Err(format!("name index wrong for {name}"));
+            }
+        }
+        for cols in [&self.capacity, &self.used, &self.free] {
+            if cols.len() != nres || cols.iter().any(|c| c.len() != n) {
+                return Err("resource columns have the wrong shape".into());
+            }
+        }
+        for r in 0..nres {
+            for i in 0..n {
+                if self.free[r][i] > self.capacity[r][i] {
+                    return Err(format!("free exceeds capacity on {} for {}", self.names[i], self.resources[r]));
+                }
+            }
+        }
+        if self.domains.first().map(|l| l.len()) != Some(1) {
+            return Err("there must be exactly one root domain".into());
+        }
+        let root = self.domains[0][0];
+        if root.start != 0 || root.end as usize != n {
+            return Err("root domain must cover every node".into());
+        }
+        let level_keys: Vec<u32> = self
+            .topology
+            .label_levels()
+            .iter()
+            .map(|k| self.keys.get_index_of(k).map_or(NONE, |i| i as u32))
+            .collect();
+        for d in 0..self.domains.len() {
+            for (di, dom) in self.domains[d].iter().enumerate() {
+                if !(dom.start <= dom.direct && dom.direct <= dom.end) || (d > 0 && dom.start == dom.end) {
+                    return Err(format!("domain {d}/{di} has a bad range"));
+                }
+                if d + 1 < self.domains.len() {
+                    let ch = &self.domains[d + 1][dom.child_start as usize..dom.child_end as usize];
+                    let mut at = dom.start;
+                    for c in ch {
+                        if c.start != at || c.parent as usize != di {
+                            return Err(format!("children of domain {d}/{di} are not contiguous"));
+                        }
+                        at = c.end;
+                    }
+                    if at != dom.direct {
+                        return Err(format!("domain {d}/{di}: children do not end at direct"));
+                    }
+                } else if dom.direct != dom.start {
+                    return Err(format!("deepest domain {d}/{di} must have only direct nodes"));
+                }
+                // Membership agrees with labels.
+                for ix in dom.start..dom.end {
+                    let labels = &self.labels[ix as usize];
+                    let vals = self.domain_values(d, di as u32);
+                    for (lvl, v) in vals.iter().enumerate() {
+                        let has = labels
+                            .iter()
+                            .any(|&(k, val)| k == level_keys[lvl] && self.values[val as usize] == *v);
+                        if !has {
+                            return Err(format!("node {} is in domain {} without its label", self.names[ix as usize], vals.join("/")));
+                        }
+                    }
+                    let in_child = ix < dom.direct;
+                    if d + 1 < self.domains.len() {
+                        let has_next = labels.iter().any(|&(k, _)| k == level_keys[d]);
+                        if has_next != in_child {
+                            return Err(format!("node {} misfiled at depth {d}", self.names[ix as usize]));
+                        }
+                    }
+                }
+                for r in 0..nres {
+                    let s = self.summary(d, di, r);
+                    let col = &self.free[r][dom.start as usize..dom.end as usize];
+                    let total: u128 = col.iter().map(|&f| u128::from(f)).sum();
+                    let max = col.iter().copied().max().unwrap_or(0);
+                    if s.total != total || s.max != max {
+                        return Err(format!("summary of domain {d}/{di} for {} is stale", self.resources[r]));
+                    }
+                }
+            }
+        }
+        for ((k, v), set) in &self.pair_sets {
+            for i in 0..n {
+                if set.contains(i) != self.labels[i].contains(&(*k, *v)) {
+                    return Err(format!("label index wrong for node {}", self.names[i]));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Groups sorted node paths into domains, one vector per depth (0 = cluster).
+fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
+    let n = paths.len() as u32;
+    let mut out: Vec<Vec<Domain>> = Vec::with_capacity(levels + 1);
+    out.push(vec![Domain {
+        start: 0,
+        end: n,
+        direct: if levels == 0 { 0 } else { n },
+        parent: NONE,
+        value: NONE,
+        child_start: 0,
+        child_end: 0,
+    }]);
+    for depth in 1..=levels {
+        let mut level: Vec<Domain> = Vec::new();
+        let parents = &out[depth - 1];
+        let mut parent = 0usize;
+        for i in 0..n {
+            let p = &paths[i as usize];
+            if p.len() < depth {
+                continue;
+            }
+            while parents[parent].end <= i {
+                parent += 1;
+            }
+            let same = level.last().is_some_and(|d: &Domain| {
+                d.end == i && d.parent as usize == parent && paths[d.start as usize][depth - 1] == p[depth - 1]
+            });
+            if same {
+                level.last_mut().unwrap().end = i + 1;
+            } else {
+                level.push(Domain {
+                    start: i,
+                    end: i + 1,
+                    direct: i,
+                    parent: parent as u32,
+                    value: p[depth - 1],
+                    child_start: 0,
+                    child_end: 0,
+                });
+            }
+        }
+        // Link parents to their children; a parent's direct nodes start after them.
+        let parents = out.last_mut().unwrap();
+        for p in parents.iter_mut() {
+            p.child_start = 0;
+            p.child_end = 0;
+            p.direct = p.start;
+        }
+        let mut first_seen = vec![false; parents.len()];
+        for (ci, c) in level.iter().enumerate() {
+            let p = &mut parents[c.parent as usize];
+            if !first_seen[c.parent as usize] {
+                first_seen[c.parent as usize] = true;
+                p.child_start = ci as u32;
+            }
+            p.child_end = ci as u32 + 1;
+            p.direct = c.end;
+        }
+        if depth == levels {
+            for d in &mut level {
+                d.direct = d.start;
+            }
+        }
+        out.push(level);
+    }
+    out
+}
+
+/// FNV-1a over node names, resource names and levels: identifies a node layout.
+fn fingerprint(names: &[String], resources: &IndexSet<String>, topology: &Topology) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |s: &str| {
+        for b in s.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for s in topology.levels() {
+        eat(s);
+    }
+    for s in resources {
+        eat(s);
+    }
+    for s in names {
+        eat(s);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, block: Option<&str>, rack: Option<&str>) -> NodeSpec {
+        let mut n = NodeSpec::new(name).capacity("gpu", 8);
+        if let Some(b) = block {
+            n = n.label("block", b);
+        }
+        if let Some(r) = rack {
+            n = n.label("rack", r);
+        }
+        n
+    }
+
+    #[test]
+    fn domains_are_contiguous_and_missing_labels_sort_last() {
+        let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .node(node("z", None, None))
+            .node(node("b2r1", Some("b2"), Some("r1")))
+            .node(node("b1r2", Some("b1"), Some("r2")))
+            .node(node("b1x", Some("b1"), None))
+            .node(node("b1r1b", Some("b1"), Some("r1")))
+            .node(node("b1r1a", Some("b1"), Some("r1")))
+            .node(node("onlyrack", None, Some("r1")))
+            .build()
+            .unwrap();
+        inv.validate().unwrap();
+        let names: Vec<&str> = inv.node_names().collect();
+        assert_eq!(names, ["b1r1a", "b1r1b", "b1r2", "b1x", "b2r1", "onlyrack", "z"]);
+        assert_eq!(inv.domains[1].len(), 2);
+        assert_eq!(inv.domains[2].len(), 3);
+        // b1/r1 and b2/r1 are different racks.
+        assert_eq!(inv.domain_values(2, 0), ["b1", "r1"]);
+        assert_eq!(inv.domain_values(2, 2), ["b2", "r1"]);
+        let b1 = inv.domains[1][0];
+        assert_eq!((b1.start, b1.direct, b1.end), (0, 3, 4));
+        assert_eq!(inv.domain_of(3, 2), None);
+        assert_eq!(inv.domain_of(3, 1), Some(0));
+        assert_eq!(inv.leaf_depth(3), 1);
+        assert_eq!(inv.leaf_depth(5), 0); // a rack label without a block label counts for nothing
+        assert_eq!(inv.domains[0][0].direct, 5);
+    }
+
+    #[test]
+    fn order_of_input_does_not_matter() {
+        let specs: Vec<NodeSpec> = (0..20)
+            .map(|i| node(&format!("n{i}"), Some(&format!("b{}", i % 3)), Some(&format!("r{}", i % 2))))
+            .collect();
+        let t = Topology::new(["block", "rack"]).unwrap();
+        let a = Inventory::builder(t.clone()).nodes(specs.clone()).build().unwrap();
+        let b = Inventory::builder(t).nodes(specs.into_iter().rev()).build().unwrap();
+        assert_eq!(a.names, b.names);
+        let shape = |inv: &Inventory| -> Vec<(usize, u32, u32, Vec<String>)> {
+            (1..inv.domains.len())
+                .flat_map(|d| (0..inv.domains[d].len()).map(move |i| (d, i)))
+                .map(|(d, i)| {
+                    let dom = inv.domains[d][i];
+                    let vals = inv.domain_values(d, i as u32).into_iter().map(str::to_owned).collect();
+                    (d, dom.start, dom.end, vals)
+                })
+                .collect()
+        };
+        assert_eq!(shape(&a), shape(&b));
+        assert_eq!(a.layout_id, b.layout_id);
+        a.validate().unwrap();
+    }
+
+    #[test]
+    fn summaries_and_free() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("a").label("rack", "r").capacity("gpu", 8).used("gpu", 6))
+            .node(NodeSpec::new("b").label("rack", "r").capacity("gpu", 4).used("gpu", 9))
+            .build()
+            .unwrap();
+        inv.validate().unwrap();
+        assert_eq!(inv.free("a", "gpu"), Some(crate::Quantity::from_units(2)));
+        // Over-used nodes have nothing free, not a negative amount.
+        assert_eq!(inv.free("b", "gpu"), Some(crate::Quantity::ZERO));
+        let s = inv.summary(1, 0, 0);
+        assert_eq!((s.total, s.max), (2000, 2000));
+        assert_eq!(inv.free("zz", "gpu"), None);
+    }
+
+    #[test]
+    fn rejects_bad_nodes() {
+        let t = Topology::new(["rack"]).unwrap();
+        let cases: Vec<(NodeSpec, NodeSpec, &str)> = vec![
+            (NodeSpec::new("a"), NodeSpec::new("a"), "nodes[a].name"),
+            (NodeSpec::new("a"), NodeSpec::new("b").label("Bad Key", "x"), "nodes[b].labels"),
+            (NodeSpec::new("a"), NodeSpec::new("b").label("rack", "bad value"), "nodes[b].labels.rack"),
+            (NodeSpec::new("a"), NodeSpec::new("b").capacity("gpu", -1), "nodes[b].capacity.gpu"),
+            (NodeSpec::new("a"), NodeSpec::new("b").used("cpu", "1x"), "nodes[b].used.cpu"),
+            (NodeSpec::new("a"), NodeSpec::new(""), "nodes[].name"),
+            (
+                NodeSpec::new("a"),
+                NodeSpec::new("b").taint(Taint::new("", "v", crate::TaintEffect::NoSchedule)),
+                "nodes[b].taints[0].key",
+            ),
+        ];
+        for (a, b, field) in cases {
+            let e = Inventory::builder(t.clone()).node(a).node(b).build().unwrap_err();
+            assert_eq!(e.field(), field, "{e}");
+        }
+    }
+}

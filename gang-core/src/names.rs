@@ -1,0 +1,111 @@
+//! Kubernetes name syntax: label keys and values, resource names.
+
+/// Well-known label of the node level: naming it as a level means "one node".
+pub const HOSTNAME_LEVEL: &str = "kubernetes.io/hostname";
+
+fn is_name_segment(s: &str, max: usize) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= max
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && !s.is_empty()
+        && s.split('.').all(|part| {
+            let b = part.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        })
+}
+
+/// A qualified name (`[prefix/]name`), as used for label keys, taint keys and resource
+/// names. Returns why not, if not.
+pub(crate) fn check_qualified_name(s: &str) -> Result<(), &'static str> {
+    let (prefix, name) = match s.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, s),
+    };
+    if let Some(p) = prefix {
+        if !is_dns_subdomain(p) {
+            return Err("prefix must be a lowercase DNS subdomain");
+        }
+    }
+    if !is_name_segment(name, 63) {
+        return Err("name must be 1-63 characters [A-Za-z0-9-_.], starting and ending alphanumeric");
+    }
+    Ok(())
+}
+
+/// A label value: empty, or a name segment of at most 63 characters.
+pub(crate) fn check_label_value(s: &str) -> Result<(), &'static str> {
+    if s.is_empty() || is_name_segment(s, 63) {
+        Ok(())
+    } else {
+        Err("label value must be empty or 1-63 characters [A-Za-z0-9-_.], starting and ending alphanumeric")
+    }
+}
+
+/// A node or object name: non-empty, at most 253 bytes, printable, no whitespace.
+pub(crate) fn check_object_name(s: &str) -> Result<(), &'static str> {
+    if s.is_empty() {
+        Err("must not be empty")
+    } else if s.len() > 253 {
+        Err("longer than 253 bytes")
+    } else if s.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        Err("contains whitespace or control characters")
+    } else {
+        Ok(())
+    }
+}
+
+/// The short form of a level key for prose: `topology.example.com/rack` → `rack`.
+pub(crate) fn short_level(key: &str) -> &str {
+    if key == HOSTNAME_LEVEL {
+        return "node";
+    }
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_names() {
+        for ok in [
+            "rack",
+            "topology.example.com/rack",
+            "nvidia.com/gpu",
+            "kubernetes.io/hostname",
+            "cpu",
+            "a_b.c-d",
+        ] {
+            assert!(check_qualified_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "/rack", "Example.com/rack", "a/b/c", "-rack", "rack-", "ra ck", &"x".repeat(64)] {
+            assert!(check_qualified_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn label_values_and_object_names() {
+        assert!(check_label_value("").is_ok());
+        assert!(check_label_value("H200").is_ok());
+        assert!(check_label_value("b1.r-2_x").is_ok());
+        assert!(check_label_value("a b").is_err());
+        assert!(check_label_value("-a").is_err());
+        assert!(check_object_name("node-1").is_ok());
+        assert!(check_object_name("").is_err());
+        assert!(check_object_name("a b").is_err());
+        assert_eq!(short_level("topology.example.com/block"), "block");
+        assert_eq!(short_level("rack"), "rack");
+        assert_eq!(short_level(HOSTNAME_LEVEL), "node");
+    }
+}

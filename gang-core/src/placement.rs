@@ -1,0 +1,336 @@
+//! A placement: which domain, and how many members of each role on which node.
+
+use std::fmt;
+
+use crate::compile::CompiledGang;
+use crate::inventory::Inventory;
+use crate::names::{short_level, HOSTNAME_LEVEL};
+use crate::solve::Found;
+
+/// Members of one role on one node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Assignment {
+    /// Role name.
+    pub role: String,
+    /// Node name.
+    pub node: String,
+    /// Number of members.
+    pub count: u32,
+}
+
+/// Where a gang goes: the level and domain used, and per-role per-node counts.
+///
+/// Assignments are ordered by role (as given) then node (topology order), so the same
+/// inventory and request give the same placement, byte for byte.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+///     .node(NodeSpec::new("n1").label("block", "b1").label("rack", "r1").capacity("gpu", 8))
+///     .node(NodeSpec::new("n2").label("block", "b1").label("rack", "r1").capacity("gpu", 8))
+///     .build()?;
+/// let out = inv.place(&Gang::new("g").role(Role::new("w", 2).request("gpu", 8)).required("rack"))?;
+/// let p = out.placement().unwrap();
+/// assert_eq!(p.level(), Some("rack"));
+/// assert_eq!(p.domain_path(), "b1/r1");
+/// assert_eq!(p.assignments().len(), 2);
+/// assert_eq!(p.placed("w"), Some(2));
+/// p.validate(&inv).unwrap();
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub(crate) compiled: CompiledGang,
+    pub(crate) depth: usize,
+    pub(crate) index: u32,
+    pub(crate) level: Option<String>,
+    pub(crate) domain: Vec<(String, String)>,
+    pub(crate) assignments: Vec<Assignment>,
+    /// `(role, node index, count)`, sorted.
+    pub(crate) members: Vec<(u16, u32, u32)>,
+    pub(crate) placed: Vec<u32>,
+    pub(crate) domains_used: Vec<(String, u32)>,
+    pub(crate) complete: bool,
+}
+
+impl PartialEq for Placement {
+    fn eq(&self, o: &Self) -> bool {
+        self.compiled.gang() == o.compiled.gang()
+            && self.level == o.level
+            && self.domain == o.domain
+            && self.assignments == o.assignments
+            && self.complete == o.complete
+    }
+}
+
+impl Placement {
+    pub(crate) fn new(
+        inv: &Inventory,
+        compiled: &CompiledGang,
+        found: Found,
+        assign: &[(u16, u32, u32)],
+        complete: bool,
+    ) -> Placement {
+        let c = &compiled.inner;
+        let mut members: Vec<(u16, u32, u32)> = assign.iter().copied().filter(|m| m.2 > 0).collect();
+        members.sort_unstable();
+        let mut placed = vec![0u32; c.roles.len()];
+        let assignments = members
+            .iter()
+            .map(|&(r, n, k)| {
+                placed[r as usize] += k;
+                Assignment {
+                    role: c.gang.roles[r as usize].name.clone(),
+                    node: inv.names[n as usize].clone(),
+                    count: k,
+                }
+            })
+            .collect();
+        let l = inv.label_depth();
+        let mut domain = Vec::new();
+        let (path_depth, path_index, node) = if found.depth > l {
+            let node = found.index;
+            let leaf = inv.leaf_depth(node);
+            (leaf, inv.domain_of(node, leaf).unwrap_or(0), Some(node))
+        } else {
+            (found.depth, found.index, None)
+        };
+        for (d, v) in inv.domain_values(path_depth, path_index).into_iter().enumerate() {
+            domain.push((inv.topology.key_of(d + 1).unwrap_or_default().to_owned(), v.to_owned()));
+        }
+        if let Some(n) = node {
+            domain.push((HOSTNAME_LEVEL.to_owned(), inv.names[n as usize].clone()));
+        }
+        let mut domains_used = Vec::with_capacity(l + 1);
+        let mut seen: Vec<u32> = Vec::with_capacity(members.len());
+        for d in 1..=l + 1 {
+            seen.clear();
+            for &(_, n, _) in &members {
+                let id = if d > l { Some(n) } else { inv.domain_of(n, d) };
+                if let Some(id) = id {
+                    seen.push(id);
+                }
+            }
+            seen.sort_unstable();
+            seen.dedup();
+            let key = inv.topology.key_of(d).unwrap_or(HOSTNAME_LEVEL).to_owned();
+            domains_used.push((key, seen.len() as u32));
+        }
+        Placement {
+            compiled: compiled.clone(),
+            depth: found.depth,
+            index: found.index,
+            level: inv.topology.key_of(found.depth).map(str::to_owned),
+            domain,
+            assignments,
+            members,
+            placed,
+            domains_used,
+            complete,
+        }
+    }
+
+    /// The gang's name.
+    pub fn gang(&self) -> &str {
+        &self.compiled.gang().name
+    }
+
+    /// The level whose single domain holds the constrained members; `None` when the gang
+    /// was placed cluster-wide (unconstrained, or split above the top level).
+    pub fn level(&self) -> Option<&str> {
+        self.level.as_deref()
+    }
+
+    /// The domain as `(level key, value)` pairs, outermost first (empty cluster-wide).
+    pub fn domain(&self) -> &[(String, String)] {
+        &self.domain
+    }
+
+    /// The domain's values joined by `/` (`"b1/r1"`; empty cluster-wide).
+    pub fn domain_path(&self) -> String {
+        self.domain.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join("/")
+    }
+
+    /// Per-role per-node member counts.
+    pub fn assignments(&self) -> &[Assignment] {
+        &self.assignments
+    }
+
+    /// Members placed for `role` (less than its count only for elastic roles).
+    pub fn placed(&self, role: &str) -> Option<u32> {
+        let i = self.compiled.gang().roles.iter().position(|r| r.name == role)?;
+        Some(self.placed[i])
+    }
+
+    /// Total members placed.
+    pub fn members(&self) -> u64 {
+        self.placed.iter().map(|&p| u64::from(p)).sum()
+    }
+
+    /// Members per node, summed over roles, in topology order.
+    pub fn node_counts(&self) -> Vec<(&str, u32)> {
+        let mut v: Vec<(u32, &str, u32)> = self
+            .members
+            .iter()
+            .zip(&self.assignments)
+            .map(|(m, a)| (m.1, a.node.as_str(), m.2))
+            .collect();
+        v.sort_by_key(|x| x.0);
+        let mut out: Vec<(&str, u32)> = Vec::new();
+        for (_, name, k) in v {
+            match out.last_mut() {
+                Some(last) if last.0 == name => last.1 += k,
+                _ => out.push((name, k)),
+            }
+        }
+        out
+    }
+
+    /// Number of distinct domains used at each level (the node level last), e.g.
+    /// `[("block", 1), ("rack", 2), ("kubernetes.io/hostname", 3)]`.
+    pub fn domains_used(&self) -> &[(String, u32)] {
+        &self.domains_used
+    }
+
+    /// `false` when the exact search ran out of budget at a tighter level first, so a
+    /// tighter placement might exist.
+    pub fn search_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Re-checks the placement against `inv`: counts within `[min_count, count]`,
+    /// eligibility, `max_per_node`, capacity on every node, locality of constrained
+    /// members, slices, and that the reported domain is the one used.
+    ///
+    /// # Errors
+    /// A description of the first violation.
+    #[doc(hidden)]
+    pub fn validate(&self, inv: &Inventory) -> Result<(), String> {
+        let c = &self.compiled.inner;
+        if c.layout_id != inv.layout_id {
+            return Err("placement made for a different inventory layout".into());
+        }
+        let l = inv.label_depth();
+        let nres = inv.resources.len();
+        let mut load = vec![0u128; inv.len() * nres];
+        let mut totals = vec![0u64; c.roles.len()];
+        let in_scope = |n: u32| -> bool {
+            match self.depth {
+                0 => true,
+                d if d > l => n == self.index,
+                d => inv.domain_of(n, d) == Some(self.index),
+            }
+        };
+        for w in self.members.windows(2) {
+            if (w[0].0, w[0].1) >= (w[1].0, w[1].1) {
+                return Err("members not sorted or repeated".into());
+            }
+        }
+        for &(ri, n, k) in &self.members {
+            let role = &c.roles[ri as usize];
+            let name = &c.gang.roles[ri as usize].name;
+            if n as usize >= inv.len() {
+                return Err(format!("role {name}: node index {n} out of range"));
+            }
+            if k == 0 {
+                return Err(format!("role {name}: empty assignment on {}", inv.names[n as usize]));
+            }
+            if !role.eligible.get(n as usize) {
+                return Err(format!("role {name} placed on ineligible node {}", inv.names[n as usize]));
+            }
+            if k > role.per_node {
+                return Err(format!("role {name}: {k} members on {} exceed max_per_node", inv.names[n as usize]));
+            }
+            if role.constrained && !in_scope(n) {
+                return Err(format!("role {name}: node {} is outside the chosen domain", inv.names[n as usize]));
+            }
+            totals[ri as usize] += u64::from(k);
+            for &(r, q) in &role.req {
+                load[n as usize * nres + r as usize] += u128::from(q) * u128::from(k);
+            }
+        }
+        for (i, role) in c.roles.iter().enumerate() {
+            let name = &c.gang.roles[i].name;
+            if totals[i] != u64::from(self.placed[i]) {
+                return Err(format!("role {name}: placed count disagrees with assignments"));
+            }
+            if totals[i] < u64::from(role.min) || totals[i] > u64::from(role.count) {
+                return Err(format!("role {name}: {} members placed, outside [{}, {}]", totals[i], role.min, role.count));
+            }
+            if role.constrained && c.has_slices() && totals[i] % c.gran[0] != 0 {
+                return Err(format!("role {name}: {} members is not a whole number of slices", totals[i]));
+            }
+        }
+        for n in 0..inv.len() {
+            for r in 0..nres {
+                if load[n * nres + r] > u128::from(inv.free[r][n]) {
+                    return Err(format!(
+                        "node {} over capacity in {}",
+                        inv.names[n], inv.resources[r]
+                    ));
+                }
+            }
+        }
+        // Slices: every sliced member inside a domain of each slice level, and each such
+        // domain holding a whole number of slices of each constrained role.
+        for &(d, size) in &c.slices {
+            for (i, role) in c.roles.iter().enumerate() {
+                if !role.constrained {
+                    continue;
+                }
+                let mut per: Vec<(u32, u64)> = Vec::new();
+                for &(ri, n, k) in &self.members {
+                    if ri as usize != i {
+                        continue;
+                    }
+                    let dom = if d > l { Some(n) } else { inv.domain_of(n, d) };
+                    let Some(dom) = dom else {
+                        return Err(format!("slice member on {} outside every {}", inv.names[n as usize], short_level(inv.topology.key_of(d).unwrap_or_default())));
+                    };
+                    match per.iter_mut().find(|p| p.0 == dom) {
+                        Some(p) => p.1 += u64::from(k),
+                        None => per.push((dom, u64::from(k))),
+                    }
+                }
+                if let Some(p) = per.iter().find(|p| p.1 % u64::from(size) != 0) {
+                    return Err(format!("a {} domain holds {} members, not a multiple of the slice size {size}", short_level(inv.topology.key_of(d).unwrap_or_default()), p.1));
+                }
+            }
+        }
+        if let Some(r) = c.required {
+            if c.any_constrained() && self.depth < r {
+                return Err("placed above the required level".into());
+            }
+        }
+        if self.depth <= l {
+            let values = inv.domain_values(self.depth, self.index);
+            if values.len() != self.domain.len() || values.iter().zip(&self.domain).any(|(a, b)| *a != b.1) {
+                return Err("reported domain is not the chosen one".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Placement {
+    /// One line per role: `gang g in rack b1/r1: 4 w on n1 (2), n2 (2)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = match &self.level {
+            None => "cluster-wide".to_owned(),
+            Some(k) => format!("in {} {}", short_level(k), self.domain_path()),
+        };
+        write!(f, "gang {} placed {place}", self.gang())?;
+        for (i, role) in self.compiled.gang().roles.iter().enumerate() {
+            let on: Vec<String> = self
+                .assignments
+                .iter()
+                .zip(&self.members)
+                .filter(|(_, m)| m.0 as usize == i)
+                .map(|(a, _)| format!("{} ({})", a.node, a.count))
+                .collect();
+            write!(f, "; {} {} on {}", self.placed[i], role.name, on.join(", "))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,410 @@
+//! The scenario format (DESIGN §5): one JSON document with a cluster, a gang and what
+//! must come out. Every test suite and binding runs the same files.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::Error;
+use crate::inventory::Inventory;
+use crate::node::NodeSpec;
+use crate::placement::Placement;
+use crate::request::Gang;
+use crate::solve::Outcome;
+use crate::topology::Topology;
+
+/// A cluster, a gang, and optionally the expected result.
+///
+/// ```
+/// use gang_core::Scenario;
+/// let s = Scenario::from_json(r#"{
+///   "topology": { "levels": ["rack"] },
+///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
+///   "gang": { "name": "g", "roles": [ { "name": "w", "count": 2, "requests": { "gpu": 4 } } ],
+///             "topology": { "required": "rack" } },
+///   "expect": { "status": "placed", "domain": { "rack": "a" }, "nodes": { "a1": 2 } }
+/// }"#)?;
+/// let report = s.check();
+/// assert!(report.passed(), "{:?}", report.failures);
+/// assert!(Scenario::from_json(r#"{"topology": {}, "nodes": [], "gang": {}, "extra": 1}"#).is_err());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free text: what the scenario is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Topology levels.
+    pub topology: ScenarioTopology,
+    /// Nodes.
+    pub nodes: Vec<NodeSpec>,
+    /// The gang to place.
+    pub gang: Gang,
+    /// What must come out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// `{"levels": [...]}`, outermost first.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioTopology {
+    /// Level keys.
+    #[serde(default)]
+    pub levels: Vec<String>,
+}
+
+/// Expectations on a scenario's result. Every field is optional; each given one is
+/// checked.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `placed`, `unschedulable`, `undecided` or `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The placement's level key (`null`: cluster-wide).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "double_option")]
+    pub level: Option<Option<String>>,
+    /// The placement's domain, level key → value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<IndexMap<String, String>>,
+    /// Members per node (all roles); nodes not listed must have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<IndexMap<String, u32>>,
+    /// Members placed per role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placed: Option<IndexMap<String, u32>>,
+    /// Members per domain: level key → domain path (`b1/a`) → count; unlisted domains of
+    /// a listed level must have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain_counts: Option<IndexMap<String, IndexMap<String, u32>>>,
+    /// Distinct domains used per level key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domains_used: Option<IndexMap<String, u32>>,
+    /// Substrings the diagnosis paragraph (or error message) must contain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message_contains: Vec<String>,
+    /// A JSON subset the serialised diagnosis must contain (objects: listed keys only;
+    /// arrays: same length, element by element).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<Value>,
+    /// The error kind (`invalid_request`, …), when `status` is `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// The error's field, when `status` is `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_field: Option<String>,
+}
+
+mod double_option {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    pub fn serialize<S: Serializer>(v: &Option<Option<String>>, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+        Option::<String>::deserialize(d).map(Some)
+    }
+}
+
+/// The result of running a scenario and checking its expectations.
+#[derive(Debug, Clone)]
+pub struct ScenarioReport {
+    /// What came out.
+    pub outcome: Result<Outcome, Error>,
+    /// Each expectation that did not hold, in words.
+    pub failures: Vec<String>,
+}
+
+impl ScenarioReport {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+impl Scenario {
+    /// Parses a scenario document. Unknown fields are errors.
+    ///
+    /// # Errors
+    /// [`Error::InvalidScenario`] naming the JSON path (`gang.roles[0].count`) and what is
+    /// wrong there.
+    pub fn from_json(text: &str) -> Result<Scenario, Error> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            Error::scenario(if path == "." { "document".to_owned() } else { path }, e.into_inner().to_string())
+        })?;
+        de.end().map_err(|e| Error::scenario("document", e.to_string()))?;
+        Ok(s)
+    }
+
+    /// The scenario as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Builds the inventory.
+    ///
+    /// # Errors
+    /// As [`InventoryBuilder::build`](crate::InventoryBuilder::build).
+    pub fn inventory(&self) -> Result<Inventory, Error> {
+        Ok(Inventory::builder(Topology::new(self.topology.levels.clone())?)
+            .nodes(self.nodes.iter().cloned())
+            .build()?)
+    }
+
+    /// Builds the inventory and places the gang.
+    ///
+    /// # Errors
+    /// Invalid inventory or request, as [`Inventory::place`].
+    pub fn run(&self) -> Result<Outcome, Error> {
+        self.inventory()?.place(&self.gang)
+    }
+
+    /// Runs the scenario and checks every expectation (and, for placements, the
+    /// placement's own invariants).
+    pub fn check(&self) -> ScenarioReport {
+        let inv = self.inventory();
+        let outcome = inv.as_ref().map_err(Clone::clone).and_then(|i| i.place(&self.gang));
+        let mut failures = Vec::new();
+        if let (Ok(inv), Ok(Outcome::Placed(p))) = (&inv, &outcome) {
+            if let Err(e) = p.validate(inv) {
+                failures.push(format!("placement invalid: {e}"));
+            }
+        }
+        if let Some(e) = &self.expect {
+            check_expect(e, inv.as_ref().ok(), &outcome, &mut failures);
+        }
+        ScenarioReport { outcome, failures }
+    }
+}
+
+fn check_expect(e: &Expect, inv: Option<&Inventory>, outcome: &Result<Outcome, Error>, fail: &mut Vec<String>) {
+    let status = match outcome {
+        Ok(o) => o.status(),
+        Err(_) => "error",
+    };
+    if let Some(want) = &e.status {
+        if want != status {
+            let why = match outcome {
+                Ok(o) => outcome_json(o).to_string(),
+                Err(err) => err.to_string(),
+            };
+            fail.push(format!("status: expected {want}, got {status}: {why}"));
+        }
+    }
+    let message = match outcome {
+        Ok(o) => o.diagnosis().map(ToString::to_string).unwrap_or_default(),
+        Err(err) => err.to_string(),
+    };
+    for sub in &e.message_contains {
+        if !message.contains(sub.as_str()) {
+            fail.push(format!("message does not contain {sub:?}: {message}"));
+        }
+    }
+    if let Err(err) = outcome {
+        if let Some(k) = &e.error_kind {
+            if k != err.kind().as_str() {
+                fail.push(format!("error kind: expected {k}, got {}", err.kind()));
+            }
+        }
+        if let Some(f) = &e.error_field {
+            if f != err.field() {
+                fail.push(format!("error field: expected {f}, got {}", err.field()));
+            }
+        }
+    }
+    if let Some(want) = &e.diagnosis {
+        match outcome.as_ref().ok().and_then(Outcome::diagnosis) {
+            Some(d) => {
+                let got = serde_json::to_value(d).unwrap_or(Value::Null);
+                if let Err(why) = json_subset(want, &got, "diagnosis") {
+                    fail.push(why);
+                }
+            }
+            None => fail.push("diagnosis expected, but there is none".into()),
+        }
+    }
+    let Some(p) = outcome.as_ref().ok().and_then(Outcome::placement) else {
+        if e.level.is_some() || e.domain.is_some() || e.nodes.is_some() || e.placed.is_some() || e.domain_counts.is_some() || e.domains_used.is_some() {
+            fail.push(format!("placement expectations given, but the status is {status}"));
+        }
+        return;
+    };
+    if let Some(want) = &e.level {
+        if want.as_deref() != p.level() {
+            fail.push(format!("level: expected {want:?}, got {:?}", p.level()));
+        }
+    }
+    if let Some(want) = &e.domain {
+        let got: IndexMap<String, String> = p.domain().iter().cloned().collect();
+        if *want != got {
+            fail.push(format!("domain: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &e.nodes {
+        let got = p.node_counts();
+        for (n, k) in want {
+            let g = got.iter().find(|x| x.0 == n).map_or(0, |x| x.1);
+            if g != *k {
+                fail.push(format!("node {n}: expected {k} members, got {g}"));
+            }
+        }
+        for (n, k) in &got {
+            if !want.contains_key(*n) {
+                fail.push(format!("node {n}: expected no members, got {k}"));
+            }
+        }
+    }
+    if let Some(want) = &e.placed {
+        for (r, k) in want {
+            if p.placed(r) != Some(*k) {
+                fail.push(format!("role {r}: expected {k} placed, got {:?}", p.placed(r)));
+            }
+        }
+    }
+    if let Some(want) = &e.domains_used {
+        for (lvl, k) in want {
+            let g = p.domains_used().iter().find(|x| &x.0 == lvl).map(|x| x.1);
+            if g != Some(*k) {
+                fail.push(format!("domains used at {lvl}: expected {k}, got {g:?}"));
+            }
+        }
+    }
+    if let (Some(want), Some(inv)) = (&e.domain_counts, inv) {
+        for (lvl, per) in want {
+            let got = domain_counts(inv, p, lvl);
+            for (path, k) in per {
+                let g = got.get(path).copied().unwrap_or(0);
+                if g != *k {
+                    fail.push(format!("{lvl} {path}: expected {k} members, got {g}"));
+                }
+            }
+            for (path, k) in &got {
+                if !per.contains_key(path) {
+                    fail.push(format!("{lvl} {path}: expected no members, got {k}"));
+                }
+            }
+        }
+    }
+}
+
+/// Members per domain path of level `key`.
+fn domain_counts(inv: &Inventory, p: &Placement, key: &str) -> IndexMap<String, u32> {
+    let mut out = IndexMap::new();
+    let depth = inv.topology.depth_of(key);
+    for &(_, n, k) in &p.members {
+        let path = match depth {
+            Some(d) if d <= inv.label_depth() => match inv.domain_of(n, d) {
+                Some(dom) => inv.domain_values(d, dom).join("/"),
+                None => continue,
+            },
+            Some(_) => inv.names[n as usize].clone(),
+            None => continue,
+        };
+        *out.entry(path).or_insert(0) += k;
+    }
+    out
+}
+
+/// Checks that `want` is contained in `got` (see [`Expect::diagnosis`]).
+fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => {
+            for (k, wv) in w {
+                let gv = g.get(k).ok_or_else(|| format!("{at}.{k}: missing"))?;
+                json_subset(wv, gv, &format!("{at}.{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(w), Value::Array(g)) => {
+            if w.len() != g.len() {
+                return Err(format!("{at}: expected {} elements, got {}: {got}", w.len(), g.len()));
+            }
+            for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
+                json_subset(wv, gv, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        _ if want == got => Ok(()),
+        _ => Err(format!("{at}: expected {want}, got {got}")),
+    }
+}
+
+/// The JSON form of an outcome (DESIGN §5):
+/// `{"status": "placed", "level", "domain", "assignments", …}` or
+/// `{"status": "unschedulable" | "undecided", "message", "diagnosis"}`.
+pub(crate) fn outcome_json(o: &Outcome) -> Value {
+    match o {
+        Outcome::Placed(p) => {
+            let domain: serde_json::Map<String, Value> = p.domain().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let placed: serde_json::Map<String, Value> = p
+                .compiled
+                .gang()
+                .roles
+                .iter()
+                .zip(&p.placed)
+                .map(|(r, k)| (r.name.clone(), json!(k)))
+                .collect();
+            let used: serde_json::Map<String, Value> = p.domains_used().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            json!({
+                "status": "placed",
+                "gang": p.gang(),
+                "level": p.level(),
+                "domain": domain,
+                "assignments": p.assignments(),
+                "placed": placed,
+                "domains_used": used,
+                "search_complete": p.search_complete(),
+            })
+        }
+        Outcome::Unschedulable(d) | Outcome::Undecided(d) => json!({
+            "status": o.status(),
+            "message": d.to_string(),
+            "diagnosis": d,
+        }),
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        outcome_json(self).serialize(s)
+    }
+}
+
+impl Serialize for Placement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        outcome_json(&Outcome::Placed(self.clone())).serialize(s)
+    }
+}
+
+impl Outcome {
+    /// The outcome as a JSON document (DESIGN §5).
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
+    ///     .build()?;
+    /// let out = inv.place(&Gang::new("g").role(Role::new("w", 2).request("gpu", 1)).required("rack"))?;
+    /// assert!(out.to_json().contains(r#""status":"placed""#));
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        outcome_json(self).to_string()
+    }
+}
+
+impl Error {
+    /// The error as JSON: `{"status": "error", "kind", "field", "message"}`.
+    pub fn to_json(&self) -> String {
+        json!({
+            "status": "error",
+            "kind": self.kind().as_str(),
+            "field": self.field(),
+            "message": self.to_string(),
+        })
+        .to_string()
+    }
+}

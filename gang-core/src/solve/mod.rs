@@ -1,0 +1,500 @@
+//! The solver: choose a level and a domain, then spread the members inside it.
+
+pub(crate) mod descent;
+pub(crate) mod rollup;
+pub(crate) mod search;
+
+use crate::compile::{Compiled, CompiledGang};
+use crate::diagnosis::{self, Diagnosis};
+use crate::error::Error;
+use crate::inventory::Inventory;
+use crate::placement::Placement;
+use crate::request::{Gang, Policy};
+
+use descent::{descend, Item};
+use rollup::{cap_of, rollup, Grain, Scope};
+use search::{search, Search};
+
+/// Default number of patterns the exact multi-role search may try per query.
+pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
+
+/// What a placement query answers.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 2))
+///     .build()?;
+/// match inv.place(&Gang::new("g").role(Role::new("w", 4).request("gpu", 1)))? {
+///     Outcome::Placed(p) => println!("{p}"),
+///     Outcome::Unschedulable(d) => assert!(d.to_string().contains("2 of 4")),
+///     Outcome::Undecided(_) => unreachable!("single-role gangs are always decided"),
+/// }
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum Outcome {
+    /// Every member (or at least each role's `min_count`) has a node.
+    Placed(Placement),
+    /// Valid, but it does not fit now; the diagnosis says why.
+    Unschedulable(Diagnosis),
+    /// The exact multi-role search ran out of budget before deciding: a placement may
+    /// exist. Never reported for single-role gangs.
+    Undecided(Diagnosis),
+}
+
+impl Outcome {
+    /// Whether the gang was placed.
+    pub fn is_placed(&self) -> bool {
+        matches!(self, Outcome::Placed(_))
+    }
+
+    /// The placement, if placed.
+    pub fn placement(&self) -> Option<&Placement> {
+        match self {
+            Outcome::Placed(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The diagnosis, if not placed.
+    pub fn diagnosis(&self) -> Option<&Diagnosis> {
+        match self {
+            Outcome::Placed(_) => None,
+            Outcome::Unschedulable(d) | Outcome::Undecided(d) => Some(d),
+        }
+    }
+
+    /// `"placed"`, `"unschedulable"` or `"undecided"`.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Placed(_) => "placed",
+            Outcome::Unschedulable(_) => "unschedulable",
+            Outcome::Undecided(_) => "undecided",
+        }
+    }
+}
+
+/// Reusable scratch space, so that repeated queries do not allocate beyond their result.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    layout: u64,
+    pub fits: Vec<u32>,
+    pub caps: Vec<Vec<u64>>,
+    pub items: Vec<Item>,
+    pub taken: Vec<u64>,
+    pub touched: Vec<u32>,
+    pub touched_stamp: Vec<u32>,
+    pub dom_stamp: Vec<Vec<u32>>,
+    pub node_stamp: Vec<u32>,
+    pub stamp: u32,
+    pub assign: Vec<(u16, u32, u32)>,
+    best_assign: Vec<(u16, u32, u32)>,
+    role_caps: Vec<Vec<u64>>,
+    cands: Vec<Cand>,
+    order: Vec<u16>,
+    pub search_nodes: Vec<u32>,
+    pub search_fit: Vec<u32>,
+    pub search_order: Vec<u32>,
+    pub sfit: Vec<u32>,
+    pub sfree: Vec<u64>,
+    pub suf_fit: Vec<u64>,
+    pub suf_free: Vec<u128>,
+    pub pattern: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    upper: u64,
+    score: u64,
+    index: u32,
+}
+
+impl Scratch {
+    /// Sizes every buffer for `inv` (a no-op when already sized for its layout).
+    pub fn ensure(&mut self, inv: &Inventory) {
+        let n = inv.len();
+        if self.layout == inv.layout_id && self.fits.len() == n && self.caps.len() == inv.domains.len() {
+            return;
+        }
+        self.layout = inv.layout_id;
+        self.fits = vec![0; n];
+        self.caps = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
+        self.dom_stamp = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
+        self.node_stamp = vec![0; n];
+        self.touched_stamp = vec![0; n];
+        self.taken = vec![0; n * inv.resources.len()];
+        self.touched.clear();
+        self.stamp = 0;
+    }
+
+    /// Starts a fresh packing attempt: no node charged, nothing used, nothing assigned.
+    fn fresh_attempt(&mut self, nres: usize) {
+        for &ix in &self.touched {
+            let ix = ix as usize;
+            self.taken[ix * nres..ix * nres + nres].fill(0);
+        }
+        self.touched.clear();
+        self.assign.clear();
+        if self.stamp == u32::MAX {
+            self.stamp = 0;
+            self.node_stamp.fill(0);
+            self.touched_stamp.fill(0);
+            self.dom_stamp.iter_mut().for_each(|v| v.fill(0));
+        }
+        self.stamp += 1;
+    }
+}
+
+/// Places compiled gangs, reusing its scratch space between queries.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes((0..4).map(|i| NodeSpec::new(format!("n{i}")).label("rack", "a").capacity("gpu", 8)))
+///     .build()?;
+/// let gang = inv.compile(&Gang::new("g").role(Role::new("w", 4).request("gpu", 8)).required("rack"))?;
+/// let mut solver = Solver::new();
+/// for _ in 0..3 {
+///     assert!(solver.place(&inv, &gang)?.is_placed());
+/// }
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Solver {
+    pub(crate) s: Scratch,
+    budget: u64,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
+/// A domain chosen at some depth, and how many members of each role it got.
+pub(crate) struct Found {
+    pub depth: usize,
+    pub index: u32,
+}
+
+impl Solver {
+    /// A solver with the default search budget ([`DEFAULT_SEARCH_BUDGET`]).
+    pub fn new() -> Self {
+        Solver {
+            s: Scratch::default(),
+            budget: DEFAULT_SEARCH_BUDGET,
+        }
+    }
+
+    /// A solver whose exact multi-role search may try at most `budget` patterns per query.
+    pub fn with_search_budget(budget: u64) -> Self {
+        Solver {
+            s: Scratch::default(),
+            budget,
+        }
+    }
+
+    /// Places a compiled gang: all of it (or each role's `min_count`), or nothing.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRequest`] (field `compiled`) when `gang` was compiled against a
+    /// different inventory layout.
+    pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
+        let c = &*gang.inner;
+        if c.layout_id != inv.layout_id {
+            return Err(Error::request(
+                "compiled",
+                &c.gang.name,
+                "compiled against a different inventory layout; compile the gang again",
+            ));
+        }
+        self.s.ensure(inv);
+        let mut budget = self.budget;
+        let mut exhausted = false;
+        for &t in &c.levels {
+            if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
+                return Ok(Outcome::Placed(Placement::new(inv, gang, found, &self.s.assign, !exhausted)));
+            }
+        }
+        let diag = diagnosis::diagnose(self, inv, c, exhausted);
+        Ok(if exhausted {
+            Outcome::Undecided(diag)
+        } else {
+            Outcome::Unschedulable(diag)
+        })
+    }
+
+    /// Tries to place the gang in one domain at depth `t`; on success the members are in
+    /// `s.assign`.
+    pub(crate) fn place_at(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        t: usize,
+        budget: &mut u64,
+        exhausted: &mut bool,
+    ) -> Option<Found> {
+        if c.roles.len() == 1 {
+            self.single_at(inv, c, t)
+        } else {
+            self.multi_at(inv, c, t, budget, exhausted)
+        }
+    }
+
+    /// One role: capacities are exact, so the best domain is read off the roll-up.
+    fn single_at(&mut self, inv: &Inventory, c: &Compiled, t: usize) -> Option<Found> {
+        let role = &c.roles[0];
+        let grain = Grain::of(c, role);
+        let step = grain.at(0);
+        rollup(inv, role, grain, Scope::CLUSTER, None, &mut self.s);
+        let mut best: Option<(u64, u64, u32)> = None;
+        for index in 0..domain_count(inv, t) {
+            let cap = cap_of(inv, Scope { depth: t, index }, &self.s);
+            let placed = u64::from(role.count).min(cap / step * step);
+            if placed < u64::from(role.min) || placed == 0 {
+                continue;
+            }
+            let score = cap - placed;
+            if best.is_none_or(|(bp, bs, _)| placed > bp || (placed == bp && policy_prefers(c.policy, score, bs))) {
+                best = Some((placed, score, index));
+            }
+        }
+        let (placed, _, index) = best?;
+        self.s.fresh_attempt(inv.resources.len());
+        let scope = Scope { depth: t, index };
+        descend(inv, role, 0, grain, scope, placed, c.policy, false, &mut self.s);
+        Some(Found { depth: t, index })
+    }
+
+    /// Several roles: candidates from single-role bounds, each tried by greedy packing
+    /// and, if that fails, exact search.
+    fn multi_at(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        t: usize,
+        budget: &mut u64,
+        exhausted: &mut bool,
+    ) -> Option<Found> {
+        let k = c.roles.len();
+        let ndom = domain_count(inv, t);
+        self.s.role_caps.resize_with(k, Vec::new);
+        let mut unconstrained_upper = 0u64;
+        for (i, role) in c.roles.iter().enumerate() {
+            let grain = Grain::of(c, role);
+            rollup(inv, role, grain, Scope::CLUSTER, None, &mut self.s);
+            let mut caps = std::mem::take(&mut self.s.role_caps[i]);
+            caps.clear();
+            if role.constrained {
+                caps.extend((0..ndom).map(|index| cap_of(inv, Scope { depth: t, index }, &self.s)));
+            } else {
+                let cap = self.s.caps[0][0];
+                if cap < u64::from(role.min) {
+                    self.s.role_caps[i] = caps;
+                    return None;
+                }
+                unconstrained_upper += cap.min(u64::from(role.count));
+                caps.push(cap);
+            }
+            self.s.role_caps[i] = caps;
+        }
+        self.s.cands.clear();
+        'dom: for index in 0..ndom {
+            let (mut upper, mut score) = (unconstrained_upper, 0u64);
+            for (i, role) in c.roles.iter().enumerate() {
+                if !role.constrained {
+                    continue;
+                }
+                let step = Grain::of(c, role).at(0);
+                let cap = self.s.role_caps[i][index as usize];
+                let up = u64::from(role.count).min(cap / step * step);
+                if up < u64::from(role.min) {
+                    continue 'dom;
+                }
+                upper += up;
+                score += cap - up;
+            }
+            self.s.cands.push(Cand { upper, score, index });
+        }
+        let policy = c.policy;
+        self.s.cands.sort_unstable_by(|a, b| {
+            b.upper
+                .cmp(&a.upper)
+                .then_with(|| match policy {
+                    Policy::MostFree => b.score.cmp(&a.score),
+                    _ => a.score.cmp(&b.score),
+                })
+                .then(a.index.cmp(&b.index))
+        });
+        // Role order for greedy packing: constrained first, then the heaviest.
+        self.s.order.clear();
+        self.s.order.extend(0..k as u16);
+        self.s.order.sort_unstable_by(|&a, &b| {
+            let (ra, rb) = (&c.roles[a as usize], &c.roles[b as usize]);
+            rb.constrained.cmp(&ra.constrained).then(rb.weight.cmp(&ra.weight)).then(a.cmp(&b))
+        });
+
+        let mut best: Option<(u64, u32)> = None;
+        let mut counts: smallvec::SmallVec<[u64; 4]> = smallvec::SmallVec::from_elem(0, k);
+        for ci in 0..self.s.cands.len() {
+            let cand = self.s.cands[ci];
+            if best.is_some_and(|(total, _)| cand.upper <= total) {
+                break;
+            }
+            let scope = Scope { depth: t, index: cand.index };
+            if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget, exhausted) {
+                if best.is_none_or(|(bt, _)| total > bt) {
+                    best = Some((total, cand.index));
+                    std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
+                }
+                if total == cand.upper {
+                    break;
+                }
+            }
+        }
+        let (_, index) = best?;
+        std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
+        Some(Found { depth: t, index })
+    }
+
+    /// The most members (lexicographically by role order, each at least `min_count`) that
+    /// fit with constrained roles inside `scope`; the assignment is left in `s.assign`.
+    fn fill_domain(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        scope: Scope,
+        counts: &mut [u64],
+        budget: &mut u64,
+        exhausted: &mut bool,
+    ) -> Option<u64> {
+        for (i, r) in c.roles.iter().enumerate() {
+            counts[i] = u64::from(r.min);
+        }
+        if !self.feasible(inv, c, scope, counts, budget, exhausted) {
+            return None;
+        }
+        let mut last_ok = std::mem::take(&mut self.s.assign);
+        for i in 0..c.roles.len() {
+            let role = &c.roles[i];
+            let step = Grain::of(c, role).at(0);
+            let cap = if role.constrained {
+                self.s.role_caps[i][scope.index as usize]
+            } else {
+                self.s.role_caps[i][0]
+            };
+            let upper = u64::from(role.count).min(cap / step * step);
+            // Binary search over multiples of `step` in (counts[i], upper].
+            let (mut lo, mut hi) = (counts[i] / step, upper / step);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                counts[i] = mid * step;
+                if self.feasible(inv, c, scope, counts, budget, exhausted) {
+                    lo = mid;
+                    std::mem::swap(&mut last_ok, &mut self.s.assign);
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            counts[i] = lo * step;
+        }
+        self.s.assign = last_ok;
+        Some(counts.iter().sum())
+    }
+
+    /// Whether exactly `counts` members fit: greedy packing, then exact search.
+    fn feasible(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        scope: Scope,
+        counts: &[u64],
+        budget: &mut u64,
+        exhausted: &mut bool,
+    ) -> bool {
+        if self.greedy(inv, c, scope, counts) {
+            return true;
+        }
+        if c.has_slices() {
+            // The exact search does not model slices: greedy failing decides nothing.
+            *exhausted = true;
+            return false;
+        }
+        match search(inv, c, counts, scope, budget, &mut self.s) {
+            Search::Found => true,
+            Search::Infeasible => false,
+            Search::Exhausted => {
+                *exhausted = true;
+                false
+            }
+        }
+    }
+
+    /// Roles one after another, each spread by [`descend`] over what the previous ones
+    /// left, preferring domains and nodes the gang already uses.
+    fn greedy(&mut self, inv: &Inventory, c: &Compiled, scope: Scope, counts: &[u64]) -> bool {
+        self.s.fresh_attempt(inv.resources.len());
+        for oi in 0..self.s.order.len() {
+            let i = self.s.order[oi] as usize;
+            let role = &c.roles[i];
+            if counts[i] == 0 {
+                continue;
+            }
+            let grain = Grain::of(c, role);
+            let sc = if role.constrained { scope } else { Scope::CLUSTER };
+            let taken = std::mem::take(&mut self.s.taken);
+            let cap = rollup(inv, role, grain, sc, Some(&taken), &mut self.s);
+            self.s.taken = taken;
+            if cap < counts[i] {
+                return false;
+            }
+            descend(inv, role, i as u16, grain, sc, counts[i], c.policy, true, &mut self.s);
+        }
+        true
+    }
+}
+
+/// Number of candidate domains at depth `t` (nodes at the node level).
+pub(crate) fn domain_count(inv: &Inventory, t: usize) -> u32 {
+    if t > inv.label_depth() {
+        inv.len() as u32
+    } else {
+        inv.domains[t].len() as u32
+    }
+}
+
+/// Whether `policy` prefers a domain with spare `a` over one with spare `b`.
+pub(crate) fn policy_prefers(policy: Policy, a: u64, b: u64) -> bool {
+    match policy {
+        Policy::MostFree => a > b,
+        Policy::BestFit | Policy::Balanced => a < b,
+    }
+}
+
+impl Inventory {
+    /// Compiles and places `gang` in one call (see [`Solver`] to reuse scratch space).
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 4))
+    ///     .node(NodeSpec::new("b1").label("rack", "b").capacity("gpu", 2))
+    ///     .node(NodeSpec::new("b2").label("rack", "b").capacity("gpu", 2))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("rack");
+    /// let p = inv.place(&gang)?.placement().cloned().unwrap();
+    /// assert_eq!(p.domain_path(), "a");
+    /// let too_big = Gang::new("g").role(Role::new("w", 5).request("gpu", 1)).required("rack");
+    /// assert!(!inv.place(&too_big)?.is_placed());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Inventory::compile`]: invalid requests are errors, not "does not fit".
+    pub fn place(&self, gang: &Gang) -> Result<Outcome, Error> {
+        let compiled = self.compile(gang)?;
+        Solver::new().place(self, &compiled)
+    }
+}

@@ -1,0 +1,120 @@
+//! Topology: the ordered label keys that name nested domains.
+
+use crate::error::Error;
+use crate::names::{check_qualified_name, HOSTNAME_LEVEL};
+
+/// Ordered topology level keys, outermost first (`block`, then `rack`).
+///
+/// The node itself is always the innermost level; naming `kubernetes.io/hostname` as the
+/// last level is allowed and means "one node". A domain is a full path of values:
+/// `b1/r1` and `b2/r1` are different racks.
+///
+/// ```
+/// use gang_core::Topology;
+/// let t = Topology::new(["topology.example.com/block", "topology.example.com/rack"])?;
+/// assert_eq!(t.levels().len(), 2);
+/// assert!(Topology::new(["rack", "rack"]).is_err());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Topology {
+    levels: Vec<String>,
+}
+
+impl Topology {
+    /// A topology from level keys, outermost first.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInventory`] (field `topology.levels[i]`) for a malformed or repeated
+    /// key, or `kubernetes.io/hostname` anywhere but last.
+    pub fn new<I, S>(levels: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let levels: Vec<String> = levels.into_iter().map(Into::into).collect();
+        for (i, key) in levels.iter().enumerate() {
+            let field = format!("topology.levels[{i}]");
+            check_qualified_name(key).map_err(|r| Error::inventory(&field, key, r))?;
+            if levels[..i].contains(key) {
+                return Err(Error::inventory(&field, key, "level repeated"));
+            }
+            if key == HOSTNAME_LEVEL && i + 1 != levels.len() {
+                return Err(Error::inventory(
+                    &field,
+                    key,
+                    "the node level (kubernetes.io/hostname) can only be the innermost level",
+                ));
+            }
+        }
+        Ok(Topology { levels })
+    }
+
+    /// A topology with no levels above the node.
+    pub fn flat() -> Self {
+        Topology::default()
+    }
+
+    /// The level keys as given, outermost first.
+    pub fn levels(&self) -> &[String] {
+        &self.levels
+    }
+
+    /// The label-backed levels (everything except a trailing `kubernetes.io/hostname`).
+    pub(crate) fn label_levels(&self) -> &[String] {
+        match self.levels.last() {
+            Some(k) if k == HOSTNAME_LEVEL => &self.levels[..self.levels.len() - 1],
+            _ => &self.levels,
+        }
+    }
+
+    /// Depth of a level key: 1..=L for label levels, L+1 for the node level. Depth 0 is
+    /// the whole cluster.
+    pub(crate) fn depth_of(&self, key: &str) -> Option<usize> {
+        let labels = self.label_levels();
+        if key == HOSTNAME_LEVEL {
+            return Some(labels.len() + 1);
+        }
+        labels.iter().position(|k| k == key).map(|i| i + 1)
+    }
+
+    /// The key of a depth (the node level is `kubernetes.io/hostname`; depth 0 has none).
+    pub(crate) fn key_of(&self, depth: usize) -> Option<&str> {
+        let labels = self.label_levels();
+        match depth {
+            0 => None,
+            d if d <= labels.len() => Some(&labels[d - 1]),
+            d if d == labels.len() + 1 => Some(HOSTNAME_LEVEL),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths() {
+        let t = Topology::new(["block", "rack", HOSTNAME_LEVEL]).unwrap();
+        assert_eq!(t.label_levels(), ["block", "rack"]);
+        assert_eq!(t.depth_of("block"), Some(1));
+        assert_eq!(t.depth_of("rack"), Some(2));
+        assert_eq!(t.depth_of(HOSTNAME_LEVEL), Some(3));
+        assert_eq!(t.depth_of("zone"), None);
+        assert_eq!(t.key_of(0), None);
+        assert_eq!(t.key_of(2), Some("rack"));
+        assert_eq!(t.key_of(3), Some(HOSTNAME_LEVEL));
+        // The node level is always addressable, named or not.
+        assert_eq!(Topology::flat().depth_of(HOSTNAME_LEVEL), Some(1));
+    }
+
+    #[test]
+    fn rejects_bad_levels() {
+        let e = Topology::new([HOSTNAME_LEVEL, "rack"]).unwrap_err();
+        assert!(e.to_string().contains("topology.levels[0]"), "{e}");
+        let e = Topology::new(["rack", "Bad Key"]).unwrap_err();
+        assert!(e.to_string().contains("topology.levels[1]"), "{e}");
+        assert!(Topology::new(["a", "a"]).is_err());
+    }
+}
