@@ -20,7 +20,7 @@ pub(crate) struct CRole {
     pub req: SmallVec<[(u32, u64); 4]>,
     /// Requested resources that no node offers (nothing fits while non-empty).
     pub missing: Vec<String>,
-    /// `min(max_per_node, count)`.
+    /// `max_per_node`, or `u32::MAX`.
     pub per_node: u32,
     pub constrained: bool,
     pub eligible: Bitset,
@@ -100,7 +100,11 @@ impl Inventory {
 fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
     check_object_name(&gang.name).map_err(|r| Error::request("gang.name", &gang.name, r))?;
     if gang.roles.is_empty() {
-        return Err(Error::request("gang.roles", "[]", "a gang needs at least one role"));
+        return Err(Error::request(
+            "gang.roles",
+            "[]",
+            "a gang needs at least one role",
+        ));
     }
     let topo = &inv.topology;
     let l = inv.label_depth();
@@ -114,8 +118,16 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
         })
     };
     let t = &gang.topology;
-    let required = t.required.as_deref().map(|k| level("gang.topology.required", k)).transpose()?;
-    let preferred = t.preferred.as_deref().map(|k| level("gang.topology.preferred", k)).transpose()?;
+    let required = t
+        .required
+        .as_deref()
+        .map(|k| level("gang.topology.required", k))
+        .transpose()?;
+    let preferred = t
+        .preferred
+        .as_deref()
+        .map(|k| level("gang.topology.preferred", k))
+        .transpose()?;
     if let (Some(r), Some(p)) = (required, preferred) {
         if p < r {
             return Err(Error::contradictory(
@@ -132,12 +144,20 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
     let mut roles = Vec::with_capacity(gang.roles.len());
     for (i, role) in gang.roles.iter().enumerate() {
         if gang.roles[..i].iter().any(|r| r.name == role.name) {
-            return Err(Error::request(format!("gang.roles[{i}].name"), &role.name, "duplicate role name"));
+            return Err(Error::request(
+                format!("gang.roles[{i}].name"),
+                &role.name,
+                "duplicate role name",
+            ));
         }
         roles.push(compile_role(inv, role, i)?);
     }
     if roles.iter().map(|r| u64::from(r.min)).sum::<u64>() == 0 {
-        return Err(Error::request("gang.roles", "min_count", "every role has min_count 0: the gang would be empty"));
+        return Err(Error::request(
+            "gang.roles",
+            "min_count",
+            "every role has min_count 0: the gang would be empty",
+        ));
     }
 
     // Slices: outer to inner, strictly deeper, sizes dividing each other and the counts.
@@ -146,7 +166,11 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
         let f = format!("gang.topology.slices[{i}]");
         let d = level(&format!("{f}.level"), &s.level)?;
         if s.size == 0 {
-            return Err(Error::request(format!("{f}.size"), 0, "slice size must be at least 1"));
+            return Err(Error::request(
+                format!("{f}.size"),
+                0,
+                "slice size must be at least 1",
+            ));
         }
         if let Some(&(pd, ps)) = slices.last() {
             if d <= pd {
@@ -180,19 +204,23 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
     }
     if let Some(&(_, outer)) = slices.first() {
         if !roles.iter().any(|r| r.constrained) {
-            return Err(Error::request("gang.topology.slices", outer, "slices need at least one constrained role"));
+            return Err(Error::request(
+                "gang.topology.slices",
+                outer,
+                "slices need at least one constrained role",
+            ));
         }
-        for (i, (r, spec)) in roles.iter().zip(&gang.roles).enumerate() {
+        for (r, spec) in roles.iter().zip(&gang.roles) {
             if r.constrained && r.count % outer != 0 {
                 return Err(Error::request(
-                    format!("gang.roles[{i}].count"),
+                    format!("gang.roles[{}].count", spec.name),
                     r.count,
                     format!("count must be a multiple of the slice size {outer}"),
                 ));
             }
             if r.constrained && r.min < r.count && r.min % outer != 0 {
                 return Err(Error::request(
-                    format!("gang.roles[{i}].min_count"),
+                    format!("gang.roles[{}].min_count", spec.name),
                     spec.min_count.unwrap_or(r.count),
                     format!("min_count must be a multiple of the slice size {outer}"),
                 ));
@@ -205,13 +233,23 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
             *g = u64::from(s);
         }
     }
-    let slice_min_leaf = slices.iter().map(|&(d, _)| d).filter(|&d| d <= l).max().unwrap_or(0);
+    let slice_min_leaf = slices
+        .iter()
+        .map(|&(d, _)| d)
+        .filter(|&d| d <= l)
+        .max()
+        .unwrap_or(0);
 
     // max_per_node that no domain of the hard level could ever satisfy.
     let hard: SmallVec<[(usize, u32, String); 3]> = required
         .map(|r| (r, 0u32, "gang.topology.required".to_owned()))
         .into_iter()
-        .chain(slices.iter().enumerate().map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))))
+        .chain(
+            slices
+                .iter()
+                .enumerate()
+                .map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))),
+        )
         .collect();
     for (depth, slice_size, field) in hard {
         let widest = widest_domain(inv, depth);
@@ -223,7 +261,7 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
             if widest.saturating_mul(u64::from(r.per_node)) < u64::from(need) {
                 let key = topo.key_of(depth).unwrap_or_default();
                 return Err(Error::contradictory(
-                    format!("gang.roles[{i}].max_per_node"),
+                    format!("gang.roles[{}].max_per_node", gang.roles[i].name),
                     r.per_node,
                     format!(
                         "{need} members at most {} per node need {} nodes, but the widest {} has {widest} (from {field})",
@@ -260,7 +298,12 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
 }
 
 fn level_list(inv: &Inventory) -> String {
-    let mut v: Vec<&str> = inv.topology.label_levels().iter().map(String::as_str).collect();
+    let mut v: Vec<&str> = inv
+        .topology
+        .label_levels()
+        .iter()
+        .map(String::as_str)
+        .collect();
     v.push(crate::names::HOSTNAME_LEVEL);
     v.join(", ")
 }
@@ -279,10 +322,15 @@ fn widest_domain(inv: &Inventory, depth: usize) -> u64 {
 
 fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> {
     let f = format!("gang.roles[{i}]");
-    check_object_name(&role.name).map_err(|r| Error::request(format!("{f}.name"), &role.name, r))?;
+    check_object_name(&role.name)
+        .map_err(|r| Error::request(format!("{f}.name"), &role.name, r))?;
     let f = format!("gang.roles[{}]", role.name);
     if role.count == 0 {
-        return Err(Error::request(format!("{f}.count"), 0, "count must be at least 1"));
+        return Err(Error::request(
+            format!("{f}.count"),
+            0,
+            "count must be at least 1",
+        ));
     }
     let min = role.min_count.unwrap_or(role.count);
     if min > role.count {
@@ -293,7 +341,11 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         ));
     }
     if role.max_per_node == Some(0) {
-        return Err(Error::request(format!("{f}.max_per_node"), 0, "max_per_node must be at least 1"));
+        return Err(Error::request(
+            format!("{f}.max_per_node"),
+            0,
+            "max_per_node must be at least 1",
+        ));
     }
     let mut req = SmallVec::new();
     let mut missing = Vec::new();
@@ -317,7 +369,11 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         check_qualified_name(&e.key).map_err(|r| Error::request(format!("{ef}.key"), &e.key, r))?;
         let needs_values = matches!(e.operator, SelectorOperator::In | SelectorOperator::NotIn);
         if needs_values && e.values.is_empty() {
-            return Err(Error::request(format!("{ef}.values"), "[]", "In and NotIn need at least one value"));
+            return Err(Error::request(
+                format!("{ef}.values"),
+                "[]",
+                "In and NotIn need at least one value",
+            ));
         }
         if !needs_values && !e.values.is_empty() {
             return Err(Error::request(
@@ -334,21 +390,32 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         let tf = format!("{f}.tolerations[{j}]");
         if t.key.is_empty() {
             if t.operator != TolerationOperator::Exists {
-                return Err(Error::request(format!("{tf}.key"), "", "an empty key needs operator Exists"));
+                return Err(Error::request(
+                    format!("{tf}.key"),
+                    "",
+                    "an empty key needs operator Exists",
+                ));
             }
         } else {
-            check_qualified_name(&t.key).map_err(|r| Error::request(format!("{tf}.key"), &t.key, r))?;
+            check_qualified_name(&t.key)
+                .map_err(|r| Error::request(format!("{tf}.key"), &t.key, r))?;
         }
         if t.operator == TolerationOperator::Exists && !t.value.is_empty() {
-            return Err(Error::request(format!("{tf}.value"), &t.value, "operator Exists takes no value"));
+            return Err(Error::request(
+                format!("{tf}.value"),
+                &t.value,
+                "operator Exists takes no value",
+            ));
         }
-        check_label_value(&t.value).map_err(|r| Error::request(format!("{tf}.value"), &t.value, r))?;
+        check_label_value(&t.value)
+            .map_err(|r| Error::request(format!("{tf}.value"), &t.value, r))?;
     }
 
     let mut eligible = inv.schedulable.clone();
     eligible.and_with(&selector_set(inv, role));
     eligible.and_not_with(&untolerated_set(inv, role));
-    let per_node = role.max_per_node.unwrap_or(u32::MAX).min(role.count);
+    // Not capped by the count: best-fit compares how much room a domain really has.
+    let per_node = role.max_per_node.unwrap_or(u32::MAX);
     let weight = req
         .iter()
         .map(|&(r, q)| {

@@ -172,7 +172,12 @@ pub struct SliceReport {
 }
 
 /// Builds the diagnosis for a gang that no level could take. Cold path.
-pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhausted: bool) -> Diagnosis {
+pub(crate) fn diagnose(
+    solver: &mut Solver,
+    inv: &Inventory,
+    c: &Compiled,
+    exhausted: bool,
+) -> Diagnosis {
     let l = inv.label_depth();
     let depth = if c.any_constrained() { c.levels[0] } else { 0 };
     let check_depth = depth.min(l);
@@ -229,7 +234,11 @@ pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhau
     for &i in &constrained {
         let role = &c.roles[i];
         rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, s);
-        caps.push((0..ndom).map(|index| cap_of(inv, Scope { depth, index }, s)).collect());
+        caps.push(
+            (0..ndom)
+                .map(|index| cap_of(inv, Scope { depth, index }, s))
+                .collect(),
+        );
     }
     let mut best: Option<(u64, u64, u32)> = None;
     for index in 0..ndom {
@@ -240,7 +249,9 @@ pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhau
             got += cap.min(need);
             spare += cap.saturating_sub(need);
         }
-        if best.is_none_or(|(bg, bs, _)| got > bg || (got == bg && policy_prefers(c.policy, spare, bs))) {
+        if best.is_none_or(|(bg, bs, _)| {
+            got > bg || (got == bg && policy_prefers(c.policy, spare, bs))
+        }) {
             best = Some((got, spare, index));
         }
     }
@@ -280,7 +291,10 @@ pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhau
                 size,
                 role: c.gang.roles[first].name.clone(),
                 largest: largest.0,
-                largest_domain: largest.1.map(|j| scope_path(inv, Scope { depth: d, index: j })).unwrap_or_default(),
+                largest_domain: largest
+                    .1
+                    .map(|j| scope_path(inv, Scope { depth: d, index: j }))
+                    .unwrap_or_default(),
                 available,
                 needed: u64::from(role.min) / u64::from(size),
             });
@@ -299,13 +313,25 @@ pub(crate) fn diagnose(solver: &mut Solver, inv: &Inventory, c: &Compiled, exhau
                     .assign
                     .iter()
                     .filter(|m| c.roles[m.0 as usize].constrained)
-                    .filter_map(|m| if r > l { Some(m.1) } else { inv.domain_of(m.1, r) })
+                    .filter_map(|m| {
+                        if r > l {
+                            Some(m.1)
+                        } else {
+                            inv.domain_of(m.1, r)
+                        }
+                    })
                     .collect();
                 spans.sort_unstable();
                 spans.dedup();
                 relaxation = Some(Relaxation {
                     level: inv.topology.key_of(d).map(str::to_owned),
-                    domain: scope_path(inv, Scope { depth: found.depth, index: found.index }),
+                    domain: scope_path(
+                        inv,
+                        Scope {
+                            depth: found.depth,
+                            index: found.index,
+                        },
+                    ),
                     spans: spans.len() as u32,
                 });
                 break;
@@ -364,10 +390,11 @@ fn domain_report(
                 }
             }
         }
-        if role.constrained && c.has_slices() {
-            if rollup(inv, role, Grain::NONE, scope, None, s) >= u64::from(role.min) {
-                sliced_short = true;
-            }
+        if role.constrained
+            && c.has_slices()
+            && rollup(inv, role, Grain::NONE, scope, None, s) >= u64::from(role.min)
+        {
+            sliced_short = true;
         }
     }
     let reason = if !short_of.is_empty() {
@@ -406,7 +433,11 @@ impl fmt::Display for Diagnosis {
     /// cluster-wide fit, excluded nodes by reason, and what relaxing would give.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let level = self.level.as_deref().map(short_level);
-        let demand: Vec<String> = self.roles.iter().map(|r| format!("{} {}", r.needed, r.role)).collect();
+        let demand: Vec<String> = self
+            .roles
+            .iter()
+            .map(|r| format!("{} {}", r.needed, r.role))
+            .collect();
         write!(f, "gang {} ({}) does not fit", self.gang, demand.join(", "))?;
         match (&self.level, level) {
             (Some(key), Some(short)) => write!(f, " in one {short} ({key})")?,
@@ -417,16 +448,38 @@ impl fmt::Display for Diagnosis {
         }
         f.write_str(".")?;
         if let Some(b) = &self.best {
-            let parts: Vec<String> = b.fits.iter().map(|r| format!("{} of {} {}", r.fits.min(u64::from(r.needed)), r.needed, r.role)).collect();
+            let parts: Vec<String> = b
+                .fits
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} of {} {}",
+                        r.fits.min(u64::from(r.needed)),
+                        r.needed,
+                        r.role
+                    )
+                })
+                .collect();
             match level {
-                Some(short) => write!(f, " Best {short}: {short} {} fits {}", b.domain, parts.join(", "))?,
+                Some(short) => write!(
+                    f,
+                    " Best {short}: {short} {} fits {}",
+                    b.domain,
+                    parts.join(", ")
+                )?,
                 None => write!(f, " Cluster-wide {} fit", parts.join(", "))?,
             }
             match b.reason {
                 Shortfall::Resources => write!(f, " (short of {})", b.short_of.join(", "))?,
-                Shortfall::Fragmented => f.write_str(" (enough of each resource, but not together on the same nodes)")?,
-                Shortfall::Slices => f.write_str(" (room for the members, but not in whole slices)")?,
-                Shortfall::RolesTogether => f.write_str(" (each role fits alone, but not all roles together)")?,
+                Shortfall::Fragmented => {
+                    f.write_str(" (enough of each resource, but not together on the same nodes)")?
+                }
+                Shortfall::Slices => {
+                    f.write_str(" (room for the members, but not in whole slices)")?
+                }
+                Shortfall::RolesTogether => {
+                    f.write_str(" (each role fits alone, but not all roles together)")?
+                }
                 Shortfall::Undecided => {}
             }
             f.write_str(".")?;
@@ -437,7 +490,11 @@ impl fmt::Display for Diagnosis {
                 .iter()
                 .map(|r| format!("{} {}", r.cluster_fit, r.role))
                 .collect();
-            write!(f, " Cluster-wide, ignoring topology, {} fit.", fits.join(", "))?;
+            write!(
+                f,
+                " Cluster-wide, ignoring topology, {} fit.",
+                fits.join(", ")
+            )?;
         }
         for s in &self.slices {
             write!(
@@ -455,7 +512,12 @@ impl fmt::Display for Diagnosis {
         }
         for r in &self.roles {
             if !r.unknown_resources.is_empty() {
-                write!(f, " No node offers {} (needed by {}).", r.unknown_resources.join(", "), r.role)?;
+                write!(
+                    f,
+                    " No node offers {} (needed by {}).",
+                    r.unknown_resources.join(", "),
+                    r.role
+                )?;
             }
             let e = &r.excluded;
             if e.total() == 0 {

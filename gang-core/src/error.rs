@@ -146,7 +146,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn inventory(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+    pub(crate) fn inventory(
+        field: impl Into<String>,
+        value: impl fmt::Display,
+        reason: impl Into<String>,
+    ) -> Self {
         Error::InvalidInventory {
             field: field.into(),
             value: value.to_string(),
@@ -154,7 +158,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn request(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+    pub(crate) fn request(
+        field: impl Into<String>,
+        value: impl fmt::Display,
+        reason: impl Into<String>,
+    ) -> Self {
         Error::InvalidRequest {
             field: field.into(),
             value: value.to_string(),
@@ -162,7 +170,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn contradictory(field: impl Into<String>, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+    pub(crate) fn contradictory(
+        field: impl Into<String>,
+        value: impl fmt::Display,
+        reason: impl Into<String>,
+    ) -> Self {
         Error::Contradictory {
             field: field.into(),
             value: value.to_string(),

@@ -187,7 +187,11 @@ impl Inventory {
             let n = &spec.name;
             check_object_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
             if seen.insert(n.as_str(), ()).is_some() {
-                return Err(Error::inventory(format!("nodes[{n}].name"), n, "duplicate node name"));
+                return Err(Error::inventory(
+                    format!("nodes[{n}].name"),
+                    n,
+                    "duplicate node name",
+                ));
             }
             let mut labels = Vec::with_capacity(spec.labels.len());
             for (k, v) in &spec.labels {
@@ -224,7 +228,8 @@ impl Inventory {
             let mut taints = Vec::with_capacity(spec.taints.len());
             for (i, t) in spec.taints.iter().enumerate() {
                 let f = format!("nodes[{n}].taints[{i}]");
-                check_qualified_name(&t.key).map_err(|r| Error::inventory(format!("{f}.key"), &t.key, r))?;
+                check_qualified_name(&t.key)
+                    .map_err(|r| Error::inventory(format!("{f}.key"), &t.key, r))?;
                 check_label_value(&t.value)
                     .map_err(|r| Error::inventory(format!("{f}.value"), &t.value, r))?;
                 taints.push(taint_ids.insert_full(t.clone()).0 as u32);
@@ -482,7 +487,10 @@ impl Inventory {
         for r in 0..nres {
             for i in 0..n {
                 if self.free[r][i] > self.capacity[r][i] {
-                    return Err(format!("free exceeds capacity on {} for {}", self.names[i], self.resources[r]));
+                    return Err(format!(
+                        "free exceeds capacity on {} for {}",
+                        self.names[i], self.resources[r]
+                    ));
                 }
             }
         }
@@ -501,7 +509,9 @@ impl Inventory {
             .collect();
         for d in 0..self.domains.len() {
             for (di, dom) in self.domains[d].iter().enumerate() {
-                if !(dom.start <= dom.direct && dom.direct <= dom.end) || (d > 0 && dom.start == dom.end) {
+                if !(dom.start <= dom.direct && dom.direct <= dom.end)
+                    || (d > 0 && dom.start == dom.end)
+                {
                     return Err(format!("domain {d}/{di} has a bad range"));
                 }
                 if d + 1 < self.domains.len() {
@@ -517,25 +527,34 @@ impl Inventory {
                         return Err(format!("domain {d}/{di}: children do not end at direct"));
                     }
                 } else if dom.direct != dom.start {
-                    return Err(format!("deepest domain {d}/{di} must have only direct nodes"));
+                    return Err(format!(
+                        "deepest domain {d}/{di} must have only direct nodes"
+                    ));
                 }
                 // Membership agrees with labels.
                 for ix in dom.start..dom.end {
                     let labels = &self.labels[ix as usize];
                     let vals = self.domain_values(d, di as u32);
                     for (lvl, v) in vals.iter().enumerate() {
-                        let has = labels
-                            .iter()
-                            .any(|&(k, val)| k == level_keys[lvl] && self.values[val as usize] == *v);
+                        let has = labels.iter().any(|&(k, val)| {
+                            k == level_keys[lvl] && self.values[val as usize] == *v
+                        });
                         if !has {
-                            return Err(format!("node {} is in domain {} without its label", self.names[ix as usize], vals.join("/")));
+                            return Err(format!(
+                                "node {} is in domain {} without its label",
+                                self.names[ix as usize],
+                                vals.join("/")
+                            ));
                         }
                     }
                     let in_child = ix < dom.direct;
                     if d + 1 < self.domains.len() {
                         let has_next = labels.iter().any(|&(k, _)| k == level_keys[d]);
                         if has_next != in_child {
-                            return Err(format!("node {} misfiled at depth {d}", self.names[ix as usize]));
+                            return Err(format!(
+                                "node {} misfiled at depth {d}",
+                                self.names[ix as usize]
+                            ));
                         }
                     }
                 }
@@ -545,7 +564,10 @@ impl Inventory {
                     let total: u128 = col.iter().map(|&f| u128::from(f)).sum();
                     let max = col.iter().copied().max().unwrap_or(0);
                     if s.total != total || s.max != max {
-                        return Err(format!("summary of domain {d}/{di} for {} is stale", self.resources[r]));
+                        return Err(format!(
+                            "summary of domain {d}/{di} for {} is stale",
+                            self.resources[r]
+                        ));
                     }
                 }
             }
@@ -587,7 +609,9 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
                 parent += 1;
             }
             let same = level.last().is_some_and(|d: &Domain| {
-                d.end == i && d.parent as usize == parent && paths[d.start as usize][depth - 1] == p[depth - 1]
+                d.end == i
+                    && d.parent as usize == parent
+                    && paths[d.start as usize][depth - 1] == p[depth - 1]
             });
             if same {
                 level.last_mut().unwrap().end = i + 1;
@@ -680,7 +704,10 @@ mod tests {
             .unwrap();
         inv.validate().unwrap();
         let names: Vec<&str> = inv.node_names().collect();
-        assert_eq!(names, ["b1r1a", "b1r1b", "b1r2", "b1x", "b2r1", "onlyrack", "z"]);
+        assert_eq!(
+            names,
+            ["b1r1a", "b1r1b", "b1r2", "b1x", "b2r1", "onlyrack", "z"]
+        );
         assert_eq!(inv.domains[1].len(), 2);
         assert_eq!(inv.domains[2].len(), 3);
         // b1/r1 and b2/r1 are different racks.
@@ -698,18 +725,34 @@ mod tests {
     #[test]
     fn order_of_input_does_not_matter() {
         let specs: Vec<NodeSpec> = (0..20)
-            .map(|i| node(&format!("n{i}"), Some(&format!("b{}", i % 3)), Some(&format!("r{}", i % 2))))
+            .map(|i| {
+                node(
+                    &format!("n{i}"),
+                    Some(&format!("b{}", i % 3)),
+                    Some(&format!("r{}", i % 2)),
+                )
+            })
             .collect();
         let t = Topology::new(["block", "rack"]).unwrap();
-        let a = Inventory::builder(t.clone()).nodes(specs.clone()).build().unwrap();
-        let b = Inventory::builder(t).nodes(specs.into_iter().rev()).build().unwrap();
+        let a = Inventory::builder(t.clone())
+            .nodes(specs.clone())
+            .build()
+            .unwrap();
+        let b = Inventory::builder(t)
+            .nodes(specs.into_iter().rev())
+            .build()
+            .unwrap();
         assert_eq!(a.names, b.names);
         let shape = |inv: &Inventory| -> Vec<(usize, u32, u32, Vec<String>)> {
             (1..inv.domains.len())
                 .flat_map(|d| (0..inv.domains[d].len()).map(move |i| (d, i)))
                 .map(|(d, i)| {
                     let dom = inv.domains[d][i];
-                    let vals = inv.domain_values(d, i as u32).into_iter().map(str::to_owned).collect();
+                    let vals = inv
+                        .domain_values(d, i as u32)
+                        .into_iter()
+                        .map(str::to_owned)
+                        .collect();
                     (d, dom.start, dom.end, vals)
                 })
                 .collect()
@@ -722,8 +765,18 @@ mod tests {
     #[test]
     fn summaries_and_free() {
         let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
-            .node(NodeSpec::new("a").label("rack", "r").capacity("gpu", 8).used("gpu", 6))
-            .node(NodeSpec::new("b").label("rack", "r").capacity("gpu", 4).used("gpu", 9))
+            .node(
+                NodeSpec::new("a")
+                    .label("rack", "r")
+                    .capacity("gpu", 8)
+                    .used("gpu", 6),
+            )
+            .node(
+                NodeSpec::new("b")
+                    .label("rack", "r")
+                    .capacity("gpu", 4)
+                    .used("gpu", 9),
+            )
             .build()
             .unwrap();
         inv.validate().unwrap();
@@ -740,10 +793,26 @@ mod tests {
         let t = Topology::new(["rack"]).unwrap();
         let cases: Vec<(NodeSpec, NodeSpec, &str)> = vec![
             (NodeSpec::new("a"), NodeSpec::new("a"), "nodes[a].name"),
-            (NodeSpec::new("a"), NodeSpec::new("b").label("Bad Key", "x"), "nodes[b].labels"),
-            (NodeSpec::new("a"), NodeSpec::new("b").label("rack", "bad value"), "nodes[b].labels.rack"),
-            (NodeSpec::new("a"), NodeSpec::new("b").capacity("gpu", -1), "nodes[b].capacity.gpu"),
-            (NodeSpec::new("a"), NodeSpec::new("b").used("cpu", "1x"), "nodes[b].used.cpu"),
+            (
+                NodeSpec::new("a"),
+                NodeSpec::new("b").label("Bad Key", "x"),
+                "nodes[b].labels",
+            ),
+            (
+                NodeSpec::new("a"),
+                NodeSpec::new("b").label("rack", "bad value"),
+                "nodes[b].labels.rack",
+            ),
+            (
+                NodeSpec::new("a"),
+                NodeSpec::new("b").capacity("gpu", -1),
+                "nodes[b].capacity.gpu",
+            ),
+            (
+                NodeSpec::new("a"),
+                NodeSpec::new("b").used("cpu", "1x"),
+                "nodes[b].used.cpu",
+            ),
             (NodeSpec::new("a"), NodeSpec::new(""), "nodes[].name"),
             (
                 NodeSpec::new("a"),
@@ -752,7 +821,11 @@ mod tests {
             ),
         ];
         for (a, b, field) in cases {
-            let e = Inventory::builder(t.clone()).node(a).node(b).build().unwrap_err();
+            let e = Inventory::builder(t.clone())
+                .node(a)
+                .node(b)
+                .build()
+                .unwrap_err();
             assert_eq!(e.field(), field, "{e}");
         }
     }

@@ -102,3 +102,8 @@ pub use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperato
 pub use scenario::{Expect, Scenario, ScenarioReport};
 pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};
 pub use topology::Topology;
+
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -21,7 +21,8 @@ fn is_dns_subdomain(s: &str) -> bool {
             !b.is_empty()
                 && b[0].is_ascii_alphanumeric()
                 && b[b.len() - 1].is_ascii_alphanumeric()
-                && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+                && b.iter()
+                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
         })
 }
 
@@ -38,7 +39,9 @@ pub(crate) fn check_qualified_name(s: &str) -> Result<(), &'static str> {
         }
     }
     if !is_name_segment(name, 63) {
-        return Err("name must be 1-63 characters [A-Za-z0-9-_.], starting and ending alphanumeric");
+        return Err(
+            "name must be 1-63 characters [A-Za-z0-9-_.], starting and ending alphanumeric",
+        );
     }
     Ok(())
 }
@@ -89,7 +92,16 @@ mod tests {
         ] {
             assert!(check_qualified_name(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "/rack", "Example.com/rack", "a/b/c", "-rack", "rack-", "ra ck", &"x".repeat(64)] {
+        for bad in [
+            "",
+            "/rack",
+            "Example.com/rack",
+            "a/b/c",
+            "-rack",
+            "rack-",
+            "ra ck",
+            &"x".repeat(64),
+        ] {
             assert!(check_qualified_name(bad).is_err(), "{bad}");
         }
     }

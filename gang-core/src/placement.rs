@@ -73,7 +73,8 @@ impl Placement {
         complete: bool,
     ) -> Placement {
         let c = &compiled.inner;
-        let mut members: Vec<(u16, u32, u32)> = assign.iter().copied().filter(|m| m.2 > 0).collect();
+        let mut members: Vec<(u16, u32, u32)> =
+            assign.iter().copied().filter(|m| m.2 > 0).collect();
         members.sort_unstable();
         let mut placed = vec![0u32; c.roles.len()];
         let assignments = members
@@ -96,8 +97,15 @@ impl Placement {
         } else {
             (found.depth, found.index, None)
         };
-        for (d, v) in inv.domain_values(path_depth, path_index).into_iter().enumerate() {
-            domain.push((inv.topology.key_of(d + 1).unwrap_or_default().to_owned(), v.to_owned()));
+        for (d, v) in inv
+            .domain_values(path_depth, path_index)
+            .into_iter()
+            .enumerate()
+        {
+            domain.push((
+                inv.topology.key_of(d + 1).unwrap_or_default().to_owned(),
+                v.to_owned(),
+            ));
         }
         if let Some(n) = node {
             domain.push((HOSTNAME_LEVEL.to_owned(), inv.names[n as usize].clone()));
@@ -149,7 +157,11 @@ impl Placement {
 
     /// The domain's values joined by `/` (`"b1/r1"`; empty cluster-wide).
     pub fn domain_path(&self) -> String {
-        self.domain.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join("/")
+        self.domain
+            .iter()
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join("/")
     }
 
     /// Per-role per-node member counts.
@@ -159,7 +171,12 @@ impl Placement {
 
     /// Members placed for `role` (less than its count only for elastic roles).
     pub fn placed(&self, role: &str) -> Option<u32> {
-        let i = self.compiled.gang().roles.iter().position(|r| r.name == role)?;
+        let i = self
+            .compiled
+            .gang()
+            .roles
+            .iter()
+            .position(|r| r.name == role)?;
         Some(self.placed[i])
     }
 
@@ -234,16 +251,28 @@ impl Placement {
                 return Err(format!("role {name}: node index {n} out of range"));
             }
             if k == 0 {
-                return Err(format!("role {name}: empty assignment on {}", inv.names[n as usize]));
+                return Err(format!(
+                    "role {name}: empty assignment on {}",
+                    inv.names[n as usize]
+                ));
             }
             if !role.eligible.get(n as usize) {
-                return Err(format!("role {name} placed on ineligible node {}", inv.names[n as usize]));
+                return Err(format!(
+                    "role {name} placed on ineligible node {}",
+                    inv.names[n as usize]
+                ));
             }
             if k > role.per_node {
-                return Err(format!("role {name}: {k} members on {} exceed max_per_node", inv.names[n as usize]));
+                return Err(format!(
+                    "role {name}: {k} members on {} exceed max_per_node",
+                    inv.names[n as usize]
+                ));
             }
             if role.constrained && !in_scope(n) {
-                return Err(format!("role {name}: node {} is outside the chosen domain", inv.names[n as usize]));
+                return Err(format!(
+                    "role {name}: node {} is outside the chosen domain",
+                    inv.names[n as usize]
+                ));
             }
             totals[ri as usize] += u64::from(k);
             for &(r, q) in &role.req {
@@ -253,13 +282,21 @@ impl Placement {
         for (i, role) in c.roles.iter().enumerate() {
             let name = &c.gang.roles[i].name;
             if totals[i] != u64::from(self.placed[i]) {
-                return Err(format!("role {name}: placed count disagrees with assignments"));
+                return Err(format!(
+                    "role {name}: placed count disagrees with assignments"
+                ));
             }
             if totals[i] < u64::from(role.min) || totals[i] > u64::from(role.count) {
-                return Err(format!("role {name}: {} members placed, outside [{}, {}]", totals[i], role.min, role.count));
+                return Err(format!(
+                    "role {name}: {} members placed, outside [{}, {}]",
+                    totals[i], role.min, role.count
+                ));
             }
             if role.constrained && c.has_slices() && totals[i] % c.gran[0] != 0 {
-                return Err(format!("role {name}: {} members is not a whole number of slices", totals[i]));
+                return Err(format!(
+                    "role {name}: {} members is not a whole number of slices",
+                    totals[i]
+                ));
             }
         }
         for n in 0..inv.len() {
@@ -286,7 +323,11 @@ impl Placement {
                     }
                     let dom = if d > l { Some(n) } else { inv.domain_of(n, d) };
                     let Some(dom) = dom else {
-                        return Err(format!("slice member on {} outside every {}", inv.names[n as usize], short_level(inv.topology.key_of(d).unwrap_or_default())));
+                        return Err(format!(
+                            "slice member on {} outside every {}",
+                            inv.names[n as usize],
+                            short_level(inv.topology.key_of(d).unwrap_or_default())
+                        ));
                     };
                     match per.iter_mut().find(|p| p.0 == dom) {
                         Some(p) => p.1 += u64::from(k),
@@ -294,7 +335,11 @@ impl Placement {
                     }
                 }
                 if let Some(p) = per.iter().find(|p| p.1 % u64::from(size) != 0) {
-                    return Err(format!("a {} domain holds {} members, not a multiple of the slice size {size}", short_level(inv.topology.key_of(d).unwrap_or_default()), p.1));
+                    return Err(format!(
+                        "a {} domain holds {} members, not a multiple of the slice size {size}",
+                        short_level(inv.topology.key_of(d).unwrap_or_default()),
+                        p.1
+                    ));
                 }
             }
         }
@@ -305,7 +350,9 @@ impl Placement {
         }
         if self.depth <= l {
             let values = inv.domain_values(self.depth, self.index);
-            if values.len() != self.domain.len() || values.iter().zip(&self.domain).any(|(a, b)| *a != b.1) {
+            if values.len() != self.domain.len()
+                || values.iter().zip(&self.domain).any(|(a, b)| *a != b.1)
+            {
                 return Err("reported domain is not the chosen one".into());
             }
         }

@@ -374,7 +374,9 @@ mod tests {
             Amount::from(8).resolve("f").unwrap(),
             Quantity::from_units(8)
         );
-        let e = Amount::from(-2).resolve("nodes[a].capacity.cpu").unwrap_err();
+        let e = Amount::from(-2)
+            .resolve("nodes[a].capacity.cpu")
+            .unwrap_err();
         assert!(e.to_string().contains("nodes[a].capacity.cpu"), "{e}");
         assert!(e.to_string().contains("-2"), "{e}");
         let e = Amount::from("lots").resolve("x.y").unwrap_err();

@@ -224,7 +224,11 @@ pub struct Requirement {
 }
 
 impl Requirement {
-    fn new<I: IntoIterator<Item = S>, S: Into<String>>(key: impl Into<String>, op: SelectorOperator, values: I) -> Self {
+    fn new<I: IntoIterator<Item = S>, S: Into<String>>(
+        key: impl Into<String>,
+        op: SelectorOperator,
+        values: I,
+    ) -> Self {
         Requirement {
             key: key.into(),
             operator: op,
@@ -232,11 +236,17 @@ impl Requirement {
         }
     }
     /// `key In (values)`.
-    pub fn is_in<I: IntoIterator<Item = S>, S: Into<String>>(key: impl Into<String>, values: I) -> Self {
+    pub fn is_in<I: IntoIterator<Item = S>, S: Into<String>>(
+        key: impl Into<String>,
+        values: I,
+    ) -> Self {
         Self::new(key, SelectorOperator::In, values)
     }
     /// `key NotIn (values)`.
-    pub fn not_in<I: IntoIterator<Item = S>, S: Into<String>>(key: impl Into<String>, values: I) -> Self {
+    pub fn not_in<I: IntoIterator<Item = S>, S: Into<String>>(
+        key: impl Into<String>,
+        values: I,
+    ) -> Self {
         Self::new(key, SelectorOperator::NotIn, values)
     }
     /// `key Exists`.

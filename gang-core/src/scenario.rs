@@ -64,7 +64,11 @@ pub struct Expect {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// The placement's level key (`null`: cluster-wide).
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "double_option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "double_option"
+    )]
     pub level: Option<Option<String>>,
     /// The placement's domain, level key → value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,7 +106,9 @@ mod double_option {
     pub fn serialize<S: Serializer>(v: &Option<Option<String>>, s: S) -> Result<S::Ok, S::Error> {
         v.serialize(s)
     }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<String>>, D::Error> {
         Option::<String>::deserialize(d).map(Some)
     }
 }
@@ -133,9 +139,17 @@ impl Scenario {
         let mut de = serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            Error::scenario(if path == "." { "document".to_owned() } else { path }, e.into_inner().to_string())
+            Error::scenario(
+                if path == "." {
+                    "document".to_owned()
+                } else {
+                    path
+                },
+                e.into_inner().to_string(),
+            )
         })?;
-        de.end().map_err(|e| Error::scenario("document", e.to_string()))?;
+        de.end()
+            .map_err(|e| Error::scenario("document", e.to_string()))?;
         Ok(s)
     }
 
@@ -149,9 +163,9 @@ impl Scenario {
     /// # Errors
     /// As [`InventoryBuilder::build`](crate::InventoryBuilder::build).
     pub fn inventory(&self) -> Result<Inventory, Error> {
-        Ok(Inventory::builder(Topology::new(self.topology.levels.clone())?)
+        Inventory::builder(Topology::new(self.topology.levels.clone())?)
             .nodes(self.nodes.iter().cloned())
-            .build()?)
+            .build()
     }
 
     /// Builds the inventory and places the gang.
@@ -166,7 +180,10 @@ impl Scenario {
     /// placement's own invariants).
     pub fn check(&self) -> ScenarioReport {
         let inv = self.inventory();
-        let outcome = inv.as_ref().map_err(Clone::clone).and_then(|i| i.place(&self.gang));
+        let outcome = inv
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|i| i.place(&self.gang));
         let mut failures = Vec::new();
         if let (Ok(inv), Ok(Outcome::Placed(p))) = (&inv, &outcome) {
             if let Err(e) = p.validate(inv) {
@@ -180,7 +197,12 @@ impl Scenario {
     }
 }
 
-fn check_expect(e: &Expect, inv: Option<&Inventory>, outcome: &Result<Outcome, Error>, fail: &mut Vec<String>) {
+fn check_expect(
+    e: &Expect,
+    inv: Option<&Inventory>,
+    outcome: &Result<Outcome, Error>,
+    fail: &mut Vec<String>,
+) {
     let status = match outcome {
         Ok(o) => o.status(),
         Err(_) => "error",
@@ -227,8 +249,16 @@ fn check_expect(e: &Expect, inv: Option<&Inventory>, outcome: &Result<Outcome, E
         }
     }
     let Some(p) = outcome.as_ref().ok().and_then(Outcome::placement) else {
-        if e.level.is_some() || e.domain.is_some() || e.nodes.is_some() || e.placed.is_some() || e.domain_counts.is_some() || e.domains_used.is_some() {
-            fail.push(format!("placement expectations given, but the status is {status}"));
+        if e.level.is_some()
+            || e.domain.is_some()
+            || e.nodes.is_some()
+            || e.placed.is_some()
+            || e.domain_counts.is_some()
+            || e.domains_used.is_some()
+        {
+            fail.push(format!(
+                "placement expectations given, but the status is {status}"
+            ));
         }
         return;
     };
@@ -260,7 +290,10 @@ fn check_expect(e: &Expect, inv: Option<&Inventory>, outcome: &Result<Outcome, E
     if let Some(want) = &e.placed {
         for (r, k) in want {
             if p.placed(r) != Some(*k) {
-                fail.push(format!("role {r}: expected {k} placed, got {:?}", p.placed(r)));
+                fail.push(format!(
+                    "role {r}: expected {k} placed, got {:?}",
+                    p.placed(r)
+                ));
             }
         }
     }
@@ -320,7 +353,11 @@ fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
         }
         (Value::Array(w), Value::Array(g)) => {
             if w.len() != g.len() {
-                return Err(format!("{at}: expected {} elements, got {}: {got}", w.len(), g.len()));
+                return Err(format!(
+                    "{at}: expected {} elements, got {}: {got}",
+                    w.len(),
+                    g.len()
+                ));
             }
             for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
                 json_subset(wv, gv, &format!("{at}[{i}]"))?;
@@ -338,7 +375,11 @@ fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
 pub(crate) fn outcome_json(o: &Outcome) -> Value {
     match o {
         Outcome::Placed(p) => {
-            let domain: serde_json::Map<String, Value> = p.domain().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let domain: serde_json::Map<String, Value> = p
+                .domain()
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
             let placed: serde_json::Map<String, Value> = p
                 .compiled
                 .gang()
@@ -347,7 +388,11 @@ pub(crate) fn outcome_json(o: &Outcome) -> Value {
                 .zip(&p.placed)
                 .map(|(r, k)| (r.name.clone(), json!(k)))
                 .collect();
-            let used: serde_json::Map<String, Value> = p.domains_used().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let used: serde_json::Map<String, Value> = p
+                .domains_used()
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
             json!({
                 "status": "placed",
                 "gang": p.gang(),

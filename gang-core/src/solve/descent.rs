@@ -59,7 +59,14 @@ pub(crate) fn descend(
             let cap = s.caps[scope.depth + 1][c as usize];
             if cap > 0 {
                 let used = s.dom_stamp[scope.depth + 1][c as usize] == stamp;
-                s.items.push(Item { cap, take: 0, index: c, node: false, used, pos });
+                s.items.push(Item {
+                    cap,
+                    take: 0,
+                    index: c,
+                    node: false,
+                    used,
+                    pos,
+                });
             }
             pos += 1;
         }
@@ -68,7 +75,14 @@ pub(crate) fn descend(
         let cap = u64::from(s.fits[ix as usize]);
         if cap > 0 {
             let used = s.node_stamp[ix as usize] == stamp;
-            s.items.push(Item { cap, take: 0, index: ix, node: true, used, pos });
+            s.items.push(Item {
+                cap,
+                take: 0,
+                index: ix,
+                node: true,
+                used,
+                pos,
+            });
         }
         pos += 1;
     }
@@ -83,14 +97,25 @@ pub(crate) fn descend(
         if it.node {
             assign(inv, role, ri, it.index, it.take, charge, s);
         } else {
-            let child = Scope { depth: scope.depth + 1, index: it.index };
+            let child = Scope {
+                depth: scope.depth + 1,
+                index: it.index,
+            };
             descend(inv, role, ri, grain, child, it.take, policy, charge, s);
         }
     }
     s.items.truncate(base);
 }
 
-fn assign(inv: &Inventory, role: &CRole, ri: u16, ix: u32, count: u64, charge: bool, s: &mut Scratch) {
+fn assign(
+    inv: &Inventory,
+    role: &CRole,
+    ri: u16,
+    ix: u32,
+    count: u64,
+    charge: bool,
+    s: &mut Scratch,
+) {
     s.assign.push((ri, ix, count as u32));
     s.node_stamp[ix as usize] = s.stamp;
     if charge {
@@ -108,7 +133,12 @@ fn assign(inv: &Inventory, role: &CRole, ri: u16, ix: u32, count: u64, charge: b
 /// Sets `take` on items so that they sum to `need` (which the caps allow), using the
 /// fewest items: used items first, then the largest, the last share best-fit.
 pub(crate) fn choose(items: &mut [Item], need: u64, g: u64, policy: Policy) {
-    items.sort_unstable_by(|a, b| b.used.cmp(&a.used).then(b.cap.cmp(&a.cap)).then(a.pos.cmp(&b.pos)));
+    items.sort_unstable_by(|a, b| {
+        b.used
+            .cmp(&a.used)
+            .then(b.cap.cmp(&a.cap))
+            .then(a.pos.cmp(&b.pos))
+    });
     let mut rem = need;
     let mut first_new = items.len();
     for (k, it) in items.iter_mut().enumerate() {
@@ -195,7 +225,14 @@ mod tests {
     fn items(caps: &[u64]) -> Vec<Item> {
         caps.iter()
             .enumerate()
-            .map(|(i, &cap)| Item { cap, take: 0, index: i as u32, node: true, used: false, pos: i as u32 })
+            .map(|(i, &cap)| Item {
+                cap,
+                take: 0,
+                index: i as u32,
+                node: true,
+                used: false,
+                pos: i as u32,
+            })
             .collect()
     }
 

@@ -115,7 +115,10 @@ impl Scratch {
     /// Sizes every buffer for `inv` (a no-op when already sized for its layout).
     pub fn ensure(&mut self, inv: &Inventory) {
         let n = inv.len();
-        if self.layout == inv.layout_id && self.fits.len() == n && self.caps.len() == inv.domains.len() {
+        if self.layout == inv.layout_id
+            && self.fits.len() == n
+            && self.caps.len() == inv.domains.len()
+        {
             return;
         }
         self.layout = inv.layout_id;
@@ -165,6 +168,7 @@ impl Scratch {
 pub struct Solver {
     pub(crate) s: Scratch,
     budget: u64,
+    greedy: bool,
 }
 
 impl Default for Solver {
@@ -185,6 +189,7 @@ impl Solver {
         Solver {
             s: Scratch::default(),
             budget: DEFAULT_SEARCH_BUDGET,
+            greedy: true,
         }
     }
 
@@ -193,7 +198,16 @@ impl Solver {
         Solver {
             s: Scratch::default(),
             budget,
+            greedy: true,
         }
+    }
+
+    /// Skips greedy packing so that multi-role gangs go straight to the exact search.
+    /// For testing the search on its own.
+    #[doc(hidden)]
+    pub fn exact_only(mut self) -> Self {
+        self.greedy = false;
+        self
     }
 
     /// Places a compiled gang: all of it (or each role's `min_count`), or nothing.
@@ -215,7 +229,13 @@ impl Solver {
         let mut exhausted = false;
         for &t in &c.levels {
             if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
-                return Ok(Outcome::Placed(Placement::new(inv, gang, found, &self.s.assign, !exhausted)));
+                return Ok(Outcome::Placed(Placement::new(
+                    inv,
+                    gang,
+                    found,
+                    &self.s.assign,
+                    !exhausted,
+                )));
             }
         }
         let diag = diagnosis::diagnose(self, inv, c, exhausted);
@@ -257,14 +277,26 @@ impl Solver {
                 continue;
             }
             let score = cap - placed;
-            if best.is_none_or(|(bp, bs, _)| placed > bp || (placed == bp && policy_prefers(c.policy, score, bs))) {
+            if best.is_none_or(|(bp, bs, _)| {
+                placed > bp || (placed == bp && policy_prefers(c.policy, score, bs))
+            }) {
                 best = Some((placed, score, index));
             }
         }
         let (placed, _, index) = best?;
         self.s.fresh_attempt(inv.resources.len());
         let scope = Scope { depth: t, index };
-        descend(inv, role, 0, grain, scope, placed, c.policy, false, &mut self.s);
+        descend(
+            inv,
+            role,
+            0,
+            grain,
+            scope,
+            placed,
+            c.policy,
+            false,
+            &mut self.s,
+        );
         Some(Found { depth: t, index })
     }
 
@@ -316,7 +348,11 @@ impl Solver {
                 upper += up;
                 score += cap - up;
             }
-            self.s.cands.push(Cand { upper, score, index });
+            self.s.cands.push(Cand {
+                upper,
+                score,
+                index,
+            });
         }
         let policy = c.policy;
         self.s.cands.sort_unstable_by(|a, b| {
@@ -333,7 +369,10 @@ impl Solver {
         self.s.order.extend(0..k as u16);
         self.s.order.sort_unstable_by(|&a, &b| {
             let (ra, rb) = (&c.roles[a as usize], &c.roles[b as usize]);
-            rb.constrained.cmp(&ra.constrained).then(rb.weight.cmp(&ra.weight)).then(a.cmp(&b))
+            rb.constrained
+                .cmp(&ra.constrained)
+                .then(rb.weight.cmp(&ra.weight))
+                .then(a.cmp(&b))
         });
 
         let mut best: Option<(u64, u32)> = None;
@@ -343,7 +382,10 @@ impl Solver {
             if best.is_some_and(|(total, _)| cand.upper <= total) {
                 break;
             }
-            let scope = Scope { depth: t, index: cand.index };
+            let scope = Scope {
+                depth: t,
+                index: cand.index,
+            };
             if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget, exhausted) {
                 if best.is_none_or(|(bt, _)| total > bt) {
                     best = Some((total, cand.index));
@@ -414,13 +456,8 @@ impl Solver {
         budget: &mut u64,
         exhausted: &mut bool,
     ) -> bool {
-        if self.greedy(inv, c, scope, counts) {
+        if self.greedy && self.greedy(inv, c, scope, counts) {
             return true;
-        }
-        if c.has_slices() {
-            // The exact search does not model slices: greedy failing decides nothing.
-            *exhausted = true;
-            return false;
         }
         match search(inv, c, counts, scope, budget, &mut self.s) {
             Search::Found => true,
@@ -443,14 +480,28 @@ impl Solver {
                 continue;
             }
             let grain = Grain::of(c, role);
-            let sc = if role.constrained { scope } else { Scope::CLUSTER };
+            let sc = if role.constrained {
+                scope
+            } else {
+                Scope::CLUSTER
+            };
             let taken = std::mem::take(&mut self.s.taken);
             let cap = rollup(inv, role, grain, sc, Some(&taken), &mut self.s);
             self.s.taken = taken;
             if cap < counts[i] {
                 return false;
             }
-            descend(inv, role, i as u16, grain, sc, counts[i], c.policy, true, &mut self.s);
+            descend(
+                inv,
+                role,
+                i as u16,
+                grain,
+                sc,
+                counts[i],
+                c.policy,
+                true,
+                &mut self.s,
+            );
         }
         true
     }

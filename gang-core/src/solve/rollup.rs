@@ -140,7 +140,15 @@ pub(crate) fn rollup(
         let hi = level.partition_point(|x| x.start < end);
         s.caps[d][lo..hi].fill(0);
     }
-    rollup_domain(inv, role, grain, scope.depth, scope.index as usize, taken, s)
+    rollup_domain(
+        inv,
+        role,
+        grain,
+        scope.depth,
+        scope.index as usize,
+        taken,
+        s,
+    )
 }
 
 fn rollup_domain(
@@ -154,7 +162,10 @@ fn rollup_domain(
 ) -> u64 {
     let dom = inv.domains[depth][di];
     let prunable = !role.missing.is_empty()
-        || role.req.iter().any(|&(r, q)| inv.summary(depth, di, r as usize).max < q);
+        || role
+            .req
+            .iter()
+            .any(|&(r, q)| inv.summary(depth, di, r as usize).max < q);
     if prunable {
         s.fits[dom.start as usize..dom.end as usize].fill(0);
         return 0;

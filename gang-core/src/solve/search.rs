@@ -9,6 +9,10 @@
 //! - states whose remaining members exceed, per role, the sum of the remaining nodes'
 //!   single-role fits, or, per resource, the remaining free amount.
 //!
+//! With slices, the first two rules do not hold (moving a member changes a domain's
+//! count modulo the slice size), so every pattern is tried and a complete assignment is
+//! kept only if every slice domain holds whole slices.
+//!
 //! Every pattern tried costs one unit of the solver's search budget; when the budget runs
 //! out the answer is "undecided", never "does not fit".
 
@@ -66,7 +70,8 @@ pub(crate) fn search(
         let mut any = false;
         let base = s.search_fit.len();
         for (i, r) in c.roles.iter().enumerate() {
-            let f = if (inside || !r.constrained) && counts[i] > 0 {
+            let in_slice = !r.constrained || inv.leaf_depth(ix) >= c.slice_min_leaf;
+            let f = if (inside || !r.constrained) && counts[i] > 0 && in_slice {
                 node_fit(inv, r, ix as usize, None)
             } else {
                 0
@@ -92,7 +97,12 @@ pub(crate) fn search(
             let fa = &fit[a as usize * k..a as usize * k + k];
             let fb = &fit[b as usize * k..b as usize * k + k];
             fb.cmp(fa)
-                .then_with(|| (0..nr).map(|j| free(b, j).cmp(&free(a, j))).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal))
+                .then_with(|| {
+                    (0..nr)
+                        .map(|j| free(b, j).cmp(&free(a, j)))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
                 .then(nodes[a as usize].cmp(&nodes[b as usize]))
         });
     }
@@ -103,7 +113,8 @@ pub(crate) fn search(
         let o = o as usize;
         s.sfit.extend_from_slice(&s.search_fit[o * k..o * k + k]);
         let ix = s.search_nodes[o] as usize;
-        s.sfree.extend(res.iter().map(|&r| inv.free[r as usize][ix]));
+        s.sfree
+            .extend(res.iter().map(|&r| inv.free[r as usize][ix]));
     }
     s.suf_fit.clear();
     s.suf_fit.resize((m + 1) * k, 0);
@@ -129,8 +140,9 @@ pub(crate) fn search(
     s.pattern.resize(m * k, 0);
     let mut t = 0usize;
     let mut fresh = true;
+    let prune = !c.has_slices();
     loop {
-        let ok = next_pattern(t, fresh, &rem, k, nr, &q, budget, s);
+        let ok = next_pattern(t, fresh, prune, &rem, k, nr, &q, budget, s);
         match ok {
             Step::Exhausted => return Search::Exhausted,
             Step::None => {
@@ -149,7 +161,7 @@ pub(crate) fn search(
         for i in 0..k {
             rem[i] -= u64::from(s.pattern[t * k + i]);
         }
-        if rem.iter().all(|&r| r == 0) {
+        if rem.iter().all(|&r| r == 0) && (prune || whole_slices(inv, c, t, k, s)) {
             s.assign.clear();
             for tt in 0..=t {
                 let ix = s.search_nodes[s.search_order[tt] as usize];
@@ -162,7 +174,7 @@ pub(crate) fn search(
             }
             return Search::Found;
         }
-        if t + 1 < m && bounds_ok(&rem, t + 1, k, nr, &q, s) {
+        if rem.iter().any(|&r| r > 0) && t + 1 < m && bounds_ok(&rem, t + 1, k, nr, &q, s) {
             t += 1;
             fresh = true;
         } else {
@@ -175,13 +187,17 @@ pub(crate) fn search(
 }
 
 fn bounds_ok(rem: &[u64], t: usize, k: usize, nr: usize, q: &[u64], s: &Scratch) -> bool {
-    for i in 0..k {
-        if rem[i] > s.suf_fit[t * k + i] {
-            return false;
-        }
+    if rem
+        .iter()
+        .zip(&s.suf_fit[t * k..t * k + k])
+        .any(|(r, f)| r > f)
+    {
+        return false;
     }
     for j in 0..nr {
-        let need: u128 = (0..k).map(|i| u128::from(rem[i]) * u128::from(q[i * nr + j])).sum();
+        let need: u128 = (0..k)
+            .map(|i| u128::from(rem[i]) * u128::from(q[i * nr + j]))
+            .sum();
         if need > s.suf_free[t * nr + j] {
             return false;
         }
@@ -198,8 +214,19 @@ enum Step {
 /// Writes node `t`'s next pattern (the first when `fresh`) in decreasing lexicographic
 /// order, skipping non-maximal ones and, after an identical node, ones above its pattern.
 #[allow(clippy::too_many_arguments)]
-fn next_pattern(t: usize, fresh: bool, rem: &[u64], k: usize, nr: usize, q: &[u64], budget: &mut u64, s: &mut Scratch) -> Step {
-    let identical = t > 0
+fn next_pattern(
+    t: usize,
+    fresh: bool,
+    prune: bool,
+    rem: &[u64],
+    k: usize,
+    nr: usize,
+    q: &[u64],
+    budget: &mut u64,
+    s: &mut Scratch,
+) -> Step {
+    let identical = prune
+        && t > 0
         && s.sfit[t * k..t * k + k] == s.sfit[(t - 1) * k..t * k]
         && s.sfree[t * nr..t * nr + nr] == s.sfree[(t - 1) * nr..t * nr];
     let mut first = fresh;
@@ -208,10 +235,11 @@ fn next_pattern(t: usize, fresh: bool, rem: &[u64], k: usize, nr: usize, q: &[u6
             fill_from(t, 0, rem, k, nr, q, s);
             first = false;
         } else {
-            // Decrement the last role before the final one that has members; the final
-            // role is always at its maximum.
+            // Decrement the last role that has members, refilling the later ones. When
+            // pruning, the final role is always at its maximum, so it is never the one.
             let x = &s.pattern[t * k..t * k + k];
-            let Some(j) = (0..k.saturating_sub(1)).rev().find(|&j| x[j] > 0) else {
+            let last = if prune { k.saturating_sub(1) } else { k };
+            let Some(j) = (0..last).rev().find(|&j| x[j] > 0) else {
                 return Step::None;
             };
             s.pattern[t * k + j] -= 1;
@@ -227,7 +255,7 @@ fn next_pattern(t: usize, fresh: bool, rem: &[u64], k: usize, nr: usize, q: &[u6
         }
         // Non-maximal patterns (taking nothing included, when something fits) are
         // dominated: see the module docs.
-        if !maximal(t, rem, k, nr, q, s) {
+        if prune && !maximal(t, rem, k, nr, q, s) {
             continue;
         }
         return Step::Some;
@@ -243,7 +271,9 @@ fn fill_from(t: usize, from: usize, rem: &[u64], k: usize, nr: usize, q: &[u64],
             if qi == 0 {
                 continue;
             }
-            let load: u64 = (0..i).map(|p| u64::from(s.pattern[t * k + p]) * q[p * nr + j]).sum();
+            let load: u64 = (0..i)
+                .map(|p| u64::from(s.pattern[t * k + p]) * q[p * nr + j])
+                .sum();
             let left = s.sfree[t * nr + j].saturating_sub(load);
             hi = hi.min(left / qi);
         }
@@ -259,11 +289,49 @@ fn maximal(t: usize, rem: &[u64], k: usize, nr: usize, q: &[u64], s: &Scratch) -
             continue;
         }
         let room = (0..nr).all(|j| {
-            let load: u128 = (0..k).map(|p| u128::from(x[p]) * u128::from(q[p * nr + j])).sum();
+            let load: u128 = (0..k)
+                .map(|p| u128::from(x[p]) * u128::from(q[p * nr + j]))
+                .sum();
             load + u128::from(q[i * nr + j]) <= u128::from(s.sfree[t * nr + j])
         });
         if room {
             return false;
+        }
+    }
+    true
+}
+
+/// Whether the assignment of nodes `0..=t` gives every slice domain whole slices of
+/// every constrained role.
+fn whole_slices(inv: &Inventory, c: &Compiled, t: usize, k: usize, s: &Scratch) -> bool {
+    let l = inv.label_depth();
+    let mut per: SmallVec<[(u32, u64); 16]> = SmallVec::new();
+    for &(d, size) in &c.slices {
+        for (i, role) in c.roles.iter().enumerate() {
+            if !role.constrained {
+                continue;
+            }
+            per.clear();
+            for tt in 0..=t {
+                let x = u64::from(s.pattern[tt * k + i]);
+                if x == 0 {
+                    continue;
+                }
+                let ix = s.search_nodes[s.search_order[tt] as usize];
+                let dom = if d > l {
+                    Some(ix)
+                } else {
+                    inv.domain_of(ix, d)
+                };
+                let Some(dom) = dom else { return false };
+                match per.iter_mut().find(|p| p.0 == dom) {
+                    Some(p) => p.1 += x,
+                    None => per.push((dom, x)),
+                }
+            }
+            if per.iter().any(|p| p.1 % u64::from(size) != 0) {
+                return false;
+            }
         }
     }
     true
