@@ -46,6 +46,83 @@ pub struct Scenario {
     pub expect: Option<Expect>,
 }
 
+/// A cluster document: `{"topology": {"levels": [...]}, "nodes": [...]}` (the cluster
+/// half of a scenario).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClusterDoc {
+    topology: ScenarioTopology,
+    nodes: Vec<NodeSpec>,
+}
+
+/// Parses JSON into `T`, naming the JSON path of the first problem.
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        Error::scenario(
+            if path == "." {
+                "document".to_owned()
+            } else {
+                path
+            },
+            e.into_inner().to_string(),
+        )
+    })?;
+    de.end()
+        .map_err(|e| Error::scenario("document", e.to_string()))?;
+    Ok(v)
+}
+
+impl Inventory {
+    /// Builds an inventory from a cluster document:
+    /// `{"topology": {"levels": [...]}, "nodes": [...]}` with nodes as in scenario files.
+    ///
+    /// ```
+    /// use gang_core::Inventory;
+    /// let inv = Inventory::from_json(r#"{"topology": {"levels": ["rack"]},
+    ///     "nodes": [{"name": "a1", "labels": {"rack": "a"}, "capacity": {"gpu": 8}}]}"#)?;
+    /// assert_eq!(inv.len(), 1);
+    /// assert!(Inventory::from_json(r#"{"topology": {}, "nodes": [{"name": "a1", "capacity": {"gpu": "x"}}]}"#).is_err());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidScenario`] when the document does not parse (naming the JSON
+    /// path); otherwise as [`InventoryBuilder::build`](crate::InventoryBuilder::build).
+    pub fn from_json(text: &str) -> Result<Inventory, Error> {
+        let doc: ClusterDoc = from_json(text)?;
+        Inventory::builder(Topology::new(doc.topology.levels)?)
+            .nodes(doc.nodes)
+            .build()
+    }
+}
+
+impl Gang {
+    /// Parses a gang document (the `gang` object of a scenario file).
+    ///
+    /// ```
+    /// use gang_core::Gang;
+    /// let g = Gang::from_json(r#"{"name": "g", "roles": [{"name": "w", "count": 4,
+    ///     "requests": {"nvidia.com/gpu": 1}}], "topology": {"required": "rack"}}"#)?;
+    /// assert_eq!(g.roles[0].count, 4);
+    /// assert!(Gang::from_json(r#"{"name": "g", "roles": [], "colour": 1}"#).is_err());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidScenario`] naming the JSON path. The gang is validated when
+    /// compiled or placed.
+    pub fn from_json(text: &str) -> Result<Gang, Error> {
+        from_json(text)
+    }
+
+    /// The gang as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 /// `{"levels": [...]}`, outermost first.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -136,21 +213,7 @@ impl Scenario {
     /// [`Error::InvalidScenario`] naming the JSON path (`gang.roles[0].count`) and what is
     /// wrong there.
     pub fn from_json(text: &str) -> Result<Scenario, Error> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            Error::scenario(
-                if path == "." {
-                    "document".to_owned()
-                } else {
-                    path
-                },
-                e.into_inner().to_string(),
-            )
-        })?;
-        de.end()
-            .map_err(|e| Error::scenario("document", e.to_string()))?;
-        Ok(s)
+        from_json(text)
     }
 
     /// The scenario as JSON.
