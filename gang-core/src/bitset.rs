@@ -52,6 +52,19 @@ impl Bitset {
         }
     }
 
+    /// Clears bits `start..end`.
+    pub fn clear_range(&mut self, start: usize, end: usize) {
+        for i in start..end.min(self.len) {
+            self.set(i, false);
+        }
+    }
+
+    /// Keeps only bits `start..end`.
+    pub fn keep_range(&mut self, start: usize, end: usize) {
+        self.clear_range(0, start);
+        self.clear_range(end, self.len);
+    }
+
     #[cfg(test)]
     pub fn count(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
@@ -75,7 +88,6 @@ impl Bitset {
         }
     }
 
-    #[cfg(test)]
     pub fn negate(&mut self) {
         for w in &mut self.words {
             *w = !*w;

@@ -23,7 +23,11 @@ pub(crate) struct CRole {
     /// `max_per_node`, or `u32::MAX`.
     pub per_node: u32,
     pub constrained: bool,
+    /// Nodes whose labels and taints admit the role (schedulable or not).
     pub eligible: Bitset,
+    /// Per-node caps tighter than `per_node`, `(node, cap)` sorted (replacements:
+    /// `max_per_node` minus the members already there).
+    pub node_caps: Vec<(u32, u32)>,
     /// Dominant share of the whole role, for ordering roles in greedy packing.
     pub weight: u128,
 }
@@ -48,7 +52,7 @@ pub struct CompiledGang {
     pub(crate) inner: Arc<Compiled>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Compiled {
     pub gang: Gang,
     pub roles: Vec<CRole>,
@@ -69,6 +73,21 @@ impl CompiledGang {
     /// The gang as given.
     pub fn gang(&self) -> &Gang {
         &self.inner.gang
+    }
+}
+
+impl CRole {
+    /// The most members of this role node `ix` may hold (`max_per_node`, or less for a
+    /// replacement on a node that already holds some).
+    #[inline]
+    pub fn cap_on(&self, ix: u32) -> u32 {
+        if self.node_caps.is_empty() {
+            return self.per_node;
+        }
+        match self.node_caps.binary_search_by_key(&ix, |c| c.0) {
+            Ok(i) => self.per_node.min(self.node_caps[i].1),
+            Err(_) => self.per_node,
+        }
     }
 }
 
@@ -411,9 +430,7 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             .map_err(|r| Error::request(format!("{tf}.value"), &t.value, r))?;
     }
 
-    let mut eligible = inv.schedulable.clone();
-    eligible.and_with(&selector_set(inv, role));
-    eligible.and_not_with(&untolerated_set(inv, role));
+    let eligible = eligibility(inv, role);
     // Not capped by the count: best-fit compares how much room a domain really has.
     let per_node = role.max_per_node.unwrap_or(u32::MAX);
     let weight = req
@@ -437,8 +454,17 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         per_node,
         constrained: role.constrained,
         eligible,
+        node_caps: Vec::new(),
         weight,
     })
+}
+
+/// Nodes whose labels and taints admit `role`. Schedulability is checked at query
+/// time, so cordoning a node does not make compiled gangs stale.
+pub(crate) fn eligibility(inv: &Inventory, role: &Role) -> Bitset {
+    let mut e = selector_set(inv, role);
+    e.and_not_with(&untolerated_set(inv, role));
+    e
 }
 
 /// Nodes whose labels satisfy the role's selector and match expressions.

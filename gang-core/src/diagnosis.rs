@@ -380,8 +380,8 @@ fn domain_report(
         // Each resource on its own: would the role fit if only that resource counted?
         for &(r, q) in &role.req {
             let alone: u64 = (start..end)
-                .filter(|&n| role.eligible.get(n as usize))
-                .map(|n| (inv.free[r as usize][n as usize] / q).min(u64::from(role.per_node)))
+                .filter(|&n| role.eligible.get(n as usize) && inv.schedulable.get(n as usize))
+                .map(|n| (inv.free[r as usize][n as usize] / q).min(u64::from(role.cap_on(n))))
                 .sum();
             if alone < u64::from(role.min) {
                 let name = &inv.resources[r as usize];

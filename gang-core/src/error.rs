@@ -71,6 +71,22 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A placement could not be reserved because the inventory changed since it was
+    /// computed; nothing was applied.
+    #[error("conflict: {0}")]
+    Conflict(crate::reserve::Conflict),
+    /// No live reservation has this id (never made, or already released).
+    #[error("unknown reservation {id}")]
+    UnknownReservation {
+        /// The id as given.
+        id: crate::reserve::ReservationId,
+    },
+    /// No node has this name.
+    #[error("unknown node {name:?}")]
+    UnknownNode {
+        /// The name as given.
+        name: String,
+    },
 }
 
 /// The stable category of an [`Error`]; bindings map these one to one (Python exception
@@ -89,6 +105,12 @@ pub enum ErrorKind {
     Contradictory = 4,
     /// See [`Error::InvalidScenario`].
     InvalidScenario = 5,
+    /// See [`Error::Conflict`].
+    Conflict = 6,
+    /// See [`Error::UnknownReservation`].
+    UnknownReservation = 7,
+    /// See [`Error::UnknownNode`].
+    UnknownNode = 8,
 }
 
 impl ErrorKind {
@@ -100,6 +122,9 @@ impl ErrorKind {
             ErrorKind::InvalidRequest => "invalid_request",
             ErrorKind::Contradictory => "contradictory",
             ErrorKind::InvalidScenario => "invalid_scenario",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::UnknownReservation => "unknown_reservation",
+            ErrorKind::UnknownNode => "unknown_node",
         }
     }
 
@@ -124,6 +149,9 @@ impl Error {
             Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
             Error::Contradictory { .. } => ErrorKind::Contradictory,
             Error::InvalidScenario { .. } => ErrorKind::InvalidScenario,
+            Error::Conflict(_) => ErrorKind::Conflict,
+            Error::UnknownReservation { .. } => ErrorKind::UnknownReservation,
+            Error::UnknownNode { .. } => ErrorKind::UnknownNode,
         }
     }
 
@@ -135,6 +163,9 @@ impl Error {
             | Error::InvalidRequest { field, .. }
             | Error::Contradictory { field, .. }
             | Error::InvalidScenario { field, .. } => field,
+            Error::Conflict(_) => "placement",
+            Error::UnknownReservation { .. } => "reservation",
+            Error::UnknownNode { .. } => "node",
         }
     }
 
@@ -188,5 +219,11 @@ impl Error {
             field: field.into(),
             reason: reason.into(),
         }
+    }
+}
+
+impl From<crate::reserve::Conflict> for Error {
+    fn from(c: crate::reserve::Conflict) -> Self {
+        Error::Conflict(c)
     }
 }

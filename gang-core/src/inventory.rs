@@ -71,8 +71,12 @@ pub struct Inventory {
     pub(crate) capacity: Vec<Vec<u64>>,
     /// `[resource][node]` used outside the library.
     pub(crate) used: Vec<Vec<u64>>,
-    /// `[resource][node]` free = capacity − used (saturating at zero).
+    /// `[resource][node]` held by live reservations.
+    pub(crate) reserved: Vec<Vec<u64>>,
+    /// `[resource][node]` free = capacity − used − reserved (saturating at zero).
     pub(crate) free: Vec<Vec<u64>>,
+    /// Taint ids (into `taints`) per node.
+    pub(crate) taints_of: Vec<Vec<u32>>,
     pub(crate) keys: IndexSet<String>,
     pub(crate) values: IndexSet<String>,
     pub(crate) pair_sets: FxHashMap<(u32, u32), NodeSet>,
@@ -84,6 +88,8 @@ pub struct Inventory {
     pub(crate) summaries: Vec<Vec<Summary>>,
     /// Fingerprint of the node order and resource set; a compiled gang carries it.
     pub(crate) layout_id: u64,
+    /// Live reservations.
+    pub(crate) ledger: crate::reserve::Ledger,
 }
 
 impl fmt::Debug for Inventory {
@@ -270,6 +276,7 @@ impl Inventory {
         let mut by_name = FxHashMap::default();
         by_name.reserve(len);
         let mut labels = Vec::with_capacity(len);
+        let mut taints_of = Vec::with_capacity(len);
         let mut paths = Vec::with_capacity(len);
         let mut schedulable = Bitset::new(len);
         let mut capacity = vec![vec![0u64; len]; nres];
@@ -287,6 +294,7 @@ impl Inventory {
                 used[res as usize][ix] = q;
             }
             labels.push(std::mem::take(&mut r.labels));
+            taints_of.push(std::mem::take(&mut r.taints));
             paths.push(std::mem::take(&mut r.path));
         }
 
@@ -308,8 +316,8 @@ impl Inventory {
             .map(|l| NodeSet::from_sorted(l, len))
             .collect();
         let mut taint_lists: Vec<Vec<u32>> = vec![Vec::new(); taint_ids.len()];
-        for (ix, &orig) in order.iter().enumerate() {
-            for &t in &resolved[orig as usize].taints {
+        for (ix, ts) in taints_of.iter().enumerate() {
+            for &t in ts {
                 taint_lists[t as usize].push(ix as u32);
             }
         }
@@ -320,7 +328,6 @@ impl Inventory {
             .collect();
 
         let domains = build_domains(&paths, level_keys.len());
-        let layout_id = fingerprint(&names, &resources, &topology);
         let mut inv = Inventory {
             topology,
             names,
@@ -329,6 +336,8 @@ impl Inventory {
             schedulable,
             resources,
             free: Vec::new(),
+            reserved: vec![vec![0u64; len]; nres],
+            taints_of,
             capacity,
             used,
             keys,
@@ -338,19 +347,52 @@ impl Inventory {
             taints,
             domains,
             summaries: Vec::new(),
-            layout_id,
+            layout_id: 0,
+            ledger: crate::reserve::Ledger::default(),
         };
-        inv.free = (0..nres)
-            .map(|r| {
-                inv.capacity[r]
-                    .iter()
-                    .zip(&inv.used[r])
-                    .map(|(c, u)| c.saturating_sub(*u))
-                    .collect()
-            })
-            .collect();
+        inv.free = vec![vec![0u64; len]; nres];
+        for ix in 0..len {
+            inv.recompute_free(ix);
+        }
         inv.rebuild_summaries();
+        inv.layout_id = fingerprint(&inv);
         Ok(inv)
+    }
+
+    /// `free = capacity − used − reserved`, saturating at zero, for one node.
+    pub(crate) fn recompute_free(&mut self, ix: usize) {
+        for r in 0..self.resources.len() {
+            self.free[r][ix] = self.capacity[r][ix]
+                .saturating_sub(self.used[r][ix])
+                .saturating_sub(self.reserved[r][ix]);
+        }
+    }
+
+    /// Recomputes the summaries of every domain containing node `ix`, innermost first.
+    pub(crate) fn refresh_summaries(&mut self, ix: u32) {
+        let nres = self.resources.len();
+        let depths = self.domains.len();
+        for d in (0..depths).rev() {
+            let Some(di) = self.domain_of(ix, d) else {
+                continue;
+            };
+            let dom = self.domains[d][di as usize];
+            for r in 0..nres {
+                let mut s = Summary::default();
+                if d + 1 < depths {
+                    for c in dom.child_start..dom.child_end {
+                        let cs = self.summaries[d + 1][c as usize * nres + r];
+                        s.total += cs.total;
+                        s.max = s.max.max(cs.max);
+                    }
+                }
+                for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
+                    s.total += u128::from(f);
+                    s.max = s.max.max(f);
+                }
+                self.summaries[d][di as usize * nres + r] = s;
+            }
+        }
     }
 
     /// Recomputes every domain summary from the free columns, deepest level first.
@@ -479,21 +521,25 @@ impl Inventory {
                 return Err(format!("name index wrong for {name}"));
             }
         }
-        for cols in [&self.capacity, &self.used, &self.free] {
+        for cols in [&self.capacity, &self.used, &self.reserved, &self.free] {
             if cols.len() != nres || cols.iter().any(|c| c.len() != n) {
                 return Err("resource columns have the wrong shape".into());
             }
         }
         for r in 0..nres {
             for i in 0..n {
-                if self.free[r][i] > self.capacity[r][i] {
+                let want = self.capacity[r][i]
+                    .saturating_sub(self.used[r][i])
+                    .saturating_sub(self.reserved[r][i]);
+                if self.free[r][i] != want {
                     return Err(format!(
-                        "free exceeds capacity on {} for {}",
-                        self.names[i], self.resources[r]
+                        "free of {} on {} is {}, not capacity - used - reserved = {want}",
+                        self.resources[r], self.names[i], self.free[r][i]
                     ));
                 }
             }
         }
+        self.ledger.validate(self)?;
         if self.domains.first().map(|l| l.len()) != Some(1) {
             return Err("there must be exactly one root domain".into());
         }
@@ -654,23 +700,43 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
     out
 }
 
-/// FNV-1a over node names, resource names and levels: identifies a node layout.
-fn fingerprint(names: &[String], resources: &IndexSet<String>, topology: &Topology) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |s: &str| {
+/// FNV-1a over everything a compiled gang depends on: levels, resources, and per node
+/// (in storage order) its name, labels and taints. Equal for inventories built from the
+/// same nodes in any order.
+fn fingerprint(inv: &Inventory) -> u64 {
+    fn fnv(h: &mut u64, s: &str) {
         for b in s.bytes().chain(std::iter::once(0xff)) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+            *h ^= u64::from(b);
+            *h = h.wrapping_mul(0x0100_0000_01b3);
         }
-    };
-    for s in topology.levels() {
-        eat(s);
     }
-    for s in resources {
-        eat(s);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for s in inv.topology.levels() {
+        fnv(&mut h, s);
     }
-    for s in names {
-        eat(s);
+    for s in &inv.resources {
+        fnv(&mut h, s);
+    }
+    for (ix, name) in inv.names.iter().enumerate() {
+        fnv(&mut h, name);
+        // Labels and taints in an order-free way: a sum of per-item hashes.
+        let mut acc = 0u64;
+        for &(k, v) in &inv.labels[ix] {
+            let mut e = 0x84222325u64;
+            fnv(&mut e, &inv.keys[k as usize]);
+            fnv(&mut e, &inv.values[v as usize]);
+            acc = acc.wrapping_add(e);
+        }
+        for &t in &inv.taints_of[ix] {
+            let (taint, _) = &inv.taints[t as usize];
+            let mut e = 0x1b3u64;
+            fnv(&mut e, &taint.key);
+            fnv(&mut e, &taint.value);
+            fnv(&mut e, &format!("{:?}", taint.effect));
+            acc = acc.wrapping_add(e.rotate_left(17));
+        }
+        h ^= acc;
+        h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
 }

@@ -73,6 +73,7 @@
 #![deny(missing_docs)]
 
 mod bitset;
+mod changes;
 mod compile;
 mod diagnosis;
 mod error;
@@ -81,12 +82,16 @@ mod names;
 mod node;
 mod placement;
 mod quantity;
+mod replace;
 mod request;
+mod reserve;
 #[cfg(feature = "serde")]
 mod scenario;
 mod solve;
+mod spread;
 mod topology;
 
+pub use changes::Overcommit;
 pub use compile::CompiledGang;
 pub use diagnosis::{
     Diagnosis, DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
@@ -97,10 +102,13 @@ pub use names::HOSTNAME_LEVEL;
 pub use node::{NodeSpec, Taint, TaintEffect, Toleration, TolerationOperator};
 pub use placement::{Assignment, Placement};
 pub use quantity::{Amount, Quantity};
+pub use replace::{Pending, PendingDomain, Replacement};
 pub use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
+pub use reserve::{Conflict, Lost, Reservation, ReservationId};
 #[cfg(feature = "serde")]
 pub use scenario::{Expect, Scenario, ScenarioReport};
 pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};
+pub use spread::{Admission, AdmitMode, Spread, SpreadOutcome};
 pub use topology::Topology;
 
 /// The README's Rust examples, run as doctests.

@@ -256,13 +256,13 @@ impl Placement {
                     inv.names[n as usize]
                 ));
             }
-            if !role.eligible.get(n as usize) {
+            if !role.eligible.get(n as usize) || !inv.schedulable.get(n as usize) {
                 return Err(format!(
                     "role {name} placed on ineligible node {}",
                     inv.names[n as usize]
                 ));
             }
-            if k > role.per_node {
+            if k > role.cap_on(n) {
                 return Err(format!(
                     "role {name}: {k} members on {} exceed max_per_node",
                     inv.names[n as usize]

@@ -212,18 +212,22 @@ impl Solver {
 
     /// Places a compiled gang: all of it (or each role's `min_count`), or nothing.
     ///
+    /// A gang compiled before nodes were added, removed or relabelled is compiled again
+    /// on the fly.
+    ///
     /// # Errors
-    /// [`Error::InvalidRequest`] (field `compiled`) when `gang` was compiled against a
-    /// different inventory layout.
+    /// Only when that recompilation fails (as [`Inventory::compile`]).
     pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
+        // After nodes were added, removed or relabelled the compiled form is stale:
+        // compile again (the slow path; the gang itself was valid).
+        let fresh;
+        let gang = if gang.inner.layout_id == inv.layout_id {
+            gang
+        } else {
+            fresh = inv.compile(gang.gang())?;
+            &fresh
+        };
         let c = &*gang.inner;
-        if c.layout_id != inv.layout_id {
-            return Err(Error::request(
-                "compiled",
-                &c.gang.name,
-                "compiled against a different inventory layout; compile the gang again",
-            ));
-        }
         self.s.ensure(inv);
         let mut budget = self.budget;
         let mut exhausted = false;

@@ -1,7 +1,7 @@
 //! Single-role capacity of every domain: per-node fits summed level by level.
 //!
 //! A node's *contribution* is how many members of the role it can take: the least over
-//! requested resources of `free / request`, capped by `max_per_node` and the count;
+//! requested resources of `free / request`, capped by `max_per_node`;
 //! zero when the node is ineligible or (for sliced roles) outside the innermost slice
 //! level; rounded down to the node-level slice size if there is one. A domain's capacity
 //! is the sum of its children's and its direct nodes', rounded down to its slice size
@@ -87,10 +87,10 @@ fn round_down(v: u64, g: u64) -> u64 {
 /// How many members of `role` node `ix` can take now (before slice rounding).
 #[inline]
 pub(crate) fn node_fit(inv: &Inventory, role: &CRole, ix: usize, taken: Option<&[u64]>) -> u32 {
-    if !role.eligible.get(ix) || !role.missing.is_empty() {
+    if !role.eligible.get(ix) || !inv.schedulable.get(ix) || !role.missing.is_empty() {
         return 0;
     }
-    let mut f = role.per_node;
+    let mut f = role.cap_on(ix as u32);
     let nres = inv.resources.len();
     for &(r, q) in &role.req {
         let mut free = inv.free[r as usize][ix];

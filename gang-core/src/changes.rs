@@ -1,0 +1,368 @@
+//! Changes to a live inventory: nodes added, removed, failed, cordoned, relabelled,
+//! resized, and usage from outside the library.
+//!
+//! Cordoning and amounts change columns in place. Adding, removing or relabelling a node
+//! (or naming a resource no node had) re-sorts the nodes: the inventory is rebuilt from
+//! its own node descriptions, reservations follow their nodes by name, and gangs
+//! compiled before are compiled again on their next placement.
+
+use indexmap::IndexMap;
+
+use crate::error::Error;
+use crate::inventory::Inventory;
+use crate::node::NodeSpec;
+use crate::quantity::{Amount, Quantity};
+use crate::reserve::{Lost, ReservationId};
+
+/// A node whose capacity no longer covers what is used and reserved on it, after a
+/// capacity or external-usage change. The change is applied (it is a fact about the
+/// node); free capacity is zero until the holders release or are replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Overcommit {
+    /// Node name.
+    pub node: String,
+    /// Resource name.
+    pub resource: String,
+    /// Allocatable capacity now.
+    pub capacity: Quantity,
+    /// Used outside the library.
+    pub used: Quantity,
+    /// Held by reservations.
+    pub reserved: Quantity,
+    /// The reservations holding this resource on the node.
+    pub reservations: Vec<ReservationId>,
+}
+
+impl Inventory {
+    /// The description of a node as it stands now (capacity and used as exact amounts).
+    pub fn node_spec(&self, name: &str) -> Option<NodeSpec> {
+        let ix = *self.by_name.get(name)? as usize;
+        Some(self.spec_of(ix))
+    }
+
+    fn spec_of(&self, ix: usize) -> NodeSpec {
+        let mut n = NodeSpec::new(self.names[ix].clone());
+        for &(k, v) in &self.labels[ix] {
+            n.labels.insert(
+                self.keys[k as usize].clone(),
+                self.values[v as usize].clone(),
+            );
+        }
+        for (r, name) in self.resources.iter().enumerate() {
+            if self.capacity[r][ix] > 0 {
+                n.capacity.insert(
+                    name.clone(),
+                    Amount::Exact(Quantity::from_millis(self.capacity[r][ix])),
+                );
+            }
+            if self.used[r][ix] > 0 {
+                n.used.insert(
+                    name.clone(),
+                    Amount::Exact(Quantity::from_millis(self.used[r][ix])),
+                );
+            }
+        }
+        n.taints = self.taints_of[ix]
+            .iter()
+            .map(|&t| self.taints[t as usize].0.clone())
+            .collect();
+        n.schedulable = self.schedulable.get(ix);
+        n
+    }
+
+    fn index(&self, name: &str) -> Result<usize, Error> {
+        self.by_name
+            .get(name)
+            .map(|&i| i as usize)
+            .ok_or_else(|| Error::UnknownNode {
+                name: name.to_owned(),
+            })
+    }
+
+    /// Rebuilds from node descriptions, carrying reservations over by node name. Leaves
+    /// `self` unchanged on error.
+    fn relayout(&mut self, specs: &[NodeSpec]) -> Result<(), Error> {
+        let mut next = Inventory::builder(self.topology.clone())
+            .nodes(specs.iter().cloned())
+            .build()?;
+        let mut ledger = std::mem::take(&mut self.ledger);
+        for r in ledger.live.values_mut() {
+            for m in &mut r.members {
+                // Members on removed nodes were moved to `lost` before the rebuild.
+                m.1 = next.by_name[&self.names[m.1 as usize]];
+            }
+            r.members.sort_unstable();
+        }
+        for r in ledger.live.values() {
+            for &(role, n, k) in &r.members {
+                for (res, q) in &r.shapes[role as usize] {
+                    if let Some(ri) = next.resources.get_index_of(res) {
+                        let cell = &mut next.reserved[ri][n as usize];
+                        *cell = cell.saturating_add(q.saturating_mul(u64::from(k)));
+                    }
+                }
+            }
+        }
+        next.ledger = ledger;
+        for ix in 0..next.len() {
+            next.recompute_free(ix);
+        }
+        next.rebuild_summaries();
+        *self = next;
+        Ok(())
+    }
+
+    /// Adds a node.
+    ///
+    /// ```
+    /// use gang_core::{Inventory, NodeSpec, Topology};
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?).build()?;
+    /// inv.add_node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))?;
+    /// assert_eq!(inv.len(), 1);
+    /// assert!(inv.add_node(NodeSpec::new("a1")).is_err()); // duplicate
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`InventoryBuilder::build`](crate::InventoryBuilder::build) (duplicate name,
+    /// bad label or quantity); the inventory is unchanged.
+    pub fn add_node(&mut self, spec: NodeSpec) -> Result<(), Error> {
+        let mut specs: Vec<NodeSpec> = (0..self.len()).map(|i| self.spec_of(i)).collect();
+        specs.push(spec);
+        self.relayout(&specs)
+    }
+
+    /// Removes a node. Members of reservations on it are lost: each reservation keeps
+    /// the rest and records what it lost (see [`Inventory::replace`]).
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`].
+    pub fn remove_node(&mut self, name: &str) -> Result<Vec<Lost>, Error> {
+        let ix = self.index(name)?;
+        let lost = self.lose_members(ix);
+        let specs: Vec<NodeSpec> = (0..self.len())
+            .filter(|&i| i != ix)
+            .map(|i| self.spec_of(i))
+            .collect();
+        self.relayout(&specs)?;
+        Ok(lost)
+    }
+
+    /// Marks a node failed: it is cordoned, and members of reservations on it are lost
+    /// (their capacity there is given back).
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`].
+    pub fn fail_node(&mut self, name: &str) -> Result<Vec<Lost>, Error> {
+        let ix = self.index(name)?;
+        self.schedulable.set(ix, false);
+        Ok(self.lose_members(ix))
+    }
+
+    /// Moves every reservation's members on node `ix` to its lost list.
+    fn lose_members(&mut self, ix: usize) -> Vec<Lost> {
+        let path: Vec<String> = (1..=self.label_depth())
+            .map_while(|d| self.domain_of(ix as u32, d))
+            .enumerate()
+            .map(|(i, dom)| self.values[self.domains[i + 1][dom as usize].value as usize].clone())
+            .collect();
+        let mut out = Vec::new();
+        let ids: Vec<ReservationId> = self.ledger.live.keys().copied().collect();
+        for id in ids {
+            let r = &self.ledger.live[&id];
+            let gone: Vec<(u16, u32, u32)> = r
+                .members
+                .iter()
+                .copied()
+                .filter(|m| m.1 as usize == ix)
+                .collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let shapes = r.shapes.clone();
+            self.adjust(&shapes, &gone, false);
+            let r = self.ledger.live.get_mut(&id).expect("live");
+            r.members.retain(|m| m.1 as usize != ix);
+            for &(role, _, k) in &gone {
+                let l = Lost {
+                    reservation: id,
+                    role: r.gang.gang().roles[role as usize].name.clone(),
+                    node: self.names[ix].clone(),
+                    count: k,
+                    role_ix: role,
+                    path: path.clone(),
+                };
+                r.lost.push(l.clone());
+                out.push(l);
+            }
+        }
+        out
+    }
+
+    /// Cordons a node: nothing new is placed on it; reservations there stay.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`].
+    pub fn cordon(&mut self, name: &str) -> Result<(), Error> {
+        let ix = self.index(name)?;
+        self.schedulable.set(ix, false);
+        Ok(())
+    }
+
+    /// Makes a cordoned (or failed) node schedulable again.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`].
+    pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
+        let ix = self.index(name)?;
+        self.schedulable.set(ix, true);
+        Ok(())
+    }
+
+    /// Replaces a node's labels. Returns the live reservations whose constrained members
+    /// no longer share their domain (the caller decides whether to move them).
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`], or invalid labels (the inventory is unchanged).
+    pub fn set_labels(
+        &mut self,
+        name: &str,
+        labels: IndexMap<String, String>,
+    ) -> Result<Vec<ReservationId>, Error> {
+        let ix = self.index(name)?;
+        let mut specs: Vec<NodeSpec> = (0..self.len()).map(|i| self.spec_of(i)).collect();
+        specs[ix].labels = labels;
+        self.relayout(&specs)?;
+        Ok(self.displaced())
+    }
+
+    /// Reservations whose constrained members are no longer inside their domain.
+    fn displaced(&self) -> Vec<ReservationId> {
+        let l = self.label_depth();
+        let mut out = Vec::new();
+        for (id, r) in &self.ledger.live {
+            let c = &r.gang.inner;
+            let want: Vec<&str> = r.domain.iter().map(|(_, v)| v.as_str()).collect();
+            // Cluster-wide and one-node placements cannot be displaced by labels.
+            let inside = |n: u32| match r.depth {
+                0 => true,
+                d if d > l => true,
+                d => self
+                    .domain_of(n, d)
+                    .is_some_and(|dom| self.domain_values(d, dom) == want),
+            };
+            if r.members
+                .iter()
+                .any(|m| c.roles[m.0 as usize].constrained && !inside(m.1))
+            {
+                out.push(*id);
+            }
+        }
+        out
+    }
+
+    /// Sets a node's allocatable capacity of one resource. Applied even when it falls
+    /// below what is used and reserved there: that is reported, not refused.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
+    ///     .build()?;
+    /// let p = inv.place(&Gang::new("g").role(Role::new("w", 6).request("gpu", 1)))?;
+    /// let id = inv.reserve(p.placement().unwrap())?;
+    /// let over = inv.set_capacity("a1", "gpu", 4)?;
+    /// assert_eq!(over[0].reservations, [id]);
+    /// assert_eq!(inv.free("a1", "gpu").unwrap().millis(), 0);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`]; [`Error::InvalidQuantity`] (the inventory is unchanged).
+    pub fn set_capacity(
+        &mut self,
+        node: &str,
+        resource: &str,
+        amount: impl Into<Amount>,
+    ) -> Result<Vec<Overcommit>, Error> {
+        self.set_amount(node, resource, amount.into(), true)
+    }
+
+    /// Sets the amount of a resource used on a node by workloads the library did not
+    /// place. Reports overcommitment like [`Inventory::set_capacity`].
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`]; [`Error::InvalidQuantity`] (the inventory is unchanged).
+    pub fn set_used(
+        &mut self,
+        node: &str,
+        resource: &str,
+        amount: impl Into<Amount>,
+    ) -> Result<Vec<Overcommit>, Error> {
+        self.set_amount(node, resource, amount.into(), false)
+    }
+
+    fn set_amount(
+        &mut self,
+        node: &str,
+        resource: &str,
+        amount: Amount,
+        capacity: bool,
+    ) -> Result<Vec<Overcommit>, Error> {
+        let ix = self.index(node)?;
+        let what = if capacity { "capacity" } else { "used" };
+        let q = amount.resolve(&format!("nodes[{node}].{what}.{resource}"))?;
+        match self.resources.get_index_of(resource) {
+            Some(r) => {
+                let col = if capacity {
+                    &mut self.capacity
+                } else {
+                    &mut self.used
+                };
+                col[r][ix] = q.millis();
+                self.recompute_free(ix);
+                self.refresh_summaries(ix as u32);
+            }
+            None => {
+                // A new resource: a new column, so rebuild.
+                let mut specs: Vec<NodeSpec> = (0..self.len()).map(|i| self.spec_of(i)).collect();
+                let map = if capacity {
+                    &mut specs[ix].capacity
+                } else {
+                    &mut specs[ix].used
+                };
+                map.insert(resource.to_owned(), Amount::Exact(q));
+                self.relayout(&specs)?;
+            }
+        }
+        let ix = self.index(node)?;
+        let Some(r) = self.resources.get_index_of(resource) else {
+            return Ok(Vec::new());
+        };
+        let (cap, used, reserved) = (self.capacity[r][ix], self.used[r][ix], self.reserved[r][ix]);
+        if used.saturating_add(reserved) <= cap {
+            return Ok(Vec::new());
+        }
+        let reservations = self
+            .ledger
+            .live
+            .values()
+            .filter(|res| {
+                res.members.iter().any(|m| {
+                    m.1 as usize == ix
+                        && res.shapes[m.0 as usize].iter().any(|(n, _)| n == resource)
+                })
+            })
+            .map(|res| res.id)
+            .collect();
+        Ok(vec![Overcommit {
+            node: node.to_owned(),
+            resource: resource.to_owned(),
+            capacity: Quantity::from_millis(cap),
+            used: Quantity::from_millis(used),
+            reserved: Quantity::from_millis(reserved),
+            reservations,
+        }])
+    }
+}

@@ -1,0 +1,412 @@
+//! Reservations: holding a placement's capacity, and giving exactly that back.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use smallvec::SmallVec;
+
+use crate::compile::CompiledGang;
+use crate::error::Error;
+use crate::inventory::Inventory;
+use crate::placement::{Assignment, Placement};
+use crate::quantity::Quantity;
+use crate::request::Gang;
+
+/// Identifies a live reservation. Ids are never reused within an inventory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct ReservationId(pub u64);
+
+impl fmt::Display for ReservationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Why a placement could not be reserved; nothing was applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Conflict {
+    /// A node no longer has the free capacity the placement needs.
+    #[error("node {node} has {free} {resource} free, the placement needs {needed}")]
+    Capacity {
+        /// Node name.
+        node: String,
+        /// Resource name.
+        resource: String,
+        /// What the placement puts on the node.
+        needed: Quantity,
+        /// What is free there now.
+        free: Quantity,
+    },
+    /// A node of the placement no longer exists.
+    #[error("node {node} no longer exists")]
+    NodeGone {
+        /// Node name.
+        node: String,
+    },
+    /// A node of the placement was cordoned.
+    #[error("node {node} is cordoned")]
+    Unschedulable {
+        /// Node name.
+        node: String,
+    },
+    /// A node no longer admits a role (labels changed).
+    #[error("node {node} no longer admits role {role}")]
+    NotEligible {
+        /// Node name.
+        node: String,
+        /// Role name.
+        role: String,
+    },
+    /// The gang no longer compiles against the changed inventory.
+    #[error("the gang is no longer valid here: {reason}")]
+    Stale {
+        /// The compile error, in words.
+        reason: String,
+    },
+}
+
+impl Conflict {
+    /// The node the conflict is about.
+    pub fn node(&self) -> &str {
+        match self {
+            Conflict::Capacity { node, .. }
+            | Conflict::NodeGone { node }
+            | Conflict::Unschedulable { node }
+            | Conflict::NotEligible { node, .. } => node,
+            Conflict::Stale { .. } => "",
+        }
+    }
+}
+
+/// Members of a reservation lost with a node that was removed or failed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Lost {
+    /// The reservation that lost them.
+    pub reservation: ReservationId,
+    /// Role name.
+    pub role: String,
+    /// The node they were on.
+    pub node: String,
+    /// How many.
+    pub count: u32,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) role_ix: u16,
+    /// The node's topology label values at the time of the loss (outermost first), so a
+    /// replacement can stay in the lost member's slice domain.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) path: Vec<String>,
+}
+
+/// A live reservation: the gang, the domain it was placed in, and what it holds.
+#[derive(Debug, Clone)]
+pub struct Reservation {
+    pub(crate) id: ReservationId,
+    pub(crate) gang: CompiledGang,
+    /// Depth of the placement's domain, and its label values.
+    pub(crate) depth: usize,
+    pub(crate) domain: Vec<(String, String)>,
+    /// `(role, node index, count)`, sorted; node indices follow relayouts.
+    pub(crate) members: Vec<(u16, u32, u32)>,
+    /// Per role: requested `(resource name, milli-units)` per member.
+    pub(crate) shapes: Vec<SmallVec<[(String, u64); 4]>>,
+    pub(crate) lost: Vec<Lost>,
+}
+
+impl Reservation {
+    /// The reservation's id.
+    pub fn id(&self) -> ReservationId {
+        self.id
+    }
+
+    /// The gang reserved.
+    pub fn gang(&self) -> &Gang {
+        self.gang.gang()
+    }
+
+    /// The domain the gang was placed in, `(level key, value)` outermost first (empty:
+    /// cluster-wide). Replacements stay inside it at the gang's required level.
+    pub fn domain(&self) -> &[(String, String)] {
+        &self.domain
+    }
+
+    /// Members held, per role and node.
+    pub fn members(&self, inv: &Inventory) -> Vec<Assignment> {
+        self.members
+            .iter()
+            .map(|&(r, n, k)| Assignment {
+                role: self.gang.gang().roles[r as usize].name.clone(),
+                node: inv.names[n as usize].clone(),
+                count: k,
+            })
+            .collect()
+    }
+
+    /// Total members held.
+    pub fn member_count(&self) -> u64 {
+        self.members.iter().map(|m| u64::from(m.2)).sum()
+    }
+
+    /// What the reservation holds on each node, per resource.
+    pub fn usage(&self, inv: &Inventory) -> Vec<(String, String, Quantity)> {
+        let mut out: Vec<(String, String, Quantity)> = Vec::new();
+        for &(r, n, k) in &self.members {
+            for (res, q) in &self.shapes[r as usize] {
+                let node = &inv.names[n as usize];
+                let add = q.saturating_mul(u64::from(k));
+                match out.iter_mut().find(|(a, b, _)| a == node && b == res) {
+                    Some(e) => e.2 = Quantity::from_millis(e.2.millis().saturating_add(add)),
+                    None => out.push((node.clone(), res.clone(), Quantity::from_millis(add))),
+                }
+            }
+        }
+        out
+    }
+
+    /// Members lost with removed or failed nodes and not yet replaced.
+    pub fn lost(&self) -> &[Lost] {
+        &self.lost
+    }
+}
+
+/// The live reservations of an inventory.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ledger {
+    pub live: BTreeMap<ReservationId, Reservation>,
+    pub next: u64,
+}
+
+impl Ledger {
+    /// Checks that the reserved columns equal the sum of live reservations and that no
+    /// reservation is partial.
+    pub fn validate(&self, inv: &Inventory) -> Result<(), String> {
+        let nres = inv.resources.len();
+        let mut sum = vec![0u128; inv.len() * nres];
+        for (id, r) in &self.live {
+            let c = &r.gang.inner;
+            let mut held = vec![0u64; c.roles.len()];
+            for &(role, n, k) in &r.members {
+                if n as usize >= inv.len() || k == 0 {
+                    return Err(format!("reservation {id}: bad member on node {n}"));
+                }
+                held[role as usize] += u64::from(k);
+                for (res, q) in &r.shapes[role as usize] {
+                    let Some(ri) = inv.resources.get_index_of(res) else {
+                        return Err(format!("reservation {id}: unknown resource {res}"));
+                    };
+                    sum[n as usize * nres + ri] += u128::from(*q) * u128::from(k);
+                }
+            }
+            for l in &r.lost {
+                held[l.role_ix as usize] += u64::from(l.count);
+            }
+            for (i, role) in c.roles.iter().enumerate() {
+                if held[i] < u64::from(role.min) || held[i] > u64::from(role.count) {
+                    return Err(format!(
+                        "reservation {id}: role {i} holds {} (with lost) outside [{}, {}]",
+                        held[i], role.min, role.count
+                    ));
+                }
+            }
+        }
+        for n in 0..inv.len() {
+            for r in 0..nres {
+                if u128::from(inv.reserved[r][n]) != sum[n * nres + r] {
+                    return Err(format!(
+                        "reserved {} on {} is {}, live reservations hold {}",
+                        inv.resources[r],
+                        inv.names[n],
+                        inv.reserved[r][n],
+                        sum[n * nres + r]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Inventory {
+    /// Applies a placement atomically: re-checks every member against the current
+    /// inventory and, if all still fit, holds their capacity under a new id.
+    ///
+    /// A placement computed before a node was added, removed or relabelled is matched to
+    /// the current nodes by name and re-checked the same way.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 2).request("gpu", 4));
+    /// let p = inv.place(&gang)?.placement().cloned().unwrap();
+    /// let id = inv.reserve(&p)?;
+    /// assert_eq!(inv.free("a1", "gpu").unwrap().millis(), 0);
+    /// // The same placement again no longer fits: nothing is applied.
+    /// assert!(inv.reserve(&p).is_err());
+    /// inv.release(id)?;
+    /// assert_eq!(inv.free("a1", "gpu").unwrap().millis(), 8000);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`Conflict`] naming the node (and resource) that no longer fits; the inventory
+    /// is unchanged.
+    pub fn reserve(&mut self, placement: &Placement) -> Result<ReservationId, Conflict> {
+        let (gang, members) = self.resolve(placement)?;
+        let id = ReservationId(self.ledger.next);
+        let c = &gang.inner;
+        let shapes = c
+            .roles
+            .iter()
+            .map(|r| {
+                r.req
+                    .iter()
+                    .map(|&(res, q)| (self.resources[res as usize].clone(), q))
+                    .collect()
+            })
+            .collect();
+        let reservation = Reservation {
+            id,
+            gang: gang.clone(),
+            depth: placement.depth,
+            domain: placement.domain.clone(),
+            members,
+            shapes,
+            lost: Vec::new(),
+        };
+        self.hold(&reservation, true);
+        self.ledger.next += 1;
+        self.ledger.live.insert(id, reservation);
+        Ok(id)
+    }
+
+    /// Gives back exactly what a reservation holds, and forgets it.
+    ///
+    /// # Errors
+    /// [`Error::UnknownReservation`] when `id` is not live (never made, or released
+    /// already); nothing is credited.
+    pub fn release(&mut self, id: ReservationId) -> Result<Reservation, Error> {
+        let r = self
+            .ledger
+            .live
+            .remove(&id)
+            .ok_or(Error::UnknownReservation { id })?;
+        self.hold(&r, false);
+        Ok(r)
+    }
+
+    /// A live reservation.
+    pub fn reservation(&self, id: ReservationId) -> Option<&Reservation> {
+        self.ledger.live.get(&id)
+    }
+
+    /// Live reservations, by id.
+    pub fn reservations(&self) -> impl Iterator<Item = &Reservation> + '_ {
+        self.ledger.live.values()
+    }
+
+    /// Adds (`take`) or removes a reservation's holdings, keeping summaries exact.
+    pub(crate) fn hold(&mut self, r: &Reservation, take: bool) {
+        self.adjust(&r.shapes, &r.members, take);
+    }
+
+    /// Adds or removes the holdings of `members` (of roles shaped `shapes`).
+    pub(crate) fn adjust(
+        &mut self,
+        shapes: &[SmallVec<[(String, u64); 4]>],
+        members: &[(u16, u32, u32)],
+        take: bool,
+    ) {
+        let mut touched: SmallVec<[u32; 32]> = SmallVec::new();
+        for &(role, n, k) in members {
+            for (res, q) in &shapes[role as usize] {
+                let Some(ri) = self.resources.get_index_of(res) else {
+                    continue;
+                };
+                let cell = &mut self.reserved[ri][n as usize];
+                let amount = q.saturating_mul(u64::from(k));
+                *cell = if take {
+                    cell.saturating_add(amount)
+                } else {
+                    cell.saturating_sub(amount)
+                };
+            }
+            if !touched.contains(&n) {
+                touched.push(n);
+            }
+        }
+        for &n in &touched {
+            self.recompute_free(n as usize);
+            self.refresh_summaries(n);
+        }
+    }
+
+    /// The placement's gang (recompiled if the layout changed) and members in current
+    /// node indices, after checking that everything still fits.
+    fn resolve(&self, p: &Placement) -> Result<(CompiledGang, Vec<(u16, u32, u32)>), Conflict> {
+        let same = p.compiled.inner.layout_id == self.layout_id;
+        let gang = if same {
+            p.compiled.clone()
+        } else {
+            // Levels and roles were valid when placed and the topology never changes, so
+            // compiling again only refreshes eligibility and resource ids.
+            self.compile(p.compiled.gang())
+                .map_err(|e| Conflict::Stale {
+                    reason: e.to_string(),
+                })?
+        };
+        let mut members = Vec::with_capacity(p.members.len());
+        for (&(role, n, k), a) in p.members.iter().zip(&p.assignments) {
+            let ix = if same {
+                n
+            } else {
+                *self
+                    .by_name
+                    .get(&a.node)
+                    .ok_or_else(|| Conflict::NodeGone {
+                        node: a.node.clone(),
+                    })?
+            };
+            members.push((role, ix, k));
+        }
+        members.sort_unstable();
+        let c = &gang.inner;
+        let mut load: SmallVec<[(u32, u32, u128); 16]> = SmallVec::new();
+        for &(role, n, k) in &members {
+            let r = &c.roles[role as usize];
+            let name = &self.names[n as usize];
+            if !self.schedulable.get(n as usize) {
+                return Err(Conflict::Unschedulable { node: name.clone() });
+            }
+            if !r.eligible.get(n as usize) || k > r.cap_on(n) {
+                return Err(Conflict::NotEligible {
+                    node: name.clone(),
+                    role: c.gang.roles[role as usize].name.clone(),
+                });
+            }
+            for &(res, q) in &r.req {
+                let add = u128::from(q) * u128::from(k);
+                match load.iter_mut().find(|l| l.0 == n && l.1 == res) {
+                    Some(l) => l.2 += add,
+                    None => load.push((n, res, add)),
+                }
+            }
+        }
+        for &(n, res, need) in &load {
+            let free = self.free[res as usize][n as usize];
+            if need > u128::from(free) {
+                return Err(Conflict::Capacity {
+                    node: self.names[n as usize].clone(),
+                    resource: self.resources[res as usize].clone(),
+                    needed: Quantity::from_millis(u64::try_from(need).unwrap_or(u64::MAX)),
+                    free: Quantity::from_millis(free),
+                });
+            }
+        }
+        Ok((gang, members))
+    }
+}
