@@ -1,0 +1,128 @@
+//! The gangs the benchmarks place, shared with the tests.
+//!
+//! Members request one GPU plus a share of CPU and memory (half the node's CPU per GPU,
+//! a quarter of its memory per GPU), as a training worker pod would; GPUs are what
+//! binds on a fragmented cluster.
+
+use gang_core::{Gang, Role};
+
+use crate::gen::{Spec, BLOCK, CPU, GPU, MEMORY, RACK};
+
+/// The topology constraint of a single-role case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constraint {
+    /// `required: rack`.
+    RequiredRack,
+    /// `required: block`.
+    RequiredBlock,
+    /// `preferred: rack` (walks up to block, zone, then splits cluster-wide).
+    PreferredRack,
+    /// Neither: cluster-wide, still all-or-nothing.
+    Unconstrained,
+}
+
+impl Constraint {
+    /// Every constraint, in report order.
+    pub const ALL: [Constraint; 4] = [
+        Constraint::RequiredRack,
+        Constraint::RequiredBlock,
+        Constraint::PreferredRack,
+        Constraint::Unconstrained,
+    ];
+
+    /// `required-rack` style name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Constraint::RequiredRack => "required-rack",
+            Constraint::RequiredBlock => "required-block",
+            Constraint::PreferredRack => "preferred-rack",
+            Constraint::Unconstrained => "unconstrained",
+        }
+    }
+
+    /// Applies the constraint to `gang`.
+    pub fn apply(self, gang: Gang) -> Gang {
+        match self {
+            Constraint::RequiredRack => gang.required(RACK),
+            Constraint::RequiredBlock => gang.required(BLOCK),
+            Constraint::PreferredRack => gang.preferred(RACK),
+            Constraint::Unconstrained => gang,
+        }
+    }
+}
+
+/// Milli-CPU a worker asks for on `spec`'s nodes (half a GPU's share of the node).
+pub fn worker_cpu_millis(spec: &Spec) -> u64 {
+    spec.cpu_cores * 1000 / spec.gpus.max(1) / 2
+}
+
+/// Memory (GiB) a worker asks for (a quarter of a GPU's share of the node).
+pub fn worker_memory_gib(spec: &Spec) -> u64 {
+    spec.memory_gib / spec.gpus.max(1) / 4
+}
+
+/// A one-GPU worker role of `count` members; `cpu_extra_millis` is added to its CPU
+/// request (to make a new request shape without changing the answer much).
+pub fn worker(spec: &Spec, count: u32, cpu_extra_millis: u64) -> Role {
+    Role::new("worker", count)
+        .request(GPU, 1)
+        .request(
+            CPU,
+            format!("{}m", worker_cpu_millis(spec) + cpu_extra_millis),
+        )
+        .request(MEMORY, format!("{}Gi", worker_memory_gib(spec)))
+}
+
+/// Requests of [`worker`] as `(resource index in RESOURCES, milli-units)`, for the floor.
+pub fn worker_columns(spec: &Spec) -> [(usize, u64); 3] {
+    [
+        (0, 1000),
+        (1, worker_cpu_millis(spec)),
+        (2, worker_memory_gib(spec) * (1 << 30) * 1000),
+    ]
+}
+
+/// A single-role gang of `count` workers under `constraint`.
+pub fn single(spec: &Spec, constraint: Constraint, count: u32) -> Gang {
+    constraint.apply(Gang::new("train").role(worker(spec, count, 0)))
+}
+
+/// A launcher (CPU only, anywhere), 32 one-GPU workers and 4 CPU-heavy parameter
+/// servers, the workers and servers in one rack.
+pub fn three_role(spec: &Spec) -> Gang {
+    Gang::new("train-ps")
+        .role(
+            Role::new("launcher", 1)
+                .request(CPU, 2)
+                .request(MEMORY, "8Gi")
+                .unconstrained(),
+        )
+        .role(worker(spec, 32, 0))
+        .role(
+            Role::new("ps", 4)
+                .request(CPU, 16)
+                .request(MEMORY, "128Gi"),
+        )
+        .required(RACK)
+}
+
+/// 64 workers in one block, in slices of 16 per rack.
+pub fn sliced(spec: &Spec) -> Gang {
+    Gang::new("train-sliced")
+        .role(worker(spec, 64, 0))
+        .required(BLOCK)
+        .slice(RACK, 16)
+}
+
+/// One more whole-node worker than a rack has nodes, rack required: never fits, so
+/// every call takes the diagnosis path (and its "relaxing to block" search).
+pub fn infeasible(spec: &Spec) -> Gang {
+    let count = spec.nodes_per_rack as u32 + 1;
+    Gang::new("too-big")
+        .role(
+            Role::new("worker", count)
+                .request(GPU, spec.gpus)
+                .request(CPU, format!("{}m", worker_cpu_millis(spec))),
+        )
+        .required(RACK)
+}
