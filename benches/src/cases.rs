@@ -98,11 +98,7 @@ pub fn three_role(spec: &Spec) -> Gang {
                 .unconstrained(),
         )
         .role(worker(spec, 32, 0))
-        .role(
-            Role::new("ps", 4)
-                .request(CPU, 16)
-                .request(MEMORY, "128Gi"),
-        )
+        .role(Role::new("ps", 4).request(CPU, 16).request(MEMORY, "128Gi"))
         .required(RACK)
 }
 

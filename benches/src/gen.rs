@@ -145,8 +145,9 @@ pub struct Spec {
     pub cpu_cores: u64,
     /// Memory per node, GiB.
     pub memory_gib: u64,
-    /// Percentage of all GPUs in use, spread at random in jobs of 1, 2, 4 and whole-node
-    /// GPUs (so the cluster is fragmented).
+    /// Percentage of all GPUs in use, spread at random in jobs of 1, 2, half-node and
+    /// whole-node GPUs, each on the freer of two random nodes (so the cluster is fragmented: most
+    /// free GPUs sit on partly used nodes).
     pub used_pct: u32,
     /// Seed.
     pub seed: u64,
@@ -346,11 +347,7 @@ impl Cluster {
                 spec.product()
             };
             for k in 0..spec.nodes_per_rack {
-                let name = format!(
-                    "{}-{bv}-{rv}-{}",
-                    spec.prefix,
-                    num("n", k, nw, spec.pad)
-                );
+                let name = format!("{}-{bv}-{rv}-{}", spec.prefix, num("n", k, nw, spec.pad));
                 let mut labels = Vec::with_capacity(4);
                 labels.push((ZONE, zv.clone()));
                 if !rng.chance(spec.no_block_label_per_mille) {
@@ -409,7 +406,12 @@ impl Cluster {
 
     /// A short name: `hgx-10k-50` style when the spec is a standard one.
     pub fn name(&self) -> String {
-        format!("{}-{}n-{}", self.spec.prefix, self.len(), self.spec.used_pct)
+        format!(
+            "{}-{}n-{}",
+            self.spec.prefix,
+            self.len(),
+            self.spec.used_pct
+        )
     }
 
     /// The `gang-core` topology (zone, block, rack).
@@ -488,8 +490,10 @@ impl Cluster {
     }
 }
 
-/// Spreads `used_pct` % of all GPUs over random nodes in jobs of 1, 2, 4 GPUs or a whole
-/// node, with CPU and memory in proportion plus a little noise.
+/// Spreads `used_pct` % of all GPUs over random nodes in jobs of 1, 2, half a node's or a
+/// whole node's GPUs (each to the freer of two random nodes, as a least-allocated scheduler spreads
+/// them, cut to what that node has free), with CPU and memory in proportion plus a
+/// little noise.
 fn fill_use(spec: &Spec, rng: &mut Rng, nodes: &mut [SynthNode]) {
     let n = nodes.len();
     if n == 0 || spec.gpus == 0 {
@@ -502,12 +506,14 @@ fn fill_use(spec: &Spec, rng: &mut Rng, nodes: &mut [SynthNode]) {
     while allocated < target {
         let size = match rng.below(100) {
             0..=34 => 1,
-            35..=54 => 2,
-            55..=74 => 4,
+            35..=59 => 2,
+            60..=79 => (spec.gpus / 2).max(1),
             _ => spec.gpus,
         }
         .min(spec.gpus);
-        let ix = rng.below(n as u64) as usize;
+        // Spread like a least-allocated scheduler: the freer of two random nodes.
+        let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        let ix = if used[b] < used[a] { b } else { a };
         let take = size.min(spec.gpus - used[ix]).min(target - allocated);
         used[ix] += take;
         allocated += take;

@@ -67,6 +67,9 @@ pub struct RefCluster {
     nodes: Vec<RefNode>,
 }
 
+/// Capacity per domain: label values (outermost first) and the sum of node fits.
+pub type DomainCaps = Vec<(Vec<String>, u64)>;
+
 /// What the reference placer answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefAnswer {
@@ -85,7 +88,7 @@ pub struct RefAnswer {
     /// Spare member slots in the chosen domain (capacity − members).
     pub spare: u64,
     /// Capacity (sum of node fits) of every domain at `depth`, in topology order.
-    pub domain_caps: Vec<(Vec<String>, u64)>,
+    pub domain_caps: DomainCaps,
     /// Sum of every node's fit, ignoring topology.
     pub cluster_fit: u64,
 }
@@ -198,7 +201,11 @@ impl RefCluster {
     /// Depths tried, in order.
     fn depths(&self, gang: &Gang) -> Result<Vec<usize>, RefError> {
         let t = &gang.topology;
-        let required = t.required.as_deref().map(|l| self.depth_of(l)).transpose()?;
+        let required = t
+            .required
+            .as_deref()
+            .map(|l| self.depth_of(l))
+            .transpose()?;
         let preferred = t
             .preferred
             .as_deref()
@@ -254,7 +261,7 @@ impl RefCluster {
     }
 
     /// Sums node fits per domain at `depth`, in topology order (label values as text).
-    fn domain_caps(&self, depth: usize, fits: &[u64]) -> Vec<(Vec<String>, u64)> {
+    fn domain_caps(&self, depth: usize, fits: &[u64]) -> DomainCaps {
         if depth == 0 {
             return vec![(Vec::new(), fits.iter().sum())];
         }
@@ -278,7 +285,7 @@ impl RefCluster {
                 }
             }
         }
-        let mut out: Vec<(Vec<String>, u64)> = sums
+        let mut out: DomainCaps = sums
             .into_iter()
             .map(|(k, s)| {
                 let mut vals: Vec<String> = k.split('\0').map(str::to_owned).collect();
@@ -327,7 +334,7 @@ impl RefCluster {
         let depths = self.depths(gang)?;
         let fits: Vec<u64> = self.nodes.iter().map(|n| Self::fit(n, &req)).collect();
         let cluster_fit = fits.iter().sum();
-        let mut first: Option<(usize, Vec<(Vec<String>, u64)>)> = None;
+        let mut first: Option<(usize, DomainCaps)> = None;
         for &depth in &depths {
             let caps = self.domain_caps(depth, &fits);
             if let Some((i, placed, spare)) = Self::choose(&req, &caps) {
@@ -443,7 +450,9 @@ mod tests {
         assert_eq!(a.domain_path(), "b1/r10");
         assert_eq!(a.spare, 0);
         assert_eq!(a.cluster_fit, 12);
-        let a = c.place(&gang(2).required("rack").policy(Policy::MostFree)).unwrap();
+        let a = c
+            .place(&gang(2).required("rack").policy(Policy::MostFree))
+            .unwrap();
         assert_eq!(a.domain_path(), "b1/r1");
     }
 
