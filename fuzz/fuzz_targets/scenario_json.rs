@@ -7,9 +7,15 @@ use gang_core::{Outcome, Scenario};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(scenario) = Scenario::from_json(text) else { return };
-    let Ok(inv) = scenario.inventory() else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(scenario) = Scenario::from_json(text) else {
+        return;
+    };
+    let Ok(inv) = scenario.inventory() else {
+        return;
+    };
     inv.validate().expect("inventory invariants");
     match inv.place(&scenario.gang) {
         Ok(Outcome::Placed(p)) => p.validate(&inv).expect("placement invariants"),

@@ -18,7 +18,9 @@ fn case(u: &mut Unstructured<'_>) -> Result<Case> {
     let mut nodes = Vec::new();
     for _ in 0..u.int_in_range(1..=8)? {
         let keep = u.int_in_range(0..=levels)?;
-        let path = (0..keep).map(|_| u.int_in_range(0..=1u8)).collect::<Result<_>>()?;
+        let path = (0..keep)
+            .map(|_| u.int_in_range(0..=1u8))
+            .collect::<Result<_>>()?;
         let mut cap = [0u8; 3];
         let mut used = [0u8; 3];
         for r in 0..3 {
@@ -53,19 +55,39 @@ fn case(u: &mut Unstructured<'_>) -> Result<Case> {
             count,
             min: u.int_in_range(1..=count)?,
             req,
-            kind: if u.ratio(1, 5)? { Some(u.int_in_range(0..=1)?) } else { None },
+            kind: if u.ratio(1, 5)? {
+                Some(u.int_in_range(0..=1)?)
+            } else {
+                None
+            },
             tolerates: u.arbitrary()?,
-            max_per_node: if u.ratio(1, 5)? { Some(u.int_in_range(1..=2)?) } else { None },
+            max_per_node: if u.ratio(1, 5)? {
+                Some(u.int_in_range(1..=2)?)
+            } else {
+                None
+            },
             constrained: u.ratio(4, 5)?,
         });
     }
     let depth = |u: &mut Unstructured<'_>| -> Result<Option<usize>> {
-        Ok(if u.arbitrary()? { Some(u.int_in_range(1..=levels + 1)?) } else { None })
+        Ok(if u.arbitrary()? {
+            Some(u.int_in_range(1..=levels + 1)?)
+        } else {
+            None
+        })
     };
     let required = depth(u)?;
     let preferred = depth(u)?.map(|p| p.max(required.unwrap_or(0)));
     let policy = *u.choose(&[Policy::BestFit, Policy::MostFree, Policy::Balanced])?;
-    Ok(Case { levels, nodes, roles, required, preferred, slice: None, policy })
+    Ok(Case {
+        levels,
+        nodes,
+        roles,
+        required,
+        preferred,
+        slice: None,
+        policy,
+    })
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -112,11 +112,18 @@ impl Inventory {
     /// together (a slice level above the required level, `max_per_node` too small for
     /// any domain of the level).
     pub fn compile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
-        compile(self, gang).map(|c| CompiledGang { inner: Arc::new(c) })
+        compile(self, gang, true).map(|c| CompiledGang { inner: Arc::new(c) })
+    }
+
+    /// Compiles a gang that was valid when first compiled, against a changed layout:
+    /// the structural `max_per_node` check is skipped (the nodes that made it hold may
+    /// be gone; that is "does not fit now", not an invalid request).
+    pub(crate) fn recompile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
+        compile(self, gang, false).map(|c| CompiledGang { inner: Arc::new(c) })
     }
 }
 
-fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
+fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, Error> {
     check_object_name(&gang.name).map_err(|r| Error::request("gang.name", &gang.name, r))?;
     if gang.roles.is_empty() {
         return Err(Error::request(
@@ -270,7 +277,7 @@ fn compile(inv: &Inventory, gang: &Gang) -> Result<Compiled, Error> {
                 .map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))),
         )
         .collect();
-    for (depth, slice_size, field) in hard {
+    for (depth, slice_size, field) in hard.into_iter().filter(|_| structural) {
         let widest = widest_domain(inv, depth);
         for (i, r) in roles.iter().enumerate() {
             if !r.constrained || gang.roles[i].max_per_node.is_none() {

@@ -89,6 +89,8 @@ mod reserve;
 mod scenario;
 mod solve;
 mod spread;
+#[cfg(feature = "serde")]
+mod steps;
 mod topology;
 
 pub use changes::Overcommit;
@@ -109,6 +111,8 @@ pub use reserve::{Conflict, Lost, Reservation, ReservationId};
 pub use scenario::{Expect, Scenario, ScenarioReport};
 pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};
 pub use spread::{Admission, AdmitMode, Spread, SpreadOutcome};
+#[cfg(feature = "serde")]
+pub use steps::{Step, StepExpect, StepOp};
 pub use topology::Topology;
 
 /// The README's Rust examples, run as doctests.

@@ -7,6 +7,9 @@ use crate::inventory::Inventory;
 use crate::names::{short_level, HOSTNAME_LEVEL};
 use crate::solve::Found;
 
+/// `(role index, node index, count)`: members of one role on one node, in dense ids.
+pub(crate) type Member = (u16, u32, u32);
+
 /// Members of one role on one node.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

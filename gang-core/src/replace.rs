@@ -177,7 +177,7 @@ impl Inventory {
         let base = if r.gang.inner.layout_id == self.layout_id {
             r.gang.clone()
         } else {
-            self.compile(r.gang.gang())?
+            self.recompile(r.gang.gang())?
         };
         let c = &*base.inner;
         let l = self.label_depth();

@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use crate::compile::CompiledGang;
 use crate::error::Error;
 use crate::inventory::Inventory;
-use crate::placement::{Assignment, Placement};
+use crate::placement::{Assignment, Member, Placement};
 use crate::quantity::Quantity;
 use crate::request::Gang;
 
@@ -110,7 +110,7 @@ pub struct Reservation {
     pub(crate) depth: usize,
     pub(crate) domain: Vec<(String, String)>,
     /// `(role, node index, count)`, sorted; node indices follow relayouts.
-    pub(crate) members: Vec<(u16, u32, u32)>,
+    pub(crate) members: Vec<Member>,
     /// Per role: requested `(resource name, milli-units)` per member.
     pub(crate) shapes: Vec<SmallVec<[(String, u64); 4]>>,
     pub(crate) lost: Vec<Lost>,
@@ -347,14 +347,14 @@ impl Inventory {
 
     /// The placement's gang (recompiled if the layout changed) and members in current
     /// node indices, after checking that everything still fits.
-    fn resolve(&self, p: &Placement) -> Result<(CompiledGang, Vec<(u16, u32, u32)>), Conflict> {
+    fn resolve(&self, p: &Placement) -> Result<(CompiledGang, Vec<Member>), Conflict> {
         let same = p.compiled.inner.layout_id == self.layout_id;
         let gang = if same {
             p.compiled.clone()
         } else {
             // Levels and roles were valid when placed and the topology never changes, so
             // compiling again only refreshes eligibility and resource ids.
-            self.compile(p.compiled.gang())
+            self.recompile(p.compiled.gang())
                 .map_err(|e| Conflict::Stale {
                     reason: e.to_string(),
                 })?

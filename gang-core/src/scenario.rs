@@ -44,6 +44,9 @@ pub struct Scenario {
     /// What must come out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+    /// Lifecycle steps run after the placement, on one inventory, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::steps::Step>,
 }
 
 /// A cluster document: `{"topology": {"levels": [...]}, "nodes": [...]}` (the cluster
@@ -255,6 +258,9 @@ impl Scenario {
         }
         if let Some(e) = &self.expect {
             check_expect(e, inv.as_ref().ok(), &outcome, &mut failures);
+        }
+        if let (Ok(mut inv), false) = (inv, self.steps.is_empty()) {
+            crate::steps::run_steps(&mut inv, &self.gang, &self.steps, &mut failures);
         }
         ScenarioReport { outcome, failures }
     }

@@ -127,6 +127,13 @@ impl Admission {
     }
 }
 
+/// Replicas reserved by one pass of [`Inventory::spread`], and why the next did not fit.
+struct Trial {
+    ids: Vec<ReservationId>,
+    placements: Vec<Placement>,
+    next: Option<Diagnosis>,
+}
+
 /// A copy of `c` whose constrained (or all) roles may only use nodes in `mask`.
 fn restricted(c: &CompiledGang, mask: &Bitset, constrained_only: bool) -> CompiledGang {
     let mut inner: Compiled = (*c.inner).clone();
@@ -213,7 +220,9 @@ impl Inventory {
         let mut best: Option<(u32, Scope)> = None;
         let mut last_diag = None;
         for &scope in &scopes {
-            let (ids, _, diag) = self.spread_in(&compiled, scope, depth, spread.replicas)?;
+            let Trial {
+                ids, next: diag, ..
+            } = self.spread_in(&compiled, scope, depth, spread.replicas)?;
             let n = ids.len() as u32;
             for id in ids {
                 self.release(id)?;
@@ -233,7 +242,11 @@ impl Inventory {
                 diagnosis: last_diag,
             });
         };
-        let (reservations, placements, _) = self.spread_in(&compiled, scope, depth, n)?;
+        let Trial {
+            ids: reservations,
+            placements,
+            ..
+        } = self.spread_in(&compiled, scope, depth, n)?;
         Ok(SpreadOutcome::Placed {
             reservations,
             placements,
@@ -248,7 +261,7 @@ impl Inventory {
         scope: Scope,
         depth: usize,
         k: u32,
-    ) -> Result<(Vec<ReservationId>, Vec<Placement>, Option<Diagnosis>), Error> {
+    ) -> Result<Trial, Error> {
         let (start, end) = scope.range(self);
         let mut mask = Bitset::full(self.len());
         mask.keep_range(start as usize, end as usize);
@@ -275,11 +288,19 @@ impl Inventory {
                     placements.push(p);
                 }
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
-                    return Ok((ids, placements, Some(d)))
+                    return Ok(Trial {
+                        ids,
+                        placements,
+                        next: Some(d),
+                    })
                 }
             }
         }
-        Ok((ids, placements, None))
+        Ok(Trial {
+            ids,
+            placements,
+            next: None,
+        })
     }
 
     /// Admits a queue of gangs in order. Each is placed whole and reserved, or waits

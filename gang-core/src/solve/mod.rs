@@ -224,7 +224,7 @@ impl Solver {
         let gang = if gang.inner.layout_id == inv.layout_id {
             gang
         } else {
-            fresh = inv.compile(gang.gang())?;
+            fresh = inv.recompile(gang.gang())?;
             &fresh
         };
         let c = &*gang.inner;

@@ -1,3 +1,4 @@
 //! Shared test support.
 
+pub mod ops;
 pub mod oracle;

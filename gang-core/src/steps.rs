@@ -1,0 +1,473 @@
+//! Lifecycle steps in scenario files: a sequence of operations on one inventory, each
+//! with the state expected after it. Every step is followed by `validate()`.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::inventory::Inventory;
+use crate::node::NodeSpec;
+use crate::quantity::Amount;
+use crate::replace::Replacement;
+use crate::request::Gang;
+use crate::reserve::ReservationId;
+use crate::solve::Outcome;
+use crate::spread::{Admission, AdmitMode, Spread, SpreadOutcome};
+
+/// The operation of a [`Step`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOp {
+    /// Place `gang` (default: the scenario's) without reserving.
+    Place,
+    /// Place `gang` and reserve it under the name `as`.
+    Reserve,
+    /// Release the reservation named `reservation`.
+    Release,
+    /// Add `node_spec`.
+    AddNode,
+    /// Remove `node`; `expect.lost` checks what reservations lost.
+    RemoveNode,
+    /// Fail `node` (cordon it, its members lost).
+    FailNode,
+    /// Cordon `node`.
+    Cordon,
+    /// Uncordon `node`.
+    Uncordon,
+    /// Set `node`'s capacity of `resource` to `amount`.
+    SetCapacity,
+    /// Set `node`'s externally used `resource` to `amount`.
+    SetUsed,
+    /// Replace the lost members of `reservation`.
+    Replace,
+    /// Admit `queue` in `mode`; placed gangs are reserved under their gang names.
+    Admit,
+    /// Place and reserve `spread`; replicas are named `as`-0, `as`-1, …
+    Spread,
+}
+
+/// One lifecycle operation and what must hold after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// What to do.
+    pub op: StepOp,
+    /// The gang (`place`, `reserve`; default: the scenario's gang).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gang: Option<Gang>,
+    /// A node name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// A node to add.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_spec: Option<NodeSpec>,
+    /// A resource name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// An amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<Amount>,
+    /// A reservation name (given by an earlier `as`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<String>,
+    /// Gangs to admit, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queue: Vec<Gang>,
+    /// Admission mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AdmitMode>,
+    /// Replicas to spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// The name a reservation made by this step is known by.
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What must hold after the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<StepExpect>,
+}
+
+/// Expectations after a step. Every field is optional.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepExpect {
+    /// `ok`, `placed`, `unschedulable`, `undecided`, `pending`, `conflict` or `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The error kind, when `status` is `error` or `conflict`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    /// Substrings of the diagnosis, pending message or error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message_contains: Vec<String>,
+    /// Domain path of the placement (`place`, `reserve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain_path: Option<String>,
+    /// Members per node of the placement, or of the members added (`replace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<IndexMap<String, u32>>,
+    /// Members lost per reservation name and role (`remove_node`, `fail_node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<IndexMap<String, IndexMap<String, u32>>>,
+    /// Reservation names reported overcommitted (`set_capacity`, `set_used`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overcommitted: Option<Vec<String>>,
+    /// Gang names placed (`admit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<Vec<String>>,
+    /// Gang names waiting (`admit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<Vec<String>>,
+    /// Replicas placed (`spread`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<u32>,
+    /// Distinct domains of this level the replicas' members occupy must equal `replicas`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<String>,
+    /// Free amounts after the step: node → resource → amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<IndexMap<String, IndexMap<String, Amount>>>,
+    /// Live reservations after the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservations: Option<usize>,
+}
+
+/// What a step produced, for checking.
+#[derive(Default)]
+struct Seen {
+    status: String,
+    error_kind: Option<String>,
+    message: String,
+    domain_path: Option<String>,
+    nodes: Option<Vec<(String, u32)>>,
+    lost: Vec<(String, String, u32)>,
+    overcommitted: Vec<String>,
+    admitted: Vec<String>,
+    waiting: Vec<String>,
+    replicas: u32,
+    occupied: Vec<(String, String)>,
+}
+
+/// Runs `steps` on `inv`, appending a sentence per unmet expectation to `fail`.
+pub(crate) fn run_steps(
+    inv: &mut Inventory,
+    default_gang: &Gang,
+    steps: &[Step],
+    fail: &mut Vec<String>,
+) {
+    let mut names: IndexMap<String, ReservationId> = IndexMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let at = format!("step {i} ({:?})", step.op);
+        let seen = match run_one(inv, default_gang, step, &mut names) {
+            Ok(s) => s,
+            Err(e) => Seen {
+                status: if e.kind() == crate::ErrorKind::Conflict {
+                    "conflict"
+                } else {
+                    "error"
+                }
+                .into(),
+                error_kind: Some(e.kind().as_str().into()),
+                message: e.to_string(),
+                ..Seen::default()
+            },
+        };
+        if let Err(e) = inv.validate() {
+            fail.push(format!("{at}: inventory invariant broken: {e}"));
+        }
+        if let Some(x) = &step.expect {
+            check(inv, x, &seen, &names, &at, fail);
+        } else if seen.status == "error" {
+            fail.push(format!("{at}: unexpected error: {}", seen.message));
+        }
+    }
+}
+
+fn need<'a, T>(v: &'a Option<T>, what: &str) -> Result<&'a T, Error> {
+    v.as_ref()
+        .ok_or_else(|| Error::scenario(format!("steps[].{what}"), "missing for this op"))
+}
+
+fn run_one(
+    inv: &mut Inventory,
+    default_gang: &Gang,
+    step: &Step,
+    names: &mut IndexMap<String, ReservationId>,
+) -> Result<Seen, Error> {
+    let mut seen = Seen {
+        status: "ok".into(),
+        ..Seen::default()
+    };
+    let named = |names: &IndexMap<String, ReservationId>| -> Result<ReservationId, Error> {
+        let n = need(&step.reservation, "reservation")?;
+        names.get(n).copied().ok_or_else(|| {
+            Error::scenario("steps[].reservation", format!("no reservation named {n:?}"))
+        })
+    };
+    let name_of = |names: &IndexMap<String, ReservationId>, id: ReservationId| -> String {
+        names
+            .iter()
+            .find(|(_, v)| **v == id)
+            .map_or_else(|| id.to_string(), |(k, _)| k.clone())
+    };
+    match step.op {
+        StepOp::Place | StepOp::Reserve => {
+            let gang = step.gang.as_ref().unwrap_or(default_gang);
+            let out = inv.place(gang)?;
+            seen.status = out.status().into();
+            if let Some(d) = out.diagnosis() {
+                seen.message = d.to_string();
+            }
+            if let Outcome::Placed(p) = &out {
+                p.validate(inv)
+                    .map_err(|e| Error::scenario("placement", e))?;
+                seen.domain_path = Some(p.domain_path());
+                seen.nodes = Some(
+                    p.node_counts()
+                        .into_iter()
+                        .map(|(n, k)| (n.to_owned(), k))
+                        .collect(),
+                );
+                if step.op == StepOp::Reserve {
+                    let id = inv.reserve(p)?;
+                    names.insert(step.name.clone().unwrap_or_else(|| gang.name.clone()), id);
+                }
+            }
+        }
+        StepOp::Release => {
+            inv.release(named(names)?)?;
+        }
+        StepOp::AddNode => inv.add_node(need(&step.node_spec, "node_spec")?.clone())?,
+        StepOp::RemoveNode | StepOp::FailNode => {
+            let node = need(&step.node, "node")?;
+            let lost = if step.op == StepOp::RemoveNode {
+                inv.remove_node(node)?
+            } else {
+                inv.fail_node(node)?
+            };
+            seen.lost = lost
+                .into_iter()
+                .map(|l| (name_of(names, l.reservation), l.role, l.count))
+                .collect();
+        }
+        StepOp::Cordon => inv.cordon(need(&step.node, "node")?)?,
+        StepOp::Uncordon => inv.uncordon(need(&step.node, "node")?)?,
+        StepOp::SetCapacity | StepOp::SetUsed => {
+            let (node, res, amount) = (
+                need(&step.node, "node")?,
+                need(&step.resource, "resource")?,
+                need(&step.amount, "amount")?,
+            );
+            let over = if step.op == StepOp::SetCapacity {
+                inv.set_capacity(node, res, amount.clone())?
+            } else {
+                inv.set_used(node, res, amount.clone())?
+            };
+            seen.overcommitted = over
+                .iter()
+                .flat_map(|o| o.reservations.iter().map(|&id| name_of(names, id)))
+                .collect();
+        }
+        StepOp::Replace => match inv.replace(named(names)?)? {
+            Replacement::Placed { added } => {
+                seen.status = "placed".into();
+                let mut nodes: Vec<(String, u32)> = Vec::new();
+                for a in added {
+                    match nodes.iter_mut().find(|n| n.0 == a.node) {
+                        Some(n) => n.1 += a.count,
+                        None => nodes.push((a.node, a.count)),
+                    }
+                }
+                seen.nodes = Some(nodes);
+            }
+            Replacement::Pending(p) => {
+                seen.status = "pending".into();
+                seen.message = p.to_string();
+            }
+        },
+        StepOp::Admit => {
+            for (g, a) in step
+                .queue
+                .iter()
+                .zip(inv.admit(&step.queue, step.mode.unwrap_or_default())?)
+            {
+                match a {
+                    Admission::Placed { reservation, .. } => {
+                        names.insert(g.name.clone(), reservation);
+                        seen.admitted.push(g.name.clone());
+                    }
+                    Admission::Waiting {
+                        diagnosis,
+                        blocked_by,
+                    } => {
+                        seen.waiting.push(g.name.clone());
+                        if let Some(d) = diagnosis {
+                            seen.message.push_str(&d.to_string());
+                        }
+                        if let Some(b) = blocked_by {
+                            seen.message
+                                .push_str(&format!(" {} waits behind {b}.", g.name));
+                        }
+                    }
+                }
+            }
+        }
+        StepOp::Spread => {
+            let spread = need(&step.spread, "spread")?;
+            match inv.spread(spread)? {
+                SpreadOutcome::Placed {
+                    reservations,
+                    placements,
+                } => {
+                    seen.status = "placed".into();
+                    seen.replicas = reservations.len() as u32;
+                    let base = step
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| spread.gang.name.clone());
+                    for (i, id) in reservations.into_iter().enumerate() {
+                        names.insert(format!("{base}-{i}"), id);
+                    }
+                    for (i, p) in placements.iter().enumerate() {
+                        for (node, _) in p.node_counts() {
+                            let spec = inv.node_spec(node).ok_or_else(|| Error::UnknownNode {
+                                name: node.to_owned(),
+                            })?;
+                            let v = spec
+                                .labels
+                                .get(&spread.level)
+                                .cloned()
+                                .unwrap_or_else(|| node.to_owned());
+                            seen.occupied.push((format!("{i}"), v));
+                        }
+                    }
+                }
+                SpreadOutcome::Unschedulable { fit, diagnosis, .. } => {
+                    seen.status = "unschedulable".into();
+                    seen.replicas = fit;
+                    seen.message = diagnosis.map(|d| d.to_string()).unwrap_or_default();
+                }
+            }
+        }
+    }
+    Ok(seen)
+}
+
+fn check(
+    inv: &Inventory,
+    x: &StepExpect,
+    seen: &Seen,
+    names: &IndexMap<String, ReservationId>,
+    at: &str,
+    fail: &mut Vec<String>,
+) {
+    let mut no = |what: String| fail.push(format!("{at}: {what}"));
+    if let Some(s) = &x.status {
+        if *s != seen.status {
+            no(format!(
+                "status: expected {s}, got {} {}",
+                seen.status, seen.message
+            ));
+        }
+    }
+    if x.error_kind.is_some() && x.error_kind != seen.error_kind {
+        no(format!(
+            "error kind: expected {:?}, got {:?}",
+            x.error_kind, seen.error_kind
+        ));
+    }
+    for sub in &x.message_contains {
+        if !seen.message.contains(sub.as_str()) {
+            no(format!(
+                "message does not contain {sub:?}: {}",
+                seen.message
+            ));
+        }
+    }
+    if x.domain_path.is_some() && x.domain_path != seen.domain_path {
+        no(format!(
+            "domain: expected {:?}, got {:?}",
+            x.domain_path, seen.domain_path
+        ));
+    }
+    if let Some(want) = &x.nodes {
+        let got: IndexMap<String, u32> =
+            seen.nodes.clone().unwrap_or_default().into_iter().collect();
+        if *want != got {
+            no(format!("nodes: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &x.lost {
+        let mut got: IndexMap<String, IndexMap<String, u32>> = IndexMap::new();
+        for (r, role, k) in &seen.lost {
+            *got.entry(r.clone())
+                .or_default()
+                .entry(role.clone())
+                .or_default() += k;
+        }
+        if *want != got {
+            no(format!("lost: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &x.overcommitted {
+        if *want != seen.overcommitted {
+            no(format!(
+                "overcommitted: expected {want:?}, got {:?}",
+                seen.overcommitted
+            ));
+        }
+    }
+    if let Some(want) = &x.admitted {
+        if *want != seen.admitted {
+            no(format!(
+                "admitted: expected {want:?}, got {:?}",
+                seen.admitted
+            ));
+        }
+    }
+    if let Some(want) = &x.waiting {
+        if *want != seen.waiting {
+            no(format!(
+                "waiting: expected {want:?}, got {:?}",
+                seen.waiting
+            ));
+        }
+    }
+    if let Some(want) = x.replicas {
+        if want != seen.replicas {
+            no(format!("replicas: expected {want}, got {}", seen.replicas));
+        }
+    }
+    if x.distinct.is_some() {
+        // Each replica's members in its own domains: no domain shared by two replicas.
+        let mut by_domain: Vec<(&String, &String)> =
+            seen.occupied.iter().map(|(r, d)| (d, r)).collect();
+        by_domain.sort();
+        by_domain.dedup();
+        if by_domain.windows(2).any(|w| w[0].0 == w[1].0) {
+            no(format!("replicas share a domain: {:?}", seen.occupied));
+        }
+    }
+    if let Some(want) = &x.free {
+        for (node, per) in want {
+            for (res, amount) in per {
+                let Ok(q) = amount.resolve("expect.free") else {
+                    no(format!("bad amount for {node} {res}"));
+                    continue;
+                };
+                let got = inv.free(node, res);
+                if got != Some(q) {
+                    no(format!("free {res} on {node}: expected {q}, got {got:?}"));
+                }
+            }
+        }
+    }
+    if let Some(want) = x.reservations {
+        let got = inv.reservations().count();
+        if want != got {
+            no(format!(
+                "live reservations: expected {want}, got {got} ({names:?})"
+            ));
+        }
+    }
+}
