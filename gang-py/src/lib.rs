@@ -1,0 +1,44 @@
+//! Python bindings for `gang` (import name `gang`): thin newtypes over the core types,
+//! Python exceptions mapped from the core error kinds in one place, the GIL released
+//! around solver calls. No placement logic lives here.
+//!
+//! The hand-written package `python/gang/__init__.py` re-exports this native module
+//! (`gang._gang`); `python/gang/_gang.pyi` are its stubs.
+
+mod convert;
+mod errors;
+mod inventory;
+mod outcome;
+mod scenario;
+mod spec;
+
+use pyo3::prelude::*;
+
+/// Native part of the `gang` package; import `gang` instead.
+#[pymodule]
+fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<spec::PyQuantity>()?;
+    m.add_class::<spec::PyTaint>()?;
+    m.add_class::<spec::PyToleration>()?;
+    m.add_class::<spec::PyRequirement>()?;
+    m.add_class::<spec::PyNode>()?;
+    m.add_class::<spec::PyRole>()?;
+    m.add_class::<spec::PyGang>()?;
+    m.add_class::<inventory::PyInventory>()?;
+    m.add_class::<inventory::PyCompiledGang>()?;
+    m.add_class::<outcome::PyPlacement>()?;
+    m.add_class::<outcome::PyAssignment>()?;
+    m.add_class::<outcome::PyDiagnosis>()?;
+    m.add_class::<outcome::PyRoleReport>()?;
+    m.add_class::<outcome::PyExclusions>()?;
+    m.add_class::<outcome::PyDomainReport>()?;
+    m.add_class::<outcome::PyRoleFit>()?;
+    m.add_class::<outcome::PyRelaxation>()?;
+    m.add_class::<outcome::PySliceReport>()?;
+    m.add_class::<scenario::PyScenario>()?;
+    m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
+    m.add("DEFAULT_SEARCH_BUDGET", gang_core::DEFAULT_SEARCH_BUDGET)?;
+    m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
+    Ok(())
+}

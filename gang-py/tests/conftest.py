@@ -1,0 +1,9 @@
+"""Shared fixtures and helpers for the gang Python tests."""
+
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+SCENARIOS = HERE.parent.parent / "examples" / "scenarios"
