@@ -61,16 +61,17 @@ pub fn worker_memory_gib(spec: &Spec) -> u64 {
     spec.memory_gib / spec.gpus.max(1) / 4
 }
 
-/// A one-GPU worker role of `count` members; `cpu_extra_millis` is added to its CPU
-/// request (to make a new request shape without changing the answer much).
-pub fn worker(spec: &Spec, count: u32, cpu_extra_millis: u64) -> Role {
+/// A one-GPU worker role of `count` members. `salt` bytes are added to its memory
+/// request: a different salt makes a new request shape (for cold queries) without
+/// changing any answer in practice.
+pub fn worker(spec: &Spec, count: u32, salt: u64) -> Role {
     Role::new("worker", count)
         .request(GPU, 1)
+        .request(CPU, format!("{}m", worker_cpu_millis(spec)))
         .request(
-            CPU,
-            format!("{}m", worker_cpu_millis(spec) + cpu_extra_millis),
+            MEMORY,
+            (worker_memory_gib(spec) * (1 << 30) + salt).to_string(),
         )
-        .request(MEMORY, format!("{}Gi", worker_memory_gib(spec)))
 }
 
 /// Requests of [`worker`] as `(resource index in RESOURCES, milli-units)`, for the floor.
@@ -84,12 +85,17 @@ pub fn worker_columns(spec: &Spec) -> [(usize, u64); 3] {
 
 /// A single-role gang of `count` workers under `constraint`.
 pub fn single(spec: &Spec, constraint: Constraint, count: u32) -> Gang {
-    constraint.apply(Gang::new("train").role(worker(spec, count, 0)))
+    single_salted(spec, constraint, count, 0)
+}
+
+/// [`single`] with a salted request shape (see [`worker`]).
+pub fn single_salted(spec: &Spec, constraint: Constraint, count: u32, salt: u64) -> Gang {
+    constraint.apply(Gang::new("train").role(worker(spec, count, salt)))
 }
 
 /// A launcher (CPU only, anywhere), 32 one-GPU workers and 4 CPU-heavy parameter
-/// servers, the workers and servers in one rack.
-pub fn three_role(spec: &Spec) -> Gang {
+/// servers, the workers and servers in one rack (`salt`: see [`worker`]).
+pub fn three_role(spec: &Spec, salt: u64) -> Gang {
     Gang::new("train-ps")
         .role(
             Role::new("launcher", 1)
@@ -97,15 +103,15 @@ pub fn three_role(spec: &Spec) -> Gang {
                 .request(MEMORY, "8Gi")
                 .unconstrained(),
         )
-        .role(worker(spec, 32, 0))
+        .role(worker(spec, 32, salt))
         .role(Role::new("ps", 4).request(CPU, 16).request(MEMORY, "128Gi"))
         .required(RACK)
 }
 
-/// 64 workers in one block, in slices of 16 per rack.
-pub fn sliced(spec: &Spec) -> Gang {
+/// 64 workers in one block, in slices of 16 per rack (`salt`: see [`worker`]).
+pub fn sliced(spec: &Spec, salt: u64) -> Gang {
     Gang::new("train-sliced")
-        .role(worker(spec, 64, 0))
+        .role(worker(spec, 64, salt))
         .required(BLOCK)
         .slice(RACK, 16)
 }

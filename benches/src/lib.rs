@@ -8,6 +8,7 @@
 //! - [`floor`]: one pass over dense free-capacity columns, the least any scanning design
 //!   can cost.
 //! - [`cases`]: the gangs the benchmarks place.
+//! - [`outcomes`]: what each benchmarked query answered, for the report.
 //! - [`alloc`] and [`memory`]: a counting allocator and the bytes-per-node measurement
 //!   (`cargo run --release -p gang-benches --bin memory`).
 //!
@@ -19,4 +20,5 @@ pub mod cases;
 pub mod floor;
 pub mod gen;
 pub mod memory;
+pub mod outcomes;
 pub mod reference;
