@@ -1,0 +1,108 @@
+//! The C ABI of `gang`: exact, all-or-nothing, topology-aware placement of gangs, for
+//! schedulers written in C, Go (through cgo, see `go/`) or anything else that can call C.
+//!
+//! This crate holds no placement logic: every function converts its arguments at the
+//! edge, calls `gang-core`, and converts the result back. The header
+//! (`include/gang.h`) is generated from this source by a pinned cbindgen and committed;
+//! `test.sh` fails when it drifts.
+//!
+//! # Conventions (the header repeats them)
+//!
+//! - **Handles.** Every object is an opaque handle made by one `gang_<type>_new` (or
+//!   `_from_json`, `_build`, `_compile`, `_place`, …) and destroyed by exactly one
+//!   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op; freeing a handle twice is
+//!   undefined behaviour, so set your pointer to `NULL` after freeing it (the Go package
+//!   does this in an idempotent `Close()`).
+//! - **Result codes.** Every function except `_free`, `gang_version` and
+//!   `gang_result_name` returns a [`gang_result`]: `GANG_OK` (0) or an error code. The
+//!   values are explicit and never renumbered: codes 1–99 are `gang-core`'s
+//!   `ErrorKind::code()` one to one; codes from 100 are this binding's own (NULL
+//!   argument, invalid UTF-8, …). A valid request that does not fit is *not* an error:
+//!   placing returns `GANG_OK` and a [`gang_status`] of `GANG_STATUS_UNSCHEDULABLE`.
+//! - **Outputs** go only through out-parameters (never NULL), written only on success.
+//! - **Errors.** Functions that can fail for a reason worth a message take a last
+//!   `gang_error **error_out` (may be NULL). On failure, when it is not NULL, a new
+//!   `gang_error` is stored there (kind, field, message, JSON); the caller frees it with
+//!   `gang_error_free`. There is no thread-local "last error": goroutines move between
+//!   threads.
+//! - **Strings in** are NUL-terminated UTF-8 (`const char *`); documents (JSON) are a
+//!   pointer and a length. **Strings out** are [`gang_str`] views (pointer + length)
+//!   borrowed from the handle that produced them, valid until that handle is freed.
+//! - **Panics** never cross the boundary: every body runs inside `catch_unwind`, and a
+//!   bug becomes `GANG_INTERNAL_ERROR` (the library must be built with `panic = "unwind"`, the
+//!   default).
+//! - **Threads.** `gang_inventory`, `gang_compiled`, `gang_placement`, `gang_diagnosis`,
+//!   `gang_scenario` and `gang_error` are immutable once made and may be read from many
+//!   threads at once. Builders (`gang_node`, `gang_inventory_builder`, `gang_role`,
+//!   `gang_gang`) and `gang_solver` (which owns scratch space) must be used by one
+//!   thread at a time; use one solver per thread.
+//!
+//! # Example (C)
+//!
+//! ```c
+//! gang_error *err = NULL;
+//! gang_inventory *inv = NULL;
+//! if (gang_inventory_from_json(doc, strlen(doc), &inv, &err) != GANG_OK) { ... }
+//! gang_gang *g = NULL;
+//! gang_gang_from_json(req, strlen(req), &g, &err);
+//! uint32_t status; gang_placement *p = NULL; gang_diagnosis *d = NULL;
+//! gang_inventory_place(inv, g, &status, &p, &d, &err);
+//! ```
+
+#![allow(non_camel_case_types)]
+#![deny(missing_docs)]
+
+#[macro_use]
+mod error;
+mod handle;
+mod inventory;
+mod outcome;
+mod request;
+mod result;
+mod scenario;
+mod solve;
+mod strings;
+
+pub use error::*;
+pub use inventory::*;
+pub use outcome::*;
+pub use request::*;
+pub use result::*;
+pub use scenario::*;
+pub use solve::*;
+pub use strings::*;
+
+use std::ffi::c_char;
+
+/// Major version of this library (the header's `GANG_VERSION_MAJOR`).
+pub const GANG_VERSION_MAJOR: u32 = 0;
+/// Minor version of this library (the header's `GANG_VERSION_MINOR`).
+pub const GANG_VERSION_MINOR: u32 = 1;
+/// Patch version of this library (the header's `GANG_VERSION_PATCH`).
+pub const GANG_VERSION_PATCH: u32 = 0;
+
+/// The library's version, `"MAJOR.MINOR.PATCH"`.
+///
+/// Ownership: returns a static NUL-terminated string; never NULL; do not free it.
+/// Compare it with the header's `GANG_VERSION_*` macros to detect a header/library
+/// mismatch.
+#[no_mangle]
+pub extern "C" fn gang_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    #[test]
+    fn version_constants_match_cargo() {
+        let v = unsafe { CStr::from_ptr(gang_version()) }.to_str().unwrap();
+        assert_eq!(v, env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            format!("{GANG_VERSION_MAJOR}.{GANG_VERSION_MINOR}.{GANG_VERSION_PATCH}"),
+            v
+        );
+    }
+}
