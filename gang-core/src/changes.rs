@@ -156,7 +156,7 @@ impl Inventory {
     /// [`Error::UnknownNode`].
     pub fn fail_node(&mut self, name: &str) -> Result<Vec<Lost>, Error> {
         let ix = self.index(name)?;
-        self.schedulable.set(ix, false);
+        self.set_schedulable(ix, false);
         Ok(self.lose_members(ix))
     }
 
@@ -206,7 +206,7 @@ impl Inventory {
     /// [`Error::UnknownNode`].
     pub fn cordon(&mut self, name: &str) -> Result<(), Error> {
         let ix = self.index(name)?;
-        self.schedulable.set(ix, false);
+        self.set_schedulable(ix, false);
         Ok(())
     }
 
@@ -216,7 +216,7 @@ impl Inventory {
     /// [`Error::UnknownNode`].
     pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
         let ix = self.index(name)?;
-        self.schedulable.set(ix, true);
+        self.set_schedulable(ix, true);
         Ok(())
     }
 
@@ -321,8 +321,12 @@ impl Inventory {
                     &mut self.used
                 };
                 col[r][ix] = q.millis();
+                if capacity {
+                    self.max_capacity[r] = self.capacity[r].iter().copied().max().unwrap_or(0);
+                }
                 self.recompute_free(ix);
                 self.refresh_summaries(ix as u32);
+                self.journal.touch(ix as u32);
             }
             None => {
                 // A new resource: a new column, so rebuild.

@@ -443,7 +443,7 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
     let weight = req
         .iter()
         .map(|&(r, q)| {
-            let widest = inv.capacity[r as usize].iter().copied().max().unwrap_or(0);
+            let widest = inv.max_capacity[r as usize];
             if widest == 0 {
                 u128::from(u64::MAX)
             } else {

@@ -175,7 +175,7 @@ pub struct SliceReport {
 pub(crate) fn diagnose(
     solver: &mut Solver,
     inv: &Inventory,
-    c: &Compiled,
+    c: &std::sync::Arc<Compiled>,
     exhausted: bool,
 ) -> Diagnosis {
     let l = inv.label_depth();

@@ -69,6 +69,8 @@ pub struct Inventory {
     pub(crate) resources: IndexSet<String>,
     /// `[resource][node]` allocatable capacity, milli-units.
     pub(crate) capacity: Vec<Vec<u64>>,
+    /// Largest capacity of any node, per resource (normalises role weights).
+    pub(crate) max_capacity: Vec<u64>,
     /// `[resource][node]` used outside the library.
     pub(crate) used: Vec<Vec<u64>>,
     /// `[resource][node]` held by live reservations.
@@ -90,6 +92,58 @@ pub struct Inventory {
     pub(crate) layout_id: u64,
     /// Live reservations.
     pub(crate) ledger: crate::reserve::Ledger,
+    /// Nodes whose free capacity or schedulability changed, for solvers' caches.
+    pub(crate) journal: Journal,
+}
+
+/// Identity of one inventory value: a clone or a rebuild gets a new one, so a solver's
+/// cache never mistakes one inventory for another.
+#[derive(Debug)]
+pub(crate) struct Identity(pub std::sync::Arc<()>);
+
+impl Clone for Identity {
+    fn clone(&self) -> Self {
+        Identity(std::sync::Arc::new(()))
+    }
+}
+
+/// The nodes touched since this inventory value was built: `version = base + len`.
+/// Bounded; a cache older than `base` recomputes everything.
+#[derive(Debug, Clone)]
+pub(crate) struct Journal {
+    pub identity: Identity,
+    pub base: u64,
+    pub nodes: Vec<u32>,
+}
+
+impl Journal {
+    const KEEP: usize = 1 << 14;
+
+    fn new() -> Self {
+        Journal {
+            identity: Identity(std::sync::Arc::new(())),
+            base: 0,
+            nodes: Vec::new(),
+        }
+    }
+
+    pub fn version(&self) -> u64 {
+        self.base + self.nodes.len() as u64
+    }
+
+    pub fn touch(&mut self, ix: u32) {
+        if self.nodes.len() >= Self::KEEP {
+            self.base += self.nodes.len() as u64;
+            self.nodes.clear();
+        }
+        self.nodes.push(ix);
+    }
+
+    /// Nodes touched since `version`, or `None` when that history is gone.
+    pub fn since(&self, version: u64) -> Option<&[u32]> {
+        let from = version.checked_sub(self.base)?;
+        self.nodes.get(from as usize..)
+    }
 }
 
 impl fmt::Debug for Inventory {
@@ -337,6 +391,10 @@ impl Inventory {
             resources,
             free: Vec::new(),
             reserved: vec![vec![0u64; len]; nres],
+            max_capacity: capacity
+                .iter()
+                .map(|c| c.iter().copied().max().unwrap_or(0))
+                .collect(),
             taints_of,
             capacity,
             used,
@@ -349,6 +407,7 @@ impl Inventory {
             summaries: Vec::new(),
             layout_id: 0,
             ledger: crate::reserve::Ledger::default(),
+            journal: Journal::new(),
         };
         inv.free = vec![vec![0u64; len]; nres];
         for ix in 0..len {
@@ -357,6 +416,12 @@ impl Inventory {
         inv.rebuild_summaries();
         inv.layout_id = fingerprint(&inv);
         Ok(inv)
+    }
+
+    /// Marks a node schedulable or not.
+    pub(crate) fn set_schedulable(&mut self, ix: usize, v: bool) {
+        self.schedulable.set(ix, v);
+        self.journal.touch(ix as u32);
     }
 
     /// `free = capacity − used − reserved`, saturating at zero, for one node.
@@ -537,6 +602,16 @@ impl Inventory {
                         self.resources[r], self.names[i], self.free[r][i]
                     ));
                 }
+            }
+        }
+        for r in 0..nres {
+            if self.max_capacity.get(r).copied()
+                != self.capacity[r].iter().copied().max().or(Some(0))
+            {
+                return Err(format!(
+                    "largest capacity of {} is stale",
+                    self.resources[r]
+                ));
             }
         }
         self.ledger.validate(self)?;

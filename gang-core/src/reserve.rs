@@ -342,6 +342,7 @@ impl Inventory {
         for &n in &touched {
             self.recompute_free(n as usize);
             self.refresh_summaries(n);
+            self.journal.touch(n);
         }
     }
 

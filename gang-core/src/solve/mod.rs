@@ -1,8 +1,11 @@
 //! The solver: choose a level and a domain, then spread the members inside it.
 
+pub(crate) mod cache;
 pub(crate) mod descent;
 pub(crate) mod rollup;
 pub(crate) mod search;
+
+use std::sync::Arc;
 
 use crate::compile::{Compiled, CompiledGang};
 use crate::diagnosis::{self, Diagnosis};
@@ -167,6 +170,7 @@ impl Scratch {
 #[derive(Debug)]
 pub struct Solver {
     pub(crate) s: Scratch,
+    cache: cache::Cache,
     budget: u64,
     greedy: bool,
 }
@@ -188,6 +192,7 @@ impl Solver {
     pub fn new() -> Self {
         Solver {
             s: Scratch::default(),
+            cache: cache::Cache::default(),
             budget: DEFAULT_SEARCH_BUDGET,
             greedy: true,
         }
@@ -197,6 +202,7 @@ impl Solver {
     pub fn with_search_budget(budget: u64) -> Self {
         Solver {
             s: Scratch::default(),
+            cache: cache::Cache::default(),
             budget,
             greedy: true,
         }
@@ -227,7 +233,7 @@ impl Solver {
             fresh = inv.recompile(gang.gang())?;
             &fresh
         };
-        let c = &*gang.inner;
+        let c = &gang.inner;
         self.s.ensure(inv);
         let mut budget = self.budget;
         let mut exhausted = false;
@@ -255,7 +261,7 @@ impl Solver {
     pub(crate) fn place_at(
         &mut self,
         inv: &Inventory,
-        c: &Compiled,
+        c: &Arc<Compiled>,
         t: usize,
         budget: &mut u64,
         exhausted: &mut bool,
@@ -268,26 +274,39 @@ impl Solver {
     }
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
-    fn single_at(&mut self, inv: &Inventory, c: &Compiled, t: usize) -> Option<Found> {
+    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: usize) -> Option<Found> {
         let role = &c.roles[0];
         let grain = Grain::of(c, role);
         let step = grain.at(0);
-        rollup(inv, role, grain, Scope::CLUSTER, None, &mut self.s);
-        let mut best: Option<(u64, u64, u32)> = None;
-        for index in 0..domain_count(inv, t) {
-            let cap = cap_of(inv, Scope { depth: t, index }, &self.s);
-            let placed = u64::from(role.count).min(cap / step * step);
-            if placed < u64::from(role.min) || placed == 0 {
-                continue;
-            }
-            let score = cap - placed;
-            if best.is_none_or(|(bp, bs, _)| {
-                placed > bp || (placed == bp && policy_prefers(c.policy, score, bs))
-            }) {
-                best = Some((placed, score, index));
-            }
-        }
-        let (placed, _, index) = best?;
+        self.cache.lend(inv, c, 0, &mut self.s);
+        let found = self.best_single(inv, c, t, grain, step);
+        self.cache.give_back(&mut self.s);
+        found
+    }
+
+    /// The best domain at depth `t` from the lent capacities, and the members spread in it.
+    fn best_single(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        t: usize,
+        grain: Grain<'_>,
+        step: u64,
+    ) -> Option<Found> {
+        let role = &c.roles[0];
+        let (count, min) = (u64::from(role.count), u64::from(role.min));
+        let best = if t > inv.label_depth() {
+            pick(
+                self.s.fits.iter().map(|&f| u64::from(f)),
+                count,
+                min,
+                step,
+                c.policy,
+            )
+        } else {
+            pick(self.s.caps[t].iter().copied(), count, min, step, c.policy)
+        };
+        let (placed, index) = best?;
         self.s.fresh_attempt(inv.resources.len());
         let scope = Scope { depth: t, index };
         descend(
@@ -309,7 +328,7 @@ impl Solver {
     fn multi_at(
         &mut self,
         inv: &Inventory,
-        c: &Compiled,
+        c: &Arc<Compiled>,
         t: usize,
         budget: &mut u64,
         exhausted: &mut bool,
@@ -319,8 +338,7 @@ impl Solver {
         self.s.role_caps.resize_with(k, Vec::new);
         let mut unconstrained_upper = 0u64;
         for (i, role) in c.roles.iter().enumerate() {
-            let grain = Grain::of(c, role);
-            rollup(inv, role, grain, Scope::CLUSTER, None, &mut self.s);
+            self.cache.lend(inv, c, i, &mut self.s);
             let mut caps = std::mem::take(&mut self.s.role_caps[i]);
             caps.clear();
             if role.constrained {
@@ -329,12 +347,14 @@ impl Solver {
                 let cap = self.s.caps[0][0];
                 if cap < u64::from(role.min) {
                     self.s.role_caps[i] = caps;
+                    self.cache.give_back(&mut self.s);
                     return None;
                 }
                 unconstrained_upper += cap.min(u64::from(role.count));
                 caps.push(cap);
             }
             self.s.role_caps[i] = caps;
+            self.cache.give_back(&mut self.s);
         }
         self.s.cands.clear();
         'dom: for index in 0..ndom {
@@ -518,6 +538,42 @@ pub(crate) fn domain_count(inv: &Inventory, t: usize) -> u32 {
     } else {
         inv.domains[t].len() as u32
     }
+}
+
+/// The domain (by position in `caps`) that takes the most members, `min..=count` in
+/// multiples of `step`, breaking ties by `policy` on spare slots, then by position.
+/// Returns the members placed and the position.
+fn pick(
+    caps: impl Iterator<Item = u64>,
+    count: u64,
+    min: u64,
+    step: u64,
+    policy: Policy,
+) -> Option<(u64, u32)> {
+    let mut best: Option<(u64, u64, u32)> = None;
+    for (index, cap) in caps.enumerate() {
+        if cap < min.max(1) {
+            continue;
+        }
+        let placed = if step == 1 {
+            count.min(cap)
+        } else {
+            count.min(cap / step * step)
+        };
+        if placed < min || placed == 0 {
+            continue;
+        }
+        let spare = cap - placed;
+        if best.is_none_or(|(bp, bs, _)| {
+            placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
+        }) {
+            best = Some((placed, spare, index as u32));
+            if placed == count && spare == 0 && policy != Policy::MostFree {
+                break; // an exact fit: nothing later can be tighter
+            }
+        }
+    }
+    best.map(|(placed, _, index)| (placed, index))
 }
 
 /// Whether `policy` prefers a domain with spare `a` over one with spare `b`.

@@ -85,9 +85,18 @@ fn round_down(v: u64, g: u64) -> u64 {
 }
 
 /// How many members of `role` node `ix` can take now (before slice rounding).
-#[inline]
+#[inline(always)]
 pub(crate) fn node_fit(inv: &Inventory, role: &CRole, ix: usize, taken: Option<&[u64]>) -> u32 {
-    if !role.eligible.get(ix) || !inv.schedulable.get(ix) || !role.missing.is_empty() {
+    if !role.eligible.get(ix) || !role.missing.is_empty() {
+        return 0;
+    }
+    fit_eligible(inv, role, ix, taken)
+}
+
+/// [`node_fit`] for a node already known to match the role's labels and taints.
+#[inline(always)]
+fn fit_eligible(inv: &Inventory, role: &CRole, ix: usize, taken: Option<&[u64]>) -> u32 {
+    if !inv.schedulable.get(ix) {
         return 0;
     }
     let mut f = role.cap_on(ix as u32);
@@ -97,12 +106,13 @@ pub(crate) fn node_fit(inv: &Inventory, role: &CRole, ix: usize, taken: Option<&
         if let Some(t) = taken {
             free = free.saturating_sub(t[ix * nres + r as usize]);
         }
+        // Most nodes of a busy cluster cannot take one member: skip the division.
+        if free < q {
+            return 0;
+        }
         let k = free / q;
         if k < u64::from(f) {
             f = k as u32;
-            if f == 0 {
-                break;
-            }
         }
     }
     f
@@ -180,14 +190,20 @@ fn rollup_domain(
         }
     }
     let (direct, end) = (dom.direct as usize, dom.end as usize);
-    s.fits[direct..end].fill(0);
     if depth >= grain.min_leaf {
         let node_grain = grain.at(l + 1);
-        for ix in role.eligible.ones_in(direct, end) {
-            let f = round_down(u64::from(node_fit(inv, role, ix, taken)), node_grain);
-            s.fits[ix] = f as u32;
+        let fits = &mut s.fits[direct..end];
+        for (ix, out) in (direct..end).zip(fits.iter_mut()) {
+            let f = if role.eligible.get(ix) {
+                round_down(u64::from(fit_eligible(inv, role, ix, taken)), node_grain)
+            } else {
+                0
+            };
+            *out = f as u32;
             cap += f;
         }
+    } else {
+        s.fits[direct..end].fill(0);
     }
     let cap = round_down(cap, grain.floor_at(depth));
     s.caps[depth][di] = cap;

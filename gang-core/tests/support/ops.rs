@@ -152,6 +152,11 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
         .build()
         .unwrap();
     let gangs = gangs();
+    // A long-lived solver with gangs compiled once: its per-shape cache follows the
+    // inventory's changes and must always agree with a fresh solver.
+    let mut warm = gang_core::Solver::new();
+    let compiled: Vec<Option<gang_core::CompiledGang>> =
+        gangs.iter().map(|g| inv.compile(g).ok()).collect();
     let mut next_node = nodes.len();
     let mut ids: Vec<ReservationId> = Vec::new();
     let pick = |inv: &Inventory, i: usize| -> Option<String> {
@@ -272,6 +277,18 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
             }
         }
         check_accounting(&inv)?;
+        for (g, c) in gangs.iter().zip(&compiled) {
+            let (Some(c), Ok(fresh)) = (c, inv.place(g)) else {
+                continue;
+            };
+            let cached = warm.place(&inv, c).map_err(|e| e.to_string())?;
+            ensure_eq!(
+                cached.to_json(),
+                fresh.to_json(),
+                "cached solver disagrees for {}",
+                g.name
+            );
+        }
     }
     // Releasing everything gives back exactly the capacity minus external use.
     for id in ids {
