@@ -7,95 +7,104 @@
 use gang_core::{Amount, ErrorKind, Quantity};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 
 use crate::errors::edge_error;
 use crate::spec;
 
 /// Converts a Python value (dicts, lists, tuples, str, int, float, bool, None, and the
-/// spec classes `Node`, `Role`, `Gang`, `Taint`, `Toleration`, `Requirement`) into JSON.
-/// `at` is the JSON path so far, for the error.
-pub fn to_value(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
+/// spec classes `Node`, `Role`, `Gang`, `Taint`, `Toleration`, `Requirement`,
+/// `Quantity`) into JSON text, keeping the order of dict keys. `at` is the JSON path so
+/// far, for the error.
+pub fn to_json(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<String> {
+    let mut out = String::new();
+    write_json(obj, at, &mut out)?;
+    Ok(out)
+}
+
+fn write_json(obj: &Bound<'_, PyAny>, at: &str, out: &mut String) -> PyResult<()> {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
     if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if obj.is_instance_of::<PyInt>() {
+        out.push_str("null");
+    } else if let Ok(b) = obj.cast::<PyBool>() {
+        out.push_str(if b.is_true() { "true" } else { "false" });
+    } else if obj.is_instance_of::<PyInt>() {
         if let Ok(v) = obj.extract::<i64>() {
-            return Ok(Value::from(v));
+            out.push_str(&v.to_string());
+        } else if let Ok(v) = obj.extract::<u64>() {
+            out.push_str(&v.to_string());
+        } else {
+            // Too large for JSON integers here: keep the digits as text, so that a
+            // quantity reports "overflows" with its field and any other field reports
+            // a type error.
+            out.push_str(&quote(&obj.str()?.to_string()));
         }
-        if let Ok(v) = obj.extract::<u64>() {
-            return Ok(Value::from(v));
-        }
-        // Too large for JSON integers here: keep the digits, so that a quantity reports
-        // "overflows" with the field, and any other field reports a type error.
-        return Ok(Value::String(obj.str()?.to_string()));
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
+    } else if let Ok(f) = obj.cast::<PyFloat>() {
         let v = f.value();
-        return Number::from_f64(v).map(Value::Number).ok_or_else(|| {
-            edge_error(
+        if !v.is_finite() {
+            return Err(edge_error(
                 ErrorKind::InvalidScenario,
-                at,
+                if at.is_empty() { "document" } else { at },
                 &v.to_string(),
                 "not a finite number",
-            )
-        });
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_str()?.to_owned()));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut map = Map::new();
-        for (k, v) in d.iter() {
+            ));
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".to_owned()));
+    } else if let Ok(s) = obj.cast::<PyString>() {
+        out.push_str(&quote(s.to_str()?));
+    } else if let Ok(d) = obj.cast::<PyDict>() {
+        out.push('{');
+        for (i, (k, v)) in d.iter().enumerate() {
             let Ok(key) = k.cast::<PyString>() else {
                 return Err(edge_error(
                     ErrorKind::InvalidScenario,
-                    at,
+                    if at.is_empty() { "document" } else { at },
                     &k.repr()?.to_string(),
                     "keys must be strings",
                 ));
             };
-            let key = key.to_str()?.to_owned();
-            let child = format!("{}{key}", prefix(at));
-            let value = to_value(&v, &child)?;
-            map.insert(key, value);
+            let key = key.to_str()?;
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&quote(key));
+            out.push(':');
+            write_json(&v, &format!("{}{key}", prefix(at)), out)?;
         }
-        return Ok(Value::Object(map));
-    }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let mut out = Vec::new();
+        out.push('}');
+    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        out.push('[');
         for (i, item) in obj.try_iter()?.enumerate() {
-            out.push(to_value(&item?, &format!("{at}[{i}]"))?);
+            if i > 0 {
+                out.push(',');
+            }
+            write_json(&item?, &format!("{at}[{i}]"), out)?;
         }
-        return Ok(Value::Array(out));
-    }
-    if let Some(v) = spec::spec_value(obj)? {
-        return Ok(v);
-    }
-    if let Ok(q) = obj.cast::<spec::PyQuantity>() {
-        return Ok(Value::String(q.get().0.to_string()));
-    }
-    // Other mappings and sequences (MappingProxy, custom containers...).
-    if let Ok(items) = obj.call_method0("items") {
+        out.push(']');
+    } else if let Some(text) = spec::spec_json(obj)? {
+        out.push_str(&text);
+    } else if let Ok(q) = obj.cast::<spec::PyQuantity>() {
+        out.push_str(&quote(&q.get().0.to_string()));
+    } else if let Ok(items) = obj.call_method0("items") {
+        // Other mappings (MappingProxy, custom containers...).
         let d = PyDict::new(obj.py());
         for pair in items.try_iter()? {
             let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
             d.set_item(k, v)?;
         }
-        return to_value(d.as_any(), at);
+        write_json(d.as_any(), at, out)?;
+    } else {
+        return Err(edge_error(
+            ErrorKind::InvalidScenario,
+            if at.is_empty() { "document" } else { at },
+            &obj.repr()?.to_string(),
+            &format!(
+                "cannot be converted to JSON (type {})",
+                obj.get_type().name()?
+            ),
+        ));
     }
-    Err(edge_error(
-        ErrorKind::InvalidScenario,
-        if at.is_empty() { "document" } else { at },
-        &obj.repr()?.to_string(),
-        &format!(
-            "cannot be converted to JSON (type {})",
-            obj.get_type().name()?
-        ),
-    ))
+    Ok(())
 }
 
 fn prefix(at: &str) -> String {

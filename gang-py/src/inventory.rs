@@ -320,7 +320,7 @@ impl PyInventory {
         py: Python<'_>,
         doc: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let text = convert::to_value(doc, "")?.to_string();
+        let text = convert::to_json(doc, "")?;
         PyInventory::parse_json(py, text)
     }
 

@@ -38,7 +38,20 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<outcome::PySliceReport>()?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("DEFAULT_SEARCH_BUDGET", gang_core::DEFAULT_SEARCH_BUDGET)?;
     m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
     Ok(())
+}
+
+/// Panics inside the boundary guard, so tests can check that a Rust panic becomes
+/// `gang.InternalError` rather than crashing or raising a non-`GangError`.
+#[pyfunction]
+fn _panic_for_tests() -> PyResult<()> {
+    errors::guard(|| {
+        let v: Vec<u32> = Vec::new();
+        // An out-of-bounds index: a genuine panic, not a constructed error.
+        std::hint::black_box(&v)[std::hint::black_box(3)]
+    })
+    .map(|_| ())
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::convert::{from_value, json_text};
 use crate::errors::{edge_error, NotPlaced, Undecided, Unschedulable};
-use crate::spec::{hash_json, json_of, parse_value};
+use crate::spec::{dict_of, hash_json, json_of, parse_value};
 
 // ------------------------------------------------------------------------- Placement
 
@@ -502,7 +502,7 @@ impl PyDiagnosis {
     }
     /// The core's JSON form of the diagnosis, as a dict.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        from_value(py, &json_of(&*self.d))
+        dict_of(py, &*self.d)
     }
     /// The core's JSON form of the diagnosis, as text.
     fn to_json(&self) -> String {
@@ -689,70 +689,94 @@ struct SliceReportDe {
     needed: u64,
 }
 
+impl From<ExclusionsDe> for Exclusions {
+    fn from(e: ExclusionsDe) -> Self {
+        Exclusions {
+            cordoned: e.cordoned,
+            selector: e.selector,
+            taint: e.taint,
+            missing_label: e.missing_label,
+            too_small: e.too_small,
+        }
+    }
+}
+
+impl From<RoleReportDe> for RoleReport {
+    fn from(r: RoleReportDe) -> Self {
+        RoleReport {
+            role: r.role,
+            count: r.count,
+            needed: r.needed,
+            constrained: r.constrained,
+            cluster_fit: r.cluster_fit,
+            fitting_nodes: r.fitting_nodes,
+            excluded: r.excluded.into(),
+            unknown_resources: r.unknown_resources,
+        }
+    }
+}
+
+impl From<RoleFitDe> for RoleFit {
+    fn from(f: RoleFitDe) -> Self {
+        RoleFit {
+            role: f.role,
+            fits: f.fits,
+            needed: f.needed,
+        }
+    }
+}
+
+impl From<DomainReportDe> for DomainReport {
+    fn from(b: DomainReportDe) -> Self {
+        DomainReport {
+            level: b.level,
+            domain: b.domain,
+            fits: b.fits.into_iter().map(Into::into).collect(),
+            short_of: b.short_of,
+            reason: match b.reason.as_str() {
+                "fragmented" => Shortfall::Fragmented,
+                "slices" => Shortfall::Slices,
+                "roles_together" => Shortfall::RolesTogether,
+                "undecided" => Shortfall::Undecided,
+                _ => Shortfall::Resources,
+            },
+        }
+    }
+}
+
+impl From<RelaxationDe> for Relaxation {
+    fn from(r: RelaxationDe) -> Self {
+        Relaxation {
+            level: r.level,
+            domain: r.domain,
+            spans: r.spans,
+        }
+    }
+}
+
+impl From<SliceReportDe> for SliceReport {
+    fn from(s: SliceReportDe) -> Self {
+        SliceReport {
+            level: s.level,
+            size: s.size,
+            role: s.role,
+            largest: s.largest,
+            largest_domain: s.largest_domain,
+            available: s.available,
+            needed: s.needed,
+        }
+    }
+}
+
 impl DiagnosisDe {
     fn into_core(self) -> Diagnosis {
         Diagnosis {
             gang: self.gang,
             level: self.level,
-            roles: self
-                .roles
-                .into_iter()
-                .map(|r| RoleReport {
-                    role: r.role,
-                    count: r.count,
-                    needed: r.needed,
-                    constrained: r.constrained,
-                    cluster_fit: r.cluster_fit,
-                    fitting_nodes: r.fitting_nodes,
-                    excluded: Exclusions {
-                        cordoned: r.excluded.cordoned,
-                        selector: r.excluded.selector,
-                        taint: r.excluded.taint,
-                        missing_label: r.excluded.missing_label,
-                        too_small: r.excluded.too_small,
-                    },
-                    unknown_resources: r.unknown_resources,
-                })
-                .collect(),
-            best: self.best.map(|b| DomainReport {
-                level: b.level,
-                domain: b.domain,
-                fits: b
-                    .fits
-                    .into_iter()
-                    .map(|f| RoleFit {
-                        role: f.role,
-                        fits: f.fits,
-                        needed: f.needed,
-                    })
-                    .collect(),
-                short_of: b.short_of,
-                reason: match b.reason.as_str() {
-                    "fragmented" => Shortfall::Fragmented,
-                    "slices" => Shortfall::Slices,
-                    "roles_together" => Shortfall::RolesTogether,
-                    "undecided" => Shortfall::Undecided,
-                    _ => Shortfall::Resources,
-                },
-            }),
-            relaxation: self.relaxation.map(|r| Relaxation {
-                level: r.level,
-                domain: r.domain,
-                spans: r.spans,
-            }),
-            slices: self
-                .slices
-                .into_iter()
-                .map(|s| SliceReport {
-                    level: s.level,
-                    size: s.size,
-                    role: s.role,
-                    largest: s.largest,
-                    largest_domain: s.largest_domain,
-                    available: s.available,
-                    needed: s.needed,
-                })
-                .collect(),
+            roles: self.roles.into_iter().map(Into::into).collect(),
+            best: self.best.map(Into::into),
+            relaxation: self.relaxation.map(Into::into),
+            slices: self.slices.into_iter().map(Into::into).collect(),
             search_exhausted: self.search_exhausted,
         }
     }
@@ -762,12 +786,26 @@ impl DiagnosisDe {
 
 /// One `#[pymethods]` block per report class: the shared methods plus its getters.
 macro_rules! report_methods {
-    ($t:ty { $($items:tt)* }) => {
+    ($t:ident, $de:ty { $($items:tt)* }) => {
         #[pymethods]
         impl $t {
+            /// Rebuilds the report from its JSON form (for pickling).
+            #[classmethod]
+            fn _from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+                let text = json_text(text)?;
+                let v: Value = serde_json::from_str(&text).map_err(|e| {
+                    edge_error(ErrorKind::InvalidScenario, "report", "", &e.to_string())
+                })?;
+                let de: $de = parse_value(v, "report")?;
+                Ok($t(de.into()))
+            }
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+                let text = json_of(&slf.get().0).to_string();
+                Ok((slf.get_type().getattr("_from_json")?, (text,)))
+            }
             /// The JSON form, as a dict.
             fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                from_value(py, &json_of(&self.0))
+                dict_of(py, &self.0)
             }
             fn __repr__(&self) -> String {
                 format!("{}({})", stringify!($t).trim_start_matches("Py"), json_of(&self.0))
@@ -815,7 +853,7 @@ pub struct PyRelaxation(Relaxation);
 pub struct PySliceReport(SliceReport);
 
 
-report_methods!(PyRoleReport {
+report_methods!(PyRoleReport, RoleReportDe {
     /// Role name.
     #[getter]
     fn role(&self) -> &str {
@@ -858,7 +896,7 @@ report_methods!(PyRoleReport {
     }
 });
 
-report_methods!(PyExclusions {
+report_methods!(PyExclusions, ExclusionsDe {
     #[getter]
     fn cordoned(&self) -> u32 {
         self.0.cordoned
@@ -886,7 +924,7 @@ report_methods!(PyExclusions {
     }
 });
 
-report_methods!(PyDomainReport {
+report_methods!(PyDomainReport, DomainReportDe {
     /// Level key (None: the whole cluster).
     #[getter]
     fn level(&self) -> Option<&str> {
@@ -914,7 +952,7 @@ report_methods!(PyDomainReport {
     }
 });
 
-report_methods!(PyRoleFit {
+report_methods!(PyRoleFit, RoleFitDe {
     #[getter]
     fn role(&self) -> &str {
         &self.0.role
@@ -931,7 +969,7 @@ report_methods!(PyRoleFit {
     }
 });
 
-report_methods!(PyRelaxation {
+report_methods!(PyRelaxation, RelaxationDe {
     /// The tightest coarser level that fits (None: only without any topology).
     #[getter]
     fn level(&self) -> Option<&str> {
@@ -949,7 +987,7 @@ report_methods!(PyRelaxation {
     }
 });
 
-report_methods!(PySliceReport {
+report_methods!(PySliceReport, SliceReportDe {
     #[getter]
     fn level(&self) -> &str {
         &self.0.level

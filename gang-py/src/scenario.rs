@@ -65,7 +65,7 @@ impl PyScenario {
     /// A scenario from a dict in the same format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = convert::to_value(doc, "")?.to_string();
+        let text = convert::to_json(doc, "")?;
         core(|| Scenario::from_json(&text)).map(PyScenario::new)
     }
     /// What the scenario is about, if it says.

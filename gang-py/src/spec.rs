@@ -17,12 +17,22 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::convert::{self, amount, amount_to_py, count, from_value, items, str_map, string};
+use crate::convert::{self, amount, amount_to_py, count, items, str_map, string};
 use crate::errors::{core, edge_error};
 
 /// Parses a JSON value into `T`, naming the JSON path (under `at`) on error.
 pub fn parse_value<T: DeserializeOwned>(v: Value, at: &str) -> PyResult<T> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| path_error(e, at))
+}
+
+/// Parses JSON text into `T`, naming the JSON path (under `at`) on error.
+pub fn parse_text<T: DeserializeOwned>(text: &str, at: &str) -> PyResult<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|e| path_error(e, at))
+}
+
+fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>, at: &str) -> PyErr {
+    {
         let path = e.path().to_string();
         let field = match (at.is_empty(), path == ".") {
             (true, true) => "document".to_owned(),
@@ -36,12 +46,12 @@ pub fn parse_value<T: DeserializeOwned>(v: Value, at: &str) -> PyResult<T> {
             "",
             &e.into_inner().to_string(),
         )
-    })
+    }
 }
 
 /// Converts a Python value (a spec object or a dict) into the core type `T`.
 pub fn parse_py<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<T> {
-    parse_value(convert::to_value(obj, at)?, at)
+    parse_text(&convert::to_json(obj, at)?, at)
 }
 
 pub fn json_of<T: Serialize>(v: &T) -> Value {
@@ -54,8 +64,11 @@ pub fn hash_json<T: Serialize>(v: &T) -> isize {
     h.finish() as isize
 }
 
-fn dict_of<'py, T: Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
-    from_value(py, &json_of(v))
+/// A core value as plain Python data, keys in the core's order (fields as declared,
+/// maps as given): serialised to JSON text and read back by Python's `json`.
+pub fn dict_of<'py, T: Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned());
+    py.import("json")?.call_method1("loads", (text,))
 }
 
 fn reduce<'py, T: Serialize>(
@@ -71,21 +84,24 @@ fn repr_str(s: &str) -> String {
     format!("{s:?}").replace('"', "'")
 }
 
-/// The JSON value of a spec object (`Node`, `Role`, `Gang`, `Taint`, `Toleration`,
+/// The JSON text of a spec object (`Node`, `Role`, `Gang`, `Taint`, `Toleration`,
 /// `Requirement`), if `obj` is one.
-pub fn spec_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+pub fn spec_json(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    fn text<T: Serialize>(v: &T) -> Option<String> {
+        serde_json::to_string(v).ok()
+    }
     Ok(if let Ok(v) = obj.cast::<PyNode>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyRole>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyGang>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyTaint>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyToleration>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyRequirement>() {
-        Some(json_of(&v.get().0))
+        text(&v.get().0)
     } else {
         None
     })
