@@ -1,17 +1,21 @@
-//! Timing of one placement query on a warm 10k-node inventory, in Rust: straight through
-//! `gang-core` (the baseline) and through this crate's C ABI called from Rust (the
-//! boundary's own cost, without a foreign caller). `tests/c/bench_place.c` and the Go
-//! benchmarks build the same inventory (same generator, same seed) and time the same
-//! query, so the differences are the cost of each boundary.
+//! Timing of one placement query, in Rust: straight through `gang-core` (the baseline)
+//! and through this crate's C ABI called from Rust (the boundary's own cost: handles,
+//! out-parameters, panic boundary, boxing and freeing the result). Batches of the two
+//! alternate, so that a busy machine slows both alike; the medians are printed.
+//! `tests/c/bench_place.c` and the Go benchmarks build the same inventories (same
+//! generator, same seed) and time the same queries.
 //!
 //! ```text
-//! cargo run --release -p gang-ffi --example timing [iterations]
+//! cargo run --release -p gang-ffi --example timing [iterations per batch] [batches]
 //! ```
 //!
-//! The cluster: 20 blocks × 16 racks × 32 nodes = 10,240 nodes of 8 GPUs; each node has
-//! `splitmix64() % 9` GPUs used (about half the GPUs). The query: 4 workers × 8 GPUs,
-//! rack required, best-fit. Measured, not asserted.
+//! `10k`: 20 blocks × 16 racks × 32 nodes = 10,240 nodes of 8 GPUs, each with
+//! `splitmix64() % 9` GPUs used (about half the GPUs; seed 42). `tiny`: one rack of 4
+//! free 8-GPU nodes, where the solver's own work is small and the boundary shows. The
+//! query: 4 workers × 8 GPUs, rack required, best-fit, compiled once, one warm solver.
+//! Measured, not asserted.
 
+use std::ffi::CString;
 use std::hint::black_box;
 use std::ptr;
 use std::time::Instant;
@@ -23,7 +27,7 @@ const BLOCK: &str = "topology.example.com/block";
 const RACK: &str = "topology.example.com/rack";
 const GPU: &str = "nvidia.com/gpu";
 
-/// The generator every language uses (splitmix64, seed 42).
+/// The generator every language uses (splitmix64).
 struct SplitMix(u64);
 
 impl SplitMix {
@@ -36,142 +40,168 @@ impl SplitMix {
     }
 }
 
-fn inventory() -> Inventory {
+/// `(name, block, rack, used GPUs)` of every node of a `blocks × racks × nodes` cluster;
+/// `used` draws from splitmix64(42) when `busy`, else is 0.
+fn cluster(blocks: usize, racks: usize, nodes: usize, busy: bool) -> Vec<(String, String, String, u64)> {
     let mut rng = SplitMix(42);
-    let mut nodes = Vec::with_capacity(10_240);
-    for b in 0..20 {
-        for r in 0..16 {
-            for n in 0..32 {
-                let i = (b * 16 + r) * 32 + n;
-                let used = rng.next() % 9;
-                nodes.push(
-                    NodeSpec::new(format!("n{i:05}"))
-                        .label(BLOCK, format!("b{b:02}"))
-                        .label(RACK, format!("r{r:02}"))
-                        .capacity(GPU, Quantity::from_millis(8000))
-                        .used(GPU, Quantity::from_millis(used * 1000)),
-                );
+    let mut out = Vec::with_capacity(blocks * racks * nodes);
+    for b in 0..blocks {
+        for r in 0..racks {
+            for n in 0..nodes {
+                let i = (b * racks + r) * nodes + n;
+                let used = if busy { rng.next() % 9 } else { 0 };
+                out.push((format!("n{i:05}"), format!("b{b:02}"), format!("r{r:02}"), used));
             }
         }
     }
+    out
+}
+
+fn core_inventory(nodes: &[(String, String, String, u64)]) -> Inventory {
     Inventory::builder(Topology::new([BLOCK, RACK]).unwrap())
-        .nodes(nodes)
+        .nodes(nodes.iter().map(|(name, b, r, used)| {
+            NodeSpec::new(name)
+                .label(BLOCK, b)
+                .label(RACK, r)
+                .capacity(GPU, Quantity::from_millis(8000))
+                .used(GPU, Quantity::from_millis(used * 1000))
+        }))
         .build()
         .unwrap()
 }
 
-fn gang() -> Gang {
-    Gang::new("bench")
-        .role(Role::new("worker", 4).request(GPU, Quantity::from_millis(8000)))
-        .required(RACK)
+/// The same query through the C ABI: inventory, compiled gang, solver.
+struct Abi {
+    inv: *mut gang_inventory,
+    compiled: *mut gang_compiled,
+    solver: *mut gang_solver,
 }
 
-fn main() {
-    let iters: u32 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20_000);
-    let inv = inventory();
-    let g = gang();
-    let compiled = inv.compile(&g).unwrap();
-    let mut solver = Solver::new();
+impl Abi {
+    unsafe fn new(nodes: &[(String, String, String, u64)]) -> Abi {
+        let ok = gang_result::GANG_OK;
+        let levels = [c"topology.example.com/block".as_ptr(), c"topology.example.com/rack".as_ptr()];
+        let mut ib: *mut gang_inventory_builder = ptr::null_mut();
+        assert_eq!(gang_inventory_builder_new(levels.as_ptr(), 2, &mut ib, ptr::null_mut()), ok);
+        for (name, b, r, used) in nodes {
+            let (name, b, r) = (
+                CString::new(name.as_str()).unwrap(),
+                CString::new(b.as_str()).unwrap(),
+                CString::new(r.as_str()).unwrap(),
+            );
+            let mut node: *mut gang_node = ptr::null_mut();
+            assert_eq!(gang_node_new(name.as_ptr(), &mut node), ok);
+            assert_eq!(gang_node_add_label(node, levels[0], b.as_ptr()), ok);
+            assert_eq!(gang_node_add_label(node, levels[1], r.as_ptr()), ok);
+            assert_eq!(gang_node_set_capacity_millis(node, c"nvidia.com/gpu".as_ptr(), 8000), ok);
+            assert_eq!(gang_node_set_used_millis(node, c"nvidia.com/gpu".as_ptr(), used * 1000), ok);
+            assert_eq!(gang_inventory_builder_add_node(ib, node), ok);
+            gang_node_free(node);
+        }
+        let mut inv: *mut gang_inventory = ptr::null_mut();
+        assert_eq!(gang_inventory_builder_build(ib, &mut inv, ptr::null_mut()), ok);
+        gang_inventory_builder_free(ib);
+        let mut role: *mut gang_role = ptr::null_mut();
+        assert_eq!(gang_role_new(c"worker".as_ptr(), 4, &mut role), ok);
+        assert_eq!(gang_role_set_request_millis(role, c"nvidia.com/gpu".as_ptr(), 8000), ok);
+        let mut g: *mut gang_gang = ptr::null_mut();
+        assert_eq!(gang_gang_new(c"bench".as_ptr(), &mut g), ok);
+        assert_eq!(gang_gang_add_role(g, role), ok);
+        assert_eq!(gang_gang_set_required(g, levels[1]), ok);
+        let mut compiled: *mut gang_compiled = ptr::null_mut();
+        assert_eq!(gang_inventory_compile(inv, g, &mut compiled, ptr::null_mut()), ok);
+        gang_gang_free(g);
+        gang_role_free(role);
+        let mut solver: *mut gang_solver = ptr::null_mut();
+        assert_eq!(gang_solver_new(&mut solver), ok);
+        Abi {
+            inv,
+            compiled,
+            solver,
+        }
+    }
 
-    // Baseline: gang-core, compiled once, one solver, the outcome dropped each time.
+    /// One query, its result freed.
+    unsafe fn place(&self) {
+        let mut status = gang_status::GANG_STATUS_UNSCHEDULABLE;
+        let mut p: *mut gang_placement = ptr::null_mut();
+        let mut d: *mut gang_diagnosis = ptr::null_mut();
+        let rc = gang_solver_place(
+            self.solver,
+            self.inv,
+            self.compiled,
+            &mut status,
+            &mut p,
+            &mut d,
+            ptr::null_mut(),
+        );
+        assert_eq!(rc, gang_result::GANG_OK);
+        gang_placement_free(black_box(p));
+        gang_diagnosis_free(d);
+    }
+}
+
+impl Drop for Abi {
+    fn drop(&mut self) {
+        unsafe {
+            gang_solver_free(self.solver);
+            gang_compiled_free(self.compiled);
+            gang_inventory_free(self.inv);
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn measure(name: &str, nodes: &[(String, String, String, u64)], iters: u32, batches: usize) {
+    let inv = core_inventory(nodes);
+    let gang = Gang::new("bench")
+        .role(Role::new("worker", 4).request(GPU, Quantity::from_millis(8000)))
+        .required(RACK);
+    let compiled = inv.compile(&gang).unwrap();
+    let mut solver = Solver::new();
     let first = solver.place(&inv, &compiled).unwrap();
     let p = first.placement().expect("the benchmark gang fits");
     println!(
-        "instance: nodes={} domain={} assignments={:?}",
+        "{name}: nodes={} domain={} assignments={:?}",
         inv.len(),
         p.domain_path(),
         p.node_counts()
     );
-    for _ in 0..iters / 10 {
-        black_box(solver.place(&inv, &compiled).unwrap());
-    }
-    let t = Instant::now();
+    let abi = unsafe { Abi::new(nodes) };
+    // Warm both.
     for _ in 0..iters {
-        black_box(solver.place(black_box(&inv), black_box(&compiled)).unwrap());
+        black_box(solver.place(&inv, &compiled).unwrap());
+        unsafe { abi.place() };
     }
-    let core_ns = t.elapsed().as_nanos() as f64 / f64::from(iters);
-    println!("rust gang-core      place: {core_ns:9.0} ns/op ({iters} iterations)");
-
-    // The same query through the C ABI (handles, out-parameters, panic boundary, free).
-    unsafe {
-        let mut ib: *mut gang_inventory_builder = ptr::null_mut();
-        let levels = [
-            c"topology.example.com/block".as_ptr(),
-            c"topology.example.com/rack".as_ptr(),
-        ];
-        assert_eq!(
-            gang_inventory_builder_new(levels.as_ptr(), 2, &mut ib, ptr::null_mut()),
-            gang_result::GANG_OK
-        );
-        let mut rng = SplitMix(42);
-        let mut node: *mut gang_node = ptr::null_mut();
-        for b in 0..20 {
-            for r in 0..16 {
-                for n in 0..32 {
-                    let i = (b * 16 + r) * 32 + n;
-                    let used = rng.next() % 9;
-                    let name = std::ffi::CString::new(format!("n{i:05}")).unwrap();
-                    let bv = std::ffi::CString::new(format!("b{b:02}")).unwrap();
-                    let rv = std::ffi::CString::new(format!("r{r:02}")).unwrap();
-                    gang_node_new(name.as_ptr(), &mut node);
-                    gang_node_add_label(node, c"topology.example.com/block".as_ptr(), bv.as_ptr());
-                    gang_node_add_label(node, c"topology.example.com/rack".as_ptr(), rv.as_ptr());
-                    gang_node_set_capacity_millis(node, c"nvidia.com/gpu".as_ptr(), 8000);
-                    gang_node_set_used_millis(node, c"nvidia.com/gpu".as_ptr(), used * 1000);
-                    gang_inventory_builder_add_node(ib, node);
-                    gang_node_free(node);
-                }
-            }
-        }
-        let mut cinv: *mut gang_inventory = ptr::null_mut();
-        assert_eq!(
-            gang_inventory_builder_build(ib, &mut cinv, ptr::null_mut()),
-            gang_result::GANG_OK
-        );
-        gang_inventory_builder_free(ib);
-        let mut role: *mut gang_role = ptr::null_mut();
-        gang_role_new(c"worker".as_ptr(), 4, &mut role);
-        gang_role_set_request_millis(role, c"nvidia.com/gpu".as_ptr(), 8000);
-        let mut cg: *mut gang_gang = ptr::null_mut();
-        gang_gang_new(c"bench".as_ptr(), &mut cg);
-        gang_gang_add_role(cg, role);
-        gang_gang_set_required(cg, c"topology.example.com/rack".as_ptr());
-        let mut cc: *mut gang_compiled = ptr::null_mut();
-        assert_eq!(
-            gang_inventory_compile(cinv, cg, &mut cc, ptr::null_mut()),
-            gang_result::GANG_OK
-        );
-        let mut cs: *mut gang_solver = ptr::null_mut();
-        gang_solver_new(&mut cs);
-        let mut status = gang_status::GANG_STATUS_UNSCHEDULABLE;
-        let mut pl: *mut gang_placement = ptr::null_mut();
-        let mut dg: *mut gang_diagnosis = ptr::null_mut();
-        let mut once = || {
-            let rc =
-                gang_solver_place(cs, cinv, cc, &mut status, &mut pl, &mut dg, ptr::null_mut());
-            assert_eq!(rc, gang_result::GANG_OK);
-            gang_placement_free(pl);
-            gang_diagnosis_free(dg);
-        };
-        for _ in 0..iters / 10 {
-            once();
-        }
+    let (mut core, mut via, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..batches {
         let t = Instant::now();
         for _ in 0..iters {
-            once();
+            black_box(solver.place(black_box(&inv), black_box(&compiled)).unwrap());
         }
-        let abi_ns = t.elapsed().as_nanos() as f64 / f64::from(iters);
-        println!(
-            "rust via the C ABI  place: {abi_ns:9.0} ns/op ({:+.0} ns over gang-core)",
-            abi_ns - core_ns
-        );
-        gang_solver_free(cs);
-        gang_compiled_free(cc);
-        gang_gang_free(cg);
-        gang_role_free(role);
-        gang_inventory_free(cinv);
+        let c = t.elapsed().as_nanos() as f64 / f64::from(iters);
+        let t = Instant::now();
+        for _ in 0..iters {
+            unsafe { abi.place() };
+        }
+        let a = t.elapsed().as_nanos() as f64 / f64::from(iters);
+        core.push(c);
+        via.push(a);
+        diff.push(a - c);
     }
+    let (c, a, d) = (median(&mut core), median(&mut via), median(&mut diff));
+    println!("  rust gang-core     place: {c:10.0} ns/op (median of {batches} batches of {iters})");
+    println!("  rust via the C ABI place: {a:10.0} ns/op (median paired difference {d:+.0} ns)");
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let iters: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(2_000);
+    let batches: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(15);
+    measure("10k", &cluster(20, 16, 32, true), iters, batches);
+    measure("tiny", &cluster(1, 1, 4, false), iters * 100, batches);
 }

@@ -462,7 +462,7 @@ static void test_undecided(void) {
     OK(gang_inventory_builder_new(levels, 1, &b, NULL));
     const char *cpu[] = {"1", "2", "4"}, *mem[] = {"4", "2", "5"};
     for (int i = 0; i < 3; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "n%d", i);
         gang_node *n = NULL;
         OK(gang_node_new(name, &n));

@@ -1,0 +1,3 @@
+module example.invalid/gang/gang-ffi/go
+
+go 1.22

@@ -1,0 +1,330 @@
+package gang
+
+// #include <stdlib.h>
+// #include "gang.h"
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+)
+
+// Amount is a resource amount: whole units, milli-units, or a Kubernetes quantity
+// ("1.5", "16Gi", "500m"). Quantities are validated when the inventory is built or the
+// gang compiled, so that the error names the field.
+type Amount struct {
+	text   string
+	millis uint64
+	exact  bool
+}
+
+// Units is n whole units (8 GPUs: Units(8)).
+func Units(n uint64) Amount {
+	if n > math.MaxUint64/1000 {
+		// Too large for milli-units: let the core reject it, naming the field.
+		return Amount{text: strconv.FormatUint(n, 10)}
+	}
+	return Amount{millis: n * 1000, exact: true}
+}
+
+// Millis is m milli-units (1.5 CPUs: Millis(1500)).
+func Millis(m uint64) Amount { return Amount{millis: m, exact: true} }
+
+// Quantity is a Kubernetes quantity string ("96", "1.5", "16Gi", "500m").
+func Quantity(text string) Amount { return Amount{text: text} }
+
+func (a Amount) String() string {
+	if a.exact {
+		return strconv.FormatUint(a.millis, 10) + "m"
+	}
+	return a.text
+}
+
+// Effect is a taint effect; EffectAny is for tolerations only (match every effect).
+type Effect uint32
+
+// Taint effects (gang.h's gang_effect).
+const (
+	EffectAny              Effect = C.GANG_EFFECT_ANY
+	EffectNoSchedule       Effect = C.GANG_EFFECT_NO_SCHEDULE
+	EffectPreferNoSchedule Effect = C.GANG_EFFECT_PREFER_NO_SCHEDULE
+	EffectNoExecute        Effect = C.GANG_EFFECT_NO_EXECUTE
+)
+
+// Taint is a node taint key=value:effect.
+type Taint struct {
+	Key    string
+	Value  string
+	Effect Effect
+}
+
+// Node describes one node: name, labels (topology levels among them), allocatable
+// capacity, use from outside the library, taints, and whether it is cordoned.
+type Node struct {
+	Name     string
+	Labels   map[string]string
+	Capacity map[string]Amount
+	// Used is what other pods use; free = capacity − used, never below zero.
+	Used          map[string]Amount
+	Taints        []Taint
+	Unschedulable bool
+}
+
+// Inventory is a validated cluster snapshot, ready for placement queries. It is
+// immutable: any number of goroutines may place gangs on it at once (each with its own
+// Solver, or through Inventory.Place). Close it when done; a finalizer frees it if you
+// forget, but only at the garbage collector's pace.
+type Inventory struct {
+	ptr *C.gang_inventory
+}
+
+func newInventory(p *C.gang_inventory) *Inventory {
+	inv := &Inventory{ptr: p}
+	runtime.SetFinalizer(inv, (*Inventory).Close)
+	return inv
+}
+
+// Close frees the inventory. It is idempotent. Compiled gangs, placements and
+// diagnoses made from the inventory stay valid. It must not race with other uses.
+func (inv *Inventory) Close() {
+	if inv == nil || inv.ptr == nil {
+		return
+	}
+	C.gang_inventory_free(inv.ptr)
+	inv.ptr = nil
+	runtime.SetFinalizer(inv, nil)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// NewInventory builds an inventory over topology levels (label keys, outermost first,
+// e.g. "topology.example.com/block", "topology.example.com/rack") from nodes, through
+// the C builder calls (no JSON).
+//
+// Errors: ErrInvalidInventory (bad level, duplicate or malformed node, label or taint),
+// ErrInvalidQuantity (bad capacity or used amount), with the field naming the node.
+func NewInventory(levels []string, nodes []Node) (*Inventory, error) {
+	var cs cstrings
+	defer cs.free()
+	clevels := make([]*C.char, len(levels))
+	for i, l := range levels {
+		p, err := cs.of(l, fmt.Sprintf("levels[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		clevels[i] = p
+	}
+	var levelsPtr **C.char
+	if len(clevels) > 0 {
+		levelsPtr = &clevels[0]
+	}
+	var b *C.gang_inventory_builder
+	var cerr *C.gang_error
+	rc := C.gang_inventory_builder_new(levelsPtr, C.size_t(len(clevels)), &b, &cerr)
+	if err := fromC(rc, cerr, "gang_inventory_builder_new"); err != nil {
+		return nil, err
+	}
+	defer C.gang_inventory_builder_free(b)
+	for i := range nodes {
+		if err := addNode(b, &nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	var p *C.gang_inventory
+	rc = C.gang_inventory_builder_build(b, &p, &cerr)
+	if err := fromC(rc, cerr, "gang_inventory_builder_build"); err != nil {
+		return nil, err
+	}
+	return newInventory(p), nil
+}
+
+func addNode(b *C.gang_inventory_builder, n *Node) error {
+	var cs cstrings
+	defer cs.free()
+	field := "nodes[" + n.Name + "]"
+	name, err := cs.of(n.Name, "nodes[].name")
+	if err != nil {
+		return err
+	}
+	var node *C.gang_node
+	if err := check(C.gang_node_new(name, &node), "gang_node_new"); err != nil {
+		return err
+	}
+	defer C.gang_node_free(node)
+	for _, k := range sortedKeys(n.Labels) {
+		ck, err := cs.of(k, field+".labels")
+		if err != nil {
+			return err
+		}
+		cv, err := cs.of(n.Labels[k], field+".labels."+k)
+		if err != nil {
+			return err
+		}
+		if err := check(C.gang_node_add_label(node, ck, cv), "gang_node_add_label"); err != nil {
+			return err
+		}
+	}
+	set := func(m map[string]Amount, what string,
+		text func(*C.gang_node, *C.char, *C.char) C.gang_result,
+		millis func(*C.gang_node, *C.char, C.uint64_t) C.gang_result) error {
+		for _, r := range sortedKeys(m) {
+			cr, err := cs.of(r, field+"."+what)
+			if err != nil {
+				return err
+			}
+			a := m[r]
+			if a.exact {
+				err = check(millis(node, cr, C.uint64_t(a.millis)), "gang_node_set_"+what+"_millis")
+			} else {
+				var cq *C.char
+				if cq, err = cs.of(a.text, field+"."+what+"."+r); err == nil {
+					err = check(text(node, cr, cq), "gang_node_set_"+what)
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := set(n.Capacity, "capacity",
+		func(n *C.gang_node, r, q *C.char) C.gang_result { return C.gang_node_set_capacity(n, r, q) },
+		func(n *C.gang_node, r *C.char, m C.uint64_t) C.gang_result {
+			return C.gang_node_set_capacity_millis(n, r, m)
+		}); err != nil {
+		return err
+	}
+	if err := set(n.Used, "used",
+		func(n *C.gang_node, r, q *C.char) C.gang_result { return C.gang_node_set_used(n, r, q) },
+		func(n *C.gang_node, r *C.char, m C.uint64_t) C.gang_result {
+			return C.gang_node_set_used_millis(n, r, m)
+		}); err != nil {
+		return err
+	}
+	for _, t := range n.Taints {
+		ck, err := cs.of(t.Key, field+".taints")
+		if err != nil {
+			return err
+		}
+		cv, err := cs.of(t.Value, field+".taints")
+		if err != nil {
+			return err
+		}
+		if err := check(C.gang_node_add_taint(node, ck, cv, C.uint32_t(t.Effect)), "gang_node_add_taint"); err != nil {
+			return err
+		}
+	}
+	if n.Unschedulable {
+		if err := check(C.gang_node_set_schedulable(node, false), "gang_node_set_schedulable"); err != nil {
+			return err
+		}
+	}
+	return check(C.gang_inventory_builder_add_node(b, node), "gang_inventory_builder_add_node")
+}
+
+// ParseInventory builds an inventory from a cluster JSON document:
+// {"topology": {"levels": [...]}, "nodes": [...]}, nodes as in the scenario files.
+//
+// Errors: ErrInvalidScenario when the document does not parse (the field is the JSON
+// path), otherwise as NewInventory.
+func ParseInventory(json []byte) (*Inventory, error) {
+	data, n := doc(json)
+	var p *C.gang_inventory
+	var cerr *C.gang_error
+	rc := C.gang_inventory_from_json(data, n, &p, &cerr)
+	runtime.KeepAlive(json)
+	if err := fromC(rc, cerr, "gang_inventory_from_json"); err != nil {
+		return nil, err
+	}
+	return newInventory(p), nil
+}
+
+// Len returns the number of nodes (0 after Close).
+func (inv *Inventory) Len() int {
+	if inv.ptr == nil {
+		return 0
+	}
+	var n C.size_t
+	mustOK(C.gang_inventory_node_count(inv.ptr, &n), "gang_inventory_node_count")
+	runtime.KeepAlive(inv)
+	return int(n)
+}
+
+// Available returns the free amount (capacity − external use) of resource on node, in
+// milli-units. Errors: ErrNotFound for an unknown node or resource, ErrClosed.
+func (inv *Inventory) Available(node, resource string) (uint64, error) {
+	if inv.ptr == nil {
+		return 0, ErrClosed
+	}
+	var cs cstrings
+	defer cs.free()
+	cn, err := cs.of(node, "node")
+	if err != nil {
+		return 0, err
+	}
+	cr, err := cs.of(resource, "resource")
+	if err != nil {
+		return 0, err
+	}
+	var m C.uint64_t
+	rc := C.gang_inventory_available_millis(inv.ptr, cn, cr, &m)
+	runtime.KeepAlive(inv)
+	if err := check(rc, "gang_inventory_available_millis"); err != nil {
+		return 0, err
+	}
+	return uint64(m), nil
+}
+
+// Compile validates g against the inventory and compiles it for repeated placement
+// with a Solver. The compiled gang does not keep the inventory or g alive.
+//
+// Errors: ErrInvalidRequest, ErrInvalidQuantity, ErrContradictory (with the field
+// named, e.g. "gang.roles[worker].count"), ErrClosed.
+func (inv *Inventory) Compile(g *Gang) (*CompiledGang, error) {
+	if inv.ptr == nil || g.ptr == nil {
+		return nil, ErrClosed
+	}
+	var p *C.gang_compiled
+	var cerr *C.gang_error
+	rc := C.gang_inventory_compile(inv.ptr, g.ptr, &p, &cerr)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(g)
+	if err := fromC(rc, cerr, "gang_inventory_compile"); err != nil {
+		return nil, err
+	}
+	c := &CompiledGang{ptr: p}
+	runtime.SetFinalizer(c, (*CompiledGang).Close)
+	return c, nil
+}
+
+// Place compiles and places g in one call (with a fresh solver). For repeated queries,
+// Compile once and use a Solver.
+//
+// "Does not fit" is not an error: it is an Outcome with a Diagnosis. Errors are as
+// Compile's.
+func (inv *Inventory) Place(g *Gang) (Outcome, error) {
+	if inv.ptr == nil || g.ptr == nil {
+		return Outcome{}, ErrClosed
+	}
+	var status C.gang_status
+	var p *C.gang_placement
+	var d *C.gang_diagnosis
+	var cerr *C.gang_error
+	rc := C.gang_inventory_place(inv.ptr, g.ptr, &status, &p, &d, &cerr)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(g)
+	if err := fromC(rc, cerr, "gang_inventory_place"); err != nil {
+		return Outcome{}, err
+	}
+	return newOutcome(status, p, d), nil
+}

@@ -1,0 +1,375 @@
+package gang
+
+// #include <stdlib.h>
+// #include "gang.h"
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// CompiledGang is a gang validated and compiled against an inventory, for repeated
+// placement with a Solver. It is immutable and may be shared between goroutines.
+// Placing it on another inventory (or one changed since) compiles it again on the fly.
+type CompiledGang struct {
+	ptr *C.gang_compiled
+}
+
+// Close frees the compiled gang. It is idempotent; it must not race with other uses.
+func (c *CompiledGang) Close() {
+	if c == nil || c.ptr == nil {
+		return
+	}
+	C.gang_compiled_free(c.ptr)
+	c.ptr = nil
+	runtime.SetFinalizer(c, nil)
+}
+
+// Solver owns reusable scratch space so that repeated placement queries do not
+// allocate beyond their result. A Solver serialises its own queries (it holds a
+// mutex); for parallel queries use one Solver per goroutine.
+type Solver struct {
+	mu  sync.Mutex
+	ptr *C.gang_solver
+}
+
+// NewSolver returns a solver with the default search budget.
+func NewSolver() *Solver {
+	var p *C.gang_solver
+	mustOK(C.gang_solver_new(&p), "gang_solver_new")
+	return newSolver(p)
+}
+
+// NewSolverWithBudget returns a solver whose exact multi-role search may try at most
+// budget patterns per query; an exhausted budget is StatusUndecided, never a false
+// "does not fit".
+func NewSolverWithBudget(budget uint64) *Solver {
+	var p *C.gang_solver
+	mustOK(C.gang_solver_new_with_budget(C.uint64_t(budget), &p), "gang_solver_new_with_budget")
+	return newSolver(p)
+}
+
+func newSolver(p *C.gang_solver) *Solver {
+	s := &Solver{ptr: p}
+	runtime.SetFinalizer(s, (*Solver).Close)
+	return s
+}
+
+// Close frees the solver. It is idempotent.
+func (s *Solver) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ptr == nil {
+		return
+	}
+	C.gang_solver_free(s.ptr)
+	s.ptr = nil
+	runtime.SetFinalizer(s, nil)
+}
+
+// Place places a compiled gang on inv: all of it (or each role's MinCount), or
+// nothing. "Does not fit" is not an error: it is an Outcome with a Diagnosis.
+//
+// Errors: those of recompiling (when c was compiled for another inventory), ErrClosed.
+func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ptr == nil || inv.ptr == nil || c.ptr == nil {
+		return Outcome{}, ErrClosed
+	}
+	var status C.gang_status
+	var p *C.gang_placement
+	var d *C.gang_diagnosis
+	var cerr *C.gang_error
+	rc := C.gang_solver_place(s.ptr, inv.ptr, c.ptr, &status, &p, &d, &cerr)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(c)
+	if err := fromC(rc, cerr, "gang_solver_place"); err != nil {
+		return Outcome{}, err
+	}
+	return newOutcome(status, p, d), nil
+}
+
+// Status is what a placement query answered.
+type Status uint32
+
+// Statuses (gang.h's gang_status).
+const (
+	StatusPlaced        Status = C.GANG_STATUS_PLACED
+	StatusUnschedulable Status = C.GANG_STATUS_UNSCHEDULABLE
+	StatusUndecided     Status = C.GANG_STATUS_UNDECIDED
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusPlaced:
+		return "placed"
+	case StatusUnschedulable:
+		return "unschedulable"
+	case StatusUndecided:
+		return "undecided"
+	}
+	return "unknown"
+}
+
+// Outcome is what a placement query answered: a Placement (StatusPlaced) or a
+// Diagnosis (StatusUnschedulable, StatusUndecided). Close it when done.
+type Outcome struct {
+	Status    Status
+	Placement *Placement
+	Diagnosis *Diagnosis
+}
+
+// Close frees the placement or diagnosis. It is idempotent.
+func (o Outcome) Close() {
+	o.Placement.Close()
+	o.Diagnosis.Close()
+}
+
+func newOutcome(status C.gang_status, p *C.gang_placement, d *C.gang_diagnosis) Outcome {
+	o := Outcome{Status: Status(status)}
+	if p != nil {
+		o.Placement = &Placement{ptr: p}
+		runtime.SetFinalizer(o.Placement, (*Placement).Close)
+	}
+	if d != nil {
+		o.Diagnosis = &Diagnosis{ptr: d}
+		runtime.SetFinalizer(o.Diagnosis, (*Diagnosis).Close)
+	}
+	return o
+}
+
+// Placement says where a gang goes: the level and domain, and how many members of each
+// role on which node. Its methods copy what they return out of the library; they
+// panic after Close. Immutable: may be read from many goroutines.
+type Placement struct {
+	ptr *C.gang_placement
+}
+
+// Close frees the placement. It is idempotent; it must not race with other uses.
+func (p *Placement) Close() {
+	if p == nil || p.ptr == nil {
+		return
+	}
+	C.gang_placement_free(p.ptr)
+	p.ptr = nil
+	runtime.SetFinalizer(p, nil)
+}
+
+func (p *Placement) live() *C.gang_placement {
+	if p.ptr == nil {
+		panic("gang: Placement used after Close")
+	}
+	return p.ptr
+}
+
+func (p *Placement) str(f func(*C.gang_placement, *C.gang_str) C.gang_result, call string) string {
+	var s C.gang_str
+	mustOK(f(p.live(), &s), call)
+	out := goStr(s)
+	runtime.KeepAlive(p)
+	return out
+}
+
+// Gang returns the gang's name.
+func (p *Placement) Gang() string {
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_gang(h, s) }, "gang_placement_gang")
+}
+
+// Level returns the level whose single domain holds the constrained members ("" when
+// placed cluster-wide).
+func (p *Placement) Level() string {
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_level(h, s) }, "gang_placement_level")
+}
+
+// DomainPath returns the domain's values joined by "/" ("b1/r1"; "" cluster-wide).
+func (p *Placement) DomainPath() string {
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result {
+		return C.gang_placement_domain_path(h, s)
+	}, "gang_placement_domain_path")
+}
+
+// JSON returns the placement as the core's JSON document ({"status": "placed", …}).
+func (p *Placement) JSON() string {
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_json(h, s) }, "gang_placement_json")
+}
+
+// LevelValue is one level of a domain, or a level with a count of domains used.
+type LevelValue struct {
+	Level string
+	Value string
+}
+
+// Domain returns the domain as (level, value) pairs, outermost first.
+func (p *Placement) Domain() []LevelValue {
+	h := p.live()
+	var n C.size_t
+	mustOK(C.gang_placement_domain_len(h, &n), "gang_placement_domain_len")
+	out := make([]LevelValue, int(n))
+	for i := range out {
+		var k, v C.gang_str
+		mustOK(C.gang_placement_domain_at(h, C.size_t(i), &k, &v), "gang_placement_domain_at")
+		out[i] = LevelValue{Level: goStr(k), Value: goStr(v)}
+	}
+	runtime.KeepAlive(p)
+	return out
+}
+
+// Assignment is Count members of Role on Node.
+type Assignment struct {
+	Role  string
+	Node  string
+	Count uint32
+}
+
+// Assignments returns the per-role per-node member counts, ordered by role (as given)
+// then node (topology order).
+func (p *Placement) Assignments() []Assignment {
+	h := p.live()
+	var n C.size_t
+	mustOK(C.gang_placement_assignments_len(h, &n), "gang_placement_assignments_len")
+	out := make([]Assignment, int(n))
+	for i := range out {
+		var role, node C.gang_str
+		var k C.uint32_t
+		mustOK(C.gang_placement_assignment_at(h, C.size_t(i), &role, &node, &k), "gang_placement_assignment_at")
+		out[i] = Assignment{Role: goStr(role), Node: goStr(node), Count: uint32(k)}
+	}
+	runtime.KeepAlive(p)
+	return out
+}
+
+// NodeCounts returns the members per node, summed over roles.
+func (p *Placement) NodeCounts() map[string]uint32 {
+	out := map[string]uint32{}
+	for _, a := range p.Assignments() {
+		out[a.Node] += a.Count
+	}
+	return out
+}
+
+// Members returns the total number of members placed.
+func (p *Placement) Members() uint64 {
+	var m C.uint64_t
+	mustOK(C.gang_placement_members(p.live(), &m), "gang_placement_members")
+	runtime.KeepAlive(p)
+	return uint64(m)
+}
+
+// Placed returns the members placed for role (below its count only for elastic
+// roles); false when the gang has no such role.
+func (p *Placement) Placed(role string) (uint32, bool) {
+	h := p.live()
+	cr := C.CString(role)
+	defer C.free(unsafe.Pointer(cr))
+	var k C.uint32_t
+	rc := C.gang_placement_placed(h, cr, &k)
+	runtime.KeepAlive(p)
+	if rc == C.GANG_NOT_FOUND {
+		return 0, false
+	}
+	mustOK(rc, "gang_placement_placed")
+	return uint32(k), true
+}
+
+// LevelCount is how many distinct domains of Level a placement uses.
+type LevelCount struct {
+	Level string
+	Count uint32
+}
+
+// DomainsUsed returns the number of distinct domains used at each level, outermost
+// first, the node level ("kubernetes.io/hostname") last.
+func (p *Placement) DomainsUsed() []LevelCount {
+	h := p.live()
+	var n C.size_t
+	mustOK(C.gang_placement_domains_used_len(h, &n), "gang_placement_domains_used_len")
+	out := make([]LevelCount, int(n))
+	for i := range out {
+		var k C.gang_str
+		var c C.uint32_t
+		mustOK(C.gang_placement_domains_used_at(h, C.size_t(i), &k, &c), "gang_placement_domains_used_at")
+		out[i] = LevelCount{Level: goStr(k), Count: uint32(c)}
+	}
+	runtime.KeepAlive(p)
+	return out
+}
+
+// SearchComplete is false when the exact multi-role search ran out of budget at a
+// tighter level first (so a tighter placement might exist).
+func (p *Placement) SearchComplete() bool {
+	var b C.bool
+	mustOK(C.gang_placement_search_complete(p.live(), &b), "gang_placement_search_complete")
+	runtime.KeepAlive(p)
+	return bool(b)
+}
+
+// Diagnosis says why a valid gang does not fit now: the best domain and how many
+// members it takes, what it is short of, exclusions by reason, what relaxing the
+// constraint would give. Its methods panic after Close. Immutable.
+type Diagnosis struct {
+	ptr *C.gang_diagnosis
+}
+
+// Close frees the diagnosis. It is idempotent; it must not race with other uses.
+func (d *Diagnosis) Close() {
+	if d == nil || d.ptr == nil {
+		return
+	}
+	C.gang_diagnosis_free(d.ptr)
+	d.ptr = nil
+	runtime.SetFinalizer(d, nil)
+}
+
+func (d *Diagnosis) live() *C.gang_diagnosis {
+	if d.ptr == nil {
+		panic("gang: Diagnosis used after Close")
+	}
+	return d.ptr
+}
+
+func (d *Diagnosis) str(f func(*C.gang_diagnosis, *C.gang_str) C.gang_result, call string) string {
+	var s C.gang_str
+	mustOK(f(d.live(), &s), call)
+	out := goStr(s)
+	runtime.KeepAlive(d)
+	return out
+}
+
+// Status is StatusUnschedulable or StatusUndecided.
+func (d *Diagnosis) Status() Status {
+	var s C.gang_status
+	mustOK(C.gang_diagnosis_status(d.live(), &s), "gang_diagnosis_status")
+	runtime.KeepAlive(d)
+	return Status(s)
+}
+
+// Gang returns the gang's name.
+func (d *Diagnosis) Gang() string {
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_gang(h, s) }, "gang_diagnosis_gang")
+}
+
+// Level returns the level the gang was asked to fit in ("" when unconstrained).
+func (d *Diagnosis) Level() string {
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_level(h, s) }, "gang_diagnosis_level")
+}
+
+// Text returns the diagnosis as one readable paragraph.
+func (d *Diagnosis) Text() string {
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_text(h, s) }, "gang_diagnosis_text")
+}
+
+// String is Text.
+func (d *Diagnosis) String() string { return d.Text() }
+
+// JSON returns the diagnosis as data: {"status": "unschedulable" | "undecided",
+// "message", "diagnosis": {…}}, the core's JSON document.
+func (d *Diagnosis) JSON() string {
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_json(h, s) }, "gang_diagnosis_json")
+}
