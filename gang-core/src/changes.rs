@@ -37,7 +37,7 @@ pub struct Overcommit {
 impl Inventory {
     /// The description of a node as it stands now (capacity and used as exact amounts).
     pub fn node_spec(&self, name: &str) -> Option<NodeSpec> {
-        let ix = *self.by_name.get(name)? as usize;
+        let ix = self.names.get_index_of(name)?;
         Some(self.spec_of(ix))
     }
 
@@ -72,9 +72,8 @@ impl Inventory {
     }
 
     fn index(&self, name: &str) -> Result<usize, Error> {
-        self.by_name
-            .get(name)
-            .map(|&i| i as usize)
+        self.names
+            .get_index_of(name)
             .ok_or_else(|| Error::UnknownNode {
                 name: name.to_owned(),
             })
@@ -90,7 +89,10 @@ impl Inventory {
         for r in ledger.live.values_mut() {
             for m in &mut r.members {
                 // Members on removed nodes were moved to `lost` before the rebuild.
-                m.1 = next.by_name[&self.names[m.1 as usize]];
+                m.1 = next
+                    .names
+                    .get_index_of(self.names[m.1 as usize].as_str())
+                    .unwrap_or(0) as u32;
             }
             r.members.sort_unstable();
         }

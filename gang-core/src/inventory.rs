@@ -1,11 +1,10 @@
 //! The inventory: nodes sorted by topology path, free capacity in columns, eligibility
 //! indexed by bitsets, and per-domain summaries.
 
-use std::cmp::Ordering;
 use std::fmt;
 
 use indexmap::IndexSet;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::bitset::{Bitset, NodeSet};
 use crate::error::Error;
@@ -60,13 +59,12 @@ pub(crate) struct Summary {
 #[derive(Clone)]
 pub struct Inventory {
     pub(crate) topology: Topology,
-    /// Node names in storage (topology path) order.
-    pub(crate) names: Vec<String>,
-    pub(crate) by_name: FxHashMap<String, u32>,
+    /// Node names in storage (topology path) order; the index of a name is its node.
+    pub(crate) names: IndexSet<String, FxBuildHasher>,
     /// Interned `(key, value)` labels per node, sorted by key id.
     pub(crate) labels: Vec<Vec<(u32, u32)>>,
     pub(crate) schedulable: Bitset,
-    pub(crate) resources: IndexSet<String>,
+    pub(crate) resources: IndexSet<String, FxBuildHasher>,
     /// `[resource][node]` allocatable capacity, milli-units.
     pub(crate) capacity: Vec<Vec<u64>>,
     /// Largest capacity of any node, per resource (normalises role weights).
@@ -79,8 +77,8 @@ pub struct Inventory {
     pub(crate) free: Vec<Vec<u64>>,
     /// Taint ids (into `taints`) per node.
     pub(crate) taints_of: Vec<Vec<u32>>,
-    pub(crate) keys: IndexSet<String>,
-    pub(crate) values: IndexSet<String>,
+    pub(crate) keys: IndexSet<String, FxBuildHasher>,
+    pub(crate) values: IndexSet<String, FxBuildHasher>,
     pub(crate) pair_sets: FxHashMap<(u32, u32), NodeSet>,
     pub(crate) key_sets: Vec<NodeSet>,
     pub(crate) taints: Vec<(Taint, NodeSet)>,
@@ -203,14 +201,6 @@ impl InventoryBuilder {
     }
 }
 
-struct Resolved {
-    labels: Vec<(u32, u32)>,
-    path: Vec<u32>,
-    capacity: Vec<(u32, u64)>,
-    used: Vec<(u32, u64)>,
-    taints: Vec<u32>,
-}
-
 impl Inventory {
     /// Starts building an inventory over `topology`.
     pub fn builder(topology: Topology) -> InventoryBuilder {
@@ -221,32 +211,55 @@ impl Inventory {
     }
 
     fn from_specs(topology: Topology, specs: &[NodeSpec]) -> Result<Inventory, Error> {
-        if specs.len() >= NONE as usize {
-            return Err(Error::inventory("nodes", specs.len(), "too many nodes"));
+        let len = specs.len();
+        if len >= NONE as usize {
+            return Err(Error::inventory("nodes", len, "too many nodes"));
         }
-        let mut keys: IndexSet<String> = IndexSet::new();
-        let mut values: IndexSet<String> = IndexSet::new();
-        // Resources are numbered in name order, so nothing depends on node order.
-        let mut names_sorted: Vec<&String> = specs
-            .iter()
-            .flat_map(|n| n.capacity.keys().chain(n.used.keys()))
-            .collect();
-        names_sorted.sort_unstable();
-        names_sorted.dedup();
-        let mut resources: IndexSet<String> = names_sorted.into_iter().cloned().collect();
-        let mut taint_ids: IndexSet<Taint> = IndexSet::new();
+        let mut keys: IndexSet<String, FxBuildHasher> = IndexSet::default();
+        let mut values: IndexSet<String, FxBuildHasher> = IndexSet::default();
+        let mut taint_ids: IndexSet<Taint, FxBuildHasher> = IndexSet::default();
         let level_keys: Vec<u32> = topology
             .label_levels()
             .iter()
             .map(|k| keys.insert_full(k.clone()).0 as u32)
             .collect();
+        // Resources are numbered in name order, so nothing depends on node order.
+        let mut resources: IndexSet<String, FxBuildHasher> = IndexSet::default();
+        {
+            let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+            for spec in specs {
+                for r in spec.capacity.keys().chain(spec.used.keys()) {
+                    if seen.insert(r.as_str()) {
+                        check_qualified_name(r).map_err(|e| {
+                            let what = if spec.capacity.contains_key(r) {
+                                "capacity"
+                            } else {
+                                "used"
+                            };
+                            Error::inventory(format!("nodes[{}].{what}", spec.name), r, e)
+                        })?;
+                    }
+                }
+            }
+            let mut sorted: Vec<&str> = seen.into_iter().collect();
+            sorted.sort_unstable();
+            resources.extend(sorted.into_iter().map(str::to_owned));
+        }
+        let nres = resources.len();
+        let depth = level_keys.len();
 
-        let mut seen: FxHashMap<&str, ()> = FxHashMap::default();
-        let mut resolved = Vec::with_capacity(specs.len());
-        for spec in specs {
+        // One pass in input order: validate, intern, and fill input-order columns.
+        let mut names_in: IndexSet<&str, FxBuildHasher> = IndexSet::default();
+        names_in.reserve(len);
+        let mut labels_in: Vec<Vec<(u32, u32)>> = Vec::with_capacity(len);
+        let mut taints_in: Vec<Vec<u32>> = Vec::with_capacity(len);
+        let mut paths = vec![NONE; len * depth];
+        let mut cap_in = vec![vec![0u64; len]; nres];
+        let mut used_in = vec![vec![0u64; len]; nres];
+        for (i, spec) in specs.iter().enumerate() {
             let n = &spec.name;
             check_object_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
-            if seen.insert(n.as_str(), ()).is_some() {
+            if !names_in.insert(n.as_str()) {
                 return Err(Error::inventory(
                     format!("nodes[{n}].name"),
                     n,
@@ -255,102 +268,116 @@ impl Inventory {
             }
             let mut labels = Vec::with_capacity(spec.labels.len());
             for (k, v) in &spec.labels {
-                check_qualified_name(k)
-                    .map_err(|r| Error::inventory(format!("nodes[{n}].labels"), k, r))?;
-                check_label_value(v)
-                    .map_err(|r| Error::inventory(format!("nodes[{n}].labels.{k}"), v, r))?;
-                let kid = keys.insert_full(k.clone()).0 as u32;
-                let vid = values.insert_full(v.clone()).0 as u32;
-                labels.push((kid, vid));
+                // Names are checked once, when first seen.
+                let kid = match keys.get_index_of(k.as_str()) {
+                    Some(i) => i,
+                    None => {
+                        check_qualified_name(k)
+                            .map_err(|r| Error::inventory(format!("nodes[{n}].labels"), k, r))?;
+                        keys.insert_full(k.clone()).0
+                    }
+                };
+                let vid = match values.get_index_of(v.as_str()) {
+                    Some(i) => i,
+                    None => {
+                        check_label_value(v).map_err(|r| {
+                            Error::inventory(format!("nodes[{n}].labels.{k}"), v, r)
+                        })?;
+                        values.insert_full(v.clone()).0
+                    }
+                };
+                labels.push((kid as u32, vid as u32));
             }
             labels.sort_unstable();
-            let mut path = Vec::with_capacity(level_keys.len());
-            for &lk in &level_keys {
+            for (l, &lk) in level_keys.iter().enumerate() {
                 match labels.binary_search_by_key(&lk, |&(k, _)| k) {
-                    Ok(i) => path.push(labels[i].1),
+                    Ok(j) => paths[i * depth + l] = labels[j].1,
                     Err(_) => break,
                 }
             }
-            let mut amounts = |map: &indexmap::IndexMap<String, crate::quantity::Amount>,
-                               what: &str|
-             -> Result<Vec<(u32, u64)>, Error> {
-                let mut out = Vec::with_capacity(map.len());
+            for (map, cols, what) in [
+                (&spec.capacity, &mut cap_in, "capacity"),
+                (&spec.used, &mut used_in, "used"),
+            ] {
                 for (r, a) in map {
-                    check_qualified_name(r)
-                        .map_err(|e| Error::inventory(format!("nodes[{n}].{what}"), r, e))?;
-                    let q = a.resolve(&format!("nodes[{n}].{what}.{r}"))?;
-                    out.push((resources.insert_full(r.clone()).0 as u32, q.millis()));
+                    let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
+                    cols[ri][i] = a.resolve_at(|| format!("nodes[{n}].{what}.{r}"))?.millis();
                 }
-                Ok(out)
-            };
-            let capacity = amounts(&spec.capacity, "capacity")?;
-            let used = amounts(&spec.used, "used")?;
+            }
             let mut taints = Vec::with_capacity(spec.taints.len());
-            for (i, t) in spec.taints.iter().enumerate() {
-                let f = format!("nodes[{n}].taints[{i}]");
+            for (j, t) in spec.taints.iter().enumerate() {
+                let f = || format!("nodes[{n}].taints[{j}]");
                 check_qualified_name(&t.key)
-                    .map_err(|r| Error::inventory(format!("{f}.key"), &t.key, r))?;
+                    .map_err(|r| Error::inventory(format!("{}.key", f()), &t.key, r))?;
                 check_label_value(&t.value)
-                    .map_err(|r| Error::inventory(format!("{f}.value"), &t.value, r))?;
-                taints.push(taint_ids.insert_full(t.clone()).0 as u32);
+                    .map_err(|r| Error::inventory(format!("{}.value", f()), &t.value, r))?;
+                let id = match taint_ids.get_index_of(t) {
+                    Some(i) => i,
+                    None => taint_ids.insert_full(t.clone()).0,
+                };
+                taints.push(id as u32);
             }
             taints.sort_unstable();
             taints.dedup();
-            resolved.push(Resolved {
-                labels,
-                path,
-                capacity,
-                used,
-                taints,
-            });
+            labels_in.push(labels);
+            taints_in.push(taints);
         }
 
         // Storage order: topology path (values compared as text, a missing label after
         // every value), then name. Independent of the order nodes were given in.
-        let mut order: Vec<u32> = (0..specs.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            let (pa, pb) = (&resolved[a as usize].path, &resolved[b as usize].path);
-            for i in 0..pa.len().max(pb.len()) {
-                let o = match (pa.get(i), pb.get(i)) {
-                    (Some(x), Some(y)) => values[*x as usize].cmp(&values[*y as usize]),
-                    (Some(_), None) => Ordering::Less,
-                    (None, Some(_)) => Ordering::Greater,
-                    (None, None) => Ordering::Equal,
-                };
-                if o != Ordering::Equal {
-                    return o;
-                }
+        let mut rank = vec![0u32; values.len()];
+        {
+            let mut by_text: Vec<u32> = (0..values.len() as u32).collect();
+            by_text.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
+            for (r, &v) in by_text.iter().enumerate() {
+                rank[v as usize] = r as u32;
             }
-            specs[a as usize].name.cmp(&specs[b as usize].name)
-        });
+        }
+        let key_of = |i: usize| -> Vec<u32> {
+            paths[i * depth..i * depth + depth]
+                .iter()
+                .map(|&v| if v == NONE { NONE } else { rank[v as usize] })
+                .collect()
+        };
+        let mut order: Vec<u32> = (0..len as u32).collect();
+        if depth > 0 {
+            let sort_keys: Vec<Vec<u32>> = (0..len).map(key_of).collect();
+            order.sort_unstable_by(|&a, &b| {
+                sort_keys[a as usize]
+                    .cmp(&sort_keys[b as usize])
+                    .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+            });
+        } else {
+            order.sort_unstable_by(|&a, &b| specs[a as usize].name.cmp(&specs[b as usize].name));
+        }
 
-        let len = specs.len();
-        let nres = resources.len();
-        let mut names = Vec::with_capacity(len);
-        let mut by_name = FxHashMap::default();
-        by_name.reserve(len);
+        let mut names: IndexSet<String, FxBuildHasher> = IndexSet::default();
+        names.reserve(len);
         let mut labels = Vec::with_capacity(len);
         let mut taints_of = Vec::with_capacity(len);
-        let mut paths = Vec::with_capacity(len);
+        let mut sorted_paths: Vec<Vec<u32>> = Vec::with_capacity(len);
         let mut schedulable = Bitset::new(len);
-        let mut capacity = vec![vec![0u64; len]; nres];
-        let mut used = vec![vec![0u64; len]; nres];
         for (ix, &orig) in order.iter().enumerate() {
-            let spec = &specs[orig as usize];
-            let r = &mut resolved[orig as usize];
-            names.push(spec.name.clone());
-            by_name.insert(spec.name.clone(), ix as u32);
-            schedulable.set(ix, spec.schedulable);
-            for &(res, q) in &r.capacity {
-                capacity[res as usize][ix] = q;
-            }
-            for &(res, q) in &r.used {
-                used[res as usize][ix] = q;
-            }
-            labels.push(std::mem::take(&mut r.labels));
-            taints_of.push(std::mem::take(&mut r.taints));
-            paths.push(std::mem::take(&mut r.path));
+            let o = orig as usize;
+            names.insert(specs[o].name.clone());
+            schedulable.set(ix, specs[o].schedulable);
+            labels.push(std::mem::take(&mut labels_in[o]));
+            taints_of.push(std::mem::take(&mut taints_in[o]));
+            sorted_paths.push(
+                paths[o * depth..o * depth + depth]
+                    .iter()
+                    .copied()
+                    .take_while(|&v| v != NONE)
+                    .collect(),
+            );
         }
+        let permute = |cols: Vec<Vec<u64>>| -> Vec<Vec<u64>> {
+            cols.into_iter()
+                .map(|c| order.iter().map(|&o| c[o as usize]).collect())
+                .collect()
+        };
+        let capacity = permute(cap_in);
+        let used = permute(used_in);
 
         // Label and taint indexes.
         let mut pair_lists: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
@@ -381,11 +408,10 @@ impl Inventory {
             .map(|(t, l)| (t, NodeSet::from_sorted(l, len)))
             .collect();
 
-        let domains = build_domains(&paths, level_keys.len());
+        let domains = build_domains(&sorted_paths, depth);
         let mut inv = Inventory {
             topology,
             names,
-            by_name,
             labels,
             schedulable,
             resources,
@@ -518,7 +544,7 @@ impl Inventory {
 
     /// Free amount of `resource` on `node` (capacity minus external use), if both exist.
     pub fn free(&self, node: &str, resource: &str) -> Option<crate::Quantity> {
-        let n = *self.by_name.get(node)? as usize;
+        let n = self.names.get_index_of(node)?;
         let r = self.resources.get_index_of(resource)?;
         Some(crate::Quantity::from_millis(self.free[r][n]))
     }
@@ -578,13 +604,8 @@ impl Inventory {
     pub fn validate(&self) -> Result<(), String> {
         let n = self.names.len();
         let nres = self.resources.len();
-        if self.by_name.len() != n || self.labels.len() != n || self.schedulable.len() != n {
+        if self.names.len() != n || self.labels.len() != n || self.schedulable.len() != n {
             return Err("node arrays disagree in length".into());
-        }
-        for (i, name) in self.names.iter().enumerate() {
-            if self.by_name.get(name) != Some(&(i as u32)) {
-                return Err(format!("name index wrong for {name}"));
-            }
         }
         for cols in [&self.capacity, &self.used, &self.reserved, &self.free] {
             if cols.len() != nres || cols.iter().any(|c| c.len() != n) {

@@ -88,19 +88,24 @@ impl Amount {
     /// [`Error::InvalidQuantity`] naming `field` when the amount is negative, malformed or
     /// overflows.
     pub fn resolve(&self, field: &str) -> Result<Quantity, Error> {
+        self.resolve_at(|| field.to_owned())
+    }
+
+    /// [`Amount::resolve`] with the field named only if there is an error.
+    pub(crate) fn resolve_at(&self, field: impl FnOnce() -> String) -> Result<Quantity, Error> {
         match self {
             Amount::Units(n) if *n < 0 => Err(Error::invalid_quantity(
-                field,
+                &field(),
                 &n.to_string(),
                 "negative quantity",
             )),
             Amount::Units(n) => (*n as u64)
                 .checked_mul(1000)
                 .map(Quantity)
-                .ok_or_else(|| Error::invalid_quantity(field, &n.to_string(), "overflows")),
+                .ok_or_else(|| Error::invalid_quantity(&field(), &n.to_string(), "overflows")),
             Amount::Text(t) => parse_millis(t)
                 .map(Quantity)
-                .map_err(|reason| Error::invalid_quantity(field, t, reason)),
+                .map_err(|reason| Error::invalid_quantity(&field(), t, reason)),
             Amount::Exact(q) => Ok(*q),
         }
     }

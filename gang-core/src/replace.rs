@@ -328,7 +328,7 @@ impl Inventory {
             return Some(Scope::CLUSTER);
         }
         if depth > l {
-            let ix = *self.by_name.get(path.last()?)?;
+            let ix = self.names.get_index_of(path.last()?.as_str())? as u32;
             // The node must still be the same place and able to take members.
             return self
                 .schedulable

@@ -365,12 +365,11 @@ impl Inventory {
             let ix = if same {
                 n
             } else {
-                *self
-                    .by_name
-                    .get(&a.node)
+                self.names
+                    .get_index_of(a.node.as_str())
                     .ok_or_else(|| Conflict::NodeGone {
                         node: a.node.clone(),
-                    })?
+                    })? as u32
             };
             members.push((role, ix, k));
         }
