@@ -199,13 +199,13 @@ pub struct PyTaint(pub Taint);
 #[pymethods]
 impl PyTaint {
     #[new]
-    #[pyo3(signature = (key, value = String::new(), effect = None))]
-    fn new(key: String, value: String, effect: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (key, value = "", effect = None))]
+    fn new(key: String, value: &str, effect: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let effect = match effect {
             Some(e) => taint_effect(e, "taint.effect", ErrorKind::InvalidInventory)?,
             None => TaintEffect::NoSchedule,
         };
-        Ok(PyTaint(Taint::new(key, value, effect)))
+        Ok(PyTaint(Taint::new(key, value.to_owned(), effect)))
     }
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
@@ -266,11 +266,11 @@ pub struct PyToleration(pub Toleration);
 #[pymethods]
 impl PyToleration {
     #[new]
-    #[pyo3(signature = (key = String::new(), operator = "Equal", value = String::new(), effect = None))]
+    #[pyo3(signature = (key = "", operator = "Equal", value = "", effect = None))]
     fn new(
-        key: String,
+        key: &str,
         operator: &str,
-        value: String,
+        value: &str,
         effect: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let op = match operator {
@@ -294,9 +294,9 @@ impl PyToleration {
             None => None,
         };
         Ok(PyToleration(Toleration {
-            key,
+            key: key.to_owned(),
             operator: op,
-            value,
+            value: value.to_owned(),
             effect,
         }))
     }
@@ -307,8 +307,8 @@ impl PyToleration {
     }
     /// Tolerates taints with this key, whatever the value (empty key: every taint).
     #[staticmethod]
-    #[pyo3(signature = (key = String::new()))]
-    fn exists(key: String) -> Self {
+    #[pyo3(signature = (key = ""))]
+    fn exists(key: &str) -> Self {
         PyToleration(Toleration::exists(key))
     }
     #[classmethod]
@@ -895,7 +895,7 @@ impl PyGang {
     /// >>> gang.Gang.from_dict({"name": "g", "roles": [], "colour": "red"})
     /// Traceback (most recent call last):
     ///   ...
-    /// gang.InvalidScenario: invalid scenario at gang: unknown field `colour`, expected one of `name`, `roles`, `topology`, `policy`
+    /// gang.InvalidScenario: invalid scenario at colour: unknown field `colour`, expected one of `name`, `roles`, `topology`, `policy`...
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
         parse_py(doc, "").map(PyGang)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the gang Python package into a virtual environment and runs its checks:
+#   the stub check (mypy's stubtest against the built extension), pytest (scenarios,
+#   errors, API, pickling, GIL, brute-force oracle, CP-SAT cross-check, doctests of the
+#   docstrings and README), and the Python examples.
+# Needs only Python >= 3.10 with venv + pip, and Rust. The root ./test.sh calls it.
+#   PYTHON=python3.12 gang-py/test.sh          another interpreter
+#   GANG_CPSAT_INSTANCES=1000 gang-py/test.sh  a longer CP-SAT cross-check
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() { printf '\n== gang-py: %s\n' "$*"; }
+
+PYTHON="${PYTHON:-python3}"
+VENV="${GANG_PY_VENV:-.venv}"
+
+step "virtual environment ($VENV)"
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+"$PY" -c 'import sys; assert sys.version_info >= (3, 10), sys.version'
+# The same set as [project.optional-dependencies] test, plus the build backend.
+"$PY" -m pip install --quiet --disable-pip-version-check \
+    "maturin>=1.9.4,<2" "pytest>=7" "hypothesis>=6" "ortools>=9.8" "mypy>=1.8"
+
+step "build and install (pip install ./gang-py)"
+# No build isolation: the venv's maturin builds the wheel (an abi3 wheel, release
+# profile) and pip installs it like any other.
+"$PY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+    --force-reinstall --no-deps .
+# Run from outside the source tree so that the installed package is what is tested.
+cd tests
+"$PY" -c 'import gang, sys; print("gang from", gang.__file__)'
+
+step "stubs match the extension (stubtest)"
+"$PY" -m mypy.stubtest gang
+
+step "pytest"
+"$PY" -m pytest -q -p no:cacheprovider . || rc=$?
+if [ "${rc:-0}" -ne 0 ]; then
+    # 5 is "no tests collected": as much a failure as a failing test.
+    echo "pytest failed (exit ${rc})" >&2
+    exit "$rc"
+fi
+
+step "examples/python"
+EX=../../examples/python
+"$PY" "$EX/quickstart.py" >/dev/null
+"$PY" "$EX/what_if.py" ../../examples/scenarios/02-seven-free-no-rack-of-four.json >/dev/null
+"$PY" "$EX/compare_cpsat.py" --instances 20 >/dev/null
+
+printf '\ngang-py: all checks passed\n'
