@@ -68,16 +68,20 @@ impl PartialEq for Placement {
 }
 
 impl Placement {
+    /// Builds the result. Allocates exactly what the result holds (no temporaries):
+    /// `seen` is the caller's scratch space.
     pub(crate) fn new(
         inv: &Inventory,
         compiled: &CompiledGang,
         found: Found,
-        assign: &[(u16, u32, u32)],
+        assign: &[Member],
         complete: bool,
+        seen: &mut Vec<u32>,
     ) -> Placement {
         let c = &compiled.inner;
-        let mut members: Vec<(u16, u32, u32)> =
-            assign.iter().copied().filter(|m| m.2 > 0).collect();
+        let mut members: Vec<Member> =
+            Vec::with_capacity(assign.iter().filter(|m| m.2 > 0).count());
+        members.extend(assign.iter().copied().filter(|m| m.2 > 0));
         members.sort_unstable();
         let mut placed = vec![0u32; c.roles.len()];
         let assignments = members
@@ -92,7 +96,6 @@ impl Placement {
             })
             .collect();
         let l = inv.label_depth();
-        let mut domain = Vec::new();
         let (path_depth, path_index, node) = if found.depth > l {
             let node = found.index;
             let leaf = inv.leaf_depth(node);
@@ -100,21 +103,20 @@ impl Placement {
         } else {
             (found.depth, found.index, None)
         };
-        for (d, v) in inv
-            .domain_values(path_depth, path_index)
-            .into_iter()
-            .enumerate()
-        {
-            domain.push((
-                inv.topology.key_of(d + 1).unwrap_or_default().to_owned(),
-                v.to_owned(),
-            ));
+        let mut domain = Vec::with_capacity(path_depth + usize::from(node.is_some()));
+        let (mut d, mut i) = (path_depth, path_index);
+        while d > 0 {
+            let dm = &inv.domains[d][i as usize];
+            let key = inv.topology.key_of(d).unwrap_or_default().to_owned();
+            domain.push((key, inv.values[dm.value as usize].clone()));
+            i = dm.parent;
+            d -= 1;
         }
+        domain.reverse();
         if let Some(n) = node {
             domain.push((HOSTNAME_LEVEL.to_owned(), inv.names[n as usize].clone()));
         }
         let mut domains_used = Vec::with_capacity(l + 1);
-        let mut seen: Vec<u32> = Vec::with_capacity(members.len());
         for d in 1..=l + 1 {
             seen.clear();
             for &(_, n, _) in &members {

@@ -105,6 +105,8 @@ pub(crate) struct Scratch {
     pub suf_fit: Vec<u64>,
     pub suf_free: Vec<u128>,
     pub pattern: Vec<u32>,
+    /// Distinct domain ids while building a placement.
+    pub seen: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -239,13 +241,10 @@ impl Solver {
         let mut exhausted = false;
         for &t in &c.levels {
             if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
-                return Ok(Outcome::Placed(Placement::new(
-                    inv,
-                    gang,
-                    found,
-                    &self.s.assign,
-                    !exhausted,
-                )));
+                let s = &mut self.s;
+                let placement =
+                    Placement::new(inv, gang, found, &s.assign, !exhausted, &mut s.seen);
+                return Ok(Outcome::Placed(placement));
             }
         }
         let diag = diagnosis::diagnose(self, inv, c, exhausted);

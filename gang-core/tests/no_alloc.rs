@@ -1,0 +1,100 @@
+//! After the inventory is built and the gang compiled, a placement query allocates
+//! nothing beyond its result: counted with a global allocator, a warm `Solver::place`
+//! makes exactly as many allocations as cloning the placement it returns.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
+
+struct Counting;
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator; only counts on the side.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        COUNT.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: same layout as given.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: `p` came from `alloc` with layout `l`.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        COUNT.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: as for `dealloc`, with the new size.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let before = COUNT.load(Ordering::SeqCst);
+    let v = f();
+    (COUNT.load(Ordering::SeqCst) - before, v)
+}
+
+fn cluster(nodes: usize) -> Inventory {
+    let specs = (0..nodes).map(|i| {
+        NodeSpec::new(format!("n{i}"))
+            .label("block", format!("b{}", i / 64))
+            .label("rack", format!("r{}", i / 16))
+            .capacity("gpu", 8)
+            .capacity("cpu", 64)
+            .used("gpu", (i % 9) as i64)
+    });
+    Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+        .nodes(specs)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_warm_query_allocates_only_its_result() {
+    // The whole test runs on one thread, so the counter sees only this code.
+    let gangs = [
+        Gang::new("rack")
+            .role(Role::new("w", 4).request("gpu", 1))
+            .required("rack"),
+        Gang::new("block")
+            .role(Role::new("w", 40).request("gpu", 1))
+            .required("block")
+            .preferred("rack"),
+        Gang::new("sliced")
+            .role(Role::new("w", 8).request("gpu", 1))
+            .required("block")
+            .slice("rack", 4),
+        Gang::new("split")
+            .role(Role::new("w", 300).request("gpu", 1))
+            .preferred("rack"),
+        Gang::new("roles")
+            .role(Role::new("launcher", 1).request("cpu", 4).unconstrained())
+            .role(Role::new("w", 8).request("gpu", 1))
+            .role(Role::new("ps", 2).request("cpu", 16))
+            .required("block"),
+    ];
+    for nodes in [256, 2048] {
+        let inv = cluster(nodes);
+        let mut solver = Solver::new();
+        for gang in &gangs {
+            let compiled = inv.compile(gang).unwrap();
+            // Warm up: the first query sizes the scratch space and fills the cache.
+            let first = solver.place(&inv, &compiled).unwrap();
+            assert!(first.is_placed(), "{}: {first:?}", gang.name);
+            for _ in 0..3 {
+                let (spent, out) = allocations(|| solver.place(&inv, &compiled).unwrap());
+                let p = out.placement().unwrap();
+                let (result, copy) = allocations(|| p.clone());
+                assert_eq!(&copy, p);
+                assert_eq!(
+                    spent, result,
+                    "{} on {nodes} nodes: {spent} allocations, the result holds {result}",
+                    gang.name
+                );
+            }
+        }
+    }
+}
