@@ -64,7 +64,7 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Error> {
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         Error::scenario(
-            if path == "." {
+            if path == "." || path == "?" {
                 "document".to_owned()
             } else {
                 path
