@@ -42,7 +42,12 @@ impl SplitMix {
 
 /// `(name, block, rack, used GPUs)` of every node of a `blocks × racks × nodes` cluster;
 /// `used` draws from splitmix64(42) when `busy`, else is 0.
-fn cluster(blocks: usize, racks: usize, nodes: usize, busy: bool) -> Vec<(String, String, String, u64)> {
+fn cluster(
+    blocks: usize,
+    racks: usize,
+    nodes: usize,
+    busy: bool,
+) -> Vec<(String, String, String, u64)> {
     let mut rng = SplitMix(42);
     let mut out = Vec::with_capacity(blocks * racks * nodes);
     for b in 0..blocks {
@@ -50,7 +55,12 @@ fn cluster(blocks: usize, racks: usize, nodes: usize, busy: bool) -> Vec<(String
             for n in 0..nodes {
                 let i = (b * racks + r) * nodes + n;
                 let used = if busy { rng.next() % 9 } else { 0 };
-                out.push((format!("n{i:05}"), format!("b{b:02}"), format!("r{r:02}"), used));
+                out.push((
+                    format!("n{i:05}"),
+                    format!("b{b:02}"),
+                    format!("r{r:02}"),
+                    used,
+                ));
             }
         }
     }
@@ -80,9 +90,15 @@ struct Abi {
 impl Abi {
     unsafe fn new(nodes: &[(String, String, String, u64)]) -> Abi {
         let ok = gang_result::GANG_OK;
-        let levels = [c"topology.example.com/block".as_ptr(), c"topology.example.com/rack".as_ptr()];
+        let levels = [
+            c"topology.example.com/block".as_ptr(),
+            c"topology.example.com/rack".as_ptr(),
+        ];
         let mut ib: *mut gang_inventory_builder = ptr::null_mut();
-        assert_eq!(gang_inventory_builder_new(levels.as_ptr(), 2, &mut ib, ptr::null_mut()), ok);
+        assert_eq!(
+            gang_inventory_builder_new(levels.as_ptr(), 2, &mut ib, ptr::null_mut()),
+            ok
+        );
         for (name, b, r, used) in nodes {
             let (name, b, r) = (
                 CString::new(name.as_str()).unwrap(),
@@ -93,23 +109,38 @@ impl Abi {
             assert_eq!(gang_node_new(name.as_ptr(), &mut node), ok);
             assert_eq!(gang_node_add_label(node, levels[0], b.as_ptr()), ok);
             assert_eq!(gang_node_add_label(node, levels[1], r.as_ptr()), ok);
-            assert_eq!(gang_node_set_capacity_millis(node, c"nvidia.com/gpu".as_ptr(), 8000), ok);
-            assert_eq!(gang_node_set_used_millis(node, c"nvidia.com/gpu".as_ptr(), used * 1000), ok);
+            assert_eq!(
+                gang_node_set_capacity_millis(node, c"nvidia.com/gpu".as_ptr(), 8000),
+                ok
+            );
+            assert_eq!(
+                gang_node_set_used_millis(node, c"nvidia.com/gpu".as_ptr(), used * 1000),
+                ok
+            );
             assert_eq!(gang_inventory_builder_add_node(ib, node), ok);
             gang_node_free(node);
         }
         let mut inv: *mut gang_inventory = ptr::null_mut();
-        assert_eq!(gang_inventory_builder_build(ib, &mut inv, ptr::null_mut()), ok);
+        assert_eq!(
+            gang_inventory_builder_build(ib, &mut inv, ptr::null_mut()),
+            ok
+        );
         gang_inventory_builder_free(ib);
         let mut role: *mut gang_role = ptr::null_mut();
         assert_eq!(gang_role_new(c"worker".as_ptr(), 4, &mut role), ok);
-        assert_eq!(gang_role_set_request_millis(role, c"nvidia.com/gpu".as_ptr(), 8000), ok);
+        assert_eq!(
+            gang_role_set_request_millis(role, c"nvidia.com/gpu".as_ptr(), 8000),
+            ok
+        );
         let mut g: *mut gang_gang = ptr::null_mut();
         assert_eq!(gang_gang_new(c"bench".as_ptr(), &mut g), ok);
         assert_eq!(gang_gang_add_role(g, role), ok);
         assert_eq!(gang_gang_set_required(g, levels[1]), ok);
         let mut compiled: *mut gang_compiled = ptr::null_mut();
-        assert_eq!(gang_inventory_compile(inv, g, &mut compiled, ptr::null_mut()), ok);
+        assert_eq!(
+            gang_inventory_compile(inv, g, &mut compiled, ptr::null_mut()),
+            ok
+        );
         gang_gang_free(g);
         gang_role_free(role);
         let mut solver: *mut gang_solver = ptr::null_mut();

@@ -28,9 +28,26 @@ macro_rules! ffi_boundary {
     };
 }
 
-/// Why a call failed, before it becomes a code and (maybe) a `gang_error`.
+/// Why a call failed, before it becomes a code and (maybe) a `gang_error`. Boxed, so
+/// that the happy path moves one pointer-sized `Result`.
 #[derive(Debug)]
-pub(crate) struct Failure {
+pub(crate) struct Failure(Box<FailureData>);
+
+impl std::ops::Deref for Failure {
+    type Target = FailureData;
+    fn deref(&self) -> &FailureData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Failure {
+    fn deref_mut(&mut self) -> &mut FailureData {
+        &mut self.0
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct FailureData {
     pub code: gang_result,
     pub kind: Cow<'static, str>,
     pub field: String,
@@ -41,13 +58,13 @@ pub(crate) struct Failure {
 
 impl Failure {
     fn binding(code: gang_result, field: impl Into<String>, message: String) -> Failure {
-        Failure {
+        Failure(Box::new(FailureData {
             code,
             kind: Cow::Borrowed(code.name()),
             field: field.into(),
             message,
             core: None,
-        }
+        }))
     }
 
     pub(crate) fn null(name: &'static str) -> Failure {
@@ -119,21 +136,22 @@ impl Failure {
     }
 
     fn into_error(self) -> ErrorInner {
-        let json = match &self.core {
+        let f = *self.0;
+        let json = match &f.core {
             Some(e) => e.to_json(),
             None => serde_json::json!({
                 "status": "error",
-                "kind": self.kind,
-                "field": self.field,
-                "message": self.message,
+                "kind": f.kind,
+                "field": f.field,
+                "message": f.message,
             })
             .to_string(),
         };
         ErrorInner {
-            code: self.code,
-            kind: Text::new(self.kind),
-            field: Text::new(self.field),
-            message: Text::new(self.message),
+            code: f.code,
+            kind: Text::new(f.kind),
+            field: Text::new(f.field),
+            message: Text::new(f.message),
             json: Text::new(json),
         }
     }
@@ -155,13 +173,13 @@ impl Failure {
 impl From<gang_core::Error> for Failure {
     fn from(e: gang_core::Error) -> Failure {
         let kind = e.kind();
-        Failure {
+        Failure(Box::new(FailureData {
             code: gang_result::from_kind(kind),
             kind: Cow::Owned(kind.as_str().to_owned()),
             field: e.field().to_owned(),
             message: e.to_string(),
             core: Some(e),
-        }
+        }))
     }
 }
 
