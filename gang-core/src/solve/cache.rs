@@ -116,26 +116,37 @@ impl Cache {
     }
 }
 
+/// Node `n`'s contribution now (with `taken` charged), as the roll-up computes it.
+pub(crate) fn contribution(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: u32,
+    taken: Option<&[u64]>,
+) -> u32 {
+    if inv.leaf_depth(n) < grain.min_leaf {
+        return 0;
+    }
+    let f = u64::from(node_fit(inv, role, n as usize, taken));
+    let g = grain.at(inv.label_depth() + 1);
+    (if g > 1 { f / g * g } else { f }) as u32
+}
+
 /// Brings node `n`'s contribution and its domains' capacities up to date.
 fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: u32, s: &mut Scratch) {
-    let l = inv.label_depth();
-    let leaf = inv.leaf_depth(n);
-    let fit = if leaf >= grain.min_leaf {
-        let f = u64::from(node_fit(inv, role, n as usize, None));
-        let g = grain.at(l + 1);
-        if g > 1 {
-            f / g * g
-        } else {
-            f
-        }
-    } else {
-        0
-    };
-    let old = u64::from(s.fits[n as usize]);
+    let fit = contribution(inv, role, grain, n, None);
+    set_fit(inv, grain, n, fit, s);
+}
+
+/// Sets node `n`'s contribution to `fit` and adjusts every domain above it.
+pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: u32, fit: u32, s: &mut Scratch) {
+    let (fit, old) = (u64::from(fit), u64::from(s.fits[n as usize]));
     if fit == old {
         return;
     }
     s.fits[n as usize] = fit as u32;
+    let l = inv.label_depth();
+    let leaf = inv.leaf_depth(n);
     if grain.floors.is_empty() {
         // Plain sums: add the difference along the path.
         for d in 0..=leaf {

@@ -107,6 +107,8 @@ pub(crate) struct Scratch {
     pub pattern: Vec<u32>,
     /// Distinct domain ids while building a placement.
     pub seen: Vec<u32>,
+    /// Cached fits patched for one greedy step, to restore.
+    pub undo: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -429,7 +431,7 @@ impl Solver {
     fn fill_domain(
         &mut self,
         inv: &Inventory,
-        c: &Compiled,
+        c: &Arc<Compiled>,
         scope: Scope,
         counts: &mut [u64],
         budget: &mut u64,
@@ -473,7 +475,7 @@ impl Solver {
     fn feasible(
         &mut self,
         inv: &Inventory,
-        c: &Compiled,
+        c: &Arc<Compiled>,
         scope: Scope,
         counts: &[u64],
         budget: &mut u64,
@@ -494,7 +496,7 @@ impl Solver {
 
     /// Roles one after another, each spread by [`descend`] over what the previous ones
     /// left, preferring domains and nodes the gang already uses.
-    fn greedy(&mut self, inv: &Inventory, c: &Compiled, scope: Scope, counts: &[u64]) -> bool {
+    fn greedy(&mut self, inv: &Inventory, c: &Arc<Compiled>, scope: Scope, counts: &[u64]) -> bool {
         self.s.fresh_attempt(inv.resources.len());
         for oi in 0..self.s.order.len() {
             let i = self.s.order[oi] as usize;
@@ -503,15 +505,48 @@ impl Solver {
                 continue;
             }
             let grain = Grain::of(c, role);
-            let sc = if role.constrained {
-                scope
+            let ok = if role.constrained {
+                // Inside the domain: a roll-up of its nodes, net of earlier roles.
+                let taken = std::mem::take(&mut self.s.taken);
+                let cap = rollup(inv, role, grain, scope, Some(&taken), &mut self.s);
+                self.s.taken = taken;
+                cap >= counts[i]
             } else {
-                Scope::CLUSTER
+                // Cluster-wide: the cached capacities, patched on the nodes earlier roles
+                // took from (and restored after), instead of a roll-up of every node.
+                self.cache.lend(inv, c, i, &mut self.s);
+                self.s.undo.clear();
+                for k in 0..self.s.touched.len() {
+                    let n = self.s.touched[k];
+                    let f = cache::contribution(inv, role, grain, n, Some(&self.s.taken));
+                    let old = self.s.fits[n as usize];
+                    self.s.undo.push((n, old));
+                    cache::set_fit(inv, grain, n, f, &mut self.s);
+                }
+                let ok = self.s.caps[0][0] >= counts[i];
+                if ok {
+                    descend(
+                        inv,
+                        role,
+                        i as u16,
+                        grain,
+                        Scope::CLUSTER,
+                        counts[i],
+                        c.policy,
+                        true,
+                        &mut self.s,
+                    );
+                }
+                while let Some((n, old)) = self.s.undo.pop() {
+                    cache::set_fit(inv, grain, n, old, &mut self.s);
+                }
+                self.cache.give_back(&mut self.s);
+                if !ok {
+                    return false;
+                }
+                continue;
             };
-            let taken = std::mem::take(&mut self.s.taken);
-            let cap = rollup(inv, role, grain, sc, Some(&taken), &mut self.s);
-            self.s.taken = taken;
-            if cap < counts[i] {
+            if !ok {
                 return false;
             }
             descend(
@@ -519,7 +554,7 @@ impl Solver {
                 role,
                 i as u16,
                 grain,
-                sc,
+                scope,
                 counts[i],
                 c.policy,
                 true,
