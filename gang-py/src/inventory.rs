@@ -110,7 +110,13 @@ impl InvState {
         r
     }
 
-    fn path_of(&self, node: &str) -> Vec<String> {
+    /// The label levels, outermost first.
+    pub fn label_levels(&self) -> &[String] {
+        &self.label_levels
+    }
+
+    /// A node's label values for the label levels, up to its first missing label.
+    pub fn path_of(&self, node: &str) -> Vec<String> {
         self.index
             .get(node)
             .map(|&i| self.paths[i].clone())
@@ -125,21 +131,13 @@ impl InvState {
     }
 
     /// Places a compiled gang; the outcome with the placement already converted.
-    fn solve(&self, compiled: &CompiledGang, budget: u64) -> Result<Solved, Error> {
+    fn solve(self: &Arc<Self>, compiled: &CompiledGang, budget: u64) -> Result<Solved, Error> {
         let outcome = self.with_inventory(|inv| {
             self.with_solver(budget, |s| s.place(inv, compiled))
         })?;
         Ok(match outcome {
             Outcome::Placed(p) => {
-                let roles: Vec<String> = compiled
-                    .gang()
-                    .roles
-                    .iter()
-                    .map(|r| r.name.clone())
-                    .collect();
-                Solved::Placed(PyPlacement::from_core(p, &roles, &self.label_levels, |n| {
-                    self.path_of(n)
-                }))
+                Solved::Placed(PyPlacement::from_core(p, compiled.clone(), self.clone()))
             }
             Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
         })

@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use gang_core::{
-    Diagnosis, DomainReport, ErrorKind, Exclusions, Relaxation, RoleFit, RoleReport,
+    CompiledGang, Diagnosis, DomainReport, ErrorKind, Exclusions, Relaxation, RoleFit, RoleReport,
     Shortfall, SliceReport,
 };
 use pyo3::prelude::*;
@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::convert::{from_value, json_text};
 use crate::errors::{edge_error, NotPlaced, Undecided, Unschedulable};
+use crate::inventory::InvState;
 use crate::spec::{dict_of, hash_json, json_of, parse_value};
 
 // ------------------------------------------------------------------------- Placement
@@ -72,82 +73,102 @@ pub struct AssignmentData {
 /// {'gang': 'g', 'role': 'w', 'node': 'n0', 'count': 1, 'block': 'b1', 'rack': 'r1'}
 #[pyclass(name = "Placement", module = "gang", frozen)]
 pub struct PyPlacement {
-    pub data: Arc<PlacementData>,
+    /// The plain data, built on first use from `live` (or given when unpickled).
+    data: OnceLock<PlacementData>,
+    /// The core placement and what it was made from, when made in this process (absent
+    /// after unpickling). The lifecycle operations (reserve...) will take it from here.
+    live: Option<Live>,
     json: OnceLock<Value>,
     text: OnceLock<String>,
-    /// The core placement, when made in this process (absent after unpickling). The
-    /// lifecycle operations (reserve…) will take it from here.
-    #[allow(dead_code)]
-    pub core: Option<gang_core::Placement>,
+}
+
+/// A placement made in this process: the core value, the compiled gang it answers, and
+/// the inventory state (for node paths).
+pub struct Live {
+    pub placement: gang_core::Placement,
+    pub compiled: CompiledGang,
+    pub inventory: Arc<InvState>,
 }
 
 impl PyPlacement {
-    /// Builds the Python placement from a core one. `paths` gives each node's label path.
+    /// Wraps a core placement; converting it to Python-facing data waits until asked,
+    /// so `place` itself does no more than the core call.
     pub fn from_core(
-        p: gang_core::Placement,
-        role_names: &[String],
-        levels: &[String],
-        path_of: impl Fn(&str) -> Vec<String>,
+        placement: gang_core::Placement,
+        compiled: CompiledGang,
+        inventory: Arc<InvState>,
     ) -> PyPlacement {
-        let data = PlacementData {
-            gang: p.gang().to_owned(),
-            level: p.level().map(str::to_owned),
-            domain: p.domain().to_vec(),
-            assignments: p
-                .assignments()
-                .iter()
-                .map(|a| AssignmentData {
-                    role: a.role.clone(),
-                    node: a.node.clone(),
-                    count: a.count,
-                    path: path_of(&a.node),
-                })
-                .collect(),
-            placed: role_names
-                .iter()
-                .map(|r| (r.clone(), p.placed(r).unwrap_or(0)))
-                .collect(),
-            domains_used: p.domains_used().to_vec(),
-            search_complete: p.search_complete(),
-            levels: levels.to_vec(),
-            json: None,
-            text: None,
-        };
         PyPlacement {
-            data: Arc::new(data),
+            data: OnceLock::new(),
+            live: Some(Live {
+                placement,
+                compiled,
+                inventory,
+            }),
             json: OnceLock::new(),
             text: OnceLock::new(),
-            core: Some(p),
         }
     }
 
+    fn data(&self) -> &PlacementData {
+        self.data.get_or_init(|| {
+            let Some(live) = &self.live else {
+                unreachable!("an unpickled placement is built with its data")
+            };
+            let p = &live.placement;
+            PlacementData {
+                gang: p.gang().to_owned(),
+                level: p.level().map(str::to_owned),
+                domain: p.domain().to_vec(),
+                assignments: p
+                    .assignments()
+                    .iter()
+                    .map(|a| AssignmentData {
+                        role: a.role.clone(),
+                        node: a.node.clone(),
+                        count: a.count,
+                        path: live.inventory.path_of(&a.node),
+                    })
+                    .collect(),
+                placed: live
+                    .compiled
+                    .gang()
+                    .roles
+                    .iter()
+                    .map(|r| (r.name.clone(), p.placed(&r.name).unwrap_or(0)))
+                    .collect(),
+                domains_used: p.domains_used().to_vec(),
+                search_complete: p.search_complete(),
+                levels: live.inventory.label_levels().to_vec(),
+                json: None,
+                text: None,
+            }
+        })
+    }
+
     fn json(&self) -> &Value {
-        self.json.get_or_init(|| {
-            self.data.json.clone().unwrap_or_else(|| match &self.core {
-                Some(p) => json_of(p),
-                None => Value::Null,
-            })
+        self.json.get_or_init(|| match &self.live {
+            Some(l) => json_of(&l.placement),
+            None => self.data().json.clone().unwrap_or(Value::Null),
         })
     }
 
     fn text(&self) -> &str {
-        self.text.get_or_init(|| {
-            self.data.text.clone().unwrap_or_else(|| match &self.core {
-                Some(p) => p.to_string(),
-                None => String::new(),
-            })
+        self.text.get_or_init(|| match &self.live {
+            Some(l) => l.placement.to_string(),
+            None => self.data().text.clone().unwrap_or_default(),
         })
     }
 
     fn state(&self) -> PlacementData {
-        let mut d = (*self.data).clone();
+        let mut d = self.data().clone();
         d.json = Some(self.json().clone());
         d.text = Some(self.text().to_owned());
         d
     }
 
     fn domain_path(&self) -> String {
-        self.data
+        self.data()
             .domain
             .iter()
             .map(|(_, v)| v.as_str())
@@ -203,19 +224,19 @@ impl PyPlacement {
     /// The gang's name.
     #[getter]
     fn gang(&self) -> &str {
-        &self.data.gang
+        &self.data().gang
     }
     /// The level whose single domain holds the constrained members; None when the gang
     /// was placed cluster-wide (unconstrained, or split above the top level).
     #[getter]
     fn level(&self) -> Option<&str> {
-        self.data.level.as_deref()
+        self.data().level.as_deref()
     }
     /// The domain as {level: value}, outermost first (empty cluster-wide).
     #[getter]
     fn domain<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.data.domain {
+        for (k, v) in &self.data().domain {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -228,7 +249,7 @@ impl PyPlacement {
     /// Per-role per-node member counts, ordered by role then node (topology order).
     #[getter]
     fn assignments(&self) -> Vec<PyAssignment> {
-        self.data
+        self.data()
             .assignments
             .iter()
             .map(|a| PyAssignment {
@@ -243,7 +264,7 @@ impl PyPlacement {
     fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let mut order: Vec<(&Vec<String>, &str, u32)> = self
-            .data
+            .data()
             .assignments
             .iter()
             .map(|a| (&a.path, a.node.as_str(), a.count))
@@ -277,7 +298,7 @@ impl PyPlacement {
     #[getter]
     fn placed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.data.placed {
+        for (k, v) in &self.data().placed {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -285,14 +306,14 @@ impl PyPlacement {
     /// Total members placed.
     #[getter]
     fn members(&self) -> u64 {
-        self.data.placed.iter().map(|p| u64::from(p.1)).sum()
+        self.data().placed.iter().map(|p| u64::from(p.1)).sum()
     }
     /// Distinct domains used per level, the node level last
     /// ({"block": 1, "rack": 2, "kubernetes.io/hostname": 3}).
     #[getter]
     fn domains_used<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.data.domains_used {
+        for (k, v) in &self.data().domains_used {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -301,7 +322,7 @@ impl PyPlacement {
     /// tighter placement might exist.
     #[getter]
     fn search_complete(&self) -> bool {
-        self.data.search_complete
+        self.data().search_complete
     }
     /// Members per domain of `level`, keyed by domain path ("b1/a"); members on nodes
     /// without that level's label are not counted. At the node level
@@ -314,7 +335,7 @@ impl PyPlacement {
     /// {'a': 1, 'b': 1}
     fn domain_counts<'py>(&self, py: Python<'py>, level: &str) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let depth = self.data.levels.iter().position(|l| l == level);
+        let depth = self.data().levels.iter().position(|l| l == level);
         let node_level = level == gang_core::HOSTNAME_LEVEL;
         if depth.is_none() && !node_level {
             return Err(edge_error(
@@ -324,7 +345,7 @@ impl PyPlacement {
                 "not a level of the inventory's topology",
             ));
         }
-        for a in &self.data.assignments {
+        for a in &self.data().assignments {
             let key = match depth {
                 Some(i) if a.path.len() > i => a.path[..=i].join("/"),
                 Some(_) => continue,
@@ -351,13 +372,13 @@ impl PyPlacement {
     /// at each topology level (missing labels are None). Ready for pandas.DataFrame.
     fn to_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
-        for a in &self.data.assignments {
+        for a in &self.data().assignments {
             let d = PyDict::new(py);
-            d.set_item("gang", &self.data.gang)?;
+            d.set_item("gang", &self.data().gang)?;
             d.set_item("role", &a.role)?;
             d.set_item("node", &a.node)?;
             d.set_item("count", a.count)?;
-            for (i, l) in self.data.levels.iter().enumerate() {
+            for (i, l) in self.data().levels.iter().enumerate() {
                 d.set_item(l, a.path.get(i))?;
             }
             out.append(d)?;
@@ -368,13 +389,13 @@ impl PyPlacement {
         self.text()
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let level = match &self.data.level {
+        let level = match &self.data().level {
             Some(l) => format!("{l:?}").replace('"', "'"),
             None => "None".to_owned(),
         };
         Ok(format!(
             "Placement(gang={}, level={level}, domain={}, nodes={})",
-            format!("{:?}", self.data.gang).replace('"', "'"),
+            format!("{:?}", self.data().gang).replace('"', "'"),
             format!("{:?}", self.domain_path()).replace('"', "'"),
             self.nodes(py)?.repr()?
         ))
@@ -383,7 +404,7 @@ impl PyPlacement {
         let Ok(o) = other.cast::<Self>() else {
             return false;
         };
-        let (a, b) = (&*self.data, &*o.get().data);
+        let (a, b) = (self.data(), o.get().data());
         a.gang == b.gang
             && a.level == b.level
             && a.domain == b.domain
@@ -393,11 +414,11 @@ impl PyPlacement {
     }
     fn __hash__(&self) -> isize {
         let mut h = DefaultHasher::new();
-        self.data.gang.hash(&mut h);
-        self.data.level.hash(&mut h);
-        self.data.domain.hash(&mut h);
-        self.data.assignments.hash(&mut h);
-        self.data.search_complete.hash(&mut h);
+        self.data().gang.hash(&mut h);
+        self.data().level.hash(&mut h);
+        self.data().domain.hash(&mut h);
+        self.data().assignments.hash(&mut h);
+        self.data().search_complete.hash(&mut h);
         h.finish() as isize
     }
     /// Rebuilds a placement from its pickled state.
@@ -409,10 +430,10 @@ impl PyPlacement {
         })?;
         let data: PlacementData = parse_value(v, "placement")?;
         Ok(PyPlacement {
-            data: Arc::new(data),
+            data: OnceLock::from(data),
+            live: None,
             json: OnceLock::new(),
             text: OnceLock::new(),
-            core: None,
         })
     }
     fn __reduce__<'py>(

@@ -38,7 +38,8 @@ def test_docstring_examples():
     assert failed == 0
 
 
-def test_readme_examples():
+def test_readme_examples(monkeypatch):
+    monkeypatch.chdir(README.parent.parent)  # the README's paths are from the repository root
     result = doctest.testfile(str(README), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 5, "README examples not found"
