@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use crate::error::Error;
 use crate::inventory::Inventory;
 use crate::node::NodeSpec;
+use crate::placement::Member;
 use crate::quantity::{Amount, Quantity};
 use crate::reserve::{Lost, ReservationId};
 
@@ -172,32 +173,33 @@ impl Inventory {
         let mut out = Vec::new();
         let ids: Vec<ReservationId> = self.ledger.live.keys().copied().collect();
         for id in ids {
-            let r = &self.ledger.live[&id];
-            let gone: Vec<(u16, u32, u32)> = r
+            // Take the reservation out while adjusting the columns, then put it back.
+            let Some(mut r) = self.ledger.live.remove(&id) else {
+                continue;
+            };
+            let gone: Vec<Member> = r
                 .members
                 .iter()
                 .copied()
                 .filter(|m| m.1 as usize == ix)
                 .collect();
-            if gone.is_empty() {
-                continue;
+            if !gone.is_empty() {
+                self.adjust(&r.shapes, &gone, false);
+                r.members.retain(|m| m.1 as usize != ix);
+                for &(role, _, k) in &gone {
+                    let l = Lost {
+                        reservation: id,
+                        role: r.gang.gang().roles[role as usize].name.clone(),
+                        node: self.names[ix].clone(),
+                        count: k,
+                        role_ix: role,
+                        path: path.clone(),
+                    };
+                    r.lost.push(l.clone());
+                    out.push(l);
+                }
             }
-            let shapes = r.shapes.clone();
-            self.adjust(&shapes, &gone, false);
-            let r = self.ledger.live.get_mut(&id).expect("live");
-            r.members.retain(|m| m.1 as usize != ix);
-            for &(role, _, k) in &gone {
-                let l = Lost {
-                    reservation: id,
-                    role: r.gang.gang().roles[role as usize].name.clone(),
-                    node: self.names[ix].clone(),
-                    count: k,
-                    role_ix: role,
-                    path: path.clone(),
-                };
-                r.lost.push(l.clone());
-                out.push(l);
-            }
+            self.ledger.live.insert(id, r);
         }
         out
     }

@@ -750,15 +750,15 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
             while parents[parent].end <= i {
                 parent += 1;
             }
-            let same = level.last().is_some_and(|d: &Domain| {
-                d.end == i
-                    && d.parent as usize == parent
-                    && paths[d.start as usize][depth - 1] == p[depth - 1]
-            });
-            if same {
-                level.last_mut().unwrap().end = i + 1;
-            } else {
-                level.push(Domain {
+            match level.last_mut() {
+                Some(d)
+                    if d.end == i
+                        && d.parent as usize == parent
+                        && paths[d.start as usize][depth - 1] == p[depth - 1] =>
+                {
+                    d.end = i + 1;
+                }
+                _ => level.push(Domain {
                     start: i,
                     end: i + 1,
                     direct: i,
@@ -766,11 +766,11 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
                     value: p[depth - 1],
                     child_start: 0,
                     child_end: 0,
-                });
+                }),
             }
         }
         // Link parents to their children; a parent's direct nodes start after them.
-        let parents = out.last_mut().unwrap();
+        let parents = &mut out[depth - 1];
         for p in parents.iter_mut() {
             p.child_start = 0;
             p.child_end = 0;

@@ -283,14 +283,15 @@ impl Inventory {
         };
         match outcome {
             Some(Outcome::Placed(p)) => {
-                let added_members: Vec<(u16, u32, u32)> = p
+                let added_members: Vec<crate::placement::Member> = p
                     .members
                     .iter()
                     .map(|&(gi, n, k)| (groups[gi as usize].role, n, k))
                     .collect();
-                let shapes = self.ledger.live[&id].shapes.clone();
-                self.adjust(&shapes, &added_members, true);
-                let r = self.ledger.live.get_mut(&id).expect("live");
+                let Some(mut r) = self.ledger.live.remove(&id) else {
+                    return Err(Error::UnknownReservation { id });
+                };
+                self.adjust(&r.shapes, &added_members, true);
                 let mut added = Vec::with_capacity(added_members.len());
                 for &(role, n, k) in &added_members {
                     match r.members.iter_mut().find(|m| m.0 == role && m.1 == n) {
@@ -305,6 +306,7 @@ impl Inventory {
                 }
                 r.members.sort_unstable();
                 r.lost.clear();
+                self.ledger.live.insert(id, r);
                 Ok(Replacement::Placed { added })
             }
             other => {
