@@ -18,7 +18,9 @@ step "virtual environment ($VENV)"
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-PY="$VENV/bin/python"
+PY="$(cd "$VENV" && pwd)/bin/python"
+# The build backend runs the venv's `maturin` executable.
+export PATH="$(dirname "$PY"):$PATH"
 "$PY" -c 'import sys; assert sys.version_info >= (3, 10), sys.version'
 # The same set as [project.optional-dependencies] test, plus the build backend.
 "$PY" -m pip install --quiet --disable-pip-version-check \

@@ -132,9 +132,8 @@ impl InvState {
 
     /// Places a compiled gang; the outcome with the placement already converted.
     fn solve(self: &Arc<Self>, compiled: &CompiledGang, budget: u64) -> Result<Solved, Error> {
-        let outcome = self.with_inventory(|inv| {
-            self.with_solver(budget, |s| s.place(inv, compiled))
-        })?;
+        let outcome =
+            self.with_inventory(|inv| self.with_solver(budget, |s| s.place(inv, compiled)))?;
         Ok(match outcome {
             Outcome::Placed(p) => {
                 Solved::Placed(PyPlacement::from_core(p, compiled.clone(), self.clone()))
@@ -144,6 +143,8 @@ impl InvState {
     }
 }
 
+/// A query's answer; both variants are moved once, straight into Python objects.
+#[allow(clippy::large_enum_variant)]
 enum Solved {
     Placed(PyPlacement),
     NotPlaced(gang_core::Diagnosis),
@@ -228,8 +229,8 @@ impl PyInventory {
                 // The core parser validates and names the JSON path of any problem; the
                 // specs are then read again for the Python view and pickling.
                 let inv = Inventory::from_json(&text)?;
-                let doc: ClusterDoc = serde_json::from_str(&text)
-                    .map_err(|e| Error::InvalidScenario {
+                let doc: ClusterDoc =
+                    serde_json::from_str(&text).map_err(|e| Error::InvalidScenario {
                         field: "document".into(),
                         reason: e.to_string(),
                     })?;
@@ -279,11 +280,7 @@ impl PyInventory {
     /// Builds and validates an inventory from topology levels (outermost first) and
     /// nodes (`Node` objects or dicts).
     #[new]
-    fn new(
-        py: Python<'_>,
-        levels: &Bound<'_, PyAny>,
-        nodes: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
+    fn new(py: Python<'_>, levels: &Bound<'_, PyAny>, nodes: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut lv = Vec::new();
         for (i, l) in items(Some(levels))?.iter().enumerate() {
             lv.push(convert::string(

@@ -425,9 +425,8 @@ impl PyPlacement {
     #[classmethod]
     fn _from_state(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = json_text(state)?;
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            edge_error(ErrorKind::InvalidScenario, "placement", "", &e.to_string())
-        })?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| edge_error(ErrorKind::InvalidScenario, "placement", "", &e.to_string()))?;
         let data: PlacementData = parse_value(v, "placement")?;
         Ok(PyPlacement {
             data: OnceLock::from(data),
@@ -436,9 +435,7 @@ impl PyPlacement {
             text: OnceLock::new(),
         })
     }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         let state = serde_json::to_string(&slf.get().state()).unwrap_or_default();
         Ok((slf.get_type().getattr("_from_state")?, (state,)))
     }
@@ -589,9 +586,8 @@ impl PyDiagnosis {
     #[classmethod]
     fn from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = json_text(text)?;
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            edge_error(ErrorKind::InvalidScenario, "diagnosis", "", &e.to_string())
-        })?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| edge_error(ErrorKind::InvalidScenario, "diagnosis", "", &e.to_string()))?;
         let d: DiagnosisDe = parse_value(v, "diagnosis")?;
         Ok(PyDiagnosis::new(d.into_core()))
     }
@@ -872,7 +868,6 @@ pub struct PyRelaxation(Relaxation);
 #[pyclass(name = "SliceReport", module = "gang", frozen)]
 #[derive(Clone)]
 pub struct PySliceReport(SliceReport);
-
 
 report_methods!(PyRoleReport, RoleReportDe {
     /// Role name.

@@ -8,8 +8,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use gang_core::{
-    ErrorKind, Gang, GangTopology, NodeSpec, Policy, Quantity, Requirement, Role,
-    SelectorOperator, Slice, Taint, TaintEffect, Toleration, TolerationOperator,
+    ErrorKind, Gang, GangTopology, NodeSpec, Policy, Quantity, Requirement, Role, SelectorOperator,
+    Slice, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
@@ -155,9 +155,7 @@ impl PyQuantity {
         format!("Quantity('{}')", self.0)
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         Ok((slf.get_type().into_any(), (slf.get().0.to_string(),)))
     }
 }
@@ -726,7 +724,12 @@ impl PyRole {
     }
     #[getter]
     fn tolerations(&self) -> Vec<PyToleration> {
-        self.0.tolerations.iter().cloned().map(PyToleration).collect()
+        self.0
+            .tolerations
+            .iter()
+            .cloned()
+            .map(PyToleration)
+            .collect()
     }
     #[getter]
     fn max_per_node(&self) -> Option<u32> {
@@ -748,7 +751,10 @@ impl PyRole {
             s.push_str(&format!(", min_count={m}"));
         }
         if !self.0.node_selector.is_empty() {
-            s.push_str(&format!(", node_selector={}", self.node_selector(py)?.repr()?));
+            s.push_str(&format!(
+                ", node_selector={}",
+                self.node_selector(py)?.repr()?
+            ));
         }
         if !self.0.match_expressions.is_empty() {
             let v: Vec<String> = self
