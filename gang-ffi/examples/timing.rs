@@ -73,6 +73,7 @@ fn core_inventory(nodes: &[(String, String, String, u64)]) -> Inventory {
             NodeSpec::new(name)
                 .label(BLOCK, b)
                 .label(RACK, r)
+                .label("nvidia.com/gpu.product", "H200")
                 .capacity(GPU, Quantity::from_millis(8000))
                 .used(GPU, Quantity::from_millis(used * 1000))
         }))
@@ -109,6 +110,8 @@ impl Abi {
             assert_eq!(gang_node_new(name.as_ptr(), &mut node), ok);
             assert_eq!(gang_node_add_label(node, levels[0], b.as_ptr()), ok);
             assert_eq!(gang_node_add_label(node, levels[1], r.as_ptr()), ok);
+            let product = c"nvidia.com/gpu.product".as_ptr();
+            assert_eq!(gang_node_add_label(node, product, c"H200".as_ptr()), ok);
             assert_eq!(
                 gang_node_set_capacity_millis(node, c"nvidia.com/gpu".as_ptr(), 8000),
                 ok

@@ -316,15 +316,9 @@ func (inv *Inventory) Place(g *Gang) (Outcome, error) {
 	if inv.ptr == nil || g.ptr == nil {
 		return Outcome{}, ErrClosed
 	}
-	var status C.gang_status
-	var p *C.gang_placement
-	var d *C.gang_diagnosis
-	var cerr *C.gang_error
-	rc := C.gang_inventory_place(inv.ptr, g.ptr, &status, &p, &d, &cerr)
-	runtime.KeepAlive(inv)
-	runtime.KeepAlive(g)
-	if err := fromC(rc, cerr, "gang_inventory_place"); err != nil {
+	o := placeOnInventory(inv, g)
+	if err := fromC(o.rc, o.error, "gang_inventory_place"); err != nil {
 		return Outcome{}, err
 	}
-	return newOutcome(status, p, d), nil
+	return newOutcome(o.status, o.placement, o.diagnosis), nil
 }

@@ -1,7 +1,32 @@
 package gang
 
-// #include <stdlib.h>
-// #include "gang.h"
+/*
+#include <stdlib.h>
+#include "gang.h"
+
+// The outputs of a placement query, returned by value so that Go passes no pointers to
+// its own memory (each would escape to the heap: four allocations per query).
+typedef struct {
+    gang_result rc;
+    gang_status status;
+    gang_placement *placement;
+    gang_diagnosis *diagnosis;
+    gang_error *error;
+} gang_go_outcome;
+
+static gang_go_outcome gang_go_solver_place(gang_solver *s, const gang_inventory *inv,
+                                            const gang_compiled *c) {
+    gang_go_outcome o = {0, 0, NULL, NULL, NULL};
+    o.rc = gang_solver_place(s, inv, c, &o.status, &o.placement, &o.diagnosis, &o.error);
+    return o;
+}
+
+static gang_go_outcome gang_go_inventory_place(const gang_inventory *inv, const gang_gang *g) {
+    gang_go_outcome o = {0, 0, NULL, NULL, NULL};
+    o.rc = gang_inventory_place(inv, g, &o.status, &o.placement, &o.diagnosis, &o.error);
+    return o;
+}
+*/
 import "C"
 
 import (
@@ -82,18 +107,22 @@ func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 	if s.ptr == nil || inv.ptr == nil || c.ptr == nil {
 		return Outcome{}, ErrClosed
 	}
-	var status C.gang_status
-	var p *C.gang_placement
-	var d *C.gang_diagnosis
-	var cerr *C.gang_error
-	rc := C.gang_solver_place(s.ptr, inv.ptr, c.ptr, &status, &p, &d, &cerr)
+	o := C.gang_go_solver_place(s.ptr, inv.ptr, c.ptr)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(c)
-	if err := fromC(rc, cerr, "gang_solver_place"); err != nil {
+	if err := fromC(o.rc, o.error, "gang_solver_place"); err != nil {
 		return Outcome{}, err
 	}
-	return newOutcome(status, p, d), nil
+	return newOutcome(o.status, o.placement, o.diagnosis), nil
+}
+
+// placeOnInventory is gang_inventory_place (the C helper lives in this file's preamble).
+func placeOnInventory(inv *Inventory, g *Gang) C.gang_go_outcome {
+	o := C.gang_go_inventory_place(inv.ptr, g.ptr)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(g)
+	return o
 }
 
 // Status is what a placement query answered.

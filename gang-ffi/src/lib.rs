@@ -91,6 +91,27 @@ pub extern "C" fn gang_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
+/// The thread rules of the header, checked at compile time: handles documented as
+/// shareable are `Send + Sync`; the one-thread-at-a-time ones are at least `Send` (a
+/// goroutine, and so the handle, moves between threads).
+#[allow(dead_code)]
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    const fn movable<T: Send>() {}
+    shareable::<gang_core::Inventory>();
+    shareable::<gang_core::CompiledGang>();
+    shareable::<outcome::PlacementInner>();
+    shareable::<outcome::DiagnosisInner>();
+    shareable::<gang_core::Scenario>();
+    shareable::<error::ErrorInner>();
+    shareable::<strings::Text>();
+    movable::<gang_core::Solver>();
+    movable::<gang_core::NodeSpec>();
+    movable::<inventory::BuilderInner>();
+    movable::<gang_core::Role>();
+    movable::<gang_core::Gang>();
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
