@@ -156,14 +156,14 @@ fn run(c: &mut Criterion, plan: &Plan) {
     let ctx = || cell.get_or_init(|| Ctx::new(&spec));
 
     let mut g = c.benchmark_group(&group);
-    g.sample_size(10).warm_up_time(Duration::from_millis(300));
+    g.sample_size(10).warm_up_time(Duration::from_millis(200));
     match plan.size {
         Size::K100 => {
-            g.measurement_time(Duration::from_secs(2))
+            g.measurement_time(Duration::from_millis(1500))
                 .sampling_mode(SamplingMode::Flat);
         }
         _ => {
-            g.measurement_time(Duration::from_secs(1));
+            g.measurement_time(Duration::from_millis(800));
         }
     }
 
