@@ -62,6 +62,10 @@ if command -v g++ >/dev/null; then
 fi
 
 step "C tests (-Wall -Wextra -Werror -fsanitize=address,undefined; leaks checked)"
+# Every function of the header is exercised by the C tests.
+for f in $(grep -oE '\bgang_[a-z0-9_]+\(' include/gang.h | tr -d '(' | sort -u); do
+    grep -q "$f(" tests/c/test_gang.c || { echo "tests/c/test_gang.c never calls $f" >&2; exit 1; }
+done
 cargo build --locked -p gang-ffi
 gcc -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -pedantic \
     -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude \
