@@ -13,7 +13,8 @@ use gang_benches::gen::{
 };
 use gang_benches::reference::{RefAnswer, RefCluster};
 use gang_core::{
-    ErrorKind, Gang, Inventory, Outcome, Placement, Policy, Quantity, Role, Toleration,
+    CompiledGang, ErrorKind, Gang, Inventory, Outcome, Placement, Policy, Quantity, Role, Solver,
+    Toleration,
 };
 
 /// A random cluster spec: small (≤ 72 nodes) or medium (≤ ~2.5k nodes).
@@ -98,11 +99,31 @@ fn random_gang(rng: &mut Rng, spec: &Spec) -> Gang {
     }
 }
 
-/// Places `gang` with both and checks that they agree. Returns the core's placement, or
-/// `None` when it does not fit (or the core rejects the request as contradictory).
-fn agree(inv: &Inventory, reference: &RefCluster, gang: &Gang, ctx: &str) -> Option<Placement> {
+/// Places `gang` with both (the core through `solver`, so that its per-shape caches
+/// carry over from one query to the next) and checks that they agree. Returns the
+/// core's placement, or `None` when it does not fit (or the core rejects the request as
+/// contradictory).
+fn agree(
+    solver: &mut Solver,
+    inv: &Inventory,
+    reference: &RefCluster,
+    gang: &Gang,
+    ctx: &str,
+) -> Option<Placement> {
+    agree_compiled(solver, inv, reference, gang, inv.compile(gang), ctx)
+}
+
+/// [`agree`] for a gang compiled earlier (possibly before the inventory changed).
+fn agree_compiled(
+    solver: &mut Solver,
+    inv: &Inventory,
+    reference: &RefCluster,
+    gang: &Gang,
+    compiled: Result<CompiledGang, gang_core::Error>,
+    ctx: &str,
+) -> Option<Placement> {
     let want: RefAnswer = reference.place(gang).expect("single-role gang");
-    let out = match inv.place(gang) {
+    let out = match compiled.and_then(|c| solver.place(inv, &c)) {
         Ok(out) => out,
         Err(e) => {
             // max_per_node × the widest domain below the count: rejected up front.
@@ -164,10 +185,13 @@ fn reference_and_core_agree_on_random_clusters() {
         let inv = cluster.inventory();
         inv.validate().unwrap();
         let reference = cluster.reference();
+        // One solver per cluster: its caches see several shapes, some of them twice.
+        let mut solver = Solver::new();
+        let gangs: Vec<Gang> = (0..6).map(|_| random_gang(&mut rng, &spec)).collect();
         for g in 0..8 {
-            let gang = random_gang(&mut rng, &spec);
+            let gang = &gangs[g % gangs.len()];
             let ctx = format!("round {round} gang {g}: {spec:?}\n{gang:?}");
-            placed += usize::from(agree(&inv, &reference, &gang, &ctx).is_some());
+            placed += usize::from(agree(&mut solver, &inv, &reference, gang, &ctx).is_some());
             total += 1;
         }
     }
@@ -246,6 +270,16 @@ fn reference_and_core_agree_along_operation_sequences() {
         let mut inv = cluster.inventory();
         let mut mirror = Mirror::new(&cluster);
         let mut live: Vec<(gang_core::ReservationId, Gang, Placement)> = Vec::new();
+        // One long-lived solver and a few gangs compiled once, asked again after every
+        // step: the warm path, whose cached capacities must follow every change.
+        let mut solver = Solver::new();
+        let probes: Vec<(Gang, Result<CompiledGang, gang_core::Error>)> = (0..3)
+            .map(|_| {
+                let g = random_gang(&mut rng, &spec);
+                let c = inv.compile(&g);
+                (g, c)
+            })
+            .collect();
         for step in 0..40 {
             let ctx = format!("sequence {seq} step {step}: {spec:?}");
             match rng.below(10) {
@@ -253,7 +287,7 @@ fn reference_and_core_agree_along_operation_sequences() {
                 0..=3 => {
                     let gang = random_gang(&mut rng, &spec);
                     let ctx = format!("{ctx}\nplace {gang:?}");
-                    if let Some(p) = agree(&inv, &mirror.reference, &gang, &ctx) {
+                    if let Some(p) = agree(&mut solver, &inv, &mirror.reference, &gang, &ctx) {
                         let id = inv
                             .reserve(&p)
                             .unwrap_or_else(|c| panic!("{ctx}: fresh placement conflicts: {c}"));
@@ -292,14 +326,15 @@ fn reference_and_core_agree_along_operation_sequences() {
                     mirror.sync(i);
                 }
             }
-            // After every step, a fresh query agrees.
-            let probe = random_gang(&mut rng, &spec);
-            agree(
-                &inv,
-                &mirror.reference,
-                &probe,
-                &format!("{ctx}\nprobe {probe:?}"),
-            );
+            // After every step, a fresh query and the warm probes agree.
+            let fresh = random_gang(&mut rng, &spec);
+            let fctx = format!("{ctx}\nfresh {fresh:?}");
+            agree(&mut solver, &inv, &mirror.reference, &fresh, &fctx);
+            for (gang, compiled) in &probes {
+                let pctx = format!("{ctx}\nwarm probe {gang:?}");
+                let c = compiled.clone();
+                agree_compiled(&mut solver, &inv, &mirror.reference, gang, c, &pctx);
+            }
             steps += 1;
         }
         inv.validate().unwrap();
