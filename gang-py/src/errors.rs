@@ -13,6 +13,7 @@
 //! ├── NotPlaced              valid, but no placement: carries `.diagnosis`
 //! │   ├── Unschedulable      Outcome::Unschedulable: does not fit now
 //! │   └── Undecided          Outcome::Undecided: the search budget ran out
+//! ├── Pending                Inventory.replace: the binding domain has no room now
 //! └── InternalError          a Rust panic caught at the boundary (a bug)
 //! ```
 
@@ -98,6 +99,14 @@ create_exception!(
     NotPlaced,
     "The exact multi-role search ran out of budget before deciding: a placement may exist. \
      `diagnosis` is the Diagnosis (its search_exhausted is True)."
+);
+create_exception!(
+    gang,
+    Pending,
+    GangError,
+    "Inventory.replace: the domain that binds the gang has no room for its lost members \
+     now; nothing was applied. str() says which domain binds it and what it lacks; \
+     attributes: `reservation` (id), `gang`, `domains` (list of dicts), `search_exhausted`."
 );
 create_exception!(
     gang,
@@ -217,6 +226,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NotPlaced", py.get_type::<NotPlaced>())?;
     m.add("Unschedulable", py.get_type::<Unschedulable>())?;
     m.add("Undecided", py.get_type::<Undecided>())?;
+    m.add("Pending", py.get_type::<Pending>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
     Ok(())
 }

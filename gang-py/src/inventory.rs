@@ -9,88 +9,149 @@
 //! lock there and the new methods sit beside `place`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use gang_core::{
-    CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome, Solver, Topology,
+    Admission, AdmitMode, Amount, CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome,
+    Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Topology,
     DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
 };
+use indexmap::IndexMap;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use serde::Deserialize;
 
-use crate::convert::{self, from_value, items, json_text};
+use crate::convert::{self, items, json_text};
 use crate::errors::{core, edge_error, guard};
-use crate::outcome::{not_placed, PyDiagnosis, PyPlacement};
+use crate::lifecycle::{
+    self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PySpreadResult,
+    ReservationData,
+};
+use crate::outcome::{not_placed, PyAssignment, PyDiagnosis, PyPlacement, RoleNames};
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
 
 /// Solvers kept per inventory for reuse (one per concurrent caller is enough).
 const POOL: usize = 8;
 
 pub struct InvState {
+    inner: RwLock<Inner>,
+    solvers: Mutex<Vec<(u64, Solver)>>,
+}
+
+struct Inner {
     inv: Inventory,
     /// Topology levels as given.
     levels: Vec<String>,
+    /// Node names and label paths; replaced (not mutated) when nodes are added,
+    /// removed or relabelled, so placements keep the snapshot they were made with.
+    layout: Arc<Layout>,
+}
+
+/// Node order and label paths of one inventory layout.
+pub struct Layout {
     /// Label levels (the levels without a trailing `kubernetes.io/hostname`).
     label_levels: Vec<String>,
-    /// Node specs in storage (topology) order.
-    specs: Vec<NodeSpec>,
-    /// Node name → index into `specs`.
+    /// Node names in storage (topology) order.
+    names: Vec<String>,
+    /// Node name → index into `names` / `paths`.
     index: HashMap<String, usize>,
-    /// Per node (storage order): label values of the label levels, up to the first
-    /// missing one (a node missing a level's label is outside that level and finer).
+    /// Per node: label values of the label levels, up to the first missing one (a
+    /// node missing a level's label is outside that level and finer).
     paths: Vec<Vec<String>>,
-    solvers: Mutex<Vec<(u64, Solver)>>,
+}
+
+impl Layout {
+    fn of(inv: &Inventory, levels: &[String]) -> Layout {
+        let label_levels: Vec<String> = match levels.last() {
+            Some(l) if l == HOSTNAME_LEVEL => levels[..levels.len() - 1].to_vec(),
+            _ => levels.to_vec(),
+        };
+        let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
+        let paths = names
+            .iter()
+            .map(|n| {
+                let spec = inv.node_spec(n).unwrap_or_else(|| NodeSpec::new(n.clone()));
+                label_levels
+                    .iter()
+                    .map_while(|l| spec.labels.get(l).cloned())
+                    .collect()
+            })
+            .collect();
+        let index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        Layout {
+            label_levels,
+            names,
+            index,
+            paths,
+        }
+    }
+
+    /// The label levels, outermost first.
+    pub fn label_levels(&self) -> &[String] {
+        &self.label_levels
+    }
+
+    /// A node's label values for the label levels, up to its first missing label.
+    pub fn path_of(&self, node: &str) -> Vec<String> {
+        self.index
+            .get(node)
+            .map(|&i| self.paths[i].clone())
+            .unwrap_or_default()
+    }
 }
 
 impl InvState {
     fn new(levels: Vec<String>, specs: Vec<NodeSpec>) -> Result<InvState, Error> {
         let inv = Inventory::builder(Topology::new(levels.clone())?)
-            .nodes(specs.iter().cloned())
+            .nodes(specs)
             .build()?;
-        Ok(InvState::from_parts(inv, levels, specs))
+        Ok(InvState::from_parts(inv, levels))
     }
 
-    fn from_parts(inv: Inventory, levels: Vec<String>, specs: Vec<NodeSpec>) -> InvState {
-        let label_levels: Vec<String> = match levels.last() {
-            Some(l) if l == HOSTNAME_LEVEL => levels[..levels.len() - 1].to_vec(),
-            _ => levels.clone(),
-        };
-        let mut by_name: HashMap<&str, &NodeSpec> =
-            specs.iter().map(|s| (s.name.as_str(), s)).collect();
-        let ordered: Vec<NodeSpec> = inv
-            .node_names()
-            .filter_map(|n| by_name.remove(n).cloned())
-            .collect();
-        let index = ordered
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.name.clone(), i))
-            .collect();
-        let paths = ordered
-            .iter()
-            .map(|s| {
-                label_levels
-                    .iter()
-                    .map_while(|l| s.labels.get(l).cloned())
-                    .collect()
-            })
-            .collect();
+    fn from_parts(inv: Inventory, levels: Vec<String>) -> InvState {
+        let layout = Arc::new(Layout::of(&inv, &levels));
         InvState {
-            inv,
-            levels,
-            label_levels,
-            specs: ordered,
-            index,
-            paths,
+            inner: RwLock::new(Inner {
+                inv,
+                levels,
+                layout,
+            }),
             solvers: Mutex::new(Vec::new()),
         }
     }
 
-    /// Runs `f` on the core inventory (the one place to add a lock for lifecycle
-    /// operations).
-    fn with_inventory<R>(&self, f: impl FnOnce(&Inventory) -> R) -> R {
-        f(&self.inv)
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the core inventory (shared: queries).
+    pub fn with_inventory<R>(&self, f: impl FnOnce(&Inventory) -> R) -> R {
+        f(&self.read().inv)
+    }
+
+    /// Runs `f` on the core inventory (exclusive: lifecycle operations). With
+    /// `relayout`, the node paths are read again afterwards (nodes added, removed or
+    /// relabelled).
+    pub fn with_inventory_mut<R>(&self, relayout: bool, f: impl FnOnce(&mut Inventory) -> R) -> R {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let r = f(&mut inner.inv);
+        if relayout {
+            inner.layout = Arc::new(Layout::of(&inner.inv, &inner.levels));
+        }
+        r
+    }
+
+    /// The current node layout.
+    pub fn layout(&self) -> Arc<Layout> {
+        self.read().layout.clone()
+    }
+
+    fn levels(&self) -> Vec<String> {
+        self.read().levels.clone()
     }
 
     /// Runs `f` with a pooled solver of the given budget.
@@ -110,34 +171,83 @@ impl InvState {
         r
     }
 
-    /// The label levels, outermost first.
-    pub fn label_levels(&self) -> &[String] {
-        &self.label_levels
-    }
-
-    /// A node's label values for the label levels, up to its first missing label.
-    pub fn path_of(&self, node: &str) -> Vec<String> {
-        self.index
-            .get(node)
-            .map(|&i| self.paths[i].clone())
-            .unwrap_or_default()
-    }
-
-    fn cluster_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "topology": { "levels": self.levels },
-            "nodes": self.specs,
-        })
-    }
-
-    /// Places a compiled gang; the outcome with the placement already converted.
-    fn solve(self: &Arc<Self>, compiled: &CompiledGang, budget: u64) -> Result<Solved, Error> {
-        let outcome =
-            self.with_inventory(|inv| self.with_solver(budget, |s| s.place(inv, compiled)))?;
-        Ok(match outcome {
-            Outcome::Placed(p) => {
-                Solved::Placed(PyPlacement::from_core(p, compiled.clone(), self.clone()))
+    /// The nodes as they stand now, in topology order. With `fold_reserved`, the
+    /// capacity held by reservations is added to each node's external use (the form
+    /// used for pickling: same free capacity, no reservations).
+    fn specs(&self, fold_reserved: bool) -> Vec<NodeSpec> {
+        let inner = self.read();
+        let inv = &inner.inv;
+        let mut specs: Vec<NodeSpec> = inv
+            .node_names()
+            .filter_map(|n| inv.node_spec(n))
+            .map(plain)
+            .collect();
+        if fold_reserved {
+            let mut held: HashMap<(String, String), u64> = HashMap::new();
+            for r in inv.reservations() {
+                for (node, res, q) in r.usage(inv) {
+                    *held.entry((node, res)).or_default() += q.millis();
+                }
             }
+            for s in &mut specs {
+                for ((node, res), millis) in &held {
+                    if *node != s.name {
+                        continue;
+                    }
+                    let used = s
+                        .used
+                        .get(res)
+                        .and_then(|a| a.resolve("used").ok())
+                        .map_or(0, |q| q.millis());
+                    s.used.insert(
+                        res.clone(),
+                        Amount::Exact(Quantity::from_millis(used.saturating_add(*millis))),
+                    );
+                }
+            }
+        }
+        specs
+    }
+
+    fn cluster_json(&self, fold_reserved: bool) -> String {
+        serde_json::json!({
+            "topology": { "levels": self.levels() },
+            "nodes": self.specs(fold_reserved),
+        })
+        .to_string()
+    }
+
+    /// Places a gang (compiled here, under the same lock, when not given compiled);
+    /// the placement wraps the core one (converted lazily).
+    fn solve(
+        self: &Arc<Self>,
+        gang: Option<&gang_core::Gang>,
+        compiled: Option<&CompiledGang>,
+        budget: u64,
+    ) -> Result<Solved, Error> {
+        let inner = self.read();
+        let fresh;
+        let compiled = match (compiled, gang) {
+            (Some(c), _) => c,
+            (None, Some(g)) => {
+                fresh = inner.inv.compile(g)?;
+                &fresh
+            }
+            (None, None) => {
+                return Err(Error::InvalidRequest {
+                    field: "gang".into(),
+                    value: String::new(),
+                    reason: "no gang given".into(),
+                })
+            }
+        };
+        let outcome = self.with_solver(budget, |s| s.place(&inner.inv, compiled))?;
+        Ok(match outcome {
+            Outcome::Placed(p) => Solved::Placed(PyPlacement::from_core(
+                p,
+                RoleNames::Compiled(compiled.clone()),
+                inner.layout.clone(),
+            )),
             Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
         })
     }
@@ -150,16 +260,14 @@ enum Solved {
     NotPlaced(gang_core::Diagnosis),
 }
 
-/// The cluster half of a scenario: `{"topology": {"levels": [...]}, "nodes": [...]}`.
+/// The cluster half of a scenario: `{"topology": {"levels": [...]}, "nodes": [...]}`
+/// (only the levels are read here; the core parses the rest).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct ClusterDoc {
     topology: TopologyDoc,
-    nodes: Vec<NodeSpec>,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct TopologyDoc {
     #[serde(default)]
     levels: Vec<String>,
@@ -234,7 +342,7 @@ impl PyInventory {
                         field: "document".into(),
                         reason: e.to_string(),
                     })?;
-                Ok(InvState::from_parts(inv, doc.topology.levels, doc.nodes))
+                Ok(InvState::from_parts(inv, doc.topology.levels))
             })
         })?;
         Ok(PyInventory::from_state(state))
@@ -261,15 +369,9 @@ impl PyInventory {
         let state = &self.state;
         py.detach(|| {
             core(|| match &target {
-                Target::Gang(g) => {
-                    let compiled = state.with_inventory(|inv| inv.compile(&g.get().0))?;
-                    state.solve(&compiled, budget)
-                }
-                Target::Parsed(g) => {
-                    let compiled = state.with_inventory(|inv| inv.compile(g))?;
-                    state.solve(&compiled, budget)
-                }
-                Target::Compiled(c) => state.solve(&c.get().compiled, budget),
+                Target::Gang(g) => state.solve(Some(&g.get().0), None, budget),
+                Target::Parsed(g) => state.solve(Some(g), None, budget),
+                Target::Compiled(c) => state.solve(None, Some(&c.get().compiled), budget),
             })
         })
     }
@@ -333,30 +435,31 @@ impl PyInventory {
     /// The cluster document: `{"topology": {"levels": [...]}, "nodes": [...]}`, nodes
     /// in topology order, quantities as given.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        from_value(py, &self.state.cluster_json())
+        let text = self.state.cluster_json(false);
+        py.import("json")?.call_method1("loads", (text,))
     }
 
     /// The cluster document as JSON text.
     fn to_json(&self) -> String {
-        self.state.cluster_json().to_string()
+        self.state.cluster_json(false)
     }
 
     /// Topology levels as given, outermost first.
     #[getter]
     fn levels(&self) -> Vec<String> {
-        self.state.levels.clone()
+        self.state.levels()
     }
 
     /// Node names in topology order.
     #[getter]
     fn node_names(&self) -> Vec<String> {
-        self.state.specs.iter().map(|s| s.name.clone()).collect()
+        self.state.layout().names.clone()
     }
 
     /// The nodes as `Node` objects, in topology order.
     #[getter]
     fn nodes(&self) -> Vec<PyNode> {
-        self.state.specs.iter().cloned().map(PyNode).collect()
+        self.state.specs(false).into_iter().map(PyNode).collect()
     }
 
     /// Resource names known to the inventory, sorted.
@@ -368,8 +471,8 @@ impl PyInventory {
 
     /// The node called `name` (KeyError if there is none).
     fn node(&self, name: &str) -> PyResult<PyNode> {
-        match self.state.index.get(name) {
-            Some(&i) => Ok(PyNode(self.state.specs[i].clone())),
+        match self.state.with_inventory(|inv| inv.node_spec(name)) {
+            Some(spec) => Ok(PyNode(plain(spec))),
             None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_owned())),
         }
     }
@@ -388,7 +491,8 @@ impl PyInventory {
         if level == HOSTNAME_LEVEL {
             return Ok(self.node_names());
         }
-        let Some(depth) = self.state.label_levels.iter().position(|l| l == level) else {
+        let layout = self.state.layout();
+        let Some(depth) = layout.label_levels.iter().position(|l| l == level) else {
             return Err(edge_error(
                 ErrorKind::InvalidRequest,
                 "level",
@@ -397,7 +501,7 @@ impl PyInventory {
             ));
         };
         let mut out: Vec<String> = Vec::new();
-        for p in &self.state.paths {
+        for p in &layout.paths {
             if p.len() > depth {
                 let path = p[..=depth].join("/");
                 if out.last() != Some(&path) {
@@ -468,6 +572,327 @@ impl PyInventory {
         })
     }
 
+    // ------------------------------------------------------------------ lifecycle
+
+    /// Applies a placement atomically: re-checks every member against the inventory
+    /// as it is now and, if all still fit, holds their capacity under a new id.
+    /// Raises `Conflict` (naming the node and resource) and changes nothing otherwise.
+    fn reserve(&self, py: Python<'_>, placement: &PyPlacement) -> PyResult<PyReservation> {
+        let Some(p) = placement.core() else {
+            return Err(edge_error(
+                ErrorKind::InvalidRequest,
+                "placement",
+                placement.gang_name(),
+                "an unpickled placement cannot be reserved; place the gang again here",
+            ));
+        };
+        let state = &self.state;
+        py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    let id = inv.reserve(p).map_err(Error::Conflict)?;
+                    reservation_data(inv, id)
+                })
+            })
+        })
+        .map(|data| PyReservation { data })
+    }
+
+    /// Gives back exactly what a reservation holds, and forgets it; returns it as it
+    /// was. Raises `UnknownReservation` when it is not live (never made, or released
+    /// already): nothing is ever credited twice.
+    fn release(&self, py: Python<'_>, reservation: &Bound<'_, PyAny>) -> PyResult<PyReservation> {
+        let id = reservation_id(reservation)?;
+        let state = &self.state;
+        py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    let data = reservation_data(inv, id)?;
+                    inv.release(id)?;
+                    Ok(data)
+                })
+            })
+        })
+        .map(|data| PyReservation { data })
+    }
+
+    /// The live reservation with this id, or None.
+    fn reservation(&self, reservation: &Bound<'_, PyAny>) -> PyResult<Option<PyReservation>> {
+        let id = reservation_id(reservation)?;
+        Ok(self
+            .state
+            .with_inventory(|inv| inv.reservation(id).map(|r| ReservationData::of(r, inv)))
+            .map(|data| PyReservation { data }))
+    }
+
+    /// Live reservations, by id.
+    #[getter]
+    fn reservations(&self) -> Vec<PyReservation> {
+        self.state.with_inventory(|inv| {
+            inv.reservations()
+                .map(|r| PyReservation {
+                    data: ReservationData::of(r, inv),
+                })
+                .collect()
+        })
+    }
+
+    /// Places the members a reservation lost (with `remove_node` / `fail_node`) inside
+    /// the gang's original domain, and nowhere else; returns the members added. Raises
+    /// `Pending` (saying which domain binds the gang and what it lacks) when that
+    /// domain has no room now; nothing is applied then.
+    fn replace(
+        &self,
+        py: Python<'_>,
+        reservation: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<PyAssignment>> {
+        let id = reservation_id(reservation)?;
+        let state = &self.state;
+        let r = py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.replace(id))))?;
+        match r {
+            Replacement::Placed { added } => Ok(added
+                .into_iter()
+                .map(|a| PyAssignment::new(a.role, a.node, a.count))
+                .collect()),
+            Replacement::Pending(p) => Err(lifecycle::pending(py, p)),
+        }
+    }
+
+    /// Adds a node (a `Node` or a dict).
+    fn add_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<()> {
+        let spec = node_from(node, "node")?;
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.add_node(spec))))
+    }
+
+    /// Removes a node; returns what reservations lost with it (see `replace`).
+    fn remove_node(&self, py: Python<'_>, name: &str) -> PyResult<Vec<PyLost>> {
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.remove_node(name))))
+            .map(lifecycle::lost_list)
+    }
+
+    /// Marks a node failed: it is cordoned and reservations lose their members there
+    /// (their capacity is given back); returns what was lost.
+    fn fail_node(&self, py: Python<'_>, name: &str) -> PyResult<Vec<PyLost>> {
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.fail_node(name))))
+            .map(lifecycle::lost_list)
+    }
+
+    /// Cordons a node: nothing new is placed on it; reservations there stay.
+    fn cordon(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.cordon(name))))
+    }
+
+    /// Uncordons a node.
+    fn uncordon(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.uncordon(name))))
+    }
+
+    /// Replaces a node's labels; returns the ids of reservations whose constrained
+    /// members are no longer inside their domain.
+    fn set_labels(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        labels: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<u64>> {
+        let labels: IndexMap<String, String> =
+            convert::str_map(Some(labels), &format!("nodes[{name}].labels"), |v, f| {
+                convert::string(v, f, ErrorKind::InvalidInventory)
+            })?
+            .into_iter()
+            .collect();
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.set_labels(name, labels))))
+            .map(|ids| ids.into_iter().map(|r| r.0).collect())
+    }
+
+    /// Sets a node's allocatable capacity of a resource (int or Kubernetes string);
+    /// returns where capacity is now below what is used and reserved (the change is
+    /// applied; those reservations are reported).
+    fn set_capacity(
+        &self,
+        py: Python<'_>,
+        node: &str,
+        resource: &str,
+        amount: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<PyOvercommit>> {
+        let a = convert::amount(amount, &format!("nodes[{node}].capacity.{resource}"))?;
+        let state = &self.state;
+        py.detach(|| {
+            core(|| state.with_inventory_mut(false, |inv| inv.set_capacity(node, resource, a)))
+        })
+        .map(|v| v.into_iter().map(PyOvercommit).collect())
+    }
+
+    /// Sets the amount of a resource used on a node by workloads gang did not place;
+    /// reports overcommitment like `set_capacity`.
+    fn set_used(
+        &self,
+        py: Python<'_>,
+        node: &str,
+        resource: &str,
+        amount: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<PyOvercommit>> {
+        let a = convert::amount(amount, &format!("nodes[{node}].used.{resource}"))?;
+        let state = &self.state;
+        py.detach(|| {
+            core(|| state.with_inventory_mut(false, |inv| inv.set_used(node, resource, a)))
+        })
+        .map(|v| v.into_iter().map(PyOvercommit).collect())
+    }
+
+    /// Places and reserves up to `replicas` replicas of `gang`, each in its own domain
+    /// of `level` (all of them, or at least `min_replicas`, or nothing); with `within`,
+    /// all replicas inside one domain of that level.
+    #[pyo3(signature = (gang, replicas, level, *, min_replicas = None, within = None))]
+    fn spread(
+        &self,
+        py: Python<'_>,
+        gang: &Bound<'_, PyAny>,
+        replicas: u32,
+        level: String,
+        min_replicas: Option<u32>,
+        within: Option<String>,
+    ) -> PyResult<PySpreadResult> {
+        let g = gang_from(gang)?;
+        let roles = RoleNames::Names(g.roles.iter().map(|r| r.name.clone()).collect());
+        let mut spread = Spread::new(g, replicas, level);
+        spread.min_replicas = min_replicas;
+        spread.within = within;
+        let state = &self.state;
+        let (out, reservations) = py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    let out = inv.spread(&spread)?;
+                    let data = match &out {
+                        SpreadOutcome::Placed { reservations, .. } => reservations
+                            .iter()
+                            .map(|&id| reservation_data(inv, id))
+                            .collect::<Result<Vec<_>, _>>()?,
+                        _ => Vec::new(),
+                    };
+                    Ok((out, data))
+                })
+            })
+        })?;
+        let layout = self.state.layout();
+        Ok(match out {
+            SpreadOutcome::Placed { placements, .. } => PySpreadResult {
+                fit: reservations.len() as u32,
+                needed: spread.min_replicas.unwrap_or(spread.replicas),
+                reservations: reservations
+                    .into_iter()
+                    .map(|data| Py::new(py, PyReservation { data }))
+                    .collect::<PyResult<_>>()?,
+                placements: placements
+                    .into_iter()
+                    .map(|p| Py::new(py, PyPlacement::from_core(p, roles.clone(), layout.clone())))
+                    .collect::<PyResult<_>>()?,
+                diagnosis: None,
+            },
+            SpreadOutcome::Unschedulable {
+                fit,
+                needed,
+                diagnosis,
+            } => PySpreadResult {
+                reservations: Vec::new(),
+                placements: Vec::new(),
+                fit,
+                needed,
+                diagnosis: diagnosis
+                    .map(|d| Py::new(py, PyDiagnosis::new(d)))
+                    .transpose()?,
+            },
+        })
+    }
+
+    /// Admits a queue of gangs in order: each is placed whole and reserved, or waits
+    /// holding nothing. `mode` is "fifo" (the first gang that does not fit blocks the
+    /// rest) or "backfill" (later gangs may go ahead, only on nodes the waiting head
+    /// cannot use).
+    #[pyo3(signature = (queue, mode = "fifo"))]
+    fn admit(
+        &self,
+        py: Python<'_>,
+        queue: &Bound<'_, PyAny>,
+        mode: &str,
+    ) -> PyResult<Vec<PyAdmission>> {
+        let mode = match mode {
+            "fifo" => AdmitMode::Fifo,
+            "backfill" => AdmitMode::Backfill,
+            other => {
+                return Err(edge_error(
+                    ErrorKind::InvalidRequest,
+                    "mode",
+                    other,
+                    "expected fifo or backfill",
+                ))
+            }
+        };
+        let gangs: Vec<gang_core::Gang> = items(Some(queue))?
+            .iter()
+            .map(|g| gang_from(g))
+            .collect::<PyResult<_>>()?;
+        let state = &self.state;
+        let (out, data) = py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    let out = inv.admit(&gangs, mode)?;
+                    let data = out
+                        .iter()
+                        .map(|a| match a {
+                            Admission::Placed { reservation, .. } => {
+                                reservation_data(inv, *reservation).map(Some)
+                            }
+                            Admission::Waiting { .. } => Ok(None),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok((out, data))
+                })
+            })
+        })?;
+        let layout = self.state.layout();
+        gangs
+            .iter()
+            .zip(out)
+            .zip(data)
+            .map(|((g, a), data)| {
+                let roles = RoleNames::Names(g.roles.iter().map(|r| r.name.clone()).collect());
+                Ok(match a {
+                    Admission::Placed { placement, .. } => PyAdmission {
+                        gang: g.name.clone(),
+                        reservation: data
+                            .map(|data| Py::new(py, PyReservation { data }))
+                            .transpose()?,
+                        placement: Some(Py::new(
+                            py,
+                            PyPlacement::from_core(placement, roles, layout.clone()),
+                        )?),
+                        diagnosis: None,
+                        blocked_by: None,
+                    },
+                    Admission::Waiting {
+                        diagnosis,
+                        blocked_by,
+                    } => PyAdmission {
+                        gang: g.name.clone(),
+                        reservation: None,
+                        placement: None,
+                        diagnosis: diagnosis
+                            .map(|d| Py::new(py, PyDiagnosis::new(d)))
+                            .transpose()?,
+                        blocked_by,
+                    },
+                })
+            })
+            .collect()
+    }
+
     /// Re-checks the inventory's internal invariants (for tests); raises
     /// `InternalError` describing the first broken one.
     fn _validate(&self) -> PyResult<()> {
@@ -476,11 +901,11 @@ impl PyInventory {
     }
 
     fn __len__(&self) -> usize {
-        self.state.specs.len()
+        self.state.with_inventory(|inv| inv.len())
     }
 
     fn __contains__(&self, name: &str) -> bool {
-        self.state.index.contains_key(name)
+        self.state.layout().index.contains_key(name)
     }
 
     fn __repr__(&self) -> String {
@@ -493,14 +918,17 @@ impl PyInventory {
         };
         format!(
             "Inventory(levels={}, nodes={}, resources={})",
-            q(&self.state.levels),
-            self.state.specs.len(),
+            q(&self.state.levels()),
+            self.__len__(),
             q(&self.resources())
         )
     }
 
+    /// Pickles as the cluster document with the capacity held by reservations folded
+    /// into each node's external use: the same free capacity, no reservations.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        Ok((slf.get_type().getattr("from_json")?, (slf.get().to_json(),)))
+        let text = slf.get().state.cluster_json(true);
+        Ok((slf.get_type().getattr("from_json")?, (text,)))
     }
 }
 
@@ -524,7 +952,7 @@ impl PyCompiledGang {
         format!(
             "CompiledGang({:?}, inventory of {} nodes)",
             self.compiled.gang().name,
-            self.inventory.specs.len()
+            self.inventory.with_inventory(|inv| inv.len())
         )
         .replace('"', "'")
     }
@@ -537,4 +965,29 @@ pub fn inventory_from_specs(
     specs: Vec<NodeSpec>,
 ) -> PyResult<PyInventory> {
     PyInventory::build(py, levels, specs)
+}
+
+/// A node as the core reports it, with exact amounts written as a person would give
+/// them (whole units as ints, else milli-unit text), so that it equals the same node
+/// read back from its dict.
+fn plain(mut spec: NodeSpec) -> NodeSpec {
+    let fix = |a: &mut Amount| {
+        if let Amount::Exact(q) = a {
+            let m = q.millis();
+            *a = match i64::try_from(m / 1000) {
+                Ok(units) if m % 1000 == 0 => Amount::Units(units),
+                _ => Amount::Text(q.to_string()),
+            };
+        }
+    };
+    spec.capacity.values_mut().for_each(fix);
+    spec.used.values_mut().for_each(fix);
+    spec
+}
+
+/// A snapshot of the live reservation `id`.
+fn reservation_data(inv: &Inventory, id: ReservationId) -> Result<ReservationData, Error> {
+    inv.reservation(id)
+        .map(|r| ReservationData::of(r, inv))
+        .ok_or(Error::UnknownReservation { id })
 }

@@ -8,6 +8,7 @@
 mod convert;
 mod errors;
 mod inventory;
+mod lifecycle;
 mod outcome;
 mod scenario;
 mod spec;
@@ -36,6 +37,11 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<outcome::PyRoleFit>()?;
     m.add_class::<outcome::PyRelaxation>()?;
     m.add_class::<outcome::PySliceReport>()?;
+    m.add_class::<lifecycle::PyReservation>()?;
+    m.add_class::<lifecycle::PyLost>()?;
+    m.add_class::<lifecycle::PyOvercommit>()?;
+    m.add_class::<lifecycle::PyAdmission>()?;
+    m.add_class::<lifecycle::PySpreadResult>()?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::convert::{from_value, json_text};
 use crate::errors::{edge_error, NotPlaced, Undecided, Unschedulable};
-use crate::inventory::InvState;
+use crate::inventory::Layout;
 use crate::spec::{dict_of, hash_json, json_of, parse_value};
 
 // ------------------------------------------------------------------------- Placement
@@ -82,12 +82,28 @@ pub struct PyPlacement {
     text: OnceLock<String>,
 }
 
-/// A placement made in this process: the core value, the compiled gang it answers, and
-/// the inventory state (for node paths).
+/// A placement made in this process: the core value, its role names, and the node
+/// layout it was made on (for node paths).
 pub struct Live {
     pub placement: gang_core::Placement,
-    pub compiled: CompiledGang,
-    pub inventory: Arc<InvState>,
+    pub roles: RoleNames,
+    pub layout: Arc<Layout>,
+}
+
+/// The gang's role names, in order (cheap to carry: a compiled gang is one `Arc`).
+#[derive(Clone)]
+pub enum RoleNames {
+    Compiled(CompiledGang),
+    Names(Vec<String>),
+}
+
+impl RoleNames {
+    fn names(&self) -> Vec<&str> {
+        match self {
+            RoleNames::Compiled(c) => c.gang().roles.iter().map(|r| r.name.as_str()).collect(),
+            RoleNames::Names(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 impl PyPlacement {
@@ -95,15 +111,15 @@ impl PyPlacement {
     /// so `place` itself does no more than the core call.
     pub fn from_core(
         placement: gang_core::Placement,
-        compiled: CompiledGang,
-        inventory: Arc<InvState>,
+        roles: RoleNames,
+        layout: Arc<Layout>,
     ) -> PyPlacement {
         PyPlacement {
             data: OnceLock::new(),
             live: Some(Live {
                 placement,
-                compiled,
-                inventory,
+                roles,
+                layout,
             }),
             json: OnceLock::new(),
             text: OnceLock::new(),
@@ -127,19 +143,18 @@ impl PyPlacement {
                         role: a.role.clone(),
                         node: a.node.clone(),
                         count: a.count,
-                        path: live.inventory.path_of(&a.node),
+                        path: live.layout.path_of(&a.node),
                     })
                     .collect(),
                 placed: live
-                    .compiled
-                    .gang()
                     .roles
-                    .iter()
-                    .map(|r| (r.name.clone(), p.placed(&r.name).unwrap_or(0)))
+                    .names()
+                    .into_iter()
+                    .map(|r| (r.to_owned(), p.placed(r).unwrap_or(0)))
                     .collect(),
                 domains_used: p.domains_used().to_vec(),
                 search_complete: p.search_complete(),
-                levels: live.inventory.label_levels().to_vec(),
+                levels: live.layout.label_levels().to_vec(),
                 json: None,
                 text: None,
             }
@@ -167,6 +182,16 @@ impl PyPlacement {
         d
     }
 
+    /// The core placement, when made in this process.
+    pub fn core(&self) -> Option<&gang_core::Placement> {
+        self.live.as_ref().map(|l| &l.placement)
+    }
+
+    /// The gang's name.
+    pub fn gang_name(&self) -> &str {
+        &self.data().gang
+    }
+
     fn domain_path(&self) -> String {
         self.data()
             .domain
@@ -192,7 +217,7 @@ pub struct PyAssignment {
 #[pymethods]
 impl PyAssignment {
     #[new]
-    fn new(role: String, node: String, count: u32) -> Self {
+    pub fn new(role: String, node: String, count: u32) -> Self {
         PyAssignment { role, node, count }
     }
     fn __repr__(&self) -> String {
