@@ -93,6 +93,21 @@ func BenchmarkPlace(b *testing.B) {
 	}
 }
 
+// BenchmarkPlaceInC: the same query b.N times inside one C call: what BenchmarkPlace
+// costs without the Go boundary, measured in the same process. BenchmarkPlace minus
+// this is the Go package's overhead per query.
+func BenchmarkPlaceInC(b *testing.B) {
+	inv, c, s := benchSetup(b)
+	defer inv.Close()
+	defer c.Close()
+	defer s.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := gang.PlaceLoopInC(s, inv, c, b.N); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkPlaceAndRead: the query, then reading the assignments into Go values.
 func BenchmarkPlaceAndRead(b *testing.B) {
 	inv, c, s := benchSetup(b)

@@ -21,6 +21,22 @@ static gang_go_outcome gang_go_solver_place(gang_solver *s, const gang_inventory
     return o;
 }
 
+// The same query n times in C, freeing each result: the benchmarks' in-process
+// baseline for the cost of the Go boundary (see export_test.go).
+static gang_result gang_go_place_loop(gang_solver *s, const gang_inventory *inv,
+                                      const gang_compiled *c, long n) {
+    for (long i = 0; i < n; i++) {
+        gang_go_outcome o = gang_go_solver_place(s, inv, c);
+        if (o.rc != GANG_OK) {
+            gang_error_free(o.error);
+            return o.rc;
+        }
+        gang_placement_free(o.placement);
+        gang_diagnosis_free(o.diagnosis);
+    }
+    return GANG_OK;
+}
+
 static gang_go_outcome gang_go_inventory_place(const gang_inventory *inv, const gang_gang *g) {
     gang_go_outcome o = {0, 0, NULL, NULL, NULL};
     o.rc = gang_inventory_place(inv, g, &o.status, &o.placement, &o.diagnosis, &o.error);
@@ -123,6 +139,17 @@ func placeOnInventory(inv *Inventory, g *Gang) C.gang_go_outcome {
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(g)
 	return o
+}
+
+// placeLoopInC places c on inv n times inside one C call (for the benchmarks).
+func placeLoopInC(s *Solver, inv *Inventory, c *CompiledGang, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rc := C.gang_go_place_loop(s.ptr, inv.ptr, c.ptr, C.long(n))
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(c)
+	return check(rc, "gang_solver_place")
 }
 
 // Status is what a placement query answered.
