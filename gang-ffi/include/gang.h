@@ -1567,7 +1567,16 @@ gang_result gang_solver_place(gang_solver *solver,
  * Compiles and places `gang` on `inventory` in one call, with a fresh solver. For
  * repeated queries, `gang_inventory_compile` once and `gang_solver_place` many times.
  *
- * Outputs and ownership as `gang_solver_place`; errors as `gang_inventory_compile`.
+ * Outputs as `gang_solver_place`: on `GANG_OK`, the status, and a new placement or a
+ * new diagnosis (the other set to NULL).
+ *
+ * Ownership: `inventory` and `gang` stay owned by the caller and are not borrowed
+ * afterwards. The new placement or diagnosis is owned by the caller: free it with
+ * `gang_placement_free` or `gang_diagnosis_free`. On failure, nothing is written but a
+ * new `gang_error` in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns errors as `gang_inventory_compile`; `GANG_NULL_ARGUMENT` when an argument
+ * (other than `error_out`) is NULL.
  *
  * # Safety
  * `inventory` must be NULL or a live inventory; `gang` NULL or a live gang not being
