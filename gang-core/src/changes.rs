@@ -83,9 +83,8 @@ impl Inventory {
     /// Rebuilds from node descriptions, carrying reservations over by node name. Leaves
     /// `self` unchanged on error.
     fn relayout(&mut self, specs: &[NodeSpec]) -> Result<(), Error> {
-        let mut next = Inventory::builder(self.topology.clone())
-            .nodes(specs.iter().cloned())
-            .build()?;
+        let keep: Vec<String> = self.resources.iter().cloned().collect();
+        let mut next = Inventory::from_specs(self.topology.clone(), specs, &keep)?;
         let mut ledger = std::mem::take(&mut self.ledger);
         for r in ledger.live.values_mut() {
             for m in &mut r.members {

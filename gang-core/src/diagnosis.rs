@@ -304,10 +304,16 @@ pub(crate) fn diagnose(
     // Relaxation: the tightest coarser level at which the gang fits now.
     let mut relaxation = None;
     if let Some(r) = c.required.filter(|_| c.any_constrained()) {
-        let mut budget = crate::solve::DEFAULT_SEARCH_BUDGET;
-        let mut ignored = false;
+        // The same budget as the query; a relaxation found only after the budget ran
+        // out would contradict an undecided answer, so none is reported then.
+        let mut budget = solver.budget();
+        let mut exhausted_too = false;
         for d in (0..r).rev() {
-            if let Some(found) = solver.place_at(inv, c, d, &mut budget, &mut ignored) {
+            let found = solver.place_at(inv, c, d, &mut budget, &mut exhausted_too);
+            if exhausted_too {
+                break;
+            }
+            if let Some(found) = found {
                 let mut spans: Vec<u32> = solver
                     .s
                     .assign
@@ -376,7 +382,11 @@ fn domain_report(
             continue;
         }
         any_short_role = true;
-        short_of.extend(role.missing.iter().cloned());
+        for m in &role.missing {
+            if !short_of.contains(m) {
+                short_of.push(m.clone());
+            }
+        }
         // Each resource on its own: would the role fit if only that resource counted?
         for &(r, q) in &role.req {
             let alone: u64 = (start..end)
@@ -488,7 +498,14 @@ impl fmt::Display for Diagnosis {
             let fits: Vec<String> = self
                 .roles
                 .iter()
-                .map(|r| format!("{} {}", r.cluster_fit, r.role))
+                .map(|r| {
+                    // A role with no requests and no max_per_node fits without bound.
+                    if r.cluster_fit >= u64::from(u32::MAX) {
+                        format!("any number of {}", r.role)
+                    } else {
+                        format!("{} {}", r.cluster_fit, r.role)
+                    }
+                })
                 .collect();
             write!(
                 f,

@@ -197,7 +197,7 @@ impl InventoryBuilder {
     /// label key or value, resource name or taint; [`Error::InvalidQuantity`] for a bad
     /// capacity or used amount. The field names the node (`nodes[a1].labels.rack`).
     pub fn build(self) -> Result<Inventory, Error> {
-        Inventory::from_specs(self.topology, &self.nodes)
+        Inventory::from_specs(self.topology, &self.nodes, &[])
     }
 }
 
@@ -210,7 +210,13 @@ impl Inventory {
         }
     }
 
-    fn from_specs(topology: Topology, specs: &[NodeSpec]) -> Result<Inventory, Error> {
+    /// Builds from node descriptions; `keep` names resources to have columns for even if
+    /// no node mentions them (a rebuild keeps what reservations refer to).
+    pub(crate) fn from_specs(
+        topology: Topology,
+        specs: &[NodeSpec],
+        keep: &[String],
+    ) -> Result<Inventory, Error> {
         let len = specs.len();
         if len >= NONE as usize {
             return Err(Error::inventory("nodes", len, "too many nodes"));
@@ -226,7 +232,7 @@ impl Inventory {
         // Resources are numbered in name order, so nothing depends on node order.
         let mut resources: IndexSet<String, FxBuildHasher> = IndexSet::default();
         {
-            let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+            let mut seen: rustc_hash::FxHashSet<&str> = keep.iter().map(String::as_str).collect();
             for spec in specs {
                 for r in spec.capacity.keys().chain(spec.used.keys()) {
                     if seen.insert(r.as_str()) {

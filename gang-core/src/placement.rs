@@ -185,6 +185,16 @@ impl Placement {
         Some(self.placed[i])
     }
 
+    /// Members placed per role, in the gang's role order.
+    pub fn placed_by_role(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
+        self.compiled
+            .gang()
+            .roles
+            .iter()
+            .zip(&self.placed)
+            .map(|(r, &k)| (r.name.as_str(), k))
+    }
+
     /// Total members placed.
     pub fn members(&self) -> u64 {
         self.placed.iter().map(|&p| u64::from(p)).sum()

@@ -61,28 +61,32 @@ pub struct PendingDomain {
 }
 
 impl fmt::Display for Pending {
+    /// One sentence per binding domain: what it lacks, and where there is room instead.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "replacement for reservation {} (gang {}) is pending:",
             self.reservation, self.gang
         )?;
+        let mut parts: Vec<String> = Vec::with_capacity(self.domains.len());
         for d in &self.domains {
             let level = d.level.as_deref().map_or("cluster", short_level);
-            let what: Vec<String> = d
-                .fits
-                .iter()
-                .map(|r| format!("{} {}", r.needed, r.role))
-                .collect();
             let place = if d.domain.is_empty() {
                 "the cluster".to_owned()
             } else {
                 format!("{level} {}", d.domain)
             };
             if !d.exists {
-                write!(f, " {place} no longer exists, and the gang is bound to it;")?;
+                parts.push(format!(
+                    "{place} no longer exists, and the gang is bound to it"
+                ));
                 continue;
             }
+            let what: Vec<String> = d
+                .fits
+                .iter()
+                .map(|r| format!("{} {}", r.needed, r.role))
+                .collect();
             let fits: Vec<String> = d
                 .fits
                 .iter()
@@ -95,33 +99,31 @@ impl fmt::Display for Pending {
                     )
                 })
                 .collect();
-            write!(
-                f,
-                " {place} has no room for {} (fits {}",
+            let mut p = format!(
+                "{place} has no room for {} (fits {}",
                 what.join(", "),
                 fits.join(", ")
-            )?;
+            );
             if !d.short_of.is_empty() {
-                write!(f, "; short of {}", d.short_of.join(", "))?;
+                p.push_str(&format!("; short of {}", d.short_of.join(", ")));
             }
-            f.write_str(")")?;
+            p.push(')');
             if !d.elsewhere.is_empty() {
-                let plural = if d.elsewhere.len() == 1 { "" } else { "s" };
-                write!(
-                    f,
-                    "; {level}{plural} {} {} room, but the gang is bound to {place}",
-                    d.elsewhere.join(", "),
-                    if d.elsewhere.len() == 1 {
-                        "has"
-                    } else {
-                        "have"
-                    },
-                )?;
+                let (plural, verb) = if d.elsewhere.len() == 1 {
+                    ("", "has")
+                } else {
+                    ("s", "have")
+                };
+                p.push_str(&format!(
+                    "; {level}{plural} {} {verb} room, but the gang is bound to {place}",
+                    d.elsewhere.join(", ")
+                ));
             }
-            f.write_str(";")?;
+            parts.push(p);
         }
+        write!(f, " {}.", parts.join("; "))?;
         if self.search_exhausted {
-            f.write_str(" (the exact search ran out of budget; room may exist)")?;
+            f.write_str(" The exact search ran out of budget: room may exist.")?;
         }
         Ok(())
     }

@@ -266,6 +266,21 @@ impl Scenario {
     }
 }
 
+impl Expect {
+    /// Checks an outcome (or error) against these expectations, returning each one that
+    /// does not hold, in words. `inventory` is needed for `domain_counts`. Bindings use
+    /// this to check results they obtained through their own API.
+    pub fn check(
+        &self,
+        inventory: Option<&Inventory>,
+        outcome: &Result<Outcome, Error>,
+    ) -> Vec<String> {
+        let mut failures = Vec::new();
+        check_expect(self, inventory, outcome, &mut failures);
+        failures
+    }
+}
+
 fn check_expect(
     e: &Expect,
     inv: Option<&Inventory>,

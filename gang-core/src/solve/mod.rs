@@ -212,6 +212,11 @@ impl Solver {
         }
     }
 
+    /// The number of patterns the exact multi-role search may try per query.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
     /// Skips greedy packing so that multi-role gangs go straight to the exact search.
     /// For testing the search on its own.
     #[doc(hidden)]
