@@ -2,7 +2,7 @@
 //!
 //! - [`gen`]: deterministic HGX-style and NVL72-style clusters (1k / 10k / 100k nodes),
 //!   fragmented by random use, with a few cordoned, tainted and unlabelled nodes.
-//! - [`reference`]: the reference placer — a full scan per call over plain node records,
+//! - [`reference`](mod@reference): the reference placer — a full scan per call over plain node records,
 //!   as peer schedulers do — implementing the core's single-role semantics; it is both
 //!   the speed baseline and the correctness oracle of `tests/agreement.rs`.
 //! - [`floor`]: one pass over dense free-capacity columns, the least any scanning design
