@@ -63,13 +63,14 @@ fi
 
 step "C tests (-Wall -Wextra -Werror -fsanitize=address,undefined; leaks checked)"
 # Every function of the header is exercised by the C tests.
+c_tests=(tests/c/test_gang.c tests/c/test_lifecycle.c)
 for f in $(grep -oE '\bgang_[a-z0-9_]+\(' include/gang.h | tr -d '(' | sort -u); do
-    grep -q "$f(" tests/c/test_gang.c || { echo "tests/c/test_gang.c never calls $f" >&2; exit 1; }
+    grep -q "$f(" "${c_tests[@]}" || { echo "the C tests never call $f" >&2; exit 1; }
 done
 cargo build --locked -p gang-ffi
 gcc -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -pedantic \
     -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude \
-    tests/c/test_gang.c "$target_dir/debug/libgang_ffi.a" "${native_libs[@]}" \
+    "${c_tests[@]}" "$target_dir/debug/libgang_ffi.a" "${native_libs[@]}" \
     -o "$build/test_gang"
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/test_gang" ../examples/scenarios

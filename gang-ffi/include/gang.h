@@ -17,7 +17,9 @@
  *   library's error kinds, one to one; codes from 100 are this binding's own.
  * - "Does not fit" is not an error. Placing a valid gang returns `GANG_OK` with a
  *   `gang_status` (`PLACED`, `UNSCHEDULABLE`, `UNDECIDED`) and a placement or a
- *   diagnosis. Invalid input is an error code with a `gang_error` naming the field.
+ *   diagnosis; a replacement without room in its domain is `PENDING`, a queued gang
+ *   not admitted `WAITING`. Invalid input is an error code with a `gang_error` naming
+ *   the field.
  * - Outputs go only through out-parameters, which must not be NULL, and are written
  *   only on success.
  * - Errors. Functions that can fail for a reason worth a message take a last
@@ -28,11 +30,18 @@
  *   Strings out are `gang_str` views (pointer + length) borrowed from the handle that
  *   produced them and valid until that handle is freed; never free them.
  * - No panic crosses the boundary: a bug becomes `GANG_INTERNAL_ERROR`.
- * - Threads. `gang_inventory`, `gang_compiled`, `gang_placement`, `gang_diagnosis`,
- *   `gang_scenario`, `gang_string` and `gang_error` are immutable once made and may be
- *   read from many threads at once. Builders (`gang_node`, `gang_inventory_builder`,
- *   `gang_role`, `gang_gang`) and `gang_solver` must be used by one thread at a time;
- *   use one solver per thread.
+ * - Threads. Functions taking a `const gang_inventory *` may run on many threads at
+ *   once on one inventory; the lifecycle functions taking a `gang_inventory *`
+ *   (reserve, release, node changes, replace, spread, admit) change it and need it to
+ *   themselves: no other call on that inventory, on any thread, during the call.
+ *   Separate inventories are independent. `gang_compiled`, `gang_placement`,
+ *   `gang_diagnosis`, `gang_scenario`, `gang_string`, `gang_error`, `gang_reservation`,
+ *   `gang_change`, `gang_replacement`, `gang_spread_outcome` and `gang_admissions` are
+ *   immutable once made and may be read from many threads at once. Builders
+ *   (`gang_node`, `gang_inventory_builder`, `gang_role`, `gang_gang`) and `gang_solver`
+ *   must be used by one thread at a time; use one solver per thread.
+ * - Reservations are `uint64_t` ids, never reused within an inventory; a
+ *   `gang_reservation` is a snapshot of one, taken by `gang_inventory_reservation`.
  * - Versions. `GANG_VERSION_MAJOR/MINOR/PATCH` describe this header; `gang_version()`
  *   the library linked. Until 1.0 a minor version may change the ABI (the CHANGELOG
  *   says so); existing result codes and enum values never change meaning.
@@ -135,7 +144,8 @@ enum gang_result
    */
   GANG_OUT_OF_RANGE = 103,
   /**
-   * A name given to a look-up (role, node, resource) is not there (`not_found`).
+   * A name given to a look-up (role, node, resource) is not there, or an answer has
+   * no such part (the reservation of a waiting gang) (`not_found`).
    */
   GANG_NOT_FOUND = 104,
   /**
@@ -160,7 +170,9 @@ typedef uint32_t gang_result;
 
 /**
  * What a placement query answered (written by `gang_solver_place` and
- * `gang_inventory_place` on `GANG_OK`). Zero is never a status.
+ * `gang_inventory_place` on `GANG_OK`), and what the lifecycle operations answered
+ * (`gang_inventory_replace`, `gang_inventory_spread`, `gang_admissions_at`). Zero is
+ * never a status; each value keeps its meaning, new ones are only added.
  */
 enum gang_status
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -169,11 +181,13 @@ enum gang_status
  {
   /**
    * Every member (or each role's `min_count`) has a node: a `gang_placement` was
-   * returned.
+   * returned. For the lifecycle: the replacements, replicas or queued gang were
+   * placed and are held.
    */
   GANG_STATUS_PLACED = 1,
   /**
-   * Valid, but it does not fit now: a `gang_diagnosis` says why.
+   * Valid, but it does not fit now: a `gang_diagnosis` says why. For a spread: fewer
+   * than the required replicas fit, and nothing is held.
    */
   GANG_STATUS_UNSCHEDULABLE = 2,
   /**
@@ -181,6 +195,17 @@ enum gang_status
    * exist): a `gang_diagnosis` is returned. Never for single-role gangs.
    */
   GANG_STATUS_UNDECIDED = 3,
+  /**
+   * A replacement (`gang_inventory_replace`) cannot be placed inside the domain that
+   * binds the gang, even if other domains have room; nothing was applied and the lost
+   * members stay lost. The `gang_replacement` says which domain and what it lacks.
+   */
+  GANG_STATUS_PENDING = 4,
+  /**
+   * A gang of an admitted queue (`gang_inventory_admit`) was not placed and holds
+   * nothing: it does not fit now, or it waits behind the queue's head.
+   */
+  GANG_STATUS_WAITING = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -312,6 +337,56 @@ typedef uint32_t gang_policy;
 #endif // __cplusplus
 
 /**
+ * How `gang_inventory_admit` treats a gang that does not fit.
+ */
+enum gang_admit_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Strict FIFO: the first gang that waits blocks every later one.
+   */
+  GANG_ADMIT_FIFO = 1,
+  /**
+   * FIFO with backfill: a later gang may go ahead of the waiting head, but only on
+   * nodes where no role of the head fits a member now, so it never takes capacity the
+   * head could use.
+   */
+  GANG_ADMIT_BACKFILL = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum gang_admit_mode gang_admit_mode;
+#else
+typedef uint32_t gang_admit_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `gang_inventory_admit` answered, one entry per gang of the queue, in queue
+ * order: placed whole and reserved (`GANG_STATUS_PLACED`), or waiting and holding
+ * nothing (`GANG_STATUS_WAITING`). No gang ever holds part of its members.
+ *
+ * Made by `gang_inventory_admit`; freed with `gang_admissions_free`. It does not
+ * borrow the inventory. Immutable: may be read from many threads at once.
+ */
+typedef struct gang_admissions gang_admissions;
+
+/**
+ * What an inventory change reported: the members reservations lost (removing or
+ * failing a node), the nodes whose capacity no longer covers what is used and reserved
+ * on them (changing capacity or external use), and the reservations whose members left
+ * their domain (relabelling a node). Each list may be empty.
+ *
+ * Made by `gang_inventory_remove_node`, `gang_inventory_fail_node`,
+ * `gang_inventory_set_labels`, `gang_inventory_set_capacity[_millis]` and
+ * `gang_inventory_set_used[_millis]`; freed with `gang_change_free`. It does not
+ * borrow the inventory. Immutable: may be read from many threads at once.
+ */
+typedef struct gang_change gang_change;
+
+/**
  * A gang validated and compiled against one inventory: the hot path places it again
  * and again with a `gang_solver`.
  *
@@ -354,12 +429,18 @@ typedef struct gang_error gang_error;
 typedef struct gang_gang gang_gang;
 
 /**
- * A validated cluster snapshot, ready to answer placement queries.
+ * A validated cluster, ready to answer placement queries, holding reservations and
+ * following node changes (the lifecycle).
  *
  * Made by `gang_inventory_builder_build`, `gang_inventory_from_json` or
- * `gang_scenario_inventory`; freed with `gang_inventory_free`. Immutable: any number of
- * threads may place gangs on one inventory at once (each with its own `gang_solver`).
- * Functions that take a `const gang_inventory *` never change it.
+ * `gang_scenario_inventory`; freed with `gang_inventory_free`. Functions that take a
+ * `const gang_inventory *` never change it, and any number of threads may call them on
+ * one inventory at once (each placing with its own `gang_solver`). Functions that take
+ * a `gang_inventory *` (`gang_inventory_reserve`, `_release`, `_add_node`,
+ * `_remove_node`, `_fail_node`, `_cordon`, `_uncordon`, `_set_labels`,
+ * `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`)
+ * change it and need it to themselves: no other call on the same inventory, on any
+ * thread, during the call. Separate inventories are independent.
  */
 typedef struct gang_inventory gang_inventory;
 
@@ -395,6 +476,29 @@ typedef struct gang_node gang_node;
 typedef struct gang_placement gang_placement;
 
 /**
+ * What `gang_inventory_replace` answered: the members placed inside the gang's
+ * domain (`GANG_STATUS_PLACED`; the reservation now holds them), or why not
+ * (`GANG_STATUS_PENDING`; nothing was applied): which domain binds the gang, what it
+ * lacks, and which other domains have room.
+ *
+ * Made by `gang_inventory_replace`; freed with `gang_replacement_free`. It does not
+ * borrow the inventory. Immutable: may be read from many threads at once.
+ */
+typedef struct gang_replacement gang_replacement;
+
+/**
+ * A snapshot of one live reservation: its id, gang, domain, the members it holds (per
+ * role and node), what that uses per node and resource, and the members it lost with
+ * removed or failed nodes and that are not yet replaced.
+ *
+ * Made by `gang_inventory_reservation`; freed with `gang_reservation_free`. A copy
+ * taken at that moment: later changes to the inventory (a release, a replacement, a
+ * node lost) do not change it, and it does not borrow the inventory. Immutable: may be
+ * read from many threads at once.
+ */
+typedef struct gang_reservation gang_reservation;
+
+/**
  * One role of a gang: a count of members with one per-member shape, node selector,
  * tolerations, `min_count`, `max_per_node`, and whether it is bound by the gang's
  * topology constraint.
@@ -406,8 +510,8 @@ typedef struct gang_placement gang_placement;
 typedef struct gang_role gang_role;
 
 /**
- * A parsed scenario document: a cluster, a gang, and optionally what must come out
- * (the format of the files in `examples/scenarios/`).
+ * A parsed scenario document: a cluster, a gang, optionally what must come out, and
+ * optionally lifecycle steps (the format of the files in `examples/scenarios/`).
  *
  * Made by `gang_scenario_from_json`; freed with `gang_scenario_free`. Immutable: may be
  * read from many threads at once.
@@ -423,6 +527,17 @@ typedef struct gang_scenario gang_scenario;
  * be used with any number of inventories, one query at a time.
  */
 typedef struct gang_solver gang_solver;
+
+/**
+ * What `gang_inventory_spread` answered: the replicas placed and reserved, one
+ * reservation each (`GANG_STATUS_PLACED`), or how many fit at most when fewer than
+ * required did, with why the next did not (`GANG_STATUS_UNSCHEDULABLE`; nothing is
+ * held).
+ *
+ * Made by `gang_inventory_spread`; freed with `gang_spread_outcome_free`. It does not
+ * borrow the inventory. Immutable: may be read from many threads at once.
+ */
+typedef struct gang_spread_outcome gang_spread_outcome;
 
 /**
  * An owned string made by the library (a report, a document).
@@ -771,13 +886,14 @@ gang_result gang_inventory_from_json(const char *json,
  * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
  *
  * # Safety
- * `inventory` must be NULL or a live inventory; `count_out` NULL or writable.
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `count_out` NULL or writable.
  */
 gang_result gang_inventory_node_count(const gang_inventory *inventory, size_t *count_out);
 
 /**
- * Writes the free amount (capacity − external use) of `resource` on `node`, in
- * milli-units, to `*millis_out`.
+ * Writes the free amount (capacity − external use − reservations, never below zero)
+ * of `resource` on `node`, in milli-units, to `*millis_out`.
  *
  * Ownership: `inventory` stays owned by the caller.
  *
@@ -785,8 +901,8 @@ gang_result gang_inventory_node_count(const gang_inventory *inventory, size_t *c
  * `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
  *
  * # Safety
- * `inventory` must be NULL or a live inventory; the strings NULL or NUL-terminated;
- * `millis_out` NULL or writable.
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * the strings NULL or NUL-terminated; `millis_out` NULL or writable.
  */
 gang_result gang_inventory_available_millis(const gang_inventory *inventory,
                                             const char *node,
@@ -796,8 +912,9 @@ gang_result gang_inventory_available_millis(const gang_inventory *inventory,
 /**
  * Frees an inventory. `gang_inventory_free(NULL)` does nothing.
  *
- * Ownership: takes ownership of `inventory`. Compiled gangs, placements and diagnoses
- * made from it stay valid (they do not borrow it). No other thread may be using it.
+ * Ownership: takes ownership of `inventory`, and with it the reservations it holds.
+ * Compiled gangs, placements, diagnoses and the lifecycle's answers made from it stay
+ * valid (they do not borrow it). No other thread may be using it.
  * Freeing it twice is undefined behaviour: set your pointer to NULL.
  *
  * # Safety
@@ -1372,8 +1489,9 @@ void gang_gang_free(gang_gang *gang);
  * (`gang.roles[worker].count`); `GANG_NULL_ARGUMENT` for a NULL argument.
  *
  * # Safety
- * `inventory` must be NULL or a live inventory; `gang` NULL or a live gang not being
- * changed by another thread; `compiled_out` and `error_out` NULL or writable.
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `gang` NULL or a live gang not being changed by another thread; `compiled_out` and
+ * `error_out` NULL or writable.
  */
 gang_result gang_inventory_compile(const gang_inventory *inventory,
                                    const gang_gang *gang,
@@ -1455,12 +1573,14 @@ gang_result gang_scenario_inventory(const gang_scenario *scenario,
 gang_result gang_scenario_gang(const gang_scenario *scenario, gang_gang **gang_out);
 
 /**
- * Runs the scenario in the core (build the inventory, place the gang) and checks every
- * expectation of its `expect` block (and, for placements, the placement's invariants).
+ * Runs the scenario in the core (build the inventory, place the gang, then run its
+ * lifecycle `steps`, if any, in order on that inventory) and checks every expectation
+ * of its `expect` block and of each step's (and the placement's invariants, and the
+ * inventory's after every step).
  *
  * On `GANG_OK`, writes whether every expectation held to `*passed_out`; the failures,
  * one per line (empty when passed), to a new string in `*failures_out`; and the result
- * as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
+ * of placing the scenario's gang (before any step) as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
  * document (as `gang_placement_json` / `gang_diagnosis_json`) or, when the scenario's
  * input is invalid, the error document (as `gang_error_json`). Callers running the same
  * scenario through the ABI can compare their result with it byte for byte.
@@ -1552,8 +1672,8 @@ void gang_solver_free(gang_solver *solver);
  *
  * # Safety
  * `solver` must be NULL or a live solver not used by another thread; `inventory` NULL
- * or a live inventory; `compiled` NULL or a live compiled gang; the out-pointers NULL or
- * writable.
+ * or a live inventory not being changed by another thread; `compiled` NULL or a live
+ * compiled gang; the out-pointers NULL or writable.
  */
 gang_result gang_solver_place(gang_solver *solver,
                               const gang_inventory *inventory,
@@ -1579,8 +1699,9 @@ gang_result gang_solver_place(gang_solver *solver,
  * (other than `error_out`) is NULL.
  *
  * # Safety
- * `inventory` must be NULL or a live inventory; `gang` NULL or a live gang not being
- * changed by another thread; the out-pointers NULL or writable.
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `gang` NULL or a live gang not being changed by another thread; the out-pointers NULL
+ * or writable.
  */
 gang_result gang_inventory_place(const gang_inventory *inventory,
                                  const gang_gang *gang,
@@ -1613,6 +1734,1093 @@ gang_result gang_string_view(const gang_string *string, gang_str *view_out);
  * `string` must be NULL or a live `gang_string` not freed before.
  */
 void gang_string_free(gang_string *string);
+
+/**
+ * Reserves a placement on `inventory`: re-checks every member against the inventory
+ * as it is now (capacity, cordons, eligibility; a placement made before nodes were
+ * added, removed or relabelled is matched to the current nodes by name) and, if all
+ * of it still fits, holds its capacity under a new id written to `*id_out`. All of it
+ * or nothing.
+ *
+ * Ownership: `inventory` and `placement` stay owned by the caller; the placement may be
+ * freed afterwards (the reservation keeps what it needs). On failure, nothing is
+ * written but a new `gang_error` in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_CONFLICT` when any part no longer fits (the message names the node
+ * and resource, e.g. "conflict: node a1 has 0 nvidia.com/gpu free, the placement needs
+ * 4"); the inventory is then unchanged. `GANG_NULL_ARGUMENT` when an argument (other
+ * than `error_out`) is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `placement` NULL or a live placement; `id_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_reserve(gang_inventory *inventory,
+                                   const gang_placement *placement,
+                                   uint64_t *id_out,
+                                   gang_error **error_out);
+
+/**
+ * Releases reservation `id`: gives back exactly what it holds, and forgets it.
+ *
+ * Ownership: `inventory` stays owned by the caller. On failure, a new `gang_error` is
+ * stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (never made, or released
+ * already): nothing is credited, so releasing twice never gives capacity back twice.
+ * `GANG_NULL_ARGUMENT` when `inventory` is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `error_out` NULL or writable.
+ */
+gang_result gang_inventory_release(gang_inventory *inventory, uint64_t id, gang_error **error_out);
+
+/**
+ * Takes a snapshot of live reservation `id`: gang, domain, members held, usage per
+ * node and resource, members lost and not yet replaced.
+ *
+ * Ownership: `inventory` stays owned by the caller. On `GANG_OK`, `*reservation_out`
+ * is a new snapshot owned by the caller: free it with `gang_reservation_free`. It does
+ * not borrow the inventory and does not change with it. On failure, a new `gang_error`
+ * is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
+ * an argument (other than `error_out`) is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `reservation_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_reservation(const gang_inventory *inventory,
+                                       uint64_t id,
+                                       gang_reservation **reservation_out,
+                                       gang_error **error_out);
+
+/**
+ * Lists the live reservations: writes how many there are to `*count_out`, and the
+ * first `min(capacity, count)` of their ids, in increasing order, to `ids_out[0..]`.
+ * Call it with `capacity` 0 (and `ids_out` NULL) to learn the count.
+ *
+ * Ownership: `inventory` stays owned by the caller; `ids_out` is the caller's buffer.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `inventory` or `count_out` is NULL, or `ids_out`
+ * is NULL while `capacity` is not 0.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `ids_out` NULL or writable for `capacity` ids; `count_out` NULL or writable.
+ */
+gang_result gang_inventory_reservation_ids(const gang_inventory *inventory,
+                                           uint64_t *ids_out,
+                                           size_t capacity,
+                                           size_t *count_out);
+
+/**
+ * Adds a copy of `node` to the inventory (as `gang_inventory_builder_add_node` then
+ * build would). Gangs compiled before still place correctly, but each placement
+ * compiles them again on the fly: compile them again for the fast path.
+ *
+ * Ownership: `inventory` and `node` stay owned by the caller (the node is copied). On
+ * failure, a new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns the errors of `gang_inventory_builder_build` (`GANG_INVALID_INVENTORY` for a
+ * duplicate name or a bad label, `GANG_INVALID_QUANTITY` for a bad amount); the
+ * inventory is then unchanged. `GANG_NULL_ARGUMENT` for a NULL argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `node` NULL or a live node not being changed by another thread; `error_out` NULL or
+ * writable.
+ */
+gang_result gang_inventory_add_node(gang_inventory *inventory,
+                                    const gang_node *node,
+                                    gang_error **error_out);
+
+/**
+ * Removes node `name`. Members of reservations on it are lost: each reservation keeps
+ * its other members and records the lost ones (see `gang_inventory_replace`). Gangs
+ * compiled before are compiled again on the fly, as after `gang_inventory_add_node`.
+ *
+ * Ownership: `inventory` stays owned by the caller; `name` is only read. On `GANG_OK`,
+ * `*change_out` is a new report of the members lost (`gang_change_lost_len`,
+ * `gang_change_lost_at`), owned by the caller: free it with `gang_change_free`. On
+ * failure, a new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name (nothing changes);
+ * `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `name` NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_remove_node(gang_inventory *inventory,
+                                       const char *name,
+                                       gang_change **change_out,
+                                       gang_error **error_out);
+
+/**
+ * Marks node `name` failed: it is cordoned, and the members of reservations on it are
+ * lost (their capacity there is given back). The node stays in the inventory;
+ * `gang_inventory_uncordon` makes it schedulable again.
+ *
+ * Ownership: as `gang_inventory_remove_node`: on `GANG_OK`, `*change_out` is a new
+ * report of the members lost, owned by the caller (free it with `gang_change_free`).
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name (nothing changes);
+ * `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `name` NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_fail_node(gang_inventory *inventory,
+                                     const char *name,
+                                     gang_change **change_out,
+                                     gang_error **error_out);
+
+/**
+ * Cordons node `name`: nothing new is placed on it; reservations there stay.
+ *
+ * Ownership: `inventory` stays owned by the caller; `name` is only read. On failure, a
+ * new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name; `GANG_NULL_ARGUMENT` or
+ * `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `name` NULL or NUL-terminated; `error_out` NULL or writable.
+ */
+gang_result gang_inventory_cordon(gang_inventory *inventory,
+                                  const char *name,
+                                  gang_error **error_out);
+
+/**
+ * Makes a cordoned (or failed) node `name` schedulable again.
+ *
+ * Ownership: `inventory` stays owned by the caller; `name` is only read. On failure, a
+ * new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name; `GANG_NULL_ARGUMENT` or
+ * `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `name` NULL or NUL-terminated; `error_out` NULL or writable.
+ */
+gang_result gang_inventory_uncordon(gang_inventory *inventory,
+                                    const char *name,
+                                    gang_error **error_out);
+
+/**
+ * Replaces all labels of node `name` with the `n_labels` pairs `keys[i]=values[i]` (a
+ * key given twice keeps its last value). Gangs compiled before are compiled again on
+ * the fly, as after `gang_inventory_add_node`.
+ *
+ * Ownership: `inventory` stays owned by the caller; the strings are only read. On
+ * `GANG_OK`, `*change_out` is a new report of the reservations whose constrained
+ * members are no longer inside their domain (`gang_change_displaced_len`,
+ * `gang_change_displaced_at`; the library does not move them), owned by the caller:
+ * free it with `gang_change_free`. On failure, a new `gang_error` is stored in
+ * `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name, `GANG_INVALID_INVENTORY` for
+ * an invalid label (the inventory is then unchanged); `GANG_NULL_ARGUMENT` (`keys` and
+ * `values` may be NULL only when `n_labels` is 0) or `GANG_INVALID_UTF8` (the field
+ * names the array and index, e.g. `values[2]`).
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `name` NULL or NUL-terminated; `keys` and `values` NULL or pointing at `n_labels`
+ * pointers, each NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_set_labels(gang_inventory *inventory,
+                                      const char *name,
+                                      const char *const *keys,
+                                      const char *const *values,
+                                      size_t n_labels,
+                                      gang_change **change_out,
+                                      gang_error **error_out);
+
+/**
+ * Sets the allocatable capacity of `resource` on `node` to a Kubernetes quantity
+ * (`"8"`, `"1.5"`, `"16Gi"`). Applied even when it falls below what is used and
+ * reserved there (it is a fact about the node): that is reported as an overcommit, not
+ * refused, and free capacity is then zero. A resource no node had before is added.
+ *
+ * Ownership: `inventory` stays owned by the caller; the strings are only read. On
+ * `GANG_OK`, `*change_out` is a new report of the overcommitted node, if any
+ * (`gang_change_overcommits_len`, `gang_change_overcommit_at`), owned by the caller:
+ * free it with `gang_change_free`. On failure, a new `gang_error` is stored in
+ * `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name, `GANG_INVALID_QUANTITY` for a
+ * malformed quantity (field `nodes[<node>].capacity.<resource>`), `GANG_INVALID_INVENTORY`
+ * for a malformed new resource name; the inventory is then unchanged.
+ * `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * the strings NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_set_capacity(gang_inventory *inventory,
+                                        const char *node,
+                                        const char *resource,
+                                        const char *quantity,
+                                        gang_change **change_out,
+                                        gang_error **error_out);
+
+/**
+ * Sets the allocatable capacity of `resource` on `node` to `millis` milli-units (8
+ * GPUs is 8000). Otherwise as `gang_inventory_set_capacity`.
+ *
+ * Ownership: as `gang_inventory_set_capacity`: on `GANG_OK`, `*change_out` is a new
+ * report owned by the caller (free it with `gang_change_free`).
+ *
+ * Returns `GANG_UNKNOWN_NODE`, `GANG_INVALID_INVENTORY` (a malformed new resource
+ * name), `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8`.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * the strings NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_set_capacity_millis(gang_inventory *inventory,
+                                               const char *node,
+                                               const char *resource,
+                                               uint64_t millis,
+                                               gang_change **change_out,
+                                               gang_error **error_out);
+
+/**
+ * Sets how much of `resource` is used on `node` by workloads the library did not place
+ * (other pods), as a Kubernetes quantity. Reports overcommitment like
+ * `gang_inventory_set_capacity`.
+ *
+ * Ownership: as `gang_inventory_set_capacity`: on `GANG_OK`, `*change_out` is a new
+ * report owned by the caller (free it with `gang_change_free`).
+ *
+ * Returns `GANG_UNKNOWN_NODE`, `GANG_INVALID_QUANTITY` (field
+ * `nodes[<node>].used.<resource>`), `GANG_INVALID_INVENTORY` (a malformed new resource
+ * name), `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8`; on error the inventory is
+ * unchanged.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * the strings NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_set_used(gang_inventory *inventory,
+                                    const char *node,
+                                    const char *resource,
+                                    const char *quantity,
+                                    gang_change **change_out,
+                                    gang_error **error_out);
+
+/**
+ * Sets how much of `resource` is used on `node` outside the library, in milli-units.
+ * Otherwise as `gang_inventory_set_used`.
+ *
+ * Ownership: as `gang_inventory_set_capacity`: on `GANG_OK`, `*change_out` is a new
+ * report owned by the caller (free it with `gang_change_free`).
+ *
+ * Returns `GANG_UNKNOWN_NODE`, `GANG_INVALID_INVENTORY` (a malformed new resource
+ * name), `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8`.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * the strings NULL or NUL-terminated; `change_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_set_used_millis(gang_inventory *inventory,
+                                           const char *node,
+                                           const char *resource,
+                                           uint64_t millis,
+                                           gang_change **change_out,
+                                           gang_error **error_out);
+
+/**
+ * Places the members reservation `id` lost (with `gang_inventory_remove_node` or
+ * `gang_inventory_fail_node`) inside the gang's original domain at its required level
+ * — with slices, inside each lost member's slice domain — and nowhere else.
+ *
+ * On `GANG_OK`, writes the status to `*status_out` and a new `gang_replacement` to
+ * `*replacement_out`: `GANG_STATUS_PLACED` (the reservation now holds the members
+ * added, `gang_replacement_added_at`; also when nothing was lost) or
+ * `GANG_STATUS_PENDING` (that domain has no room now, even if others do; nothing was
+ * applied and the members stay lost; `gang_replacement_text` says which domain binds
+ * the gang and what it lacks). Pending is an ordinary answer, not an error.
+ *
+ * Ownership: `inventory` stays owned by the caller. The new replacement is owned by
+ * the caller: free it with `gang_replacement_free`. On failure, nothing is written but
+ * a new `gang_error` in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
+ * an argument (other than `error_out`) is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * the out-pointers NULL or writable.
+ */
+gang_result gang_inventory_replace(gang_inventory *inventory,
+                                   uint64_t id,
+                                   gang_status *status_out,
+                                   gang_replacement **replacement_out,
+                                   gang_error **error_out);
+
+/**
+ * Places and reserves `replicas` replicas of `gang`, each satisfying the gang's own
+ * topology constraint, in pairwise distinct domains of `level` (only constrained roles
+ * are spread): all of them, or at least `min_replicas` (0: all), or nothing. With
+ * `within` (NULL: none), every replica sits inside one domain of that level; every
+ * such domain is tried and the one holding the most replicas wins. Replicas are placed
+ * one at a time by the exact solver (not an exact search over all combinations).
+ *
+ * On `GANG_OK`, writes the status to `*status_out` — `GANG_STATUS_PLACED` (each replica
+ * reserved under its own id: `gang_spread_outcome_reservation_at`) or
+ * `GANG_STATUS_UNSCHEDULABLE` (fewer than required fit; nothing is held) — and a new
+ * `gang_spread_outcome` to `*spread_out`.
+ *
+ * Ownership: `inventory` and `gang` stay owned by the caller (the gang is copied); the
+ * strings are only read. The new outcome is owned by the caller: free it with
+ * `gang_spread_outcome_free` (the replicas stay reserved). On failure, nothing is
+ * written but a new `gang_error` in `*error_out` if `error_out` is not NULL, and the
+ * inventory is unchanged.
+ *
+ * Returns `GANG_INVALID_REQUEST` (no replicas, `min_replicas` above `replicas`, a level
+ * that is not a topology level, an invalid gang), `GANG_CONTRADICTORY` when `within` is
+ * at or inside `level` while two or more replicas are required (they could never be
+ * apart), `GANG_INVALID_QUANTITY`; `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a
+ * bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `gang` NULL or a live gang not being changed by another thread; `level` NULL or
+ * NUL-terminated; `within` NULL or NUL-terminated; the out-pointers NULL or writable.
+ */
+gang_result gang_inventory_spread(gang_inventory *inventory,
+                                  const gang_gang *gang,
+                                  uint32_t replicas,
+                                  uint32_t min_replicas,
+                                  const char *level,
+                                  const char *within,
+                                  gang_status *status_out,
+                                  gang_spread_outcome **spread_out,
+                                  gang_error **error_out);
+
+/**
+ * Admits a queue of `n_queue` gangs in order: each is placed whole and reserved, or
+ * waits holding nothing — no gang ever holds part of its members. `mode` is
+ * `GANG_ADMIT_FIFO` (the first gang that waits blocks every later one) or
+ * `GANG_ADMIT_BACKFILL` (a later gang may go ahead, but only on nodes where no role of
+ * the waiting head fits a member now). Every gang is validated before anything is
+ * placed, so an invalid queue changes nothing.
+ *
+ * Ownership: `inventory` and the gangs stay owned by the caller (they are copied). On
+ * `GANG_OK`, `*admissions_out` is a new `gang_admissions` (one entry per gang, in queue
+ * order) owned by the caller: free it with `gang_admissions_free` (placed gangs stay
+ * reserved). On failure, nothing is written but a new `gang_error` in `*error_out` if
+ * `error_out` is not NULL.
+ *
+ * Returns the errors of `gang_inventory_compile` for the first invalid gang;
+ * `GANG_INVALID_ARGUMENT` for another `mode`; `GANG_NULL_ARGUMENT` (`queue` may be
+ * NULL only when `n_queue` is 0; field `queue[i]` for a NULL gang).
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `queue` NULL or pointing at `n_queue` pointers, each NULL or a live gang not being
+ * changed by another thread; `admissions_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_admit(gang_inventory *inventory,
+                                 const gang_gang *const *queue,
+                                 size_t n_queue,
+                                 uint32_t mode,
+                                 gang_admissions **admissions_out,
+                                 gang_error **error_out);
+
+/**
+ * Describes node `name` as it stands now, as a JSON document (the node format of the
+ * scenario files: `{"name", "labels", "capacity", "used", "taints", "schedulable"}`,
+ * amounts exact), in a new string written to `*json_out`.
+ *
+ * Ownership: `inventory` stays owned by the caller; `name` is only read. The new
+ * string is owned by the caller: read it with `gang_string_view`, free it with
+ * `gang_string_free`. On failure, a new `gang_error` is stored in `*error_out` if
+ * `error_out` is not NULL.
+ *
+ * Returns `GANG_UNKNOWN_NODE` when no node has this name; `GANG_NULL_ARGUMENT` or
+ * `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `name` NULL or NUL-terminated; `json_out` and `error_out` NULL or writable.
+ */
+gang_result gang_inventory_node_json(const gang_inventory *inventory,
+                                     const char *name,
+                                     gang_string **json_out,
+                                     gang_error **error_out);
+
+/**
+ * Checks the inventory's internal invariants (per-domain summaries, free = capacity −
+ * used − reserved, reserved = the sum of live reservations, no partial reservation).
+ * For tests and fuzzing: it walks the whole inventory.
+ *
+ * Ownership: `inventory` stays owned by the caller. On failure, a new `gang_error` is
+ * stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_INTERNAL_ERROR` (a bug; the message names the first broken invariant),
+ * `GANG_NULL_ARGUMENT` when `inventory` is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `error_out` NULL or writable.
+ */
+gang_result gang_inventory_validate(const gang_inventory *inventory, gang_error **error_out);
+
+/**
+ * Writes the reservation's id to `*id_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `id_out` NULL or writable.
+ */
+gang_result gang_reservation_id(const gang_reservation *reservation, uint64_t *id_out);
+
+/**
+ * Writes the reserved gang's name (not NUL-terminated) to `*name_out`.
+ *
+ * Ownership: the view borrows from `reservation` and is valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `name_out` NULL or writable.
+ */
+gang_result gang_reservation_gang(const gang_reservation *reservation, gang_str *name_out);
+
+/**
+ * Writes the values of the domain the gang was placed in, joined by `/` (`"b1/a"`;
+ * empty cluster-wide; NUL-terminated), to `*path_out`. Replacements stay inside it.
+ *
+ * Ownership: the view borrows from `reservation` and is valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `path_out` NULL or writable.
+ */
+gang_result gang_reservation_domain_path(const gang_reservation *reservation, gang_str *path_out);
+
+/**
+ * Writes the number of `(level, value)` pairs of the reservation's domain (outermost
+ * first; 0 cluster-wide) to `*len_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `len_out` NULL or writable.
+ */
+gang_result gang_reservation_domain_len(const gang_reservation *reservation, size_t *len_out);
+
+/**
+ * Writes the domain's `index`-th `(level key, value)` pair, outermost first, to
+ * `*level_out` and `*value_out` (not NUL-terminated).
+ *
+ * Ownership: the views borrow from `reservation` and are valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_reservation_domain_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; the out-pointers NULL or writable.
+ */
+gang_result gang_reservation_domain_at(const gang_reservation *reservation,
+                                       size_t index,
+                                       gang_str *level_out,
+                                       gang_str *value_out);
+
+/**
+ * Writes the number of member groups held (one per role and node) to `*len_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `len_out` NULL or writable.
+ */
+gang_result gang_reservation_members_len(const gang_reservation *reservation, size_t *len_out);
+
+/**
+ * Writes the `index`-th member group held: role and node names (views, not
+ * NUL-terminated) and member count. Groups are ordered by role (as given in the gang),
+ * then node (topology order).
+ *
+ * Ownership: the views borrow from `reservation` and are valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_reservation_members_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; the out-pointers NULL or writable.
+ */
+gang_result gang_reservation_member_at(const gang_reservation *reservation,
+                                       size_t index,
+                                       gang_str *role_out,
+                                       gang_str *node_out,
+                                       uint32_t *count_out);
+
+/**
+ * Writes the total number of members held (all roles; lost members not counted) to
+ * `*count_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `count_out` NULL or writable.
+ */
+gang_result gang_reservation_member_count(const gang_reservation *reservation, uint64_t *count_out);
+
+/**
+ * Writes the number of `(node, resource)` pairs the reservation uses to `*len_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `len_out` NULL or writable.
+ */
+gang_result gang_reservation_usage_len(const gang_reservation *reservation, size_t *len_out);
+
+/**
+ * Writes the `index`-th use: node and resource names (views, not NUL-terminated) and
+ * how much of the resource the reservation holds on the node, in milli-units — exactly
+ * what releasing it gives back there.
+ *
+ * Ownership: the views borrow from `reservation` and are valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_reservation_usage_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; the out-pointers NULL or writable.
+ */
+gang_result gang_reservation_usage_at(const gang_reservation *reservation,
+                                      size_t index,
+                                      gang_str *node_out,
+                                      gang_str *resource_out,
+                                      uint64_t *millis_out);
+
+/**
+ * Writes the number of lost member groups not yet replaced (members lost with a
+ * removed or failed node; `gang_inventory_replace` places them again) to `*len_out`.
+ *
+ * Ownership: `reservation` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; `len_out` NULL or writable.
+ */
+gang_result gang_reservation_lost_len(const gang_reservation *reservation, size_t *len_out);
+
+/**
+ * Writes the `index`-th lost member group: role, the node the members were on (views,
+ * not NUL-terminated) and how many.
+ *
+ * Ownership: the views borrow from `reservation` and are valid until
+ * `gang_reservation_free(reservation)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_reservation_lost_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation; the out-pointers NULL or writable.
+ */
+gang_result gang_reservation_lost_at(const gang_reservation *reservation,
+                                     size_t index,
+                                     gang_str *role_out,
+                                     gang_str *node_out,
+                                     uint32_t *count_out);
+
+/**
+ * Frees a reservation snapshot. `gang_reservation_free(NULL)` does nothing. (This
+ * does not release the reservation: `gang_inventory_release` does.)
+ *
+ * Ownership: takes ownership of `reservation`; it and every view of it are invalid
+ * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `reservation` must be NULL or a live reservation not freed before and not in use.
+ */
+void gang_reservation_free(gang_reservation *reservation);
+
+/**
+ * Writes the number of lost member groups (one per reservation, role and node) to
+ * `*len_out`. Non-zero only for `gang_inventory_remove_node` and
+ * `gang_inventory_fail_node`.
+ *
+ * Ownership: `change` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `len_out` NULL or writable.
+ */
+gang_result gang_change_lost_len(const gang_change *change, size_t *len_out);
+
+/**
+ * Writes the `index`-th lost member group: the reservation that lost them, the role
+ * and node (views, not NUL-terminated) and how many members. The reservation keeps its
+ * other members and records these as lost until `gang_inventory_replace` places them
+ * again.
+ *
+ * Ownership: the views borrow from `change` and are valid until
+ * `gang_change_free(change)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_change_lost_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; the out-pointers NULL or writable.
+ */
+gang_result gang_change_lost_at(const gang_change *change,
+                                size_t index,
+                                uint64_t *reservation_out,
+                                gang_str *role_out,
+                                gang_str *node_out,
+                                uint32_t *count_out);
+
+/**
+ * Writes the number of overcommitted `(node, resource)` pairs to `*len_out`. Non-zero
+ * only for `gang_inventory_set_capacity[_millis]` and `gang_inventory_set_used[_millis]`.
+ *
+ * Ownership: `change` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `len_out` NULL or writable.
+ */
+gang_result gang_change_overcommits_len(const gang_change *change, size_t *len_out);
+
+/**
+ * Writes the `index`-th overcommitted pair: node and resource (views, not
+ * NUL-terminated), its capacity now, what is used outside the library and what
+ * reservations hold there (milli-units; used + reserved > capacity), and how many
+ * reservations hold it (read them with `gang_change_overcommit_reservation_at`). The
+ * change was applied: free capacity there is zero until holders release or are
+ * replaced.
+ *
+ * Ownership: the views borrow from `change` and are valid until
+ * `gang_change_free(change)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_change_overcommits_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; the out-pointers NULL or writable.
+ */
+gang_result gang_change_overcommit_at(const gang_change *change,
+                                      size_t index,
+                                      gang_str *node_out,
+                                      gang_str *resource_out,
+                                      uint64_t *capacity_millis_out,
+                                      uint64_t *used_millis_out,
+                                      uint64_t *reserved_millis_out,
+                                      size_t *reservations_len_out);
+
+/**
+ * Writes the id of the `reservation_index`-th reservation holding the `index`-th
+ * overcommitted pair to `*id_out` (ids in increasing order).
+ *
+ * Ownership: `change` stays owned by the caller.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when an index is out of range, `GANG_NULL_ARGUMENT`
+ * when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `id_out` NULL or writable.
+ */
+gang_result gang_change_overcommit_reservation_at(const gang_change *change,
+                                                  size_t index,
+                                                  size_t reservation_index,
+                                                  uint64_t *id_out);
+
+/**
+ * Writes the number of displaced reservations (whose constrained members are no
+ * longer inside their domain after a relabelling) to `*len_out`. Non-zero only for
+ * `gang_inventory_set_labels`.
+ *
+ * Ownership: `change` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `len_out` NULL or writable.
+ */
+gang_result gang_change_displaced_len(const gang_change *change, size_t *len_out);
+
+/**
+ * Writes the id of the `index`-th displaced reservation to `*id_out`. The library
+ * does not move them: the caller decides (release and place again, or keep).
+ *
+ * Ownership: `change` stays owned by the caller.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_change_displaced_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `id_out` NULL or writable.
+ */
+gang_result gang_change_displaced_at(const gang_change *change, size_t index, uint64_t *id_out);
+
+/**
+ * Writes the report as a JSON document (NUL-terminated) to `*json_out`:
+ * `{"lost": [{"reservation", "role", "node", "count"}], "overcommitted": [{"node",
+ * "resource", "capacity", "used", "reserved", "reservations"}], "displaced": [ids]}`,
+ * amounts as in the scenario files (whole units as integers, else `"1500m"`). Made on
+ * the first call, then kept.
+ *
+ * Ownership: the view borrows from `change` and is valid until
+ * `gang_change_free(change)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change; `json_out` NULL or writable.
+ */
+gang_result gang_change_json(const gang_change *change, gang_str *json_out);
+
+/**
+ * Frees a change report. `gang_change_free(NULL)` does nothing.
+ *
+ * Ownership: takes ownership of `change`; it and every view of it are invalid
+ * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `change` must be NULL or a live change not freed before and not in use.
+ */
+void gang_change_free(gang_change *change);
+
+/**
+ * Writes the replacement's status, `GANG_STATUS_PLACED` or `GANG_STATUS_PENDING` (the
+ * one `gang_inventory_replace` returned), to `*status_out`.
+ *
+ * Ownership: `replacement` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement; `status_out` NULL or writable.
+ */
+gang_result gang_replacement_status(const gang_replacement *replacement, gang_status *status_out);
+
+/**
+ * Writes the number of member groups added (one per role and node; 0 when pending, or
+ * when nothing was lost) to `*len_out`.
+ *
+ * Ownership: `replacement` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement; `len_out` NULL or writable.
+ */
+gang_result gang_replacement_added_len(const gang_replacement *replacement, size_t *len_out);
+
+/**
+ * Writes the `index`-th member group added: role and node names (views, not
+ * NUL-terminated) and member count.
+ *
+ * Ownership: the views borrow from `replacement` and are valid until
+ * `gang_replacement_free(replacement)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_replacement_added_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement; the out-pointers NULL or writable.
+ */
+gang_result gang_replacement_added_at(const gang_replacement *replacement,
+                                      size_t index,
+                                      gang_str *role_out,
+                                      gang_str *node_out,
+                                      uint32_t *count_out);
+
+/**
+ * Writes why the replacement is pending, one readable sentence per binding domain
+ * (NUL-terminated; empty when placed), to `*text_out`: "replacement for reservation #0
+ * (gang train) is pending: rack b1/a has no room for 2 worker (fits 0 of 2 worker;
+ * short of nvidia.com/gpu); rack b1/b has room, but the gang is bound to rack b1/a."
+ *
+ * Ownership: the view borrows from `replacement` and is valid until
+ * `gang_replacement_free(replacement)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement; `text_out` NULL or writable.
+ */
+gang_result gang_replacement_text(const gang_replacement *replacement, gang_str *text_out);
+
+/**
+ * Writes the replacement as a JSON document (NUL-terminated) to `*json_out`:
+ * `{"status": "placed", "added": [{"role", "node", "count"}]}` or `{"status":
+ * "pending", "message": <the text>, "pending": {"reservation", "gang", "domains":
+ * [{"level", "domain", "exists", "fits": [{"role", "fits", "needed"}], "short_of",
+ * "elsewhere"}], "search_exhausted"}}`. Made on the first call, then kept.
+ *
+ * Ownership: the view borrows from `replacement` and is valid until
+ * `gang_replacement_free(replacement)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement; `json_out` NULL or writable.
+ */
+gang_result gang_replacement_json(const gang_replacement *replacement, gang_str *json_out);
+
+/**
+ * Frees a replacement. `gang_replacement_free(NULL)` does nothing.
+ *
+ * Ownership: takes ownership of `replacement`; it and every view of it are invalid
+ * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `replacement` must be NULL or a live replacement not freed before and not in use.
+ */
+void gang_replacement_free(gang_replacement *replacement);
+
+/**
+ * Writes the spread's status, `GANG_STATUS_PLACED` or `GANG_STATUS_UNSCHEDULABLE`
+ * (the one `gang_inventory_spread` returned), to `*status_out`.
+ *
+ * Ownership: `spread` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; `status_out` NULL or writable.
+ */
+gang_result gang_spread_outcome_status(const gang_spread_outcome *spread, gang_status *status_out);
+
+/**
+ * Writes how many replicas fit (placed: how many were reserved; unschedulable: the
+ * most found, below what was required) to `*fit_out` and how many were required
+ * (`min_replicas`, or all) to `*needed_out`.
+ *
+ * Ownership: `spread` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; the out-pointers NULL or writable.
+ */
+gang_result gang_spread_outcome_fit(const gang_spread_outcome *spread,
+                                    uint32_t *fit_out,
+                                    uint32_t *needed_out);
+
+/**
+ * Writes the number of replicas placed and reserved (0 when unschedulable) to
+ * `*len_out`.
+ *
+ * Ownership: `spread` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; `len_out` NULL or writable.
+ */
+gang_result gang_spread_outcome_replicas_len(const gang_spread_outcome *spread, size_t *len_out);
+
+/**
+ * Writes the reservation id of the `index`-th replica (in placement order) to
+ * `*id_out`. Release each replica with `gang_inventory_release`.
+ *
+ * Ownership: `spread` stays owned by the caller.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below
+ * `gang_spread_outcome_replicas_len`, `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; `id_out` NULL or writable.
+ */
+gang_result gang_spread_outcome_reservation_at(const gang_spread_outcome *spread,
+                                               size_t index,
+                                               uint64_t *id_out);
+
+/**
+ * Writes a new placement, a copy of the `index`-th replica's, to `*placement_out`.
+ *
+ * Ownership: `spread` stays owned by the caller. The new placement is owned by the
+ * caller: free it with `gang_placement_free`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below
+ * `gang_spread_outcome_replicas_len`, `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; `placement_out` NULL or writable.
+ */
+gang_result gang_spread_outcome_placement_at(const gang_spread_outcome *spread,
+                                             size_t index,
+                                             gang_placement **placement_out);
+
+/**
+ * Writes a new diagnosis of why the next replica did not fit (status
+ * `GANG_STATUS_UNSCHEDULABLE`) to `*diagnosis_out`, or NULL when there is none (all
+ * replicas were placed).
+ *
+ * Ownership: `spread` stays owned by the caller. A new diagnosis is owned by the
+ * caller: free it with `gang_diagnosis_free`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome; `diagnosis_out` NULL or writable.
+ */
+gang_result gang_spread_outcome_diagnosis(const gang_spread_outcome *spread,
+                                          gang_diagnosis **diagnosis_out);
+
+/**
+ * Frees a spread outcome. `gang_spread_outcome_free(NULL)` does nothing. (The
+ * replicas stay reserved: release them with `gang_inventory_release`.)
+ *
+ * Ownership: takes ownership of `spread`. Placements and diagnoses made from it stay
+ * valid. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `spread` must be NULL or a live spread outcome not freed before and not in use.
+ */
+void gang_spread_outcome_free(gang_spread_outcome *spread);
+
+/**
+ * Writes the number of gangs (the queue's length) to `*len_out`.
+ *
+ * Ownership: `admissions` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; `len_out` NULL or writable.
+ */
+gang_result gang_admissions_len(const gang_admissions *admissions, size_t *len_out);
+
+/**
+ * Writes what happened to the `index`-th gang of the queue: its name (a view, not
+ * NUL-terminated) to `*gang_out`, and `GANG_STATUS_PLACED` or `GANG_STATUS_WAITING` to
+ * `*status_out`.
+ *
+ * Ownership: the view borrows from `admissions` and is valid until
+ * `gang_admissions_free(admissions)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_admissions_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; the out-pointers NULL or
+ * writable.
+ */
+gang_result gang_admissions_at(const gang_admissions *admissions,
+                               size_t index,
+                               gang_str *gang_out,
+                               gang_status *status_out);
+
+/**
+ * Writes the reservation id of the `index`-th gang, when it was placed, to `*id_out`.
+ *
+ * Ownership: `admissions` stays owned by the caller.
+ *
+ * Returns `GANG_NOT_FOUND` when that gang waits (it holds nothing), `GANG_OUT_OF_RANGE`
+ * when `index` is not below `gang_admissions_len`, `GANG_NULL_ARGUMENT` when an
+ * argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; `id_out` NULL or writable.
+ */
+gang_result gang_admissions_reservation(const gang_admissions *admissions,
+                                        size_t index,
+                                        uint64_t *id_out);
+
+/**
+ * Writes a new placement, a copy of the `index`-th gang's, to `*placement_out`, or NULL
+ * when that gang waits.
+ *
+ * Ownership: `admissions` stays owned by the caller. A new placement is owned by the
+ * caller: free it with `gang_placement_free`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_admissions_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; `placement_out` NULL or
+ * writable.
+ */
+gang_result gang_admissions_placement(const gang_admissions *admissions,
+                                      size_t index,
+                                      gang_placement **placement_out);
+
+/**
+ * Writes a new diagnosis of why the `index`-th gang does not fit now (status
+ * `GANG_STATUS_UNSCHEDULABLE`) to `*diagnosis_out`, or NULL when there is none: the
+ * gang was placed, or it waits only because of the queue's head (strict FIFO never
+ * tries gangs behind a waiting head; see `gang_admissions_blocked_by`).
+ *
+ * Ownership: `admissions` stays owned by the caller. A new diagnosis is owned by the
+ * caller: free it with `gang_diagnosis_free`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_admissions_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; `diagnosis_out` NULL or
+ * writable.
+ */
+gang_result gang_admissions_diagnosis(const gang_admissions *admissions,
+                                      size_t index,
+                                      gang_diagnosis **diagnosis_out);
+
+/**
+ * Writes the name of the waiting head gang the `index`-th gang waits behind (a view,
+ * not NUL-terminated; empty when none: the gang was placed, is the head, or does not
+ * fit on its own — then `gang_admissions_diagnosis` says why) to `*name_out`.
+ *
+ * Ownership: the view borrows from `admissions` and is valid until
+ * `gang_admissions_free(admissions)`.
+ *
+ * Returns `GANG_OUT_OF_RANGE` when `index` is not below `gang_admissions_len`,
+ * `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle; `name_out` NULL or writable.
+ */
+gang_result gang_admissions_blocked_by(const gang_admissions *admissions,
+                                       size_t index,
+                                       gang_str *name_out);
+
+/**
+ * Frees an admissions handle. `gang_admissions_free(NULL)` does nothing. (Placed gangs
+ * stay reserved: release them with `gang_inventory_release`.)
+ *
+ * Ownership: takes ownership of `admissions`. Placements and diagnoses made from it
+ * stay valid. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `admissions` must be NULL or a live admissions handle not freed before and not in
+ * use.
+ */
+void gang_admissions_free(gang_admissions *admissions);
 
 #ifdef __cplusplus
 }  // extern "C"

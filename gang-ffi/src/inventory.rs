@@ -42,12 +42,18 @@ unsafe impl Handle for gang_inventory_builder {
     type Inner = BuilderInner;
 }
 
-/// A validated cluster snapshot, ready to answer placement queries.
+/// A validated cluster, ready to answer placement queries, holding reservations and
+/// following node changes (the lifecycle).
 ///
 /// Made by `gang_inventory_builder_build`, `gang_inventory_from_json` or
-/// `gang_scenario_inventory`; freed with `gang_inventory_free`. Immutable: any number of
-/// threads may place gangs on one inventory at once (each with its own `gang_solver`).
-/// Functions that take a `const gang_inventory *` never change it.
+/// `gang_scenario_inventory`; freed with `gang_inventory_free`. Functions that take a
+/// `const gang_inventory *` never change it, and any number of threads may call them on
+/// one inventory at once (each placing with its own `gang_solver`). Functions that take
+/// a `gang_inventory *` (`gang_inventory_reserve`, `_release`, `_add_node`,
+/// `_remove_node`, `_fail_node`, `_cordon`, `_uncordon`, `_set_labels`,
+/// `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`)
+/// change it and need it to themselves: no other call on the same inventory, on any
+/// thread, during the call. Separate inventories are independent.
 pub struct gang_inventory {
     _private: [u8; 0],
 }
@@ -417,7 +423,8 @@ pub unsafe extern "C" fn gang_inventory_from_json(
 /// Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
 ///
 /// # Safety
-/// `inventory` must be NULL or a live inventory; `count_out` NULL or writable.
+/// `inventory` must be NULL or a live inventory not being changed by another thread;
+/// `count_out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn gang_inventory_node_count(
     inventory: *const gang_inventory,
@@ -430,8 +437,8 @@ pub unsafe extern "C" fn gang_inventory_node_count(
     })
 }
 
-/// Writes the free amount (capacity − external use) of `resource` on `node`, in
-/// milli-units, to `*millis_out`.
+/// Writes the free amount (capacity − external use − reservations, never below zero)
+/// of `resource` on `node`, in milli-units, to `*millis_out`.
 ///
 /// Ownership: `inventory` stays owned by the caller.
 ///
@@ -439,8 +446,8 @@ pub unsafe extern "C" fn gang_inventory_node_count(
 /// `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
 ///
 /// # Safety
-/// `inventory` must be NULL or a live inventory; the strings NULL or NUL-terminated;
-/// `millis_out` NULL or writable.
+/// `inventory` must be NULL or a live inventory not being changed by another thread;
+/// the strings NULL or NUL-terminated; `millis_out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn gang_inventory_available_millis(
     inventory: *const gang_inventory,
@@ -468,8 +475,9 @@ pub unsafe extern "C" fn gang_inventory_available_millis(
 
 /// Frees an inventory. `gang_inventory_free(NULL)` does nothing.
 ///
-/// Ownership: takes ownership of `inventory`. Compiled gangs, placements and diagnoses
-/// made from it stay valid (they do not borrow it). No other thread may be using it.
+/// Ownership: takes ownership of `inventory`, and with it the reservations it holds.
+/// Compiled gangs, placements, diagnoses and the lifecycle's answers made from it stay
+/// valid (they do not borrow it). No other thread may be using it.
 /// Freeing it twice is undefined behaviour: set your pointer to NULL.
 ///
 /// # Safety

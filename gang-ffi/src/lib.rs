@@ -18,7 +18,9 @@
 //!   values are explicit and never renumbered: codes 1–99 are `gang-core`'s
 //!   `ErrorKind::code()` one to one; codes from 100 are this binding's own (NULL
 //!   argument, invalid UTF-8, …). A valid request that does not fit is *not* an error:
-//!   placing returns `GANG_OK` and a [`gang_status`] of `GANG_STATUS_UNSCHEDULABLE`.
+//!   placing returns `GANG_OK` and a [`gang_status`] of `GANG_STATUS_UNSCHEDULABLE`
+//!   (a replacement that has no room in its domain: `GANG_STATUS_PENDING`; a queued gang
+//!   that is not admitted: `GANG_STATUS_WAITING`).
 //! - **Outputs** go only through out-parameters (never NULL), written only on success.
 //! - **Errors.** Functions that can fail for a reason worth a message take a last
 //!   `gang_error **error_out` (may be NULL). On failure, when it is not NULL, a new
@@ -31,11 +33,17 @@
 //! - **Panics** never cross the boundary: every body runs inside `catch_unwind`, and a
 //!   bug becomes `GANG_INTERNAL_ERROR` (the library must be built with `panic = "unwind"`, the
 //!   default).
-//! - **Threads.** `gang_inventory`, `gang_compiled`, `gang_placement`, `gang_diagnosis`,
-//!   `gang_scenario` and `gang_error` are immutable once made and may be read from many
-//!   threads at once. Builders (`gang_node`, `gang_inventory_builder`, `gang_role`,
-//!   `gang_gang`) and `gang_solver` (which owns scratch space) must be used by one
-//!   thread at a time; use one solver per thread.
+//! - **Threads.** A `gang_inventory` is read by the functions taking a `const
+//!   gang_inventory *` (any number of threads at once) and changed by the lifecycle
+//!   functions taking a `gang_inventory *` (reserve, release, node changes, replace,
+//!   spread, admit), which need it to themselves: no other call on that inventory, on
+//!   any thread, during the call. Separate inventories are independent. `gang_compiled`,
+//!   `gang_placement`, `gang_diagnosis`, `gang_scenario`, `gang_string`, `gang_error`,
+//!   `gang_reservation`, `gang_change`, `gang_replacement`, `gang_spread_outcome` and
+//!   `gang_admissions` are immutable once made and may be read from many threads at
+//!   once. Builders (`gang_node`, `gang_inventory_builder`, `gang_role`, `gang_gang`)
+//!   and `gang_solver` (which owns scratch space) must be used by one thread at a time;
+//!   use one solver per thread.
 //!
 //! # Example (C)
 //!
@@ -47,6 +55,10 @@
 //! gang_gang_from_json(req, strlen(req), &g, &err);
 //! uint32_t status; gang_placement *p = NULL; gang_diagnosis *d = NULL;
 //! gang_inventory_place(inv, g, &status, &p, &d, &err);
+//! uint64_t id;                       // hold it: all of it, or nothing (GANG_CONFLICT)
+//! if (p && gang_inventory_reserve(inv, p, &id, &err) == GANG_OK) {
+//!     gang_inventory_release(inv, id, &err);     // exactly what it took, once
+//! }
 //! ```
 
 #![allow(non_camel_case_types)]
@@ -63,10 +75,21 @@ mod scenario;
 mod solve;
 mod strings;
 
+// The lifecycle: operations on a live inventory, reservations and change reports, and
+// the answers of replace, spread and admit (in this order in the header).
+mod lifecycle;
+
+mod reservation;
+
+mod answers;
+
+pub use answers::*;
 pub use error::*;
 pub use inventory::*;
+pub use lifecycle::*;
 pub use outcome::*;
 pub use request::*;
+pub use reservation::*;
 pub use result::*;
 pub use scenario::*;
 pub use solve::*;
@@ -105,6 +128,11 @@ const _: () = {
     shareable::<gang_core::Scenario>();
     shareable::<error::ErrorInner>();
     shareable::<strings::Text>();
+    shareable::<reservation::ReservationInner>();
+    shareable::<reservation::ChangeInner>();
+    shareable::<answers::ReplacementInner>();
+    shareable::<answers::SpreadInner>();
+    shareable::<answers::AdmissionsInner>();
     movable::<gang_core::Solver>();
     movable::<gang_core::NodeSpec>();
     movable::<inventory::BuilderInner>();

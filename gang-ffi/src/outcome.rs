@@ -22,13 +22,23 @@ pub struct gang_placement {
 }
 
 pub(crate) struct PlacementInner {
-    placement: Placement,
+    pub(crate) placement: Placement,
     path: OnceLock<Text>,
     json: OnceLock<Text>,
 }
 
 unsafe impl Handle for gang_placement {
     type Inner = PlacementInner;
+}
+
+impl PlacementInner {
+    pub(crate) fn new(placement: Placement) -> PlacementInner {
+        PlacementInner {
+            placement,
+            path: OnceLock::new(),
+            json: OnceLock::new(),
+        }
+    }
 }
 
 /// Why a valid gang does not fit now (or, when undecided, why the search stopped): the
@@ -50,6 +60,15 @@ pub(crate) struct DiagnosisInner {
 }
 
 impl DiagnosisInner {
+    /// `outcome` must be `Unschedulable` or `Undecided`.
+    pub(crate) fn new(outcome: Outcome) -> DiagnosisInner {
+        DiagnosisInner {
+            outcome,
+            text: OnceLock::new(),
+            json: OnceLock::new(),
+        }
+    }
+
     fn diagnosis(&self) -> Result<&Diagnosis, Failure> {
         self.outcome
             .diagnosis()
@@ -89,11 +108,7 @@ impl OutcomeOut {
             Outcome::Placed(placement) => {
                 self.status.write(gang_status::GANG_STATUS_PLACED);
                 self.placement
-                    .write(gang_placement::into_raw(PlacementInner {
-                        placement,
-                        path: OnceLock::new(),
-                        json: OnceLock::new(),
-                    }));
+                    .write(gang_placement::into_raw(PlacementInner::new(placement)));
                 self.diagnosis.write(std::ptr::null_mut());
             }
             other => {
@@ -103,11 +118,7 @@ impl OutcomeOut {
                 });
                 self.placement.write(std::ptr::null_mut());
                 self.diagnosis
-                    .write(gang_diagnosis::into_raw(DiagnosisInner {
-                        outcome: other,
-                        text: OnceLock::new(),
-                        json: OnceLock::new(),
-                    }));
+                    .write(gang_diagnosis::into_raw(DiagnosisInner::new(other)));
             }
         }
     }

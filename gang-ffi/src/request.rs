@@ -497,8 +497,9 @@ pub unsafe extern "C" fn gang_gang_free(gang: *mut gang_gang) {
 /// (`gang.roles[worker].count`); `GANG_NULL_ARGUMENT` for a NULL argument.
 ///
 /// # Safety
-/// `inventory` must be NULL or a live inventory; `gang` NULL or a live gang not being
-/// changed by another thread; `compiled_out` and `error_out` NULL or writable.
+/// `inventory` must be NULL or a live inventory not being changed by another thread;
+/// `gang` NULL or a live gang not being changed by another thread; `compiled_out` and
+/// `error_out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn gang_inventory_compile(
     inventory: *const gang_inventory,

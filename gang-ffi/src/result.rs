@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::{ErrorKind, Policy, SelectorOperator, TaintEffect, TolerationOperator};
+use gang_core::{AdmitMode, ErrorKind, Policy, SelectorOperator, TaintEffect, TolerationOperator};
 
 /// What a function returns: `GANG_OK` or why it failed.
 ///
@@ -47,7 +47,8 @@ pub enum gang_result {
     GANG_INVALID_ARGUMENT = 102,
     /// An index is not below the length it indexes (`out_of_range`).
     GANG_OUT_OF_RANGE = 103,
-    /// A name given to a look-up (role, node, resource) is not there (`not_found`).
+    /// A name given to a look-up (role, node, resource) is not there, or an answer has
+    /// no such part (the reservation of a waiting gang) (`not_found`).
     GANG_NOT_FOUND = 104,
     /// `gang-core` reported an error kind this build of the binding does not know
     /// (`unknown_error`). The error object still carries the core's kind name and message.
@@ -139,18 +140,41 @@ pub extern "C" fn gang_result_name(code: u32) -> *const c_char {
 }
 
 /// What a placement query answered (written by `gang_solver_place` and
-/// `gang_inventory_place` on `GANG_OK`). Zero is never a status.
+/// `gang_inventory_place` on `GANG_OK`), and what the lifecycle operations answered
+/// (`gang_inventory_replace`, `gang_inventory_spread`, `gang_admissions_at`). Zero is
+/// never a status; each value keeps its meaning, new ones are only added.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum gang_status {
     /// Every member (or each role's `min_count`) has a node: a `gang_placement` was
-    /// returned.
+    /// returned. For the lifecycle: the replacements, replicas or queued gang were
+    /// placed and are held.
     GANG_STATUS_PLACED = 1,
-    /// Valid, but it does not fit now: a `gang_diagnosis` says why.
+    /// Valid, but it does not fit now: a `gang_diagnosis` says why. For a spread: fewer
+    /// than the required replicas fit, and nothing is held.
     GANG_STATUS_UNSCHEDULABLE = 2,
     /// The exact multi-role search ran out of budget before deciding (a placement may
     /// exist): a `gang_diagnosis` is returned. Never for single-role gangs.
     GANG_STATUS_UNDECIDED = 3,
+    /// A replacement (`gang_inventory_replace`) cannot be placed inside the domain that
+    /// binds the gang, even if other domains have room; nothing was applied and the lost
+    /// members stay lost. The `gang_replacement` says which domain and what it lacks.
+    GANG_STATUS_PENDING = 4,
+    /// A gang of an admitted queue (`gang_inventory_admit`) was not placed and holds
+    /// nothing: it does not fit now, or it waits behind the queue's head.
+    GANG_STATUS_WAITING = 5,
+}
+
+/// How `gang_inventory_admit` treats a gang that does not fit.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum gang_admit_mode {
+    /// Strict FIFO: the first gang that waits blocks every later one.
+    GANG_ADMIT_FIFO = 1,
+    /// FIFO with backfill: a later gang may go ahead of the waiting head, but only on
+    /// nodes where no role of the head fits a member now, so it never takes capacity the
+    /// head could use.
+    GANG_ADMIT_BACKFILL = 2,
 }
 
 /// Taint effects (`gang_node_add_taint`), and the effect a toleration matches
@@ -239,6 +263,14 @@ pub(crate) fn parse_selector_operator(v: u32) -> Option<SelectorOperator> {
     }
 }
 
+pub(crate) fn parse_admit_mode(v: u32) -> Option<AdmitMode> {
+    match v {
+        1 => Some(AdmitMode::Fifo),
+        2 => Some(AdmitMode::Backfill),
+        _ => None,
+    }
+}
+
 pub(crate) fn parse_policy(v: u32) -> Option<Policy> {
     match v {
         1 => Some(Policy::BestFit),
@@ -303,6 +335,10 @@ mod tests {
         assert_eq!(gang_status::GANG_STATUS_PLACED as u32, 1);
         assert_eq!(gang_status::GANG_STATUS_UNSCHEDULABLE as u32, 2);
         assert_eq!(gang_status::GANG_STATUS_UNDECIDED as u32, 3);
+        assert_eq!(gang_status::GANG_STATUS_PENDING as u32, 4);
+        assert_eq!(gang_status::GANG_STATUS_WAITING as u32, 5);
+        assert_eq!(gang_admit_mode::GANG_ADMIT_FIFO as u32, 1);
+        assert_eq!(gang_admit_mode::GANG_ADMIT_BACKFILL as u32, 2);
     }
 
     #[test]
@@ -317,5 +353,10 @@ mod tests {
         assert!(parse_toleration_effect(9).is_none());
         assert!(parse_toleration_operator(0).is_none());
         assert!(parse_selector_operator(5).is_none());
+        assert!(parse_admit_mode(0).is_none() && parse_admit_mode(3).is_none());
+        assert_eq!(
+            parse_admit_mode(gang_admit_mode::GANG_ADMIT_BACKFILL as u32),
+            Some(AdmitMode::Backfill)
+        );
     }
 }

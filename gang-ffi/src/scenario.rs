@@ -11,8 +11,8 @@ use crate::request::gang_gang;
 use crate::result::gang_result;
 use crate::strings::{arg_doc, gang_string, Text};
 
-/// A parsed scenario document: a cluster, a gang, and optionally what must come out
-/// (the format of the files in `examples/scenarios/`).
+/// A parsed scenario document: a cluster, a gang, optionally what must come out, and
+/// optionally lifecycle steps (the format of the files in `examples/scenarios/`).
 ///
 /// Made by `gang_scenario_from_json`; freed with `gang_scenario_free`. Immutable: may be
 /// read from many threads at once.
@@ -106,12 +106,14 @@ pub unsafe extern "C" fn gang_scenario_gang(
     })
 }
 
-/// Runs the scenario in the core (build the inventory, place the gang) and checks every
-/// expectation of its `expect` block (and, for placements, the placement's invariants).
+/// Runs the scenario in the core (build the inventory, place the gang, then run its
+/// lifecycle `steps`, if any, in order on that inventory) and checks every expectation
+/// of its `expect` block and of each step's (and the placement's invariants, and the
+/// inventory's after every step).
 ///
 /// On `GANG_OK`, writes whether every expectation held to `*passed_out`; the failures,
 /// one per line (empty when passed), to a new string in `*failures_out`; and the result
-/// as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
+/// of placing the scenario's gang (before any step) as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
 /// document (as `gang_placement_json` / `gang_diagnosis_json`) or, when the scenario's
 /// input is invalid, the error document (as `gang_error_json`). Callers running the same
 /// scenario through the ABI can compare their result with it byte for byte.

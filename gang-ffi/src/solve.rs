@@ -98,8 +98,8 @@ pub unsafe extern "C" fn gang_solver_free(solver: *mut gang_solver) {
 ///
 /// # Safety
 /// `solver` must be NULL or a live solver not used by another thread; `inventory` NULL
-/// or a live inventory; `compiled` NULL or a live compiled gang; the out-pointers NULL or
-/// writable.
+/// or a live inventory not being changed by another thread; `compiled` NULL or a live
+/// compiled gang; the out-pointers NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn gang_solver_place(
     solver: *mut gang_solver,
@@ -136,8 +136,9 @@ pub unsafe extern "C" fn gang_solver_place(
 /// (other than `error_out`) is NULL.
 ///
 /// # Safety
-/// `inventory` must be NULL or a live inventory; `gang` NULL or a live gang not being
-/// changed by another thread; the out-pointers NULL or writable.
+/// `inventory` must be NULL or a live inventory not being changed by another thread;
+/// `gang` NULL or a live gang not being changed by another thread; the out-pointers NULL
+/// or writable.
 #[no_mangle]
 pub unsafe extern "C" fn gang_inventory_place(
     inventory: *const gang_inventory,

@@ -3,7 +3,8 @@
  *   -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined
  * and run under AddressSanitizer's leak checker: every function, every error path
  * (NULL arguments, invalid UTF-8, bad enumeration values, invalid input, indexes out of
- * range), the documented free contract, and the shared scenario files.
+ * range), the documented free contract, and the shared scenario files. The lifecycle
+ * (reserve, release, node changes, replace, spread, admit) is in test_lifecycle.c.
  *
  *   test_gang <scenario directory>
  */
@@ -12,56 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gang.h"
+#include "check.h"
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        checks++;                                                                \
-        if (!(cond)) {                                                           \
-            failures++;                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                        \
-    } while (0)
-
-#define CHECK_RC(call, want)                                                     \
-    do {                                                                         \
-        gang_result rc_ = (call);                                                \
-        checks++;                                                                \
-        if (rc_ != (gang_result)(want)) {                                        \
-            failures++;                                                          \
-            fprintf(stderr, "%s:%d: %s returned %u (%s), want %s\n", __FILE__,     \
-                    __LINE__, #call, (unsigned)rc_, gang_result_name(rc_), #want); \
-        }                                                                        \
-    } while (0)
-
-#define OK(call) CHECK_RC(call, GANG_OK)
+int failures = 0;
+int checks = 0;
+char sentinel_byte;
 
 static const char *BLOCK = "topology.example.com/block";
 static const char *RACK = "topology.example.com/rack";
 static const char *GPU = "nvidia.com/gpu";
 static const char *BAD_UTF8 = "\xff\xfe";
-
-/* A sentinel: out-parameters set to it must still hold it after a failed call. */
-static char sentinel_byte;
-#define SENTINEL ((void *)&sentinel_byte)
-
-static int str_eq(gang_str s, const char *want) {
-    return s.data != NULL && s.len == strlen(want) && memcmp(s.data, want, s.len) == 0;
-}
-
-static int str_has(gang_str s, const char *needle) {
-    /* Views of generated text are NUL-terminated; names are not (use the length). */
-    size_t n = strlen(needle);
-    if (n > s.len) return 0;
-    for (size_t i = 0; i + n <= s.len; i++)
-        if (memcmp(s.data + i, needle, n) == 0) return 1;
-    return 0;
-}
-
-static int nul_terminated(gang_str s) { return s.data != NULL && s.data[s.len] == '\0'; }
 
 /* Builds a node with block/rack labels and GPUs (capacity 8, `used` used). */
 static gang_node *make_node(const char *name, const char *block, const char *rack, int used) {
@@ -517,7 +478,7 @@ static void test_undecided(void) {
 }
 
 /* Checks an error object: code, kind, field, message and JSON. */
-static void check_error(gang_error *err, gang_result code, const char *kind, const char *field,
+void check_error(gang_error *err, gang_result code, const char *kind, const char *field,
                         const char *in_message) {
     CHECK(err != NULL);
     if (err == NULL) return;
@@ -1200,6 +1161,7 @@ int main(int argc, char **argv) {
     test_null_arguments();
     test_bad_strings_and_enums();
     test_free_contract();
+    test_lifecycle();
     test_scenarios(argv[1]);
     if (failures) {
         fprintf(stderr, "%d of %d checks FAILED\n", failures, checks);
