@@ -18,6 +18,28 @@ use crate::reserve::{Lost, ReservationId};
 /// A node whose capacity no longer covers what is used and reserved on it, after a
 /// capacity or external-usage change. The change is applied (it is a fact about the
 /// node); free capacity is zero until the holders release or are replaced.
+///
+/// Returned by [`Inventory::set_capacity`] and [`Inventory::set_used`].
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// let mut inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("a1").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = Gang::new("train").role(Role::new("w", 6).request("nvidia.com/gpu", 1));
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// // Another scheduler now uses 4 GPUs: 4 + 6 reserved > 8.
+/// let over = inv.set_used("a1", "nvidia.com/gpu", 4)?;
+/// let o = &over[0];
+/// assert_eq!((o.node.as_str(), o.resource.as_str()), ("a1", "nvidia.com/gpu"));
+/// assert_eq!(o.capacity, Quantity::from_units(8));
+/// assert_eq!((o.used, o.reserved), (Quantity::from_units(4), Quantity::from_units(6)));
+/// assert_eq!(o.reservations, [id]);
+/// assert_eq!(inv.free("a1", "nvidia.com/gpu"), Some(Quantity::ZERO));
+/// // Back to 2: everything fits again, nothing to report.
+/// assert!(inv.set_used("a1", "nvidia.com/gpu", 2)?.is_empty());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Overcommit {
@@ -36,7 +58,22 @@ pub struct Overcommit {
 }
 
 impl Inventory {
-    /// The description of a node as it stands now (capacity and used as exact amounts).
+    /// The description of a node as it stands now (capacity and used as exact amounts;
+    /// zero amounts left out), or `None` for an unknown name.
+    ///
+    /// ```
+    /// use gang_core::{Amount, Inventory, NodeSpec, Quantity, Topology};
+    /// let inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("cpu", "1.5").used("cpu", "500m"))
+    ///     .build()?;
+    /// let spec = inv.node_spec("a1").unwrap();
+    /// assert_eq!(spec.labels["rack"], "a");
+    /// assert_eq!(spec.capacity["cpu"], Amount::Exact(Quantity::from_millis(1500)));
+    /// assert_eq!(spec.used["cpu"], Amount::Exact(Quantity::from_millis(500)));
+    /// assert!(spec.schedulable);
+    /// assert!(inv.node_spec("zz").is_none());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     pub fn node_spec(&self, name: &str) -> Option<NodeSpec> {
         let ix = self.names.get_index_of(name)?;
         Some(self.spec_of(ix))
@@ -138,6 +175,26 @@ impl Inventory {
     /// Removes a node. Members of reservations on it are lost: each reservation keeps
     /// the rest and records what it lost (see [`Inventory::replace`]).
     ///
+    /// ```
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 4);
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .nodes([node("a1"), node("a2")])
+    ///     .build()?;
+    /// let gang = Gang::new("train")
+    ///     .role(Role::new("worker", 8).request("nvidia.com/gpu", 1))
+    ///     .required("rack");
+    /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+    /// let lost = inv.remove_node("a2")?;
+    /// assert_eq!((lost[0].reservation, lost[0].role.as_str()), (id, "worker"));
+    /// assert_eq!((lost[0].node.as_str(), lost[0].count), ("a2", 4));
+    /// let r = inv.reservation(id).unwrap();
+    /// assert_eq!((r.member_count(), r.lost().len()), (4, 1));
+    /// assert_eq!(inv.node_names().collect::<Vec<_>>(), ["a1"]);
+    /// assert_eq!(inv.remove_node("a2").unwrap_err().kind(), ErrorKind::UnknownNode);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::UnknownNode`].
     pub fn remove_node(&mut self, name: &str) -> Result<Vec<Lost>, Error> {
@@ -153,6 +210,22 @@ impl Inventory {
 
     /// Marks a node failed: it is cordoned, and members of reservations on it are lost
     /// (their capacity there is given back).
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 4);
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .nodes([node("a1"), node("a2")])
+    ///     .build()?;
+    /// let gang = Gang::new("train").role(Role::new("worker", 8).request("nvidia.com/gpu", 1));
+    /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+    /// let lost = inv.fail_node("a2")?;
+    /// assert_eq!((lost[0].reservation, lost[0].count), (id, 4));
+    /// assert!(!inv.node_spec("a2").unwrap().schedulable); // still there, cordoned
+    /// assert_eq!(inv.free("a2", "nvidia.com/gpu").unwrap().millis(), 4000);
+    /// assert!(inv.fail_node("a9").is_err());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::UnknownNode`].
@@ -205,6 +278,22 @@ impl Inventory {
 
     /// Cordons a node: nothing new is placed on it; reservations there stay.
     ///
+    /// ```
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 1).request("nvidia.com/gpu", 1));
+    /// inv.cordon("n1")?;
+    /// let d = inv.place(&gang)?.diagnosis().cloned().unwrap();
+    /// assert_eq!(d.roles[0].excluded.cordoned, 1);
+    /// inv.uncordon("n1")?;
+    /// assert!(inv.place(&gang)?.is_placed());
+    /// assert_eq!(inv.cordon("n9").unwrap_err().kind(), ErrorKind::UnknownNode);
+    /// assert_eq!(inv.uncordon("n9").unwrap_err().kind(), ErrorKind::UnknownNode);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::UnknownNode`].
     pub fn cordon(&mut self, name: &str) -> Result<(), Error> {
@@ -213,7 +302,7 @@ impl Inventory {
         Ok(())
     }
 
-    /// Makes a cordoned (or failed) node schedulable again.
+    /// Makes a cordoned (or failed) node schedulable again. See [`Inventory::cordon`].
     ///
     /// # Errors
     /// [`Error::UnknownNode`].
@@ -226,8 +315,30 @@ impl Inventory {
     /// Replaces a node's labels. Returns the live reservations whose constrained members
     /// no longer share their domain (the caller decides whether to move them).
     ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let node = |n: &str, rack: &str| {
+    ///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 4)
+    /// };
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b")])
+    ///     .build()?;
+    /// let gang = Gang::new("train")
+    ///     .role(Role::new("worker", 8).request("nvidia.com/gpu", 1))
+    ///     .required("rack");
+    /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // a1 and a2
+    /// let displaced = inv.set_labels("a2", [("rack".to_owned(), "b".to_owned())].into())?;
+    /// assert_eq!(displaced, [id]); // its workers now span racks a and b
+    /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b");
+    /// let bad = inv.set_labels("a2", [("rack".to_owned(), "rack b".to_owned())].into());
+    /// assert_eq!(bad.unwrap_err().field(), "nodes[a2].labels.rack");
+    /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b"); // unchanged
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::UnknownNode`], or invalid labels (the inventory is unchanged).
+    /// [`Error::UnknownNode`]; [`Error::InvalidInventory`] for a malformed label key or
+    /// value (field `nodes[name].labels…`); the inventory is unchanged.
     pub fn set_labels(
         &mut self,
         name: &str,
@@ -278,6 +389,8 @@ impl Inventory {
     /// let over = inv.set_capacity("a1", "gpu", 4)?;
     /// assert_eq!(over[0].reservations, [id]);
     /// assert_eq!(inv.free("a1", "gpu").unwrap().millis(), 0);
+    /// assert!(inv.set_capacity("a1", "gpu", 16)?.is_empty()); // room again
+    /// assert!(inv.set_capacity("zz", "gpu", 8).is_err()); // no such node
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
@@ -293,7 +406,22 @@ impl Inventory {
     }
 
     /// Sets the amount of a resource used on a node by workloads the library did not
-    /// place. Reports overcommitment like [`Inventory::set_capacity`].
+    /// place. Reports overcommitment like [`Inventory::set_capacity`] (see
+    /// [`Overcommit`]).
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Inventory, NodeSpec, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("a1").capacity("nvidia.com/gpu", 8))
+    ///     .build()?;
+    /// assert!(inv.set_used("a1", "nvidia.com/gpu", 3)?.is_empty());
+    /// assert_eq!(inv.free("a1", "nvidia.com/gpu").unwrap().millis(), 5000);
+    /// let err = inv.set_used("a1", "nvidia.com/gpu", "three").unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidQuantity);
+    /// assert_eq!(err.field(), "nodes[a1].used.nvidia.com/gpu");
+    /// assert_eq!(inv.free("a1", "nvidia.com/gpu").unwrap().millis(), 5000); // unchanged
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::UnknownNode`]; [`Error::InvalidQuantity`] (the inventory is unchanged).

@@ -15,8 +15,11 @@ use std::fmt;
 ///     .build()?;
 /// let err = inv.place(&Gang::new("g").role(Role::new("w", 4)).required("block")).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
-/// assert!(err.to_string().contains("gang.topology.required"));
+/// assert_eq!(err.field(), "gang.topology.required");
 /// assert!(err.to_string().contains("\"block\""));
+/// // A valid request that is too big is not an error: it is a diagnosis.
+/// let big = inv.place(&Gang::new("g").role(Role::new("w", 9).request("gpu", 1)))?;
+/// assert!(big.diagnosis().is_some());
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -91,6 +94,17 @@ pub enum Error {
 
 /// The stable category of an [`Error`]; bindings map these one to one (Python exception
 /// classes, C result codes, Go error values). Values are never renumbered.
+///
+/// ```
+/// use gang_core::{ErrorKind, Quantity};
+/// let err = Quantity::parse("12 GB").unwrap_err();
+/// let kind = err.kind();
+/// assert_eq!(kind, ErrorKind::InvalidQuantity);
+/// assert_eq!((kind.as_str(), kind.code()), ("invalid_quantity", 1));
+/// assert_eq!(kind.to_string(), "invalid_quantity");
+/// assert_eq!(ErrorKind::UnknownNode.code(), 8);
+/// assert!(Quantity::parse("12Gi").is_ok());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 #[repr(u32)]
@@ -115,6 +129,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// A stable snake_case name (`"invalid_request"`), used in JSON and by bindings.
+    /// See [`ErrorKind`].
     pub const fn as_str(self) -> &'static str {
         match self {
             ErrorKind::InvalidQuantity => "invalid_quantity",
@@ -128,7 +143,7 @@ impl ErrorKind {
         }
     }
 
-    /// The stable numeric code (as used by the C ABI).
+    /// The stable numeric code (as used by the C ABI). See [`ErrorKind`].
     pub const fn code(self) -> u32 {
         self as u32
     }
@@ -141,7 +156,7 @@ impl fmt::Display for ErrorKind {
 }
 
 impl Error {
-    /// The stable category of this error.
+    /// The stable category of this error. See [`Error`].
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::InvalidQuantity { .. } => ErrorKind::InvalidQuantity,
@@ -155,7 +170,25 @@ impl Error {
         }
     }
 
-    /// The field the error is about (a dotted path).
+    /// The field the error is about (a dotted path such as `nodes[a1].capacity.cpu`;
+    /// `placement`, `reservation` or `node` for lifecycle errors).
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Inventory, NodeSpec, Topology};
+    /// let err = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").capacity("cpu", "lots"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidQuantity);
+    /// assert_eq!(err.field(), "nodes[a1].capacity.cpu");
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .node(NodeSpec::new("a1").capacity("cpu", "96"))
+    ///     .build()?;
+    /// let err = inv.cordon("zz").unwrap_err();
+    /// assert_eq!((err.kind(), err.field()), (ErrorKind::UnknownNode, "node"));
+    /// assert!(inv.cordon("a1").is_ok());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     pub fn field(&self) -> &str {
         match self {
             Error::InvalidQuantity { field, .. }

@@ -46,14 +46,23 @@ pub(crate) struct Summary {
 /// keeps a free-capacity summary (total and largest node) per resource.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// const GPU: &str = "nvidia.com/gpu";
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
-///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
-///     .node(NodeSpec::new("b1").label("rack", "b").capacity("gpu", 8).used("gpu", 6))
+///     .node(NodeSpec::new("b1").label("rack", "b").capacity(GPU, 8).used(GPU, 6))
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity(GPU, 8).capacity("cpu", "96"))
 ///     .build()?;
-/// assert_eq!(inv.len(), 2);
-/// let out = inv.place(&Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("rack"))?;
-/// assert_eq!(out.placement().unwrap().domain_path(), "a");
+/// assert_eq!((inv.len(), inv.is_empty()), (2, false));
+/// assert_eq!(inv.topology().levels(), ["rack"]);
+/// assert_eq!(inv.node_names().collect::<Vec<_>>(), ["a1", "b1"]); // topology order
+/// assert_eq!(inv.resources().collect::<Vec<_>>(), ["cpu", GPU]); // name order
+/// assert_eq!(inv.free("b1", GPU), Some(Quantity::from_units(2)));
+/// assert_eq!(inv.free("b1", "cpu"), Some(Quantity::ZERO));
+/// assert_eq!(inv.free("zz", GPU), None);
+///
+/// let gang = |n| Gang::new("g").role(Role::new("w", n).request(GPU, 1)).required("rack");
+/// assert_eq!(inv.place(&gang(4))?.placement().unwrap().domain_path(), "a");
+/// assert!(!inv.place(&gang(9))?.is_placed()); // no rack has 9 free GPUs
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Clone)]
@@ -157,12 +166,28 @@ impl fmt::Debug for Inventory {
 /// Builds an [`Inventory`], validating every node once.
 ///
 /// ```
-/// use gang_core::{Inventory, NodeSpec, Topology};
+/// use gang_core::{ErrorKind, Inventory, NodeSpec, Topology};
+/// let node = |name: &str, rack: &str| {
+///     NodeSpec::new(name).label("rack", rack).capacity("nvidia.com/gpu", 8)
+/// };
+/// let mut builder = Inventory::builder(Topology::new(["rack"])?)
+///     .node(node("a1", "a"))
+///     .nodes([node("a2", "a"), node("b1", "b")]);
+/// for i in 2..4 {
+///     builder.add_node(node(&format!("b{i}"), "b"));
+/// }
+/// assert_eq!(builder.build()?.len(), 5);
+///
+/// let err = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", "a"), node("a1", "b")])
+///     .build()
+///     .unwrap_err();
+/// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidInventory, "nodes[a1].name"));
 /// let err = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("n").capacity("cpu", "lots"))
 ///     .build()
 ///     .unwrap_err();
-/// assert!(err.to_string().contains("nodes[n].capacity.cpu"));
+/// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidQuantity, "nodes[n].capacity.cpu"));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -172,25 +197,25 @@ pub struct InventoryBuilder {
 }
 
 impl InventoryBuilder {
-    /// Adds a node (chained form).
+    /// Adds a node (chained form). See [`InventoryBuilder`].
     pub fn node(mut self, node: NodeSpec) -> Self {
         self.nodes.push(node);
         self
     }
 
-    /// Adds a node.
+    /// Adds a node (in place, for loops). See [`InventoryBuilder`].
     pub fn add_node(&mut self, node: NodeSpec) -> &mut Self {
         self.nodes.push(node);
         self
     }
 
-    /// Adds many nodes.
+    /// Adds many nodes. See [`InventoryBuilder`].
     pub fn nodes(mut self, nodes: impl IntoIterator<Item = NodeSpec>) -> Self {
         self.nodes.extend(nodes);
         self
     }
 
-    /// Validates and builds the inventory.
+    /// Validates and builds the inventory. See [`InventoryBuilder`].
     ///
     /// # Errors
     /// [`Error::InvalidInventory`] for a duplicate or malformed node name, a malformed
@@ -202,7 +227,7 @@ impl InventoryBuilder {
 }
 
 impl Inventory {
-    /// Starts building an inventory over `topology`.
+    /// Starts building an inventory over `topology`. See [`InventoryBuilder`].
     pub fn builder(topology: Topology) -> InventoryBuilder {
         InventoryBuilder {
             topology,
@@ -523,32 +548,34 @@ impl Inventory {
         self.summaries = summaries;
     }
 
-    /// Number of nodes.
+    /// Number of nodes. See [`Inventory`].
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
-    /// Whether the inventory has no nodes.
+    /// Whether the inventory has no nodes. See [`Inventory`].
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
-    /// The topology.
+    /// The topology it was built over. See [`Inventory`].
     pub fn topology(&self) -> &Topology {
         &self.topology
     }
 
-    /// Node names in storage (topology path) order.
+    /// Node names in storage order: by topology path (label values as text, nodes
+    /// missing a level's label last), then by name. See [`Inventory`].
     pub fn node_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.names.iter().map(String::as_str)
     }
 
-    /// Resource names known to the inventory.
+    /// Resource names known to the inventory, in name order. See [`Inventory`].
     pub fn resources(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.resources.iter().map(String::as_str)
     }
 
-    /// Free amount of `resource` on `node` (capacity minus external use), if both exist.
+    /// Free amount of `resource` on `node` (capacity minus external use minus what
+    /// reservations hold, never below zero), if both exist. See [`Inventory`].
     pub fn free(&self, node: &str, resource: &str) -> Option<crate::Quantity> {
         let n = self.names.get_index_of(node)?;
         let r = self.resources.get_index_of(resource)?;

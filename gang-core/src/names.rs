@@ -1,6 +1,27 @@
 //! Kubernetes name syntax: label keys and values, resource names.
 
 /// Well-known label of the node level: naming it as a level means "one node".
+///
+/// It is always addressable as a level, whether or not the topology lists it (it may
+/// only be listed last), and needs no label on the nodes.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 8))
+///     .node(NodeSpec::new("a2").label("rack", "a").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = |n| Gang::new("g").role(Role::new("w", n).request("nvidia.com/gpu", 1));
+/// let p = inv.place(&gang(8).required(HOSTNAME_LEVEL))?.placement().cloned().unwrap();
+/// assert_eq!(p.level(), Some(HOSTNAME_LEVEL));
+/// assert_eq!(p.domain_path(), "a/a1");
+/// // Nine members never fit on one 8-GPU node.
+/// assert!(!inv.place(&gang(9).required(HOSTNAME_LEVEL))?.is_placed());
+/// // The node level can be named in a topology, but only last.
+/// assert!(Topology::new(["rack", HOSTNAME_LEVEL]).is_ok());
+/// assert!(Topology::new([HOSTNAME_LEVEL, "rack"]).is_err());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 pub const HOSTNAME_LEVEL: &str = "kubernetes.io/hostname";
 
 fn is_name_segment(s: &str, max: usize) -> bool {

@@ -8,15 +8,25 @@ use crate::quantity::Amount;
 /// taints and whether it is schedulable. Validated when the inventory is built.
 ///
 /// ```
-/// use gang_core::{NodeSpec, Taint};
+/// use gang_core::{Inventory, NodeSpec, Taint, TaintEffect, Topology};
+/// const RACK: &str = "topology.example.com/rack";
 /// let n = NodeSpec::new("a1")
-///     .label("topology.example.com/rack", "a")
+///     .label(RACK, "a")
 ///     .capacity("nvidia.com/gpu", 8)
 ///     .capacity("memory", "1Ti")
 ///     .used("nvidia.com/gpu", 6)
-///     .taint(Taint::new("dedicated", "training", gang_core::TaintEffect::NoSchedule));
-/// assert_eq!(n.name, "a1");
-/// assert!(n.schedulable);
+///     .taint(Taint::new("dedicated", "training", TaintEffect::NoSchedule));
+/// assert_eq!((n.name.as_str(), n.labels[RACK].as_str()), ("a1", "a"));
+/// assert_eq!(n.taints.len(), 1);
+/// assert!(n.schedulable && !n.clone().cordoned().schedulable);
+///
+/// // Validated when the inventory is built: free is capacity minus used.
+/// let inv = Inventory::builder(Topology::new([RACK])?).node(n).build()?;
+/// assert_eq!(inv.free("a1", "nvidia.com/gpu").unwrap().to_string(), "2");
+/// let bad = NodeSpec::new("a2").label(RACK, "rack a"); // spaces are not allowed
+/// let err = Inventory::builder(Topology::new([RACK])?).node(bad).build().unwrap_err();
+/// assert_eq!(err.field(), "nodes[a2].labels.topology.example.com/rack");
+/// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -47,7 +57,7 @@ fn yes() -> bool {
 }
 
 impl NodeSpec {
-    /// A schedulable node with no labels, capacity or taints.
+    /// A schedulable node with no labels, capacity or taints. See [`NodeSpec`].
     pub fn new(name: impl Into<String>) -> Self {
         NodeSpec {
             name: name.into(),
@@ -59,31 +69,31 @@ impl NodeSpec {
         }
     }
 
-    /// Sets a label.
+    /// Sets a label (topology levels are labels too). See [`NodeSpec`].
     pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.labels.insert(key.into(), value.into());
         self
     }
 
-    /// Sets the allocatable capacity of a resource.
+    /// Sets the allocatable capacity of a resource. See [`NodeSpec`].
     pub fn capacity(mut self, resource: impl Into<String>, amount: impl Into<Amount>) -> Self {
         self.capacity.insert(resource.into(), amount.into());
         self
     }
 
-    /// Sets the amount of a resource used outside the library.
+    /// Sets the amount of a resource used outside the library. See [`NodeSpec`].
     pub fn used(mut self, resource: impl Into<String>, amount: impl Into<Amount>) -> Self {
         self.used.insert(resource.into(), amount.into());
         self
     }
 
-    /// Adds a taint.
+    /// Adds a taint. See [`NodeSpec`].
     pub fn taint(mut self, taint: Taint) -> Self {
         self.taints.push(taint);
         self
     }
 
-    /// Marks the node unschedulable (cordoned).
+    /// Marks the node unschedulable (cordoned). See [`NodeSpec`].
     pub fn cordoned(mut self) -> Self {
         self.schedulable = false;
         self
@@ -91,6 +101,24 @@ impl NodeSpec {
 }
 
 /// Taint effect. `PreferNoSchedule` is a soft preference and never excludes a node.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Topology};
+/// assert!(TaintEffect::NoSchedule.excludes() && TaintEffect::NoExecute.excludes());
+/// assert!(!TaintEffect::PreferNoSchedule.excludes());
+///
+/// let on = |effect| {
+///     let node = NodeSpec::new("n1")
+///         .capacity("nvidia.com/gpu", 8)
+///         .taint(Taint::new("maintenance", "", effect));
+///     Inventory::builder(Topology::flat()).node(node).build()
+/// };
+/// let gang = Gang::new("g").role(Role::new("w", 2).request("nvidia.com/gpu", 1));
+/// assert!(on(TaintEffect::PreferNoSchedule)?.place(&gang)?.is_placed());
+/// let d = on(TaintEffect::NoSchedule)?.place(&gang)?.diagnosis().cloned().unwrap();
+/// assert_eq!(d.roles[0].excluded.taint, 1);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TaintEffect {
@@ -103,13 +131,26 @@ pub enum TaintEffect {
 }
 
 impl TaintEffect {
-    /// Whether an untolerated taint of this effect excludes a node.
+    /// Whether an untolerated taint of this effect excludes a node. See [`TaintEffect`].
     pub fn excludes(self) -> bool {
         !matches!(self, TaintEffect::PreferNoSchedule)
     }
 }
 
-/// A node taint.
+/// A node taint: members of roles that do not tolerate it are kept off the node
+/// (unless its effect is `PreferNoSchedule`).
+///
+/// ```
+/// use gang_core::{Inventory, NodeSpec, Taint, TaintEffect, Topology};
+/// let t = Taint::new("dedicated", "training", TaintEffect::NoSchedule);
+/// assert_eq!((t.key.as_str(), t.value.as_str()), ("dedicated", "training"));
+/// let node = |t| NodeSpec::new("n1").capacity("nvidia.com/gpu", 8).taint(t);
+/// assert!(Inventory::builder(Topology::flat()).node(node(t)).build().is_ok());
+/// // Keys and values follow label syntax, checked when the inventory is built.
+/// let bad = Taint::new("", "training", TaintEffect::NoSchedule);
+/// let err = Inventory::builder(Topology::flat()).node(node(bad)).build().unwrap_err();
+/// assert_eq!(err.field(), "nodes[n1].taints[0].key");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
@@ -124,7 +165,7 @@ pub struct Taint {
 }
 
 impl Taint {
-    /// A taint.
+    /// A taint with this key, value (may be empty) and effect. See [`Taint`].
     pub fn new(key: impl Into<String>, value: impl Into<String>, effect: TaintEffect) -> Self {
         Taint {
             key: key.into(),
@@ -134,7 +175,18 @@ impl Taint {
     }
 }
 
-/// Toleration operator.
+/// Toleration operator: whether a [`Toleration`] compares values or only keys.
+///
+/// ```
+/// use gang_core::{Taint, TaintEffect, Toleration, TolerationOperator};
+/// assert_eq!(TolerationOperator::default(), TolerationOperator::Equal);
+/// let all = Toleration::exists(""); // empty key with Exists: every taint
+/// assert_eq!(all.operator, TolerationOperator::Exists);
+/// assert!(all.tolerates(&Taint::new("gpu-reset", "pending", TaintEffect::NoExecute)));
+/// let equal = Toleration::equal("dedicated", "training");
+/// assert_eq!(equal.operator, TolerationOperator::Equal);
+/// assert!(!equal.tolerates(&Taint::new("gpu-reset", "pending", TaintEffect::NoExecute)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TolerationOperator {
@@ -154,7 +206,9 @@ pub enum TolerationOperator {
 /// assert!(Toleration::equal("dedicated", "training").tolerates(&t));
 /// assert!(!Toleration::equal("dedicated", "serving").tolerates(&t));
 /// assert!(Toleration::exists("dedicated").tolerates(&t));
+/// assert!(Toleration::exists("dedicated").effect(TaintEffect::NoSchedule).tolerates(&t));
 /// assert!(!Toleration::exists("dedicated").effect(TaintEffect::NoExecute).tolerates(&t));
+/// assert!(Toleration::exists("").tolerates(&t)); // empty key: every taint
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -175,7 +229,7 @@ pub struct Toleration {
 }
 
 impl Toleration {
-    /// Tolerates taints with this key and value.
+    /// Tolerates taints with this key and value, of any effect. See [`Toleration`].
     pub fn equal(key: impl Into<String>, value: impl Into<String>) -> Self {
         Toleration {
             key: key.into(),
@@ -186,6 +240,7 @@ impl Toleration {
     }
 
     /// Tolerates taints with this key, whatever the value (empty key: every taint).
+    /// See [`Toleration`].
     pub fn exists(key: impl Into<String>) -> Self {
         Toleration {
             key: key.into(),
@@ -195,13 +250,13 @@ impl Toleration {
         }
     }
 
-    /// Restricts the toleration to one effect.
+    /// Restricts the toleration to one effect. See [`Toleration`].
     pub fn effect(mut self, effect: TaintEffect) -> Self {
         self.effect = Some(effect);
         self
     }
 
-    /// Whether this toleration tolerates `taint`.
+    /// Whether this toleration tolerates `taint`. See [`Toleration`].
     pub fn tolerates(&self, taint: &Taint) -> bool {
         if let Some(e) = self.effect {
             if e != taint.effect {

@@ -19,33 +19,47 @@ use crate::error::Error;
 /// assert_eq!(Quantity::parse("1.5")?.millis(), 1500);
 /// assert_eq!(Quantity::parse("16Gi")?, Quantity::from_units(16 << 30));
 /// assert_eq!(Quantity::parse("500m")?.to_string(), "500m");
+/// assert_eq!(Quantity::from_millis(1500).to_string(), "1500m");
+/// assert_eq!(Quantity::from_units(8).to_string(), "8");
+/// assert_eq!(Quantity::parse("0")?, Quantity::ZERO);
 /// assert!(Quantity::parse("-1").is_err());
 /// assert!(Quantity::parse("12 GB").is_err());
+/// assert!(Quantity::parse("1n").is_err()); // finer than 1m: rejected, not rounded
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Quantity(u64);
 
 impl Quantity {
-    /// Zero.
+    /// Zero. See [`Quantity`].
     pub const ZERO: Quantity = Quantity(0);
 
-    /// A quantity of `millis` milli-units.
+    /// A quantity of `millis` milli-units. See [`Quantity`].
     pub const fn from_millis(millis: u64) -> Self {
         Quantity(millis)
     }
 
     /// A quantity of whole units, saturating at the largest representable amount.
+    /// See [`Quantity`].
     pub const fn from_units(units: u64) -> Self {
         Quantity(units.saturating_mul(1000))
     }
 
-    /// The amount in milli-units.
+    /// The amount in milli-units. See [`Quantity`].
     pub const fn millis(self) -> u64 {
         self.0
     }
 
     /// Parses a Kubernetes quantity string.
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Quantity};
+    /// assert_eq!(Quantity::parse("1Ki")?.millis(), 1_024_000);
+    /// assert_eq!(Quantity::parse("2e3")?, Quantity::from_units(2000));
+    /// let err = Quantity::parse("1.5x").unwrap_err();
+    /// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidQuantity, "quantity"));
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidQuantity`] (field `quantity`) when the text is not a quantity, is
@@ -71,6 +85,21 @@ impl fmt::Display for Quantity {
 /// An amount as a caller wrote it: an integer number of units, a quantity string, or an
 /// already parsed [`Quantity`]. Converted (and validated) when the inventory or request
 /// is built, so the error can name the field it came from.
+///
+/// Builder methods such as [`NodeSpec::capacity`](crate::NodeSpec::capacity) and
+/// [`Role::request`](crate::Role::request) take `impl Into<Amount>`, so integers, strings
+/// and quantities all work:
+///
+/// ```
+/// use gang_core::{Amount, Quantity};
+/// assert_eq!(Amount::from(8), Amount::Units(8));
+/// assert_eq!(Amount::from("500m"), Amount::Text("500m".into()));
+/// assert_eq!(Amount::from(Quantity::from_units(2)), Amount::Exact(Quantity::from_units(2)));
+/// assert_eq!(Amount::from("16Gi").resolve("capacity.memory")?.millis(), (16u64 << 30) * 1000);
+/// let err = Amount::from(-1).resolve("nodes[a1].capacity.nvidia.com/gpu").unwrap_err();
+/// assert_eq!(err.field(), "nodes[a1].capacity.nvidia.com/gpu");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Amount {
     /// Whole units, possibly negative (rejected at build time).
@@ -82,7 +111,7 @@ pub enum Amount {
 }
 
 impl Amount {
-    /// Resolves to a [`Quantity`].
+    /// Resolves to a [`Quantity`], naming `field` in any error. See [`Amount`].
     ///
     /// # Errors
     /// [`Error::InvalidQuantity`] naming `field` when the amount is negative, malformed or

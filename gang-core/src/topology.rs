@@ -10,10 +10,12 @@ use crate::names::{check_qualified_name, HOSTNAME_LEVEL};
 /// `b1/r1` and `b2/r1` are different racks.
 ///
 /// ```
-/// use gang_core::Topology;
+/// use gang_core::{ErrorKind, Topology};
 /// let t = Topology::new(["topology.example.com/block", "topology.example.com/rack"])?;
-/// assert_eq!(t.levels().len(), 2);
-/// assert!(Topology::new(["rack", "rack"]).is_err());
+/// assert_eq!(t.levels(), ["topology.example.com/block", "topology.example.com/rack"]);
+/// assert!(Topology::flat().levels().is_empty());
+/// let err = Topology::new(["rack", "rack"]).unwrap_err();
+/// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidInventory, "topology.levels[1]"));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -23,6 +25,12 @@ pub struct Topology {
 
 impl Topology {
     /// A topology from level keys, outermost first.
+    ///
+    /// ```
+    /// use gang_core::Topology;
+    /// assert!(Topology::new(["topology.example.com/block", "topology.example.com/rack"]).is_ok());
+    /// assert_eq!(Topology::new(["Rack Key"]).unwrap_err().field(), "topology.levels[0]");
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidInventory`] (field `topology.levels[i]`) for a malformed or repeated
@@ -50,12 +58,13 @@ impl Topology {
         Ok(Topology { levels })
     }
 
-    /// A topology with no levels above the node.
+    /// A topology with no levels above the node: every gang is placed cluster-wide or
+    /// on one node. See [`Topology`].
     pub fn flat() -> Self {
         Topology::default()
     }
 
-    /// The level keys as given, outermost first.
+    /// The level keys as given, outermost first. See [`Topology`].
     pub fn levels(&self) -> &[String] {
         &self.levels
     }
