@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // Amount is a resource amount: whole units, milli-units, or a Kubernetes quantity
@@ -73,11 +74,17 @@ type Node struct {
 	Unschedulable bool
 }
 
-// Inventory is a validated cluster snapshot, ready for placement queries. It is
-// immutable: any number of goroutines may place gangs on it at once (each with its own
-// Solver, or through Inventory.Place). Close it when done; a finalizer frees it if you
-// forget, but only at the garbage collector's pace.
+// Inventory is a validated cluster, ready for placement queries, that holds
+// reservations and follows node changes (the lifecycle: Reserve, Release, AddNode,
+// RemoveNode, FailNode, Cordon, SetCapacity, Replace, Spread, Admit, …).
+//
+// It is safe for concurrent use: queries (Place, Compile, Available, Reservation, …)
+// run in parallel on many goroutines (each Solver with its own goroutine), and changes
+// take the inventory exclusively (an internal sync.RWMutex), so a change never races a
+// query in the library. Close it when done; a finalizer frees it if you forget, but only
+// at the garbage collector's pace.
 type Inventory struct {
+	mu  sync.RWMutex
 	ptr *C.gang_inventory
 }
 
@@ -87,15 +94,35 @@ func newInventory(p *C.gang_inventory) *Inventory {
 	return inv
 }
 
-// Close frees the inventory. It is idempotent. Compiled gangs, placements and
-// diagnoses made from the inventory stay valid. It must not race with other uses.
+// Close frees the inventory and the reservations it holds. It is idempotent; it waits
+// for calls in progress on other goroutines, and later calls return ErrClosed. Compiled
+// gangs, placements and diagnoses made from the inventory stay valid.
 func (inv *Inventory) Close() {
-	if inv == nil || inv.ptr == nil {
+	if inv == nil {
+		return
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.ptr == nil {
 		return
 	}
 	C.gang_inventory_free(inv.ptr)
 	inv.ptr = nil
 	runtime.SetFinalizer(inv, nil)
+}
+
+// read locks the inventory for a query and returns its handle (nil after Close); the
+// caller calls inv.mu.RUnlock.
+func (inv *Inventory) read() *C.gang_inventory {
+	inv.mu.RLock()
+	return inv.ptr
+}
+
+// write locks the inventory for a change and returns its handle (nil after Close); the
+// caller calls inv.mu.Unlock.
+func (inv *Inventory) write() *C.gang_inventory {
+	inv.mu.Lock()
+	return inv.ptr
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -149,18 +176,35 @@ func NewInventory(levels []string, nodes []Node) (*Inventory, error) {
 }
 
 func addNode(b *C.gang_inventory_builder, n *Node) error {
+	node, err := newCNode(n)
+	if err != nil {
+		return err
+	}
+	defer C.gang_node_free(node)
+	return check(C.gang_inventory_builder_add_node(b, node), "gang_inventory_builder_add_node")
+}
+
+// newCNode describes n to the library; the caller frees the node with gang_node_free.
+func newCNode(n *Node) (*C.gang_node, error) {
 	var cs cstrings
 	defer cs.free()
 	field := "nodes[" + n.Name + "]"
 	name, err := cs.of(n.Name, "nodes[].name")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var node *C.gang_node
 	if err := check(C.gang_node_new(name, &node), "gang_node_new"); err != nil {
-		return err
+		return nil, err
 	}
-	defer C.gang_node_free(node)
+	if err := fillCNode(&cs, node, n, field); err != nil {
+		C.gang_node_free(node)
+		return nil, err
+	}
+	return node, nil
+}
+
+func fillCNode(cs *cstrings, node *C.gang_node, n *Node, field string) error {
 	for _, k := range sortedKeys(n.Labels) {
 		ck, err := cs.of(k, field+".labels")
 		if err != nil {
@@ -229,7 +273,7 @@ func addNode(b *C.gang_inventory_builder, n *Node) error {
 			return err
 		}
 	}
-	return check(C.gang_inventory_builder_add_node(b, node), "gang_inventory_builder_add_node")
+	return nil
 }
 
 // ParseInventory builds an inventory from a cluster JSON document:
@@ -251,19 +295,24 @@ func ParseInventory(json []byte) (*Inventory, error) {
 
 // Len returns the number of nodes (0 after Close).
 func (inv *Inventory) Len() int {
-	if inv.ptr == nil {
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if h == nil {
 		return 0
 	}
 	var n C.size_t
-	mustOK(C.gang_inventory_node_count(inv.ptr, &n), "gang_inventory_node_count")
+	mustOK(C.gang_inventory_node_count(h, &n), "gang_inventory_node_count")
 	runtime.KeepAlive(inv)
 	return int(n)
 }
 
-// Available returns the free amount (capacity − external use) of resource on node, in
-// milli-units. Errors: ErrNotFound for an unknown node or resource, ErrClosed.
+// Available returns the free amount (capacity − external use − reservations, never
+// below zero) of resource on node, in milli-units. Errors: ErrNotFound for an unknown
+// node or resource, ErrClosed.
 func (inv *Inventory) Available(node, resource string) (uint64, error) {
-	if inv.ptr == nil {
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if h == nil {
 		return 0, ErrClosed
 	}
 	var cs cstrings
@@ -277,7 +326,7 @@ func (inv *Inventory) Available(node, resource string) (uint64, error) {
 		return 0, err
 	}
 	var m C.uint64_t
-	rc := C.gang_inventory_available_millis(inv.ptr, cn, cr, &m)
+	rc := C.gang_inventory_available_millis(h, cn, cr, &m)
 	runtime.KeepAlive(inv)
 	if err := check(rc, "gang_inventory_available_millis"); err != nil {
 		return 0, err
@@ -291,12 +340,14 @@ func (inv *Inventory) Available(node, resource string) (uint64, error) {
 // Errors: ErrInvalidRequest, ErrInvalidQuantity, ErrContradictory (with the field
 // named, e.g. "gang.roles[worker].count"), ErrClosed.
 func (inv *Inventory) Compile(g *Gang) (*CompiledGang, error) {
-	if inv.ptr == nil || g.ptr == nil {
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if h == nil || g.ptr == nil {
 		return nil, ErrClosed
 	}
 	var p *C.gang_compiled
 	var cerr *C.gang_error
-	rc := C.gang_inventory_compile(inv.ptr, g.ptr, &p, &cerr)
+	rc := C.gang_inventory_compile(h, g.ptr, &p, &cerr)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(g)
 	if err := fromC(rc, cerr, "gang_inventory_compile"); err != nil {
@@ -313,10 +364,12 @@ func (inv *Inventory) Compile(g *Gang) (*CompiledGang, error) {
 // "Does not fit" is not an error: it is an Outcome with a Diagnosis. Errors are as
 // Compile's.
 func (inv *Inventory) Place(g *Gang) (Outcome, error) {
-	if inv.ptr == nil || g.ptr == nil {
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if h == nil || g.ptr == nil {
 		return Outcome{}, ErrClosed
 	}
-	o := placeOnInventory(inv, g)
+	o := placeOnInventory(h, inv, g)
 	if err := fromC(o.rc, o.error, "gang_inventory_place"); err != nil {
 		return Outcome{}, err
 	}

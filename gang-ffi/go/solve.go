@@ -120,10 +120,12 @@ func (s *Solver) Close() {
 func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ptr == nil || inv.ptr == nil || c.ptr == nil {
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if s.ptr == nil || h == nil || c.ptr == nil {
 		return Outcome{}, ErrClosed
 	}
-	o := C.gang_go_solver_place(s.ptr, inv.ptr, c.ptr)
+	o := C.gang_go_solver_place(s.ptr, h, c.ptr)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(c)
@@ -133,9 +135,10 @@ func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 	return newOutcome(o.status, o.placement, o.diagnosis), nil
 }
 
-// placeOnInventory is gang_inventory_place (the C helper lives in this file's preamble).
-func placeOnInventory(inv *Inventory, g *Gang) C.gang_go_outcome {
-	o := C.gang_go_inventory_place(inv.ptr, g.ptr)
+// placeOnInventory is gang_inventory_place on h, inv's handle read-locked by the caller
+// (the C helper lives in this file's preamble).
+func placeOnInventory(h *C.gang_inventory, inv *Inventory, g *Gang) C.gang_go_outcome {
+	o := C.gang_go_inventory_place(h, g.ptr)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(g)
 	return o
@@ -145,7 +148,9 @@ func placeOnInventory(inv *Inventory, g *Gang) C.gang_go_outcome {
 func placeLoopInC(s *Solver, inv *Inventory, c *CompiledGang, n int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rc := C.gang_go_place_loop(s.ptr, inv.ptr, c.ptr, C.long(n))
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	rc := C.gang_go_place_loop(s.ptr, h, c.ptr, C.long(n))
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(c)
@@ -160,6 +165,12 @@ const (
 	StatusPlaced        Status = C.GANG_STATUS_PLACED
 	StatusUnschedulable Status = C.GANG_STATUS_UNSCHEDULABLE
 	StatusUndecided     Status = C.GANG_STATUS_UNDECIDED
+	// StatusPending: a replacement has no room inside the domain that binds the gang
+	// (Inventory.Replace); nothing was applied.
+	StatusPending Status = C.GANG_STATUS_PENDING
+	// StatusWaiting: a gang of an admitted queue was not placed and holds nothing
+	// (Inventory.Admit).
+	StatusWaiting Status = C.GANG_STATUS_WAITING
 )
 
 func (s Status) String() string {
@@ -170,6 +181,10 @@ func (s Status) String() string {
 		return "unschedulable"
 	case StatusUndecided:
 		return "undecided"
+	case StatusPending:
+		return "pending"
+	case StatusWaiting:
+		return "waiting"
 	}
 	return "unknown"
 }
