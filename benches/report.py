@@ -154,7 +154,7 @@ def memory_figures(path):
     if not path:
         return out
     title = None
-    total = None
+    total = beyond = None
     for line in Path(path).read_text().splitlines():
         if line.startswith("== "):
             title = line[3:].strip()
@@ -162,8 +162,11 @@ def memory_figures(path):
         if m:
             total = float(m.group(1))
         m = re.search(r"beyond names and labels:.*?([\d.]+) B/node", line)
+        if m:
+            beyond = float(m.group(1))
+        m = re.search(r"beyond \(strict\):.*?([\d.]+) B/node", line)
         if m and title:
-            out[title] = (total, float(m.group(1)))
+            out[title] = (total, beyond, float(m.group(1)))
     return out
 
 
@@ -201,12 +204,12 @@ def targets(m, mem):
     b = get("build", "core", "hgx-100k-50")
     if b:
         line("build 100k HGX inventory", fmt_time(b), "≤ 150 ms", b <= 1.5e8, fmt_ratio(b / 1.5e8))
-    for title, (total, beyond) in mem.items():
+    for title, (total, beyond, strict) in mem.items():
         nodes = re.search(r"(\d+) nodes", title)
         if nodes and int(nodes.group(1)) >= 100_000:
             line(
                 f"memory, {title}",
-                f"{beyond:.1f} B/node beyond names and labels ({total:.1f} B/node in all)",
+                f"{beyond:.1f} B/node beyond names and labels as kept; {strict:.1f} strict; {total:.1f} in all",
                 "≤ 96 B/node",
                 beyond <= 96,
                 fmt_ratio(beyond / 96),

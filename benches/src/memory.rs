@@ -3,17 +3,26 @@
 //!
 //! The inventory's heap size is the live-bytes delta of building it (its input specs are
 //! cloned into the builder after the first reading, so they are freed again by the
-//! second). The share that is the node's own names and labels is measured by building
-//! the same containers `gang-core` keeps for them — the name list, the name → index map
-//! and the per-node interned label lists — with the same capacities. What is left is the
-//! cost of the layout itself: resource columns, bitsets, label and taint indexes,
-//! domains and summaries. The split is an estimate that follows the core's present
-//! containers (see `gang-core/src/inventory.rs`); the total is exact.
+//! second): exact.
+//!
+//! Two ways to say what is "beyond the node's own names and labels":
+//! - *as kept*: minus the containers `gang-core` keeps names and labels in, measured by
+//!   building the same containers with the same capacities — the name set
+//!   (`IndexSet<String, FxBuildHasher>`: the strings, their entries and the hash index)
+//!   and the per-node interned label lists (`Vec<Vec<(u32, u32)>>`). This mirrors the
+//!   core's present containers (`gang-core/src/inventory.rs`) and must follow them if
+//!   they change.
+//! - *strict*: minus only the name bytes and 8 bytes per (key, value) label pair (the
+//!   least any interned form needs); independent of the core's containers.
+//!
+//! What is left is the cost of the layout itself: resource columns, bitsets, label and
+//! taint indexes, domains, summaries.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use gang_core::{Inventory, NodeSpec};
+use indexmap::IndexSet;
+use rustc_hash::FxBuildHasher;
 
 use crate::alloc;
 use crate::gen::Cluster;
@@ -25,12 +34,14 @@ pub struct MemoryReport {
     pub nodes: usize,
     /// Heap bytes of the built inventory.
     pub inventory: usize,
-    /// The list of node names (`Vec<String>`).
+    /// The node names as the core keeps them (name set: strings, entries, hash index).
     pub names: usize,
-    /// The name → index map (`HashMap<String, u32>`, its own copy of every name).
-    pub name_index: usize,
-    /// Per-node interned label lists (`Vec<Vec<(u32, u32)>>`).
+    /// Per-node interned label lists as the core keeps them.
     pub labels: usize,
+    /// Bytes of the node names themselves.
+    pub name_bytes: usize,
+    /// (key, value) label pairs over all nodes.
+    pub label_pairs: usize,
     /// Most bytes live at once while building, beyond what was live before (includes the
     /// builder's copy of the node specs).
     pub build_peak: usize,
@@ -39,67 +50,56 @@ pub struct MemoryReport {
 }
 
 impl MemoryReport {
-    /// Bytes per node, everything included.
-    pub fn per_node(&self) -> f64 {
-        self.inventory as f64 / self.nodes.max(1) as f64
+    fn per(&self, b: usize) -> f64 {
+        b as f64 / self.nodes.max(1) as f64
     }
 
-    /// Bytes per node beyond the node's own names and labels (names, name index and
-    /// label lists subtracted).
+    /// Bytes per node, everything included.
+    pub fn per_node(&self) -> f64 {
+        self.per(self.inventory)
+    }
+
+    /// Bytes per node beyond the containers the core keeps names and labels in.
     pub fn per_node_beyond_names_labels(&self) -> f64 {
-        self.inventory
-            .saturating_sub(self.names + self.name_index + self.labels) as f64
-            / self.nodes.max(1) as f64
+        self.per(self.inventory.saturating_sub(self.names + self.labels))
+    }
+
+    /// Bytes per node beyond the name bytes and 8 bytes per label pair.
+    pub fn per_node_beyond_strict(&self) -> f64 {
+        self.per(
+            self.inventory
+                .saturating_sub(self.name_bytes + 8 * self.label_pairs),
+        )
     }
 }
 
 impl fmt::Display for MemoryReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.nodes.max(1) as f64;
-        let per = |b: usize| b as f64 / n;
-        writeln!(f, "nodes:                          {:>12}", self.nodes)?;
-        writeln!(
+        let line = |f: &mut fmt::Formatter<'_>, what: &str, b: usize| {
+            writeln!(f, "{what:<34}{b:>12} B  {:>7.1} B/node", self.per(b))
+        };
+        writeln!(f, "{:<34}{:>12}", "nodes:", self.nodes)?;
+        line(f, "inventory heap:", self.inventory)?;
+        line(f, "  names (name set, as kept):", self.names)?;
+        line(f, "  label lists (as kept):", self.labels)?;
+        line(
             f,
-            "inventory heap:                 {:>12} B  {:>7.1} B/node",
-            self.inventory,
-            self.per_node()
+            "  beyond names and labels:",
+            self.inventory.saturating_sub(self.names + self.labels),
         )?;
-        writeln!(
+        line(
             f,
-            "  names (Vec<String>):          {:>12} B  {:>7.1} B/node",
-            self.names,
-            per(self.names)
-        )?;
-        writeln!(
-            f,
-            "  name index (HashMap):         {:>12} B  {:>7.1} B/node",
-            self.name_index,
-            per(self.name_index)
-        )?;
-        writeln!(
-            f,
-            "  label lists:                  {:>12} B  {:>7.1} B/node",
-            self.labels,
-            per(self.labels)
-        )?;
-        writeln!(
-            f,
-            "  beyond names and labels:      {:>12} B  {:>7.1} B/node",
+            "  beyond (strict):",
             self.inventory
-                .saturating_sub(self.names + self.name_index + self.labels),
-            self.per_node_beyond_names_labels()
+                .saturating_sub(self.name_bytes + 8 * self.label_pairs),
         )?;
-        writeln!(
-            f,
-            "node specs (builder input):     {:>12} B  {:>7.1} B/node",
-            self.specs,
-            per(self.specs)
-        )?;
+        line(f, "node specs (builder input):", self.specs)?;
         write!(
             f,
-            "build peak above baseline:      {:>12} B  {:>7.1} B/node",
+            "{:<34}{:>12} B  {:>7.1} B/node",
+            "build peak above baseline:",
             self.build_peak,
-            per(self.build_peak)
+            self.per(self.build_peak)
         )
     }
 }
@@ -128,17 +128,12 @@ pub fn measure(cluster: &Cluster) -> Option<(MemoryReport, Inventory)> {
     let n = inv.len();
 
     let (names, names_kept) = bytes_of(|| {
-        let mut v: Vec<String> = Vec::with_capacity(n);
-        v.extend(inv.node_names().map(str::to_owned));
-        v
-    });
-    let (name_index, index_kept) = bytes_of(|| {
-        let mut m: HashMap<String, u32> = HashMap::default();
-        m.reserve(n);
-        for (i, name) in inv.node_names().enumerate() {
-            m.insert(name.to_owned(), i as u32);
+        let mut set: IndexSet<String, FxBuildHasher> = IndexSet::default();
+        set.reserve(n);
+        for name in inv.node_names() {
+            set.insert(name.to_owned());
         }
-        m
+        set
     });
     let (labels, labels_kept) = bytes_of(|| {
         let mut v: Vec<Vec<(u32, u32)>> = Vec::with_capacity(n);
@@ -149,14 +144,15 @@ pub fn measure(cluster: &Cluster) -> Option<(MemoryReport, Inventory)> {
         }
         v
     });
-    drop((names_kept, index_kept, labels_kept));
+    drop((names_kept, labels_kept));
     Some((
         MemoryReport {
             nodes: n,
             inventory,
             names,
-            name_index,
             labels,
+            name_bytes: specs.iter().map(|s| s.name.len()).sum(),
+            label_pairs: specs.iter().map(|s| s.labels.len()).sum(),
             build_peak,
             specs: specs_bytes,
         },
