@@ -714,3 +714,159 @@ pub unsafe extern "C" fn gang_inventory_validate(
             .map_err(|e| Failure::internal(&format!("inventory invariant broken: {e}")))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answers::gang_replacement_json;
+    use crate::error::{gang_error_free, gang_error_json};
+    use crate::inventory::gang_inventory_free;
+    use crate::outcome::gang_placement_free;
+    use crate::request::gang_gang_free;
+    use crate::reservation::{gang_change_free, gang_change_json};
+    use crate::solve::gang_inventory_place;
+    use crate::strings::gang_str;
+    use gang_core::{Inventory, Replacement};
+    use std::ptr;
+
+    const CLUSTER: &str = r#"{"topology": {"levels": ["rack"]}, "nodes": [
+        {"name": "a1", "labels": {"rack": "a"}, "capacity": {"gpu": 2}},
+        {"name": "a2", "labels": {"rack": "a"}, "capacity": {"gpu": 2}},
+        {"name": "b1", "labels": {"rack": "b"}, "capacity": {"gpu": 4}}]}"#;
+    const GANG: &str = r#"{"name": "g", "roles": [{"name": "w", "count": 4,
+        "requests": {"gpu": 1}}], "topology": {"required": "rack"}}"#;
+
+    unsafe fn text(v: gang_str) -> String {
+        let b = std::slice::from_raw_parts(v.data.cast::<u8>(), v.len);
+        String::from_utf8(b.to_vec()).unwrap()
+    }
+
+    /// The same operations straight through the core and through the ABI give the same
+    /// answers, byte for byte where there is a document.
+    #[test]
+    fn the_abi_agrees_with_the_core() {
+        let mut core = Inventory::from_json(CLUSTER).unwrap();
+        let gang = gang_core::Gang::from_json(GANG).unwrap();
+        let placed = core.place(&gang).unwrap();
+        let id = core.reserve(placed.placement().unwrap()).unwrap();
+        let lost = core.remove_node("a1").unwrap();
+        let Replacement::Pending(pending) = core.replace(id).unwrap() else {
+            panic!("rack a has no room left");
+        };
+        let unknown = core.release(ReservationId(id.0 + 1)).unwrap_err();
+
+        unsafe {
+            let mut inv = ptr::null_mut();
+            crate::inventory::gang_inventory_from_json(
+                CLUSTER.as_ptr().cast(),
+                CLUSTER.len(),
+                &mut inv,
+                ptr::null_mut(),
+            );
+            let mut g = ptr::null_mut();
+            crate::request::gang_gang_from_json(
+                GANG.as_ptr().cast(),
+                GANG.len(),
+                &mut g,
+                ptr::null_mut(),
+            );
+            let (mut status, mut p, mut d) = (
+                gang_status::GANG_STATUS_PLACED,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            let rc = gang_inventory_place(inv, g, &mut status, &mut p, &mut d, ptr::null_mut());
+            assert_eq!(rc, gang_result::GANG_OK);
+            let mut rid = u64::MAX;
+            assert_eq!(
+                gang_inventory_reserve(inv, p, &mut rid, ptr::null_mut()),
+                gang_result::GANG_OK
+            );
+            assert_eq!(rid, id.0);
+
+            let mut change = ptr::null_mut();
+            let rc = gang_inventory_remove_node(inv, c"a1".as_ptr(), &mut change, ptr::null_mut());
+            assert_eq!(rc, gang_result::GANG_OK);
+            let mut json = gang_str::of("");
+            gang_change_json(change, &mut json);
+            let want = serde_json::json!({"lost": lost, "overcommitted": [], "displaced": []});
+            assert_eq!(text(json), want.to_string());
+            gang_change_free(change);
+
+            let mut rep = ptr::null_mut();
+            let rc = gang_inventory_replace(inv, rid, &mut status, &mut rep, ptr::null_mut());
+            assert_eq!(rc, gang_result::GANG_OK);
+            assert_eq!(status, gang_status::GANG_STATUS_PENDING);
+            gang_replacement_json(rep, &mut json);
+            let doc: serde_json::Value = serde_json::from_str(&text(json)).unwrap();
+            assert_eq!(doc["message"], pending.to_string());
+            assert_eq!(doc["pending"], serde_json::to_value(&pending).unwrap());
+            crate::answers::gang_replacement_free(rep);
+
+            let mut err = ptr::null_mut();
+            let rc = gang_inventory_release(inv, rid + 1, &mut err);
+            assert_eq!(rc, gang_result::GANG_UNKNOWN_RESERVATION);
+            gang_error_json(err, &mut json);
+            assert_eq!(text(json), unknown.to_json());
+            gang_error_free(err);
+
+            // Released once: credited; twice: an error, nothing credited.
+            assert_eq!(
+                gang_inventory_release(inv, rid, ptr::null_mut()),
+                gang_result::GANG_OK
+            );
+            let rc = gang_inventory_release(inv, rid, ptr::null_mut());
+            assert_eq!(rc, gang_result::GANG_UNKNOWN_RESERVATION);
+            assert_eq!(
+                gang_inventory_validate(inv, ptr::null_mut()),
+                gang_result::GANG_OK
+            );
+            let mut count = 9;
+            gang_inventory_reservation_ids(inv, ptr::null_mut(), 0, &mut count);
+            assert_eq!(count, 0);
+
+            gang_placement_free(p);
+            gang_gang_free(g);
+            gang_inventory_free(inv);
+        }
+    }
+
+    /// Out-parameters are checked before anything changes: a NULL one leaves the
+    /// inventory as it was.
+    #[test]
+    fn a_null_out_parameter_changes_nothing() {
+        unsafe {
+            let mut inv = ptr::null_mut();
+            crate::inventory::gang_inventory_from_json(
+                CLUSTER.as_ptr().cast(),
+                CLUSTER.len(),
+                &mut inv,
+                ptr::null_mut(),
+            );
+            let rc =
+                gang_inventory_remove_node(inv, c"a1".as_ptr(), ptr::null_mut(), ptr::null_mut());
+            assert_eq!(rc, gang_result::GANG_NULL_ARGUMENT);
+            let rc = gang_inventory_set_capacity(
+                inv,
+                c"a1".as_ptr(),
+                c"gpu".as_ptr(),
+                c"1".as_ptr(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            assert_eq!(rc, gang_result::GANG_NULL_ARGUMENT);
+            let mut millis = 0;
+            crate::inventory::gang_inventory_available_millis(
+                inv,
+                c"a1".as_ptr(),
+                c"gpu".as_ptr(),
+                &mut millis,
+            );
+            assert_eq!(millis, 2000);
+            let mut count = 0;
+            crate::inventory::gang_inventory_node_count(inv, &mut count);
+            assert_eq!(count, 3);
+            gang_inventory_free(inv);
+        }
+    }
+}
