@@ -43,8 +43,11 @@ pub(crate) struct CRole {
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
 ///     .build()?;
 /// let compiled = inv.compile(&Gang::new("g").role(Role::new("w", 2).request("gpu", 4)))?;
+/// assert_eq!(compiled.gang().roles[0].count, 2);
 /// let mut solver = Solver::new();
 /// assert!(solver.place(&inv, &compiled)?.is_placed());
+/// // Compiling validates: a level the inventory does not have is an error.
+/// assert!(inv.compile(&Gang::new("g").role(Role::new("w", 2)).required("block")).is_err());
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -70,7 +73,7 @@ pub(crate) struct Compiled {
 }
 
 impl CompiledGang {
-    /// The gang as given.
+    /// The gang as given. See [`CompiledGang`].
     pub fn gang(&self) -> &Gang {
         &self.inner.gang
     }
@@ -104,6 +107,28 @@ impl Compiled {
 
 impl Inventory {
     /// Validates `gang` against this inventory and compiles it for the solver.
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+    ///     .node(NodeSpec::new("a1").label("block", "b1").label("rack", "a").capacity("gpu", 8))
+    ///     .build()?;
+    /// let workers = Role::new("worker", 4).request("gpu", 1);
+    /// assert!(inv.compile(&Gang::new("g").role(workers.clone()).required("rack")).is_ok());
+    ///
+    /// let err = inv.compile(&Gang::new("g").role(workers.clone()).required("zone")).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+    /// assert_eq!(err.field(), "gang.topology.required");
+    /// let bad_amount = Gang::new("g").role(Role::new("worker", 4).request("gpu", "one"));
+    /// let err = inv.compile(&bad_amount).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidQuantity);
+    /// assert_eq!(err.field(), "gang.roles[worker].requests.gpu");
+    /// let upside_down = Gang::new("g").role(workers).required("rack").preferred("block");
+    /// let err = inv.compile(&upside_down).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Contradictory);
+    /// assert_eq!(err.field(), "gang.topology.preferred");
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidRequest`] naming the field and value for an unknown level, a bad

@@ -11,6 +11,20 @@ use crate::solve::Found;
 pub(crate) type Member = (u16, u32, u32);
 
 /// Members of one role on one node.
+///
+/// ```
+/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+///     .node(NodeSpec::new("n2").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = |n| Gang::new("g").role(Role::new("worker", n).request("nvidia.com/gpu", 4));
+/// let p = inv.place(&gang(3))?.placement().cloned().unwrap();
+/// let on = |node: &str, count| Assignment { role: "worker".into(), node: node.into(), count };
+/// assert_eq!(p.assignments(), [on("n1", 2), on("n2", 1)]);
+/// assert!(!inv.place(&gang(5))?.is_placed()); // 20 GPUs asked, 16 exist
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Assignment {
@@ -28,18 +42,42 @@ pub struct Assignment {
 /// inventory and request give the same placement, byte for byte.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+/// let node = |name: &str, rack: &str| {
+///     NodeSpec::new(name)
+///         .label("block", "b1")
+///         .label("rack", rack)
+///         .capacity("nvidia.com/gpu", 8)
+///         .capacity("cpu", "64")
+/// };
 /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
-///     .node(NodeSpec::new("n1").label("block", "b1").label("rack", "r1").capacity("gpu", 8))
-///     .node(NodeSpec::new("n2").label("block", "b1").label("rack", "r1").capacity("gpu", 8))
+///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b")])
 ///     .build()?;
-/// let out = inv.place(&Gang::new("g").role(Role::new("w", 2).request("gpu", 8)).required("rack"))?;
-/// let p = out.placement().unwrap();
+/// let gang = |workers| {
+///     Gang::new("train")
+///         .role(Role::new("launcher", 1).request("cpu", 4))
+///         .role(Role::new("worker", workers).request("nvidia.com/gpu", 1).request("cpu", 2))
+///         .required("rack")
+/// };
+/// let p = inv.place(&gang(16))?.placement().cloned().unwrap();
+/// assert_eq!(p.gang(), "train");
 /// assert_eq!(p.level(), Some("rack"));
-/// assert_eq!(p.domain_path(), "b1/r1");
-/// assert_eq!(p.assignments().len(), 2);
-/// assert_eq!(p.placed("w"), Some(2));
-/// p.validate(&inv).unwrap();
+/// assert_eq!(p.domain(), [("block".into(), "b1".into()), ("rack".into(), "a".into())]);
+/// assert_eq!(p.domain_path(), "b1/a");
+/// assert_eq!(p.assignments().len(), 3); // launcher on a1; workers on a1 and a2
+/// assert_eq!((p.placed("worker"), p.placed("nobody")), (Some(16), None));
+/// assert_eq!(p.placed_by_role().collect::<Vec<_>>(), [("launcher", 1), ("worker", 16)]);
+/// assert_eq!(p.members(), 17);
+/// assert_eq!(p.node_counts(), [("a1", 9), ("a2", 8)]);
+/// let used: Vec<(&str, u32)> = p.domains_used().iter().map(|(k, n)| (k.as_str(), *n)).collect();
+/// assert_eq!(used, [("block", 1), ("rack", 1), (HOSTNAME_LEVEL, 2)]);
+/// assert!(p.search_complete());
+/// assert_eq!(
+///     p.to_string(),
+///     "gang train placed in rack b1/a; 1 launcher on a1 (1); 16 worker on a1 (8), a2 (8)"
+/// );
+/// // 17 workers need 17 GPUs in one rack; no rack has more than 16.
+/// assert!(inv.place(&gang(17))?.placement().is_none());
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -144,23 +182,26 @@ impl Placement {
         }
     }
 
-    /// The gang's name.
+    /// The gang's name. See [`Placement`].
     pub fn gang(&self) -> &str {
         &self.compiled.gang().name
     }
 
     /// The level whose single domain holds the constrained members; `None` when the gang
-    /// was placed cluster-wide (unconstrained, or split above the top level).
+    /// was placed cluster-wide (unconstrained, or split above the top level). See
+    /// [`Placement`].
     pub fn level(&self) -> Option<&str> {
         self.level.as_deref()
     }
 
     /// The domain as `(level key, value)` pairs, outermost first (empty cluster-wide).
+    /// See [`Placement`].
     pub fn domain(&self) -> &[(String, String)] {
         &self.domain
     }
 
-    /// The domain's values joined by `/` (`"b1/r1"`; empty cluster-wide).
+    /// The domain's values joined by `/` (`"b1/r1"`; empty cluster-wide). See
+    /// [`Placement`].
     pub fn domain_path(&self) -> String {
         self.domain
             .iter()
@@ -169,12 +210,14 @@ impl Placement {
             .join("/")
     }
 
-    /// Per-role per-node member counts.
+    /// Per-role per-node member counts, by role (as given) then node (topology order).
+    /// See [`Placement`] and [`Assignment`].
     pub fn assignments(&self) -> &[Assignment] {
         &self.assignments
     }
 
-    /// Members placed for `role` (less than its count only for elastic roles).
+    /// Members placed for `role` (less than its count only for elastic roles); `None`
+    /// for a role the gang does not have. See [`Placement`].
     pub fn placed(&self, role: &str) -> Option<u32> {
         let i = self
             .compiled
@@ -185,7 +228,7 @@ impl Placement {
         Some(self.placed[i])
     }
 
-    /// Members placed per role, in the gang's role order.
+    /// Members placed per role, in the gang's role order. See [`Placement`].
     pub fn placed_by_role(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
         self.compiled
             .gang()
@@ -195,12 +238,12 @@ impl Placement {
             .map(|(r, &k)| (r.name.as_str(), k))
     }
 
-    /// Total members placed.
+    /// Total members placed, over all roles. See [`Placement`].
     pub fn members(&self) -> u64 {
         self.placed.iter().map(|&p| u64::from(p)).sum()
     }
 
-    /// Members per node, summed over roles, in topology order.
+    /// Members per node, summed over roles, in topology order. See [`Placement`].
     pub fn node_counts(&self) -> Vec<(&str, u32)> {
         let mut v: Vec<(u32, &str, u32)> = self
             .members
@@ -220,13 +263,14 @@ impl Placement {
     }
 
     /// Number of distinct domains used at each level (the node level last), e.g.
-    /// `[("block", 1), ("rack", 2), ("kubernetes.io/hostname", 3)]`.
+    /// `[("block", 1), ("rack", 2), ("kubernetes.io/hostname", 3)]`. See [`Placement`].
     pub fn domains_used(&self) -> &[(String, u32)] {
         &self.domains_used
     }
 
     /// `false` when the exact search ran out of budget at a tighter level first, so a
-    /// tighter placement might exist.
+    /// tighter placement might exist. Always `true` for single-role gangs. See
+    /// [`Placement`].
     pub fn search_complete(&self) -> bool {
         self.complete
     }

@@ -175,6 +175,8 @@ impl Scratch {
 pub struct Solver {
     pub(crate) s: Scratch,
     cache: cache::Cache,
+    /// Stale compiled gangs and their recompilation for the current layout.
+    recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
     budget: u64,
     greedy: bool,
 }
@@ -197,6 +199,7 @@ impl Solver {
         Solver {
             s: Scratch::default(),
             cache: cache::Cache::default(),
+            recompiled: Vec::new(),
             budget: DEFAULT_SEARCH_BUDGET,
             greedy: true,
         }
@@ -207,6 +210,7 @@ impl Solver {
         Solver {
             s: Scratch::default(),
             cache: cache::Cache::default(),
+            recompiled: Vec::new(),
             budget,
             greedy: true,
         }
@@ -234,12 +238,12 @@ impl Solver {
     /// Only when that recompilation fails (as [`Inventory::compile`]).
     pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
         // After nodes were added, removed or relabelled the compiled form is stale:
-        // compile again (the slow path; the gang itself was valid).
+        // compile again, once per layout (kept, so the capacity cache keeps hitting).
         let fresh;
         let gang = if gang.inner.layout_id == inv.layout_id {
             gang
         } else {
-            fresh = inv.recompile(gang.gang())?;
+            fresh = self.recompiled(inv, gang)?;
             &fresh
         };
         let c = &gang.inner;
@@ -260,6 +264,24 @@ impl Solver {
         } else {
             Outcome::Unschedulable(diag)
         })
+    }
+
+    /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.
+    fn recompiled(&mut self, inv: &Inventory, stale: &CompiledGang) -> Result<CompiledGang, Error> {
+        if let Some((_, fresh)) = self
+            .recompiled
+            .iter()
+            .find(|(old, fresh)| Arc::ptr_eq(old, &stale.inner) && fresh.inner.layout_id == inv.layout_id)
+        {
+            return Ok(fresh.clone());
+        }
+        let fresh = inv.recompile(stale.gang())?;
+        self.recompiled.retain(|(old, _)| !Arc::ptr_eq(old, &stale.inner));
+        if self.recompiled.len() >= 8 {
+            self.recompiled.remove(0);
+        }
+        self.recompiled.push((Arc::clone(&stale.inner), fresh.clone()));
+        Ok(fresh)
     }
 
     /// Tries to place the gang in one domain at depth `t`; on success the members are in
