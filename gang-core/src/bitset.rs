@@ -52,6 +52,13 @@ impl Bitset {
         }
     }
 
+    /// Sets bits `start..end`.
+    pub fn set_range(&mut self, start: usize, end: usize) {
+        for i in start..end.min(self.len) {
+            self.set(i, true);
+        }
+    }
+
     /// Clears bits `start..end`.
     pub fn clear_range(&mut self, start: usize, end: usize) {
         for i in start..end.min(self.len) {

@@ -456,7 +456,7 @@ impl Inventory {
                     self.max_capacity[r] = self.capacity[r].iter().copied().max().unwrap_or(0);
                 }
                 self.recompute_free(ix);
-                self.refresh_summaries(ix as u32);
+                self.refresh_summaries(&[ix as u32]);
                 self.journal.touch(ix as u32);
             }
             None => {

@@ -396,6 +396,14 @@ pub(crate) fn diagnose(
         } else {
             0
         };
+        // Nodes inside some domain of the needed level: the union of its ranges.
+        let mut labelled = crate::bitset::Bitset::full(inv.len());
+        if need_depth > 0 && need_depth <= l {
+            labelled = crate::bitset::Bitset::new(inv.len());
+            for dm in &inv.domains[need_depth] {
+                labelled.set_range(dm.start as usize, dm.end as usize);
+            }
+        }
         let mut ex = Exclusions::default();
         let mut fitting = 0u32;
         for n in 0..inv.len() {
@@ -405,7 +413,7 @@ pub(crate) fn diagnose(
                 ex.selector += 1;
             } else if unt.get(n) {
                 ex.taint += 1;
-            } else if need_depth > 0 && inv.leaf_depth(n as u32) < need_depth {
+            } else if !labelled.get(n) {
                 ex.missing_label += 1;
             } else if s.fits[n] == 0 {
                 ex.too_small += 1;

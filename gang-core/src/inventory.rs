@@ -490,29 +490,45 @@ impl Inventory {
         }
     }
 
-    /// Recomputes the summaries of every domain containing node `ix`, innermost first.
-    pub(crate) fn refresh_summaries(&mut self, ix: u32) {
+    /// A domain's summary for one resource, from its children's summaries and its
+    /// direct nodes' free amounts.
+    fn summarize(&self, d: usize, di: usize, r: usize) -> Summary {
         let nres = self.resources.len();
-        let depths = self.domains.len();
-        for d in (0..depths).rev() {
-            let Some(di) = self.domain_of(ix, d) else {
-                continue;
-            };
-            let dom = self.domains[d][di as usize];
-            for r in 0..nres {
-                let mut s = Summary::default();
-                if d + 1 < depths {
-                    for c in dom.child_start..dom.child_end {
-                        let cs = self.summaries[d + 1][c as usize * nres + r];
-                        s.total += cs.total;
-                        s.max = s.max.max(cs.max);
+        let dom = self.domains[d][di];
+        let mut s = Summary::default();
+        if d + 1 < self.domains.len() {
+            for c in dom.child_start..dom.child_end {
+                let cs = self.summaries[d + 1][c as usize * nres + r];
+                s.total += cs.total;
+                s.max = s.max.max(cs.max);
+            }
+        }
+        for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
+            s.total += u128::from(f);
+            s.max = s.max.max(f);
+        }
+        s
+    }
+
+    /// Recomputes the summaries of every domain containing one of `nodes`, each once,
+    /// innermost first.
+    pub(crate) fn refresh_summaries(&mut self, nodes: &[u32]) {
+        let nres = self.resources.len();
+        let mut doms: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
+        for d in (0..self.domains.len()).rev() {
+            doms.clear();
+            for &n in nodes {
+                if let Some(di) = self.domain_of(n, d) {
+                    if !doms.contains(&di) {
+                        doms.push(di);
                     }
                 }
-                for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
-                    s.total += u128::from(f);
-                    s.max = s.max.max(f);
+            }
+            for &di in &doms {
+                for r in 0..nres {
+                    let s = self.summarize(d, di as usize, r);
+                    self.summaries[d][di as usize * nres + r] = s;
                 }
-                self.summaries[d][di as usize * nres + r] = s;
             }
         }
     }
@@ -520,32 +536,19 @@ impl Inventory {
     /// Recomputes every domain summary from the free columns, deepest level first.
     pub(crate) fn rebuild_summaries(&mut self) {
         let nres = self.resources.len();
-        let depths = self.domains.len();
-        let mut summaries: Vec<Vec<Summary>> = self
+        self.summaries = self
             .domains
             .iter()
             .map(|l| vec![Summary::default(); l.len() * nres])
             .collect();
-        for d in (0..depths).rev() {
-            for (di, dom) in self.domains[d].iter().enumerate() {
+        for d in (0..self.domains.len()).rev() {
+            for di in 0..self.domains[d].len() {
                 for r in 0..nres {
-                    let mut s = Summary::default();
-                    if d + 1 < depths {
-                        for c in dom.child_start..dom.child_end {
-                            let cs = summaries[d + 1][c as usize * nres + r];
-                            s.total += cs.total;
-                            s.max = s.max.max(cs.max);
-                        }
-                    }
-                    for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
-                        s.total += u128::from(f);
-                        s.max = s.max.max(f);
-                    }
-                    summaries[d][di * nres + r] = s;
+                    let s = self.summarize(d, di, r);
+                    self.summaries[d][di * nres + r] = s;
                 }
             }
         }
-        self.summaries = summaries;
     }
 
     /// Number of nodes. See [`Inventory`].

@@ -341,9 +341,9 @@ impl Inventory {
         }
         for &n in &touched {
             self.recompute_free(n as usize);
-            self.refresh_summaries(n);
             self.journal.touch(n);
         }
+        self.refresh_summaries(&touched);
     }
 
     /// The placement's gang (recompiled if the layout changed) and members in current

@@ -268,19 +268,19 @@ impl Solver {
 
     /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.
     fn recompiled(&mut self, inv: &Inventory, stale: &CompiledGang) -> Result<CompiledGang, Error> {
-        if let Some((_, fresh)) = self
-            .recompiled
-            .iter()
-            .find(|(old, fresh)| Arc::ptr_eq(old, &stale.inner) && fresh.inner.layout_id == inv.layout_id)
-        {
+        if let Some((_, fresh)) = self.recompiled.iter().find(|(old, fresh)| {
+            Arc::ptr_eq(old, &stale.inner) && fresh.inner.layout_id == inv.layout_id
+        }) {
             return Ok(fresh.clone());
         }
         let fresh = inv.recompile(stale.gang())?;
-        self.recompiled.retain(|(old, _)| !Arc::ptr_eq(old, &stale.inner));
+        self.recompiled
+            .retain(|(old, _)| !Arc::ptr_eq(old, &stale.inner));
         if self.recompiled.len() >= 8 {
             self.recompiled.remove(0);
         }
-        self.recompiled.push((Arc::clone(&stale.inner), fresh.clone()));
+        self.recompiled
+            .push((Arc::clone(&stale.inner), fresh.clone()));
         Ok(fresh)
     }
 
