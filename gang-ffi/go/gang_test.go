@@ -419,8 +419,8 @@ func TestCloseTwice(t *testing.T) {
 }
 
 // Many goroutines place at once, each on its own inventory with its own solver, and
-// also all on one shared inventory (immutable) through Inventory.Place. Each must get
-// exactly the answer of a sequential run.
+// also all on one shared inventory (queries run in parallel) through Inventory.Place.
+// Each must get exactly the answer of a sequential run.
 func TestConcurrentPlacement(t *testing.T) {
 	const workers = 16
 	const rounds = 25

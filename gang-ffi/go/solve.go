@@ -116,7 +116,8 @@ func (s *Solver) Close() {
 // Place places a compiled gang on inv: all of it (or each role's MinCount), or
 // nothing. "Does not fit" is not an error: it is an Outcome with a Diagnosis.
 //
-// Errors: those of recompiling (when c was compiled for another inventory), ErrClosed.
+// Errors: those of recompiling (when c was compiled for another inventory, or before
+// nodes were added, removed or relabelled), ErrClosed.
 func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,6 +1,7 @@
 // Command example places a gang with the gang Go package: first a 4-worker gang that
 // must share a rack (it does not fit: the diagnosis says why and what relaxing would
-// give), then the same gang with the rack only preferred (placed in the block). Given
+// give), then the same gang with the rack only preferred (placed in the block), which
+// it then reserves, loses a node under, tries to replace and releases. Given
 // scenario files as arguments, it places each one's gang and prints the result.
 //
 //	go run ./example
@@ -71,6 +72,11 @@ func tour() error {
 			return err
 		}
 		report(out)
+		if out.Placement != nil {
+			if err := lifecycle(inv, out.Placement); err != nil {
+				return err
+			}
+		}
 		out.Close()
 	}
 
@@ -83,6 +89,43 @@ func tour() error {
 		fmt.Printf("rejected (%s, field %s): %v\n", ge.Kind, ge.Field, err)
 	}
 	return nil
+}
+
+// lifecycle holds the placement, loses a node under it, asks for a replacement inside
+// the gang's domain, and gives everything back.
+func lifecycle(inv *gang.Inventory, p *gang.Placement) error {
+	id, err := inv.Reserve(p) // all of it or nothing (ErrConflict)
+	if err != nil {
+		return err
+	}
+	r, err := inv.Reservation(id)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("reserved %s as #%d: %d members in %s\n", r.Gang, id, r.MemberCount, r.DomainPath)
+	lost, err := inv.FailNode(r.Members[0].Node)
+	if err != nil {
+		return err
+	}
+	for _, l := range lost {
+		fmt.Printf("node %s failed: #%d lost %d %s\n", l.Node, l.Reservation, l.Count, l.Role)
+	}
+	rep, err := inv.Replace(id) // inside the gang's domain, or pending
+	if err != nil {
+		return err
+	}
+	switch rep.Status {
+	case gang.StatusPlaced:
+		fmt.Printf("replaced: %v\n", rep.Added)
+	case gang.StatusPending:
+		fmt.Println(rep.Text)
+	}
+	if err := inv.Release(id); err != nil {
+		return err
+	}
+	err = inv.Release(id) // twice: an error, nothing credited
+	fmt.Printf("released; again: %v (unknown reservation: %v)\n", err, errors.Is(err, gang.ErrUnknownReservation))
+	return inv.Uncordon(lost[0].Node)
 }
 
 func report(out gang.Outcome) {
