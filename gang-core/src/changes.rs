@@ -101,7 +101,7 @@ impl Inventory {
                 );
             }
         }
-        n.taints = self.taints_of[ix]
+        n.taints = self.taints_of.row(ix)
             .iter()
             .map(|&t| self.taints[t as usize].0.clone())
             .collect();

@@ -85,7 +85,7 @@ pub struct Inventory {
     /// `[resource][node]` free = capacity − used − reserved (saturating at zero).
     pub(crate) free: Vec<Vec<u64>>,
     /// Taint ids (into `taints`) per node.
-    pub(crate) taints_of: Vec<Vec<u32>>,
+    pub(crate) taints_of: Csr,
     pub(crate) keys: IndexSet<String, FxBuildHasher>,
     pub(crate) values: IndexSet<String, FxBuildHasher>,
     pub(crate) pair_sets: FxHashMap<(u32, u32), NodeSet>,
@@ -101,6 +101,35 @@ pub struct Inventory {
     pub(crate) ledger: crate::reserve::Ledger,
     /// Nodes whose free capacity or schedulability changed, for solvers' caches.
     pub(crate) journal: Journal,
+}
+
+/// Short per-node lists in one allocation (compressed rows): row `i` is
+/// `items[offsets[i]..offsets[i + 1]]`. Most nodes have no taint; this costs them 4 bytes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Csr {
+    offsets: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Csr {
+    fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Csr { offsets, items: Vec::new() }
+    }
+
+    fn push(&mut self, row: &[u32]) {
+        self.items.extend_from_slice(row);
+        self.offsets.push(self.items.len() as u32);
+    }
+
+    pub fn row(&self, i: usize) -> &[u32] {
+        &self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    fn rows(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        self.offsets.windows(2).map(|w| &self.items[w[0] as usize..w[1] as usize])
+    }
 }
 
 /// Identity of one inventory value: a clone or a rebuild gets a new one, so a solver's
@@ -227,6 +256,25 @@ impl InventoryBuilder {
 }
 
 impl Inventory {
+    /// Builds an inventory from node descriptions the caller keeps (a scheduler's own
+    /// node cache): like [`InventoryBuilder::build`], without taking the nodes over.
+    ///
+    /// ```
+    /// use gang_core::{Inventory, NodeSpec, Topology};
+    /// let nodes = vec![NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8)];
+    /// let inv = Inventory::from_nodes(Topology::new(["rack"])?, &nodes)?;
+    /// assert_eq!(inv.len(), nodes.len());
+    /// let twice = [nodes[0].clone(), nodes[0].clone()];
+    /// assert!(Inventory::from_nodes(Topology::flat(), &twice).is_err());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`InventoryBuilder::build`].
+    pub fn from_nodes(topology: Topology, nodes: &[NodeSpec]) -> Result<Inventory, Error> {
+        Inventory::from_specs(topology, nodes, &[])
+    }
+
     /// Starts building an inventory over `topology`. See [`InventoryBuilder`].
     pub fn builder(topology: Topology) -> InventoryBuilder {
         InventoryBuilder {
@@ -364,43 +412,27 @@ impl Inventory {
                 rank[v as usize] = r as u32;
             }
         }
-        let key_of = |i: usize| -> Vec<u32> {
-            paths[i * depth..i * depth + depth]
-                .iter()
-                .map(|&v| if v == NONE { NONE } else { rank[v as usize] })
-                .collect()
-        };
+        // Sort keys, flat: value ranks per level (a missing label ranks last).
+        let ranks: Vec<u32> = paths.iter().map(|&v| if v == NONE { NONE } else { rank[v as usize] }).collect();
+        let key = |i: u32| &ranks[i as usize * depth..i as usize * depth + depth];
         let mut order: Vec<u32> = (0..len as u32).collect();
-        if depth > 0 {
-            let sort_keys: Vec<Vec<u32>> = (0..len).map(key_of).collect();
-            order.sort_unstable_by(|&a, &b| {
-                sort_keys[a as usize]
-                    .cmp(&sort_keys[b as usize])
-                    .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
-            });
-        } else {
-            order.sort_unstable_by(|&a, &b| specs[a as usize].name.cmp(&specs[b as usize].name));
-        }
+        order.sort_unstable_by(|&a, &b| {
+            key(a).cmp(key(b)).then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+        });
 
         let mut names: IndexSet<String, FxBuildHasher> = IndexSet::default();
         names.reserve(len);
         let mut labels = Vec::with_capacity(len);
-        let mut taints_of = Vec::with_capacity(len);
-        let mut sorted_paths: Vec<Vec<u32>> = Vec::with_capacity(len);
+        let mut taints_of = Csr::with_capacity(len);
+        let mut sorted_paths: Vec<u32> = Vec::with_capacity(len * depth);
         let mut schedulable = Bitset::new(len);
         for (ix, &orig) in order.iter().enumerate() {
             let o = orig as usize;
             names.insert(specs[o].name.clone());
             schedulable.set(ix, specs[o].schedulable);
             labels.push(std::mem::take(&mut labels_in[o]));
-            taints_of.push(std::mem::take(&mut taints_in[o]));
-            sorted_paths.push(
-                paths[o * depth..o * depth + depth]
-                    .iter()
-                    .copied()
-                    .take_while(|&v| v != NONE)
-                    .collect(),
-            );
+            taints_of.push(&taints_in[o]);
+            sorted_paths.extend_from_slice(&paths[o * depth..o * depth + depth]);
         }
         let permute = |cols: Vec<Vec<u64>>| -> Vec<Vec<u64>> {
             cols.into_iter()
@@ -428,7 +460,7 @@ impl Inventory {
             .map(|l| NodeSet::from_sorted(l, len))
             .collect();
         let mut taint_lists: Vec<Vec<u32>> = vec![Vec::new(); taint_ids.len()];
-        for (ix, ts) in taints_of.iter().enumerate() {
+        for (ix, ts) in taints_of.rows().enumerate() {
             for &t in ts {
                 taint_lists[t as usize].push(ix as u32);
             }
@@ -439,7 +471,7 @@ impl Inventory {
             .map(|(t, l)| (t, NodeSet::from_sorted(l, len)))
             .collect();
 
-        let domains = build_domains(&sorted_paths, depth);
+        let domains = build_domains(&sorted_paths, len, depth);
         let mut inv = Inventory {
             topology,
             names,
@@ -762,8 +794,11 @@ impl Inventory {
 }
 
 /// Groups sorted node paths into domains, one vector per depth (0 = cluster).
-fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
-    let n = paths.len() as u32;
+/// `paths` holds `levels` value ids per node in storage order, [`NONE`] from the first
+/// missing label on.
+fn build_domains(paths: &[u32], len: usize, levels: usize) -> Vec<Vec<Domain>> {
+    let n = len as u32;
+    let at = |i: u32, depth: usize| paths[i as usize * levels + depth - 1];
     let mut out: Vec<Vec<Domain>> = Vec::with_capacity(levels + 1);
     out.push(vec![Domain {
         start: 0,
@@ -779,8 +814,8 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
         let parents = &out[depth - 1];
         let mut parent = 0usize;
         for i in 0..n {
-            let p = &paths[i as usize];
-            if p.len() < depth {
+            let v = at(i, depth);
+            if v == NONE {
                 continue;
             }
             while parents[parent].end <= i {
@@ -790,7 +825,7 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
                 Some(d)
                     if d.end == i
                         && d.parent as usize == parent
-                        && paths[d.start as usize][depth - 1] == p[depth - 1] =>
+                        && at(d.start, depth) == v =>
                 {
                     d.end = i + 1;
                 }
@@ -799,7 +834,7 @@ fn build_domains(paths: &[Vec<u32>], levels: usize) -> Vec<Vec<Domain>> {
                     end: i + 1,
                     direct: i,
                     parent: parent as u32,
-                    value: p[depth - 1],
+                    value: v,
                     child_start: 0,
                     child_end: 0,
                 }),
@@ -859,7 +894,7 @@ fn fingerprint(inv: &Inventory) -> u64 {
             fnv(&mut e, &inv.values[v as usize]);
             acc = acc.wrapping_add(e);
         }
-        for &t in &inv.taints_of[ix] {
+        for &t in inv.taints_of.row(ix) {
             let (taint, _) = &inv.taints[t as usize];
             let mut e = 0x1b3u64;
             fnv(&mut e, &taint.key);

@@ -17,6 +17,32 @@ use crate::solve::rollup::{cap_of, rollup, Grain, Scope};
 use crate::solve::{domain_count, Outcome, Solver};
 
 /// The answer to [`Inventory::replace`].
+///
+/// ```
+/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// let node = |n: &str, rack: &str| {
+///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
+/// };
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b"), node("b2", "b")])
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 4).request("nvidia.com/gpu", 1))
+///     .required("rack");
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // rack a, full
+/// inv.remove_node("a2")?;
+/// // Rack b has room, but the gang is bound to rack a: pending, nothing changes.
+/// assert!(matches!(inv.replace(id)?, Replacement::Pending(_)));
+/// inv.add_node(node("a3", "a"))?;
+/// match inv.replace(id)? {
+///     Replacement::Placed { added } => {
+///         assert_eq!(added, [Assignment { role: "worker".into(), node: "a3".into(), count: 2 }]);
+///     }
+///     Replacement::Pending(p) => panic!("{p}"),
+/// }
+/// assert_eq!(inv.reservation(id).unwrap().member_count(), 4);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub enum Replacement {
     /// Every lost member has a new node inside its domain; the reservation holds them.
@@ -28,7 +54,37 @@ pub enum Replacement {
     Pending(Pending),
 }
 
-/// Why lost members cannot be replaced now.
+/// Why lost members cannot be replaced now; its [`Display`](fmt::Display) says it in
+/// one sentence per binding domain.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, RoleFit, Topology};
+/// let node = |n: &str, rack: &str| {
+///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
+/// };
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b"), node("b2", "b")])
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 4).request("nvidia.com/gpu", 1))
+///     .required("rack");
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// inv.remove_node("a2")?;
+/// let Replacement::Pending(p) = inv.replace(id)? else { panic!("rack a is full") };
+/// assert_eq!((p.reservation, p.gang.as_str(), p.search_exhausted), (id, "train", false));
+/// let d = &p.domains[0];
+/// assert_eq!((d.level.as_deref(), d.domain.as_str(), d.exists), (Some("rack"), "a", true));
+/// assert_eq!(d.fits, [RoleFit { role: "worker".into(), fits: 0, needed: 2 }]);
+/// assert_eq!(d.short_of, ["nvidia.com/gpu"]);
+/// assert_eq!(d.elsewhere, ["b"]); // has room, but the gang is bound to rack a
+/// assert_eq!(
+///     p.to_string(),
+///     "replacement for reservation #0 (gang train) is pending: rack a has no room for \
+///      2 worker (fits 0 of 2 worker; short of nvidia.com/gpu); rack b has room, but the \
+///      gang is bound to rack a."
+/// );
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Pending {
@@ -42,7 +98,30 @@ pub struct Pending {
     pub search_exhausted: bool,
 }
 
-/// One domain the replacements are bound to, and how much room it lacks.
+/// One domain the replacements are bound to, and how much room it lacks (see
+/// [`Pending`] for one that exists).
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// let node = |n: &str, rack: &str| {
+///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
+/// };
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b"), node("b2", "b")])
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 4).request("nvidia.com/gpu", 1))
+///     .required("rack");
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// inv.remove_node("a1")?;
+/// inv.remove_node("a2")?; // rack a is gone altogether
+/// let Replacement::Pending(p) = inv.replace(id)? else { panic!("rack a is gone") };
+/// let d = &p.domains[0];
+/// assert_eq!((d.domain.as_str(), d.exists, d.fits[0].needed), ("a", false, 4));
+/// assert_eq!(d.elsewhere, ["b"]);
+/// assert!(p.to_string().contains("rack a no longer exists, and the gang is bound to it"));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PendingDomain {
@@ -150,10 +229,11 @@ impl Inventory {
     /// anywhere.
     ///
     /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Replacement, Role, Topology};
     /// let node = |n: &str, rack: &str| NodeSpec::new(n).label("rack", rack).capacity("gpu", 2);
     /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
-    ///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b"), node("b2", "b"), node("b3", "b")])
+    ///     .nodes([node("a1", "a"), node("a2", "a")])
+    ///     .nodes([node("b1", "b"), node("b2", "b"), node("b3", "b")])
     ///     .build()?;
     /// let gang = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("rack");
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // rack a, full
@@ -162,11 +242,13 @@ impl Inventory {
     ///     Replacement::Pending(p) => assert!(p.to_string().contains("bound to rack a")),
     ///     Replacement::Placed { .. } => unreachable!("rack a has no room left"),
     /// }
+    /// inv.release(id)?;
+    /// assert_eq!(inv.replace(id).unwrap_err().kind(), ErrorKind::UnknownReservation);
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::UnknownReservation`].
+    /// [`Error::UnknownReservation`] when `id` is not live; nothing changes.
     pub fn replace(&mut self, id: ReservationId) -> Result<Replacement, Error> {
         let r = self
             .ledger

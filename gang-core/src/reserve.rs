@@ -13,6 +13,21 @@ use crate::quantity::Quantity;
 use crate::request::Gang;
 
 /// Identifies a live reservation. Ids are never reused within an inventory.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, ReservationId, Role, Topology};
+/// let mut inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = Gang::new("g").role(Role::new("w", 8).request("nvidia.com/gpu", 1));
+/// let first = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// assert_eq!((first, first.to_string()), (ReservationId(0), "#0".to_owned()));
+/// inv.release(first)?;
+/// let second = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// assert_eq!(second, ReservationId(1)); // not reused
+/// assert!(inv.release(first).is_err());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(transparent))]
@@ -25,6 +40,36 @@ impl fmt::Display for ReservationId {
 }
 
 /// Why a placement could not be reserved; nothing was applied.
+///
+/// ```
+/// use gang_core::{Conflict, ErrorKind, Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// let mut inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+///     .node(NodeSpec::new("n2").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = Gang::new("g").role(Role::new("w", 6).request("nvidia.com/gpu", 1));
+/// let p = inv.place(&gang)?.placement().cloned().unwrap(); // 6 on n1
+/// inv.set_used("n1", "nvidia.com/gpu", 4)?; // another scheduler was faster
+/// let c = inv.reserve(&p).unwrap_err();
+/// let want = Conflict::Capacity {
+///     node: "n1".into(),
+///     resource: "nvidia.com/gpu".into(),
+///     needed: Quantity::from_units(6),
+///     free: Quantity::from_units(4),
+/// };
+/// assert_eq!((&c, c.node()), (&want, "n1"));
+/// assert_eq!(c.to_string(), "node n1 has 4 nvidia.com/gpu free, the placement needs 6");
+/// assert_eq!(gang_core::Error::from(c).kind(), ErrorKind::Conflict);
+///
+/// inv.set_used("n1", "nvidia.com/gpu", 0)?;
+/// inv.cordon("n1")?;
+/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::Unschedulable { node: "n1".into() });
+/// inv.remove_node("n1")?;
+/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::NodeGone { node: "n1".into() });
+/// // Placed again on what is there now, it reserves.
+/// assert!(inv.reserve(inv.place(&gang)?.placement().unwrap()).is_ok());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Conflict {
@@ -69,7 +114,7 @@ pub enum Conflict {
 }
 
 impl Conflict {
-    /// The node the conflict is about.
+    /// The node the conflict is about (empty for [`Conflict::Stale`]). See [`Conflict`].
     pub fn node(&self) -> &str {
         match self {
             Conflict::Capacity { node, .. }
@@ -82,6 +127,30 @@ impl Conflict {
 }
 
 /// Members of a reservation lost with a node that was removed or failed.
+///
+/// Returned by [`Inventory::remove_node`] and [`Inventory::fail_node`], and kept in
+/// [`Reservation::lost`] until [`Inventory::replace`] finds them new nodes.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 4);
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1"), node("a2"), node("a3")])
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 8).request("nvidia.com/gpu", 1))
+///     .required("rack");
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // a1 and a2
+/// let lost = inv.fail_node("a2")?;
+/// assert_eq!((lost[0].reservation, lost[0].role.as_str()), (id, "worker"));
+/// assert_eq!((lost[0].node.as_str(), lost[0].count), ("a2", 4));
+/// assert_eq!(inv.reservation(id).unwrap().lost(), lost);
+/// assert!(inv.fail_node("a9").is_err());
+/// // a3 is in the same rack: the lost members are replaced there.
+/// assert!(matches!(inv.replace(id)?, Replacement::Placed { .. }));
+/// assert!(inv.reservation(id).unwrap().lost().is_empty());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Lost {
@@ -102,6 +171,31 @@ pub struct Lost {
 }
 
 /// A live reservation: the gang, the domain it was placed in, and what it holds.
+///
+/// ```
+/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// let node = |n: &str, rack: &str| {
+///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 4).capacity("cpu", 32)
+/// };
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", "a"), node("b1", "b"), node("b2", "b")])
+///     .build()?;
+/// let gang = Gang::new("train")
+///     .role(Role::new("worker", 6).request("nvidia.com/gpu", 1).request("cpu", 2))
+///     .required("rack");
+/// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+/// let r = inv.reservation(id).unwrap();
+/// assert_eq!((r.id(), r.gang().name.as_str()), (id, "train"));
+/// assert_eq!(r.domain(), [("rack".to_owned(), "b".to_owned())]);
+/// let on = |node: &str, count| Assignment { role: "worker".into(), node: node.into(), count };
+/// assert_eq!(r.members(&inv), [on("b1", 4), on("b2", 2)]);
+/// assert_eq!(r.member_count(), 6);
+/// let usage: Vec<(String, String, Quantity)> = r.usage(&inv);
+/// assert!(usage.contains(&("b1".into(), "nvidia.com/gpu".into(), Quantity::from_units(4))));
+/// assert!(usage.contains(&("b2".into(), "cpu".into(), Quantity::from_units(4))));
+/// assert!(r.lost().is_empty());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Reservation {
     pub(crate) id: ReservationId,
@@ -117,23 +211,25 @@ pub struct Reservation {
 }
 
 impl Reservation {
-    /// The reservation's id.
+    /// The reservation's id. See [`Reservation`].
     pub fn id(&self) -> ReservationId {
         self.id
     }
 
-    /// The gang reserved.
+    /// The gang reserved, as given. See [`Reservation`].
     pub fn gang(&self) -> &Gang {
         self.gang.gang()
     }
 
     /// The domain the gang was placed in, `(level key, value)` outermost first (empty:
-    /// cluster-wide). Replacements stay inside it at the gang's required level.
+    /// cluster-wide). Replacements stay inside it at the gang's required level. See
+    /// [`Reservation`].
     pub fn domain(&self) -> &[(String, String)] {
         &self.domain
     }
 
-    /// Members held, per role and node.
+    /// Members held, per role and node (names looked up in `inv`, the inventory that
+    /// holds the reservation). See [`Reservation`].
     pub fn members(&self, inv: &Inventory) -> Vec<Assignment> {
         self.members
             .iter()
@@ -145,12 +241,13 @@ impl Reservation {
             .collect()
     }
 
-    /// Total members held.
+    /// Total members held (lost members not counted). See [`Reservation`].
     pub fn member_count(&self) -> u64 {
         self.members.iter().map(|m| u64::from(m.2)).sum()
     }
 
-    /// What the reservation holds on each node, per resource.
+    /// What the reservation holds on each node, per resource, as `(node, resource,
+    /// amount)`. See [`Reservation`].
     pub fn usage(&self, inv: &Inventory) -> Vec<(String, String, Quantity)> {
         let mut out: Vec<(String, String, Quantity)> = Vec::new();
         for &(r, n, k) in &self.members {
@@ -166,7 +263,7 @@ impl Reservation {
         out
     }
 
-    /// Members lost with removed or failed nodes and not yet replaced.
+    /// Members lost with removed or failed nodes and not yet replaced. See [`Lost`].
     pub fn lost(&self) -> &[Lost] {
         &self.lost
     }
@@ -284,7 +381,27 @@ impl Inventory {
         Ok(id)
     }
 
-    /// Gives back exactly what a reservation holds, and forgets it.
+    /// Gives back exactly what a reservation holds, and forgets it; returns it.
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 2).request("nvidia.com/gpu", 1));
+    /// let a = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+    /// let b = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+    /// assert_eq!(inv.reservations().map(|r| r.id()).collect::<Vec<_>>(), [a, b]);
+    /// assert_eq!(inv.free("n1", "nvidia.com/gpu").unwrap().millis(), 4000);
+    ///
+    /// assert_eq!(inv.release(a)?.member_count(), 2);
+    /// assert_eq!(inv.free("n1", "nvidia.com/gpu").unwrap().millis(), 6000);
+    /// assert!(inv.reservation(a).is_none() && inv.reservation(b).is_some());
+    /// // Twice is an error, never a double credit.
+    /// assert_eq!(inv.release(a).unwrap_err().kind(), ErrorKind::UnknownReservation);
+    /// assert_eq!(inv.free("n1", "nvidia.com/gpu").unwrap().millis(), 6000);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::UnknownReservation`] when `id` is not live (never made, or released
@@ -299,12 +416,13 @@ impl Inventory {
         Ok(r)
     }
 
-    /// A live reservation.
+    /// A live reservation, or `None` for an unknown or released id. See
+    /// [`Inventory::release`].
     pub fn reservation(&self, id: ReservationId) -> Option<&Reservation> {
         self.ledger.live.get(&id)
     }
 
-    /// Live reservations, by id.
+    /// Live reservations, in id order. See [`Inventory::release`].
     pub fn reservations(&self) -> impl Iterator<Item = &Reservation> + '_ {
         self.ledger.live.values()
     }
