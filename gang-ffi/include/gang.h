@@ -29,7 +29,9 @@
  * - Strings in are NUL-terminated UTF-8; JSON documents are a pointer and a length.
  *   Strings out are `gang_str` views (pointer + length) borrowed from the handle that
  *   produced them and valid until that handle is freed; never free them.
- * - No panic crosses the boundary: a bug becomes `GANG_INTERNAL_ERROR`.
+ * - No panic crosses the boundary: a bug becomes `GANG_INTERNAL_ERROR`. An inventory a
+ *   lifecycle function was changing when that happened may be left half-changed:
+ *   check it with `gang_inventory_validate`, or free it.
  * - Threads. Functions taking a `const gang_inventory *` may run on many threads at
  *   once on one inventory; the lifecycle functions taking a `gang_inventory *`
  *   (reserve, release, node changes, replace, spread, admit) change it and need it to

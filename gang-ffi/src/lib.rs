@@ -32,7 +32,9 @@
 //!   borrowed from the handle that produced them, valid until that handle is freed.
 //! - **Panics** never cross the boundary: every body runs inside `catch_unwind`, and a
 //!   bug becomes `GANG_INTERNAL_ERROR` (the library must be built with `panic = "unwind"`, the
-//!   default).
+//!   default). An inventory a lifecycle function was changing when it returned
+//!   `GANG_INTERNAL_ERROR` may be left half-changed: check it with
+//!   `gang_inventory_validate`, or free it.
 //! - **Threads.** A `gang_inventory` is read by the functions taking a `const
 //!   gang_inventory *` (any number of threads at once) and changed by the lifecycle
 //!   functions taking a `gang_inventory *` (reserve, release, node changes, replace,
