@@ -57,7 +57,8 @@ pub unsafe extern "C" fn gang_inventory_reserve(
     })
 }
 
-/// Releases reservation `id`: gives back exactly what it holds, and forgets it.
+/// Releases reservation `id`: gives back exactly what it holds, and forgets it. (To
+/// keep a record of what it held, take a `gang_inventory_reservation` snapshot first.)
 ///
 /// Ownership: `inventory` stays owned by the caller. On failure, a new `gang_error` is
 /// stored in `*error_out` if `error_out` is not NULL.
