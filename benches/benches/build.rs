@@ -3,7 +3,9 @@
 //!
 //! The specs are cloned outside the measured time; dropping the built inventory is not
 //! measured either. `build()` consumes its specs, so freeing them is part of what it
-//! costs: `drop-specs` measures that alone, as a baseline.
+//! costs: `drop-specs` measures that alone, as a baseline. `from-nodes` builds from
+//! specs the caller keeps (`Inventory::from_nodes`), as a scheduler with its own node
+//! cache would: the inventory's own cost.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -39,6 +41,12 @@ fn build(c: &mut Criterion) {
                     },
                     BatchSize::PerIteration,
                 );
+            });
+            g.bench_function(BenchmarkId::new("from-nodes", &name), |b| {
+                let specs = specs.get_or_insert_with(|| {
+                    Cluster::generate(&Spec::of(flavor, size, 50)).node_specs()
+                });
+                b.iter(|| Inventory::from_nodes(Cluster::topology(), black_box(specs)).unwrap());
             });
             g.bench_function(BenchmarkId::new("drop-specs", &name), |b| {
                 let specs = specs.get_or_insert_with(|| {

@@ -7,6 +7,7 @@
 //! compiled before are compiled again on their next placement.
 
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 
 use crate::error::Error;
 use crate::inventory::Inventory;
@@ -101,7 +102,9 @@ impl Inventory {
                 );
             }
         }
-        n.taints = self.taints_of.row(ix)
+        n.taints = self
+            .taints_of
+            .row(ix)
             .iter()
             .map(|&t| self.taints[t as usize].0.clone())
             .collect();
@@ -133,19 +136,20 @@ impl Inventory {
             }
             r.members.sort_unstable();
         }
+        let mut held: FxHashMap<(u32, u32), u64> = FxHashMap::default();
         for r in ledger.live.values() {
             for &(role, n, k) in &r.members {
                 for (res, q) in &r.shapes[role as usize] {
                     if let Some(ri) = next.resources.get_index_of(res) {
-                        let cell = &mut next.reserved[ri][n as usize];
+                        let cell = held.entry((n, ri as u32)).or_default();
                         *cell = cell.saturating_add(q.saturating_mul(u64::from(k)));
                     }
                 }
             }
         }
         next.ledger = ledger;
-        for ix in 0..next.len() {
-            next.recompute_free(ix);
+        for ((n, r), v) in held {
+            next.set_reserved(n as usize, r as usize, v);
         }
         next.rebuild_summaries();
         *self = next;
@@ -446,6 +450,7 @@ impl Inventory {
         let q = amount.resolve(&format!("nodes[{node}].{what}.{resource}"))?;
         match self.resources.get_index_of(resource) {
             Some(r) => {
+                let held = self.reserved_of(ix, r);
                 let col = if capacity {
                     &mut self.capacity
                 } else {
@@ -455,7 +460,7 @@ impl Inventory {
                 if capacity {
                     self.max_capacity[r] = self.capacity[r].iter().copied().max().unwrap_or(0);
                 }
-                self.recompute_free(ix);
+                self.set_reserved(ix, r, held);
                 self.refresh_summaries(&[ix as u32]);
                 self.journal.touch(ix as u32);
             }
@@ -475,7 +480,11 @@ impl Inventory {
         let Some(r) = self.resources.get_index_of(resource) else {
             return Ok(Vec::new());
         };
-        let (cap, used, reserved) = (self.capacity[r][ix], self.used[r][ix], self.reserved[r][ix]);
+        let (cap, used, reserved) = (
+            self.capacity[r][ix],
+            self.used[r][ix],
+            self.reserved_of(ix, r),
+        );
         if used.saturating_add(reserved) <= cap {
             return Ok(Vec::new());
         }

@@ -80,8 +80,10 @@ pub struct Inventory {
     pub(crate) max_capacity: Vec<u64>,
     /// `[resource][node]` used outside the library.
     pub(crate) used: Vec<Vec<u64>>,
-    /// `[resource][node]` held by live reservations.
-    pub(crate) reserved: Vec<Vec<u64>>,
+    /// What reservations hold of a resource on a node, where that exceeds capacity minus
+    /// use (after a capacity or usage change): `(node, resource) → amount`. Elsewhere
+    /// reserved = capacity − used − free, so it needs no column of its own.
+    pub(crate) overcommit: FxHashMap<(u32, u32), u64>,
     /// `[resource][node]` free = capacity − used − reserved (saturating at zero).
     pub(crate) free: Vec<Vec<u64>>,
     /// Taint ids (into `taints`) per node.
@@ -115,7 +117,10 @@ impl Csr {
     fn with_capacity(rows: usize) -> Self {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
-        Csr { offsets, items: Vec::new() }
+        Csr {
+            offsets,
+            items: Vec::new(),
+        }
     }
 
     fn push(&mut self, row: &[u32]) {
@@ -128,7 +133,9 @@ impl Csr {
     }
 
     fn rows(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        self.offsets.windows(2).map(|w| &self.items[w[0] as usize..w[1] as usize])
+        self.offsets
+            .windows(2)
+            .map(|w| &self.items[w[0] as usize..w[1] as usize])
     }
 }
 
@@ -413,11 +420,16 @@ impl Inventory {
             }
         }
         // Sort keys, flat: value ranks per level (a missing label ranks last).
-        let ranks: Vec<u32> = paths.iter().map(|&v| if v == NONE { NONE } else { rank[v as usize] }).collect();
+        let ranks: Vec<u32> = paths
+            .iter()
+            .map(|&v| if v == NONE { NONE } else { rank[v as usize] })
+            .collect();
         let key = |i: u32| &ranks[i as usize * depth..i as usize * depth + depth];
         let mut order: Vec<u32> = (0..len as u32).collect();
         order.sort_unstable_by(|&a, &b| {
-            key(a).cmp(key(b)).then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+            key(a)
+                .cmp(key(b))
+                .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
         });
 
         let mut names: IndexSet<String, FxBuildHasher> = IndexSet::default();
@@ -479,7 +491,7 @@ impl Inventory {
             schedulable,
             resources,
             free: Vec::new(),
-            reserved: vec![vec![0u64; len]; nres],
+            overcommit: FxHashMap::default(),
             max_capacity: capacity
                 .iter()
                 .map(|c| c.iter().copied().max().unwrap_or(0))
@@ -498,10 +510,15 @@ impl Inventory {
             ledger: crate::reserve::Ledger::default(),
             journal: Journal::new(),
         };
-        inv.free = vec![vec![0u64; len]; nres];
-        for ix in 0..len {
-            inv.recompute_free(ix);
-        }
+        inv.free = (0..nres)
+            .map(|r| {
+                inv.capacity[r]
+                    .iter()
+                    .zip(&inv.used[r])
+                    .map(|(c, u)| c.saturating_sub(*u))
+                    .collect()
+            })
+            .collect();
         inv.rebuild_summaries();
         inv.layout_id = fingerprint(&inv);
         Ok(inv)
@@ -513,12 +530,30 @@ impl Inventory {
         self.journal.touch(ix as u32);
     }
 
-    /// `free = capacity − used − reserved`, saturating at zero, for one node.
-    pub(crate) fn recompute_free(&mut self, ix: usize) {
-        for r in 0..self.resources.len() {
-            self.free[r][ix] = self.capacity[r][ix]
-                .saturating_sub(self.used[r][ix])
-                .saturating_sub(self.reserved[r][ix]);
+    /// Capacity minus external use, saturating at zero.
+    #[inline]
+    fn available(&self, n: usize, r: usize) -> u64 {
+        self.capacity[r][n].saturating_sub(self.used[r][n])
+    }
+
+    /// What live reservations hold of resource `r` on node `n`.
+    pub(crate) fn reserved_of(&self, n: usize, r: usize) -> u64 {
+        match self.overcommit.get(&(n as u32, r as u32)) {
+            Some(&v) => v,
+            None => self.available(n, r).saturating_sub(self.free[r][n]),
+        }
+    }
+
+    /// Records that reservations hold `v` of resource `r` on node `n`; free follows.
+    pub(crate) fn set_reserved(&mut self, n: usize, r: usize, v: u64) {
+        let avail = self.available(n, r);
+        let key = (n as u32, r as u32);
+        if v > avail {
+            self.free[r][n] = 0;
+            self.overcommit.insert(key, v);
+        } else {
+            self.free[r][n] = avail - v;
+            self.overcommit.remove(&key);
         }
     }
 
@@ -675,20 +710,19 @@ impl Inventory {
         if self.names.len() != n || self.labels.len() != n || self.schedulable.len() != n {
             return Err("node arrays disagree in length".into());
         }
-        for cols in [&self.capacity, &self.used, &self.reserved, &self.free] {
+        for cols in [&self.capacity, &self.used, &self.free] {
             if cols.len() != nres || cols.iter().any(|c| c.len() != n) {
                 return Err("resource columns have the wrong shape".into());
             }
         }
         for r in 0..nres {
             for i in 0..n {
-                let want = self.capacity[r][i]
-                    .saturating_sub(self.used[r][i])
-                    .saturating_sub(self.reserved[r][i]);
-                if self.free[r][i] != want {
+                let (avail, free) = (self.available(i, r), self.free[r][i]);
+                let over = self.overcommit.get(&(i as u32, r as u32));
+                if free > avail || over.is_some_and(|&v| v <= avail || free != 0) {
                     return Err(format!(
-                        "free of {} on {} is {}, not capacity - used - reserved = {want}",
-                        self.resources[r], self.names[i], self.free[r][i]
+                        "free of {} on {} is {free}, inconsistent with capacity - used = {avail} and {over:?} overcommitted",
+                        self.resources[r], self.names[i]
                     ));
                 }
             }
@@ -822,11 +856,7 @@ fn build_domains(paths: &[u32], len: usize, levels: usize) -> Vec<Vec<Domain>> {
                 parent += 1;
             }
             match level.last_mut() {
-                Some(d)
-                    if d.end == i
-                        && d.parent as usize == parent
-                        && at(d.start, depth) == v =>
-                {
+                Some(d) if d.end == i && d.parent as usize == parent && at(d.start, depth) == v => {
                     d.end = i + 1;
                 }
                 _ => level.push(Domain {

@@ -311,12 +311,12 @@ impl Ledger {
         }
         for n in 0..inv.len() {
             for r in 0..nres {
-                if u128::from(inv.reserved[r][n]) != sum[n * nres + r] {
+                if u128::from(inv.reserved_of(n, r)) != sum[n * nres + r] {
                     return Err(format!(
                         "reserved {} on {} is {}, live reservations hold {}",
                         inv.resources[r],
                         inv.names[n],
-                        inv.reserved[r][n],
+                        inv.reserved_of(n, r),
                         sum[n * nres + r]
                     ));
                 }
@@ -445,20 +445,20 @@ impl Inventory {
                 let Some(ri) = self.resources.get_index_of(res) else {
                     continue;
                 };
-                let cell = &mut self.reserved[ri][n as usize];
                 let amount = q.saturating_mul(u64::from(k));
-                *cell = if take {
-                    cell.saturating_add(amount)
+                let held = self.reserved_of(n as usize, ri);
+                let held = if take {
+                    held.saturating_add(amount)
                 } else {
-                    cell.saturating_sub(amount)
+                    held.saturating_sub(amount)
                 };
+                self.set_reserved(n as usize, ri, held);
             }
             if !touched.contains(&n) {
                 touched.push(n);
             }
         }
         for &n in &touched {
-            self.recompute_free(n as usize);
             self.journal.touch(n);
         }
         self.refresh_summaries(&touched);

@@ -17,9 +17,31 @@ use crate::solve::{Outcome, Solver};
 /// pairwise distinct domains of a spread level (inference replicas across racks).
 ///
 /// ```
-/// use gang_core::{Gang, Role, Spread};
-/// let s = Spread::new(Gang::new("serve").role(Role::new("w", 2).request("gpu", 1)).required("rack"), 3, "rack");
-/// assert_eq!(s.replicas, 3);
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome, Topology};
+/// let node = |n: &str, block: &str, rack: &str| {
+///     NodeSpec::new(n).label("block", block).label("rack", rack).capacity("nvidia.com/gpu", 4)
+/// };
+/// let mut inv = Inventory::builder(Topology::new(["block", "rack"])?)
+///     .nodes([node("a1", "b1", "a"), node("b1", "b1", "b"), node("c1", "b2", "c")])
+///     .build()?;
+/// let replica = Gang::new("serve")
+///     .role(Role::new("w", 2).request("nvidia.com/gpu", 2))
+///     .required("rack");
+/// // Up to 4 replicas, at least 2, in distinct racks of one block.
+/// let spread = Spread::new(replica, 4, "rack").min_replicas(2).within("block");
+/// assert_eq!((spread.replicas, spread.min_replicas), (4, Some(2)));
+/// assert_eq!((spread.level.as_str(), spread.within.as_deref()), ("rack", Some("block")));
+/// let SpreadOutcome::Placed { reservations, placements } = inv.spread(&spread)? else {
+///     panic!("block b1 has two racks");
+/// };
+/// assert_eq!(reservations.len(), 2);
+/// let racks: Vec<String> = placements.iter().map(|p| p.domain_path()).collect();
+/// assert_eq!(racks, ["b1/a", "b1/b"]);
+/// // All 4 required: only block b2 has room left, for 1; nothing more is held.
+/// let all = Spread { min_replicas: None, ..spread };
+/// assert!(matches!(inv.spread(&all)?, SpreadOutcome::Unschedulable { fit: 1, needed: 4, .. }));
+/// assert_eq!(inv.reservations().count(), 2); // only the first spread's replicas
+/// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -40,7 +62,8 @@ pub struct Spread {
 }
 
 impl Spread {
-    /// `replicas` copies of `gang` spread over distinct domains of `level`.
+    /// `replicas` copies of `gang` spread over distinct domains of `level`, all required.
+    /// See [`Spread`].
     pub fn new(gang: Gang, replicas: u32, level: impl Into<String>) -> Self {
         Spread {
             gang,
@@ -51,13 +74,13 @@ impl Spread {
         }
     }
 
-    /// Accept as few as `min` replicas.
+    /// Accept as few as `min` replicas. See [`Spread`].
     pub fn min_replicas(mut self, min: u32) -> Self {
         self.min_replicas = Some(min);
         self
     }
 
-    /// Keep every replica inside one domain of `level`.
+    /// Keep every replica inside one domain of `level`. See [`Spread`].
     pub fn within(mut self, level: impl Into<String>) -> Self {
         self.within = Some(level.into());
         self
@@ -65,6 +88,34 @@ impl Spread {
 }
 
 /// The answer to [`Inventory::spread`].
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome, Topology};
+/// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes(["a", "b", "c"].map(|r| {
+///         NodeSpec::new(format!("{r}1")).label("rack", r).capacity("nvidia.com/gpu", 4)
+///     }))
+///     .build()?;
+/// let replica = Gang::new("serve")
+///     .role(Role::new("w", 2).request("nvidia.com/gpu", 2))
+///     .required("rack");
+/// // Four replicas in distinct racks: only three racks exist.
+/// match inv.spread(&Spread::new(replica.clone(), 4, "rack"))? {
+///     SpreadOutcome::Unschedulable { fit, needed, diagnosis } => {
+///         assert_eq!((fit, needed), (3, 4));
+///         assert!(diagnosis.is_some());
+///     }
+///     SpreadOutcome::Placed { .. } => unreachable!(),
+/// }
+/// assert_eq!(inv.reservations().count(), 0); // all or nothing
+/// let SpreadOutcome::Placed { reservations, placements } =
+///     inv.spread(&Spread::new(replica, 4, "rack").min_replicas(3))?
+/// else {
+///     panic!("three replicas fit")
+/// };
+/// assert_eq!((reservations.len(), placements.len()), (3, 3));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
 pub enum SpreadOutcome {
@@ -87,6 +138,30 @@ pub enum SpreadOutcome {
 }
 
 /// How a queue of gangs is admitted by [`Inventory::admit`].
+///
+/// ```
+/// use gang_core::{AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+/// const GPU: &str = "nvidia.com/gpu";
+/// let inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("g1").capacity(GPU, 8))
+///     .node(NodeSpec::new("g2").capacity(GPU, 8).used(GPU, 4))
+///     .node(NodeSpec::new("s1").capacity(GPU, 2))
+///     .build()?;
+/// let job = |name: &str, members, gpus| {
+///     Gang::new(name).role(Role::new("w", members).request(GPU, gpus))
+/// };
+/// // The head needs two free 8-GPU nodes; only g1 is one.
+/// let queue = [job("train", 2, 8), job("small", 1, 2), job("mid", 1, 4), job("big", 1, 8)];
+/// let placed = |mode| -> Result<Vec<bool>, gang_core::Error> {
+///     let mut inv = inv.clone();
+///     Ok(inv.admit(&queue, mode)?.iter().map(|a| a.is_placed()).collect())
+/// };
+/// assert_eq!(AdmitMode::default(), AdmitMode::Fifo);
+/// assert_eq!(placed(AdmitMode::Fifo)?, [false, false, false, false]);
+/// // Backfill: small and mid go ahead on s1 and g2; big would take g1, which train can use.
+/// assert_eq!(placed(AdmitMode::Backfill)?, [false, true, true, false]);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
@@ -101,6 +176,29 @@ pub enum AdmitMode {
 }
 
 /// What happened to one gang of an admitted queue.
+///
+/// ```
+/// use gang_core::{Admission, AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+/// let mut inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let job = |name: &str, members| {
+///     Gang::new(name).role(Role::new("w", members).request("nvidia.com/gpu", 1))
+/// };
+/// let out = inv.admit(&[job("first", 6), job("second", 4), job("third", 1)], AdmitMode::Fifo)?;
+/// let Admission::Placed { reservation, placement } = &out[0] else { panic!("6 of 8 fit") };
+/// assert_eq!((placement.gang(), inv.reservation(*reservation).is_some()), ("first", true));
+/// match &out[1] {
+///     Admission::Waiting { diagnosis, blocked_by } => {
+///         assert!(diagnosis.is_some() && blocked_by.is_none()); // the new head
+///     }
+///     Admission::Placed { .. } => unreachable!("2 GPUs are left"),
+/// }
+/// let Admission::Waiting { blocked_by, .. } = &out[2] else { panic!("FIFO: behind the head") };
+/// assert_eq!(blocked_by.as_deref(), Some("second"));
+/// assert_eq!(out.iter().filter(|a| a.is_placed()).count(), 1);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
 pub enum Admission {
@@ -121,7 +219,7 @@ pub enum Admission {
 }
 
 impl Admission {
-    /// Whether the gang was placed.
+    /// Whether the gang was placed (and reserved). See [`Admission`].
     pub fn is_placed(&self) -> bool {
         matches!(self, Admission::Placed { .. })
     }
@@ -157,21 +255,30 @@ impl Inventory {
     /// replicas wins (ties: the first). Unconstrained roles are not spread.
     ///
     /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome, Topology};
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome};
+    /// use gang_core::Topology;
     /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
-    ///     .nodes((0..3).map(|i| NodeSpec::new(format!("n{i}")).label("rack", format!("r{i}")).capacity("gpu", 8)))
+    ///     .nodes((0..3).map(|i| {
+    ///         NodeSpec::new(format!("n{i}")).label("rack", format!("r{i}")).capacity("gpu", 8)
+    ///     }))
     ///     .build()?;
     /// let replica = Gang::new("serve").role(Role::new("w", 2).request("gpu", 1)).required("rack");
-    /// match inv.spread(&Spread::new(replica, 3, "rack"))? {
+    /// match inv.spread(&Spread::new(replica.clone(), 3, "rack"))? {
     ///     SpreadOutcome::Placed { reservations, .. } => assert_eq!(reservations.len(), 3),
     ///     other => panic!("{other:?}"),
     /// }
+    /// let err = inv.spread(&Spread::new(replica.clone(), 0, "rack")).unwrap_err();
+    /// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidRequest, "spread.replicas"));
+    /// // Two replicas in distinct racks can never share one rack.
+    /// let err = inv.spread(&Spread::new(replica, 2, "rack").within("rack")).unwrap_err();
+    /// assert_eq!((err.kind(), err.field()), (ErrorKind::Contradictory, "spread.within"));
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidRequest`] for bad counts or levels, as [`Inventory::compile`] for
-    /// the gang, and [`Error::Contradictory`] when `within` is at or inside the spread
+    /// [`Error::InvalidRequest`] for bad counts or levels (fields `spread.replicas`,
+    /// `spread.min_replicas`, `spread.level`, `spread.within`), as [`Inventory::compile`]
+    /// for the gang, and [`Error::Contradictory`] when `within` is at or inside the spread
     /// level while two or more replicas are required (they could never be apart).
     pub fn spread(&mut self, spread: &Spread) -> Result<SpreadOutcome, Error> {
         let compiled = self.compile(&spread.gang)?;
@@ -314,6 +421,13 @@ impl Inventory {
     /// let job = |n: &str| Gang::new(n).role(Role::new("w", 8).request("gpu", 1));
     /// let out = inv.admit(&[job("first"), job("second")], AdmitMode::Fifo)?;
     /// assert!(out[0].is_placed() && !out[1].is_placed());
+    /// // An invalid gang anywhere in the queue: an error, and nothing is placed.
+    /// let first = inv.reservations().next().unwrap().id();
+    /// inv.release(first)?;
+    /// let invalid = Gang::new("bad").role(Role::new("w", 0));
+    /// let err = inv.admit(&[job("first"), invalid], AdmitMode::Fifo).unwrap_err();
+    /// assert_eq!(err.field(), "gang.roles[w].count");
+    /// assert_eq!(inv.reservations().count(), 0);
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
