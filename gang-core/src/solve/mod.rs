@@ -19,6 +19,13 @@ use rollup::{cap_of, rollup, Grain, Scope};
 use search::{search, Search};
 
 /// Default number of patterns the exact multi-role search may try per query.
+///
+/// ```
+/// use gang_core::{Solver, DEFAULT_SEARCH_BUDGET};
+/// assert_eq!(DEFAULT_SEARCH_BUDGET, 1_000_000);
+/// assert_eq!(Solver::new().budget(), DEFAULT_SEARCH_BUDGET);
+/// assert_eq!(Solver::with_search_budget(10).budget(), 10);
+/// ```
 pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 
 /// What a placement query answers.
@@ -28,13 +35,22 @@ pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 2))
 ///     .build()?;
-/// match inv.place(&Gang::new("g").role(Role::new("w", 4).request("gpu", 1)))? {
-///     Outcome::Placed(p) => println!("{p}"),
+/// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1));
+/// match inv.place(&gang(4))? {
+///     Outcome::Placed(p) => panic!("only 2 GPUs: {p}"),
 ///     Outcome::Unschedulable(d) => assert!(d.to_string().contains("2 of 4")),
 ///     Outcome::Undecided(_) => unreachable!("single-role gangs are always decided"),
 /// }
+/// let two = inv.place(&gang(2))?;
+/// assert!(two.is_placed() && two.diagnosis().is_none());
+/// assert_eq!((two.status(), two.placement().unwrap().members()), ("placed", 2));
+/// let four = inv.place(&gang(4))?;
+/// assert!(!four.is_placed() && four.placement().is_none());
+/// assert_eq!((four.status(), four.diagnosis().unwrap().gang.as_str()), ("unschedulable", "g"));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
+///
+/// [`Solver`] shows [`Outcome::Undecided`].
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
 pub enum Outcome {
@@ -48,12 +64,12 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Whether the gang was placed.
+    /// Whether the gang was placed. See [`Outcome`].
     pub fn is_placed(&self) -> bool {
         matches!(self, Outcome::Placed(_))
     }
 
-    /// The placement, if placed.
+    /// The placement, if placed. See [`Outcome`].
     pub fn placement(&self) -> Option<&Placement> {
         match self {
             Outcome::Placed(p) => Some(p),
@@ -61,7 +77,7 @@ impl Outcome {
         }
     }
 
-    /// The diagnosis, if not placed.
+    /// The diagnosis, if not placed (unschedulable or undecided). See [`Outcome`].
     pub fn diagnosis(&self) -> Option<&Diagnosis> {
         match self {
             Outcome::Placed(_) => None,
@@ -69,7 +85,8 @@ impl Outcome {
         }
     }
 
-    /// `"placed"`, `"unschedulable"` or `"undecided"`.
+    /// `"placed"`, `"unschedulable"` or `"undecided"`, as in scenario files. See
+    /// [`Outcome`].
     pub fn status(&self) -> &'static str {
         match self {
             Outcome::Placed(_) => "placed",
@@ -160,15 +177,29 @@ impl Scratch {
 /// Places compiled gangs, reusing its scratch space between queries.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
+/// use gang_core::DEFAULT_SEARCH_BUDGET;
+/// const GPU: &str = "nvidia.com/gpu";
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
-///     .nodes((0..4).map(|i| NodeSpec::new(format!("n{i}")).label("rack", "a").capacity("gpu", 8)))
+///     .nodes((1..=3).map(|i| NodeSpec::new(format!("n{i}")).label("rack", "a").capacity(GPU, 8)))
 ///     .build()?;
-/// let gang = inv.compile(&Gang::new("g").role(Role::new("w", 4).request("gpu", 8)).required("rack"))?;
+/// // Two 5-GPU and four 3-GPU members: greedy packing fails, the exact search does not.
+/// let gang = Gang::new("g")
+///     .role(Role::new("a", 2).request(GPU, 5))
+///     .role(Role::new("b", 4).request(GPU, 3))
+///     .required("rack");
+/// let compiled = inv.compile(&gang)?;
 /// let mut solver = Solver::new();
+/// assert_eq!(solver.budget(), DEFAULT_SEARCH_BUDGET);
 /// for _ in 0..3 {
-///     assert!(solver.place(&inv, &gang)?.is_placed());
+///     assert!(solver.place(&inv, &compiled)?.is_placed()); // scratch space reused
 /// }
+/// // With no budget for the search, the answer is "undecided", never "does not fit".
+/// let mut hasty = Solver::with_search_budget(0);
+/// assert_eq!(hasty.budget(), 0);
+/// let out = hasty.place(&inv, &compiled)?;
+/// assert!(matches!(out, Outcome::Undecided(_)));
+/// assert!(out.diagnosis().unwrap().search_exhausted);
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug)]
@@ -194,7 +225,8 @@ pub(crate) struct Found {
 }
 
 impl Solver {
-    /// A solver with the default search budget ([`DEFAULT_SEARCH_BUDGET`]).
+    /// A solver with the default search budget ([`DEFAULT_SEARCH_BUDGET`]). See
+    /// [`Solver`].
     pub fn new() -> Self {
         Solver {
             s: Scratch::default(),
@@ -206,6 +238,7 @@ impl Solver {
     }
 
     /// A solver whose exact multi-role search may try at most `budget` patterns per query.
+    /// See [`Solver`].
     pub fn with_search_budget(budget: u64) -> Self {
         Solver {
             s: Scratch::default(),
@@ -216,7 +249,8 @@ impl Solver {
         }
     }
 
-    /// The number of patterns the exact multi-role search may try per query.
+    /// The number of patterns the exact multi-role search may try per query. See
+    /// [`Solver`].
     pub fn budget(&self) -> u64 {
         self.budget
     }
@@ -233,6 +267,21 @@ impl Solver {
     ///
     /// A gang compiled before nodes were added, removed or relabelled is compiled again
     /// on the fly.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
+    /// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 8);
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?).node(node("a1")).build()?;
+    /// let gang = Gang::new("g")
+    ///     .role(Role::new("w", 2).request("nvidia.com/gpu", 8))
+    ///     .required("rack");
+    /// let compiled = inv.compile(&gang)?;
+    /// let mut solver = Solver::new();
+    /// assert!(!solver.place(&inv, &compiled)?.is_placed()); // one 8-GPU node
+    /// inv.add_node(node("a2"))?;
+    /// assert!(solver.place(&inv, &compiled)?.is_placed()); // compiled again, placed
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// Only when that recompilation fails (as [`Inventory::compile`]).
@@ -659,7 +708,9 @@ impl Inventory {
     /// let p = inv.place(&gang)?.placement().cloned().unwrap();
     /// assert_eq!(p.domain_path(), "a");
     /// let too_big = Gang::new("g").role(Role::new("w", 5).request("gpu", 1)).required("rack");
-    /// assert!(!inv.place(&too_big)?.is_placed());
+    /// assert!(!inv.place(&too_big)?.is_placed()); // valid, but does not fit: no error
+    /// let invalid = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("zone");
+    /// assert_eq!(inv.place(&invalid).unwrap_err().field(), "gang.topology.required");
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
