@@ -6,7 +6,6 @@
 //! its own node descriptions, reservations follow their nodes by name, and gangs
 //! compiled before are compiled again on their next placement.
 
-use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 
 use crate::error::Error;
@@ -331,10 +330,10 @@ impl Inventory {
     ///     .role(Role::new("worker", 8).request("nvidia.com/gpu", 1))
     ///     .required("rack");
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // a1 and a2
-    /// let displaced = inv.set_labels("a2", [("rack".to_owned(), "b".to_owned())].into())?;
+    /// let displaced = inv.set_labels("a2", [("rack", "b")])?;
     /// assert_eq!(displaced, [id]); // its workers now span racks a and b
     /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b");
-    /// let bad = inv.set_labels("a2", [("rack".to_owned(), "rack b".to_owned())].into());
+    /// let bad = inv.set_labels("a2", [("rack", "rack b")]);
     /// assert_eq!(bad.unwrap_err().field(), "nodes[a2].labels.rack");
     /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b"); // unchanged
     /// # Ok::<(), gang_core::Error>(())
@@ -343,14 +342,21 @@ impl Inventory {
     /// # Errors
     /// [`Error::UnknownNode`]; [`Error::InvalidInventory`] for a malformed label key or
     /// value (field `nodes[name].labels…`); the inventory is unchanged.
-    pub fn set_labels(
+    pub fn set_labels<K, V>(
         &mut self,
         name: &str,
-        labels: IndexMap<String, String>,
-    ) -> Result<Vec<ReservationId>, Error> {
+        labels: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Vec<ReservationId>, Error>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
         let ix = self.index(name)?;
         let mut specs: Vec<NodeSpec> = (0..self.len()).map(|i| self.spec_of(i)).collect();
-        specs[ix].labels = labels;
+        specs[ix].labels = labels
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
         self.relayout(&specs)?;
         Ok(self.displaced())
     }

@@ -248,7 +248,9 @@ impl Inventory {
     /// ```
     ///
     /// # Errors
-    /// [`Error::UnknownReservation`] when `id` is not live; nothing changes.
+    /// [`Error::UnknownReservation`] when `id` is not live; nothing changes. Otherwise
+    /// only what recompiling the gang after a layout change can return; "no room" is
+    /// [`Replacement::Pending`], never an error.
     pub fn replace(&mut self, id: ReservationId) -> Result<Replacement, Error> {
         let r = self
             .ledger

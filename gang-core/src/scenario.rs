@@ -16,7 +16,7 @@ use crate::topology::Topology;
 /// A cluster, a gang, and optionally the expected result.
 ///
 /// ```
-/// use gang_core::Scenario;
+/// use gang_core::{ErrorKind, Scenario};
 /// let s = Scenario::from_json(r#"{
 ///   "topology": { "levels": ["rack"] },
 ///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
@@ -24,9 +24,19 @@ use crate::topology::Topology;
 ///             "topology": { "required": "rack" } },
 ///   "expect": { "status": "placed", "domain": { "rack": "a" }, "nodes": { "a1": 2 } }
 /// }"#)?;
+/// assert_eq!((s.topology.levels.len(), s.nodes.len(), s.gang.name.as_str()), (1, 1, "g"));
+/// assert_eq!(s.inventory()?.len(), 1);
+/// assert!(s.run()?.is_placed());
 /// let report = s.check();
 /// assert!(report.passed(), "{:?}", report.failures);
-/// assert!(Scenario::from_json(r#"{"topology": {}, "nodes": [], "gang": {}, "extra": 1}"#).is_err());
+/// assert_eq!(Scenario::from_json(&s.to_json())?, s); // round trip
+///
+/// // A wrong expectation is a failure in the report, not an error.
+/// let mut wrong = s.clone();
+/// wrong.expect.as_mut().unwrap().nodes = Some([("a1".to_owned(), 3)].into());
+/// assert_eq!(wrong.check().failures, ["node a1: expected 3 members, got 2"]);
+/// let err = Scenario::from_json(r#"{"topology": {}, "nodes": [], "gang": {}, "extra": 1}"#);
+/// assert_eq!(err.unwrap_err().kind(), ErrorKind::InvalidScenario);
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,13 +130,40 @@ impl Gang {
         from_json(text)
     }
 
-    /// The gang as JSON.
+    /// The gang as JSON, as [`Gang::from_json`] reads it.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Role};
+    /// let gang = Gang::new("g").role(Role::new("w", 4).request("nvidia.com/gpu", 1)).required("rack");
+    /// let json = gang.to_json();
+    /// assert!(json.starts_with(r#"{"name":"g","roles":[{"name":"w","count":4"#), "{json}");
+    /// assert_eq!(Gang::from_json(&json)?, gang);
+    /// assert!(Gang::from_json(&json.replace("count", "size")).is_err());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
 
-/// `{"levels": [...]}`, outermost first.
+/// The `topology` object of a scenario file: `{"levels": [...]}`, outermost first.
+///
+/// Not re-exported; reach it through [`Scenario::topology`].
+///
+/// ```
+/// use gang_core::{Scenario, Topology};
+/// let doc = |levels: &str| {
+///     format!(r#"{{"topology": {{"levels": {levels}}}, "nodes": [],
+///         "gang": {{"name": "g", "roles": [{{"name": "w", "count": 1}}]}}}}"#)
+/// };
+/// let s = Scenario::from_json(&doc(r#"["block", "rack"]"#))?;
+/// assert_eq!(s.topology.levels, ["block", "rack"]);
+/// assert_eq!(s.inventory()?.topology(), &Topology::new(["block", "rack"])?);
+/// // Levels are validated when the inventory is built.
+/// let s = Scenario::from_json(&doc(r#"["rack", "rack"]"#))?;
+/// assert_eq!(s.inventory().unwrap_err().field(), "topology.levels[1]");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioTopology {
@@ -137,6 +174,25 @@ pub struct ScenarioTopology {
 
 /// Expectations on a scenario's result. Every field is optional; each given one is
 /// checked.
+///
+/// ```
+/// use gang_core::{Expect, Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let outcome = inv.place(&Gang::new("g").role(Role::new("w", 2).request("nvidia.com/gpu", 4)));
+/// let expect = Expect {
+///     status: Some("placed".into()),
+///     level: Some(None), // cluster-wide: the gang has no required level
+///     nodes: Some([("a1".to_owned(), 2)].into()),
+///     ..Expect::default()
+/// };
+/// assert!(expect.check(Some(&inv), &outcome).is_empty());
+/// let wrong = Expect { status: Some("unschedulable".into()), ..Expect::default() };
+/// let failures = wrong.check(Some(&inv), &outcome);
+/// assert!(failures[0].starts_with("status: expected unschedulable, got placed"), "{failures:?}");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
@@ -194,6 +250,20 @@ mod double_option {
 }
 
 /// The result of running a scenario and checking its expectations.
+///
+/// ```
+/// use gang_core::Scenario;
+/// let s = Scenario::from_json(r#"{
+///   "topology": { "levels": ["rack"] },
+///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
+///   "gang": { "name": "g", "roles": [ { "name": "w", "count": 9, "requests": { "gpu": 1 } } ] },
+///   "expect": { "status": "unschedulable", "message_contains": ["8 of 9 w"] }
+/// }"#)?;
+/// let report = s.check();
+/// assert!(report.passed(), "{:?}", report.failures);
+/// assert_eq!(report.outcome?.status(), "unschedulable");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ScenarioReport {
     /// What came out.
@@ -203,14 +273,21 @@ pub struct ScenarioReport {
 }
 
 impl ScenarioReport {
-    /// Whether every expectation held.
+    /// Whether every expectation held. See [`ScenarioReport`] and [`Scenario`].
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }
 }
 
 impl Scenario {
-    /// Parses a scenario document. Unknown fields are errors.
+    /// Parses a scenario document. Unknown fields are errors. See [`Scenario`].
+    ///
+    /// ```
+    /// use gang_core::Scenario;
+    /// let err = Scenario::from_json(r#"{"topology": {"levels": []}, "nodes": [],
+    ///     "gang": {"name": "g", "roles": [{"name": "w", "count": "four"}]}}"#).unwrap_err();
+    /// assert_eq!(err.field(), "gang.roles[0].count");
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidScenario`] naming the JSON path (`gang.roles[0].count`) and what is
@@ -219,12 +296,13 @@ impl Scenario {
         from_json(text)
     }
 
-    /// The scenario as JSON.
+    /// The scenario as pretty-printed JSON, as [`Scenario::from_json`] reads it. See
+    /// [`Scenario`].
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Builds the inventory.
+    /// Builds the inventory. See [`Scenario`] and [`Scenario::check`].
     ///
     /// # Errors
     /// As [`InventoryBuilder::build`](crate::InventoryBuilder::build).
@@ -234,7 +312,7 @@ impl Scenario {
             .build()
     }
 
-    /// Builds the inventory and places the gang.
+    /// Builds the inventory and places the gang. See [`Scenario`] and [`Scenario::check`].
     ///
     /// # Errors
     /// Invalid inventory or request, as [`Inventory::place`].
@@ -243,7 +321,25 @@ impl Scenario {
     }
 
     /// Runs the scenario and checks every expectation (and, for placements, the
-    /// placement's own invariants).
+    /// placement's own invariants), then runs its lifecycle steps, if any.
+    ///
+    /// An invalid gang is an expected result like any other:
+    ///
+    /// ```
+    /// use gang_core::Scenario;
+    /// let s = Scenario::from_json(r#"{
+    ///   "topology": { "levels": ["rack"] },
+    ///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
+    ///   "gang": { "name": "g", "roles": [ { "name": "w", "count": 2 } ],
+    ///             "topology": { "required": "block" } },
+    ///   "expect": { "status": "error", "error_kind": "invalid_request",
+    ///               "error_field": "gang.topology.required" }
+    /// }"#)?;
+    /// assert!(s.inventory().is_ok());
+    /// assert!(s.run().is_err());
+    /// assert!(s.check().passed());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
     pub fn check(&self) -> ScenarioReport {
         let inv = self.inventory();
         let outcome = inv
@@ -269,7 +365,7 @@ impl Scenario {
 impl Expect {
     /// Checks an outcome (or error) against these expectations, returning each one that
     /// does not hold, in words. `inventory` is needed for `domain_counts`. Bindings use
-    /// this to check results they obtained through their own API.
+    /// this to check results they obtained through their own API. See [`Expect`].
     pub fn check(
         &self,
         inventory: Option<&Inventory>,
@@ -516,8 +612,12 @@ impl Outcome {
     /// let inv = Inventory::builder(Topology::new(["rack"])?)
     ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
     ///     .build()?;
-    /// let out = inv.place(&Gang::new("g").role(Role::new("w", 2).request("gpu", 1)).required("rack"))?;
-    /// assert!(out.to_json().contains(r#""status":"placed""#));
+    /// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1)).required("rack");
+    /// let json = inv.place(&gang(2))?.to_json();
+    /// assert!(json.starts_with(r#"{"status":"placed","gang":"g","level":"rack""#), "{json}");
+    /// assert!(json.contains(r#""assignments":[{"role":"w","node":"a1","count":2}]"#));
+    /// let json = inv.place(&gang(9))?.to_json();
+    /// assert!(json.starts_with(r#"{"status":"unschedulable","message":"gang g (9 w)"#), "{json}");
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     pub fn to_json(&self) -> String {
@@ -527,6 +627,14 @@ impl Outcome {
 
 impl Error {
     /// The error as JSON: `{"status": "error", "kind", "field", "message"}`.
+    ///
+    /// ```
+    /// use gang_core::Quantity;
+    /// let json = Quantity::parse("12 GB").unwrap_err().to_json();
+    /// assert!(json.starts_with(
+    ///     r#"{"status":"error","kind":"invalid_quantity","field":"quantity","message":"#
+    /// ), "{json}");
+    /// ```
     pub fn to_json(&self) -> String {
         json!({
             "status": "error",
