@@ -96,7 +96,8 @@ impl Inventory {
     /// let inv = Inventory::from_json(r#"{"topology": {"levels": ["rack"]},
     ///     "nodes": [{"name": "a1", "labels": {"rack": "a"}, "capacity": {"gpu": 8}}]}"#)?;
     /// assert_eq!(inv.len(), 1);
-    /// assert!(Inventory::from_json(r#"{"topology": {}, "nodes": [{"name": "a1", "capacity": {"gpu": "x"}}]}"#).is_err());
+    /// let bad = r#"{"topology": {}, "nodes": [{"name": "a1", "capacity": {"gpu": "x"}}]}"#;
+    /// assert_eq!(Inventory::from_json(bad).unwrap_err().field(), "nodes[a1].capacity.gpu");
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
@@ -134,7 +135,9 @@ impl Gang {
     ///
     /// ```
     /// use gang_core::{Gang, Role};
-    /// let gang = Gang::new("g").role(Role::new("w", 4).request("nvidia.com/gpu", 1)).required("rack");
+    /// let gang = Gang::new("g")
+    ///     .role(Role::new("w", 4).request("nvidia.com/gpu", 1))
+    ///     .required("rack");
     /// let json = gang.to_json();
     /// assert!(json.starts_with(r#"{"name":"g","roles":[{"name":"w","count":4"#), "{json}");
     /// assert_eq!(Gang::from_json(&json)?, gang);

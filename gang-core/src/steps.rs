@@ -14,7 +14,32 @@ use crate::reserve::ReservationId;
 use crate::solve::Outcome;
 use crate::spread::{Admission, AdmitMode, Spread, SpreadOutcome};
 
-/// The operation of a [`Step`].
+/// The operation of a [`Step`], named in snake case in scenario files (`"fail_node"`).
+///
+/// ```
+/// use gang_core::{Scenario, StepOp};
+/// let s = Scenario::from_json(r#"{
+///   "topology": { "levels": [] },
+///   "nodes": [ { "name": "n1", "capacity": { "nvidia.com/gpu": 8 } } ],
+///   "gang": { "name": "g", "roles": [ { "name": "w", "count": 8,
+///                                       "requests": { "nvidia.com/gpu": 1 } } ] },
+///   "steps": [
+///     { "op": "cordon", "node": "n1" },
+///     { "op": "place", "expect": { "status": "unschedulable",
+///                                  "message_contains": ["1 cordoned"] } },
+///     { "op": "uncordon", "node": "n1" },
+///     { "op": "place", "expect": { "status": "placed", "nodes": { "n1": 8 } } }
+///   ]
+/// }"#)?;
+/// let ops: Vec<StepOp> = s.steps.iter().map(|step| step.op).collect();
+/// assert_eq!(ops, [StepOp::Cordon, StepOp::Place, StepOp::Uncordon, StepOp::Place]);
+/// let report = s.check();
+/// assert!(report.passed(), "{:?}", report.failures);
+/// let bad = r#"{"topology": {}, "nodes": [], "gang": {"name": "g", "roles": []},
+///               "steps": [{"op": "reboot"}]}"#;
+/// assert!(Scenario::from_json(bad).is_err());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepOp {
@@ -47,6 +72,41 @@ pub enum StepOp {
 }
 
 /// One lifecycle operation and what must hold after it.
+///
+/// Steps run in order on one inventory after the scenario's own placement; each is
+/// followed by the inventory's invariant check. Reservations are named by `as` (or the
+/// gang's name) and referred to by `reservation`.
+///
+/// ```
+/// use gang_core::{Scenario, StepOp};
+/// let s = Scenario::from_json(r#"{
+///   "topology": { "levels": ["rack"] },
+///   "nodes": [
+///     { "name": "a1", "labels": { "rack": "a" }, "capacity": { "nvidia.com/gpu": 4 } },
+///     { "name": "a2", "labels": { "rack": "a" }, "capacity": { "nvidia.com/gpu": 4 } },
+///     { "name": "a3", "labels": { "rack": "a" }, "capacity": { "nvidia.com/gpu": 4 } }
+///   ],
+///   "gang": { "name": "train",
+///             "roles": [ { "name": "worker", "count": 8, "requests": { "nvidia.com/gpu": 1 } } ],
+///             "topology": { "required": "rack" } },
+///   "steps": [
+///     { "op": "reserve", "as": "t", "expect": { "nodes": { "a1": 4, "a2": 4 } } },
+///     { "op": "fail_node", "node": "a2", "expect": { "lost": { "t": { "worker": 4 } } } },
+///     { "op": "replace", "reservation": "t",
+///       "expect": { "status": "placed", "nodes": { "a3": 4 } } },
+///     { "op": "release", "reservation": "t",
+///       "expect": { "reservations": 0, "free": { "a1": { "nvidia.com/gpu": 4 } } } },
+///     { "op": "release", "reservation": "t",
+///       "expect": { "status": "error", "error_kind": "unknown_reservation" } }
+///   ]
+/// }"#)?;
+/// let step = &s.steps[1];
+/// assert_eq!((step.op, step.node.as_deref()), (StepOp::FailNode, Some("a2")));
+/// assert_eq!(s.steps[0].name.as_deref(), Some("t"));
+/// let report = s.check();
+/// assert!(report.passed(), "{:?}", report.failures);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
@@ -87,7 +147,30 @@ pub struct Step {
     pub expect: Option<StepExpect>,
 }
 
-/// Expectations after a step. Every field is optional.
+/// Expectations after a step. Every field is optional; each unmet one is a failure of
+/// [`Scenario::check`](crate::Scenario::check), naming the step.
+///
+/// ```
+/// use gang_core::Scenario;
+/// let doc = |lost: u32| format!(r#"{{
+///   "topology": {{ "levels": [] }},
+///   "nodes": [ {{ "name": "n1", "capacity": {{ "nvidia.com/gpu": 8 }} }} ],
+///   "gang": {{ "name": "g", "roles": [ {{ "name": "w", "count": 6,
+///                                        "requests": {{ "nvidia.com/gpu": 1 }} }} ] }},
+///   "steps": [
+///     {{ "op": "reserve", "expect": {{ "status": "placed", "reservations": 1 }} }},
+///     {{ "op": "fail_node", "node": "n1",
+///       "expect": {{ "lost": {{ "g": {{ "w": {lost} }} }},
+///                   "free": {{ "n1": {{ "nvidia.com/gpu": 8 }} }} }} }}
+///   ]
+/// }}"#);
+/// assert!(Scenario::from_json(&doc(6))?.check().passed());
+/// let report = Scenario::from_json(&doc(5))?.check();
+/// assert_eq!(report.failures.len(), 1);
+/// let failure = &report.failures[0];
+/// assert!(failure.starts_with("step 1 (FailNode): lost: expected"), "{failure}");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepExpect {
