@@ -503,12 +503,8 @@ pub(crate) fn eligibility(inv: &Inventory, role: &Role) -> Bitset {
 pub(crate) fn selector_set(inv: &Inventory, role: &Role) -> Bitset {
     let n = inv.len();
     let mut set = Bitset::full(n);
-    let pair = |k: &str, v: &str| -> Option<&crate::bitset::NodeSet> {
-        let k = inv.keys.get_index_of(k)? as u32;
-        let v = inv.values.get_index_of(v)? as u32;
-        inv.pair_sets.get(&(k, v))
-    };
-    let key = |k: &str| inv.keys.get_index_of(k).map(|k| &inv.key_sets[k]);
+    let pair = |k: &str, v: &str| inv.label_set(k, v);
+    let key = |k: &str| inv.key_set(k);
     for (k, v) in &role.node_selector {
         match pair(k, v) {
             Some(s) => s.and_into(&mut set),

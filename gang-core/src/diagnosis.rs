@@ -277,9 +277,9 @@ pub enum Shortfall {
 ///     let gang = Gang::new("g").role(Role::new("w", n).request("nvidia.com/gpu", 1));
 ///     Ok(inv.place(&gang.required("rack"))?.diagnosis().cloned().unwrap().relaxation)
 /// };
-/// let to_block = Relaxation { level: Some("block".into()), domain: "b1".into(), spans: 2 };
+/// let to_block = Relaxation { level: Some("block".into()), domain: "b1".into(), spans: 2, outside: 0 };
 /// assert_eq!(relax(5)?, Some(to_block)); // block b1: 3 + 2 free
-/// let anywhere = Relaxation { level: None, domain: String::new(), spans: 4 };
+/// let anywhere = Relaxation { level: None, domain: String::new(), spans: 4, outside: 0 };
 /// assert_eq!(relax(9)?, Some(anywhere)); // all four racks together
 /// assert_eq!(relax(10)?, None); // only 9 GPUs are free in the whole cluster
 /// # Ok::<(), gang_core::Error>(())
@@ -287,10 +287,7 @@ pub enum Shortfall {
 ///
 /// Members on nodes that lack the required level's label are in no domain of it:
 ///
-/// ```ignore
-/// // BUG: `spans` counts only the racks used, not members outside every rack, so this
-/// // diagnosis says "all 6 fit now, across 1 rack" although one rack is exactly what
-/// // does not fit (4 members go on a1 in rack a, 2 on x1, which is in no rack).
+/// ```
 /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 4))
@@ -300,8 +297,8 @@ pub enum Shortfall {
 /// let d = inv.place(&gang)?.diagnosis().cloned().unwrap();
 /// let r = d.relaxation.as_ref().unwrap();
 /// assert_eq!(r.level, None);
-/// assert!(r.spans > 1, "{d}");
-/// assert!(!d.to_string().contains("across 1 rack"), "{d}");
+/// assert_eq!((r.spans, r.outside), (1, 1));
+/// assert!(d.to_string().contains("across 1 rack and 1 node without a rack label"), "{d}");
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,6 +310,8 @@ pub struct Relaxation {
     pub domain: String,
     /// How many domains of the originally required level the gang would span.
     pub spans: u32,
+    /// Nodes it would use that lack the required level's label (in no domain of it).
+    pub outside: u32,
 }
 
 /// How close the best domain comes to holding whole slices of one level.
@@ -522,21 +521,26 @@ pub(crate) fn diagnose(
                 break;
             }
             if let Some(found) = found {
-                let mut spans: Vec<u32> = solver
+                let (mut spans, mut outside): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+                for m in solver
                     .s
                     .assign
                     .iter()
                     .filter(|m| c.roles[m.0 as usize].constrained)
-                    .filter_map(|m| {
-                        if r > l {
-                            Some(m.1)
-                        } else {
-                            inv.domain_of(m.1, r)
-                        }
-                    })
-                    .collect();
-                spans.sort_unstable();
-                spans.dedup();
+                {
+                    match if r > l {
+                        Some(m.1)
+                    } else {
+                        inv.domain_of(m.1, r)
+                    } {
+                        Some(dom) => spans.push(dom),
+                        None => outside.push(m.1),
+                    }
+                }
+                for v in [&mut spans, &mut outside] {
+                    v.sort_unstable();
+                    v.dedup();
+                }
                 relaxation = Some(Relaxation {
                     level: inv.topology.key_of(d).map(str::to_owned),
                     domain: scope_path(
@@ -547,6 +551,7 @@ pub(crate) fn diagnose(
                         },
                     ),
                     spans: spans.len() as u32,
+                    outside: outside.len() as u32,
                 });
                 break;
             }
@@ -764,23 +769,29 @@ impl fmt::Display for Diagnosis {
         }
         if let Some(r) = &self.relaxation {
             let needed: u32 = self.roles.iter().map(|r| r.needed).sum();
-            match (&r.level, level) {
-                (Some(k), Some(orig)) => write!(
-                    f,
-                    " Relaxing to {}: {} {} fits all {needed} now (across {} {orig}{}).",
-                    short_level(k),
-                    short_level(k),
-                    r.domain,
-                    r.spans,
-                    if r.spans == 1 { "" } else { "s" }
-                )?,
-                (None, Some(orig)) => write!(
-                    f,
-                    " Without the topology constraint all {needed} fit now, across {} {orig}{}.",
-                    r.spans,
-                    if r.spans == 1 { "" } else { "s" }
-                )?,
-                _ => {}
+            if let Some(orig) = level {
+                let plural =
+                    |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+                let mut across = plural(r.spans, orig);
+                if r.outside > 0 {
+                    across.push_str(&format!(
+                        " and {} without a {orig} label",
+                        plural(r.outside, "node")
+                    ));
+                }
+                match &r.level {
+                    Some(k) => write!(
+                        f,
+                        " Relaxing to {}: {} {} fits all {needed} now (across {across}).",
+                        short_level(k),
+                        short_level(k),
+                        r.domain
+                    )?,
+                    None => write!(
+                        f,
+                        " Without the topology constraint all {needed} fit now, across {across}."
+                    )?,
+                }
             }
         }
         Ok(())

@@ -1,6 +1,7 @@
 //! The inventory: nodes sorted by topology path, free capacity in columns, eligibility
 //! indexed by bitsets, and per-domain summaries.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use indexmap::IndexSet;
@@ -31,10 +32,11 @@ pub(crate) struct Domain {
     pub child_end: u32,
 }
 
-/// Free-capacity summary of one domain and one resource.
+/// Free-capacity summary of one domain and one resource: the total (saturating at
+/// `u64::MAX`, which then means "at least that much") and the largest node's amount.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Summary {
-    pub total: u128,
+    pub total: u64,
     pub max: u64,
 }
 
@@ -454,11 +456,17 @@ impl Inventory {
         let capacity = permute(cap_in);
         let used = permute(used_in);
 
-        // Label and taint indexes.
+        // Label and taint indexes. A topology label of a node inside that level's domain
+        // is answered from the domain ranges (see `label_set`); only the others are listed.
         let mut pair_lists: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
         let mut key_lists: Vec<Vec<u32>> = vec![Vec::new(); keys.len()];
         for (ix, ls) in labels.iter().enumerate() {
             for &(k, v) in ls {
+                if let Some(l) = level_keys.iter().position(|&lk| lk == k) {
+                    if sorted_paths[ix * depth + l] != NONE {
+                        continue;
+                    }
+                }
                 pair_lists.entry((k, v)).or_default().push(ix as u32);
                 key_lists[k as usize].push(ix as u32);
             }
@@ -557,6 +565,55 @@ impl Inventory {
         }
     }
 
+    /// Nodes labelled `key=value`, if any. Topology levels are answered from the domain
+    /// ranges (plus nodes whose path breaks above the level), other labels from the index.
+    pub(crate) fn label_set(&self, key: &str, value: &str) -> Option<Cow<'_, NodeSet>> {
+        let k = self.keys.get_index_of(key)? as u32;
+        let v = self.values.get_index_of(value)? as u32;
+        let listed = self.pair_sets.get(&(k, v));
+        let Some(depth) = self
+            .topology
+            .label_levels()
+            .iter()
+            .position(|l| l == key)
+            .map(|d| d + 1)
+        else {
+            return listed.map(Cow::Borrowed);
+        };
+        let mut set = Bitset::new(self.len());
+        let mut any = false;
+        for dm in self.domains[depth].iter().filter(|dm| dm.value == v) {
+            set.set_range(dm.start as usize, dm.end as usize);
+            any = true;
+        }
+        if let Some(l) = listed {
+            l.or_into(&mut set);
+            any = true;
+        }
+        any.then_some(Cow::Owned(NodeSet::Dense(set)))
+    }
+
+    /// Nodes carrying label `key`, if any (see [`Inventory::label_set`]).
+    pub(crate) fn key_set(&self, key: &str) -> Option<Cow<'_, NodeSet>> {
+        let k = self.keys.get_index_of(key)?;
+        let listed = &self.key_sets[k];
+        let Some(depth) = self
+            .topology
+            .label_levels()
+            .iter()
+            .position(|l| l == key)
+            .map(|d| d + 1)
+        else {
+            return Some(Cow::Borrowed(listed));
+        };
+        let mut set = Bitset::new(self.len());
+        for dm in &self.domains[depth] {
+            set.set_range(dm.start as usize, dm.end as usize);
+        }
+        listed.or_into(&mut set);
+        Some(Cow::Owned(NodeSet::Dense(set)))
+    }
+
     /// A domain's summary for one resource, from its children's summaries and its
     /// direct nodes' free amounts.
     fn summarize(&self, d: usize, di: usize, r: usize) -> Summary {
@@ -566,12 +623,12 @@ impl Inventory {
         if d + 1 < self.domains.len() {
             for c in dom.child_start..dom.child_end {
                 let cs = self.summaries[d + 1][c as usize * nres + r];
-                s.total += cs.total;
+                s.total = s.total.saturating_add(cs.total);
                 s.max = s.max.max(cs.max);
             }
         }
         for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
-            s.total += u128::from(f);
+            s.total = s.total.saturating_add(f);
             s.max = s.max.max(f);
         }
         s
@@ -805,7 +862,7 @@ impl Inventory {
                 for r in 0..nres {
                     let s = self.summary(d, di, r);
                     let col = &self.free[r][dom.start as usize..dom.end as usize];
-                    let total: u128 = col.iter().map(|&f| u128::from(f)).sum();
+                    let total = col.iter().fold(0u64, |a, &f| a.saturating_add(f));
                     let max = col.iter().copied().max().unwrap_or(0);
                     if s.total != total || s.max != max {
                         return Err(format!(
@@ -816,10 +873,27 @@ impl Inventory {
                 }
             }
         }
-        for ((k, v), set) in &self.pair_sets {
+        let mut pairs: Vec<(u32, u32)> = self.labels.iter().flatten().copied().collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        for (k, v) in pairs {
+            let (key, value) = (&self.keys[k as usize], &self.values[v as usize]);
+            let set = self
+                .label_set(key, value)
+                .ok_or("label index lost a label")?;
+            let has_key = self.key_set(key).ok_or("label key index lost a key")?;
             for i in 0..n {
-                if set.contains(i) != self.labels[i].contains(&(*k, *v)) {
-                    return Err(format!("label index wrong for node {}", self.names[i]));
+                if set.contains(i) != self.labels[i].contains(&(k, v)) {
+                    return Err(format!(
+                        "label index wrong for node {} ({key}={value})",
+                        self.names[i]
+                    ));
+                }
+                if has_key.contains(i) != self.labels[i].iter().any(|l| l.0 == k) {
+                    return Err(format!(
+                        "label key index wrong for node {} ({key})",
+                        self.names[i]
+                    ));
                 }
             }
         }

@@ -108,7 +108,7 @@ pub use replace::{Pending, PendingDomain, Replacement};
 pub use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
 pub use reserve::{Conflict, Lost, Reservation, ReservationId};
 #[cfg(feature = "serde")]
-pub use scenario::{Expect, Scenario, ScenarioReport};
+pub use scenario::{Expect, Scenario, ScenarioReport, ScenarioTopology};
 pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};
 pub use spread::{Admission, AdmitMode, Spread, SpreadOutcome};
 #[cfg(feature = "serde")]

@@ -324,6 +324,8 @@ impl Inventory {
                 .collect(),
         };
         // Trial runs (each reserved, then released), then the best one for real.
+        // Trial reservations never escape, so their ids are handed out again after.
+        let first_id = self.ledger.next;
         let mut best: Option<(u32, Scope)> = None;
         let mut last_diag = None;
         for &scope in &scopes {
@@ -342,6 +344,7 @@ impl Inventory {
                 break;
             }
         }
+        self.ledger.next = first_id;
         let Some((n, scope)) = best.filter(|&(n, _)| n >= min) else {
             return Ok(SpreadOutcome::Unschedulable {
                 fit: best.map_or(0, |b| b.0),

@@ -451,3 +451,50 @@ fn fifo_blocks_and_backfill_uses_only_what_the_head_cannot() {
     );
     assert_eq!(inv.reservations().count(), before);
 }
+
+#[test]
+fn selectors_on_topology_labels_match_every_labelled_node() {
+    // The rack label of nodes inside a rack domain is answered from the domain ranges;
+    // a node with a rack label but no block label sits outside every rack domain and
+    // must still match a selector on its rack label.
+    let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+        .node(node("a1", "b1", "r1", 1))
+        .node(node("a2", "b2", "r1", 1))
+        .node(node("a3", "b1", "r2", 1))
+        .node(NodeSpec::new("loose").label("rack", "r1").capacity(GPU, 1))
+        .build()
+        .unwrap();
+    inv.validate().unwrap();
+    let on_r1 = Gang::new("g").role(workers(3).selector("rack", "r1"));
+    let p = inv.place(&on_r1).unwrap().placement().cloned().unwrap();
+    let mut nodes: Vec<&str> = p.node_counts().into_iter().map(|n| n.0).collect();
+    nodes.sort_unstable();
+    assert_eq!(nodes, ["a1", "a2", "loose"]);
+    assert!(!inv
+        .place(&Gang::new("g").role(workers(4).selector("rack", "r1")))
+        .unwrap()
+        .is_placed());
+    let not_r1 =
+        Gang::new("g").role(workers(1).requirement(gang_core::Requirement::not_in("rack", ["r1"])));
+    assert_eq!(
+        inv.place(&not_r1)
+            .unwrap()
+            .placement()
+            .unwrap()
+            .node_counts(),
+        [("a3", 1)]
+    );
+    let without_block = Gang::new("g")
+        .role(workers(1).requirement(gang_core::Requirement::does_not_exist("block")));
+    assert_eq!(
+        inv.place(&without_block)
+            .unwrap()
+            .placement()
+            .unwrap()
+            .node_counts(),
+        [("loose", 1)]
+    );
+    let with_rack =
+        Gang::new("g").role(workers(4).requirement(gang_core::Requirement::exists("rack")));
+    assert!(inv.place(&with_rack).unwrap().is_placed());
+}

@@ -717,6 +717,8 @@ struct RelaxationDe {
     level: Option<String>,
     domain: String,
     spans: u32,
+    #[serde(default)]
+    outside: u32,
 }
 
 #[derive(Deserialize)]
@@ -792,6 +794,7 @@ impl From<RelaxationDe> for Relaxation {
             level: r.level,
             domain: r.domain,
             spans: r.spans,
+            outside: r.outside,
         }
     }
 }
@@ -1025,6 +1028,11 @@ report_methods!(PyRelaxation, RelaxationDe {
     #[getter]
     fn spans(&self) -> u32 {
         self.0.spans
+    }
+    /// Nodes it would use that lack the required level's label.
+    #[getter]
+    fn outside(&self) -> u32 {
+        self.0.outside
     }
 });
 

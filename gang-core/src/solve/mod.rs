@@ -435,6 +435,9 @@ impl Solver {
         }
         self.s.cands.clear();
         'dom: for index in 0..ndom {
+            if t <= inv.label_depth() && !room_for_minimum(inv, c, t, index as usize) {
+                continue;
+            }
             let (mut upper, mut score) = (unconstrained_upper, 0u64);
             for (i, role) in c.roles.iter().enumerate() {
                 if !role.constrained {
@@ -639,6 +642,30 @@ impl Solver {
         }
         true
     }
+}
+
+/// Whether domain `index` at depth `t` has, in total, enough free capacity of every
+/// resource for the constrained roles' minimum members together (a necessary condition
+/// read off the summaries, before any packing is tried).
+fn room_for_minimum(inv: &Inventory, c: &Compiled, t: usize, index: usize) -> bool {
+    for r in 0..inv.resources.len() {
+        let need: u128 = c
+            .roles
+            .iter()
+            .filter(|role| role.constrained)
+            .flat_map(|role| {
+                role.req
+                    .iter()
+                    .filter(|q| q.0 as usize == r)
+                    .map(move |q| u128::from(q.1) * u128::from(role.min))
+            })
+            .sum();
+        let total = inv.summary(t, index, r).total;
+        if total != u64::MAX && need > u128::from(total) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Number of candidate domains at depth `t` (nodes at the node level).
