@@ -210,6 +210,19 @@ pub struct RoleFit {
     pub needed: u32,
 }
 
+impl fmt::Display for RoleFit {
+    /// `3 of 4 worker` (never more than needed).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} {}",
+            self.fits.min(u64::from(self.needed)),
+            self.needed,
+            self.role
+        )
+    }
+}
+
 /// The kind of shortfall in the best domain (see [`DomainReport::reason`]; slices are
 /// shown in [`SliceReport`]).
 ///
@@ -671,18 +684,7 @@ impl fmt::Display for Diagnosis {
         }
         f.write_str(".")?;
         if let Some(b) = &self.best {
-            let parts: Vec<String> = b
-                .fits
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} of {} {}",
-                        r.fits.min(u64::from(r.needed)),
-                        r.needed,
-                        r.role
-                    )
-                })
-                .collect();
+            let parts: Vec<String> = b.fits.iter().map(ToString::to_string).collect();
             match level {
                 Some(short) => write!(
                     f,

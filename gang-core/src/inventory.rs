@@ -565,19 +565,20 @@ impl Inventory {
         }
     }
 
+    /// The depth of a label-backed topology level (not the node level).
+    fn level_depth(&self, key: &str) -> Option<usize> {
+        self.topology
+            .depth_of(key)
+            .filter(|&d| d <= self.label_depth())
+    }
+
     /// Nodes labelled `key=value`, if any. Topology levels are answered from the domain
     /// ranges (plus nodes whose path breaks above the level), other labels from the index.
     pub(crate) fn label_set(&self, key: &str, value: &str) -> Option<Cow<'_, NodeSet>> {
         let k = self.keys.get_index_of(key)? as u32;
         let v = self.values.get_index_of(value)? as u32;
         let listed = self.pair_sets.get(&(k, v));
-        let Some(depth) = self
-            .topology
-            .label_levels()
-            .iter()
-            .position(|l| l == key)
-            .map(|d| d + 1)
-        else {
+        let Some(depth) = self.level_depth(key) else {
             return listed.map(Cow::Borrowed);
         };
         let mut set = Bitset::new(self.len());
@@ -597,13 +598,7 @@ impl Inventory {
     pub(crate) fn key_set(&self, key: &str) -> Option<Cow<'_, NodeSet>> {
         let k = self.keys.get_index_of(key)?;
         let listed = &self.key_sets[k];
-        let Some(depth) = self
-            .topology
-            .label_levels()
-            .iter()
-            .position(|l| l == key)
-            .map(|d| d + 1)
-        else {
+        let Some(depth) = self.level_depth(key) else {
             return Some(Cow::Borrowed(listed));
         };
         let mut set = Bitset::new(self.len());

@@ -166,18 +166,7 @@ impl fmt::Display for Pending {
                 .iter()
                 .map(|r| format!("{} {}", r.needed, r.role))
                 .collect();
-            let fits: Vec<String> = d
-                .fits
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} of {} {}",
-                        r.fits.min(u64::from(r.needed)),
-                        r.needed,
-                        r.role
-                    )
-                })
-                .collect();
+            let fits: Vec<String> = d.fits.iter().map(ToString::to_string).collect();
             let mut p = format!(
                 "{place} has no room for {} (fits {}",
                 what.join(", "),
