@@ -1,6 +1,7 @@
 //! `churn`: the lifecycle hot path — reserve + release of a placed gang; place, reserve
-//! and release in turn (an admission loop); and one external-usage change (`set_used`,
-//! which must refresh the node's domain summaries).
+//! and release in turn (an admission loop); one external-usage change (`set_used`,
+//! which must refresh the node's domain summaries); replacing one lost member inside
+//! its rack; and admitting a queue of 1000 gangs (issue 3's cases).
 //!
 //! Issue 4's target: reserve + release of a 64-member gang ≤ 5 µs. (These operations
 //! landed in gang-core after the harness was planned; when the fast path adds per-shape
@@ -9,11 +10,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
 use gang_benches::outcomes::{describe, record};
-use gang_core::{Quantity, Solver};
+use gang_core::{AdmitMode, Quantity, Replacement, Solver};
 
 fn churn(c: &mut Criterion) {
     for size in [Size::K10, Size::K100] {
@@ -51,6 +52,75 @@ fn churn(c: &mut Criterion) {
                     let id = inv.reserve(out.placement().unwrap()).unwrap();
                     inv.release(id).unwrap()
                 });
+            });
+        }
+
+        g.bench_function(BenchmarkId::new("replace", "1-member"), |b| {
+            // A 4-member rack gang loses the node of one member (one GPU each, so one
+            // member); each iteration replaces it on a copy of that state.
+            let mut inv = cluster
+                .get_or_insert_with(|| Cluster::generate(&spec))
+                .inventory();
+            let gang = cases::single(&spec, Constraint::RequiredRack, 4);
+            let p = inv
+                .place(&gang)
+                .unwrap()
+                .placement()
+                .expect("fits at 50%")
+                .clone();
+            let id = inv.reserve(&p).unwrap();
+            let lost_on = p
+                .assignments()
+                .iter()
+                .find(|a| a.count == 1)
+                .map_or_else(|| p.assignments()[0].node.clone(), |a| a.node.clone());
+            inv.fail_node(&lost_on).unwrap();
+            let probe = inv.clone().replace(id).unwrap();
+            let label = match &probe {
+                Replacement::Placed { added } => format!(
+                    "placed {} member(s)",
+                    added.iter().map(|a| a.count).sum::<u32>()
+                ),
+                Replacement::Pending(_) => "pending".to_owned(),
+            };
+            record(&group, "replace/1-member", &label);
+            b.iter_batched(
+                || inv.clone(),
+                |mut copy| copy.replace(id).unwrap(),
+                BatchSize::PerIteration,
+            );
+        });
+
+        if size == Size::K10 {
+            g.bench_function(BenchmarkId::new("admit", "1000-gangs"), |b| {
+                // 1000 gangs of 4 one-GPU workers, rack required, strict FIFO.
+                let inv = cluster
+                    .get_or_insert_with(|| Cluster::generate(&spec))
+                    .inventory();
+                let queue: Vec<_> = (0..1000)
+                    .map(|i| {
+                        let mut g = cases::single(&spec, Constraint::RequiredRack, 4);
+                        g.name = format!("job-{i}");
+                        g
+                    })
+                    .collect();
+                let placed = inv
+                    .clone()
+                    .admit(&queue, AdmitMode::Fifo)
+                    .unwrap()
+                    .iter()
+                    .filter(|a| a.is_placed())
+                    .count();
+                record(
+                    &group,
+                    "admit/1000-gangs",
+                    &format!("{placed} of 1000 placed"),
+                );
+                b.iter_batched(
+                    || inv.clone(),
+                    |mut copy| copy.admit(black_box(&queue), AdmitMode::Fifo).unwrap(),
+                    BatchSize::PerIteration,
+                );
             });
         }
 
