@@ -52,6 +52,33 @@ impl Bitset {
         }
     }
 
+    /// A hash of the set's contents (FNV-1a over the words).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ self.len as u64;
+        for &w in &self.words {
+            h ^= w;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+
+    /// Whether any bit in `start..end` is set, a word at a time.
+    pub fn any_in(&self, start: usize, end: usize) -> bool {
+        let end = end.min(self.len);
+        if start >= end {
+            return false;
+        }
+        let (first, last) = (start / 64, (end - 1) / 64);
+        let lo = !0u64 << (start % 64);
+        let hi = !0u64 >> (63 - (end - 1) % 64);
+        if first == last {
+            return self.words[first] & lo & hi != 0;
+        }
+        self.words[first] & lo != 0
+            || self.words[first + 1..last].iter().any(|&w| w != 0)
+            || self.words[last] & hi != 0
+    }
+
     /// Sets bits `start..end`.
     pub fn set_range(&mut self, start: usize, end: usize) {
         for i in start..end.min(self.len) {
@@ -233,6 +260,21 @@ mod tests {
         assert_eq!(a.ones_in(5, 100).collect::<Vec<_>>(), vec![5, 63, 64]);
         assert_eq!(a.ones_in(64, 65).collect::<Vec<_>>(), vec![64]);
         assert_eq!(a.ones_in(130, 130).count(), 0);
+        for (lo, hi) in [
+            (0, 1),
+            (1, 5),
+            (1, 6),
+            (6, 63),
+            (6, 64),
+            (65, 100),
+            (64, 65),
+            (101, 129),
+            (101, 130),
+            (0, 130),
+            (5, 5),
+        ] {
+            assert_eq!(a.any_in(lo, hi), (lo..hi).any(|i| a.get(i)), "{lo}..{hi}");
+        }
         let mut f = Bitset::full(130);
         assert_eq!(f.count(), 130);
         f.and_not_with(&a);

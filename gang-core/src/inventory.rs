@@ -970,41 +970,37 @@ fn build_domains(paths: &[u32], len: usize, levels: usize) -> Vec<Vec<Domain>> {
 /// (in storage order) its name, labels and taints. Equal for inventories built from the
 /// same nodes in any order.
 fn fingerprint(inv: &Inventory) -> u64 {
-    fn fnv(h: &mut u64, s: &str) {
-        for b in s.bytes().chain(std::iter::once(0xff)) {
-            *h ^= u64::from(b);
-            *h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for s in inv.topology.levels() {
-        fnv(&mut h, s);
-    }
-    for s in &inv.resources {
-        fnv(&mut h, s);
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // A string's hash depends only on its text; each distinct key, value and taint is
+    // hashed once, then combined per node.
+    let text = |s: &str| FxBuildHasher.hash_one(s);
+    let keys: Vec<u64> = inv.keys.iter().map(|k| text(k)).collect();
+    let values: Vec<u64> = inv.values.iter().map(|v| text(v).rotate_left(29)).collect();
+    let taints: Vec<u64> = inv
+        .taints
+        .iter()
+        .map(|(t, _)| FxBuildHasher.hash_one(t).rotate_left(17))
+        .collect();
+    let mut h = rustc_hash::FxHasher::default();
+    inv.topology.levels().hash(&mut h);
+    for r in &inv.resources {
+        r.hash(&mut h);
     }
     for (ix, name) in inv.names.iter().enumerate() {
-        fnv(&mut h, name);
+        name.hash(&mut h);
         // Labels and taints in an order-free way: a sum of per-item hashes.
         let mut acc = 0u64;
         for &(k, v) in &inv.labels[ix] {
-            let mut e = 0x84222325u64;
-            fnv(&mut e, &inv.keys[k as usize]);
-            fnv(&mut e, &inv.values[v as usize]);
-            acc = acc.wrapping_add(e);
+            acc = acc.wrapping_add(
+                keys[k as usize].wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ values[v as usize],
+            );
         }
         for &t in inv.taints_of.row(ix) {
-            let (taint, _) = &inv.taints[t as usize];
-            let mut e = 0x1b3u64;
-            fnv(&mut e, &taint.key);
-            fnv(&mut e, &taint.value);
-            fnv(&mut e, &format!("{:?}", taint.effect));
-            acc = acc.wrapping_add(e.rotate_left(17));
+            acc = acc.wrapping_add(taints[t as usize]);
         }
-        h ^= acc;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h.write_u64(acc);
     }
-    h
+    h.finish()
 }
 
 #[cfg(test)]

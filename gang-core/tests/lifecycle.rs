@@ -498,3 +498,31 @@ fn selectors_on_topology_labels_match_every_labelled_node() {
         Gang::new("g").role(workers(4).requirement(gang_core::Requirement::exists("rack")));
     assert!(inv.place(&with_rack).unwrap().is_placed());
 }
+
+#[test]
+fn gangs_of_one_shape_share_the_solver_cache_and_stay_exact() {
+    let mut inv = cluster(
+        (1..=6)
+            .map(|i| node(&format!("n{i}"), "b1", if i <= 3 { "a" } else { "b" }, 4))
+            .collect(),
+    );
+    let job = |name: &str| Gang::new(name).role(workers(4)).required("rack");
+    let mut solver = gang_core::Solver::new();
+    for round in 0..5 {
+        // A new compiled gang each round, of the same shape: found in the cache by shape.
+        let compiled = inv.compile(&job(&format!("job{round}"))).unwrap();
+        let warm = solver.place(&inv, &compiled).unwrap();
+        let fresh = inv.place(&job(&format!("job{round}"))).unwrap();
+        assert_eq!(warm.to_json(), fresh.to_json(), "round {round}");
+        match warm.placement() {
+            Some(p) => {
+                inv.reserve(p).unwrap();
+            }
+            None => assert!(
+                round >= 4,
+                "24 GPUs hold five gangs of four only if racks allow"
+            ),
+        }
+        inv.validate().unwrap();
+    }
+}

@@ -23,6 +23,8 @@ const ENTRIES: usize = 16;
 struct Entry {
     gang: Arc<Compiled>,
     role: usize,
+    /// Fingerprint of the role's eligible nodes, to find equal shapes quickly.
+    elig_hash: u64,
     inventory: Weak<()>,
     version: u64,
     fits: Vec<u32>,
@@ -46,16 +48,26 @@ impl Cache {
         s.ensure(inv);
         self.clock += 1;
         let me = &inv.journal.identity.0;
+        // The same compiled gang, or failing that one with the same shape (a queue of
+        // identical gangs compiled one by one shares one entry).
+        let r = &c.roles[role];
         let found = self
             .entries
             .iter()
-            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role);
+            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role)
+            .or_else(|| {
+                let hash = r.eligible.fingerprint();
+                self.entries
+                    .iter()
+                    .position(|e| e.elig_hash == hash && same_shape(&e.gang, e.role, c, role))
+            });
         let at = match found {
             Some(i) => i,
             None => {
                 let e = Entry {
                     gang: Arc::clone(c),
                     role,
+                    elig_hash: r.eligible.fingerprint(),
                     inventory: Weak::new(),
                     version: 0,
                     fits: Vec::new(),
@@ -89,7 +101,6 @@ impl Cache {
         }
         std::mem::swap(&mut e.fits, &mut s.fits);
         std::mem::swap(&mut e.caps, &mut s.caps);
-        let r = &c.roles[role];
         let grain = Grain::of(c, r);
         match inv.journal.since(e.version).filter(|_| same) {
             Some(touched) => {
@@ -114,6 +125,22 @@ impl Cache {
             std::mem::swap(&mut e.caps, &mut s.caps);
         }
     }
+}
+
+/// Whether role `ra` of `a` and role `rb` of `b` have the same fits on every node:
+/// requests, per-node caps, eligibility and slice arithmetic all equal.
+fn same_shape(a: &Compiled, ra: usize, b: &Compiled, rb: usize) -> bool {
+    let (x, y) = (&a.roles[ra], &b.roles[rb]);
+    let (gx, gy) = (Grain::of(a, x), Grain::of(b, y));
+    x.req == y.req
+        && x.per_node == y.per_node
+        && x.node_caps.is_empty()
+        && y.node_caps.is_empty()
+        && x.missing.is_empty() == y.missing.is_empty()
+        && gx.gran == gy.gran
+        && gx.min_leaf == gy.min_leaf
+        && gx.floors == gy.floors
+        && x.eligible == y.eligible
 }
 
 /// Node `n`'s contribution now (with `taken` charged), as the roll-up computes it.

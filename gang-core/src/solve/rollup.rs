@@ -171,11 +171,14 @@ fn rollup_domain(
     s: &mut Scratch,
 ) -> u64 {
     let dom = inv.domains[depth][di];
+    // Skip domains no node of which could take a member: by the free summaries, or
+    // because no node in the range matches the role's labels (a word-wise test).
     let prunable = !role.missing.is_empty()
         || role
             .req
             .iter()
-            .any(|&(r, q)| inv.summary(depth, di, r as usize).max < q);
+            .any(|&(r, q)| inv.summary(depth, di, r as usize).max < q)
+        || !role.eligible.any_in(dom.start as usize, dom.end as usize);
     if prunable {
         s.fits[dom.start as usize..dom.end as usize].fill(0);
         return 0;
