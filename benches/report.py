@@ -201,9 +201,12 @@ def targets(m, mem):
     rr = get("churn-hgx-100k-50", "reserve-release", "64")
     if rr:
         line("reserve + release, 64 members (100k HGX)", fmt_time(rr), "≤ 5 µs", rr <= 5e3, fmt_ratio(rr / 5e3))
-    b = get("build", "core", "hgx-100k-50")
+    b = get("build", "from-nodes", "hgx-100k-50")
     if b:
-        line("build 100k HGX inventory", fmt_time(b), "≤ 150 ms", b <= 1.5e8, fmt_ratio(b / 1.5e8))
+        line("build 100k HGX inventory (`Inventory::from_nodes`)", fmt_time(b), "≤ 150 ms", b <= 1.5e8, fmt_ratio(b / 1.5e8))
+    bc = get("build", "core", "hgx-100k-50")
+    if bc:
+        line("… through `build()`, which also frees the specs it consumed", fmt_time(bc), "≤ 150 ms", bc <= 1.5e8, fmt_ratio(bc / 1.5e8))
     for title, (total, beyond, strict) in mem.items():
         nodes = re.search(r"(\d+) nodes", title)
         if nodes and int(nodes.group(1)) >= 100_000:

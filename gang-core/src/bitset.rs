@@ -79,17 +79,31 @@ impl Bitset {
             || self.words[last] & hi != 0
     }
 
-    /// Sets bits `start..end`.
+    /// Sets bits `start..end`, a word at a time.
     pub fn set_range(&mut self, start: usize, end: usize) {
-        for i in start..end.min(self.len) {
-            self.set(i, true);
-        }
+        self.fill_range(start, end, true);
     }
 
-    /// Clears bits `start..end`.
+    /// Clears bits `start..end`, a word at a time.
     pub fn clear_range(&mut self, start: usize, end: usize) {
-        for i in start..end.min(self.len) {
-            self.set(i, false);
+        self.fill_range(start, end, false);
+    }
+
+    fn fill_range(&mut self, start: usize, end: usize, v: bool) {
+        let end = end.min(self.len);
+        if start >= end {
+            return;
+        }
+        let (first, last) = (start / 64, (end - 1) / 64);
+        for w in first..=last {
+            let lo = if w == first { !0u64 << (start % 64) } else { !0 };
+            let hi = if w == last { !0u64 >> (63 - (end - 1) % 64) } else { !0 };
+            let mask = lo & hi;
+            if v {
+                self.words[w] |= mask;
+            } else {
+                self.words[w] &= !mask;
+            }
         }
     }
 

@@ -412,10 +412,14 @@ impl Inventory {
                 .get(ix as usize)
                 .then_some(Scope { depth, index: ix });
         }
-        let level = &self.domains[depth];
-        (0..level.len() as u32)
-            .find(|&i| self.domain_values(depth, i) == path)
-            .map(|index| Scope { depth, index })
+        // Walk down from the root, one level's value at a time.
+        let mut index = 0u32;
+        for (d, value) in path.iter().enumerate().take(depth) {
+            let v = self.values.get_index_of(value.as_str())? as u32;
+            let parent = self.domains[d][index as usize];
+            index = (parent.child_start..parent.child_end).find(|&c| self.domains[d + 1][c as usize].value == v)?;
+        }
+        Some(Scope { depth, index })
     }
 
     fn pending(
