@@ -96,8 +96,16 @@ impl Bitset {
         }
         let (first, last) = (start / 64, (end - 1) / 64);
         for w in first..=last {
-            let lo = if w == first { !0u64 << (start % 64) } else { !0 };
-            let hi = if w == last { !0u64 >> (63 - (end - 1) % 64) } else { !0 };
+            let lo = if w == first {
+                !0u64 << (start % 64)
+            } else {
+                !0
+            };
+            let hi = if w == last {
+                !0u64 >> (63 - (end - 1) % 64)
+            } else {
+                !0
+            };
             let mask = lo & hi;
             if v {
                 self.words[w] |= mask;

@@ -417,7 +417,8 @@ impl Inventory {
         for (d, value) in path.iter().enumerate().take(depth) {
             let v = self.values.get_index_of(value.as_str())? as u32;
             let parent = self.domains[d][index as usize];
-            index = (parent.child_start..parent.child_end).find(|&c| self.domains[d + 1][c as usize].value == v)?;
+            index = (parent.child_start..parent.child_end)
+                .find(|&c| self.domains[d + 1][c as usize].value == v)?;
         }
         Some(Scope { depth, index })
     }
