@@ -136,6 +136,29 @@ def place_table(m, outcomes):
     return "\n".join(rows)
 
 
+def find_table(m, outcomes):
+    """The infeasible case answered with a diagnosis (`place`) and without (`find`)."""
+    rows = [
+        "| cluster | case | `find` answered | `place` (diagnosis) | `find` | place ÷ find |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    keys = sorted({(g, v) for (g, f, v) in m if f == "core-find"}, key=lambda k: (cluster_key(k[0]), k[1]))
+    for g, c in keys:
+        diag = m.get((g, "core-warm", c))
+        find = m.get((g, "core-find", c))
+        rows.append(
+            "| {} | {} | {} | {} | {} | {} |".format(
+                g,
+                c,
+                outcomes.get((g, f"core-find/{c}"), ""),
+                fmt_time(diag),
+                fmt_time(find),
+                fmt_ratio(diag / find if diag and find else None),
+            )
+        )
+    return "\n".join(rows)
+
+
 def natural(key):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", "/".join(key))]
 
@@ -270,6 +293,10 @@ def main():
         "### Placement queries",
         "",
         place_table(m, outcomes),
+        "",
+        "### \"Not now\" without a diagnosis (`Solver::find`)",
+        "",
+        find_table(m, outcomes),
         "",
         "### Building the inventory",
         "",

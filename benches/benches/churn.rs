@@ -96,6 +96,46 @@ fn churn(c: &mut Criterion) {
         });
 
         if size == Size::K10 {
+            g.bench_function(
+                BenchmarkId::new("admit-backfill", "1000-gangs-crowded"),
+                |b| {
+                    // 1000 gangs of 4 to 128 one-GPU workers, rack required, FIFO with
+                    // backfill, on a cluster that takes only some of them: most wait, so
+                    // this is the cost of answering "not now" again and again.
+                    let inv = cluster
+                        .get_or_insert_with(|| Cluster::generate(&spec))
+                        .inventory();
+                    let queue: Vec<_> = (0..1000)
+                        .map(|i| {
+                            let count = [128, 4, 64, 8][i % 4];
+                            let mut g = cases::single(&spec, Constraint::RequiredRack, count);
+                            g.name = format!("job-{i}");
+                            g
+                        })
+                        .collect();
+                    let placed = inv
+                        .clone()
+                        .admit(&queue, AdmitMode::Backfill)
+                        .unwrap()
+                        .iter()
+                        .filter(|a| a.is_placed())
+                        .count();
+                    record(
+                        &group,
+                        "admit-backfill/1000-gangs-crowded",
+                        &format!("{placed} of 1000 placed"),
+                    );
+                    b.iter_batched(
+                        || inv.clone(),
+                        |mut copy| {
+                            let r = copy.admit(black_box(&queue), AdmitMode::Backfill).unwrap();
+                            (copy, r)
+                        },
+                        BatchSize::PerIteration,
+                    );
+                },
+            );
+
             g.bench_function(BenchmarkId::new("admit", "1000-gangs"), |b| {
                 // 1000 gangs of 4 one-GPU workers, rack required, strict FIFO.
                 let inv = cluster

@@ -7,6 +7,8 @@
 //! - `core-warm/<case>`: the gang compiled once, placed again and again by one `Solver`;
 //! - `core-cold/<case>`: a new request shape each call (compile + place);
 //! - `core-oneshot/<case>`: `Inventory::place` (compile + a new `Solver` each call);
+//! - `core-find/infeasible-<n>`: `Solver::find` (warm, no diagnosis) on the case that
+//!   never fits;
 //! - `reference/<case>`: the reference placer (full scan per call), single-role cases.
 //!
 //! Cases: `<constraint>-<members>` single-role gangs of one-GPU workers
@@ -183,6 +185,19 @@ fn run(c: &mut Criterion, plan: &Plan) {
             record(&group, &format!("core-warm/{name}"), &describe(&out));
             b.iter(|| solver.place(&ctx.inv, black_box(&compiled)).unwrap());
         });
+        if case == Case::Infeasible {
+            // The same "not now" without a diagnosis (`Solver::find`), as a scheduler
+            // asks again every cycle for a gang that keeps waiting.
+            g.bench_function(BenchmarkId::new("core-find", &name), |b| {
+                let ctx = ctx();
+                let compiled = ctx.inv.compile(&case.gang(&spec, 0)).expect("valid gang");
+                let mut solver = Solver::new();
+                let found = solver.find(&ctx.inv, &compiled).expect("placed or not");
+                let what = found.map_or("not placed".to_owned(), |p| p.to_string());
+                record(&group, &format!("core-find/{name}"), &what);
+                b.iter(|| solver.find(&ctx.inv, black_box(&compiled)).unwrap());
+            });
+        }
         if case.single_role() {
             g.bench_function(BenchmarkId::new("reference", &name), |b| {
                 let ctx = ctx();

@@ -444,10 +444,24 @@ impl Inventory {
             .collect::<Result<_, _>>()?;
         let mut solver = Solver::new();
         let mut out = Vec::with_capacity(queue.len());
+        // The first gang that waits, and the nodes it cannot use now (where others may
+        // backfill).
         let mut head: Option<(String, Bitset)> = None;
         for (g, c) in queue.iter().zip(&compiled) {
-            let attempt = match (&head, mode) {
-                (None, _) => c.clone(),
+            let found = match (&head, mode) {
+                (None, _) => match solver.place(self, c)? {
+                    Outcome::Placed(p) => p,
+                    Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
+                        let mut others = self.usable_by(&c.inner, &mut solver);
+                        others.negate();
+                        head = Some((g.name.clone(), others));
+                        out.push(Admission::Waiting {
+                            diagnosis: Some(d),
+                            blocked_by: None,
+                        });
+                        continue;
+                    }
+                },
                 (Some((name, _)), AdmitMode::Fifo) => {
                     out.push(Admission::Waiting {
                         diagnosis: None,
@@ -455,39 +469,33 @@ impl Inventory {
                     });
                     continue;
                 }
-                (Some((_, usable)), AdmitMode::Backfill) => {
-                    let mut free_for_others = usable.clone();
-                    free_for_others.negate();
-                    restricted(c, &free_for_others, false)
+                (Some((name, others)), AdmitMode::Backfill) => {
+                    let outside = restricted(c, others, false);
+                    match solver.find(self, &outside)? {
+                        Some(p) => p,
+                        None => {
+                            // Would it fit if the head did not matter? Then the head
+                            // blocks it; otherwise it says why not.
+                            let (diagnosis, blocked_by) = match solver.place(self, c)? {
+                                Outcome::Placed(_) => (None, Some(name.clone())),
+                                Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
+                                    (Some(d), None)
+                                }
+                            };
+                            out.push(Admission::Waiting {
+                                diagnosis,
+                                blocked_by,
+                            });
+                            continue;
+                        }
+                    }
                 }
             };
-            match solver.place(self, &attempt)? {
-                Outcome::Placed(p) => {
-                    let reservation = self.reserve(&p)?;
-                    out.push(Admission::Placed {
-                        reservation,
-                        placement: p,
-                    });
-                }
-                Outcome::Unschedulable(d) | Outcome::Undecided(d) => match &head {
-                    None => {
-                        head = Some((g.name.clone(), self.usable_by(&c.inner, &mut solver)));
-                        out.push(Admission::Waiting {
-                            diagnosis: Some(d),
-                            blocked_by: None,
-                        });
-                    }
-                    Some((name, _)) => {
-                        // Would it fit if the head did not matter? Then the head blocks it.
-                        let alone = solver.place(self, c)?;
-                        let diagnosis = alone.diagnosis().cloned();
-                        out.push(Admission::Waiting {
-                            blocked_by: diagnosis.is_none().then(|| name.clone()),
-                            diagnosis,
-                        });
-                    }
-                },
-            }
+            let reservation = self.reserve(&found)?;
+            out.push(Admission::Placed {
+                reservation,
+                placement: found,
+            });
         }
         Ok(out)
     }

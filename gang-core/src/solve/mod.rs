@@ -286,15 +286,82 @@ impl Solver {
     /// # Errors
     /// Only when that recompilation fails (as [`Inventory::compile`]).
     pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
-        // After nodes were added, removed or relabelled the compiled form is stale:
-        // compile again, once per layout (kept, so the capacity cache keeps hitting).
         let fresh;
-        let gang = if gang.inner.layout_id == inv.layout_id {
-            gang
-        } else {
-            fresh = self.recompiled(inv, gang)?;
-            &fresh
+        let gang = match self.current(inv, gang)? {
+            Some(recompiled) => {
+                fresh = recompiled;
+                &fresh
+            }
+            None => gang,
         };
+        let exhausted = match self.attempt(inv, gang) {
+            Ok(placement) => return Ok(Outcome::Placed(placement)),
+            Err(exhausted) => exhausted,
+        };
+        let diag = diagnosis::diagnose(self, inv, &gang.inner, exhausted);
+        Ok(if exhausted {
+            Outcome::Undecided(diag)
+        } else {
+            Outcome::Unschedulable(diag)
+        })
+    }
+
+    /// Places a compiled gang like [`Solver::place`], but answers "not now" with `None`
+    /// instead of a diagnosis: the hot path for a scheduler that asks again every cycle
+    /// for gangs that keep waiting. `None` covers both [`Outcome::Unschedulable`] and
+    /// [`Outcome::Undecided`]; call [`Solver::place`] for the reason. A placement found
+    /// is the one `place` returns.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
+    /// let node = |n: &str, r: &str| NodeSpec::new(n).label("rack", r).capacity("gpu", 2);
+    /// let inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b")])
+    ///     .build()?;
+    /// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1)).required("rack");
+    /// let mut solver = Solver::new();
+    /// let four = inv.compile(&gang(4))?;
+    /// let found = solver.find(&inv, &four)?.expect("rack a has four GPUs");
+    /// assert_eq!(found, *solver.place(&inv, &four)?.placement().unwrap());
+    /// let five = inv.compile(&gang(5))?;
+    /// assert_eq!(solver.find(&inv, &five)?, None); // no rack has five: no diagnosis made
+    /// assert!(solver.place(&inv, &five)?.diagnosis().is_some()); // ask for the reason
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Solver::place`].
+    pub fn find(
+        &mut self,
+        inv: &Inventory,
+        gang: &CompiledGang,
+    ) -> Result<Option<Placement>, Error> {
+        Ok(match self.current(inv, gang)? {
+            Some(fresh) => self.attempt(inv, &fresh),
+            None => self.attempt(inv, gang),
+        }
+        .ok())
+    }
+
+    /// `None` when `gang` is compiled for `inv`'s layout; otherwise the gang compiled
+    /// again (after nodes were added, removed or relabelled the compiled form is stale:
+    /// it is compiled again once per layout and kept, so the capacity cache keeps
+    /// hitting).
+    fn current(
+        &mut self,
+        inv: &Inventory,
+        gang: &CompiledGang,
+    ) -> Result<Option<CompiledGang>, Error> {
+        if gang.inner.layout_id == inv.layout_id {
+            Ok(None)
+        } else {
+            self.recompiled(inv, gang).map(Some)
+        }
+    }
+
+    /// Tries every level of the gang in turn: the placement, or whether the exact
+    /// search ran out of budget.
+    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Placement, bool> {
         let c = &gang.inner;
         self.s.ensure(inv);
         let mut budget = self.budget;
@@ -302,17 +369,17 @@ impl Solver {
         for &t in &c.levels {
             if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
                 let s = &mut self.s;
-                let placement =
-                    Placement::new(inv, gang, found, &s.assign, !exhausted, &mut s.seen);
-                return Ok(Outcome::Placed(placement));
+                return Ok(Placement::new(
+                    inv,
+                    gang,
+                    found,
+                    &s.assign,
+                    !exhausted,
+                    &mut s.seen,
+                ));
             }
         }
-        let diag = diagnosis::diagnose(self, inv, c, exhausted);
-        Ok(if exhausted {
-            Outcome::Undecided(diag)
-        } else {
-            Outcome::Unschedulable(diag)
-        })
+        Err(exhausted)
     }
 
     /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.

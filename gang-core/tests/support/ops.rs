@@ -288,6 +288,13 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
                 "cached solver disagrees for {}",
                 g.name
             );
+            let found = warm.find(&inv, c).map_err(|e| e.to_string())?;
+            ensure_eq!(
+                found.as_ref(),
+                fresh.placement(),
+                "find disagrees with place for {}",
+                g.name
+            );
         }
     }
     // Releasing everything gives back exactly the capacity minus external use.

@@ -524,6 +524,11 @@ pub fn check(case: &Case) -> Result<(), String> {
         }
     }
 
+    // The diagnosis-free query finds the same placement, or none.
+    let compiled = inv.compile(&gang).unwrap();
+    let found = gang_core::Solver::new().find(&inv, &compiled).unwrap();
+    ensure_eq!(found.as_ref(), out.placement(), "find disagrees with place");
+
     // Determinism: again, and with the nodes given in reverse order.
     let again = inv.place(&gang).unwrap();
     ensure_eq!(out.to_json(), again.to_json());
