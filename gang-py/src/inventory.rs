@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use gang_core::{
     Admission, AdmitMode, Amount, CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome,
-    Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Topology,
+    Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Placement, Topology,
     DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
@@ -217,14 +217,21 @@ impl InvState {
         .to_string()
     }
 
-    /// Places a gang (compiled here, under the same lock, when not given compiled);
-    /// the placement wraps the core one (converted lazily).
-    fn solve(
+    /// Asks the solver about a gang (compiled here, under the same lock, when not given
+    /// compiled); `ask` gets a function that wraps a core placement for Python
+    /// (converted lazily).
+    fn solve<T>(
         self: &Arc<Self>,
         gang: Option<&gang_core::Gang>,
         compiled: Option<&CompiledGang>,
         budget: u64,
-    ) -> Result<Solved, Error> {
+        ask: impl FnOnce(
+            &mut Solver,
+            &Inventory,
+            &CompiledGang,
+            &dyn Fn(Placement) -> PyPlacement,
+        ) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let inner = self.read();
         let fresh;
         let compiled = match (compiled, gang) {
@@ -241,15 +248,14 @@ impl InvState {
                 })
             }
         };
-        let outcome = self.with_solver(budget, |s| s.place(&inner.inv, compiled))?;
-        Ok(match outcome {
-            Outcome::Placed(p) => Solved::Placed(PyPlacement::from_core(
+        let wrap = |p: Placement| {
+            PyPlacement::from_core(
                 p,
                 RoleNames::Compiled(compiled.clone()),
                 inner.layout.clone(),
-            )),
-            Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
-        })
+            )
+        };
+        self.with_solver(budget, |s| ask(s, &inner.inv, compiled, &wrap))
     }
 }
 
@@ -348,12 +354,19 @@ impl PyInventory {
         Ok(PyInventory::from_state(state))
     }
 
-    fn run(
+    fn run<T: Send>(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<u64>,
-    ) -> PyResult<Solved> {
+        ask: impl Send
+            + FnOnce(
+                &mut Solver,
+                &Inventory,
+                &CompiledGang,
+                &dyn Fn(Placement) -> PyPlacement,
+            ) -> Result<T, Error>,
+    ) -> PyResult<T> {
         let target = Target::extract(gang)?;
         let budget = search_budget.unwrap_or(DEFAULT_SEARCH_BUDGET);
         if let Target::Compiled(c) = &target {
@@ -369,9 +382,24 @@ impl PyInventory {
         let state = &self.state;
         py.detach(|| {
             core(|| match &target {
-                Target::Gang(g) => state.solve(Some(&g.get().0), None, budget),
-                Target::Parsed(g) => state.solve(Some(g), None, budget),
-                Target::Compiled(c) => state.solve(None, Some(&c.get().compiled), budget),
+                Target::Gang(g) => state.solve(Some(&g.get().0), None, budget, ask),
+                Target::Parsed(g) => state.solve(Some(g), None, budget, ask),
+                Target::Compiled(c) => state.solve(None, Some(&c.get().compiled), budget, ask),
+            })
+        })
+    }
+
+    /// Places a gang: the placement, or the diagnosis of why not.
+    fn place_or_diagnose(
+        &self,
+        py: Python<'_>,
+        gang: &Bound<'_, PyAny>,
+        search_budget: Option<u64>,
+    ) -> PyResult<Solved> {
+        self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
+            Ok(match solver.place(inv, compiled)? {
+                Outcome::Placed(p) => Solved::Placed(wrap(p)),
+                Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
             })
         })
     }
@@ -545,7 +573,7 @@ impl PyInventory {
         gang: &Bound<'_, PyAny>,
         search_budget: Option<u64>,
     ) -> PyResult<PyPlacement> {
-        match self.run(py, gang, search_budget)? {
+        match self.place_or_diagnose(py, gang, search_budget)? {
             Solved::Placed(p) => Ok(p),
             Solved::NotPlaced(d) => Err(not_placed(py, d)),
         }
@@ -566,9 +594,33 @@ impl PyInventory {
         gang: &Bound<'_, PyAny>,
         search_budget: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
-        Ok(match self.run(py, gang, search_budget)? {
+        Ok(match self.place_or_diagnose(py, gang, search_budget)? {
             Solved::Placed(p) => Py::new(py, p)?.into_any(),
             Solved::NotPlaced(d) => Py::new(py, PyDiagnosis::new(d))?.into_any(),
+        })
+    }
+
+    /// Like `place`, but answers "not now" with `None` instead of building a diagnosis:
+    /// for a loop that asks again and again about gangs that keep waiting (a
+    /// diagnosis costs far more than the answer). `None` covers unschedulable and
+    /// undecided alike; call `place` or `try_place` for the reason. A placement found
+    /// is the one `place` returns. Invalid input still raises.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory(["rack"], [gang.Node("a1", labels={"rack": "a"}, capacity={"gpu": 2})])
+    /// >>> inv.find(gang.Gang("g", [gang.Role("w", 2, requests={"gpu": 1})])).nodes
+    /// {'a1': 2}
+    /// >>> inv.find(gang.Gang("g", [gang.Role("w", 4, requests={"gpu": 1})])) is None
+    /// True
+    #[pyo3(signature = (gang, *, search_budget = None))]
+    fn find(
+        &self,
+        py: Python<'_>,
+        gang: &Bound<'_, PyAny>,
+        search_budget: Option<u64>,
+    ) -> PyResult<Option<PyPlacement>> {
+        self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
+            Ok(solver.find(inv, compiled)?.map(wrap))
         })
     }
 

@@ -117,6 +117,10 @@ def test_against_brute_force(inst):
             want = max(spares) if inst.policy == "most-free" else min(spares)
             assert spare(inst, depth, dom) == want, f"policy {inst.policy} picked {p}"
 
+    # The diagnosis-free query finds the same placement, or None.
+    found = inv.find(inst.gang())
+    assert found == (result if isinstance(result, gang.Placement) else None)
+
     # Determinism: again, and with the nodes given in reverse order.
     again = inv.try_place(inst.gang())
     assert again == result and hash(again) == hash(result)

@@ -52,9 +52,12 @@ def outcome(scenario):
         result = scenario.inventory.try_place(scenario.gang)
     except gang.GangError as e:
         return "error", e
+    found = scenario.inventory.find(scenario.gang)
     if isinstance(result, gang.Placement):
+        assert found == result, "find disagrees with try_place"
         return "placed", result
     assert isinstance(result, gang.Diagnosis)
+    assert found is None, "find placed what try_place could not"
     return result.status, result
 
 
