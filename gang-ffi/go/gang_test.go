@@ -397,6 +397,9 @@ func TestCloseTwice(t *testing.T) {
 	if _, err := s.Place(inv, c); !errors.Is(err, gang.ErrClosed) {
 		t.Errorf("closed solver: %v", err)
 	}
+	if _, err := s.Find(inv, c); !errors.Is(err, gang.ErrClosed) {
+		t.Errorf("Find after Close: %v", err)
+	}
 	if _, err := inv.Available("a1", gpu); !errors.Is(err, gang.ErrClosed) {
 		t.Errorf("available on a closed inventory: %v", err)
 	}
@@ -662,6 +665,17 @@ func runScenario(t *testing.T, sc *gang.Scenario) (string, gang.Outcome, error) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The diagnosis-free query finds the same placement, or nil.
+	found, err := s.Find(inv, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (found == nil) != (out.Placement == nil) {
+		t.Errorf("Find: %v, Place: %v", found, out.Status)
+	} else if found != nil && found.JSON() != out.Placement.JSON() {
+		t.Errorf("Find:\n%s\nPlace:\n%s", found.JSON(), out.Placement.JSON())
+	}
+	found.Close()
 	return outcomeJSON(out), out, nil
 }
 

@@ -21,6 +21,20 @@ static gang_go_outcome gang_go_solver_place(gang_solver *s, const gang_inventory
     return o;
 }
 
+// The outputs of gang_solver_find, returned by value for the same reason.
+typedef struct {
+    gang_result rc;
+    gang_placement *placement;
+    gang_error *error;
+} gang_go_found;
+
+static gang_go_found gang_go_solver_find(gang_solver *s, const gang_inventory *inv,
+                                         const gang_compiled *c) {
+    gang_go_found f = {0, NULL, NULL};
+    f.rc = gang_solver_find(s, inv, c, &f.placement, &f.error);
+    return f;
+}
+
 // The same query n times in C, freeing each result: the benchmarks' in-process
 // baseline for the cost of the Go boundary (see export_test.go).
 static gang_result gang_go_place_loop(gang_solver *s, const gang_inventory *inv,
@@ -134,6 +148,31 @@ func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return newOutcome(o.status, o.placement, o.diagnosis), nil
+}
+
+// Find places a compiled gang like Place, but answers "not now" with a nil Placement
+// instead of building a Diagnosis: for a scheduler that asks again every cycle about
+// gangs that keep waiting (a diagnosis costs far more than the answer). Nil covers
+// StatusUnschedulable and StatusUndecided alike; call Place for the reason. A
+// placement found is the one Place returns.
+//
+// Errors: as Place.
+func (s *Solver) Find(inv *Inventory, c *CompiledGang) (*Placement, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := inv.read()
+	defer inv.mu.RUnlock()
+	if s.ptr == nil || h == nil || c.ptr == nil {
+		return nil, ErrClosed
+	}
+	f := C.gang_go_solver_find(s.ptr, h, c.ptr)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(c)
+	if err := fromC(f.rc, f.error, "gang_solver_find"); err != nil {
+		return nil, err
+	}
+	return newOutcome(C.GANG_STATUS_PLACED, f.placement, nil).Placement, nil
 }
 
 // placeOnInventory is gang_inventory_place on h, inv's handle read-locked by the caller

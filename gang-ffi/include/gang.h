@@ -1686,6 +1686,32 @@ gang_result gang_solver_place(gang_solver *solver,
                               gang_error **error_out);
 
 /**
+ * Places a compiled gang like `gang_solver_place`, but answers "not now" without
+ * building a diagnosis: for a scheduler that asks again every cycle about gangs that
+ * keep waiting (a diagnosis costs far more than the answer).
+ *
+ * On `GANG_OK`, writes to `*placement_out` either a new placement (the one
+ * `gang_solver_place` returns) or NULL when the gang is not placed now (unschedulable
+ * and undecided alike; call `gang_solver_place` for the reason).
+ *
+ * Ownership: `solver`, `inventory` and `compiled` stay owned by the caller. A new
+ * placement is owned by the caller: free it with `gang_placement_free`. On failure,
+ * nothing is written but a new `gang_error` in `*error_out` if `error_out` is not
+ * NULL.
+ *
+ * Errors as `gang_solver_place`; `GANG_NULL_ARGUMENT` when an argument (other than
+ * `error_out`) is NULL.
+ *
+ * # Safety
+ * As `gang_solver_place`.
+ */
+gang_result gang_solver_find(gang_solver *solver,
+                             const gang_inventory *inventory,
+                             const gang_compiled *compiled,
+                             gang_placement **placement_out,
+                             gang_error **error_out);
+
+/**
  * Compiles and places `gang` on `inventory` in one call, with a fresh solver. For
  * repeated queries, `gang_inventory_compile` once and `gang_solver_place` many times.
  *

@@ -5,7 +5,7 @@ use gang_core::Solver;
 use crate::error::gang_error;
 use crate::handle::{Handle, Out};
 use crate::inventory::gang_inventory;
-use crate::outcome::{gang_diagnosis, gang_placement, OutcomeOut};
+use crate::outcome::{gang_diagnosis, gang_placement, OutcomeOut, PlacementInner};
 use crate::request::{gang_compiled, gang_gang};
 use crate::result::{gang_result, gang_status};
 
@@ -117,6 +117,45 @@ pub unsafe extern "C" fn gang_solver_place(
         let out = OutcomeOut::new(status_out, placement_out, diagnosis_out)?;
         let outcome = s.place(inv, c)?;
         out.write(outcome);
+        Ok(())
+    })
+}
+
+/// Places a compiled gang like `gang_solver_place`, but answers "not now" without
+/// building a diagnosis: for a scheduler that asks again every cycle about gangs that
+/// keep waiting (a diagnosis costs far more than the answer).
+///
+/// On `GANG_OK`, writes to `*placement_out` either a new placement (the one
+/// `gang_solver_place` returns) or NULL when the gang is not placed now (unschedulable
+/// and undecided alike; call `gang_solver_place` for the reason).
+///
+/// Ownership: `solver`, `inventory` and `compiled` stay owned by the caller. A new
+/// placement is owned by the caller: free it with `gang_placement_free`. On failure,
+/// nothing is written but a new `gang_error` in `*error_out` if `error_out` is not
+/// NULL.
+///
+/// Errors as `gang_solver_place`; `GANG_NULL_ARGUMENT` when an argument (other than
+/// `error_out`) is NULL.
+///
+/// # Safety
+/// As `gang_solver_place`.
+#[no_mangle]
+pub unsafe extern "C" fn gang_solver_find(
+    solver: *mut gang_solver,
+    inventory: *const gang_inventory,
+    compiled: *const gang_compiled,
+    placement_out: *mut *mut gang_placement,
+    error_out: *mut *mut gang_error,
+) -> gang_result {
+    ffi_boundary!(error_out, {
+        let s = gang_solver::get_mut(solver, "solver")?;
+        let inv = gang_inventory::get(inventory, "inventory")?;
+        let c = gang_compiled::get(compiled, "compiled")?;
+        let out = Out::new(placement_out, "placement_out")?;
+        let found = s.find(inv, c)?;
+        out.write(found.map_or(std::ptr::null_mut(), |p| {
+            gang_placement::into_raw(PlacementInner::new(p))
+        }));
         Ok(())
     })
 }

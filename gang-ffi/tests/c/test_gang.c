@@ -263,7 +263,31 @@ static void test_solver_reuse_and_determinism(void) {
     OK(gang_placement_json(p, &json));
     CHECK(strcmp(first, json.data) == 0);
     gang_placement_free(p);
+    /* So does the diagnosis-free query. */
+    p = NULL;
+    OK(gang_solver_find(solver, inv, c, &p, &err));
+    CHECK(p != NULL);
+    OK(gang_placement_json(p, &json));
+    CHECK(strcmp(first, json.data) == 0);
+    gang_placement_free(p);
     free(first);
+    /* When nothing fits, find writes NULL and place a diagnosis. */
+    {
+        const char *big = "{\"name\": \"big\", \"roles\": [{\"name\": \"w\", \"count\": 1000,"
+                          " \"requests\": {\"nvidia.com/gpu\": 1}}]}";
+        gang_gang *bg = NULL;
+        gang_compiled *bc = NULL;
+        OK(gang_gang_from_json(big, strlen(big), &bg, &err));
+        OK(gang_inventory_compile(inv, bg, &bc, &err));
+        p = SENTINEL;
+        OK(gang_solver_find(solver, inv, bc, &p, &err));
+        CHECK(p == NULL);
+        OK(gang_solver_place(solver, inv, bc, &status, &p, &d, &err));
+        CHECK(status == GANG_STATUS_UNSCHEDULABLE && p == NULL && d != NULL);
+        gang_diagnosis_free(d);
+        gang_compiled_free(bc);
+        gang_gang_free(bg);
+    }
 
     /* A compiled gang placed on another inventory is compiled again for it: here the
      * preferred level does not exist there. */
@@ -278,6 +302,12 @@ static void test_solver_reuse_and_determinism(void) {
     CHECK(p == SENTINEL && d == SENTINEL && status == 0);
     CHECK(err != NULL);
     gang_str field = {0};
+    OK(gang_error_field(err, &field));
+    CHECK(str_eq(field, "gang.topology.preferred"));
+    gang_error_free(err);
+    err = NULL;
+    CHECK_RC(gang_solver_find(solver, other, c, &p, &err), GANG_INVALID_REQUEST);
+    CHECK(p == SENTINEL && err != NULL);
     OK(gang_error_field(err, &field));
     CHECK(str_eq(field, "gang.topology.preferred"));
     gang_error_free(err);
@@ -819,6 +849,10 @@ static void test_null_arguments(void) {
     NUL(gang_solver_place(solver, inv, c, NULL, &po, &dout, NULL));
     NUL(gang_solver_place(solver, inv, c, &status, NULL, &dout, NULL));
     NUL(gang_solver_place(solver, inv, c, &status, &po, NULL, NULL));
+    NUL(gang_solver_find(NULL, inv, c, &po, NULL));
+    NUL(gang_solver_find(solver, NULL, c, &po, NULL));
+    NUL(gang_solver_find(solver, inv, NULL, &po, NULL));
+    NUL(gang_solver_find(solver, inv, c, NULL, NULL));
     NUL(gang_inventory_place(NULL, g, &status, &po, &dout, NULL));
     NUL(gang_inventory_place(inv, NULL, &status, &po, &dout, NULL));
     NUL(gang_inventory_place(inv, g, NULL, &po, &dout, NULL));
