@@ -78,6 +78,8 @@ mod compile;
 mod diagnosis;
 mod error;
 mod inventory;
+#[cfg(feature = "serde")]
+mod json;
 mod names;
 mod node;
 mod placement;

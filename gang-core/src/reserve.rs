@@ -71,6 +71,8 @@ impl fmt::Display for ReservationId {
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "conflict", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Conflict {
     /// A node no longer has the free capacity the placement needs.

@@ -3,7 +3,9 @@
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::json::outcome_json;
 
 use crate::error::Error;
 use crate::inventory::Inventory;
@@ -549,102 +551,5 @@ fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
         }
         _ if want == got => Ok(()),
         _ => Err(format!("{at}: expected {want}, got {got}")),
-    }
-}
-
-/// The JSON form of an outcome (DESIGN §5):
-/// `{"status": "placed", "level", "domain", "assignments", …}` or
-/// `{"status": "unschedulable" | "undecided", "message", "diagnosis"}`.
-pub(crate) fn outcome_json(o: &Outcome) -> Value {
-    match o {
-        Outcome::Placed(p) => {
-            let domain: serde_json::Map<String, Value> = p
-                .domain()
-                .iter()
-                .map(|(k, v)| (k.clone(), json!(v)))
-                .collect();
-            let placed: serde_json::Map<String, Value> = p
-                .compiled
-                .gang()
-                .roles
-                .iter()
-                .zip(&p.placed)
-                .map(|(r, k)| (r.name.clone(), json!(k)))
-                .collect();
-            let used: serde_json::Map<String, Value> = p
-                .domains_used()
-                .iter()
-                .map(|(k, v)| (k.clone(), json!(v)))
-                .collect();
-            json!({
-                "status": "placed",
-                "gang": p.gang(),
-                "level": p.level(),
-                "domain": domain,
-                "assignments": p.assignments(),
-                "placed": placed,
-                "domains_used": used,
-                "search_complete": p.search_complete(),
-            })
-        }
-        Outcome::Unschedulable(d) | Outcome::Undecided(d) => json!({
-            "status": o.status(),
-            "message": d.to_string(),
-            "diagnosis": d,
-        }),
-    }
-}
-
-impl Serialize for Outcome {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        outcome_json(self).serialize(s)
-    }
-}
-
-impl Serialize for Placement {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        outcome_json(&Outcome::Placed(self.clone())).serialize(s)
-    }
-}
-
-impl Outcome {
-    /// The outcome as a JSON document (DESIGN §5).
-    ///
-    /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
-    /// let inv = Inventory::builder(Topology::new(["rack"])?)
-    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
-    ///     .build()?;
-    /// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1)).required("rack");
-    /// let json = inv.place(&gang(2))?.to_json();
-    /// assert!(json.starts_with(r#"{"status":"placed","gang":"g","level":"rack""#), "{json}");
-    /// assert!(json.contains(r#""assignments":[{"role":"w","node":"a1","count":2}]"#));
-    /// let json = inv.place(&gang(9))?.to_json();
-    /// assert!(json.starts_with(r#"{"status":"unschedulable","message":"gang g (9 w)"#), "{json}");
-    /// # Ok::<(), gang_core::Error>(())
-    /// ```
-    pub fn to_json(&self) -> String {
-        outcome_json(self).to_string()
-    }
-}
-
-impl Error {
-    /// The error as JSON: `{"status": "error", "kind", "field", "message"}`.
-    ///
-    /// ```
-    /// use gang_core::Quantity;
-    /// let json = Quantity::parse("12 GB").unwrap_err().to_json();
-    /// assert!(json.starts_with(
-    ///     r#"{"status":"error","kind":"invalid_quantity","field":"quantity","message":"#
-    /// ), "{json}");
-    /// ```
-    pub fn to_json(&self) -> String {
-        json!({
-            "status": "error",
-            "kind": self.kind().as_str(),
-            "field": self.field(),
-            "message": self.to_string(),
-        })
-        .to_string()
     }
 }

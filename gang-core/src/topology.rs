@@ -19,6 +19,7 @@ use crate::names::{check_qualified_name, HOSTNAME_LEVEL};
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Topology {
     levels: Vec<String>,
 }

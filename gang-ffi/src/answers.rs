@@ -194,20 +194,9 @@ pub unsafe extern "C" fn gang_replacement_json(
     ffi_boundary!({
         let r = gang_replacement::get(replacement, "replacement")?;
         let out = Out::new(json_out, "json_out")?;
-        let json = r.json.get_or_init(|| {
-            let doc = match &r.replacement {
-                Replacement::Placed { added } => serde_json::json!({
-                    "status": "placed",
-                    "added": added,
-                }),
-                Replacement::Pending(p) => serde_json::json!({
-                    "status": "pending",
-                    "message": p.to_string(),
-                    "pending": p,
-                }),
-            };
-            Text::new(doc.to_string())
-        });
+        let json = r
+            .json
+            .get_or_init(|| Text::new(serde_json::to_string(&r.replacement).unwrap_or_default()));
         out.write(json.view());
         Ok(())
     })

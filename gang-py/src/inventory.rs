@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use gang_core::{
     Admission, AdmitMode, Amount, CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome,
-    Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Placement, Topology,
+    Placement, Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Topology,
     DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
