@@ -392,7 +392,8 @@ pub(crate) fn diagnose(
 ) -> Diagnosis {
     let l = inv.label_depth();
     let depth = if c.any_constrained() { c.levels[0] } else { 0 };
-    let check_depth = depth.min(l);
+    // At the node level every node is a domain of its own: no label is needed.
+    let check_depth = if depth > l { 0 } else { depth };
     let s = &mut solver.s;
 
     // Per role: cluster-wide fit and exclusions.
@@ -613,10 +614,17 @@ fn domain_report(
                 short_of.push(m.clone());
             }
         }
+        // Sliced members need nodes labelled down to the innermost slice level.
+        let min_leaf = Grain::of(c, role).min_leaf;
+        let usable = |n: u32| {
+            role.eligible.get(n as usize)
+                && inv.schedulable.get(n as usize)
+                && (min_leaf == 0 || inv.leaf_depth(n) >= min_leaf)
+        };
         // Each resource on its own: would the role fit if only that resource counted?
         for &(r, q) in &role.req {
             let alone: u64 = (start..end)
-                .filter(|&n| role.eligible.get(n as usize) && inv.schedulable.get(n as usize))
+                .filter(|&n| usable(n))
                 .map(|n| (inv.free[r as usize][n as usize] / q).min(u64::from(role.cap_on(n))))
                 .sum();
             if alone < u64::from(role.min) {
@@ -626,9 +634,14 @@ fn domain_report(
                 }
             }
         }
+        // Room for the members on nodes that can hold a slice, ignoring the slice sizes?
+        let unsliced = Grain {
+            min_leaf,
+            ..Grain::NONE
+        };
         if role.constrained
             && c.has_slices()
-            && rollup(inv, role, Grain::NONE, scope, None, s) >= u64::from(role.min)
+            && rollup(inv, role, unsliced, scope, None, s) >= u64::from(role.min)
         {
             sliced_short = true;
         }
@@ -797,5 +810,411 @@ impl fmt::Display for Diagnosis {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Gang, NodeSpec, Policy, Role, Taint, TaintEffect, Topology, HOSTNAME_LEVEL};
+
+    const GPU: &str = "nvidia.com/gpu";
+
+    /// A node with `free` of `cap` GPUs free, labelled with `labels`.
+    fn node(name: &str, labels: &[(&str, &str)], cap: i64, free: i64) -> NodeSpec {
+        let mut n = NodeSpec::new(name).capacity(GPU, cap).used(GPU, cap - free);
+        for (k, v) in labels {
+            n = n.label(*k, *v);
+        }
+        n
+    }
+
+    fn diagnose(inv: &Inventory, gang: &Gang) -> Diagnosis {
+        let out = inv.place(gang).unwrap();
+        assert_eq!(out.status(), "unschedulable", "{out:?}");
+        out.diagnosis().cloned().unwrap()
+    }
+
+    fn workers(n: u32) -> Role {
+        Role::new("w", n).request(GPU, 1)
+    }
+
+    /// At the node level every node is a domain of its own: a node without topology
+    /// labels is not "missing a label" there.
+    #[test]
+    fn node_level_needs_no_labels() {
+        let inv = Inventory::builder(Topology::new(["rack", HOSTNAME_LEVEL]).unwrap())
+            .node(node("a1", &[("rack", "a")], 2, 2))
+            .node(node("x1", &[], 4, 4))
+            .build()
+            .unwrap();
+        // The solver uses the unlabelled node at the node level...
+        let four = Gang::new("g").role(workers(4)).required(HOSTNAME_LEVEL);
+        let p = inv.place(&four).unwrap().placement().cloned().unwrap();
+        assert_eq!(p.node_counts(), [("x1", 4)]);
+        // ...so the diagnosis does not exclude it either.
+        let d = diagnose(
+            &inv,
+            &Gang::new("g").role(workers(5)).required(HOSTNAME_LEVEL),
+        );
+        let r = &d.roles[0];
+        assert_eq!((r.excluded.missing_label, r.fitting_nodes), (0, 2), "{d}");
+        assert_eq!(d.best.as_ref().unwrap().domain, "x1");
+        assert!(!d.to_string().contains("missing a topology label"), "{d}");
+        // At the rack level it is excluded, and said so.
+        let d = diagnose(&inv, &Gang::new("g").role(workers(3)).required("rack"));
+        assert_eq!(d.roles[0].excluded.missing_label, 1, "{d}");
+    }
+
+    /// A node without the slice level's label cannot hold sliced members: it is not
+    /// "room, but not in whole slices"; the block is short of GPUs.
+    #[test]
+    fn unlabelled_nodes_are_no_room_for_slices() {
+        let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .node(node("d1", &[("block", "b2"), ("rack", "d")], 2, 2))
+            .node(node("y1", &[("block", "b2")], 8, 8))
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(workers(4))
+            .required("block")
+            .slice("rack", 2);
+        let d = diagnose(&inv, &gang);
+        let best = d.best.as_ref().unwrap();
+        assert_eq!(best.reason, Shortfall::Resources, "{d}");
+        assert_eq!(best.short_of, [GPU], "{d}");
+        // With room on labelled nodes but no whole slice, the reason is the slices.
+        let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .node(node("d1", &[("block", "b2"), ("rack", "d")], 2, 1))
+            .node(node("e1", &[("block", "b2"), ("rack", "e")], 2, 1))
+            .node(node("f1", &[("block", "b2"), ("rack", "f")], 2, 2))
+            .build()
+            .unwrap();
+        let d = diagnose(&inv, &gang);
+        assert_eq!(d.best.as_ref().unwrap().reason, Shortfall::Slices, "{d}");
+    }
+
+    /// Each excluded node is counted once, under the first reason in the documented
+    /// order, even when later reasons also apply; the paragraph names every count.
+    #[test]
+    fn exclusions_count_the_first_reason_only() {
+        let h200 = |name: &str, rack: Option<&str>, free: i64| {
+            let mut n = node(name, &[("product", "H200")], 8, free);
+            if let Some(r) = rack {
+                n = n.label("rack", r);
+            }
+            n
+        };
+        let no_schedule = Taint::new("dedicated", "x", TaintEffect::NoSchedule);
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            // Cordoned and wrong product: cordoned.
+            .node(h200("n1", Some("a"), 8).label("product", "A100").cordoned())
+            // Wrong product and an untolerated taint: selector.
+            .node(
+                h200("n2", Some("a"), 8)
+                    .label("product", "A100")
+                    .taint(no_schedule.clone()),
+            )
+            // Untolerated taint and no rack label: taint.
+            .node(h200("n3", None, 8).taint(Taint::new("dedicated", "x", TaintEffect::NoExecute)))
+            // No rack label, 3 GPUs free: missing label (still counted cluster-wide).
+            .node(h200("n4", None, 3))
+            // Eligible, in rack b, nothing free: too small.
+            .node(h200("n5", Some("b"), 0))
+            .node(h200("n6", Some("b"), 4))
+            // A soft taint never excludes.
+            .node(h200("n7", Some("a"), 2).taint(Taint::new(
+                "soft",
+                "",
+                TaintEffect::PreferNoSchedule,
+            )))
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(
+                Role::new("worker", 10)
+                    .request(GPU, 1)
+                    .selector("product", "H200"),
+            )
+            .required("rack");
+        let d = diagnose(&inv, &gang);
+        let r = &d.roles[0];
+        let one_each = Exclusions {
+            cordoned: 1,
+            selector: 1,
+            taint: 1,
+            missing_label: 1,
+            too_small: 1,
+        };
+        assert_eq!(r.excluded, one_each);
+        assert_eq!(r.fitting_nodes, 2); // n6, n7
+        assert_eq!(r.cluster_fit, 3 + 4 + 2); // n4 counts when topology is ignored
+        let best = d.best.as_ref().unwrap();
+        assert_eq!((best.domain.as_str(), best.fits[0].fits), ("b", 4)); // b: 4, a: 2
+        assert_eq!(best.short_of, [GPU]);
+        assert_eq!(best.reason, Shortfall::Resources);
+        assert_eq!(d.relaxation, None); // 9 < 10 even without topology
+        assert_eq!(
+            d.to_string(),
+            "gang g (10 worker) does not fit in one rack (rack). \
+             Best rack: rack b fits 4 of 10 worker (short of nvidia.com/gpu). \
+             Cluster-wide, ignoring topology, 9 worker fit. \
+             Nodes excluded for worker: 1 cordoned, 1 not matching the selector, \
+             1 with an untolerated taint, 1 missing a topology label, 1 too small."
+        );
+    }
+
+    /// Relaxation reports the tightest coarser level that fits, not the top one, and
+    /// how many racks the gang would then span.
+    #[test]
+    fn relaxation_is_the_tightest_coarser_level() {
+        let at = |name: &str, zone: &str, block: &str, rack: &str, free: i64| {
+            node(
+                name,
+                &[("zone", zone), ("block", block), ("rack", rack)],
+                8,
+                free,
+            )
+        };
+        let inv = Inventory::builder(Topology::new(["zone", "block", "rack"]).unwrap())
+            .node(at("a1", "z1", "b1", "a", 2))
+            .node(at("b1", "z1", "b1", "b", 2))
+            .node(at("c1", "z1", "b2", "c", 3))
+            .build()
+            .unwrap();
+        // Four: no rack has 4; block z1/b1 has exactly 4 (zone z1 would too).
+        let d = diagnose(&inv, &Gang::new("g").role(workers(4)).required("rack"));
+        let best = d.best.as_ref().unwrap();
+        assert_eq!((best.domain.as_str(), best.fits[0].fits), ("z1/b2/c", 3));
+        let to_block = Relaxation {
+            level: Some("block".into()),
+            domain: "z1/b1".into(),
+            spans: 2,
+            outside: 0,
+        };
+        assert_eq!(d.relaxation, Some(to_block));
+        let text = d.to_string();
+        assert!(
+            text.contains("Relaxing to block: block z1/b1 fits all 4 now (across 2 racks)."),
+            "{text}"
+        );
+        // Six: no block has 6 (4 and 3), the zone has 7; 6 members need all 3 racks.
+        let d = diagnose(&inv, &Gang::new("g").role(workers(6)).required("rack"));
+        let r = d.relaxation.unwrap();
+        assert_eq!(
+            (r.level.as_deref(), r.domain.as_str()),
+            (Some("zone"), "z1")
+        );
+        assert_eq!((r.spans, r.outside), (3, 0));
+        // Relaxing from block: the zone, spanning both blocks.
+        let d = diagnose(&inv, &Gang::new("g").role(workers(6)).required("block"));
+        let r = d.relaxation.unwrap();
+        assert_eq!((r.level.as_deref(), r.spans), (Some("zone"), 2));
+    }
+
+    /// At the node level the best "domain" is a node (ties to the first in order) and
+    /// relaxing counts the nodes spanned.
+    #[test]
+    fn node_level_best_and_relaxation() {
+        let inv = Inventory::builder(Topology::new(["rack", HOSTNAME_LEVEL]).unwrap())
+            .node(node("a2", &[("rack", "a")], 2, 2))
+            .node(node("a1", &[("rack", "a")], 2, 2))
+            .build()
+            .unwrap();
+        let d = diagnose(
+            &inv,
+            &Gang::new("g").role(workers(3)).required(HOSTNAME_LEVEL),
+        );
+        assert_eq!(d.level.as_deref(), Some(HOSTNAME_LEVEL));
+        let best = d.best.as_ref().unwrap();
+        assert_eq!(best.level.as_deref(), Some(HOSTNAME_LEVEL));
+        assert_eq!((best.domain.as_str(), best.fits[0].fits), ("a1", 2));
+        let r = d.relaxation.as_ref().unwrap();
+        assert_eq!((r.level.as_deref(), r.domain.as_str()), (Some("rack"), "a"));
+        assert_eq!((r.spans, r.outside), (2, 0));
+        let text = d.to_string();
+        assert!(
+            text.contains("does not fit in one node (kubernetes.io/hostname)."),
+            "{text}"
+        );
+        assert!(text.contains("Best node: node a1 fits 2 of 3 w"), "{text}");
+        assert!(
+            text.contains("Relaxing to rack: rack a fits all 3 now (across 2 nodes)."),
+            "{text}"
+        );
+    }
+
+    /// Two roles that each fit a rack alone but not together: the best rack is the
+    /// one taking the most members, the reason is RolesTogether, and only the
+    /// cluster as a whole fits them.
+    #[test]
+    fn roles_fit_alone_but_not_together() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(node("a1", &[("rack", "a")], 8, 8))
+            .node(node("b1", &[("rack", "b")], 4, 4))
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(Role::new("big", 1).request(GPU, 6))
+            .role(Role::new("small", 1).request(GPU, 4))
+            .required("rack");
+        let d = diagnose(&inv, &gang);
+        assert!(!d.search_exhausted);
+        let best = d.best.as_ref().unwrap();
+        assert_eq!(best.domain, "a"); // a: 1 + 1 members, b: 0 + 1
+        let fits: Vec<(&str, u64, u32)> = best
+            .fits
+            .iter()
+            .map(|f| (f.role.as_str(), f.fits, f.needed))
+            .collect();
+        assert_eq!(fits, [("big", 1, 1), ("small", 2, 1)]);
+        assert!(best.short_of.is_empty());
+        assert_eq!(best.reason, Shortfall::RolesTogether);
+        let anywhere = Relaxation {
+            level: None,
+            domain: String::new(),
+            spans: 2,
+            outside: 0,
+        };
+        assert_eq!(d.relaxation, Some(anywhere));
+        let text = d.to_string();
+        assert!(
+            text.contains(
+                "Best rack: rack a fits 1 of 1 big, 1 of 1 small \
+                 (each role fits alone, but not all roles together)."
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Without the topology constraint all 2 fit now, across 2 racks."),
+            "{text}"
+        );
+    }
+
+    /// Members taken tie: the policy decides between the domains by spare room.
+    #[test]
+    fn best_domain_ties_go_by_policy() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(node("a1", &[("rack", "a")], 2, 2).capacity("cpu", 10))
+            .node(node("b1", &[("rack", "b")], 2, 2).capacity("cpu", 1))
+            .build()
+            .unwrap();
+        // Both racks take 2 of 3 workers and the 1 ps; rack a has 9 spare ps slots.
+        let gang = |policy| {
+            Gang::new("g")
+                .role(workers(3))
+                .role(Role::new("ps", 1).request("cpu", 1))
+                .required("rack")
+                .policy(policy)
+        };
+        let best = |policy| diagnose(&inv, &gang(policy)).best.unwrap().domain;
+        assert_eq!(best(Policy::BestFit), "b");
+        assert_eq!(best(Policy::Balanced), "b");
+        assert_eq!(best(Policy::MostFree), "a");
+    }
+
+    /// With slices, the best domain is the one holding the most members in whole
+    /// slices, not the one with the most raw room.
+    #[test]
+    fn best_domain_counts_whole_slices() {
+        let at = |name: &str, block: &str, rack: &str, free: i64| {
+            node(name, &[("block", block), ("rack", rack)], 8, free)
+        };
+        let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            // Block b1: 3 free, one per rack: no slice of 2 anywhere.
+            .nodes([
+                at("a1", "b1", "a", 1),
+                at("b1", "b1", "b", 1),
+                at("c1", "b1", "c", 1),
+            ])
+            // Block b2: 2 free in one rack: one slice.
+            .node(at("d1", "b2", "d", 2))
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(workers(4))
+            .required("block")
+            .slice("rack", 2);
+        let d = diagnose(&inv, &gang);
+        let best = d.best.as_ref().unwrap();
+        assert_eq!((best.domain.as_str(), best.fits[0].fits), ("b2", 2));
+        assert_eq!(best.reason, Shortfall::Resources); // b2 has only 2 GPUs
+        let want = SliceReport {
+            level: "rack".into(),
+            size: 2,
+            role: "w".into(),
+            largest: 2,
+            largest_domain: "b2/d".into(),
+            available: 1,
+            needed: 2,
+        };
+        assert_eq!(d.slices, [want]);
+        assert_eq!(d.relaxation, None); // the cluster holds 1 slice of 2 per rack
+        assert!(d.to_string().contains("1 of 2 slices fit."), "{d}");
+    }
+
+    /// An unconstrained gang is diagnosed against the whole cluster; nodes without
+    /// topology labels are not excluded for it.
+    #[test]
+    fn unconstrained_gang_is_diagnosed_cluster_wide() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(node("a1", &[("rack", "a")], 2, 2))
+            .node(node("x1", &[], 2, 2))
+            .build()
+            .unwrap();
+        let d = diagnose(&inv, &Gang::new("g").role(workers(5)));
+        assert_eq!(d.level, None);
+        let best = d.best.as_ref().unwrap();
+        assert_eq!((best.level.as_deref(), best.domain.as_str()), (None, ""));
+        assert_eq!(best.fits[0].fits, 4);
+        assert_eq!(d.roles[0].excluded, Exclusions::default());
+        assert_eq!(d.roles[0].fitting_nodes, 2);
+        assert_eq!(d.relaxation, None);
+        assert_eq!(
+            d.to_string(),
+            "gang g (5 w) does not fit in the cluster. \
+             Cluster-wide 4 of 5 w fit (short of nvidia.com/gpu)."
+        );
+    }
+
+    /// A role without requests fits without bound: "any number of"; it is not in the
+    /// best domain's fits (unconstrained) but counts in "all N".
+    #[test]
+    fn unbounded_unconstrained_role_in_the_paragraph() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(node("a1", &[("rack", "a")], 2, 2))
+            .node(node("b1", &[("rack", "b")], 2, 2))
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(Role::new("launcher", 1).unconstrained())
+            .role(workers(3))
+            .required("rack");
+        let d = diagnose(&inv, &gang);
+        assert!(d.roles[0].cluster_fit >= u64::from(u32::MAX));
+        assert_eq!(d.roles[1].cluster_fit, 4);
+        let best = d.best.as_ref().unwrap();
+        assert_eq!(best.domain, "a"); // a tie with b: the first rack
+        assert_eq!(best.fits.len(), 1);
+        assert_eq!((best.fits[0].role.as_str(), best.fits[0].fits), ("w", 2));
+        assert_eq!(
+            d.to_string(),
+            "gang g (1 launcher, 3 w) does not fit in one rack (rack). \
+             Best rack: rack a fits 2 of 3 w (short of nvidia.com/gpu). \
+             Cluster-wide, ignoring topology, any number of launcher, 4 w fit. \
+             Without the topology constraint all 4 fit now, across 2 racks."
+        );
+    }
+
+    #[test]
+    fn role_fit_never_shows_more_than_needed() {
+        let fit = |fits, needed| RoleFit {
+            role: "w".into(),
+            fits,
+            needed,
+        };
+        assert_eq!(fit(7, 4).to_string(), "4 of 4 w");
+        assert_eq!(fit(0, 3).to_string(), "0 of 3 w");
+        assert_eq!(fit(u64::MAX, 2).to_string(), "2 of 2 w");
     }
 }

@@ -260,3 +260,198 @@ impl From<crate::reserve::Conflict> for Error {
         Error::Conflict(c)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reserve::{Conflict, ReservationId};
+
+    /// One error of every variant, with the kind, name, code and field each must have.
+    fn every_variant() -> Vec<(Error, ErrorKind, &'static str, u32, &'static str)> {
+        vec![
+            (
+                Error::invalid_quantity("nodes[a1].capacity.cpu", "lots", "unknown suffix"),
+                ErrorKind::InvalidQuantity,
+                "invalid_quantity",
+                1,
+                "nodes[a1].capacity.cpu",
+            ),
+            (
+                Error::inventory("nodes[a1].labels.rack", "rack a", "spaces"),
+                ErrorKind::InvalidInventory,
+                "invalid_inventory",
+                2,
+                "nodes[a1].labels.rack",
+            ),
+            (
+                Error::request("gang.roles[w].count", 0, "at least 1"),
+                ErrorKind::InvalidRequest,
+                "invalid_request",
+                3,
+                "gang.roles[w].count",
+            ),
+            (
+                Error::contradictory("gang.topology.preferred", "block", "above required"),
+                ErrorKind::Contradictory,
+                "contradictory",
+                4,
+                "gang.topology.preferred",
+            ),
+            (
+                Error::scenario("gang.roles[0].count", "expected u32"),
+                ErrorKind::InvalidScenario,
+                "invalid_scenario",
+                5,
+                "gang.roles[0].count",
+            ),
+            (
+                Error::from(Conflict::NodeGone { node: "a1".into() }),
+                ErrorKind::Conflict,
+                "conflict",
+                6,
+                "placement",
+            ),
+            (
+                Error::UnknownReservation {
+                    id: ReservationId(42),
+                },
+                ErrorKind::UnknownReservation,
+                "unknown_reservation",
+                7,
+                "reservation",
+            ),
+            (
+                Error::UnknownNode { name: "zz".into() },
+                ErrorKind::UnknownNode,
+                "unknown_node",
+                8,
+                "node",
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_variant_has_its_kind_field_and_code() {
+        let all = every_variant();
+        assert_eq!(all.len(), 8);
+        for (err, kind, name, code, field) in &all {
+            assert_eq!(err.kind(), *kind, "{err}");
+            assert_eq!(kind.as_str(), *name);
+            assert_eq!(kind.to_string(), *name);
+            assert_eq!(kind.code(), *code);
+            assert_eq!(*kind as u32, *code);
+            assert_eq!(err.field(), *field, "{err}");
+        }
+        // Codes 1..=8, each once, and the order of kinds is the order of codes.
+        let mut kinds: Vec<ErrorKind> = all.iter().map(|x| x.1).collect();
+        kinds.sort();
+        let codes: Vec<u32> = kinds.iter().map(|k| k.code()).collect();
+        assert_eq!(codes, (1..=8).collect::<Vec<u32>>());
+    }
+
+    /// The message names the field and the value (quoted, so an empty or odd value
+    /// is visible) and the reason.
+    #[test]
+    fn display_names_field_value_and_reason() {
+        let shown: Vec<String> = every_variant().iter().map(|x| x.0.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                r#"invalid quantity at nodes[a1].capacity.cpu: "lots": unknown suffix"#,
+                r#"invalid inventory at nodes[a1].labels.rack: "rack a": spaces"#,
+                r#"invalid request at gang.roles[w].count: "0": at least 1"#,
+                r#"contradictory request at gang.topology.preferred: "block": above required"#,
+                "invalid scenario at gang.roles[0].count: expected u32",
+                "conflict: node a1 no longer exists",
+                "unknown reservation #42",
+                r#"unknown node "zz""#,
+            ]
+        );
+        // Empty values and values with quotes stay unambiguous.
+        let e = Error::request("gang.name", "", "must not be empty");
+        assert_eq!(
+            e.to_string(),
+            r#"invalid request at gang.name: "": must not be empty"#
+        );
+        let e = Error::inventory("nodes[a\"b]", "a\"b", "bad name");
+        assert_eq!(
+            e.to_string(),
+            r#"invalid inventory at nodes[a"b]: "a\"b": bad name"#
+        );
+    }
+
+    /// The constructors keep the value as displayed and the field as given.
+    #[test]
+    fn constructors_keep_field_and_value() {
+        match Error::request(
+            String::from("gang.roles[w].min_count"),
+            7u32,
+            "exceeds count 4",
+        ) {
+            Error::InvalidRequest {
+                field,
+                value,
+                reason,
+            } => {
+                assert_eq!(
+                    (field.as_str(), value.as_str(), reason.as_str()),
+                    ("gang.roles[w].min_count", "7", "exceeds count 4")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let c = Conflict::Capacity {
+            node: "a1".into(),
+            resource: "gpu".into(),
+            needed: crate::Quantity::parse("4").unwrap(),
+            free: crate::Quantity::parse("2").unwrap(),
+        };
+        let e = Error::from(c.clone());
+        assert_eq!(e, Error::Conflict(c));
+        assert_eq!(
+            e.to_string(),
+            "conflict: node a1 has 2 gpu free, the placement needs 4"
+        );
+    }
+
+    /// Errors from real calls name the field and show the value the caller gave.
+    #[test]
+    fn errors_from_the_api_name_field_and_value() {
+        use crate::{Gang, Inventory, NodeSpec, Role, Topology};
+        let e = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("a1").label("rack", "a").used("gpu", "2x"))
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.field()),
+            (ErrorKind::InvalidQuantity, "nodes[a1].used.gpu")
+        );
+        assert!(e.to_string().contains("nodes[a1].used.gpu: \"2x\""), "{e}");
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 2))
+            .build()
+            .unwrap();
+        let e = inv
+            .place(&Gang::new("g").role(Role::new("w", 3).min_count(4)))
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.field()),
+            (ErrorKind::InvalidRequest, "gang.roles[w].min_count")
+        );
+        assert!(e.to_string().contains(": \"4\": "), "{e}");
+        let e = inv.release(ReservationId(9)).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.field(), e.to_string().as_str()),
+            (
+                ErrorKind::UnknownReservation,
+                "reservation",
+                "unknown reservation #9"
+            )
+        );
+        let e = inv.set_used("b7", "gpu", 1).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.field(), e.to_string().as_str()),
+            (ErrorKind::UnknownNode, "node", "unknown node \"b7\"")
+        );
+    }
+}

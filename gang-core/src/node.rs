@@ -269,3 +269,148 @@ impl Toleration {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Inventory, Topology};
+
+    #[test]
+    fn node_spec_builder() {
+        let n = NodeSpec::new("a1");
+        assert_eq!(n.name, "a1");
+        assert!(n.labels.is_empty() && n.capacity.is_empty() && n.used.is_empty());
+        assert!(n.taints.is_empty());
+        assert!(n.schedulable);
+
+        let n = NodeSpec::new("a1")
+            .label("rack", "a")
+            .label("zone", "z1")
+            .label("rack", "b") // replaces, keeps its position
+            .capacity("gpu", 8)
+            .capacity("gpu", 4)
+            .used("gpu", 1)
+            .used("gpu", 3)
+            .taint(Taint::new("k", "v", TaintEffect::NoSchedule))
+            .taint(Taint::new("k", "v", TaintEffect::NoExecute))
+            .cordoned()
+            .cordoned();
+        let labels: Vec<(&str, &str)> = n
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(labels, [("rack", "b"), ("zone", "z1")]);
+        assert_eq!((n.capacity.len(), n.used.len()), (1, 1));
+        assert_eq!(n.capacity["gpu"], Amount::from(4));
+        assert_eq!(n.used["gpu"], Amount::from(3));
+        let effects: Vec<TaintEffect> = n.taints.iter().map(|t| t.effect).collect();
+        assert_eq!(effects, [TaintEffect::NoSchedule, TaintEffect::NoExecute]);
+        assert!(!n.schedulable);
+
+        // The last capacity and usage count: 4 - 3 = 1 free.
+        let inv = Inventory::builder(Topology::flat())
+            .node(n.clone())
+            .build()
+            .unwrap();
+        assert_eq!(inv.free("a1", "gpu").unwrap().millis(), 1000);
+        // Usage above capacity leaves zero free, not an error.
+        let over = Inventory::builder(Topology::flat())
+            .node(NodeSpec::new("a1").capacity("gpu", 8).used("gpu", 10))
+            .build()
+            .unwrap();
+        assert_eq!(over.free("a1", "gpu").unwrap().millis(), 0);
+    }
+
+    #[test]
+    fn toleration_constructors() {
+        let e = Toleration::equal("k", "v");
+        assert_eq!(
+            (e.key.as_str(), e.operator, e.value.as_str(), e.effect),
+            ("k", TolerationOperator::Equal, "v", None)
+        );
+        let x = Toleration::exists("k").effect(TaintEffect::NoExecute);
+        assert_eq!(
+            (x.key.as_str(), x.operator, x.value.as_str(), x.effect),
+            (
+                "k",
+                TolerationOperator::Exists,
+                "",
+                Some(TaintEffect::NoExecute)
+            )
+        );
+        // The default is Equal with an empty key and value: it tolerates nothing real.
+        let d = Toleration::default();
+        assert_eq!((d.operator, d.effect), (TolerationOperator::Equal, None));
+        assert!(!d.tolerates(&Taint::new("k", "", TaintEffect::NoSchedule)));
+        let t = Taint::new("k", "", TaintEffect::PreferNoSchedule);
+        assert_eq!((t.key.as_str(), t.value.as_str()), ("k", ""));
+    }
+
+    /// Every operator against every effect, keys and values that match or not.
+    #[test]
+    fn tolerates_truth_table() {
+        use TaintEffect::*;
+        let taint = |k: &str, v: &str, e| Taint::new(k, v, e);
+        for effect in [NoSchedule, PreferNoSchedule, NoExecute] {
+            let t = taint("k", "v", effect);
+            // Equal: key and value both, any effect.
+            assert!(Toleration::equal("k", "v").tolerates(&t));
+            assert!(!Toleration::equal("k", "w").tolerates(&t));
+            assert!(!Toleration::equal("k", "").tolerates(&t));
+            assert!(!Toleration::equal("j", "v").tolerates(&t));
+            // Exists: key only; an empty key is every key.
+            assert!(Toleration::exists("k").tolerates(&t));
+            assert!(!Toleration::exists("j").tolerates(&t));
+            assert!(Toleration::exists("").tolerates(&t));
+            // An effect restricts every operator, the empty-key wildcard included.
+            for other in [NoSchedule, PreferNoSchedule, NoExecute] {
+                let same = other == effect;
+                assert_eq!(
+                    Toleration::equal("k", "v").effect(other).tolerates(&t),
+                    same
+                );
+                assert_eq!(Toleration::exists("k").effect(other).tolerates(&t), same);
+                assert_eq!(Toleration::exists("").effect(other).tolerates(&t), same);
+            }
+        }
+        // Empty values compare like any other value.
+        let empty = taint("k", "", NoSchedule);
+        assert!(Toleration::equal("k", "").tolerates(&empty));
+        assert!(!Toleration::equal("k", "v").tolerates(&empty));
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_defaults_and_names() {
+        let n: NodeSpec = serde_json::from_str(r#"{"name": "a1"}"#).unwrap();
+        assert_eq!(n, NodeSpec::new("a1"));
+        let n: NodeSpec = serde_json::from_str(r#"{"name": "a1", "schedulable": false}"#).unwrap();
+        assert_eq!(n, NodeSpec::new("a1").cordoned());
+        assert!(serde_json::from_str::<NodeSpec>(r#"{"name": "a1", "cordoned": true}"#).is_err());
+
+        let t: Taint = serde_json::from_str(r#"{"key": "k", "effect": "NoExecute"}"#).unwrap();
+        assert_eq!(t, Taint::new("k", "", TaintEffect::NoExecute));
+        assert!(serde_json::from_str::<Taint>(r#"{"key": "k"}"#).is_err()); // effect required
+        assert!(serde_json::from_str::<Taint>(r#"{"key": "k", "effect": "noschedule"}"#).is_err());
+        for (e, name) in [
+            (TaintEffect::NoSchedule, "\"NoSchedule\""),
+            (TaintEffect::PreferNoSchedule, "\"PreferNoSchedule\""),
+            (TaintEffect::NoExecute, "\"NoExecute\""),
+        ] {
+            assert_eq!(serde_json::to_string(&e).unwrap(), name);
+        }
+
+        // An empty toleration object is Equal on an empty key; `{"operator": "Exists"}`
+        // tolerates every taint.
+        let all: Toleration = serde_json::from_str(r#"{"operator": "Exists"}"#).unwrap();
+        assert_eq!(all, Toleration::exists(""));
+        assert!(all.tolerates(&Taint::new("any", "thing", TaintEffect::NoExecute)));
+        let eq: Toleration = serde_json::from_str(r#"{"key": "k"}"#).unwrap();
+        assert_eq!(eq, Toleration::equal("k", ""));
+        let one: Toleration =
+            serde_json::from_str(r#"{"key": "k", "operator": "Exists", "effect": "NoSchedule"}"#)
+                .unwrap();
+        assert_eq!(one, Toleration::exists("k").effect(TaintEffect::NoSchedule));
+    }
+}

@@ -465,3 +465,361 @@ impl Policy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitset::Bitset;
+    use crate::compile::{selector_set, untolerated_set};
+    use crate::inventory::Inventory;
+    use crate::node::{NodeSpec, Taint, TaintEffect};
+    use crate::topology::Topology;
+
+    /// Names of the nodes in `set`, sorted.
+    fn names(inv: &Inventory, set: &Bitset) -> Vec<String> {
+        let mut out: Vec<String> = (0..inv.len())
+            .filter(|&n| set.get(n))
+            .map(|n| inv.names[n].clone())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Five nodes: two racks named `a` in different blocks, one with a rack label but
+    /// no block label (outside every domain), one with no labels at all.
+    fn labelled() -> Inventory {
+        let n = |name: &str, labels: &[(&str, &str)]| {
+            labels
+                .iter()
+                .fold(NodeSpec::new(name).capacity("gpu", 1), |n, (k, v)| {
+                    n.label(*k, *v)
+                })
+        };
+        Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .node(n(
+                "n1",
+                &[
+                    ("block", "b1"),
+                    ("rack", "a"),
+                    ("zone", "z1"),
+                    ("product", "H200"),
+                ],
+            ))
+            .node(n(
+                "n2",
+                &[
+                    ("block", "b2"),
+                    ("rack", "a"),
+                    ("zone", "z2"),
+                    ("product", "H100"),
+                ],
+            ))
+            .node(n("n3", &[("block", "b1"), ("rack", "b"), ("product", "")]))
+            .node(n("n4", &[("rack", "a")]))
+            .node(n("n5", &[]))
+            .build()
+            .unwrap()
+    }
+
+    fn select(inv: &Inventory, role: Role) -> Vec<String> {
+        names(inv, &selector_set(inv, &role))
+    }
+
+    fn with(req: Requirement) -> Role {
+        Role::new("w", 1).requirement(req)
+    }
+
+    #[test]
+    fn builder_defaults_and_overrides() {
+        let g = Gang::new("g");
+        assert!(g.roles.is_empty());
+        assert_eq!(g.topology, GangTopology::default());
+        assert_eq!(
+            (
+                g.topology.required,
+                g.topology.preferred,
+                g.topology.slices.len()
+            ),
+            (None, None, 0)
+        );
+        assert_eq!(g.policy, Policy::BestFit);
+
+        let r = Role::new("w", 3);
+        assert_eq!((r.name.as_str(), r.count), ("w", 3));
+        assert_eq!((r.min_count, r.max_per_node), (None, None));
+        assert!(r.requests.is_empty() && r.node_selector.is_empty());
+        assert!(r.match_expressions.is_empty() && r.tolerations.is_empty());
+        assert!(r.constrained);
+
+        // A repeated resource or selector key keeps its first position, last value wins.
+        let r = Role::new("w", 1)
+            .request("gpu", 1)
+            .request("cpu", 2)
+            .request("gpu", 4)
+            .selector("zone", "z1")
+            .selector("zone", "z2");
+        let reqs: Vec<(&str, Amount)> = r
+            .requests
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        assert_eq!(reqs, [("gpu", Amount::from(4)), ("cpu", Amount::from(2))]);
+        assert_eq!(r.node_selector.len(), 1);
+        assert_eq!(r.node_selector["zone"], "z2");
+
+        // The last required / preferred wins; slices and roles accumulate in order.
+        let g = Gang::new("g")
+            .role(Role::new("a", 1))
+            .role(Role::new("b", 2))
+            .required("block")
+            .required("rack")
+            .preferred("rack")
+            .slice("block", 4)
+            .slice("rack", 2)
+            .policy(Policy::MostFree)
+            .policy(Policy::Balanced);
+        let roles: Vec<&str> = g.roles.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(roles, ["a", "b"]);
+        assert_eq!(g.topology.required.as_deref(), Some("rack"));
+        assert_eq!(g.topology.preferred.as_deref(), Some("rack"));
+        let slices: Vec<(&str, u32)> = g
+            .topology
+            .slices
+            .iter()
+            .map(|s| (s.level.as_str(), s.size))
+            .collect();
+        assert_eq!(slices, [("block", 4), ("rack", 2)]);
+        assert_eq!(g.policy, Policy::Balanced);
+        assert_eq!(
+            [Policy::BestFit, Policy::MostFree, Policy::Balanced].map(Policy::as_str),
+            ["best-fit", "most-free", "balanced"]
+        );
+    }
+
+    /// Serde defaults match the builder's: a role is constrained unless it says not,
+    /// policies are kebab-case, operators keep their Kubernetes spelling.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_defaults_match_the_builder() {
+        let g: Gang = serde_json::from_str(
+            r#"{"name": "g", "roles": [{"name": "w", "count": 2}], "policy": "most-free"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            g,
+            Gang::new("g")
+                .role(Role::new("w", 2))
+                .policy(Policy::MostFree)
+        );
+        let r: Requirement =
+            serde_json::from_str(r#"{"key": "zone", "operator": "DoesNotExist"}"#).unwrap();
+        assert_eq!(r, Requirement::does_not_exist("zone"));
+        let r: Requirement =
+            serde_json::from_str(r#"{"key": "zone", "operator": "NotIn", "values": ["z9"]}"#)
+                .unwrap();
+        assert_eq!(r, Requirement::not_in("zone", ["z9"]));
+        assert!(serde_json::from_str::<Requirement>(r#"{"key": "z", "operator": "in"}"#).is_err());
+        assert!(serde_json::from_str::<Policy>(r#""BestFit""#).is_err());
+        let unconstrained: Role =
+            serde_json::from_str(r#"{"name": "l", "count": 1, "constrained": false}"#).unwrap();
+        assert_eq!(unconstrained, Role::new("l", 1).unconstrained());
+    }
+
+    /// A topology level is a label like any other: a selector on it matches every
+    /// domain with that value (`b1/a` and `b2/a`) and nodes carrying the label outside
+    /// any domain (no block label).
+    #[test]
+    fn selectors_on_a_level_key() {
+        let inv = labelled();
+        let role = |k: &str, v: &str| Role::new("w", 1).selector(k, v);
+        assert_eq!(select(&inv, role("rack", "a")), ["n1", "n2", "n4"]);
+        assert_eq!(select(&inv, role("block", "b1")), ["n1", "n3"]);
+        assert!(select(&inv, role("rack", "zz")).is_empty());
+        assert_eq!(
+            select(&inv, with(Requirement::is_in("rack", ["a"]))),
+            ["n1", "n2", "n4"]
+        );
+        assert_eq!(
+            select(&inv, with(Requirement::not_in("rack", ["a"]))),
+            ["n3", "n5"]
+        );
+        assert_eq!(
+            select(&inv, with(Requirement::exists("rack"))),
+            ["n1", "n2", "n3", "n4"]
+        );
+        assert_eq!(
+            select(&inv, with(Requirement::does_not_exist("rack"))),
+            ["n5"]
+        );
+        assert_eq!(
+            select(&inv, with(Requirement::does_not_exist("block"))),
+            ["n4", "n5"]
+        );
+    }
+
+    #[test]
+    fn match_expressions_on_labelled_and_unlabelled_nodes() {
+        let inv = labelled();
+        let sel = |req| select(&inv, with(req));
+        // In: any listed value; a value no node has adds nothing.
+        assert_eq!(sel(Requirement::is_in("zone", ["z1", "z9"])), ["n1"]);
+        assert!(sel(Requirement::is_in("zone", ["z9"])).is_empty());
+        // NotIn: nodes without the label pass.
+        assert_eq!(
+            sel(Requirement::not_in("zone", ["z1"])),
+            ["n2", "n3", "n4", "n5"]
+        );
+        assert_eq!(
+            sel(Requirement::not_in("zone", ["z1", "z2"])),
+            ["n3", "n4", "n5"]
+        );
+        assert_eq!(sel(Requirement::exists("zone")), ["n1", "n2"]);
+        assert_eq!(sel(Requirement::does_not_exist("zone")), ["n3", "n4", "n5"]);
+        // An empty value is a value: the label exists.
+        assert_eq!(sel(Requirement::is_in("product", [""])), ["n3"]);
+        assert_eq!(sel(Requirement::exists("product")), ["n1", "n2", "n3"]);
+        assert_eq!(sel(Requirement::does_not_exist("product")), ["n4", "n5"]);
+        // A key no node carries.
+        let all = ["n1", "n2", "n3", "n4", "n5"];
+        assert!(sel(Requirement::exists("spot")).is_empty());
+        assert!(sel(Requirement::is_in("spot", ["yes"])).is_empty());
+        assert_eq!(sel(Requirement::does_not_exist("spot")), all);
+        assert_eq!(sel(Requirement::not_in("spot", ["yes"])), all);
+        assert!(select(&inv, Role::new("w", 1).selector("spot", "yes")).is_empty());
+        assert_eq!(select(&inv, Role::new("w", 1)), all);
+    }
+
+    #[test]
+    fn selector_and_expressions_all_must_hold() {
+        let inv = labelled();
+        let r = Role::new("w", 1).selector("block", "b1");
+        assert_eq!(select(&inv, r.clone()), ["n1", "n3"]);
+        assert_eq!(
+            select(
+                &inv,
+                r.clone().requirement(Requirement::does_not_exist("zone"))
+            ),
+            ["n3"]
+        );
+        assert!(select(&inv, r.clone().selector("product", "H100")).is_empty());
+        let r = r
+            .requirement(Requirement::exists("zone"))
+            .requirement(Requirement::not_in("product", ["H100"]));
+        assert_eq!(select(&inv, r.clone()), ["n1"]);
+        assert!(select(&inv, r.requirement(Requirement::is_in("zone", ["z2"]))).is_empty());
+    }
+
+    /// One node per taint (plus one with two taints and one with none).
+    fn tainted() -> Inventory {
+        let t = |k: &str, v: &str, e| Taint::new(k, v, e);
+        let n = |name: &str, taints: Vec<Taint>| {
+            taints
+                .into_iter()
+                .fold(NodeSpec::new(name).capacity("gpu", 1), NodeSpec::taint)
+        };
+        use TaintEffect::*;
+        Inventory::builder(Topology::flat())
+            .node(n("t1", vec![t("dedicated", "training", NoSchedule)]))
+            .node(n("t2", vec![t("dedicated", "training", NoExecute)]))
+            .node(n("t3", vec![t("dedicated", "training", PreferNoSchedule)]))
+            .node(n("t4", vec![t("dedicated", "serving", NoSchedule)]))
+            .node(n("t5", vec![t("maintenance", "", NoSchedule)]))
+            .node(n(
+                "t6",
+                vec![
+                    t("dedicated", "training", NoSchedule),
+                    t("gpu-reset", "pending", NoExecute),
+                ],
+            ))
+            .node(n("t7", vec![]))
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn tolerations_decide_which_taints_exclude() {
+        let inv = tainted();
+        let excluded = |tols: &[Toleration]| {
+            let role = tols
+                .iter()
+                .cloned()
+                .fold(Role::new("w", 1), Role::toleration);
+            names(&inv, &untolerated_set(&inv, &role))
+        };
+        // PreferNoSchedule never excludes; NoSchedule and NoExecute do.
+        assert_eq!(excluded(&[]), ["t1", "t2", "t4", "t5", "t6"]);
+        // Equal: key and value, any effect; a node needs all its taints tolerated.
+        assert_eq!(
+            excluded(&[Toleration::equal("dedicated", "training")]),
+            ["t4", "t5", "t6"]
+        );
+        // Restricted to one effect, the same taint with the other effect excludes.
+        let only_no_schedule =
+            Toleration::equal("dedicated", "training").effect(TaintEffect::NoSchedule);
+        assert_eq!(excluded(&[only_no_schedule]), ["t2", "t4", "t5", "t6"]);
+        let only_no_execute =
+            Toleration::equal("dedicated", "training").effect(TaintEffect::NoExecute);
+        assert_eq!(excluded(&[only_no_execute]), ["t1", "t4", "t5", "t6"]);
+        // Equal with an empty value matches an empty-valued taint only.
+        assert_eq!(
+            excluded(&[Toleration::equal("maintenance", "")]),
+            ["t1", "t2", "t4", "t6"]
+        );
+        assert_eq!(
+            excluded(&[Toleration::equal("maintenance", "x")]),
+            ["t1", "t2", "t4", "t5", "t6"]
+        );
+        // Exists: any value of the key.
+        assert_eq!(excluded(&[Toleration::exists("dedicated")]), ["t5", "t6"]);
+        assert_eq!(
+            excluded(&[
+                Toleration::exists("dedicated"),
+                Toleration::exists("gpu-reset")
+            ]),
+            ["t5"]
+        );
+        // Exists with an empty key: every taint, or every taint of one effect.
+        assert!(excluded(&[Toleration::exists("")]).is_empty());
+        assert_eq!(
+            excluded(&[Toleration::exists("").effect(TaintEffect::NoSchedule)]),
+            ["t2", "t6"]
+        );
+        assert_eq!(
+            excluded(&[Toleration::exists("").effect(TaintEffect::NoExecute)]),
+            ["t1", "t4", "t5", "t6"]
+        );
+    }
+
+    /// The same rules end to end: placement and the diagnosis's taint count.
+    #[test]
+    fn tolerations_in_placement() {
+        let inv = tainted();
+        let gang = |tol: Option<Toleration>| {
+            let mut w = Role::new("w", 7).request("gpu", 1);
+            if let Some(t) = tol {
+                w = w.toleration(t);
+            }
+            Gang::new("g").role(w)
+        };
+        let d = inv
+            .place(&gang(None))
+            .unwrap()
+            .diagnosis()
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            (d.roles[0].excluded.taint, d.roles[0].fitting_nodes),
+            (5, 2)
+        );
+        let p = inv.place(&gang(Some(Toleration::exists("")))).unwrap();
+        assert_eq!(p.placement().unwrap().members(), 7);
+        let d = inv
+            .place(&gang(Some(Toleration::exists("dedicated"))))
+            .unwrap()
+            .diagnosis()
+            .cloned()
+            .unwrap();
+        assert_eq!(d.roles[0].excluded.taint, 2); // t5 and t6
+        assert_eq!(d.best.unwrap().fits[0].fits, 5);
+    }
+}

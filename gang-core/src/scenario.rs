@@ -410,16 +410,19 @@ fn check_expect(
             fail.push(format!("message does not contain {sub:?}: {message}"));
         }
     }
-    if let Err(err) = outcome {
-        if let Some(k) = &e.error_kind {
-            if k != err.kind().as_str() {
-                fail.push(format!("error kind: expected {k}, got {}", err.kind()));
-            }
+    // An expected error kind or field is also unmet when there was no error at all.
+    let (kind, field) = match outcome {
+        Err(err) => (err.kind().as_str(), err.field()),
+        Ok(o) => (o.status(), o.status()),
+    };
+    if let Some(k) = &e.error_kind {
+        if k != kind {
+            fail.push(format!("error kind: expected {k}, got {kind}"));
         }
-        if let Some(f) = &e.error_field {
-            if f != err.field() {
-                fail.push(format!("error field: expected {f}, got {}", err.field()));
-            }
+    }
+    if let Some(f) = &e.error_field {
+        if f != field {
+            fail.push(format!("error field: expected {f}, got {field}"));
         }
     }
     if let Some(want) = &e.diagnosis {
@@ -551,5 +554,270 @@ fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
         }
         _ if want == got => Ok(()),
         _ => Err(format!("{at}: expected {want}, got {got}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Rack a: a1 (4 GPUs), a2 (2); rack b: b1 (2). Five 1-GPU workers in one rack go
+    /// to rack a: 4 on the largest node, the last one on the smallest that holds it.
+    fn doc(workers: u32, expect: Value) -> String {
+        json!({
+            "topology": { "levels": ["rack"] },
+            "nodes": [
+                { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 4 } },
+                { "name": "a2", "labels": { "rack": "a" }, "capacity": { "gpu": 2 } },
+                { "name": "b1", "labels": { "rack": "b" }, "capacity": { "gpu": 2 } }
+            ],
+            "gang": { "name": "g",
+                      "roles": [ { "name": "w", "count": workers, "requests": { "gpu": 1 } } ],
+                      "topology": { "required": "rack" } },
+            "expect": expect
+        })
+        .to_string()
+    }
+
+    fn failures(workers: u32, expect: Value) -> Vec<String> {
+        Scenario::from_json(&doc(workers, expect))
+            .unwrap()
+            .check()
+            .failures
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_values_name_their_json_path() {
+        let base = json!({
+            "topology": { "levels": ["rack"] },
+            "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 4 },
+                         "taints": [ { "key": "k", "effect": "NoSchedule" } ] } ],
+            "gang": { "name": "g",
+                      "roles": [ { "name": "w", "count": 1,
+                                   "tolerations": [ { "key": "k" } ] } ],
+                      "topology": { "required": "rack", "slices": [ { "level": "rack", "size": 1 } ] } },
+            "expect": { "status": "placed" }
+        });
+        assert!(Scenario::from_json(&base.to_string()).is_ok());
+        let cases: [(&str, Value, &str); 7] = [
+            (
+                "/nodes/0/taints/0",
+                json!({ "key": "k", "effect": "NoSchedule", "colour": 1 }),
+                "nodes[0].taints[0].colour",
+            ),
+            (
+                "/gang/roles/0/tolerations/0",
+                json!({ "key": "k", "colour": 1 }),
+                "gang.roles[0].tolerations[0].colour",
+            ),
+            (
+                "/gang/topology/slices/0",
+                json!({ "level": "rack", "size": 1, "lvl": 1 }),
+                "gang.topology.slices[0].lvl",
+            ),
+            ("/topology", json!({ "level": ["rack"] }), "topology.level"),
+            (
+                "/expect",
+                json!({ "status": "placed", "nodez": {} }),
+                "expect.nodez",
+            ),
+            (
+                "/expect",
+                json!({ "nodes": { "a1": "two" } }),
+                "expect.nodes.a1",
+            ),
+            (
+                "/gang/roles/0/tolerations/0",
+                json!({ "key": "k", "operator": "exists" }),
+                "gang.roles[0].tolerations[0].operator",
+            ),
+        ];
+        for (at, value, field) in cases {
+            let mut d = base.clone();
+            *d.pointer_mut(at).unwrap() = value;
+            let e = Scenario::from_json(&d.to_string()).unwrap_err();
+            assert_eq!(
+                (e.kind(), e.field()),
+                (crate::ErrorKind::InvalidScenario, field),
+                "{e}"
+            );
+        }
+        let e = Scenario::from_json(&format!("{base} {{}}")).unwrap_err();
+        assert_eq!(e.field(), "document", "{e}"); // trailing characters
+        let e = Scenario::from_json(r#"{"topology": {}, "nodes": [], "gang": {"name": "g", "roles": []}, "expect": {"colour": 1}}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+    }
+
+    /// `"level": null` (cluster-wide) differs from no level expectation at all.
+    #[test]
+    fn expect_level_null_is_not_absent() {
+        let e: Expect = serde_json::from_str(r#"{"level": null}"#).unwrap();
+        assert_eq!(e.level, Some(None));
+        let e: Expect = serde_json::from_str("{}").unwrap();
+        assert_eq!(e.level, None);
+        // The gang is placed in rack a: expecting cluster-wide is a failure.
+        assert_eq!(
+            failures(5, json!({ "level": null })),
+            [r#"level: expected None, got Some("rack")"#]
+        );
+        assert!(failures(5, json!({ "level": "rack" })).is_empty());
+    }
+
+    #[test]
+    fn placement_expectations_that_fail_are_named_in_words() {
+        let right = json!({
+            "status": "placed", "level": "rack", "domain": { "rack": "a" },
+            "nodes": { "a1": 4, "a2": 1 }, "placed": { "w": 5 },
+            "domains_used": { "rack": 1 }, "domain_counts": { "rack": { "a": 5 } }
+        });
+        assert_eq!(failures(5, right), Vec::<String>::new());
+        let wrong = json!({
+            "level": "block", "domain": { "rack": "b" },
+            "nodes": { "a1": 4, "b1": 1 }, "placed": { "w": 6, "x": 1 },
+            "domains_used": { "rack": 2 }, "domain_counts": { "rack": { "a": 4, "b": 0 } },
+            "message_contains": ["fits"]
+        });
+        assert_eq!(
+            failures(5, wrong),
+            [
+                r#"message does not contain "fits": "#,
+                r#"level: expected Some("block"), got Some("rack")"#,
+                r#"domain: expected {"rack": "b"}, got {"rack": "a"}"#,
+                "node b1: expected 1 members, got 0",
+                "node a2: expected no members, got 1",
+                "role w: expected 6 placed, got Some(5)",
+                "role x: expected 1 placed, got None",
+                "domains used at rack: expected 2, got Some(1)",
+                "rack a: expected 4 members, got 5",
+            ]
+        );
+    }
+
+    #[test]
+    fn expectations_on_diagnoses_and_errors() {
+        // Nine workers fit nowhere: 8 GPUs in all.
+        let right = json!({
+            "status": "unschedulable",
+            "message_contains": ["rack a fits 6 of 9 w"],
+            "diagnosis": { "level": "rack", "best": { "domain": "a", "short_of": ["gpu"] },
+                           "roles": [ { "cluster_fit": 8 } ], "relaxation": null }
+        });
+        assert_eq!(failures(9, right), Vec::<String>::new());
+        let f = failures(9, json!({ "status": "placed", "nodes": { "a1": 4 } }));
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f[0].starts_with("status: expected placed, got unschedulable: {"),
+            "{f:?}"
+        );
+        assert_eq!(
+            f[1],
+            "placement expectations given, but the status is unschedulable"
+        );
+        assert_eq!(
+            failures(9, json!({ "diagnosis": { "best": { "domain": "b" } } })),
+            [r#"diagnosis.best.domain: expected "b", got "a""#]
+        );
+        assert_eq!(
+            failures(5, json!({ "diagnosis": {} })),
+            ["diagnosis expected, but there is none"]
+        );
+
+        // An invalid request: its kind and field are checked, and the message.
+        let mut s = Scenario::from_json(&doc(5, json!({}))).unwrap();
+        s.gang.topology.required = Some("block".into());
+        s.expect = Some(Expect {
+            status: Some("error".into()),
+            error_kind: Some("invalid_request".into()),
+            error_field: Some("gang.topology.required".into()),
+            message_contains: vec!["\"block\"".into()],
+            ..Expect::default()
+        });
+        assert_eq!(s.check().failures, Vec::<String>::new());
+        s.expect = Some(Expect {
+            status: Some("unschedulable".into()),
+            error_kind: Some("contradictory".into()),
+            error_field: Some("gang.topology.preferred".into()),
+            ..Expect::default()
+        });
+        let f = s.check().failures;
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert!(f[0].starts_with("status: expected unschedulable, got error: invalid request at gang.topology.required"), "{f:?}");
+        assert_eq!(
+            f[1],
+            "error kind: expected contradictory, got invalid_request"
+        );
+        assert_eq!(
+            f[2],
+            "error field: expected gang.topology.preferred, got gang.topology.required"
+        );
+
+        // An expected error kind or field is unmet when the gang was simply placed.
+        assert_eq!(
+            failures(
+                5,
+                json!({ "error_kind": "invalid_request", "error_field": "gang.name" })
+            ),
+            [
+                "error kind: expected invalid_request, got placed",
+                "error field: expected gang.name, got placed"
+            ]
+        );
+
+        // An inventory that does not build is an error outcome too.
+        let mut s = Scenario::from_json(&doc(
+            5,
+            json!({ "status": "error", "error_kind": "invalid_inventory" }),
+        ))
+        .unwrap();
+        s.nodes[1].name = "a1".into();
+        let report = s.check();
+        assert!(report.passed(), "{:?}", report.failures);
+        assert_eq!(
+            report.outcome.unwrap_err().kind(),
+            crate::ErrorKind::InvalidInventory
+        );
+    }
+
+    #[test]
+    fn json_subset_semantics() {
+        let got = json!({ "a": 1, "b": [ { "x": 1, "y": 2 }, { "x": 3 } ], "c": null, "s": "t" });
+        let ok = |want: Value| json_subset(&want, &got, "d");
+        // Objects: listed keys only, at any depth.
+        assert_eq!(ok(json!({})), Ok(()));
+        assert_eq!(ok(json!({ "a": 1, "c": null })), Ok(()));
+        assert_eq!(ok(json!({ "b": [ { "x": 1 }, {} ] })), Ok(()));
+        assert_eq!(ok(json!({ "z": null })), Err("d.z: missing".into()));
+        assert_eq!(
+            ok(json!({ "b": [ {}, { "y": 2 } ] })),
+            Err("d.b[1].y: missing".into())
+        );
+        // Arrays: same length, element by element.
+        assert_eq!(
+            ok(json!({ "b": [ { "x": 1 } ] })),
+            Err(r#"d.b: expected 1 elements, got 2: [{"x":1,"y":2},{"x":3}]"#.into())
+        );
+        assert_eq!(
+            ok(json!({ "b": [ { "x": 1 }, { "x": 4 } ] })),
+            Err("d.b[1].x: expected 4, got 3".into())
+        );
+        // Scalars and mismatched kinds: equality.
+        assert_eq!(ok(json!({ "a": 2 })), Err("d.a: expected 2, got 1".into()));
+        assert_eq!(
+            ok(json!({ "a": "1" })),
+            Err(r#"d.a: expected "1", got 1"#.into())
+        );
+        assert_eq!(
+            ok(json!({ "c": {} })),
+            Err("d.c: expected {}, got null".into())
+        );
+        assert_eq!(
+            ok(json!({ "s": [] })),
+            Err(r#"d.s: expected [], got "t""#.into())
+        );
+        assert_eq!(
+            ok(json!({ "a": null })),
+            Err("d.a: expected null, got 1".into())
+        );
     }
 }

@@ -204,7 +204,7 @@ pub struct StepExpect {
     /// Replicas placed (`spread`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<u32>,
-    /// Distinct domains of this level the replicas' members occupy must equal `replicas`.
+    /// A level at which no domain may hold members of two replicas (`spread`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distinct: Option<String>,
     /// Free amounts after the step: node → resource → amount.
@@ -228,7 +228,7 @@ struct Seen {
     admitted: Vec<String>,
     waiting: Vec<String>,
     replicas: u32,
-    occupied: Vec<(String, String)>,
+    occupied: Vec<(usize, String)>,
 }
 
 /// Runs `steps` on `inv`, appending a sentence per unmet expectation to `fail`.
@@ -413,15 +413,7 @@ fn run_one(
                     }
                     for (i, p) in placements.iter().enumerate() {
                         for (node, _) in p.node_counts() {
-                            let spec = inv.node_spec(node).ok_or_else(|| Error::UnknownNode {
-                                name: node.to_owned(),
-                            })?;
-                            let v = spec
-                                .labels
-                                .get(&spread.level)
-                                .cloned()
-                                .unwrap_or_else(|| node.to_owned());
-                            seen.occupied.push((format!("{i}"), v));
+                            seen.occupied.push((i, node.to_owned()));
                         }
                     }
                 }
@@ -436,6 +428,23 @@ fn run_one(
     Ok(seen)
 }
 
+/// The full path of `node`'s domain at `level` (`b1/r1`), or the node's name at the node
+/// level or where a label on the way is missing (a domain of its own).
+fn domain_at(inv: &Inventory, node: &str, level: &str) -> String {
+    let levels = inv.topology().levels();
+    let Some(depth) = levels.iter().position(|l| l == level) else {
+        return node.to_owned();
+    };
+    let Some(spec) = inv.node_spec(node) else {
+        return node.to_owned();
+    };
+    let path: Option<Vec<&str>> = levels[..=depth]
+        .iter()
+        .map(|l| spec.labels.get(l).map(String::as_str))
+        .collect();
+    path.map_or_else(|| node.to_owned(), |p| p.join("/"))
+}
+
 fn check(
     inv: &Inventory,
     x: &StepExpect,
@@ -447,10 +456,12 @@ fn check(
     let mut no = |what: String| fail.push(format!("{at}: {what}"));
     if let Some(s) = &x.status {
         if *s != seen.status {
-            no(format!(
-                "status: expected {s}, got {} {}",
-                seen.status, seen.message
-            ));
+            let why = if seen.message.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", seen.message)
+            };
+            no(format!("status: expected {s}, got {}{why}", seen.status));
         }
     }
     if x.error_kind.is_some() && x.error_kind != seen.error_kind {
@@ -521,14 +532,20 @@ fn check(
             no(format!("replicas: expected {want}, got {}", seen.replicas));
         }
     }
-    if x.distinct.is_some() {
-        // Each replica's members in its own domains: no domain shared by two replicas.
-        let mut by_domain: Vec<(&String, &String)> =
-            seen.occupied.iter().map(|(r, d)| (d, r)).collect();
+    if let Some(level) = &x.distinct {
+        // No domain of the level holds members of two replicas.
+        let mut by_domain: Vec<(String, usize)> = seen
+            .occupied
+            .iter()
+            .map(|(replica, node)| (domain_at(inv, node, level), *replica))
+            .collect();
         by_domain.sort();
         by_domain.dedup();
-        if by_domain.windows(2).any(|w| w[0].0 == w[1].0) {
-            no(format!("replicas share a domain: {:?}", seen.occupied));
+        if let Some(w) = by_domain.windows(2).find(|w| w[0].0 == w[1].0) {
+            no(format!(
+                "replicas {} and {} share {level} {}",
+                w[0].1, w[1].1, w[0].0
+            ));
         }
     }
     if let Some(want) = &x.free {
@@ -552,5 +569,202 @@ fn check(
                 "live reservations: expected {want}, got {got} ({names:?})"
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+    use serde_json::{json, Value};
+
+    /// Racks b1/a (a1: 4 GPUs, a2: 2), b2/a (c1: 4) and b2/d (d1: 2); gang `g` is three
+    /// 1-GPU workers in one rack (best fit: b2/a).
+    fn scenario(steps: Value) -> Result<Scenario, crate::Error> {
+        let node = |name: &str, block: &str, rack: &str, gpus: u32| {
+            json!({ "name": name, "labels": { "block": block, "rack": rack },
+                    "capacity": { "gpu": gpus } })
+        };
+        Scenario::from_json(
+            &json!({
+                "topology": { "levels": ["block", "rack"] },
+                "nodes": [ node("a1", "b1", "a", 4), node("a2", "b1", "a", 2),
+                           node("c1", "b2", "a", 4), node("d1", "b2", "d", 2) ],
+                "gang": { "name": "g",
+                          "roles": [ { "name": "w", "count": 3, "requests": { "gpu": 1 } } ],
+                          "topology": { "required": "rack" } },
+                "steps": steps
+            })
+            .to_string(),
+        )
+    }
+
+    fn failures(steps: Value) -> Vec<String> {
+        scenario(steps).unwrap().check().failures
+    }
+
+    fn gang(name: &str, workers: u32) -> Value {
+        json!({ "name": name, "roles": [ { "name": "w", "count": workers, "requests": { "gpu": 1 } } ],
+                "topology": { "required": "rack" } })
+    }
+
+    #[test]
+    fn bad_steps_are_rejected_with_their_path() {
+        assert!(scenario(json!([{ "op": "cordon", "node": "a1" }])).is_ok());
+        for (step, field) in [
+            (json!({ "op": "reboot" }), "steps[0].op"),
+            (json!({ "op": "reserve", "name": "t" }), "steps[0].name"), // it is "as"
+            (
+                json!({ "op": "place", "expect": { "statuz": "placed" } }),
+                "steps[0].expect.statuz",
+            ),
+            (json!({ "op": "admit", "mode": "lifo" }), "steps[0].mode"),
+            (
+                json!({ "op": "add_node", "node_spec": { "name": "n", "capacity": { "gpu": true } } }),
+                "steps[0].node_spec.capacity.gpu",
+            ),
+            (
+                json!({ "op": "place", "gang": { "name": "g", "roles": [], "size": 1 } }),
+                "steps[0].gang.size",
+            ),
+        ] {
+            let e = scenario(json!([{ "op": "place" }, step])).unwrap_err();
+            let field = field.replace("steps[0]", "steps[1]");
+            assert_eq!(
+                (e.kind(), e.field()),
+                (crate::ErrorKind::InvalidScenario, field.as_str()),
+                "{e}"
+            );
+        }
+    }
+
+    /// A step whose operand is missing or names nothing is an error: a failure unless
+    /// the step expects it.
+    #[test]
+    fn step_errors_fail_unless_expected() {
+        assert_eq!(
+            failures(json!([{ "op": "cordon" }])),
+            ["step 0 (Cordon): unexpected error: invalid scenario at steps[].node: missing for this op"]
+        );
+        assert_eq!(
+            failures(json!([{ "op": "release", "reservation": "t" }])),
+            [
+                r#"step 0 (Release): unexpected error: invalid scenario at steps[].reservation: no reservation named "t""#
+            ]
+        );
+        assert_eq!(
+            failures(json!([{ "op": "cordon", "node": "zz" }])),
+            [r#"step 0 (Cordon): unexpected error: unknown node "zz""#]
+        );
+        let expected = json!({ "status": "error", "error_kind": "unknown_node",
+                               "message_contains": ["\"zz\""] });
+        assert!(failures(json!([{ "op": "cordon", "node": "zz", "expect": expected }])).is_empty());
+        assert_eq!(
+            failures(json!([{ "op": "set_used", "node": "a1", "resource": "gpu",
+                              "expect": { "status": "error", "error_kind": "unknown_node" } }])),
+            [
+                r#"step 0 (SetUsed): error kind: expected Some("unknown_node"), got Some("invalid_scenario")"#
+            ]
+        );
+        // Later steps still run after a failed one.
+        let f = failures(json!([{ "op": "cordon" }, { "op": "uncordon" }]));
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f[1].starts_with("step 1 (Uncordon): unexpected error"),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn unmet_step_expectations_are_named_in_words() {
+        let right = json!({ "status": "placed", "domain_path": "b2/a", "nodes": { "c1": 3 },
+                            "reservations": 1, "free": { "c1": { "gpu": 1 }, "a1": { "gpu": 4 } } });
+        assert!(failures(json!([{ "op": "reserve", "expect": right }])).is_empty());
+        let wrong = json!({ "status": "unschedulable", "message_contains": ["nope"],
+                            "domain_path": "b1/a", "nodes": { "a1": 3 },
+                            "free": { "c1": { "gpu": 4 } }, "reservations": 0 });
+        let f = failures(json!([{ "op": "reserve", "expect": wrong }]));
+        let starts = [
+            "step 0 (Reserve): status: expected unschedulable, got placed",
+            r#"step 0 (Reserve): message does not contain "nope": "#,
+            r#"step 0 (Reserve): domain: expected Some("b1/a"), got Some("b2/a")"#,
+            r#"step 0 (Reserve): nodes: expected {"a1": 3}, got {"c1": 3}"#,
+            "step 0 (Reserve): free gpu on c1: expected 4, got",
+            "step 0 (Reserve): live reservations: expected 0, got 1",
+        ];
+        assert_eq!(f.len(), starts.len(), "{f:?}");
+        for (got, want) in f.iter().zip(starts) {
+            assert!(got.starts_with(want), "{got:?} should start with {want:?}");
+        }
+    }
+
+    /// Reservations are named by `as`, else by the gang's name; losses and overcommits
+    /// are reported by those names.
+    #[test]
+    fn reservations_are_known_by_name() {
+        let steps = |lost: Value| {
+            json!([
+                { "op": "reserve", "expect": { "nodes": { "c1": 3 } } },
+                // c1 has 1 GPU left: the two go to the tightest rack that holds them.
+                { "op": "reserve", "as": "second", "gang": gang("h", 2),
+                  "expect": { "domain_path": "b2/d", "nodes": { "d1": 2 }, "reservations": 2 } },
+                { "op": "set_capacity", "node": "c1", "resource": "gpu", "amount": 2,
+                  "expect": { "overcommitted": ["g"] } },
+                { "op": "fail_node", "node": "d1", "expect": { "lost": lost } },
+                { "op": "release", "reservation": "g",
+                  "expect": { "reservations": 1, "free": { "c1": { "gpu": 2 } } } },
+                { "op": "release", "reservation": "g",
+                  "expect": { "status": "error", "error_kind": "unknown_reservation" } },
+                { "op": "release", "reservation": "second", "expect": { "reservations": 0 } }
+            ])
+        };
+        let f = failures(steps(json!({ "second": { "w": 2 } })));
+        assert!(f.is_empty(), "{f:?}");
+        assert_eq!(
+            failures(steps(json!({ "g": { "w": 2 } }))),
+            [r#"step 3 (FailNode): lost: expected {"g": {"w": 2}}, got {"second": {"w": 2}}"#]
+        );
+    }
+
+    #[test]
+    fn distinct_compares_full_domain_paths_at_its_level() {
+        // Racks b1/a and b2/a share the value "a" but are different racks (and blocks).
+        let spread = |workers, level: &str| {
+            json!({ "op": "spread",
+                    "spread": { "gang": gang("s", workers), "replicas": 2, "level": "rack" },
+                    "expect": { "status": "placed", "replicas": 2, "distinct": level } })
+        };
+        assert!(failures(json!([spread(4, "rack")])).is_empty());
+        assert!(failures(json!([spread(4, "block")])).is_empty());
+        // Two 2-worker replicas, best fit: racks b2/d and b2/a, both in block b2.
+        assert!(failures(json!([spread(2, "rack")])).is_empty());
+        assert_eq!(
+            failures(json!([spread(2, "block")])),
+            ["step 0 (Spread): replicas 0 and 1 share block b2"]
+        );
+    }
+
+    #[test]
+    fn admitted_and_spread_reservations_are_named() {
+        let f = failures(json!([
+            // p takes 3 of c1's 4; q (7) fits no rack and waits.
+            { "op": "admit", "queue": [gang("p", 3), gang("q", 7)],
+              "expect": { "admitted": ["p"], "waiting": ["q"], "reservations": 1,
+                          "message_contains": ["gang q (7 w) does not fit"] } },
+            { "op": "release", "reservation": "p", "expect": { "reservations": 0 } },
+            { "op": "spread", "as": "r",
+              "spread": { "gang": gang("s", 2), "replicas": 2, "level": "rack" },
+              "expect": { "status": "placed", "replicas": 2, "reservations": 2 } },
+            { "op": "release", "reservation": "r-1", "expect": { "reservations": 1 } },
+            { "op": "release", "reservation": "r-0", "expect": { "reservations": 0 } },
+            { "op": "admit", "queue": [gang("p", 3)],
+              "expect": { "admitted": [], "waiting": ["p"] } }
+        ]));
+        assert_eq!(
+            f,
+            [
+                r#"step 5 (Admit): admitted: expected [], got ["p"]"#,
+                r#"step 5 (Admit): waiting: expected ["p"], got []"#
+            ]
+        );
     }
 }
