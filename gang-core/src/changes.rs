@@ -516,3 +516,363 @@ impl Inventory {
         }])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorKind, Gang, Placement, Role, Topology};
+
+    const GPU: &str = "nvidia.com/gpu";
+
+    fn free(inv: &Inventory, node: &str, res: &str) -> u64 {
+        inv.free(node, res).unwrap().millis() / 1000
+    }
+
+    fn placement(inv: &Inventory, gang: &Gang) -> Placement {
+        let p = inv.place(gang).unwrap().placement().cloned().unwrap();
+        p.validate(inv).unwrap();
+        p
+    }
+
+    fn reserve(inv: &mut Inventory, gang: &Gang) -> ReservationId {
+        let p = placement(inv, gang);
+        let id = inv.reserve(&p).unwrap();
+        inv.validate().unwrap();
+        id
+    }
+
+    fn lost(l: &[Lost]) -> Vec<(ReservationId, &str, &str, u32)> {
+        l.iter()
+            .map(|l| (l.reservation, l.role.as_str(), l.node.as_str(), l.count))
+            .collect()
+    }
+
+    /// Rack a: x1 (pool x) and y1 (pool y), 8 GPUs and 16 CPUs each.
+    fn pools() -> Inventory {
+        let n = |name: &str, pool: &str| {
+            NodeSpec::new(name)
+                .label("rack", "a")
+                .label("pool", pool)
+                .capacity(GPU, 8)
+                .capacity("cpu", 16)
+        };
+        Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([n("x1", "x"), n("y1", "y")])
+            .build()
+            .unwrap()
+    }
+
+    fn on(pool: &str, name: &str, count: u32, gpus: i64, cpus: i64) -> Role {
+        Role::new(name, count)
+            .request(GPU, gpus)
+            .request("cpu", cpus)
+            .selector("pool", pool)
+    }
+
+    #[test]
+    fn removing_a_node_reports_lost_members_per_reservation_and_role() {
+        let mut inv = pools();
+        let a = reserve(
+            &mut inv,
+            &Gang::new("a")
+                .role(on("x", "launcher", 1, 0, 2))
+                .role(on("x", "worker", 2, 1, 1)),
+        );
+        let b = reserve(&mut inv, &Gang::new("b").role(on("x", "worker", 3, 1, 0)));
+        let c = reserve(&mut inv, &Gang::new("c").role(on("y", "worker", 2, 2, 1)));
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (3, 12));
+        assert_eq!((free(&inv, "y1", GPU), free(&inv, "y1", "cpu")), (4, 14));
+
+        let gone = inv.remove_node("x1").unwrap();
+        inv.validate().unwrap();
+        assert_eq!(
+            lost(&gone),
+            [
+                (a, "launcher", "x1", 1),
+                (a, "worker", "x1", 2),
+                (b, "worker", "x1", 3)
+            ]
+        );
+        assert_eq!(gone[0].path, ["a"]);
+        let ra = inv.reservation(a).unwrap();
+        assert_eq!((ra.member_count(), lost(ra.lost())), (0, lost(&gone[..2])));
+        assert_eq!(lost(inv.reservation(b).unwrap().lost()), lost(&gone[2..]));
+        // c, on y1, lost nothing and still holds what it held.
+        let rc = inv.reservation(c).unwrap();
+        assert!(rc.lost().is_empty());
+        assert_eq!(rc.member_count(), 2);
+        assert_eq!((free(&inv, "y1", GPU), free(&inv, "y1", "cpu")), (4, 14));
+        // Releasing a reservation that lost everything credits nothing anywhere.
+        inv.release(a).unwrap();
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "y1", GPU), free(&inv, "y1", "cpu")), (4, 14));
+        assert_eq!(
+            inv.remove_node("x1").unwrap_err().kind(),
+            ErrorKind::UnknownNode
+        );
+    }
+
+    #[test]
+    fn failing_a_node_twice_gives_its_capacity_back_once() {
+        let mut inv = pools();
+        let id = reserve(&mut inv, &Gang::new("g").role(on("x", "w", 3, 2, 1)));
+        let other = reserve(&mut inv, &Gang::new("h").role(on("y", "w", 1, 4, 4)));
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (2, 13));
+
+        let first = inv.fail_node("x1").unwrap();
+        inv.validate().unwrap();
+        assert_eq!(lost(&first), [(id, "w", "x1", 3)]);
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (8, 16));
+        assert!(!inv.node_spec("x1").unwrap().schedulable);
+        // Nothing is left on x1 to lose: no report, no credit, no duplicate record.
+        assert!(inv.fail_node("x1").unwrap().is_empty());
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (8, 16));
+        assert_eq!(inv.reservation(id).unwrap().lost().len(), 1);
+        // Failing y1 loses h's one member there and gives its capacity back.
+        assert_eq!(lost(&inv.fail_node("y1").unwrap()), [(other, "w", "y1", 1)]);
+        inv.validate().unwrap();
+        let (y_gpu, y_cpu) = (free(&inv, "y1", GPU), free(&inv, "y1", "cpu"));
+        assert_eq!((y_gpu, y_cpu), (8, 16));
+        assert_eq!(inv.reservation(other).unwrap().member_count(), 0);
+        // Uncordoning brings the node back, not the members.
+        inv.uncordon("x1").unwrap();
+        inv.validate().unwrap();
+        assert!(inv.node_spec("x1").unwrap().schedulable);
+        assert_eq!(inv.reservation(id).unwrap().lost().len(), 1);
+        assert_eq!(free(&inv, "x1", GPU), 8);
+    }
+
+    #[test]
+    fn cordon_keeps_reservations_and_only_stops_new_placements() {
+        let mut inv = pools();
+        let id = reserve(&mut inv, &Gang::new("g").role(on("x", "w", 2, 1, 1)));
+        inv.cordon("x1").unwrap();
+        inv.validate().unwrap();
+        // The reservation and the free columns are untouched.
+        assert_eq!(inv.reservation(id).unwrap().member_count(), 2);
+        assert!(inv.reservation(id).unwrap().lost().is_empty());
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (6, 14));
+        // Cordoning twice is harmless; nothing new lands on x1, even when it fits there.
+        inv.cordon("x1").unwrap();
+        let g = Gang::new("more").role(on("x", "w", 1, 1, 1));
+        assert!(!inv.place(&g).unwrap().is_placed());
+        // Release on a cordoned node gives back exactly what it held.
+        inv.release(id).unwrap();
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "x1", GPU), free(&inv, "x1", "cpu")), (8, 16));
+        inv.uncordon("x1").unwrap();
+        assert!(inv.place(&g).unwrap().is_placed());
+    }
+
+    #[test]
+    fn relabelling_reports_only_reservations_whose_constrained_members_left_their_domain() {
+        let n = |name: &str, block: &str, rack: &str| {
+            NodeSpec::new(name)
+                .label("block", block)
+                .label("rack", rack)
+                .capacity(GPU, 2)
+        };
+        let mut inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .nodes([n("a1", "b1", "a"), n("a2", "b1", "a"), n("c1", "b1", "c")])
+            .node(
+                NodeSpec::new("d1")
+                    .label("block", "b2")
+                    .label("rack", "d")
+                    .capacity(GPU, 8)
+                    .capacity("cpu", 8),
+            )
+            .build()
+            .unwrap();
+        // Racks: a 4 GPUs, c 2, d 8. Four workers in a rack: a fits exactly (best fit).
+        let rack = reserve(
+            &mut inv,
+            &Gang::new("rack")
+                .role(Role::new("w", 4).request(GPU, 1))
+                .required("rack"),
+        );
+        assert_eq!(inv.reservation(rack).unwrap().domain()[1].1, "a");
+        // Two workers in a block: b1 has exactly 2 left (on c1); the launcher needs a
+        // CPU, only d1 (block b2) has one, and it may run anywhere.
+        let block = reserve(
+            &mut inv,
+            &Gang::new("block")
+                .role(Role::new("w", 2).request(GPU, 1))
+                .role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+                .required("block"),
+        );
+        let members: Vec<String> = inv
+            .reservation(block)
+            .unwrap()
+            .members(&inv)
+            .into_iter()
+            .map(|a| format!("{} {} {}", a.role, a.node, a.count))
+            .collect();
+        assert_eq!(members, ["w c1 2", "launcher d1 1"]);
+        // One worker anywhere: only d1 has room.
+        let anywhere = reserve(
+            &mut inv,
+            &Gang::new("any").role(Role::new("w", 1).request(GPU, 1)),
+        );
+        let frees = |inv: &Inventory| -> Vec<(String, u64)> {
+            let mut v: Vec<(String, u64)> = inv
+                .node_names()
+                .map(|x| (x.to_owned(), free(inv, x, GPU)))
+                .collect();
+            v.sort();
+            v
+        };
+        let before = frees(&inv);
+
+        // d1 to another block: only an unconstrained launcher and a cluster-wide gang there.
+        let moved = inv
+            .set_labels("d1", [("block", "b9"), ("rack", "d")])
+            .unwrap();
+        assert_eq!(moved, []);
+        inv.validate().unwrap();
+        // c1 into rack a: members that were inside their domain still are.
+        assert_eq!(
+            inv.set_labels("c1", [("block", "b1"), ("rack", "a")])
+                .unwrap(),
+            []
+        );
+        inv.validate().unwrap();
+        // a2 loses its rack label: the rack gang's members there are outside rack b1/a.
+        assert_eq!(inv.set_labels("a2", [("block", "b1")]).unwrap(), [rack]);
+        inv.validate().unwrap();
+        // c1 to block b2: the block gang's workers left block b1. The rack gang is still
+        // displaced, and reported again.
+        assert_eq!(
+            inv.set_labels("c1", [("block", "b2"), ("rack", "c")])
+                .unwrap(),
+            [rack, block]
+        );
+        inv.validate().unwrap();
+        // Relabelling moves no capacity.
+        assert_eq!(frees(&inv), before);
+        for id in [rack, block, anywhere] {
+            inv.release(id).unwrap();
+            inv.validate().unwrap();
+        }
+        assert!(frees(&inv)
+            .iter()
+            .all(|(x, f)| *f == if x == "d1" { 8 } else { 2 }));
+    }
+
+    #[test]
+    fn overcommit_names_the_reservations_holding_that_resource_on_that_node() {
+        let n = |name: &str| NodeSpec::new(name).capacity(GPU, 8).capacity("cpu", 8);
+        let mut inv = Inventory::builder(Topology::flat())
+            .nodes([n("n1"), n("n2")])
+            .build()
+            .unwrap();
+        // Best fit: r1 and r2 both go to n1 (the first, then the fuller node); r3 needs
+        // all 8 GPUs of n2.
+        let r1 = reserve(
+            &mut inv,
+            &Gang::new("r1").role(Role::new("w", 3).request(GPU, 1)),
+        );
+        let r2 = reserve(
+            &mut inv,
+            &Gang::new("r2").role(Role::new("w", 2).request(GPU, 1).request("cpu", 2)),
+        );
+        let held: Vec<String> = [r1, r2]
+            .iter()
+            .flat_map(|&id| inv.reservation(id).unwrap().members(&inv))
+            .map(|a| a.node)
+            .collect();
+        assert_eq!(held, ["n1", "n1"]);
+        let r3 = reserve(
+            &mut inv,
+            &Gang::new("r3").role(Role::new("w", 8).request(GPU, 1)),
+        );
+        assert_eq!(inv.reservation(r3).unwrap().members(&inv)[0].node, "n2");
+
+        // n1 holds 5 GPUs reserved; capacity 4 is below that.
+        let over = inv.set_capacity("n1", GPU, 4).unwrap();
+        inv.validate().unwrap();
+        assert_eq!(
+            over,
+            [Overcommit {
+                node: "n1".into(),
+                resource: GPU.into(),
+                capacity: Quantity::from_units(4),
+                used: Quantity::ZERO,
+                reserved: Quantity::from_units(5),
+                reservations: vec![r1, r2],
+            }]
+        );
+        assert_eq!(free(&inv, "n1", GPU), 0);
+        // CPUs: 6 used elsewhere + 4 held by r2 > 8. r1 holds no CPU: not named.
+        let over = inv.set_used("n1", "cpu", 6).unwrap();
+        inv.validate().unwrap();
+        assert_eq!(over.len(), 1);
+        assert_eq!(
+            (
+                over[0].resource.as_str(),
+                over[0].reserved.millis(),
+                &over[0].reservations
+            ),
+            ("cpu", 4000, &vec![r2])
+        );
+        assert_eq!(free(&inv, "n1", "cpu"), 0);
+        // n2 is full (8 of 8 reserved) but not over: resizing it to exactly that is fine.
+        assert!(inv.set_capacity("n2", GPU, 8).unwrap().is_empty());
+        // Release r2: GPUs 4 - 3 = 1 free; CPUs 8 - 6 = 2.
+        inv.release(r2).unwrap();
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "n1", GPU), free(&inv, "n1", "cpu")), (1, 2));
+        let over = inv.set_capacity("n1", GPU, 2).unwrap();
+        assert_eq!(over[0].reservations, [r1]);
+        inv.release(r1).unwrap();
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "n1", GPU), free(&inv, "n1", "cpu")), (2, 2));
+        assert!(inv.set_used("n1", "cpu", 0).unwrap().is_empty());
+        assert_eq!(free(&inv, "n1", "cpu"), 8);
+    }
+
+    #[test]
+    fn an_overcommitted_node_stays_overcommitted_through_a_relayout() {
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("m1").label("rack", "m").capacity(GPU, 8))
+            .build()
+            .unwrap();
+        let id = reserve(
+            &mut inv,
+            &Gang::new("g").role(Role::new("w", 6).request(GPU, 1)),
+        );
+        assert_eq!(
+            inv.set_capacity("m1", GPU, 4).unwrap()[0].reservations,
+            [id]
+        );
+        // Relayouts of every kind: a node sorting first, a new resource, a relabel.
+        inv.add_node(NodeSpec::new("a1").label("rack", "a").capacity(GPU, 8))
+            .unwrap();
+        inv.validate().unwrap();
+        assert_eq!(free(&inv, "m1", GPU), 0);
+        let over = inv.set_used("m1", "example.com/fpga", 1).unwrap();
+        // A new resource, used beyond its (zero) capacity; no reservation holds it.
+        assert_eq!(
+            over.iter()
+                .map(|o| (o.resource.as_str(), o.reservations.len()))
+                .collect::<Vec<_>>(),
+            [("example.com/fpga", 0)]
+        );
+        inv.validate().unwrap();
+        inv.set_labels("m1", [("rack", "0")]).unwrap();
+        inv.validate().unwrap();
+        assert_eq!(free(&inv, "m1", GPU), 0);
+        // Still 6 held against 4: raising capacity to 5 is still over, to 6 is not.
+        assert_eq!(
+            inv.set_capacity("m1", GPU, 5).unwrap()[0].reserved.millis(),
+            6000
+        );
+        assert!(inv.set_capacity("m1", GPU, 6).unwrap().is_empty());
+        assert_eq!(free(&inv, "m1", GPU), 0);
+        inv.set_capacity("m1", GPU, 4).unwrap();
+        // Release gives back what was held, and the node has exactly its capacity free.
+        inv.release(id).unwrap();
+        inv.validate().unwrap();
+        assert_eq!((free(&inv, "m1", GPU), free(&inv, "a1", GPU)), (4, 8));
+    }
+}

@@ -440,3 +440,286 @@ impl fmt::Display for Placement {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Gang, NodeSpec, Role, Topology};
+
+    const GPU: &str = "nvidia.com/gpu";
+
+    /// Rack a: a1 (4 GPUs), a2 (2 GPUs); rack b: b1 (3 GPUs, and the only CPUs).
+    fn racks() -> Inventory {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("a1").label("rack", "a").capacity(GPU, 4))
+            .node(NodeSpec::new("a2").label("rack", "a").capacity(GPU, 2))
+            .node(
+                NodeSpec::new("b1")
+                    .label("rack", "b")
+                    .capacity(GPU, 3)
+                    .capacity("cpu", 4),
+            )
+            .build()
+            .unwrap();
+        inv.validate().unwrap();
+        inv
+    }
+
+    fn place(inv: &Inventory, gang: &Gang) -> Placement {
+        let p = inv.place(gang).unwrap().placement().cloned().unwrap();
+        p.validate(inv).unwrap();
+        p
+    }
+
+    fn six_in_a_rack(inv: &Inventory) -> Placement {
+        // Rack a has exactly 6 GPUs, rack b 3: the only answer is a1 (4) + a2 (2).
+        let gang = Gang::new("g")
+            .role(Role::new("w", 6).request(GPU, 1))
+            .required("rack");
+        let p = place(inv, &gang);
+        // Node indices in topology order: a1 = 0, a2 = 1, b1 = 2.
+        assert_eq!(p.members, [(0, 0, 4), (0, 1, 2)]);
+        p
+    }
+
+    fn rejected(p: &Placement, inv: &Inventory, what: &str) {
+        let err = p.validate(inv).expect_err(what);
+        assert!(err.contains(what), "expected {what:?}, got {err:?}");
+    }
+
+    #[test]
+    fn validate_rejects_members_over_capacity() {
+        let inv = racks();
+        let good = six_in_a_rack(&inv);
+        // All six on a1, which has 4 GPUs: counts and domain are right, capacity is not.
+        let mut p = good.clone();
+        p.members = vec![(0, 0, 6)];
+        rejected(&p, &inv, "node a1 over capacity in nvidia.com/gpu");
+        // The placement itself stops fitting once another workload takes a GPU on a2.
+        let mut busy = inv.clone();
+        busy.set_used("a2", GPU, 1).unwrap();
+        rejected(&good, &busy, "node a2 over capacity in nvidia.com/gpu");
+        // ...or once it has been reserved: the same members again exceed what is free.
+        let mut held = inv.clone();
+        held.reserve(&good).unwrap();
+        held.validate().unwrap();
+        rejected(&good, &held, "over capacity in nvidia.com/gpu");
+    }
+
+    #[test]
+    fn validate_rejects_constrained_members_outside_the_domain() {
+        let inv = racks();
+        let good = six_in_a_rack(&inv);
+        // a2's two members moved to b1 (3 GPUs free there): fits, but in rack b.
+        let mut p = good.clone();
+        p.members = vec![(0, 0, 4), (0, 2, 2)];
+        rejected(&p, &inv, "node b1 is outside the chosen domain");
+        // The chosen domain switched to rack b while the members stay in rack a.
+        let mut p = good.clone();
+        p.index = 1;
+        rejected(&p, &inv, "node a1 is outside the chosen domain");
+        // The reported domain disagrees with the chosen one.
+        let mut p = good.clone();
+        p.domain[0].1 = "b".into();
+        rejected(&p, &inv, "reported domain is not the chosen one");
+        // Claimed cluster-wide although the gang requires a rack.
+        let mut p = good.clone();
+        p.depth = 0;
+        p.index = 0;
+        rejected(&p, &inv, "placed above the required level");
+        // Placed on a node cordoned since, or for an inventory laid out differently.
+        let mut cordoned = inv.clone();
+        cordoned.cordon("a2").unwrap();
+        rejected(&good, &cordoned, "ineligible node a2");
+        let mut grown = inv.clone();
+        grown
+            .add_node(NodeSpec::new("a0").label("rack", "a"))
+            .unwrap();
+        rejected(&good, &grown, "different inventory layout");
+    }
+
+    #[test]
+    fn validate_confines_only_constrained_roles() {
+        let inv = racks();
+        // Workers need GPUs in one rack; the launcher needs a CPU, which only b1 has.
+        let gang = Gang::new("g")
+            .role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+            .role(Role::new("w", 6).request(GPU, 1))
+            .required("rack");
+        let p = place(&inv, &gang);
+        assert_eq!(p.domain_path(), "a");
+        assert_eq!(p.members, [(0, 2, 1), (1, 0, 4), (1, 1, 2)]);
+        // Assignments follow role order; node counts follow topology order, merged.
+        let nodes: Vec<&str> = p.assignments().iter().map(|a| a.node.as_str()).collect();
+        assert_eq!(nodes, ["b1", "a1", "a2"]);
+        assert_eq!(p.node_counts(), [("a1", 4), ("a2", 2), ("b1", 1)]);
+        let used: Vec<(&str, u32)> = p
+            .domains_used()
+            .iter()
+            .map(|(k, n)| (k.as_str(), *n))
+            .collect();
+        assert_eq!(used, [("rack", 2), (HOSTNAME_LEVEL, 3)]);
+        // A worker moved next to the launcher is outside rack a and rejected...
+        let mut p2 = p.clone();
+        p2.members = vec![(0, 2, 1), (1, 0, 4), (1, 1, 1), (1, 2, 1)];
+        rejected(&p2, &inv, "role w: node b1 is outside the chosen domain");
+        // ...and a launcher on a GPU-only node does not fit there, wherever it is.
+        let mut p3 = p.clone();
+        p3.members = vec![(0, 0, 1), (1, 0, 4), (1, 1, 2)];
+        rejected(&p3, &inv, "node a1 over capacity in cpu");
+    }
+
+    #[test]
+    fn validate_rejects_wrong_counts_and_malformed_members() {
+        let inv = racks();
+        let good = six_in_a_rack(&inv);
+        let with = |members: Vec<Member>, placed: Vec<u32>| {
+            let mut p = good.clone();
+            p.members = members;
+            p.placed = placed;
+            p
+        };
+        // The per-role total disagrees with the members.
+        rejected(
+            &with(vec![(0, 0, 4), (0, 1, 2)], vec![5]),
+            &inv,
+            "placed count disagrees",
+        );
+        // Fewer members than the role's count, consistently reported: still a partial gang.
+        rejected(
+            &with(vec![(0, 0, 4)], vec![4]),
+            &inv,
+            "role w: 4 members placed, outside [6, 6]",
+        );
+        // More than the role's count (caught before the capacity it also exceeds).
+        rejected(
+            &with(vec![(0, 0, 5), (0, 1, 2)], vec![7]),
+            &inv,
+            "role w: 7 members placed, outside [6, 6]",
+        );
+        rejected(
+            &with(vec![(0, 0, 4), (0, 1, 2), (0, 2, 0)], vec![6]),
+            &inv,
+            "empty assignment on b1",
+        );
+        rejected(
+            &with(vec![(0, 1, 2), (0, 0, 4)], vec![6]),
+            &inv,
+            "members not sorted or repeated",
+        );
+        rejected(
+            &with(vec![(0, 0, 2), (0, 0, 2), (0, 1, 2)], vec![6]),
+            &inv,
+            "members not sorted or repeated",
+        );
+        rejected(
+            &with(vec![(0, 0, 4), (0, 7, 2)], vec![6]),
+            &inv,
+            "node index 7 out of range",
+        );
+    }
+
+    #[test]
+    fn validate_checks_counts_against_elastic_bounds() {
+        let inv = racks();
+        // 6 wanted, at least 4: rack a takes all 6.
+        let gang = Gang::new("g")
+            .role(Role::new("w", 6).min_count(4).request(GPU, 1))
+            .required("rack");
+        let p = place(&inv, &gang);
+        assert_eq!(p.placed("w"), Some(6));
+        let with = |members: Vec<Member>, placed: Vec<u32>| {
+            let mut q = p.clone();
+            q.members = members;
+            q.placed = placed;
+            q
+        };
+        // Four (the minimum) is a valid placement; three is not.
+        with(vec![(0, 0, 4)], vec![4]).validate(&inv).unwrap();
+        rejected(
+            &with(vec![(0, 0, 3)], vec![3]),
+            &inv,
+            "3 members placed, outside [4, 6]",
+        );
+    }
+
+    #[test]
+    fn validate_enforces_max_per_node() {
+        let inv = racks();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1).max_per_node(2))
+            .required("rack");
+        let p = place(&inv, &gang);
+        // Two per node in rack a (a1 could hold 4 GPUs but is capped at 2).
+        assert_eq!(p.members, [(0, 0, 2), (0, 1, 2)]);
+        let mut q = p.clone();
+        q.members = vec![(0, 0, 3), (0, 1, 1)];
+        rejected(&q, &inv, "3 members on a1 exceed max_per_node");
+    }
+
+    /// Block B: rack a (a1, a2), rack b (b1, b2), 2 GPUs each, and bx with a block label
+    /// but no rack label (outside every rack).
+    fn sliced() -> Inventory {
+        let n = |name: &str, rack: Option<&str>| {
+            let s = NodeSpec::new(name).label("block", "B").capacity(GPU, 2);
+            match rack {
+                Some(r) => s.label("rack", r),
+                None => s,
+            }
+        };
+        let inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .nodes([
+                n("a1", Some("a")),
+                n("a2", Some("a")),
+                n("b1", Some("b")),
+                n("b2", Some("b")),
+                n("bx", None),
+            ])
+            .build()
+            .unwrap();
+        let names: Vec<&str> = inv.node_names().collect();
+        assert_eq!(names, ["a1", "a2", "b1", "b2", "bx"]);
+        inv
+    }
+
+    #[test]
+    fn validate_rejects_broken_slices() {
+        let inv = sliced();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).min_count(2).request(GPU, 1))
+            .required("block")
+            .slice("rack", 2);
+        let p = place(&inv, &gang);
+        assert_eq!(p.placed("w"), Some(4));
+        let with = |members: Vec<Member>, placed: Vec<u32>| {
+            let mut q = p.clone();
+            q.members = members;
+            q.placed = placed;
+            q
+        };
+        // Another valid arrangement: one slice per rack.
+        with(vec![(0, 0, 1), (0, 1, 1), (0, 2, 1), (0, 3, 1)], vec![4])
+            .validate(&inv)
+            .unwrap();
+        // Rack a holds 3 members and rack b 1: not whole slices of 2.
+        rejected(
+            &with(vec![(0, 0, 2), (0, 1, 1), (0, 2, 1)], vec![4]),
+            &inv,
+            "a rack domain holds 3 members, not a multiple of the slice size 2",
+        );
+        // A slice on bx, which is in block B but in no rack.
+        rejected(
+            &with(vec![(0, 0, 2), (0, 4, 2)], vec![4]),
+            &inv,
+            "slice member on bx outside every rack",
+        );
+        // Three members is within [2, 4] but not a whole number of slices.
+        rejected(
+            &with(vec![(0, 0, 2), (0, 2, 1)], vec![3]),
+            &inv,
+            "3 members is not a whole number of slices",
+        );
+        // Two (one slice, the minimum) is fine.
+        with(vec![(0, 2, 2)], vec![2]).validate(&inv).unwrap();
+    }
+}

@@ -542,3 +542,369 @@ impl Inventory {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+
+    const GPU: &str = "nvidia.com/gpu";
+
+    fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
+        NodeSpec::new(name)
+            .label("block", block)
+            .label("rack", rack)
+            .capacity(GPU, gpus)
+    }
+
+    fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
+        let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())
+            .nodes(nodes)
+            .build()
+            .unwrap();
+        inv.validate().unwrap();
+        inv
+    }
+
+    fn reserve(inv: &mut Inventory, gang: &Gang) -> ReservationId {
+        let p = inv.place(gang).unwrap().placement().cloned().unwrap();
+        p.validate(inv).unwrap();
+        let id = inv.reserve(&p).unwrap();
+        inv.validate().unwrap();
+        id
+    }
+
+    fn held(inv: &Inventory, id: ReservationId) -> Vec<(String, String, u32)> {
+        inv.reservation(id)
+            .unwrap()
+            .members(inv)
+            .into_iter()
+            .map(|a| (a.role, a.node, a.count))
+            .collect()
+    }
+
+    fn frees(inv: &Inventory) -> Vec<u64> {
+        inv.node_names()
+            .map(|n| inv.free(n, GPU).map_or(0, |q| q.millis() / 1000))
+            .collect()
+    }
+
+    fn added(r: Replacement) -> Vec<(String, String, u32)> {
+        match r {
+            Replacement::Placed { added } => added
+                .into_iter()
+                .map(|a| (a.role, a.node, a.count))
+                .collect(),
+            Replacement::Pending(p) => panic!("{p}"),
+        }
+    }
+
+    fn pending(r: Replacement) -> Pending {
+        match r {
+            Replacement::Pending(p) => p,
+            Replacement::Placed { added } => panic!("placed {added:?}"),
+        }
+    }
+
+    fn w(role: &str, node: &str, count: u32) -> (String, String, u32) {
+        (role.to_owned(), node.to_owned(), count)
+    }
+
+    #[test]
+    fn bound_to_the_required_block_it_may_change_rack_but_never_block() {
+        // Block b1: rack a (a1, a2: 2 GPUs each), rack c (c1: 2). Block b2: d1 (8).
+        let mut inv = build(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a", 2),
+                node("a2", "b1", "a", 2),
+                node("c1", "b1", "c", 2),
+                node("d1", "b2", "d", 8),
+            ],
+        );
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .required("block");
+        // b1 has 6 GPUs (2 spare), b2 8 (4 spare): best fit is b1, packed into rack a.
+        let id = reserve(&mut inv, &gang);
+        assert_eq!(held(&inv, id), [w("w", "a1", 2), w("w", "a2", 2)]);
+        inv.fail_node("a2").unwrap();
+        // Rack a is full; rack c is in the same block; d1 has far more room but is not.
+        assert_eq!(added(inv.replace(id).unwrap()), [w("w", "c1", 2)]);
+        inv.validate().unwrap();
+        assert_eq!(held(&inv, id), [w("w", "a1", 2), w("w", "c1", 2)]);
+        assert!(inv.reservation(id).unwrap().lost().is_empty());
+        assert_eq!(frees(&inv), [0, 2, 0, 8]);
+        // Nothing lost: nothing to do.
+        assert!(added(inv.replace(id).unwrap()).is_empty());
+        assert_eq!(frees(&inv), [0, 2, 0, 8]);
+
+        // Lose c1 too: block b1 has no schedulable room left (a2 is failed).
+        inv.fail_node("c1").unwrap();
+        let before = frees(&inv);
+        let p = pending(inv.replace(id).unwrap());
+        assert_eq!(p.domains.len(), 1);
+        let d = &p.domains[0];
+        assert_eq!(
+            (d.level.as_deref(), d.domain.as_str(), d.exists),
+            (Some("block"), "b1", true)
+        );
+        assert_eq!(
+            d.fits,
+            [RoleFit {
+                role: "w".into(),
+                fits: 0,
+                needed: 2
+            }]
+        );
+        assert_eq!(d.elsewhere, ["b2"]);
+        // Nothing applied, the loss still recorded; asking again gives the same answer.
+        assert_eq!(frees(&inv), before);
+        assert_eq!(inv.reservation(id).unwrap().lost().len(), 1);
+        assert_eq!(pending(inv.replace(id).unwrap()), p);
+        inv.validate().unwrap();
+    }
+
+    #[test]
+    fn pending_is_all_or_nothing_and_lists_every_domain_with_room() {
+        // Rack a: 2 + 2 + 1; b: 1; c: 2; d: 5.
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("a2").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("a3").label("rack", "a").capacity(GPU, 1),
+                NodeSpec::new("b1").label("rack", "b").capacity(GPU, 1),
+                NodeSpec::new("c1").label("rack", "c").capacity(GPU, 2),
+                NodeSpec::new("d1").label("rack", "d").capacity(GPU, 5),
+            ],
+        );
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .required("rack");
+        // Racks a and d both have one spare slot: the first, a, on its two largest nodes.
+        let id = reserve(&mut inv, &gang);
+        assert_eq!(held(&inv, id), [w("w", "a1", 2), w("w", "a2", 2)]);
+        inv.remove_node("a1").unwrap();
+        inv.validate().unwrap();
+        let before = frees(&inv);
+        // Two to replace; rack a has one slot (a3): none is placed.
+        let p = pending(inv.replace(id).unwrap());
+        let d = &p.domains[0];
+        assert_eq!((d.domain.as_str(), d.exists), ("a", true));
+        assert_eq!(
+            d.fits,
+            [RoleFit {
+                role: "w".into(),
+                fits: 1,
+                needed: 2
+            }]
+        );
+        assert_eq!(d.short_of, [GPU]);
+        // c and d have room for two, b does not.
+        assert_eq!(d.elsewhere, ["c", "d"]);
+        assert!(
+            p.to_string()
+                .contains("racks c, d have room, but the gang is bound to rack a"),
+            "{p}"
+        );
+        assert!(!p.search_exhausted);
+        assert_eq!(frees(&inv), before);
+        assert_eq!(held(&inv, id), [w("w", "a2", 2)]);
+        // One more GPU on a3 and both go there.
+        inv.set_capacity("a3", GPU, 2).unwrap();
+        assert_eq!(added(inv.replace(id).unwrap()), [w("w", "a3", 2)]);
+        inv.validate().unwrap();
+        assert_eq!(held(&inv, id), [w("w", "a2", 2), w("w", "a3", 2)]);
+    }
+
+    #[test]
+    fn several_nodes_lost_at_once_with_an_unconstrained_role() {
+        // Rack a: three 2-GPU nodes. Racks x and y: one CPU-only node each.
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("a2").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("a3").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("x1").label("rack", "x").capacity("cpu", 2),
+                NodeSpec::new("y1").label("rack", "y").capacity("cpu", 2),
+            ],
+        );
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+            .required("rack");
+        let id = reserve(&mut inv, &gang);
+        let members = held(&inv, id);
+        assert_eq!(members.len(), 3);
+        let launcher_on = members[2].1.clone();
+        let spare = ["a1", "a2", "a3"]
+            .into_iter()
+            .find(|n| !members.iter().any(|m| m.1 == *n))
+            .unwrap();
+        let other_cpu = if launcher_on == "x1" { "y1" } else { "x1" };
+        // A worker node and the launcher's node fail together.
+        inv.fail_node(&members[0].1).unwrap();
+        inv.fail_node(&launcher_on).unwrap();
+        assert_eq!(inv.reservation(id).unwrap().lost().len(), 2);
+
+        // The other CPU node cordoned too: the launcher has nowhere to go, so neither
+        // the launcher nor the workers (which do fit in rack a) are replaced.
+        let mut blocked = inv.clone();
+        blocked.cordon(other_cpu).unwrap();
+        let before = frees(&blocked);
+        let p = pending(blocked.replace(id).unwrap());
+        let cluster = p.domains.iter().find(|d| d.level.is_none()).unwrap();
+        assert_eq!(cluster.domain, "");
+        assert_eq!(
+            cluster.fits,
+            [RoleFit {
+                role: "launcher".into(),
+                fits: 0,
+                needed: 1
+            }]
+        );
+        assert_eq!(frees(&blocked), before);
+        assert_eq!(blocked.reservation(id).unwrap().lost().len(), 2);
+        blocked.validate().unwrap();
+
+        // Otherwise both are replaced together: the workers in rack a, the launcher in
+        // another rack, since it is bound to none.
+        let mut got = added(inv.replace(id).unwrap());
+        got.sort();
+        assert_eq!(got, [w("launcher", other_cpu, 1), w("w", spare, 2)]);
+        inv.validate().unwrap();
+        assert!(inv.reservation(id).unwrap().lost().is_empty());
+        assert_eq!(inv.reservation(id).unwrap().member_count(), 5);
+    }
+
+    #[test]
+    fn slices_lost_in_two_racks_are_replaced_each_in_its_own_rack() {
+        // Block b1: racks a, b, c; a and b with three 1-GPU nodes, c with one.
+        let mut nodes: Vec<NodeSpec> = ["a1", "a2", "a3", "b1", "b2", "b3"]
+            .iter()
+            .map(|n| node(n, "b1", &n[..1], 1))
+            .collect();
+        nodes.push(node("c1", "b1", "c", 1));
+        let mut inv = build(&["block", "rack"], nodes);
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .required("block")
+            .slice("rack", 2);
+        let id = reserve(&mut inv, &gang);
+        let rack_of = |m: &(String, String, u32)| m.1[..1].to_owned();
+        let per_rack = |inv: &Inventory| {
+            let mut v: Vec<(String, u32)> = Vec::new();
+            for m in held(inv, id) {
+                match v.iter_mut().find(|x| x.0 == rack_of(&m)) {
+                    Some(x) => x.1 += m.2,
+                    None => v.push((rack_of(&m), m.2)),
+                }
+            }
+            v
+        };
+        assert_eq!(per_rack(&inv), [("a".into(), 2), ("b".into(), 2)]);
+        let members = held(&inv, id);
+        let in_a = members
+            .iter()
+            .find(|m| rack_of(m) == "a")
+            .unwrap()
+            .1
+            .clone();
+        let in_b = members
+            .iter()
+            .find(|m| rack_of(m) == "b")
+            .unwrap()
+            .1
+            .clone();
+        inv.fail_node(&in_a).unwrap();
+        inv.remove_node(&in_b).unwrap();
+        let mut got = added(inv.replace(id).unwrap());
+        got.sort();
+        // One each, in the rack the slice was in (c1 would fit but is another rack).
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            (rack_of(&got[0]), rack_of(&got[1])),
+            ("a".into(), "b".into())
+        );
+        assert_eq!(per_rack(&inv), [("a".into(), 2), ("b".into(), 2)]);
+        inv.validate().unwrap();
+
+        // Rack a's last spare node is gone (failed earlier); lose another member there.
+        let in_a = held(&inv, id)
+            .into_iter()
+            .find(|m| rack_of(m) == "a")
+            .unwrap()
+            .1;
+        inv.fail_node(&in_a).unwrap();
+        let p = pending(inv.replace(id).unwrap());
+        let d = &p.domains[0];
+        assert_eq!(
+            (d.level.as_deref(), d.domain.as_str()),
+            (Some("rack"), "b1/a")
+        );
+        assert_eq!(
+            d.fits,
+            [RoleFit {
+                role: "w".into(),
+                fits: 0,
+                needed: 1
+            }]
+        );
+        assert_eq!(d.elsewhere, ["b1/c"]);
+        assert!(p.to_string().contains("bound to rack b1/a"), "{p}");
+        inv.validate().unwrap();
+    }
+
+    #[test]
+    fn bound_to_one_node_it_waits_for_that_node() {
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 4),
+                NodeSpec::new("a2").label("rack", "a").capacity(GPU, 4),
+            ],
+        );
+        let gang = Gang::new("g")
+            .role(Role::new("w", 2).request(GPU, 1))
+            .required(HOSTNAME_LEVEL);
+        let id = reserve(&mut inv, &gang);
+        assert_eq!(held(&inv, id), [w("w", "a1", 2)]);
+        inv.fail_node("a1").unwrap();
+        // a2 has room for both, but the gang is bound to node a1.
+        let p = pending(inv.replace(id).unwrap());
+        let d = &p.domains[0];
+        assert_eq!(d.level.as_deref(), Some(HOSTNAME_LEVEL));
+        assert_eq!(d.elsewhere, ["a2"]);
+        assert_eq!(frees(&inv), [4, 4]);
+        inv.uncordon("a1").unwrap();
+        assert_eq!(added(inv.replace(id).unwrap()), [w("w", "a1", 2)]);
+        inv.validate().unwrap();
+        assert_eq!(frees(&inv), [2, 4]);
+    }
+
+    #[test]
+    fn an_unbound_gang_is_replaced_anywhere() {
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("b1").label("rack", "b").capacity(GPU, 1),
+                NodeSpec::new("c1").label("rack", "c").capacity(GPU, 1),
+            ],
+        );
+        // Preferred only: placed in rack a, but bound to nothing.
+        let gang = Gang::new("g")
+            .role(Role::new("w", 2).request(GPU, 1))
+            .preferred("rack");
+        let id = reserve(&mut inv, &gang);
+        assert_eq!(inv.reservation(id).unwrap().domain()[0].1, "a");
+        inv.remove_node("a1").unwrap();
+        let mut got = added(inv.replace(id).unwrap());
+        got.sort();
+        assert_eq!(got, [w("w", "b1", 1), w("w", "c1", 1)]);
+        inv.validate().unwrap();
+        assert_eq!(frees(&inv), [0, 0]);
+    }
+}

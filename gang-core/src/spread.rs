@@ -515,3 +515,434 @@ impl Inventory {
         usable
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorKind, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+
+    const GPU: &str = "nvidia.com/gpu";
+
+    fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
+        NodeSpec::new(name)
+            .label("block", block)
+            .label("rack", rack)
+            .capacity(GPU, gpus)
+    }
+
+    fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
+        let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())
+            .nodes(nodes)
+            .build()
+            .unwrap();
+        inv.validate().unwrap();
+        inv
+    }
+
+    fn frees(inv: &Inventory, res: &str) -> Vec<u64> {
+        inv.node_names()
+            .map(|n| inv.free(n, res).map_or(0, |q| q.millis() / 1000))
+            .collect()
+    }
+
+    /// Two members of 2 GPUs in one rack: exactly one 4-GPU node.
+    fn replica() -> Gang {
+        Gang::new("serve")
+            .role(Role::new("w", 2).request(GPU, 2))
+            .required("rack")
+    }
+
+    fn placed(out: SpreadOutcome) -> (Vec<ReservationId>, Vec<String>) {
+        match out {
+            SpreadOutcome::Placed {
+                reservations,
+                placements,
+            } => (
+                reservations,
+                placements.iter().map(Placement::domain_path).collect(),
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn unschedulable(out: SpreadOutcome) -> (u32, u32) {
+        match out {
+            SpreadOutcome::Unschedulable { fit, needed, .. } => (fit, needed),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn replicas_of_a_rack_gang_spread_over_distinct_blocks() {
+        // Block b1: racks a and b; block b2: rack c. One 4-GPU node per rack.
+        let mut inv = build(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a", 4),
+                node("b1", "b1", "b", 4),
+                node("c1", "b2", "c", 4),
+            ],
+        );
+        // Three racks, but two blocks: a third replica has no block of its own.
+        let all = Spread::new(replica(), 3, "block");
+        assert_eq!(unschedulable(inv.spread(&all).unwrap()), (2, 3));
+        assert_eq!(inv.reservations().count(), 0);
+        assert_eq!(frees(&inv, GPU), [4, 4, 4]);
+        inv.validate().unwrap();
+        // Two of three: one replica per block (rack a, the first fit, then rack c).
+        let (ids, racks) = placed(inv.spread(&all.clone().min_replicas(2)).unwrap());
+        assert_eq!(racks, ["b1/a", "b2/c"]);
+        assert_eq!(ids.len(), 2);
+        assert!(ids.iter().all(|&id| inv.reservation(id).is_some()));
+        assert_eq!(frees(&inv, GPU), [0, 4, 0]);
+        inv.validate().unwrap();
+        // Two more in distinct blocks: only block b1 has room (rack b). Nothing held,
+        // the first two untouched.
+        let two = Spread::new(replica(), 2, "block");
+        assert_eq!(unschedulable(inv.spread(&two).unwrap()), (1, 2));
+        assert_eq!(inv.reservations().count(), 2);
+        assert_eq!(frees(&inv, GPU), [0, 4, 0]);
+        inv.validate().unwrap();
+        // Distinctness holds within one spread, not against earlier ones.
+        let (_, racks) = placed(inv.spread(&Spread::new(replica(), 1, "block")).unwrap());
+        assert_eq!(racks, ["b1/b"]);
+        assert_eq!(frees(&inv, GPU), [0, 0, 0]);
+        inv.validate().unwrap();
+    }
+
+    #[test]
+    fn within_takes_the_domain_holding_the_most_replicas() {
+        // Block b1: rack a. Block b2: racks c and d.
+        let mut inv = build(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a", 4),
+                node("c1", "b2", "c", 4),
+                node("d1", "b2", "d", 4),
+            ],
+        );
+        let spread = Spread::new(replica(), 3, "rack").within("block");
+        // All three in one block: none has three racks.
+        assert_eq!(unschedulable(inv.spread(&spread).unwrap()), (2, 3));
+        assert_eq!(frees(&inv, GPU), [4, 4, 4]);
+        // At least one: b1 holds one replica, b2 two; b2 wins although b1 comes first.
+        let (ids, racks) = placed(inv.spread(&spread.clone().min_replicas(1)).unwrap());
+        assert_eq!(racks, ["b2/c", "b2/d"]);
+        assert_eq!(frees(&inv, GPU), [4, 0, 0]);
+        inv.validate().unwrap();
+        // Again: only b1 has room left, for one.
+        let (more, racks) = placed(inv.spread(&spread.clone().min_replicas(1)).unwrap());
+        assert_eq!(racks, ["b1/a"]);
+        // Ids are distinct from the live ones, and all live.
+        assert!(more.iter().all(|id| !ids.contains(id)));
+        assert_eq!(inv.reservations().count(), 3);
+        inv.validate().unwrap();
+
+        // A tie (two racks in each block) goes to the first block.
+        let mut tie = build(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a", 4),
+                node("b1", "b1", "b", 4),
+                node("c1", "b2", "c", 4),
+                node("d1", "b2", "d", 4),
+            ],
+        );
+        let (_, racks) = placed(
+            tie.spread(&Spread::new(replica(), 2, "rack").within("block"))
+                .unwrap(),
+        );
+        assert_eq!(racks, ["b1/a", "b1/b"]);
+        tie.validate().unwrap();
+    }
+
+    #[test]
+    fn contradictions_and_bad_counts_are_rejected_before_looking_at_capacity() {
+        // One 1-GPU node: no replica ever fits.
+        let mut inv = build(&["block", "rack"], vec![node("a1", "b1", "a", 1)]);
+        let err = |inv: &mut Inventory, s: Spread| {
+            let e = inv.spread(&s).unwrap_err();
+            assert_eq!(inv.reservations().count(), 0);
+            (e.kind(), e.field().to_owned())
+        };
+        let contradictory = |f: &str| (ErrorKind::Contradictory, f.to_owned());
+        let invalid = |f: &str| (ErrorKind::InvalidRequest, f.to_owned());
+        // Distinct racks, all inside one rack (or one node): never two of them.
+        let s = Spread::new(replica(), 2, "rack");
+        assert_eq!(
+            err(&mut inv, s.clone().within("rack")),
+            contradictory("spread.within")
+        );
+        assert_eq!(
+            err(&mut inv, s.clone().within(HOSTNAME_LEVEL)),
+            contradictory("spread.within")
+        );
+        assert_eq!(
+            err(
+                &mut inv,
+                Spread::new(replica(), 3, "block")
+                    .within("rack")
+                    .min_replicas(2)
+            ),
+            contradictory("spread.within")
+        );
+        // With at most one replica required it is a valid request; here nothing fits.
+        assert_eq!(
+            unschedulable(
+                inv.spread(&s.clone().within("rack").min_replicas(1))
+                    .unwrap()
+            ),
+            (0, 1)
+        );
+        // Counts and levels.
+        assert_eq!(
+            err(&mut inv, Spread::new(replica(), 0, "rack")),
+            invalid("spread.replicas")
+        );
+        assert_eq!(
+            err(&mut inv, s.clone().min_replicas(0)),
+            invalid("spread.min_replicas")
+        );
+        assert_eq!(
+            err(&mut inv, s.clone().min_replicas(3)),
+            invalid("spread.min_replicas")
+        );
+        assert_eq!(
+            err(&mut inv, Spread::new(replica(), 2, "zone")),
+            invalid("spread.level")
+        );
+        assert_eq!(
+            err(&mut inv, s.clone().within("zone")),
+            invalid("spread.within")
+        );
+        inv.validate().unwrap();
+
+        // Within a rack, at least one of three, with room: exactly one replica.
+        let mut roomy = build(
+            &["block", "rack"],
+            vec![node("a1", "b1", "a", 8), node("b1", "b1", "b", 8)],
+        );
+        let (ids, racks) = placed(
+            roomy
+                .spread(
+                    &Spread::new(replica(), 3, "rack")
+                        .within("rack")
+                        .min_replicas(1),
+                )
+                .unwrap(),
+        );
+        assert_eq!((ids.len(), racks.len()), (1, 1));
+        roomy.validate().unwrap();
+    }
+
+    #[test]
+    fn unconstrained_roles_are_not_spread() {
+        // Racks a and b: GPUs only; rack l: CPUs only.
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 2),
+                NodeSpec::new("b1").label("rack", "b").capacity(GPU, 2),
+                NodeSpec::new("l1").label("rack", "l").capacity("cpu", 8),
+            ],
+        );
+        let gang = Gang::new("serve")
+            .role(Role::new("w", 2).request(GPU, 1))
+            .role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+            .required("rack");
+        let (ids, racks) = placed(inv.spread(&Spread::new(gang.clone(), 2, "rack")).unwrap());
+        assert_eq!(racks, ["a", "b"]);
+        // Both launchers share l1 (rack l), which the replicas do not occupy.
+        for id in &ids {
+            let on: Vec<(String, String)> = inv
+                .reservation(*id)
+                .unwrap()
+                .members(&inv)
+                .into_iter()
+                .map(|a| (a.role, a.node))
+                .collect();
+            assert!(on.contains(&("launcher".into(), "l1".into())), "{on:?}");
+        }
+        assert_eq!(frees(&inv, "cpu"), [0, 0, 6]);
+        assert_eq!(frees(&inv, GPU), [0, 0, 0]);
+        inv.validate().unwrap();
+        for id in ids {
+            inv.release(id).unwrap();
+        }
+        // A third replica's workers would need a third GPU rack: none.
+        assert_eq!(
+            unschedulable(inv.spread(&Spread::new(gang, 3, "rack")).unwrap()),
+            (2, 3)
+        );
+        assert_eq!(frees(&inv, "cpu"), [0, 0, 8]);
+        inv.validate().unwrap();
+    }
+
+    #[test]
+    fn spread_over_nodes_uses_distinct_nodes() {
+        let mut inv = build(
+            &["rack"],
+            vec![
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 8),
+                NodeSpec::new("a2").label("rack", "a").capacity(GPU, 8),
+            ],
+        );
+        let one = Gang::new("serve")
+            .role(Role::new("w", 1).request(GPU, 1))
+            .required("rack");
+        // Plenty of GPUs, two nodes: two replicas, one per node.
+        let out = inv
+            .spread(&Spread::new(one.clone(), 3, HOSTNAME_LEVEL))
+            .unwrap();
+        assert_eq!(unschedulable(out), (2, 3));
+        let (_, _) = placed(
+            inv.spread(&Spread::new(one, 3, HOSTNAME_LEVEL).min_replicas(2))
+                .unwrap(),
+        );
+        assert_eq!(frees(&inv, GPU), [7, 7]);
+        inv.validate().unwrap();
+    }
+
+    /// g1: 8 GPUs; g2: 8 GPUs, 4 used elsewhere; c1: CPUs only.
+    fn mixed() -> Inventory {
+        build(
+            &["rack"],
+            vec![
+                NodeSpec::new("c1").label("rack", "a").capacity("cpu", 8),
+                NodeSpec::new("g1").label("rack", "a").capacity(GPU, 8),
+                NodeSpec::new("g2")
+                    .label("rack", "a")
+                    .capacity(GPU, 8)
+                    .used(GPU, 4),
+            ],
+        )
+    }
+
+    fn job(name: &str, resource: &str, amount: i64) -> Gang {
+        Gang::new(name).role(Role::new("w", 1).request(resource, amount))
+    }
+
+    /// A launcher (any CPU node) and two workers that each need a whole 8-GPU node: only
+    /// g1 is one, so it waits; it could use c1 (launcher) and g1 (a worker), not g2.
+    fn head() -> Gang {
+        Gang::new("head")
+            .role(Role::new("launcher", 1).request("cpu", 2))
+            .role(Role::new("w", 2).request(GPU, 8))
+    }
+
+    fn status(out: &[Admission]) -> Vec<String> {
+        out.iter()
+            .map(|a| match a {
+                Admission::Placed { placement, .. } => {
+                    let nodes: Vec<&str> =
+                        placement.node_counts().into_iter().map(|n| n.0).collect();
+                    format!("placed on {}", nodes.join(","))
+                }
+                Admission::Waiting {
+                    diagnosis,
+                    blocked_by,
+                } => match (diagnosis, blocked_by) {
+                    (Some(_), None) => "does not fit".to_owned(),
+                    (None, Some(h)) => format!("behind {h}"),
+                    other => panic!("{other:?}"),
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn backfill_never_takes_a_node_any_role_of_the_head_could_use() {
+        let queue = [
+            head(),
+            job("huge", GPU, 16),
+            job("cpu", "cpu", 2),
+            job("gpu4", GPU, 4),
+            job("gpu8", GPU, 8),
+        ];
+        let mut inv = mixed();
+        let out = inv.admit(&queue, AdmitMode::Backfill).unwrap();
+        assert_eq!(
+            status(&out),
+            [
+                "does not fit",
+                // Fits nowhere even ignoring the head: its own reason, and not a new head.
+                "does not fit",
+                // c1 would take it, but the head's launcher fits there.
+                "behind head",
+                // g2 (4 free) fits no head worker: free to backfill.
+                "placed on g2",
+                // Only g1, where a head worker fits.
+                "behind head",
+            ]
+        );
+        assert_eq!(inv.reservations().count(), 1);
+        assert_eq!(
+            (frees(&inv, GPU), frees(&inv, "cpu")),
+            (vec![0, 8, 0], vec![8, 0, 0])
+        );
+        inv.validate().unwrap();
+
+        // Strict FIFO: nothing after the head is even tried.
+        let mut fifo = mixed();
+        let out = fifo.admit(&queue, AdmitMode::Fifo).unwrap();
+        assert_eq!(
+            status(&out),
+            [
+                "does not fit",
+                "behind head",
+                "behind head",
+                "behind head",
+                "behind head"
+            ]
+        );
+        assert_eq!(fifo.reservations().count(), 0);
+        fifo.validate().unwrap();
+
+        // Gangs ahead of the head go first, in either mode; g2 is the best fit for 4.
+        let mut first = mixed();
+        let out = first
+            .admit(
+                &[job("gpu4", GPU, 4), head(), job("cpu", "cpu", 2)],
+                AdmitMode::Fifo,
+            )
+            .unwrap();
+        assert_eq!(
+            status(&out),
+            ["placed on g2", "does not fit", "behind head"]
+        );
+        first.validate().unwrap();
+    }
+
+    #[test]
+    fn an_invalid_gang_anywhere_in_the_queue_changes_nothing() {
+        let bad_level = Gang::new("bad")
+            .role(Role::new("w", 1).request(GPU, 1))
+            .required("zone");
+        let upside_down = Gang::new("bad")
+            .role(Role::new("w", 1).request(GPU, 1))
+            .required(HOSTNAME_LEVEL)
+            .preferred("rack");
+        for mode in [AdmitMode::Fifo, AdmitMode::Backfill] {
+            for (bad, kind) in [
+                (&bad_level, ErrorKind::InvalidRequest),
+                (&upside_down, ErrorKind::Contradictory),
+            ] {
+                for at in 0..3 {
+                    let mut queue = vec![job("gpu4", GPU, 4), job("cpu", "cpu", 2)];
+                    queue.insert(at, bad.clone());
+                    let mut inv = mixed();
+                    let before = (frees(&inv, GPU), frees(&inv, "cpu"));
+                    assert_eq!(inv.admit(&queue, mode).unwrap_err().kind(), kind);
+                    assert_eq!(inv.reservations().count(), 0);
+                    assert_eq!((frees(&inv, GPU), frees(&inv, "cpu")), before);
+                    inv.validate().unwrap();
+                    // Without it, both gangs of the same queue are admitted.
+                    queue.remove(at);
+                    let out = inv.admit(&queue, mode).unwrap();
+                    assert!(out.iter().all(Admission::is_placed), "{mode:?} {at}");
+                    assert_eq!(out.len(), 2);
+                }
+            }
+        }
+    }
+}
