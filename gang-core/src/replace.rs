@@ -131,6 +131,9 @@ pub struct PendingDomain {
     pub domain: String,
     /// Whether the domain still exists (all its nodes may be gone).
     pub exists: bool,
+    /// Whether every node of the domain is cordoned (or failed): it exists, but takes
+    /// no members until uncordoned.
+    pub cordoned: bool,
     /// Per role: members to replace here and how many fit (each role on its own).
     pub fits: Vec<RoleFit>,
     /// Resources short for some role on their own.
@@ -155,10 +158,13 @@ impl fmt::Display for Pending {
             } else {
                 format!("{level} {}", d.domain)
             };
-            if !d.exists {
-                parts.push(format!(
-                    "{place} no longer exists, and the gang is bound to it"
-                ));
+            if !d.exists || d.cordoned {
+                let state = if d.exists {
+                    "is cordoned"
+                } else {
+                    "no longer exists"
+                };
+                parts.push(format!("{place} {state}, and the gang is bound to it"));
                 continue;
             }
             let what: Vec<String> = d
@@ -167,16 +173,32 @@ impl fmt::Display for Pending {
                 .map(|r| format!("{} {}", r.needed, r.role))
                 .collect();
             let fits: Vec<String> = d.fits.iter().map(ToString::to_string).collect();
-            let mut p = format!(
-                "{place} has no room for {} (fits {}",
-                what.join(", "),
-                fits.join(", ")
-            );
+            // Every role fits here on its own: the shortfall is elsewhere, or together.
+            let room = d.fits.iter().all(|r| r.fits >= u64::from(r.needed));
+            let mut p = if !room {
+                format!(
+                    "{place} has no room for {} (fits {}",
+                    what.join(", "),
+                    fits.join(", ")
+                )
+            } else if self.domains.len() > 1 {
+                format!(
+                    "{place} has room for {} (fits {}",
+                    what.join(", "),
+                    fits.join(", ")
+                )
+            } else {
+                format!(
+                    "{place} has no room for {} together (each fits on its own: {}",
+                    what.join(", "),
+                    fits.join(", ")
+                )
+            };
             if !d.short_of.is_empty() {
                 p.push_str(&format!("; short of {}", d.short_of.join(", ")));
             }
             p.push(')');
-            if !d.elsewhere.is_empty() {
+            if !room && !d.elsewhere.is_empty() {
                 let (plural, verb) = if d.elsewhere.len() == 1 {
                     ("", "has")
                 } else {
@@ -405,12 +427,10 @@ impl Inventory {
             return Some(Scope::CLUSTER);
         }
         if depth > l {
+            // The node, if it still exists (cordoned or not: the solver skips cordoned
+            // nodes, and the report says so).
             let ix = self.names.get_index_of(path.last()?.as_str())? as u32;
-            // The node must still be the same place and able to take members.
-            return self
-                .schedulable
-                .get(ix as usize)
-                .then_some(Scope { depth, index: ix });
+            return Some(Scope { depth, index: ix });
         }
         // Walk down from the root, one level's value at a time.
         let mut index = 0u32;
@@ -436,9 +456,18 @@ impl Inventory {
         let s = &mut solver.s;
         s.ensure(self);
         let mut domains: Vec<PendingDomain> = Vec::new();
+        // A domain's name: its path, or the node's name at the node level.
+        let l = self.label_depth();
+        let name_of = |g: &Group| {
+            if g.depth > l {
+                g.path.last().cloned().unwrap_or_default()
+            } else {
+                g.path.join("/")
+            }
+        };
         for (gi, g) in groups.iter().enumerate() {
             let level = self.topology.key_of(g.depth).map(str::to_owned);
-            let path = g.path.join("/");
+            let path = name_of(g);
             let at = match domains
                 .iter()
                 .position(|d| d.level == level && d.domain == path)
@@ -449,6 +478,10 @@ impl Inventory {
                         level,
                         domain: path,
                         exists: g.scope.is_some(),
+                        cordoned: g.scope.is_some_and(|sc| {
+                            let (start, end) = sc.range(self);
+                            (start..end).all(|n| !self.schedulable.get(n as usize))
+                        }),
                         fits: Vec::new(),
                         short_of: Vec::new(),
                         elsewhere: Vec::new(),
@@ -499,7 +532,7 @@ impl Inventory {
                 .enumerate()
                 .filter(|(_, g)| {
                     self.topology.key_of(g.depth).map(str::to_owned) == d.level
-                        && g.path.join("/") == d.domain
+                        && name_of(g) == d.domain
                 })
                 .map(|(i, _)| i)
                 .collect();
@@ -524,7 +557,7 @@ impl Inventory {
                 if !*o || d.elsewhere.len() >= 5 {
                     continue;
                 }
-                let name = if depth > self.label_depth() {
+                let name = if depth > l {
                     self.names[i].clone()
                 } else {
                     self.domain_values(depth, i as u32).join("/")
@@ -768,6 +801,18 @@ mod tests {
         assert_eq!(frees(&blocked), before);
         assert_eq!(blocked.reservation(id).unwrap().lost().len(), 2);
         blocked.validate().unwrap();
+        // Rack a has room for its own workers: the text says so, and names no
+        // alternative racks for them.
+        let text = p.to_string();
+        assert!(
+            text.contains("rack a has room for 2 w (fits 2 of 2 w);"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the cluster has no room for 1 launcher"),
+            "{text}"
+        );
+        assert!(!text.contains("bound to rack a"), "{text}");
 
         // Otherwise both are replaced together: the workers in rack a, the launcher in
         // another rack, since it is bound to none.
@@ -876,8 +921,31 @@ mod tests {
         let p = pending(inv.replace(id).unwrap());
         let d = &p.domains[0];
         assert_eq!(d.level.as_deref(), Some(HOSTNAME_LEVEL));
+        assert_eq!(
+            (d.domain.as_str(), d.exists, d.cordoned),
+            ("a1", true, true)
+        );
         assert_eq!(d.elsewhere, ["a2"]);
+        assert!(
+            p.to_string()
+                .contains("node a1 is cordoned, and the gang is bound to it"),
+            "{p}"
+        );
         assert_eq!(frees(&inv), [4, 4]);
+        // Uncordoned but short: the node itself is never listed as elsewhere.
+        let mut short = inv.clone();
+        short.uncordon("a1").unwrap();
+        short.set_used("a1", GPU, 3).unwrap();
+        let p = pending(short.replace(id).unwrap());
+        let d = &p.domains[0];
+        assert_eq!(
+            (d.cordoned, d.elsewhere.as_slice()),
+            (false, ["a2".to_owned()].as_slice())
+        );
+        assert!(
+            p.to_string().contains("node a1 has no room for 2 w (fits 1 of 2 w; short of nvidia.com/gpu); node a2 has room, but the gang is bound to node a1"),
+            "{p}"
+        );
         inv.uncordon("a1").unwrap();
         assert_eq!(added(inv.replace(id).unwrap()), [w("w", "a1", 2)]);
         inv.validate().unwrap();

@@ -107,6 +107,15 @@ pub enum Conflict {
         /// Role name.
         role: String,
     },
+    /// A node was relabelled since placing: a constrained member would leave the gang's
+    /// domain, or a slice would no longer be whole.
+    #[error("node {node} was relabelled: {reason}")]
+    Relabelled {
+        /// Node name.
+        node: String,
+        /// What would break, in words.
+        reason: String,
+    },
     /// The gang no longer compiles against the changed inventory.
     #[error("the gang is no longer valid here: {reason}")]
     Stale {
@@ -122,7 +131,8 @@ impl Conflict {
             Conflict::Capacity { node, .. }
             | Conflict::NodeGone { node }
             | Conflict::Unschedulable { node }
-            | Conflict::NotEligible { node, .. } => node,
+            | Conflict::NotEligible { node, .. }
+            | Conflict::Relabelled { node, .. } => node,
             Conflict::Stale { .. } => "",
         }
     }
@@ -355,7 +365,21 @@ impl Inventory {
     /// A [`Conflict`] naming the node (and resource) that no longer fits; the inventory
     /// is unchanged.
     pub fn reserve(&mut self, placement: &Placement) -> Result<ReservationId, Conflict> {
-        let (gang, members) = self.resolve(placement)?;
+        self.reserve_for(placement, None)
+    }
+
+    /// [`Inventory::reserve`], keeping `asked` (the gang as requested) as the
+    /// reservation's gang when the placement was found with a narrowed copy of it (backfill,
+    /// spread), so that replacements may use every node the request admits.
+    pub(crate) fn reserve_for(
+        &mut self,
+        placement: &Placement,
+        asked: Option<&CompiledGang>,
+    ) -> Result<ReservationId, Conflict> {
+        let (mut gang, members) = self.resolve(placement)?;
+        if let Some(a) = asked.filter(|a| a.inner.layout_id == gang.inner.layout_id) {
+            gang = a.clone();
+        }
         let id = ReservationId(self.ledger.next);
         let c = &gang.inner;
         let shapes = c
@@ -495,6 +519,9 @@ impl Inventory {
         }
         members.sort_unstable();
         let c = &gang.inner;
+        if !same {
+            self.check_locality(p, c, &members)?;
+        }
         let mut load: SmallVec<[(u32, u32, u128); 16]> = SmallVec::new();
         for &(role, n, k) in &members {
             let r = &c.roles[role as usize];
@@ -529,6 +556,67 @@ impl Inventory {
         }
         Ok((gang, members))
     }
+
+    /// After nodes were relabelled: every constrained member still inside the
+    /// placement's domain, and every label-level slice still whole.
+    fn check_locality(
+        &self,
+        p: &Placement,
+        c: &crate::compile::Compiled,
+        members: &[Member],
+    ) -> Result<(), Conflict> {
+        let l = self.label_depth();
+        let constrained = members.iter().filter(|m| c.roles[m.0 as usize].constrained);
+        if (1..=l).contains(&p.depth) {
+            let want: Vec<&str> = p
+                .domain
+                .iter()
+                .take(p.depth)
+                .map(|(_, v)| v.as_str())
+                .collect();
+            for &(role, n, _) in constrained.clone() {
+                let here = self
+                    .domain_of(n, p.depth)
+                    .map(|d| self.domain_values(p.depth, d));
+                if here.as_deref() != Some(want.as_slice()) {
+                    return Err(Conflict::Relabelled {
+                        node: self.names[n as usize].clone(),
+                        reason: format!(
+                            "role {} must stay in {} {}",
+                            c.gang.roles[role as usize].name,
+                            crate::names::short_level(&p.domain[p.depth - 1].0),
+                            want.join("/")
+                        ),
+                    });
+                }
+            }
+        }
+        for &(depth, size) in c.slices.iter().filter(|&&(d, _)| d <= l) {
+            let level = crate::names::short_level(self.topology.key_of(depth).unwrap_or_default());
+            let relabelled = |role: u16, n: u32, why: String| Conflict::Relabelled {
+                node: self.names[n as usize].clone(),
+                reason: format!("role {} {why}", c.gang.roles[role as usize].name),
+            };
+            // Members per (role, slice-level domain, first node seen there).
+            let mut per: SmallVec<[(u16, u32, u32, u32); 16]> = SmallVec::new();
+            for &(role, n, k) in constrained.clone() {
+                let Some(dom) = self.domain_of(n, depth) else {
+                    let why =
+                        format!("would be on a node outside any {level} (slices per {level})");
+                    return Err(relabelled(role, n, why));
+                };
+                match per.iter_mut().find(|e| e.0 == role && e.1 == dom) {
+                    Some(e) => e.2 += k,
+                    None => per.push((role, dom, k, n)),
+                }
+            }
+            if let Some(&(role, _, _, n)) = per.iter().find(|e| e.2 % size != 0) {
+                let why = format!("would not fill whole slices of {size} per {level}");
+                return Err(relabelled(role, n, why));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -555,6 +643,85 @@ mod tests {
             .collect();
         out.sort_unstable();
         out
+    }
+
+    /// A placement made before a relabel is re-checked for locality: members may not
+    /// leave the gang's domain, and slices must stay whole; nothing is applied otherwise.
+    #[test]
+    fn relabelled_nodes_may_not_break_locality_or_slices() {
+        let node = |n: &str, rack: &str| NodeSpec::new(n).label("rack", rack).capacity(GPU, 2);
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b")])
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .required("rack");
+        let p = placement(&inv, &gang);
+        let mut moved = inv.clone();
+        moved.set_labels("a2", [("rack", "b")]).unwrap();
+        let c = moved.reserve(&p).unwrap_err();
+        assert_eq!(
+            c,
+            Conflict::Relabelled {
+                node: "a2".into(),
+                reason: "role w must stay in rack a".into()
+            }
+        );
+        assert_eq!((c.node(), free(&moved, "a1", GPU)), ("a2", 2));
+        assert_eq!(moved.reservations().count(), 0);
+        // A relabel that keeps every member in rack a is fine.
+        let mut kept = inv.clone();
+        kept.set_labels("b1", [("rack", "a")]).unwrap();
+        assert!(kept.reserve(&p).is_ok());
+        kept.validate().unwrap();
+
+        // Slices of 2 per rack inside one block: splitting a rack's slice breaks it.
+        let node = |n: &str, rack: &str| {
+            NodeSpec::new(n)
+                .label("block", "x")
+                .label("rack", rack)
+                .capacity(GPU, 1)
+        };
+        inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .nodes([
+                node("a1", "a"),
+                node("a2", "a"),
+                node("b1", "b"),
+                node("b2", "b"),
+            ])
+            .build()
+            .unwrap();
+        let sliced = Gang::new("s")
+            .role(Role::new("w", 4).request(GPU, 1))
+            .required("block")
+            .slice("rack", 2);
+        let p = placement(&inv, &sliced);
+        let mut split = inv.clone();
+        split
+            .set_labels("a2", [("block", "x"), ("rack", "c")])
+            .unwrap();
+        let c = split.reserve(&p).unwrap_err();
+        assert!(
+            matches!(&c, Conflict::Relabelled { reason, .. }
+                if reason == "role w would not fill whole slices of 2 per rack"),
+            "{c:?}"
+        );
+        let mut unlabelled = inv.clone();
+        unlabelled.set_labels("b2", [("block", "x")]).unwrap();
+        let c = unlabelled.reserve(&p).unwrap_err();
+        assert_eq!(c.node(), "b2");
+        assert!(c.to_string().contains("outside any rack"), "{c}");
+        // Swapping two nodes between racks keeps every slice whole.
+        let mut swapped = inv.clone();
+        swapped
+            .set_labels("a2", [("block", "x"), ("rack", "b")])
+            .unwrap();
+        swapped
+            .set_labels("b1", [("block", "x"), ("rack", "a")])
+            .unwrap();
+        assert!(swapped.reserve(&p).is_ok());
+        swapped.validate().unwrap();
     }
 
     /// Rack a: big (8 GPUs, 16 CPUs of which 2 used elsewhere) and small (2 GPUs, 4 CPUs).

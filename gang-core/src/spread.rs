@@ -394,7 +394,7 @@ impl Inventory {
                             mask.clear_range(dm.start as usize, dm.end as usize);
                         }
                     }
-                    ids.push(self.reserve(&p)?);
+                    ids.push(self.reserve_for(&p, Some(gang))?);
                     placements.push(p);
                 }
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
@@ -491,7 +491,7 @@ impl Inventory {
                     }
                 }
             };
-            let reservation = self.reserve(&found)?;
+            let reservation = self.reserve_for(&found, Some(c))?;
             out.push(Admission::Placed {
                 reservation,
                 placement: found,
@@ -519,7 +519,7 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ErrorKind, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+    use crate::{ErrorKind, NodeSpec, Replacement, Role, Topology, HOSTNAME_LEVEL};
 
     const GPU: &str = "nvidia.com/gpu";
 
@@ -911,6 +911,64 @@ mod tests {
             ["placed on g2", "does not fit", "behind head"]
         );
         first.validate().unwrap();
+    }
+
+    /// A gang admitted by backfill (or a spread replica) is found with a narrowed copy of
+    /// its request; its reservation keeps the request as asked, so a replacement may use
+    /// any node of its domain.
+    #[test]
+    fn narrowed_requests_do_not_stick_to_reservations() {
+        let node = |n: &str, gpus| NodeSpec::new(n).label("rack", "a").capacity(GPU, gpus);
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([node("a1", 8), node("a2", 2), node("a3", 2)])
+            .build()
+            .unwrap();
+        let head = Gang::new("head").role(Role::new("w", 2).request(GPU, 8));
+        let small = Gang::new("small")
+            .role(Role::new("w", 2).request(GPU, 2))
+            .required("rack");
+        let out = inv.admit(&[head, small], AdmitMode::Backfill).unwrap();
+        let Admission::Placed { reservation, .. } = &out[1] else {
+            panic!("small backfills on a2 and a3: {out:?}")
+        };
+        inv.fail_node("a2").unwrap();
+        // a1 (which the head could use) is in the gang's rack: the replacement may go there.
+        let Replacement::Placed { added } = inv.replace(*reservation).unwrap() else {
+            panic!("a1 has 8 GPUs free")
+        };
+        assert_eq!((added[0].node.as_str(), added[0].count), ("a1", 1));
+        inv.validate().unwrap();
+
+        // Spread: a replica bound to no level is replaced like any such reservation,
+        // anywhere — also in the rack of a replica placed before it.
+        let node = |n: &str, rack: &str| NodeSpec::new(n).label("rack", rack).capacity(GPU, 2);
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([
+                node("a1", "a"),
+                node("a2", "a"),
+                node("b1", "b"),
+                node("b2", "b"),
+            ])
+            .build()
+            .unwrap();
+        let replica = Gang::new("r").role(Role::new("w", 1).request(GPU, 2));
+        let (ids, _) = placed(inv.spread(&Spread::new(replica, 2, "rack")).unwrap());
+        let on = |inv: &Inventory, id| inv.reservation(id).unwrap().members(inv)[0].node.clone();
+        let (first, second) = (on(&inv, ids[0]), on(&inv, ids[1]));
+        assert_ne!(first[..1], second[..1], "distinct racks");
+        inv.fail_node(&second).unwrap();
+        // Only the first replica's rack has room left.
+        for n in ["a1", "a2", "b1", "b2"] {
+            if n[..1] != first[..1] {
+                inv.set_used(n, GPU, 2).unwrap();
+            }
+        }
+        let Replacement::Placed { added } = inv.replace(ids[1]).unwrap() else {
+            panic!("room in the first replica's rack")
+        };
+        assert_eq!(added[0].node[..1], first[..1]);
+        assert_ne!(added[0].node, first);
+        inv.validate().unwrap();
     }
 
     #[test]
