@@ -553,3 +553,481 @@ pub(crate) fn untolerated_set(inv: &Inventory, role: &Role) -> Bitset {
     }
     set
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HOSTNAME_LEVEL;
+    use crate::{
+        ErrorKind, NodeSpec, Quantity, Requirement, Taint, TaintEffect, Toleration, Topology,
+    };
+
+    const GPU: &str = "gpu";
+
+    /// Block b1: rack a (a1, a2), rack b (b1, b2, b3); block b2: rack c (c1).
+    fn cluster() -> Inventory {
+        let n = |name: &str, block: &str, rack: &str| {
+            NodeSpec::new(name)
+                .label("block", block)
+                .label("rack", rack)
+                .capacity(GPU, 8)
+        };
+        Inventory::builder(Topology::new(["block", "rack", HOSTNAME_LEVEL]).unwrap())
+            .nodes([
+                n("a1", "b1", "a"),
+                n("a2", "b1", "a"),
+                n("b1", "b1", "b"),
+                n("b2", "b1", "b"),
+                n("b3", "b1", "b"),
+                n("c1", "b2", "c"),
+            ])
+            .build()
+            .unwrap()
+    }
+
+    fn w(count: u32) -> Role {
+        Role::new("w", count).request(GPU, 1)
+    }
+
+    /// `(kind, field, value)` of the error compiling `gang`.
+    fn err(inv: &Inventory, gang: &Gang) -> (ErrorKind, String, String) {
+        let e = inv.compile(gang).unwrap_err();
+        let value = match &e {
+            Error::InvalidRequest { value, .. }
+            | Error::Contradictory { value, .. }
+            | Error::InvalidQuantity { value, .. } => value.clone(),
+            other => panic!("unexpected error {other}"),
+        };
+        (e.kind(), e.field().to_owned(), value)
+    }
+
+    fn request(field: &str, value: &str) -> (ErrorKind, String, String) {
+        (
+            ErrorKind::InvalidRequest,
+            field.to_owned(),
+            value.to_owned(),
+        )
+    }
+
+    fn contradictory(field: &str, value: &str) -> (ErrorKind, String, String) {
+        (ErrorKind::Contradictory, field.to_owned(), value.to_owned())
+    }
+
+    #[test]
+    fn slice_sizes_must_divide_counts_and_min_counts() {
+        let inv = cluster();
+        let sliced = |role: Role| Gang::new("g").role(role).required("block").slice("rack", 4);
+        assert_eq!(
+            err(&inv, &sliced(w(6))),
+            request("gang.roles[w].count", "6")
+        );
+        assert_eq!(
+            err(&inv, &sliced(w(8).min_count(6))),
+            request("gang.roles[w].min_count", "6")
+        );
+        assert!(inv.compile(&sliced(w(8).min_count(4))).is_ok());
+        assert!(inv.compile(&sliced(w(8))).is_ok());
+        // The outer size decides: 4 divides 8 and 2 divides 4.
+        let two_levels = |n| Gang::new("g").role(w(n)).slice("block", 4).slice("rack", 2);
+        assert_eq!(
+            err(&inv, &two_levels(2)),
+            request("gang.roles[w].count", "2")
+        );
+        assert!(inv.compile(&two_levels(8)).is_ok());
+        // Unconstrained roles are not sliced.
+        let with_launcher = sliced(w(4)).role(Role::new("l", 3).request(GPU, 1).unconstrained());
+        assert!(inv.compile(&with_launcher).is_ok());
+        // And slices need some constrained role.
+        let only_free = Gang::new("g").role(w(4).unconstrained()).slice("rack", 4);
+        assert_eq!(err(&inv, &only_free), request("gang.topology.slices", "4"));
+    }
+
+    #[test]
+    fn slice_levels_and_sizes_are_checked() {
+        let inv = cluster();
+        let g = || Gang::new("g").role(w(8));
+        assert_eq!(
+            err(&inv, &g().slice("rack", 0)),
+            request("gang.topology.slices[0].size", "0")
+        );
+        assert_eq!(
+            err(&inv, &g().slice("zone", 2)),
+            request("gang.topology.slices[0].level", "zone")
+        );
+        // Outermost first, each strictly inside the previous.
+        assert_eq!(
+            err(&inv, &g().slice("rack", 2).slice("block", 4)),
+            request("gang.topology.slices[1].level", "block")
+        );
+        assert_eq!(
+            err(&inv, &g().slice("rack", 2).slice("rack", 2)),
+            request("gang.topology.slices[1].level", "rack")
+        );
+        // Each size divides the enclosing one.
+        assert_eq!(
+            err(&inv, &g().slice("block", 4).slice("rack", 3)),
+            request("gang.topology.slices[1].size", "3")
+        );
+        // A slice above the required level can never hold.
+        assert_eq!(
+            err(&inv, &g().required("rack").slice("block", 4)),
+            contradictory("gang.topology.slices[0].level", "block")
+        );
+        assert!(inv.compile(&g().required("rack").slice("rack", 4)).is_ok());
+        assert!(inv
+            .compile(&g().required("rack").slice(HOSTNAME_LEVEL, 2))
+            .is_ok());
+    }
+
+    #[test]
+    fn max_per_node_below_the_widest_domain_is_contradictory() {
+        let inv = cluster();
+        // The widest rack (b) has 3 nodes: 3 x 2 = 6 members at most.
+        let racked = |role: Role| Gang::new("g").role(role).required("rack");
+        let e = inv.compile(&racked(w(7).max_per_node(2))).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.field()),
+            (ErrorKind::Contradictory, "gang.roles[w].max_per_node")
+        );
+        assert!(
+            e.to_string()
+                .contains("need 4 nodes, but the widest rack has 3"),
+            "{e}"
+        );
+        assert!(inv.compile(&racked(w(6).max_per_node(2))).is_ok());
+        // Elastic: only min_count must fit.
+        assert!(inv
+            .compile(&racked(w(7).min_count(6).max_per_node(2)))
+            .is_ok());
+        // The node level is one node wide.
+        let on_node = |n| {
+            Gang::new("g")
+                .role(w(n).max_per_node(2))
+                .required(HOSTNAME_LEVEL)
+        };
+        assert_eq!(
+            err(&inv, &on_node(3)),
+            contradictory("gang.roles[w].max_per_node", "2")
+        );
+        assert!(inv.compile(&on_node(2)).is_ok());
+        // A slice level is as hard as a required one: 4 per rack, at most 1 per node.
+        let sliced = Gang::new("g").role(w(4).max_per_node(1)).slice("rack", 4);
+        let e = inv.compile(&sliced).unwrap_err();
+        assert_eq!(e.field(), "gang.roles[w].max_per_node");
+        assert!(
+            e.to_string().contains("gang.topology.slices[0].size"),
+            "{e}"
+        );
+        // Not without a hard level, not for unconstrained roles, not on recompilation.
+        assert!(inv
+            .compile(&Gang::new("g").role(w(100).max_per_node(1)))
+            .is_ok());
+        let free = racked(w(1)).role(
+            Role::new("l", 100)
+                .request(GPU, 1)
+                .max_per_node(1)
+                .unconstrained(),
+        );
+        assert!(inv.compile(&free).is_ok());
+        assert!(inv.recompile(&racked(w(7).max_per_node(2))).is_ok());
+        // No rack at all: nothing can hold even one member.
+        let flat = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .node(NodeSpec::new("n").capacity(GPU, 8))
+            .build()
+            .unwrap();
+        let e = flat.compile(&racked(w(1).max_per_node(8))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Contradictory);
+    }
+
+    #[test]
+    fn levels_granularity_and_slice_leaf() {
+        let inv = cluster();
+        let levels = |g: Gang| inv.compile(&g).unwrap().inner.levels.to_vec();
+        let g = || Gang::new("g").role(w(4));
+        assert_eq!(levels(g()), [0]);
+        assert_eq!(levels(g().required("rack")), [2]);
+        assert_eq!(levels(g().required("block").preferred("rack")), [2, 1]);
+        assert_eq!(levels(g().preferred("rack")), [2, 1, 0]);
+        assert_eq!(levels(g().preferred(HOSTNAME_LEVEL)), [3, 2, 1, 0]);
+        assert_eq!(levels(g().required(HOSTNAME_LEVEL)), [3]);
+        // Nothing constrained: cluster-wide, whatever the topology says.
+        assert_eq!(
+            levels(Gang::new("g").role(w(4).unconstrained()).required("rack")),
+            [0]
+        );
+
+        let c = inv
+            .compile(&g().required("block").slice("block", 4).slice("rack", 2))
+            .unwrap();
+        let c = &c.inner;
+        assert_eq!(c.required, Some(1));
+        assert_eq!(c.slices.to_vec(), [(1, 4), (2, 2)]);
+        // Cluster and block in 4s, rack in 2s, node in 1s.
+        assert_eq!(c.gran, [4, 4, 2, 1]);
+        assert_eq!(c.slice_min_leaf, 2);
+        assert!(c.has_slices() && c.any_constrained());
+        let c = inv.compile(&g().slice(HOSTNAME_LEVEL, 2)).unwrap();
+        assert_eq!(c.inner.gran, [2, 2, 2, 2]);
+        assert_eq!(c.inner.slice_min_leaf, 0);
+        assert_eq!(c.inner.required, None);
+        assert_eq!(c.inner.layout_id, inv.layout_id);
+    }
+
+    #[test]
+    fn roles_and_names_are_validated() {
+        let inv = cluster();
+        let g = |role: Role| Gang::new("g").role(role);
+        assert_eq!(err(&inv, &g(w(0))), request("gang.roles[w].count", "0"));
+        assert_eq!(
+            err(&inv, &g(w(4).min_count(5))),
+            request("gang.roles[w].min_count", "5")
+        );
+        assert_eq!(
+            err(&inv, &g(w(4).max_per_node(0))),
+            request("gang.roles[w].max_per_node", "0")
+        );
+        assert_eq!(
+            err(&inv, &g(Role::new("w x", 1))),
+            request("gang.roles[0].name", "w x")
+        );
+        assert_eq!(
+            err(&inv, &g(Role::new("", 1))),
+            request("gang.roles[0].name", "")
+        );
+        assert_eq!(
+            err(&inv, &g(w(1)).role(w(2))),
+            request("gang.roles[1].name", "w")
+        );
+        assert_eq!(err(&inv, &Gang::new("g")), request("gang.roles", "[]"));
+        assert_eq!(err(&inv, &Gang::new("G g").role(w(1))).1, "gang.name");
+        // min_count 0 is allowed for a role, not for all of them.
+        let empty = g(w(2).min_count(0)).role(Role::new("v", 2).min_count(0));
+        assert_eq!(err(&inv, &empty), request("gang.roles", "min_count"));
+        assert!(inv
+            .compile(&g(w(2).min_count(0)).role(Role::new("v", 2)))
+            .is_ok());
+        assert_eq!(
+            err(&inv, &g(w(1)).required("zone")),
+            request("gang.topology.required", "zone")
+        );
+        assert_eq!(
+            err(&inv, &g(w(1)).required("rack").preferred("block")),
+            contradictory("gang.topology.preferred", "block")
+        );
+        assert_eq!(
+            err(&inv, &g(Role::new("w", 1).request(GPU, "1.5x"))),
+            (
+                ErrorKind::InvalidQuantity,
+                "gang.roles[w].requests.gpu".into(),
+                "1.5x".into()
+            )
+        );
+        // Selectors, expressions, tolerations.
+        assert_eq!(
+            err(&inv, &g(w(1).selector("Bad Key", "x"))).1,
+            "gang.roles[w].node_selector"
+        );
+        assert_eq!(
+            err(&inv, &g(w(1).selector("k", "bad value"))).1,
+            "gang.roles[w].node_selector.k"
+        );
+        let no_values = Requirement::is_in("k", Vec::<String>::new());
+        assert_eq!(
+            err(&inv, &g(w(1).requirement(no_values))),
+            request("gang.roles[w].match_expressions[0].values", "[]")
+        );
+        let mut with_values = Requirement::exists("k");
+        with_values.values = vec!["x".into(), "y".into()];
+        assert_eq!(
+            err(&inv, &g(w(1).requirement(with_values))),
+            request("gang.roles[w].match_expressions[0].values", "x,y")
+        );
+        assert_eq!(
+            err(&inv, &g(w(1).toleration(Toleration::equal("", "x")))).1,
+            "gang.roles[w].tolerations[0].key"
+        );
+        let mut exists_with_value = Toleration::exists("k");
+        exists_with_value.value = "v".into();
+        assert_eq!(
+            err(&inv, &g(w(1).toleration(exists_with_value))),
+            request("gang.roles[w].tolerations[0].value", "v")
+        );
+    }
+
+    #[test]
+    fn requests_become_dense_shapes() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([
+                NodeSpec::new("a1")
+                    .label("rack", "a")
+                    .capacity(GPU, 8)
+                    .capacity("cpu", 96),
+                NodeSpec::new("a2")
+                    .label("rack", "a")
+                    .capacity(GPU, 4)
+                    .capacity("cpu", 32),
+                // A resource known only from external use: no node can offer it.
+                NodeSpec::new("a3").label("rack", "a").used("memory", "1Gi"),
+            ])
+            .build()
+            .unwrap();
+        let (cpu, gpu, memory) = (0u32, 1u32, 2u32); // name order
+        assert_eq!(inv.resources().collect::<Vec<_>>(), ["cpu", GPU, "memory"]);
+        let gang = Gang::new("g")
+            .role(
+                Role::new("w", 3)
+                    .request(GPU, 2)
+                    .request("cpu", "12")
+                    .request("pods", 0)
+                    .request("tpu", 1),
+            )
+            .role(Role::new("m", 2).request("memory", "1Mi").max_per_node(3))
+            .role(Role::new("z", 5).min_count(1).unconstrained());
+        let c = inv.compile(&gang).unwrap();
+        let [w, m, z] = &c.inner.roles[..] else {
+            panic!("three roles")
+        };
+        // Zero requests are dropped; unknown resources are kept aside.
+        assert_eq!(w.req.to_vec(), [(gpu, 2000), (cpu, 12_000)]);
+        assert_eq!(w.missing, ["tpu"]);
+        assert_eq!(
+            (w.count, w.min, w.per_node, w.constrained),
+            (3, 3, u32::MAX, true)
+        );
+        // Dominant share: max(2/8 GPU, 12/96 CPU) = 1/4, in millionths, times 3.
+        assert_eq!(w.weight, 750_000);
+        // A resource no node has any capacity of weighs the most.
+        assert_eq!(m.req.to_vec(), [(memory, 1024 * 1024 * 1000)]);
+        assert_eq!(m.weight, u128::from(u64::MAX) * 2);
+        assert_eq!(m.per_node, 3);
+        assert!(z.req.is_empty() && z.missing.is_empty());
+        assert_eq!((z.weight, z.min, z.constrained), (0, 1, false));
+        // Huge amounts stay exact.
+        let huge = Gang::new("g")
+            .role(Role::new("h", u32::MAX).request(GPU, Quantity::from_millis(u64::MAX)));
+        let c = inv.compile(&huge).unwrap();
+        let h = &c.inner.roles[0];
+        assert_eq!(h.req.to_vec(), [(gpu, u64::MAX)]);
+        assert_eq!(
+            h.weight,
+            u128::from(u64::MAX) * 1_000_000 / 8000 * u128::from(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn eligibility_follows_selectors_and_taints() {
+        let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([
+                NodeSpec::new("a1")
+                    .label("rack", "a")
+                    .label("kind", "train"),
+                NodeSpec::new("a2")
+                    .label("rack", "a")
+                    .label("kind", "serve")
+                    .taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule)),
+                NodeSpec::new("b1")
+                    .label("rack", "b")
+                    .label("kind", "train")
+                    .taint(Taint::new("dedicated", "x", TaintEffect::NoExecute)),
+                NodeSpec::new("b2").label("rack", "b").taint(Taint::new(
+                    "soft",
+                    "",
+                    TaintEffect::PreferNoSchedule,
+                )),
+                NodeSpec::new("u1").label("kind", "train").cordoned(),
+            ])
+            .build()
+            .unwrap();
+        let names = |role: Role| -> Vec<&str> {
+            let e = eligibility(&inv, &role);
+            (0..inv.len())
+                .filter(|&i| e.get(i))
+                .map(|i| inv.names[i].as_str())
+                .collect()
+        };
+        let all = |role: Role| role.toleration(Toleration::exists(""));
+        let r = || Role::new("w", 1);
+        // Untolerated NoSchedule and NoExecute exclude; PreferNoSchedule and cordons do not.
+        assert_eq!(names(r()), ["a1", "b2", "u1"]);
+        assert_eq!(
+            names(r().toleration(Toleration::equal("dedicated", "x"))),
+            ["a1", "a2", "b1", "b2", "u1"]
+        );
+        let no_execute_only = Toleration::exists("dedicated").effect(TaintEffect::NoExecute);
+        assert_eq!(
+            names(r().toleration(no_execute_only)),
+            ["a1", "b1", "b2", "u1"]
+        );
+        assert_eq!(names(r().selector("kind", "train")), ["a1", "u1"]);
+        // Topology labels are selectable like any other.
+        assert_eq!(names(all(r().selector("rack", "a"))), ["a1", "a2"]);
+        assert_eq!(
+            names(all(r().selector("rack", "a").selector("kind", "train"))),
+            ["a1"]
+        );
+        assert_eq!(
+            names(all(
+                r().requirement(Requirement::is_in("kind", ["serve", "train"]))
+            )),
+            ["a1", "a2", "b1", "u1"]
+        );
+        assert_eq!(
+            names(all(r().requirement(Requirement::not_in("kind", ["train"])))),
+            ["a2", "b2"]
+        );
+        assert_eq!(
+            names(all(r().requirement(Requirement::not_in("rack", ["a"])))),
+            ["b1", "b2", "u1"]
+        );
+        assert_eq!(
+            names(all(r().requirement(Requirement::exists("rack")))),
+            ["a1", "a2", "b1", "b2"]
+        );
+        assert_eq!(
+            names(all(r().requirement(Requirement::does_not_exist("rack")))),
+            ["u1"]
+        );
+        // Labels nobody has.
+        assert!(names(all(r().selector("zone", "z1"))).is_empty());
+        assert!(names(all(r().selector("kind", "gpu"))).is_empty());
+        assert!(names(all(r().requirement(Requirement::exists("zone")))).is_empty());
+        assert!(names(all(r().requirement(Requirement::is_in("zone", ["z1"])))).is_empty());
+        assert_eq!(
+            names(all(r().requirement(Requirement::does_not_exist("zone")))).len(),
+            5
+        );
+        // compile stores the same set.
+        let c = inv
+            .compile(&Gang::new("g").role(r().selector("kind", "train")))
+            .unwrap();
+        assert_eq!(
+            c.inner.roles[0].eligible,
+            eligibility(&inv, &r().selector("kind", "train"))
+        );
+    }
+
+    #[test]
+    fn cap_on_takes_the_tighter_of_max_per_node_and_the_node_cap() {
+        let inv = cluster();
+        let c = inv
+            .compile(&Gang::new("g").role(w(4).max_per_node(4)))
+            .unwrap();
+        let mut role = c.inner.roles[0].clone();
+        assert_eq!(role.cap_on(0), 4);
+        role.node_caps = vec![(1, 2), (3, 9)];
+        assert_eq!(
+            [
+                role.cap_on(0),
+                role.cap_on(1),
+                role.cap_on(2),
+                role.cap_on(3)
+            ],
+            [4, 2, 4, 4]
+        );
+        role.per_node = u32::MAX;
+        assert_eq!(
+            [role.cap_on(1), role.cap_on(3), role.cap_on(5)],
+            [2, 9, u32::MAX]
+        );
+    }
+}

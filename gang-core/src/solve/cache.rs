@@ -210,3 +210,316 @@ pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: u32, fit: u32, s: &m
         s.caps[d][di as usize] = cap / floor * floor;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::{Error, Gang, NodeSpec, Role, Topology};
+
+    const GPU: &str = "gpu";
+
+    /// Free GPUs: a1 8, a2 1 (rack b1/a), b1 4 (rack b1/b), x1 6 (block b1, no rack),
+    /// z1 3 (rack b2/c).
+    fn cluster() -> Inventory {
+        let n = |name: &str, path: &[&str], cap: i64, used: i64| {
+            let mut spec = NodeSpec::new(name).capacity(GPU, cap).used(GPU, used);
+            for (key, value) in ["block", "rack"].iter().zip(path) {
+                spec = spec.label(*key, *value);
+            }
+            spec
+        };
+        Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .nodes([
+                n("a1", &["b1", "a"], 8, 0),
+                n("a2", &["b1", "a"], 8, 7),
+                n("b1", &["b1", "b"], 4, 0),
+                n("x1", &["b1"], 8, 2),
+                n("z1", &["b2", "c"], 3, 0),
+            ])
+            .build()
+            .unwrap()
+    }
+
+    fn dom(inv: &Inventory, path: &[&str]) -> usize {
+        let d = path.len();
+        (0..inv.domains[d].len())
+            .find(|&i| inv.domain_values(d, i as u32) == path)
+            .unwrap()
+    }
+
+    fn role(gpus: i64) -> Role {
+        Role::new("w", 1).request(GPU, gpus)
+    }
+
+    fn compile(inv: &Inventory, gang: Gang) -> CompiledGang {
+        inv.compile(&gang).unwrap()
+    }
+
+    /// `(rack a, rack b, rack c, block b1, block b2, cluster)` as the cache lends them.
+    fn lent(cache: &mut Cache, inv: &Inventory, c: &CompiledGang, s: &mut Scratch) -> [u64; 6] {
+        cache.lend(inv, &c.inner, 0, s);
+        let out = [
+            s.caps[2][dom(inv, &["b1", "a"])],
+            s.caps[2][dom(inv, &["b1", "b"])],
+            s.caps[2][dom(inv, &["b2", "c"])],
+            s.caps[1][dom(inv, &["b1"])],
+            s.caps[1][dom(inv, &["b2"])],
+            s.caps[0][0],
+        ];
+        cache.give_back(s);
+        out
+    }
+
+    #[test]
+    fn lent_capacities_equal_a_full_rollup_and_are_given_back() {
+        let inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(&inv, Gang::new("g").role(role(2)));
+        // Fits for 2 GPUs: a1 4, a2 0, b1 2, x1 3, z1 1.
+        cache.lend(&inv, &c.inner, 0, &mut s);
+        assert_eq!(s.fits, [4, 0, 2, 3, 1]);
+        assert_eq!(s.caps[0][0], 10);
+        let lent_fits = s.fits.clone();
+        cache.give_back(&mut s);
+        assert!(cache.lent.is_none());
+        // The entry holds the arrays again; the scratch has the (zeroed) spare ones.
+        assert_eq!(cache.entries[0].fits, lent_fits);
+        assert_eq!(s.fits, [0; 5]);
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
+        // give_back without a lend is a no-op.
+        cache.give_back(&mut s);
+        assert_eq!(cache.entries[0].fits, lent_fits);
+    }
+
+    #[test]
+    fn a_touched_node_is_updated_incrementally() -> Result<(), Error> {
+        let mut inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(&inv, Gang::new("g").role(role(2)));
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
+        // Mark a domain no journal entry touches: an incremental update leaves it, a
+        // full roll-up would overwrite it.
+        let rack_c = dom(&inv, &["b2", "c"]);
+        cache.entries[0].caps[2][rack_c] = 99;
+        // a1: 6 used, 2 free, one member.
+        assert!(inv.set_used("a1", GPU, 6)?.is_empty());
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [1, 2, 99, 6, 1, 7]);
+        assert_eq!(cache.entries[0].version, inv.journal.version());
+        // Back to free: the same path, the other way.
+        inv.set_used("a1", GPU, 0)?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 99, 9, 1, 10]);
+        Ok(())
+    }
+
+    #[test]
+    fn reserve_release_and_cordon_are_seen() -> Result<(), Error> {
+        let mut inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(&inv, Gang::new("g").role(role(2)));
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
+        // Three 2-GPU members in one rack: only rack b1/a (a1) has room; a1 keeps 2 GPUs.
+        let gang = Gang::new("t")
+            .role(Role::new("w", 3).request(GPU, 2))
+            .required("rack");
+        let p = inv.place(&gang)?.placement().cloned().unwrap();
+        assert_eq!(p.node_counts(), [("a1", 3)]);
+        let id = inv.reserve(&p).unwrap();
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [1, 2, 1, 6, 1, 7]);
+        inv.cordon("x1")?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [1, 2, 1, 3, 1, 4]);
+        inv.release(id)?;
+        inv.uncordon("x1")?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
+        Ok(())
+    }
+
+    #[test]
+    fn slice_floors_are_recomputed_not_patched() -> Result<(), Error> {
+        let mut inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(
+            &inv,
+            Gang::new("g")
+                .role(Role::new("w", 2).request(GPU, 1))
+                .required("block")
+                .slice("rack", 2),
+        );
+        // Fits for 1 GPU: a1 8, a2 1, b1 4, z1 3; x1 has no rack. Racks a 9 -> 8, b 4,
+        // c 3 -> 2.
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [8, 4, 2, 12, 2, 14]);
+        // a2 gains one GPU: rack a 8 + 2 = 10 (adding the difference to the floored 8
+        // would give 9).
+        inv.set_used("a2", GPU, 6)?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [10, 4, 2, 14, 2, 16]);
+        // z1 loses one: rack c 2 -> 2 (still one slice), then another: 0.
+        inv.set_used("z1", GPU, 1)?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [10, 4, 2, 14, 2, 16]);
+        inv.set_used("z1", GPU, 2)?;
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [10, 4, 0, 14, 0, 14]);
+        Ok(())
+    }
+
+    #[test]
+    fn another_inventory_value_is_rolled_up_in_full() -> Result<(), Error> {
+        let mut inv = cluster();
+        let mut other = inv.clone();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(&inv, Gang::new("g").role(role(2)));
+        // Both journals at version 1, with different nodes touched.
+        inv.set_used("b1", GPU, 4)?; // rack b 0
+        other.set_used("a1", GPU, 8)?; // rack a 0
+        assert_eq!(inv.journal.version(), other.journal.version());
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 0, 1, 7, 1, 8]);
+        // Same version, other identity: must not be taken for up to date.
+        assert_eq!(lent(&mut cache, &other, &c, &mut s), [0, 2, 1, 5, 1, 6]);
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 0, 1, 7, 1, 8]);
+        // A rebuilt inventory (new layout) too.
+        inv.add_node(
+            NodeSpec::new("a3")
+                .label("block", "b1")
+                .label("rack", "a")
+                .capacity(GPU, 4),
+        )?;
+        let c2 = compile(&inv, Gang::new("g").role(role(2)));
+        assert_eq!(lent(&mut cache, &inv, &c2, &mut s), [6, 0, 1, 9, 1, 10]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_journal_that_moved_past_the_entry_forces_a_full_rollup() -> Result<(), Error> {
+        let mut inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let c = compile(&inv, Gang::new("g").role(role(2)));
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
+        // a1 changes first, then so many other touches that a1 leaves the journal.
+        inv.set_used("a1", GPU, 8)?;
+        let b1 = inv.names.get_index_of("b1").unwrap() as u32;
+        for _ in 0..(1 << 14) {
+            inv.journal.touch(b1);
+        }
+        assert!(inv.journal.since(cache.entries[0].version).is_none());
+        assert_eq!(lent(&mut cache, &inv, &c, &mut s), [0, 2, 1, 5, 1, 6]);
+        Ok(())
+    }
+
+    #[test]
+    fn equal_shapes_share_an_entry() {
+        let inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let lend = |cache: &mut Cache, s: &mut Scratch, gang: Gang| {
+            let c = compile(&inv, gang);
+            cache.lend(&inv, &c.inner, 0, s);
+            cache.give_back(s);
+            cache.entries.len()
+        };
+        assert_eq!(lend(&mut cache, &mut s, Gang::new("a").role(role(2))), 1);
+        // Another gang, other name and count, same shape: the same entry.
+        let same = Gang::new("b")
+            .role(Role::new("x", 7).request(GPU, 2))
+            .required("rack");
+        assert_eq!(lend(&mut cache, &mut s, same), 1);
+        // Each of these changes the fits: a new entry each.
+        assert_eq!(lend(&mut cache, &mut s, Gang::new("c").role(role(3))), 2);
+        assert_eq!(
+            lend(
+                &mut cache,
+                &mut s,
+                Gang::new("d").role(role(2).max_per_node(1))
+            ),
+            3
+        );
+        let selected = Gang::new("e").role(role(2).selector("rack", "a"));
+        assert_eq!(lend(&mut cache, &mut s, selected), 4);
+        let sliced = Gang::new("f")
+            .role(Role::new("w", 2).request(GPU, 2))
+            .required("block")
+            .slice("rack", 2);
+        assert_eq!(lend(&mut cache, &mut s, sliced), 5);
+        // Repeats of any of them add nothing.
+        assert_eq!(lend(&mut cache, &mut s, Gang::new("g").role(role(3))), 5);
+        // The shape test itself (the fingerprint only narrows the candidates).
+        let plain = compile(&inv, Gang::new("p").role(role(2)));
+        let other = compile(&inv, Gang::new("q").role(Role::new("v", 5).request(GPU, 2)));
+        let picky = compile(&inv, Gang::new("r").role(role(2).selector("rack", "a")));
+        assert!(same_shape(&plain.inner, 0, &other.inner, 0));
+        assert!(!same_shape(&plain.inner, 0, &picky.inner, 0));
+        // Replacement caps make a role's fits its own.
+        let mut capped = (*other.inner).clone();
+        capped.roles[0].node_caps = vec![(0, 1)];
+        assert!(!same_shape(&plain.inner, 0, &capped, 0));
+        // Shared entries answer for the gang asking: 1 GPU each on rack a is 9.
+        let selected_one = compile(&inv, Gang::new("h").role(role(1).selector("rack", "a")));
+        assert_eq!(
+            lent(&mut cache, &inv, &selected_one, &mut s),
+            [9, 0, 0, 9, 0, 9]
+        );
+    }
+
+    #[test]
+    fn the_least_recently_used_entry_is_evicted() {
+        let inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let gangs: Vec<CompiledGang> = (1..=17)
+            .map(|i| {
+                compile(
+                    &inv,
+                    Gang::new("g").role(Role::new("w", 1).request(GPU, format!("{i}m"))),
+                )
+            })
+            .collect();
+        for c in &gangs[..16] {
+            cache.lend(&inv, &c.inner, 0, &mut s);
+            cache.give_back(&mut s);
+        }
+        assert_eq!(cache.entries.len(), ENTRIES);
+        // Use the first again, then a 17th shape: the second is the oldest.
+        cache.lend(&inv, &gangs[0].inner, 0, &mut s);
+        cache.give_back(&mut s);
+        cache.lend(&inv, &gangs[16].inner, 0, &mut s);
+        cache.give_back(&mut s);
+        assert_eq!(cache.entries.len(), ENTRIES);
+        let held = |c: &CompiledGang| cache.entries.iter().any(|e| Arc::ptr_eq(&e.gang, &c.inner));
+        assert!(held(&gangs[0]));
+        assert!(!held(&gangs[1]));
+        assert!(held(&gangs[2]) && held(&gangs[16]));
+    }
+
+    #[test]
+    fn contribution_and_set_fit() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let c = compile(
+            &inv,
+            Gang::new("g")
+                .role(Role::new("w", 2).request(GPU, 1))
+                .required("block")
+                .slice("rack", 2),
+        );
+        let r = &c.inner.roles[0];
+        let grain = Grain::of(&c.inner, r);
+        let at = |n: &str| inv.names.get_index_of(n).unwrap() as u32;
+        // Outside the innermost slice level: nothing, whatever is free.
+        assert_eq!(contribution(&inv, r, grain, at("x1"), None), 0);
+        assert_eq!(contribution(&inv, r, Grain::NONE, at("x1"), None), 6);
+        assert_eq!(contribution(&inv, r, grain, at("a1"), None), 8);
+        let nres = inv.resources.len();
+        let mut taken = vec![0u64; inv.len() * nres];
+        taken[at("a1") as usize * nres] = 2500;
+        assert_eq!(contribution(&inv, r, grain, at("a1"), Some(&taken)), 5);
+        // Plain sums: set_fit moves every ancestor by the difference.
+        s.ensure(&inv);
+        rollup(&inv, r, Grain::NONE, Scope::CLUSTER, None, &mut s);
+        assert_eq!(s.caps[0][0], 8 + 1 + 4 + 6 + 3);
+        set_fit(&inv, Grain::NONE, at("a1"), 2, &mut s);
+        assert_eq!(s.fits[at("a1") as usize], 2);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "a"])], 3);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 3 + 4 + 6);
+        assert_eq!(s.caps[0][0], 16);
+        // The direct node x1 moves block and cluster only.
+        set_fit(&inv, Grain::NONE, at("x1"), 0, &mut s);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "a"])], 3);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 7);
+        assert_eq!(s.caps[0][0], 10);
+    }
+}

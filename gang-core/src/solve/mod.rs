@@ -815,3 +815,399 @@ impl Inventory {
         Solver::new().place(self, &compiled)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NodeSpec, Quantity, Role, Topology};
+
+    const GPU: &str = "gpu";
+
+    fn racks(free: &[(&str, &str, i64)]) -> Inventory {
+        Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes(
+                free.iter()
+                    .map(|&(n, r, g)| NodeSpec::new(n).label("rack", r).capacity(GPU, g)),
+            )
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn pick_takes_the_most_members_then_the_policy_then_the_first() {
+        use Policy::*;
+        let pick1 =
+            |caps: &[u64], count, min, policy| pick(caps.iter().copied(), count, min, 1, policy);
+        // Elastic: the domain taking 4 beats the one taking 3, whatever the policy.
+        for policy in [BestFit, MostFree, Balanced] {
+            assert_eq!(pick1(&[3, 10], 4, 2, policy), Some((4, 1)));
+        }
+        // All take 4; spare 6, 1, 2.
+        assert_eq!(pick1(&[10, 5, 6], 4, 4, BestFit), Some((4, 1)));
+        assert_eq!(pick1(&[10, 5, 6], 4, 4, Balanced), Some((4, 1)));
+        assert_eq!(pick1(&[10, 5, 6], 4, 4, MostFree), Some((4, 0)));
+        // Equal spare: the first, under every policy.
+        for policy in [BestFit, MostFree, Balanced] {
+            assert_eq!(pick1(&[2, 7, 7, 7], 4, 4, policy), Some((4, 1)));
+        }
+        // An exact fit after a looser one.
+        assert_eq!(pick1(&[9, 4, 4], 4, 4, BestFit), Some((4, 1)));
+        assert_eq!(pick1(&[4, 9], 4, 4, MostFree), Some((4, 1)));
+        // Nothing, or nothing big enough.
+        assert_eq!(pick1(&[], 4, 4, BestFit), None);
+        assert_eq!(pick1(&[3, 2], 4, 4, BestFit), None);
+        assert_eq!(pick1(&[0, 0], 4, 0, BestFit), None);
+    }
+
+    #[test]
+    fn pick_respects_min_count_and_slice_steps() {
+        // min 2: the 1 is too small, the 2 takes 2 of 4.
+        assert_eq!(
+            pick([1, 2].into_iter(), 4, 2, 1, Policy::BestFit),
+            Some((2, 1))
+        );
+        // min 0 still needs one member somewhere.
+        assert_eq!(
+            pick([0, 1].into_iter(), 4, 0, 1, Policy::BestFit),
+            Some((1, 1))
+        );
+        // Steps of 2: capacity 5 takes 4 (spare 1), capacity 3 takes 2.
+        assert_eq!(
+            pick([3, 5].into_iter(), 4, 2, 2, Policy::BestFit),
+            Some((4, 1))
+        );
+        assert_eq!(
+            pick([3].into_iter(), 4, 2, 2, Policy::BestFit),
+            Some((2, 0))
+        );
+        // Capacity 3 holds one slice of 2: not the 4 required.
+        assert_eq!(pick([3].into_iter(), 4, 4, 2, Policy::BestFit), None);
+        // Spare counts capacity lost to rounding: 7 -> 4 (spare 3) vs 5 -> 4 (spare 1).
+        assert_eq!(
+            pick([7, 5].into_iter(), 4, 4, 2, Policy::BestFit),
+            Some((4, 1))
+        );
+        assert_eq!(
+            pick([7, 5].into_iter(), 4, 4, 2, Policy::MostFree),
+            Some((4, 0))
+        );
+    }
+
+    #[test]
+    fn pick_handles_huge_capacities() {
+        let count = u64::from(u32::MAX);
+        let caps = [u64::MAX, 5_000_000_000, count];
+        assert_eq!(
+            pick(caps.into_iter(), count, count, 1, Policy::BestFit),
+            Some((count, 2))
+        );
+        assert_eq!(
+            pick(caps.into_iter(), count, count, 1, Policy::MostFree),
+            Some((count, 0))
+        );
+        let even = count - 1;
+        assert_eq!(
+            pick(caps.into_iter(), even, 2, 2, Policy::BestFit),
+            Some((even, 2))
+        );
+        assert_eq!(
+            pick([u64::MAX].into_iter(), u64::MAX, 1, 3, Policy::BestFit),
+            Some((u64::MAX / 3 * 3, 0))
+        );
+    }
+
+    #[test]
+    fn policy_prefers_is_strict() {
+        assert!(policy_prefers(Policy::BestFit, 1, 2));
+        assert!(!policy_prefers(Policy::BestFit, 2, 1));
+        assert!(policy_prefers(Policy::Balanced, 1, 2));
+        assert!(!policy_prefers(Policy::Balanced, 2, 1));
+        assert!(policy_prefers(Policy::MostFree, 2, 1));
+        assert!(!policy_prefers(Policy::MostFree, 1, 2));
+        for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+            assert!(
+                !policy_prefers(policy, 3, 3),
+                "ties keep the earlier domain"
+            );
+        }
+    }
+
+    #[test]
+    fn scratch_is_sized_once_per_layout() -> Result<(), Error> {
+        let mut inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
+        let mut s = Scratch::default();
+        s.ensure(&inv);
+        assert_eq!(
+            (s.fits.len(), s.node_stamp.len(), s.touched_stamp.len()),
+            (3, 3, 3)
+        );
+        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(s.dom_stamp.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(s.taken.len(), 3 * inv.resources.len());
+        // Same layout (or a clone of it): untouched.
+        s.fits[0] = 7;
+        s.stamp = 5;
+        s.ensure(&inv);
+        s.ensure(&inv.clone());
+        assert_eq!((s.fits[0], s.stamp), (7, 5));
+        // Usage changes keep the layout.
+        inv.set_used("a1", GPU, 2)?;
+        s.ensure(&inv);
+        assert_eq!(s.fits[0], 7);
+        // A new node and a new rack: resized and reset.
+        inv.add_node(
+            NodeSpec::new("c1")
+                .label("rack", "c")
+                .capacity(GPU, 8)
+                .capacity("cpu", 4),
+        )?;
+        s.ensure(&inv);
+        assert_eq!((s.fits.len(), s.fits[0], s.stamp), (4, 0, 0));
+        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(s.taken.len(), 4 * 2);
+        Ok(())
+    }
+
+    #[test]
+    fn a_fresh_attempt_forgets_the_last_one() {
+        let inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
+        let mut s = Scratch::default();
+        s.ensure(&inv);
+        // A previous attempt charged node 1 and assigned a member there.
+        s.taken[1] = 3000;
+        s.touched.push(1);
+        s.assign.push((0, 1, 3));
+        s.fresh_attempt(1);
+        assert_eq!(s.taken[1], 0);
+        assert!(s.touched.is_empty() && s.assign.is_empty());
+        assert_eq!(s.stamp, 1);
+        // Stamps wrap: every old stamp is cleared, so none equals the new one.
+        s.stamp = u32::MAX;
+        s.node_stamp[2] = 1;
+        s.touched_stamp[0] = 1;
+        s.dom_stamp[1][1] = 1;
+        s.fresh_attempt(1);
+        assert_eq!(s.stamp, 1);
+        assert!(s.node_stamp.iter().chain(&s.touched_stamp).all(|&x| x == 0));
+        assert!(s.dom_stamp.iter().flatten().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn domain_count_counts_nodes_at_the_node_level() {
+        let inv = racks(&[
+            ("a1", "a", 8),
+            ("a2", "a", 8),
+            ("b1", "b", 8),
+            ("c1", "c", 8),
+        ]);
+        assert_eq!(
+            (
+                domain_count(&inv, 0),
+                domain_count(&inv, 1),
+                domain_count(&inv, 2)
+            ),
+            (1, 3, 4)
+        );
+    }
+
+    #[test]
+    fn single_role_ties_follow_the_policy() -> Result<(), Error> {
+        let inv = racks(&[
+            ("a1", "a", 6),
+            ("b1", "b", 4),
+            ("c1", "c", 4),
+            ("d1", "d", 3),
+        ]);
+        let gang = |policy| {
+            Gang::new("g")
+                .role(Role::new("w", 4).request(GPU, 1))
+                .required("rack")
+                .policy(policy)
+        };
+        let rack = |policy| {
+            inv.place(&gang(policy))
+                .unwrap()
+                .placement()
+                .unwrap()
+                .domain_path()
+        };
+        // Spare: a 2, b 0, c 0; d too small. Ties go to the first in topology order.
+        assert_eq!(rack(Policy::BestFit), "b");
+        assert_eq!(rack(Policy::Balanced), "b");
+        assert_eq!(rack(Policy::MostFree), "a");
+        // Elastic: the most members first, even against best-fit.
+        let elastic = Gang::new("g")
+            .role(Role::new("w", 8).min_count(2).request(GPU, 1))
+            .required("rack");
+        let p = inv.place(&elastic)?.placement().cloned().unwrap();
+        assert_eq!((p.domain_path().as_str(), p.members()), ("a", 6));
+        let none = Gang::new("g")
+            .role(Role::new("w", 8).min_count(7).request(GPU, 1))
+            .required("rack");
+        assert!(matches!(inv.place(&none)?, Outcome::Unschedulable(_)));
+        Ok(())
+    }
+
+    #[test]
+    fn elastic_roles_fill_in_the_order_given() -> Result<(), Error> {
+        let inv = racks(&[("a1", "a", 8)]);
+        let role = |n: &str| Role::new(n, 6).min_count(2).request(GPU, 1);
+        let p = inv.place(
+            &Gang::new("g")
+                .role(role("x"))
+                .role(role("y"))
+                .required("rack"),
+        )?;
+        let p = p.placement().unwrap();
+        assert_eq!((p.placed("x"), p.placed("y")), (Some(6), Some(2)));
+        let p = inv.place(
+            &Gang::new("g")
+                .role(role("y"))
+                .role(role("x"))
+                .required("rack"),
+        )?;
+        let p = p.placement().unwrap();
+        assert_eq!((p.placed("x"), p.placed("y")), (Some(2), Some(6)));
+        Ok(())
+    }
+
+    #[test]
+    fn room_for_minimum_does_not_overflow() -> Result<(), Error> {
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .node(
+                NodeSpec::new("a1")
+                    .label("rack", "a")
+                    .capacity(GPU, Quantity::from_millis(u64::MAX - 1)),
+            )
+            .build()?;
+        let half = Quantity::from_millis(1 << 63);
+        let gang = |n| {
+            Gang::new("g")
+                .role(Role::new("big", n).request(GPU, half))
+                .role(Role::new("small", 1).request(GPU, "1m"))
+                .required("rack")
+        };
+        // 2 * 2^63 + 1 milli-GPUs: more than u64 holds, and more than the rack has.
+        let two = inv.compile(&gang(2))?;
+        assert!(!room_for_minimum(&inv, &two.inner, 1, 0));
+        assert!(!Solver::new().place(&inv, &two)?.is_placed());
+        // 2^63 + 1 fits in u64::MAX - 1.
+        let one = inv.compile(&gang(1))?;
+        assert!(room_for_minimum(&inv, &one.inner, 1, 0));
+        assert!(Solver::new().place(&inv, &one)?.is_placed());
+        Ok(())
+    }
+
+    #[test]
+    fn find_answers_what_place_answers() -> Result<(), Error> {
+        // Rack a: three 8-GPU nodes; rack b: one.
+        let inv = racks(&[
+            ("a1", "a", 8),
+            ("a2", "a", 8),
+            ("a3", "a", 8),
+            ("b1", "b", 8),
+        ]);
+        let mut solver = Solver::new();
+        let fits = inv.compile(
+            &Gang::new("g")
+                .role(Role::new("w", 3).request(GPU, 8))
+                .required("rack"),
+        )?;
+        let found = solver
+            .find(&inv, &fits)?
+            .expect("rack a has three free nodes");
+        assert_eq!(Some(&found), solver.place(&inv, &fits)?.placement());
+        assert_eq!(found.domain_path(), "a");
+        let too_big = inv.compile(
+            &Gang::new("g")
+                .role(Role::new("w", 4).request(GPU, 8))
+                .required("rack"),
+        )?;
+        assert_eq!(solver.find(&inv, &too_big)?, None);
+        assert!(matches!(
+            solver.place(&inv, &too_big)?,
+            Outcome::Unschedulable(_)
+        ));
+        // Greedy fails in rack a (see the search tests); with no budget the answer is
+        // undecided, and find says None for it too.
+        let tricky = inv.compile(
+            &Gang::new("g")
+                .role(Role::new("a", 2).request(GPU, 5))
+                .role(Role::new("b", 4).request(GPU, 3))
+                .required("rack"),
+        )?;
+        let mut hasty = Solver::with_search_budget(0);
+        assert_eq!(hasty.find(&inv, &tricky)?, None);
+        assert!(matches!(hasty.place(&inv, &tricky)?, Outcome::Undecided(_)));
+        let p = solver
+            .find(&inv, &tricky)?
+            .expect("the search finds 5+3, 5+3, 3+3");
+        assert!(p.search_complete());
+        // The search alone finds a placement too.
+        assert!(Solver::new().exact_only().find(&inv, &tricky)?.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn a_search_exhausted_at_a_tighter_level_is_reported() -> Result<(), Error> {
+        let inv = racks(&[
+            ("a1", "a", 8),
+            ("a2", "a", 8),
+            ("a3", "a", 8),
+            ("b1", "b", 8),
+        ]);
+        let gang = Gang::new("g")
+            .role(Role::new("a", 2).request(GPU, 5))
+            .role(Role::new("b", 4).request(GPU, 3))
+            .preferred("rack");
+        let c = inv.compile(&gang)?;
+        // With a budget: rack a, complete.
+        let p = Solver::new().place(&inv, &c)?.placement().cloned().unwrap();
+        assert_eq!((p.level(), p.domain_path().as_str()), (Some("rack"), "a"));
+        assert!(p.search_complete());
+        // Without: rack a undecided, so it splits across racks (greedy manages that,
+        // using b1) and says a tighter placement may exist.
+        let p = Solver::with_search_budget(0)
+            .place(&inv, &c)?
+            .placement()
+            .cloned()
+            .unwrap();
+        assert_eq!(p.level(), None);
+        assert!(!p.search_complete());
+        assert!(p.node_counts().iter().any(|&(n, _)| n == "b1"));
+        p.validate(&inv).unwrap();
+        Ok(())
+    }
+
+    #[test]
+    fn a_stale_gang_is_compiled_again_once() -> Result<(), Error> {
+        let mut inv = racks(&[("a1", "a", 8)]);
+        let gang = |n| {
+            Gang::new("g")
+                .role(Role::new("w", n).request(GPU, 8))
+                .required("rack")
+        };
+        let two = inv.compile(&gang(2))?;
+        let mut solver = Solver::new();
+        assert_eq!(solver.find(&inv, &two)?, None);
+        inv.add_node(NodeSpec::new("a2").label("rack", "a").capacity(GPU, 8))?;
+        let first = solver.find(&inv, &two)?.expect("two nodes now");
+        let second = solver.find(&inv, &two)?.expect("still");
+        assert_eq!(first, second);
+        assert!(
+            Arc::ptr_eq(&first.compiled.inner, &second.compiled.inner),
+            "compiled once"
+        );
+        assert!(!Arc::ptr_eq(&first.compiled.inner, &two.inner));
+        assert_eq!(solver.recompiled.len(), 1);
+        first.validate(&inv).unwrap();
+        // Many stale gangs: at most 8 kept.
+        let stale: Vec<CompiledGang> = (1..=10).map(|n| inv.compile(&gang(n)).unwrap()).collect();
+        inv.add_node(NodeSpec::new("a3").label("rack", "a").capacity(GPU, 8))?;
+        for c in &stale {
+            solver.find(&inv, c)?;
+        }
+        assert_eq!(solver.recompiled.len(), 8);
+        Ok(())
+    }
+}

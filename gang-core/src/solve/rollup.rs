@@ -221,3 +221,395 @@ pub(crate) fn cap_of(inv: &Inventory, scope: Scope, s: &Scratch) -> u64 {
         s.caps[scope.depth][scope.index as usize]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::{Error, Gang, NodeSpec, Quantity, Role, Taint, TaintEffect, Topology};
+    use crate::{Requirement, HOSTNAME_LEVEL};
+
+    const GPU: &str = "gpu";
+
+    /// Two blocks, three racks, a node with a block but no rack (direct in block b1) and
+    /// a node with no topology label at all (direct in the cluster). Free GPUs:
+    /// a1 8, a2 1, b1 4, x1 6, z1 3, n1 8.
+    fn cluster() -> Inventory {
+        let n = |name: &str, path: &[&str], cap: i64, used: i64| {
+            let mut spec = NodeSpec::new(name).capacity(GPU, cap).used(GPU, used);
+            for (key, value) in ["block", "rack"].iter().zip(path) {
+                spec = spec.label(*key, *value);
+            }
+            spec
+        };
+        Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+            .nodes([
+                n("n1", &[], 8, 0),
+                n("z1", &["b2", "c"], 3, 0),
+                n("x1", &["b1"], 8, 2),
+                n("b1", &["b1", "b"], 4, 0),
+                n("a2", &["b1", "a"], 8, 7),
+                n("a1", &["b1", "a"], 8, 0),
+            ])
+            .build()
+            .unwrap()
+    }
+
+    fn ix(inv: &Inventory, name: &str) -> usize {
+        inv.names.get_index_of(name).unwrap()
+    }
+
+    fn dom(inv: &Inventory, path: &[&str]) -> usize {
+        let d = path.len();
+        (0..inv.domains[d].len())
+            .find(|&i| inv.domain_values(d, i as u32) == path)
+            .unwrap()
+    }
+
+    fn compile(inv: &Inventory, gang: Gang) -> CompiledGang {
+        inv.compile(&gang).unwrap()
+    }
+
+    /// Cluster-wide roll-up of role 0 of `gang` into a fresh scratch.
+    fn roll(inv: &Inventory, gang: Gang, s: &mut Scratch) -> u64 {
+        let cg = compile(inv, gang);
+        let c = &cg.inner;
+        rollup(
+            inv,
+            &c.roles[0],
+            Grain::of(c, &c.roles[0]),
+            Scope::CLUSTER,
+            None,
+            s,
+        )
+    }
+
+    fn fits(inv: &Inventory, s: &Scratch, names: &[&str]) -> Vec<u32> {
+        names.iter().map(|n| s.fits[ix(inv, n)]).collect()
+    }
+
+    const NAMES: [&str; 6] = ["a1", "a2", "b1", "x1", "z1", "n1"];
+
+    #[test]
+    fn capacity_is_the_sum_of_node_fits_level_by_level() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 2));
+        // Fits for 2 GPUs each: a1 4, a2 0, b1 2, x1 3, z1 1, n1 4.
+        assert_eq!(roll(&inv, gang, &mut s), 14);
+        assert_eq!(fits(&inv, &s, &NAMES), [4, 0, 2, 3, 1, 4]);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "a"])], 4);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "b"])], 2);
+        assert_eq!(s.caps[2][dom(&inv, &["b2", "c"])], 1);
+        // Block b1 = its racks (4 + 2) + its direct node x1 (3).
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 9);
+        assert_eq!(s.caps[1][dom(&inv, &["b2"])], 1);
+        // The cluster adds the unlabelled n1.
+        assert_eq!(s.caps[0][0], 14);
+        assert_eq!(cap_of(&inv, Scope::CLUSTER, &s), 14);
+        let rack_a = Scope {
+            depth: 2,
+            index: dom(&inv, &["b1", "a"]) as u32,
+        };
+        assert_eq!(cap_of(&inv, rack_a, &s), 4);
+        let a1 = Scope {
+            depth: 3,
+            index: ix(&inv, "a1") as u32,
+        };
+        assert_eq!(cap_of(&inv, a1, &s), 4);
+    }
+
+    #[test]
+    fn the_binding_resource_differs_per_node() -> Result<(), Error> {
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .nodes([
+                // cpu-bound: 8 GPUs but 3 CPUs.
+                NodeSpec::new("p")
+                    .label("rack", "r")
+                    .capacity(GPU, 8)
+                    .capacity("cpu", "3"),
+                // gpu-bound: 1 GPU, 64 CPUs.
+                NodeSpec::new("q")
+                    .label("rack", "r")
+                    .capacity(GPU, 1)
+                    .capacity("cpu", 64),
+                // cpu-bound on a fraction: 2.5 CPUs take 2 members, not 3.
+                NodeSpec::new("r")
+                    .label("rack", "r")
+                    .capacity(GPU, 8)
+                    .capacity("cpu", "2500m"),
+                // no cpu at all.
+                NodeSpec::new("s").label("rack", "r").capacity(GPU, 8),
+            ])
+            .build()?;
+        let mut s = Scratch::default();
+        let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1).request("cpu", "1"));
+        assert_eq!(roll(&inv, gang, &mut s), 3 + 1 + 2);
+        assert_eq!(fits(&inv, &s, &["p", "q", "r", "s"]), [3, 1, 2, 0]);
+        assert_eq!(s.caps[1][0], 6);
+        Ok(())
+    }
+
+    #[test]
+    fn max_per_node_caps_every_node() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1).max_per_node(3));
+        // Free a1 8, a2 1, b1 4, x1 6, z1 3, n1 8: capped at 3 each.
+        assert_eq!(roll(&inv, gang, &mut s), 3 + 1 + 3 + 3 + 3 + 3);
+        assert_eq!(fits(&inv, &s, &NAMES), [3, 1, 3, 3, 3, 3]);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 10);
+    }
+
+    #[test]
+    fn excluded_nodes_contribute_nothing() -> Result<(), Error> {
+        let node = |n: &str| NodeSpec::new(n).label("rack", "r").capacity(GPU, 4);
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .nodes([
+                node("ok").label("kind", "train"),
+                node("other").label("kind", "serve"),
+                node("tainted").label("kind", "train").taint(Taint::new(
+                    "dedicated",
+                    "x",
+                    TaintEffect::NoSchedule,
+                )),
+                node("soft").label("kind", "train").taint(Taint::new(
+                    "dedicated",
+                    "x",
+                    TaintEffect::PreferNoSchedule,
+                )),
+                node("cordoned").label("kind", "train").cordoned(),
+            ])
+            .build()?;
+        let mut s = Scratch::default();
+        let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1).selector("kind", "train"));
+        // Selector excludes `other`, the taint `tainted`, the cordon `cordoned`;
+        // PreferNoSchedule excludes nothing.
+        assert_eq!(roll(&inv, gang, &mut s), 8);
+        let names = ["ok", "other", "tainted", "soft", "cordoned"];
+        assert_eq!(fits(&inv, &s, &names), [4, 0, 0, 4, 0]);
+        Ok(())
+    }
+
+    #[test]
+    fn empty_eligibility_and_missing_resources_clear_stale_fits() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let small = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+        assert_eq!(roll(&inv, small.clone(), &mut s), 30);
+        // A selector no node matches: the same scratch is overwritten with zeros.
+        let nobody =
+            Gang::new("g").role(Role::new("w", 1).request(GPU, 1).selector("kind", "none"));
+        assert_eq!(roll(&inv, nobody, &mut s), 0);
+        assert!(s.fits.iter().all(|&f| f == 0), "{:?}", s.fits);
+        assert!(s.caps.iter().flatten().all(|&c| c == 0), "{:?}", s.caps);
+        // Matched again, then a resource no node offers.
+        assert_eq!(roll(&inv, small, &mut s), 30);
+        let missing = Gang::new("g").role(Role::new("w", 1).request(GPU, 1).request("tpu", 1));
+        assert_eq!(roll(&inv, missing, &mut s), 0);
+        assert!(s.fits.iter().all(|&f| f == 0), "{:?}", s.fits);
+        assert!(s.caps.iter().flatten().all(|&c| c == 0), "{:?}", s.caps);
+        // DoesNotExist on a label every node lacks matches every node.
+        let all = Gang::new("g").role(
+            Role::new("w", 1)
+                .request(GPU, 1)
+                .requirement(Requirement::does_not_exist("kind")),
+        );
+        assert_eq!(roll(&inv, all, &mut s), 30);
+    }
+
+    #[test]
+    fn a_domain_pruned_by_its_summary_has_its_fits_zeroed() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let two = Gang::new("g").role(Role::new("w", 1).request(GPU, 2));
+        roll(&inv, two, &mut s);
+        assert_eq!(s.fits[ix(&inv, "b1")], 2);
+        // 5 GPUs: rack b1/b's largest node has 4 free, so the rack is skipped without
+        // visiting b1, but b1's fit from the previous role must not survive.
+        let five = Gang::new("g").role(Role::new("w", 1).request(GPU, 5));
+        // a1 1, x1 1, n1 1; the rest 0.
+        assert_eq!(roll(&inv, five, &mut s), 3);
+        assert_eq!(fits(&inv, &s, &NAMES), [1, 0, 0, 1, 0, 1]);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "b"])], 0);
+        assert_eq!(s.caps[2][dom(&inv, &["b2", "c"])], 0);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 2);
+    }
+
+    #[test]
+    fn taken_is_charged_before_dividing_and_saturates() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        s.ensure(&inv);
+        let cg = compile(&inv, Gang::new("g").role(Role::new("w", 1).request(GPU, 2)));
+        let role = &cg.inner.roles[0];
+        let nres = inv.resources.len();
+        let mut taken = vec![0u64; inv.len() * nres];
+        taken[ix(&inv, "a1") * nres] = 5000; // a1: 8 - 5 = 3 free, one member of 2
+        taken[ix(&inv, "b1") * nres] = 9000; // more than b1 has: zero, not a wrap
+        let cap = rollup(
+            &inv,
+            role,
+            Grain::NONE,
+            Scope::CLUSTER,
+            Some(&taken),
+            &mut s,
+        );
+        assert_eq!(fits(&inv, &s, &NAMES), [1, 0, 0, 3, 1, 4]);
+        assert_eq!(cap, 9);
+        assert_eq!(node_fit(&inv, role, ix(&inv, "a1"), Some(&taken)), 1);
+        assert_eq!(node_fit(&inv, role, ix(&inv, "a1"), None), 4);
+    }
+
+    #[test]
+    fn slices_round_domains_and_exclude_nodes_outside_the_slice_level() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 2).request(GPU, 1))
+            .required("block")
+            .slice("rack", 2);
+        // Fits for 1 GPU: a1 8, a2 1, b1 4, x1 6 (no rack: excluded), z1 3, n1 8
+        // (no block: excluded). Racks: a 9 -> 8, b 4, c 3 -> 2.
+        assert_eq!(roll(&inv, gang.clone(), &mut s), 14);
+        // Node-level fits are not rounded (no slice at the node level).
+        assert_eq!(fits(&inv, &s, &NAMES), [8, 1, 4, 0, 3, 0]);
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "a"])], 8);
+        assert_eq!(s.caps[2][dom(&inv, &["b2", "c"])], 2);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 12);
+        assert_eq!(s.caps[1][dom(&inv, &["b2"])], 2);
+        // A node-scope roll-up of a node outside the slice level is zero too.
+        let cg = compile(&inv, gang);
+        let c = &cg.inner;
+        let x1 = Scope {
+            depth: 3,
+            index: ix(&inv, "x1") as u32,
+        };
+        let grain = Grain::of(c, &c.roles[0]);
+        assert_eq!(rollup(&inv, &c.roles[0], grain, x1, None, &mut s), 0);
+        let a2 = Scope {
+            depth: 3,
+            index: ix(&inv, "a2") as u32,
+        };
+        assert_eq!(rollup(&inv, &c.roles[0], grain, a2, None, &mut s), 1);
+    }
+
+    #[test]
+    fn a_node_level_slice_rounds_each_node() -> Result<(), Error> {
+        let inv = Inventory::builder(Topology::new(["rack", HOSTNAME_LEVEL])?)
+            .nodes([
+                NodeSpec::new("a1").label("rack", "a").capacity(GPU, 3),
+                NodeSpec::new("a2").label("rack", "a").capacity(GPU, 1),
+                NodeSpec::new("a3").label("rack", "a").capacity(GPU, 4),
+                // No rack label: a node-level slice does not need one.
+                NodeSpec::new("u").capacity(GPU, 5),
+            ])
+            .build()?;
+        let mut s = Scratch::default();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 2).request(GPU, 1))
+            .slice(HOSTNAME_LEVEL, 2);
+        assert_eq!(roll(&inv, gang.clone(), &mut s), 2 + 4 + 4);
+        assert_eq!(fits(&inv, &s, &["a1", "a2", "a3", "u"]), [2, 0, 4, 4]);
+        assert_eq!(s.caps[1][0], 6);
+        let cg = compile(&inv, gang);
+        let c = &cg.inner;
+        let a1 = Scope {
+            depth: 2,
+            index: ix(&inv, "a1") as u32,
+        };
+        let grain = Grain::of(c, &c.roles[0]);
+        assert_eq!(rollup(&inv, &c.roles[0], grain, a1, None, &mut s), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn a_scoped_rollup_leaves_other_domains_alone() {
+        let inv = cluster();
+        let mut s = Scratch::default();
+        let cg = compile(&inv, Gang::new("g").role(Role::new("w", 1).request(GPU, 1)));
+        let role = &cg.inner.roles[0];
+        assert_eq!(
+            rollup(&inv, role, Grain::NONE, Scope::CLUSTER, None, &mut s),
+            30
+        );
+        // Charge all of a1, then roll up rack b1/a only.
+        let nres = inv.resources.len();
+        let mut taken = vec![0u64; inv.len() * nres];
+        taken[ix(&inv, "a1") * nres] = 8000;
+        let rack_a = dom(&inv, &["b1", "a"]);
+        let scope = Scope {
+            depth: 2,
+            index: rack_a as u32,
+        };
+        assert_eq!(scope.range(&inv), (0, 2));
+        assert_eq!(
+            rollup(&inv, role, Grain::NONE, scope, Some(&taken), &mut s),
+            1
+        );
+        assert_eq!(s.caps[2][rack_a], 1);
+        // Outside the scope, nothing was recomputed.
+        assert_eq!(s.caps[2][dom(&inv, &["b1", "b"])], 4);
+        assert_eq!(s.caps[1][dom(&inv, &["b1"])], 19);
+        assert_eq!(s.fits[ix(&inv, "n1")], 8);
+        assert_eq!(Scope::CLUSTER.range(&inv), (0, 6));
+        let node = Scope { depth: 3, index: 4 };
+        assert_eq!(node.range(&inv), (4, 5));
+    }
+
+    #[test]
+    fn huge_quantities_do_not_overflow() -> Result<(), Error> {
+        let huge = Quantity::from_millis(u64::MAX);
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .nodes((1..=3).map(|i| {
+                NodeSpec::new(format!("n{i}"))
+                    .label("rack", "r")
+                    .capacity(GPU, huge)
+            }))
+            .build()?;
+        let mut s = Scratch::default();
+        // 1m each: u64::MAX members per node, capped at the u32 fit.
+        let tiny = Gang::new("g").role(Role::new("w", 1).request(GPU, "1m"));
+        assert_eq!(roll(&inv, tiny, &mut s), 3 * u64::from(u32::MAX));
+        assert_eq!(s.caps[1][0], 3 * u64::from(u32::MAX));
+        // A request of the whole node: one each.
+        let whole = Gang::new("g").role(Role::new("w", 1).request(GPU, huge));
+        assert_eq!(roll(&inv, whole, &mut s), 3);
+        // max_per_node still caps a node that could take billions.
+        let capped = Gang::new("g").role(Role::new("w", 1).request(GPU, "1m").max_per_node(7));
+        assert_eq!(roll(&inv, capped, &mut s), 21);
+        Ok(())
+    }
+
+    #[test]
+    fn grain_applies_slices_to_constrained_roles_only() {
+        let inv = cluster();
+        let cg = compile(
+            &inv,
+            Gang::new("g")
+                .role(Role::new("w", 4).request(GPU, 1))
+                .role(Role::new("l", 1).request(GPU, 1).unconstrained())
+                .required("block")
+                .slice("block", 4)
+                .slice("rack", 2),
+        );
+        let c = &cg.inner;
+        let w = Grain::of(c, &c.roles[0]);
+        // Cluster and block take multiples of 4, racks of 2, nodes of 1.
+        assert_eq!(
+            [w.at(0), w.at(1), w.at(2), w.at(3), w.at(9)],
+            [4, 4, 2, 1, 1]
+        );
+        assert_eq!(
+            (w.min_leaf, w.floor_at(1), w.floor_at(2), w.floor_at(0)),
+            (2, 4, 2, 1)
+        );
+        let l = Grain::of(c, &c.roles[1]);
+        assert!(l.gran.is_empty() && l.floors.is_empty());
+        assert_eq!((l.at(0), l.min_leaf), (1, 0));
+        assert_eq!(
+            (round_down(7, 2), round_down(7, 1), round_down(7, 0)),
+            (6, 7, 7)
+        );
+    }
+}
