@@ -308,7 +308,13 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
             if !r.constrained || gang.roles[i].max_per_node.is_none() {
                 continue;
             }
-            let need = if slice_size > 0 { slice_size } else { r.min };
+            // An elastic role that may place none needs nothing; one that must place
+            // some needs a whole slice in one domain, or all its minimum in one domain.
+            let need = match (r.min, slice_size) {
+                (0, _) => 0,
+                (_, 0) => r.min,
+                (_, size) => size,
+            };
             if widest.saturating_mul(u64::from(r.per_node)) < u64::from(need) {
                 let key = topo.key_of(depth).unwrap_or_default();
                 return Err(Error::contradictory(
@@ -718,6 +724,16 @@ mod tests {
             e.to_string().contains("gang.topology.slices[0].size"),
             "{e}"
         );
+        // An elastic role that may place none contradicts nothing: the gang places the
+        // other role alone.
+        let optional = Gang::new("g")
+            .role(w(4).min_count(0).max_per_node(1))
+            .role(Role::new("v", 4).request(GPU, 1))
+            .slice("rack", 4);
+        let out = inv.place(&optional).unwrap();
+        let p = out.placement().expect("v fits in rack b in one slice of 4");
+        assert_eq!(p.placed("w"), Some(0));
+        assert_eq!(p.placed("v"), Some(4));
         // Not without a hard level, not for unconstrained roles, not on recompilation.
         assert!(inv
             .compile(&Gang::new("g").role(w(100).max_per_node(1)))

@@ -62,8 +62,8 @@
 //!   search is bounded by a budget (default [`DEFAULT_SEARCH_BUDGET`] patterns) and an
 //!   exhausted budget yields [`Outcome::Undecided`], never a false "does not fit". The
 //!   property tests check it exact on every instance of up to 8 nodes, 3 roles and 6
-//!   members. Multi-role gangs *with slices* are packed greedily only; when that fails
-//!   the answer is `Undecided`.
+//!   members. With slices the search keeps whole slices per domain but prunes less,
+//!   so its budget runs out sooner.
 //! - **Quality**: inside the chosen domain, members go to as few child domains as
 //!   possible at each level (largest first, best fit for the last share), then to as
 //!   few nodes as possible.

@@ -131,6 +131,7 @@ pub(crate) fn search(
 
     let mut rem: SmallVec<[u64; 4]> = counts.iter().copied().collect();
     if rem.iter().all(|&r| r == 0) {
+        s.assign.clear();
         return Search::Found;
     }
     if !bounds_ok(&rem, 0, k, nr, &q, s) {
