@@ -2608,8 +2608,8 @@ gang_result gang_replacement_text(const gang_replacement *replacement, gang_str 
  * Writes the replacement as a JSON document (NUL-terminated) to `*json_out`:
  * `{"status": "placed", "added": [{"role", "node", "count"}]}` or `{"status":
  * "pending", "message": <the text>, "pending": {"reservation", "gang", "domains":
- * [{"level", "domain", "exists", "fits": [{"role", "fits", "needed"}], "short_of",
- * "elsewhere"}], "search_exhausted"}}`. Made on the first call, then kept.
+ * [{"level", "domain", "exists", "cordoned", "fits": [{"role", "fits", "needed"}],
+ * "short_of", "elsewhere"}], "search_exhausted"}}`. Made on the first call, then kept.
  *
  * Ownership: the view borrows from `replacement` and is valid until
  * `gang_replacement_free(replacement)`.
