@@ -277,7 +277,8 @@ impl Placement {
 
     /// Re-checks the placement against `inv`: counts within `[min_count, count]`,
     /// eligibility, `max_per_node`, capacity on every node, locality of constrained
-    /// members, slices, and that the reported domain is the one used.
+    /// members, slices, and that what it reports (domain, level, assignments, domains
+    /// used per level) agrees with its members.
     ///
     /// # Errors
     /// A description of the first violation.
@@ -415,6 +416,34 @@ impl Placement {
                 return Err("reported domain is not the chosen one".into());
             }
         }
+        // What the placement reports agrees with its members.
+        let named = self
+            .members
+            .iter()
+            .zip(&self.assignments)
+            .all(|(&(r, n, k), a)| {
+                a.role == c.gang.roles[r as usize].name
+                    && a.node == inv.names[n as usize]
+                    && a.count == k
+            });
+        if !named || self.assignments.len() != self.members.len() {
+            return Err("assignments disagree with the members".into());
+        }
+        if self.level.as_deref() != inv.topology.key_of(self.depth) {
+            return Err("reported level is not the chosen one".into());
+        }
+        for (i, d) in (1..=l + 1).enumerate() {
+            let mut ids: Vec<u32> = self
+                .members
+                .iter()
+                .filter_map(|&(_, n, _)| if d > l { Some(n) } else { inv.domain_of(n, d) })
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            if self.domains_used.get(i).map(|x| x.1) != Some(ids.len() as u32) {
+                return Err("domains_used disagrees with the members".into());
+            }
+        }
         Ok(())
     }
 }
@@ -480,6 +509,22 @@ mod tests {
         // Node indices in topology order: a1 = 0, a2 = 1, b1 = 2.
         assert_eq!(p.members, [(0, 0, 4), (0, 1, 2)]);
         p
+    }
+
+    /// `p` with other members, what it reports derived from them as the solver does.
+    fn with_members(p: &Placement, inv: &Inventory, members: Vec<Member>) -> Placement {
+        let found = crate::solve::Found {
+            depth: p.depth,
+            index: p.index,
+        };
+        Placement::new(
+            inv,
+            &p.compiled,
+            found,
+            &members,
+            p.complete,
+            &mut Vec::new(),
+        )
     }
 
     fn rejected(p: &Placement, inv: &Inventory, what: &str) {
@@ -570,6 +615,31 @@ mod tests {
     }
 
     #[test]
+    fn validate_rejects_reports_that_disagree_with_the_members() {
+        let inv = racks();
+        let good = six_in_a_rack(&inv);
+        good.validate(&inv).unwrap();
+        let mut p = good.clone();
+        p.assignments[0].count += 1;
+        rejected(&p, &inv, "assignments disagree with the members");
+        let mut p = good.clone();
+        p.assignments[0].node = "elsewhere".into();
+        rejected(&p, &inv, "assignments disagree with the members");
+        let mut p = good.clone();
+        p.assignments.pop();
+        rejected(&p, &inv, "assignments disagree with the members");
+        let mut p = good.clone();
+        p.level = None;
+        rejected(&p, &inv, "reported level is not the chosen one");
+        let mut p = good.clone();
+        p.domains_used.last_mut().unwrap().1 += 1;
+        rejected(&p, &inv, "domains_used disagrees with the members");
+        let mut p = good.clone();
+        p.domains_used.pop();
+        rejected(&p, &inv, "domains_used disagrees with the members");
+    }
+
+    #[test]
     fn validate_rejects_wrong_counts_and_malformed_members() {
         let inv = racks();
         let good = six_in_a_rack(&inv);
@@ -629,8 +699,7 @@ mod tests {
         let p = place(&inv, &gang);
         assert_eq!(p.placed("w"), Some(6));
         let with = |members: Vec<Member>, placed: Vec<u32>| {
-            let mut q = p.clone();
-            q.members = members;
+            let mut q = with_members(&p, &inv, members);
             q.placed = placed;
             q
         };
@@ -692,8 +761,7 @@ mod tests {
         let p = place(&inv, &gang);
         assert_eq!(p.placed("w"), Some(4));
         let with = |members: Vec<Member>, placed: Vec<u32>| {
-            let mut q = p.clone();
-            q.members = members;
+            let mut q = with_members(&p, &inv, members);
             q.placed = placed;
             q
         };
