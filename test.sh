@@ -13,6 +13,10 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "gang-core without its serde feature"
+cargo clippy -p gang-core --all-targets --no-default-features --locked -- -D warnings
+cargo test -p gang-core --no-default-features --locked --lib
+
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 

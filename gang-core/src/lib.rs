@@ -93,6 +93,8 @@ mod solve;
 mod spread;
 #[cfg(feature = "serde")]
 mod steps;
+#[cfg(test)]
+mod testkit;
 mod topology;
 
 pub use changes::Overcommit;

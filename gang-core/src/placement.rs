@@ -475,7 +475,7 @@ mod tests {
     use super::*;
     use crate::{Gang, NodeSpec, Role, Topology};
 
-    const GPU: &str = "nvidia.com/gpu";
+    use crate::testkit::{placed as place, GPU};
 
     /// Rack a: a1 (4 GPUs), a2 (2 GPUs); rack b: b1 (3 GPUs, and the only CPUs).
     fn racks() -> Inventory {
@@ -492,12 +492,6 @@ mod tests {
             .unwrap();
         inv.validate().unwrap();
         inv
-    }
-
-    fn place(inv: &Inventory, gang: &Gang) -> Placement {
-        let p = inv.place(gang).unwrap().placement().cloned().unwrap();
-        p.validate(inv).unwrap();
-        p
     }
 
     fn six_in_a_rack(inv: &Inventory) -> Placement {

@@ -579,25 +579,9 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+    use crate::{NodeSpec, Role, HOSTNAME_LEVEL};
 
-    const GPU: &str = "nvidia.com/gpu";
-
-    fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
-        NodeSpec::new(name)
-            .label("block", block)
-            .label("rack", rack)
-            .capacity(GPU, gpus)
-    }
-
-    fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
-        let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())
-            .nodes(nodes)
-            .build()
-            .unwrap();
-        inv.validate().unwrap();
-        inv
-    }
+    use crate::testkit::{build, node, GPU};
 
     fn reserve(inv: &mut Inventory, gang: &Gang) -> ReservationId {
         let p = inv.place(gang).unwrap().placement().cloned().unwrap();

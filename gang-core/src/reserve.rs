@@ -624,13 +624,7 @@ mod tests {
     use super::*;
     use crate::{ErrorKind, NodeSpec, Role, Topology};
 
-    const GPU: &str = "nvidia.com/gpu";
-
-    fn placement(inv: &Inventory, gang: &Gang) -> Placement {
-        let p = inv.place(gang).unwrap().placement().cloned().unwrap();
-        p.validate(inv).unwrap();
-        p
-    }
+    use crate::testkit::{placed as placement, GPU};
 
     fn free(inv: &Inventory, node: &str, res: &str) -> u64 {
         inv.free(node, res).unwrap().millis() / 1000

@@ -521,23 +521,7 @@ mod tests {
     use super::*;
     use crate::{ErrorKind, NodeSpec, Replacement, Role, Topology, HOSTNAME_LEVEL};
 
-    const GPU: &str = "nvidia.com/gpu";
-
-    fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
-        NodeSpec::new(name)
-            .label("block", block)
-            .label("rack", rack)
-            .capacity(GPU, gpus)
-    }
-
-    fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
-        let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())
-            .nodes(nodes)
-            .build()
-            .unwrap();
-        inv.validate().unwrap();
-        inv
-    }
+    use crate::testkit::{build, node, GPU};
 
     fn frees(inv: &Inventory, res: &str) -> Vec<u64> {
         inv.node_names()

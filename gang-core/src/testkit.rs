@@ -1,0 +1,30 @@
+//! Fixtures shared by the unit tests of several modules.
+
+use crate::{Gang, Inventory, NodeSpec, Placement, Topology};
+
+pub const GPU: &str = "nvidia.com/gpu";
+
+/// A node in rack `block`/`rack` with `gpus` GPUs.
+pub fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
+    NodeSpec::new(name)
+        .label("block", block)
+        .label("rack", rack)
+        .capacity(GPU, gpus)
+}
+
+/// A validated inventory of `nodes` with topology `levels`.
+pub fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
+    let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())
+        .nodes(nodes)
+        .build()
+        .unwrap();
+    inv.validate().unwrap();
+    inv
+}
+
+/// The placement of `gang`, which must fit, checked by `validate`.
+pub fn placed(inv: &Inventory, gang: &Gang) -> Placement {
+    let p = inv.place(gang).unwrap().placement().cloned().unwrap();
+    p.validate(inv).unwrap();
+    p
+}
