@@ -717,6 +717,9 @@ func checkExpect(t *testing.T, e *expect, out gang.Outcome, err error) {
 		}
 		return
 	}
+	if e.ErrorKind != nil || e.ErrorField != nil {
+		t.Errorf("an error was expected, got %s", out.Status)
+	}
 	p := out.Placement
 	if p == nil {
 		return

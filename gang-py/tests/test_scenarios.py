@@ -84,6 +84,8 @@ def test_scenario(path):
     if "status" in expect:
         assert status == expect["status"], f"{status}: {result}"
 
+    if status != "error":
+        assert "error_kind" not in expect and "error_field" not in expect, f"no error: {status}"
     if status == "error":
         message = str(result)
         if "error_kind" in expect:
