@@ -74,6 +74,18 @@ gcc -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -pedantic \
     -o "$build/test_gang"
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/test_gang" ../examples/scenarios
+# The C quickstart (examples/c) runs clean and answers as the Rust one does.
+gcc -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -pedantic \
+    -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude \
+    ../examples/c/quickstart.c "$target_dir/debug/libgang_ffi.a" "${native_libs[@]}" \
+    -o "$build/quickstart"
+quickstart_out=$(ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 "$build/quickstart")
+for want in "placed in b1/a: 2 worker on a1 2 worker on a2" \
+    "Best rack: rack b1/a fits 3 of 4 worker" "placed in b1: 2 worker on a1"; do
+    grep -qF "$want" <<<"$quickstart_out" ||
+        { echo "examples/c/quickstart.c: no \"$want\" in:" >&2; echo "$quickstart_out" >&2; exit 1; }
+done
+echo "examples/c/quickstart.c: ok"
 # The timing loop must keep compiling (it is run by --bench).
 gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude -fsyntax-only tests/c/bench_place.c
 
