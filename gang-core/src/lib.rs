@@ -110,7 +110,7 @@ pub use placement::{Assignment, Placement};
 pub use quantity::{Amount, Quantity};
 pub use replace::{Pending, PendingDomain, Replacement};
 pub use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
-pub use reserve::{Conflict, Lost, Reservation, ReservationId};
+pub use reserve::{Conflict, Lost, Reservation, ReservationId, ReservationSnapshot};
 #[cfg(feature = "serde")]
 pub use scenario::{Expect, Scenario, ScenarioReport, ScenarioTopology};
 pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};

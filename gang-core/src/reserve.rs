@@ -163,8 +163,8 @@ impl Conflict {
 /// assert!(inv.reservation(id).unwrap().lost().is_empty());
 /// # Ok::<(), gang_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Lost {
     /// The reservation that lost them.
     pub reservation: ReservationId,
@@ -180,6 +180,23 @@ pub struct Lost {
     /// replacement can stay in the lost member's slice domain.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) path: Vec<String>,
+}
+
+/// Equal when reservation, role, node and count are (what a `Lost` says; the rest is
+/// bookkeeping for replacement, and is not serialised).
+impl PartialEq for Lost {
+    fn eq(&self, o: &Self) -> bool {
+        (self.reservation, &self.role, &self.node, self.count)
+            == (o.reservation, &o.role, &o.node, o.count)
+    }
+}
+
+impl Eq for Lost {}
+
+impl std::hash::Hash for Lost {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.reservation, &self.role, &self.node, self.count).hash(h);
+    }
 }
 
 /// A live reservation: the gang, the domain it was placed in, and what it holds.
@@ -279,6 +296,55 @@ impl Reservation {
     pub fn lost(&self) -> &[Lost] {
         &self.lost
     }
+
+    /// The reservation as plain data, with node names (a reservation itself refers to
+    /// the inventory's nodes): for JSON, and for the bindings.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("gpu", 8))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 2).request("gpu", 3));
+    /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
+    /// let s = inv.reservation(id).unwrap().snapshot(&inv);
+    /// assert_eq!((s.id, s.gang.name.as_str(), s.members[0].count), (id, "g", 2));
+    /// assert_eq!(s.usage, [("n1".into(), "gpu".into(), Quantity::from_units(6))]);
+    /// let json = serde_json::to_string(&s).unwrap();
+    /// assert!(json.contains(r#""usage":[["n1","gpu",6]]"#), "{json}");
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn snapshot(&self, inv: &Inventory) -> ReservationSnapshot {
+        ReservationSnapshot {
+            id: self.id,
+            gang: self.gang().clone(),
+            domain: self.domain.clone(),
+            members: self.members(inv),
+            usage: self.usage(inv),
+            lost: self.lost.clone(),
+        }
+    }
+}
+
+/// A reservation as plain data: what [`Reservation::snapshot`] returns (see there).
+/// With the `serde` feature it serialises as `{"id", "gang", "domain": [[level, value]…],
+/// "members": [{"role", "node", "count"}…], "usage": [[node, resource, amount]…],
+/// "lost": [{"reservation", "role", "node", "count"}…]}` and reads back the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ReservationSnapshot {
+    /// The reservation's id.
+    pub id: ReservationId,
+    /// The gang reserved, as requested.
+    pub gang: Gang,
+    /// The placement's domain, `(level key, value)` outermost first.
+    pub domain: Vec<(String, String)>,
+    /// Members held, per role and node.
+    pub members: Vec<Assignment>,
+    /// What is held per node and resource: `(node, resource, amount)`.
+    pub usage: Vec<(String, String, Quantity)>,
+    /// Members lost with removed or failed nodes and not yet replaced.
+    pub lost: Vec<Lost>,
 }
 
 /// The live reservations of an inventory.
@@ -716,6 +782,27 @@ mod tests {
             .unwrap();
         assert!(swapped.reserve(&p).is_ok());
         swapped.validate().unwrap();
+    }
+
+    /// A snapshot reads back equal from its JSON, lost members included.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn snapshots_round_trip_through_json() {
+        let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity(GPU, 4);
+        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+            .nodes([node("a1"), node("a2")])
+            .build()
+            .unwrap();
+        let gang = Gang::new("g")
+            .role(Role::new("w", 6).request(GPU, 1))
+            .required("rack");
+        let id = inv.reserve(&placement(&inv, &gang)).unwrap();
+        inv.fail_node("a2").unwrap();
+        let s = inv.reservation(id).unwrap().snapshot(&inv);
+        assert_eq!((s.lost.len(), s.lost[0].count), (1, 2));
+        let back: ReservationSnapshot =
+            serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
     }
 
     /// Rack a: big (8 GPUs, 16 CPUs of which 2 used elsewhere) and small (2 GPUs, 4 CPUs).

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use gang_core::{
     Admission, AdmitMode, Amount, CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome,
-    Placement, Quantity, Replacement, ReservationId, Solver, Spread, SpreadOutcome, Topology,
-    DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
+    Placement, Quantity, Replacement, ReservationId, ReservationSnapshot, Solver, Spread,
+    SpreadOutcome, Topology, DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
@@ -25,7 +25,6 @@ use crate::convert::{self, items, json_text};
 use crate::errors::{core, edge_error, guard};
 use crate::lifecycle::{
     self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PySpreadResult,
-    ReservationData,
 };
 use crate::outcome::{not_placed, PyAssignment, PyDiagnosis, PyPlacement, RoleNames};
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
@@ -673,7 +672,7 @@ impl PyInventory {
         let id = reservation_id(reservation)?;
         Ok(self
             .state
-            .with_inventory(|inv| inv.reservation(id).map(|r| ReservationData::of(r, inv)))
+            .with_inventory(|inv| inv.reservation(id).map(|r| r.snapshot(inv)))
             .map(|data| PyReservation { data }))
     }
 
@@ -683,7 +682,7 @@ impl PyInventory {
         self.state.with_inventory(|inv| {
             inv.reservations()
                 .map(|r| PyReservation {
-                    data: ReservationData::of(r, inv),
+                    data: r.snapshot(inv),
                 })
                 .collect()
         })
@@ -1038,8 +1037,8 @@ fn plain(mut spec: NodeSpec) -> NodeSpec {
 }
 
 /// A snapshot of the live reservation `id`.
-fn reservation_data(inv: &Inventory, id: ReservationId) -> Result<ReservationData, Error> {
+fn reservation_data(inv: &Inventory, id: ReservationId) -> Result<ReservationSnapshot, Error> {
     inv.reservation(id)
-        .map(|r| ReservationData::of(r, inv))
+        .map(|r| r.snapshot(inv))
         .ok_or(Error::UnknownReservation { id })
 }

@@ -9,7 +9,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use gang_core::{Inventory, Lost, Overcommit, Pending, Reservation, ReservationId};
+use gang_core::{Lost, Overcommit, Pending, ReservationId, ReservationSnapshot};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,7 @@ use crate::spec::{dict_of, parse_text, PyGang, PyQuantity};
 /// A reservation id given as an int or a `Reservation`.
 pub fn reservation_id(obj: &Bound<'_, PyAny>) -> PyResult<ReservationId> {
     if let Ok(r) = obj.cast::<PyReservation>() {
-        return Ok(ReservationId(r.get().data.id));
+        return Ok(r.get().data.id);
     }
     match obj.extract::<u64>() {
         Ok(id) => Ok(ReservationId(id)),
@@ -32,39 +32,6 @@ pub fn reservation_id(obj: &Bound<'_, PyAny>) -> PyResult<ReservationId> {
             &obj.repr()?.to_string(),
             "expected a Reservation or its id (an int)",
         )),
-    }
-}
-
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReservationData {
-    id: u64,
-    gang: gang_core::Gang,
-    domain: Vec<(String, String)>,
-    /// `(role, node, count)`.
-    members: Vec<(String, String, u32)>,
-    lost: Vec<LostData>,
-    /// `(node, resource, milli-units)`.
-    usage: Vec<(String, String, u64)>,
-}
-
-impl ReservationData {
-    pub fn of(r: &Reservation, inv: &Inventory) -> Self {
-        ReservationData {
-            id: r.id().0,
-            gang: r.gang().clone(),
-            domain: r.domain().to_vec(),
-            members: r
-                .members(inv)
-                .into_iter()
-                .map(|a| (a.role, a.node, a.count))
-                .collect(),
-            lost: r.lost().iter().map(LostData::of).collect(),
-            usage: r
-                .usage(inv)
-                .into_iter()
-                .map(|(n, res, q)| (n, res, q.millis()))
-                .collect(),
-        }
     }
 }
 
@@ -80,7 +47,7 @@ impl ReservationData {
 /// (2, 8000)
 #[pyclass(name = "Reservation", module = "gang", frozen)]
 pub struct PyReservation {
-    pub data: ReservationData,
+    pub data: ReservationSnapshot,
 }
 
 #[pymethods]
@@ -88,7 +55,7 @@ impl PyReservation {
     /// The reservation's id (what `release`, `replace` and `reservation` take).
     #[getter]
     fn id(&self) -> u64 {
-        self.data.id
+        self.data.id.0
     }
     /// The gang as placed.
     #[getter]
@@ -110,18 +77,22 @@ impl PyReservation {
         self.data
             .members
             .iter()
-            .map(|(r, n, k)| PyAssignment::new(r.clone(), n.clone(), *k))
+            .map(|a| PyAssignment::new(a.role.clone(), a.node.clone(), a.count))
             .collect()
     }
     /// Total members held.
     #[getter]
     fn member_count(&self) -> u64 {
-        self.data.members.iter().map(|m| u64::from(m.2)).sum()
+        self.data.members.iter().map(|a| u64::from(a.count)).sum()
     }
     /// Members lost with removed or failed nodes and not yet replaced.
     #[getter]
     fn lost(&self) -> Vec<PyLost> {
-        self.data.lost.iter().cloned().map(PyLost).collect()
+        self.data
+            .lost
+            .iter()
+            .map(|l| PyLost(LostData::of(l)))
+            .collect()
     }
     /// What the reservation holds: `(node, resource, Quantity)` triples.
     #[getter]
@@ -129,19 +100,13 @@ impl PyReservation {
         self.data
             .usage
             .iter()
-            .map(|(n, r, m)| {
-                (
-                    n.clone(),
-                    r.clone(),
-                    PyQuantity(gang_core::Quantity::from_millis(*m)),
-                )
-            })
+            .map(|(n, r, q)| (n.clone(), r.clone(), PyQuantity(*q)))
             .collect()
     }
     fn __repr__(&self) -> String {
         format!(
             "Reservation(id={}, gang={:?}, members={}, lost={})",
-            self.data.id,
+            self.data.id.0,
             self.data.gang.name,
             self.member_count(),
             self.data
@@ -153,7 +118,7 @@ impl PyReservation {
         .replace('"', "'")
     }
     fn __int__(&self) -> u64 {
-        self.data.id
+        self.data.id.0
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other

@@ -131,6 +131,12 @@ def test_pickled_inventory_keeps_free_capacity_not_reservations():
     assert inv.to_dict()["nodes"][0].get("used", {}) == {}  # to_dict keeps external use only
     again = pickle.loads(pickle.dumps(r))
     assert again == r and hash(again) == hash(r) and int(again) == r.id
+    # With lost members too.
+    inv.fail_node(r.members[0].node)
+    hurt = inv.reservation(r)
+    assert hurt.lost and hurt != r
+    again = pickle.loads(pickle.dumps(hurt))
+    assert again == hurt and hash(again) == hash(hurt) and again.lost == hurt.lost
     # An unpickled placement cannot be reserved: it belongs to another process.
     p = pickle.loads(pickle.dumps(cluster().place(GANG)))
     with pytest.raises(gang.InvalidRequest):
