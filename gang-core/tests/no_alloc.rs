@@ -31,6 +31,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
+/// The counter is global: tests that count take this lock, so they never overlap.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
     let before = COUNT.load(Ordering::SeqCst);
     let v = f();
@@ -55,6 +58,7 @@ fn cluster(nodes: usize) -> Inventory {
 #[test]
 fn a_warm_query_allocates_only_its_result() {
     // The whole test runs on one thread, so the counter sees only this code.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let gangs = [
         Gang::new("rack")
             .role(Role::new("w", 4).request("gpu", 1))
@@ -95,6 +99,36 @@ fn a_warm_query_allocates_only_its_result() {
                     gang.name
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn a_warm_no_answer_allocates_nothing() {
+    // `Solver::find` for gangs that do not fit: the polling hot path.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let gangs = [
+        Gang::new("rack")
+            .role(Role::new("w", 200).request("gpu", 1))
+            .required("rack"),
+        // A rack has 16 nodes of 8 GPUs, some used: never a whole slice of 128.
+        Gang::new("sliced")
+            .role(Role::new("w", 128).request("gpu", 1))
+            .required("block")
+            .slice("rack", 128),
+        Gang::new("roles")
+            .role(Role::new("w", 8).request("gpu", 1))
+            .role(Role::new("ps", 2).request("cpu", 1000))
+            .required("block"),
+    ];
+    let inv = cluster(2048);
+    let mut solver = Solver::new();
+    for gang in &gangs {
+        let compiled = inv.compile(gang).unwrap();
+        assert_eq!(solver.find(&inv, &compiled).unwrap(), None, "{}", gang.name);
+        for _ in 0..3 {
+            let (spent, found) = allocations(|| solver.find(&inv, &compiled).unwrap());
+            assert_eq!((spent, found), (0, None), "{}", gang.name);
         }
     }
 }
