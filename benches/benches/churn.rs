@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Bencher, BenchmarkId, Criterion};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
 use gang_benches::outcomes::{describe, record};
@@ -96,77 +96,36 @@ fn churn(c: &mut Criterion) {
         });
 
         if size == Size::K10 {
+            // 1000 gangs of 4 to 128 one-GPU workers, rack required, FIFO with backfill,
+            // on a cluster that takes only some of them: most wait, so this is the cost
+            // of answering "not now" again and again.
             g.bench_function(
                 BenchmarkId::new("admit-backfill", "1000-gangs-crowded"),
                 |b| {
-                    // 1000 gangs of 4 to 128 one-GPU workers, rack required, FIFO with
-                    // backfill, on a cluster that takes only some of them: most wait, so
-                    // this is the cost of answering "not now" again and again.
-                    let inv = cluster
-                        .get_or_insert_with(|| Cluster::generate(&spec))
-                        .inventory();
-                    let queue: Vec<_> = (0..1000)
-                        .map(|i| {
-                            let count = [128, 4, 64, 8][i % 4];
-                            let mut g = cases::single(&spec, Constraint::RequiredRack, count);
-                            g.name = format!("job-{i}");
-                            g
-                        })
-                        .collect();
-                    let placed = inv
-                        .clone()
-                        .admit(&queue, AdmitMode::Backfill)
-                        .unwrap()
-                        .iter()
-                        .filter(|a| a.is_placed())
-                        .count();
-                    record(
+                    let c = cluster.get_or_insert_with(|| Cluster::generate(&spec));
+                    let name = "admit-backfill/1000-gangs-crowded";
+                    admit(
+                        b,
                         &group,
-                        "admit-backfill/1000-gangs-crowded",
-                        &format!("{placed} of 1000 placed"),
-                    );
-                    b.iter_batched(
-                        || inv.clone(),
-                        |mut copy| {
-                            let r = copy.admit(black_box(&queue), AdmitMode::Backfill).unwrap();
-                            (copy, r)
-                        },
-                        BatchSize::PerIteration,
+                        name,
+                        c,
+                        &spec,
+                        &[128, 4, 64, 8],
+                        AdmitMode::Backfill,
                     );
                 },
             );
-
+            // 1000 gangs of 4 one-GPU workers, rack required, strict FIFO.
             g.bench_function(BenchmarkId::new("admit", "1000-gangs"), |b| {
-                // 1000 gangs of 4 one-GPU workers, rack required, strict FIFO.
-                let inv = cluster
-                    .get_or_insert_with(|| Cluster::generate(&spec))
-                    .inventory();
-                let queue: Vec<_> = (0..1000)
-                    .map(|i| {
-                        let mut g = cases::single(&spec, Constraint::RequiredRack, 4);
-                        g.name = format!("job-{i}");
-                        g
-                    })
-                    .collect();
-                let placed = inv
-                    .clone()
-                    .admit(&queue, AdmitMode::Fifo)
-                    .unwrap()
-                    .iter()
-                    .filter(|a| a.is_placed())
-                    .count();
-                record(
+                let c = cluster.get_or_insert_with(|| Cluster::generate(&spec));
+                admit(
+                    b,
                     &group,
                     "admit/1000-gangs",
-                    &format!("{placed} of 1000 placed"),
-                );
-                b.iter_batched(
-                    || inv.clone(),
-                    |mut copy| {
-                        let r = copy.admit(black_box(&queue), AdmitMode::Fifo).unwrap();
-                        (copy, r)
-                    },
-                    BatchSize::PerIteration,
+                    c,
+                    &spec,
+                    &[4],
+                    AdmitMode::Fifo,
                 );
             });
         }
@@ -184,6 +143,43 @@ fn churn(c: &mut Criterion) {
         });
         g.finish();
     }
+}
+
+/// Admits a queue of 1000 rack-required gangs whose sizes cycle through `sizes`, each
+/// iteration on a fresh copy of the cluster's inventory (dropped outside the timing).
+fn admit(
+    b: &mut Bencher<'_>,
+    group: &str,
+    name: &str,
+    cluster: &Cluster,
+    spec: &Spec,
+    sizes: &[u32],
+    mode: AdmitMode,
+) {
+    let inv = cluster.inventory();
+    let queue: Vec<_> = (0..1000)
+        .map(|i| {
+            let mut g = cases::single(spec, Constraint::RequiredRack, sizes[i % sizes.len()]);
+            g.name = format!("job-{i}");
+            g
+        })
+        .collect();
+    let placed = inv
+        .clone()
+        .admit(&queue, mode)
+        .unwrap()
+        .iter()
+        .filter(|a| a.is_placed())
+        .count();
+    record(group, name, &format!("{placed} of 1000 placed"));
+    b.iter_batched(
+        || inv.clone(),
+        |mut copy| {
+            let r = copy.admit(black_box(&queue), mode).unwrap();
+            (copy, r)
+        },
+        BatchSize::PerIteration,
+    );
 }
 
 criterion_group! {

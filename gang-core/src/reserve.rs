@@ -690,7 +690,7 @@ mod tests {
     use super::*;
     use crate::{ErrorKind, NodeSpec, Role, Topology};
 
-    use crate::testkit::{placed as placement, GPU};
+    use crate::testkit::{build, placed as placement, GPU};
 
     fn free(inv: &Inventory, node: &str, res: &str) -> u64 {
         inv.free(node, res).unwrap().millis() / 1000
@@ -737,21 +737,9 @@ mod tests {
         kept.validate().unwrap();
 
         // Slices of 2 per rack inside one block: splitting a rack's slice breaks it.
-        let node = |n: &str, rack: &str| {
-            NodeSpec::new(n)
-                .label("block", "x")
-                .label("rack", rack)
-                .capacity(GPU, 1)
-        };
-        inv = Inventory::builder(Topology::new(["block", "rack"]).unwrap())
-            .nodes([
-                node("a1", "a"),
-                node("a2", "a"),
-                node("b1", "b"),
-                node("b2", "b"),
-            ])
-            .build()
-            .unwrap();
+        let nodes = [("a1", "a"), ("a2", "a"), ("b1", "b"), ("b2", "b")];
+        let nodes = nodes.map(|(n, rack)| crate::testkit::node(n, "x", rack, 1));
+        inv = build(&["block", "rack"], nodes.to_vec());
         let sliced = Gang::new("s")
             .role(Role::new("w", 4).request(GPU, 1))
             .required("block")

@@ -925,16 +925,13 @@ mod tests {
 
         // Spread: a replica bound to no level is replaced like any such reservation,
         // anywhere — also in the rack of a replica placed before it.
-        let node = |n: &str, rack: &str| NodeSpec::new(n).label("rack", rack).capacity(GPU, 2);
-        let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
-            .nodes([
-                node("a1", "a"),
-                node("a2", "a"),
-                node("b1", "b"),
-                node("b2", "b"),
-            ])
-            .build()
-            .unwrap();
+        let nodes = [("a1", "a"), ("a2", "a"), ("b1", "b"), ("b2", "b")];
+        let mut inv = build(
+            &["rack"],
+            nodes
+                .map(|(n, rack)| crate::testkit::node(n, "x", rack, 2))
+                .to_vec(),
+        );
         let replica = Gang::new("r").role(Role::new("w", 1).request(GPU, 2));
         let (ids, _) = placed(inv.spread(&Spread::new(replica, 2, "rack")).unwrap());
         let on = |inv: &Inventory, id| inv.reservation(id).unwrap().members(inv)[0].node.clone();

@@ -6,10 +6,18 @@ pub const GPU: &str = "nvidia.com/gpu";
 
 /// A node in rack `block`/`rack` with `gpus` GPUs.
 pub fn node(name: &str, block: &str, rack: &str, gpus: i64) -> NodeSpec {
-    NodeSpec::new(name)
-        .label("block", block)
-        .label("rack", rack)
-        .capacity(GPU, gpus)
+    on_path(name, &[block, rack]).capacity(GPU, gpus)
+}
+
+/// A node labelled with `path`'s values for the levels `block`, then `rack` (a shorter
+/// path leaves the inner levels unlabelled).
+pub fn on_path(name: &str, path: &[&str]) -> NodeSpec {
+    ["block", "rack"]
+        .iter()
+        .zip(path)
+        .fold(NodeSpec::new(name), |spec, (key, value)| {
+            spec.label(*key, *value)
+        })
 }
 
 /// A validated inventory of `nodes` with topology `levels`.

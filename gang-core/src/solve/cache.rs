@@ -217,17 +217,15 @@ mod tests {
     use crate::compile::CompiledGang;
     use crate::{Error, Gang, NodeSpec, Role, Topology};
 
+    use crate::testkit::on_path;
+
     const GPU: &str = "gpu";
 
     /// Free GPUs: a1 8, a2 1 (rack b1/a), b1 4 (rack b1/b), x1 6 (block b1, no rack),
     /// z1 3 (rack b2/c).
     fn cluster() -> Inventory {
         let n = |name: &str, path: &[&str], cap: i64, used: i64| {
-            let mut spec = NodeSpec::new(name).capacity(GPU, cap).used(GPU, used);
-            for (key, value) in ["block", "rack"].iter().zip(path) {
-                spec = spec.label(*key, *value);
-            }
-            spec
+            on_path(name, path).capacity(GPU, cap).used(GPU, used)
         };
         Inventory::builder(Topology::new(["block", "rack"]).unwrap())
             .nodes([

@@ -229,6 +229,8 @@ mod tests {
     use crate::{Error, Gang, NodeSpec, Quantity, Role, Taint, TaintEffect, Topology};
     use crate::{Requirement, HOSTNAME_LEVEL};
 
+    use crate::testkit::on_path;
+
     const GPU: &str = "gpu";
 
     /// Two blocks, three racks, a node with a block but no rack (direct in block b1) and
@@ -236,11 +238,7 @@ mod tests {
     /// a1 8, a2 1, b1 4, x1 6, z1 3, n1 8.
     fn cluster() -> Inventory {
         let n = |name: &str, path: &[&str], cap: i64, used: i64| {
-            let mut spec = NodeSpec::new(name).capacity(GPU, cap).used(GPU, used);
-            for (key, value) in ["block", "rack"].iter().zip(path) {
-                spec = spec.label(*key, *value);
-            }
-            spec
+            on_path(name, path).capacity(GPU, cap).used(GPU, used)
         };
         Inventory::builder(Topology::new(["block", "rack"]).unwrap())
             .nodes([
