@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::compile::CompiledGang;
+use crate::compile::{Compiled, CompiledGang};
 use crate::inventory::Inventory;
 use crate::names::{short_level, HOSTNAME_LEVEL};
 use crate::solve::Found;
@@ -156,17 +156,8 @@ impl Placement {
         }
         let mut domains_used = Vec::with_capacity(l + 1);
         for d in 1..=l + 1 {
-            seen.clear();
-            for &(_, n, _) in &members {
-                let id = if d > l { Some(n) } else { inv.domain_of(n, d) };
-                if let Some(id) = id {
-                    seen.push(id);
-                }
-            }
-            seen.sort_unstable();
-            seen.dedup();
             let key = inv.topology.key_of(d).unwrap_or(HOSTNAME_LEVEL).to_owned();
-            domains_used.push((key, seen.len() as u32));
+            domains_used.push((key, distinct_domains(inv, &members, d, seen)));
         }
         Placement {
             compiled: compiled.clone(),
@@ -369,38 +360,22 @@ impl Placement {
                 }
             }
         }
-        // Slices: every sliced member inside a domain of each slice level, and each such
-        // domain holding a whole number of slices of each constrained role.
-        for &(d, size) in &c.slices {
-            for (i, role) in c.roles.iter().enumerate() {
-                if !role.constrained {
-                    continue;
-                }
-                let mut per: Vec<(u32, u64)> = Vec::new();
-                for &(ri, n, k) in &self.members {
-                    if ri as usize != i {
-                        continue;
-                    }
-                    let dom = if d > l { Some(n) } else { inv.domain_of(n, d) };
-                    let Some(dom) = dom else {
-                        return Err(format!(
-                            "slice member on {} outside every {}",
-                            inv.names[n as usize],
-                            short_level(inv.topology.key_of(d).unwrap_or_default())
-                        ));
-                    };
-                    match per.iter_mut().find(|p| p.0 == dom) {
-                        Some(p) => p.1 += u64::from(k),
-                        None => per.push((dom, u64::from(k))),
-                    }
-                }
-                if let Some(p) = per.iter().find(|p| p.1 % u64::from(size) != 0) {
-                    return Err(format!(
-                        "a {} domain holds {} members, not a multiple of the slice size {size}",
-                        short_level(inv.topology.key_of(d).unwrap_or_default()),
-                        p.1
-                    ));
-                }
+        match broken_slice(inv, c, &self.members) {
+            None => {}
+            Some(SliceBreak::Outside { node, depth, .. }) => {
+                return Err(format!(
+                    "slice member on {} outside every {}",
+                    inv.names[node as usize],
+                    short_level(inv.topology.key_of(depth).unwrap_or_default())
+                ));
+            }
+            Some(SliceBreak::Partial {
+                depth, size, held, ..
+            }) => {
+                return Err(format!(
+                    "a {} domain holds {held} members, not a multiple of the slice size {size}",
+                    short_level(inv.topology.key_of(depth).unwrap_or_default()),
+                ));
             }
         }
         if let Some(r) = c.required {
@@ -432,20 +407,93 @@ impl Placement {
         if self.level.as_deref() != inv.topology.key_of(self.depth) {
             return Err("reported level is not the chosen one".into());
         }
+        let mut seen = Vec::new();
         for (i, d) in (1..=l + 1).enumerate() {
-            let mut ids: Vec<u32> = self
-                .members
-                .iter()
-                .filter_map(|&(_, n, _)| if d > l { Some(n) } else { inv.domain_of(n, d) })
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            if self.domains_used.get(i).map(|x| x.1) != Some(ids.len() as u32) {
+            let used = distinct_domains(inv, &self.members, d, &mut seen);
+            if self.domains_used.get(i).map(|x| x.1) != Some(used) {
                 return Err("domains_used disagrees with the members".into());
             }
         }
         Ok(())
     }
+}
+
+/// A slice rule that members break (see [`broken_slice`]).
+pub(crate) enum SliceBreak {
+    /// A constrained member of `role` on `node`, which is in no domain of slice depth
+    /// `depth`.
+    Outside { role: u16, node: u32, depth: usize },
+    /// A domain of slice depth `depth` (with `node` in it) holds `held` members of
+    /// `role`: not a whole number of slices of `size`.
+    Partial {
+        role: u16,
+        node: u32,
+        depth: usize,
+        size: u32,
+        held: u64,
+    },
+}
+
+/// The first slice rule `members` break, if any: every constrained member inside a
+/// domain of each slice level, each such domain holding whole slices of each role.
+pub(crate) fn broken_slice(
+    inv: &Inventory,
+    c: &Compiled,
+    members: &[Member],
+) -> Option<SliceBreak> {
+    let l = inv.label_depth();
+    for &(depth, size) in &c.slices {
+        for (i, role) in c.roles.iter().enumerate() {
+            if !role.constrained {
+                continue;
+            }
+            // (domain, members held, first node seen there)
+            let mut per: Vec<(u32, u64, u32)> = Vec::new();
+            for &(ri, n, k) in members.iter().filter(|m| m.0 as usize == i) {
+                let dom = if depth > l {
+                    Some(n)
+                } else {
+                    inv.domain_of(n, depth)
+                };
+                let Some(dom) = dom else {
+                    return Some(SliceBreak::Outside {
+                        role: ri,
+                        node: n,
+                        depth,
+                    });
+                };
+                match per.iter_mut().find(|p| p.0 == dom) {
+                    Some(p) => p.1 += u64::from(k),
+                    None => per.push((dom, u64::from(k), n)),
+                }
+            }
+            if let Some(&(_, held, node)) = per.iter().find(|p| p.1 % u64::from(size) != 0) {
+                return Some(SliceBreak::Partial {
+                    role: i as u16,
+                    node,
+                    depth,
+                    size,
+                    held,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// How many distinct domains of depth `d` (the node level past the labels) hold
+/// `members`; `seen` is scratch space.
+fn distinct_domains(inv: &Inventory, members: &[Member], d: usize, seen: &mut Vec<u32>) -> u32 {
+    let l = inv.label_depth();
+    seen.clear();
+    seen.extend(
+        members
+            .iter()
+            .filter_map(|&(_, n, _)| if d > l { Some(n) } else { inv.domain_of(n, d) }),
+    );
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len() as u32
 }
 
 impl fmt::Display for Placement {

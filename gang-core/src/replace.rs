@@ -175,25 +175,16 @@ impl fmt::Display for Pending {
             let fits: Vec<String> = d.fits.iter().map(ToString::to_string).collect();
             // Every role fits here on its own: the shortfall is elsewhere, or together.
             let room = d.fits.iter().all(|r| r.fits >= u64::from(r.needed));
-            let mut p = if !room {
-                format!(
-                    "{place} has no room for {} (fits {}",
-                    what.join(", "),
-                    fits.join(", ")
-                )
-            } else if self.domains.len() > 1 {
-                format!(
-                    "{place} has room for {} (fits {}",
-                    what.join(", "),
-                    fits.join(", ")
-                )
-            } else {
-                format!(
-                    "{place} has no room for {} together (each fits on its own: {}",
-                    what.join(", "),
-                    fits.join(", ")
-                )
+            let (verb, together, label) = match (room, self.domains.len() > 1) {
+                (false, _) => ("has no room for", "", "fits"),
+                (true, true) => ("has room for", "", "fits"),
+                (true, false) => ("has no room for", " together", "each fits on its own:"),
             };
+            let mut p = format!(
+                "{place} {verb} {}{together} ({label} {}",
+                what.join(", "),
+                fits.join(", ")
+            );
             if !d.short_of.is_empty() {
                 p.push_str(&format!("; short of {}", d.short_of.join(", ")));
             }
@@ -614,6 +605,40 @@ mod tests {
                 .collect(),
             Replacement::Pending(p) => panic!("{p}"),
         }
+    }
+
+    /// Two roles that each fit on their own in the binding rack, but not together: the
+    /// pending text says so rather than "no room".
+    #[test]
+    fn roles_that_fit_only_alone_are_said_to_need_room_together() {
+        let mut inv = build(
+            &["rack"],
+            vec![
+                node("a1", "x", "a", 4),
+                node("a2", "x", "a", 4),
+                node("b1", "x", "b", 2),
+            ],
+        );
+        let gang = Gang::new("g")
+            .role(Role::new("x", 1).request(GPU, 2))
+            .role(Role::new("y", 1).request(GPU, 2))
+            .required("rack");
+        let id = reserve(&mut inv, &gang);
+        let on = held(&inv, id)[0].1.clone();
+        assert!(
+            held(&inv, id).iter().all(|m| m.1 == on),
+            "packed on one node"
+        );
+        let other = if on == "a1" { "a2" } else { "a1" };
+        inv.fail_node(&on).unwrap();
+        inv.set_used(other, GPU, 2).unwrap(); // 2 GPUs left in rack a: x or y, not both
+        let p = pending(inv.replace(id).unwrap());
+        assert_eq!(p.domains.len(), 1);
+        let text = p.to_string();
+        assert!(
+            text.contains("rack a has no room for 1 x, 1 y together (each fits on its own: "),
+            "{text}"
+        );
     }
 
     fn pending(r: Replacement) -> Pending {

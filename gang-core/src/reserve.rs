@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use crate::compile::CompiledGang;
 use crate::error::Error;
 use crate::inventory::Inventory;
-use crate::placement::{Assignment, Member, Placement};
+use crate::placement::{broken_slice, Assignment, Member, Placement, SliceBreak};
 use crate::quantity::Quantity;
 use crate::request::Gang;
 
@@ -632,7 +632,6 @@ impl Inventory {
         members: &[Member],
     ) -> Result<(), Conflict> {
         let l = self.label_depth();
-        let constrained = members.iter().filter(|m| c.roles[m.0 as usize].constrained);
         if (1..=l).contains(&p.depth) {
             let want: Vec<&str> = p
                 .domain
@@ -640,7 +639,7 @@ impl Inventory {
                 .take(p.depth)
                 .map(|(_, v)| v.as_str())
                 .collect();
-            for &(role, n, _) in constrained.clone() {
+            for &(role, n, _) in members.iter().filter(|m| c.roles[m.0 as usize].constrained) {
                 let here = self
                     .domain_of(n, p.depth)
                     .map(|d| self.domain_values(p.depth, d));
@@ -657,31 +656,34 @@ impl Inventory {
                 }
             }
         }
-        for &(depth, size) in c.slices.iter().filter(|&&(d, _)| d <= l) {
-            let level = crate::names::short_level(self.topology.key_of(depth).unwrap_or_default());
-            let relabelled = |role: u16, n: u32, why: String| Conflict::Relabelled {
-                node: self.names[n as usize].clone(),
-                reason: format!("role {} {why}", c.gang.roles[role as usize].name),
-            };
-            // Members per (role, slice-level domain, first node seen there).
-            let mut per: SmallVec<[(u16, u32, u32, u32); 16]> = SmallVec::new();
-            for &(role, n, k) in constrained.clone() {
-                let Some(dom) = self.domain_of(n, depth) else {
-                    let why =
-                        format!("would be on a node outside any {level} (slices per {level})");
-                    return Err(relabelled(role, n, why));
-                };
-                match per.iter_mut().find(|e| e.0 == role && e.1 == dom) {
-                    Some(e) => e.2 += k,
-                    None => per.push((role, dom, k, n)),
-                }
-            }
-            if let Some(&(role, _, _, n)) = per.iter().find(|e| e.2 % size != 0) {
-                let why = format!("would not fill whole slices of {size} per {level}");
-                return Err(relabelled(role, n, why));
-            }
-        }
-        Ok(())
+        let level =
+            |depth| crate::names::short_level(self.topology.key_of(depth).unwrap_or_default());
+        let (role, node, why) = match broken_slice(self, c, members) {
+            None => return Ok(()),
+            Some(SliceBreak::Outside { role, node, depth }) => (
+                role,
+                node,
+                format!(
+                    "would be on a node outside any {0} (slices per {0})",
+                    level(depth)
+                ),
+            ),
+            Some(SliceBreak::Partial {
+                role,
+                node,
+                depth,
+                size,
+                ..
+            }) => (
+                role,
+                node,
+                format!("would not fill whole slices of {size} per {}", level(depth)),
+            ),
+        };
+        Err(Conflict::Relabelled {
+            node: self.names[node as usize].clone(),
+            reason: format!("role {} {why}", c.gang.roles[role as usize].name),
+        })
     }
 }
 
