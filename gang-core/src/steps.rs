@@ -431,18 +431,14 @@ fn run_one(
 /// The full path of `node`'s domain at `level` (`b1/r1`), or the node's name at the node
 /// level or where a label on the way is missing (a domain of its own).
 fn domain_at(inv: &Inventory, node: &str, level: &str) -> String {
-    let levels = inv.topology().levels();
-    let Some(depth) = levels.iter().position(|l| l == level) else {
-        return node.to_owned();
-    };
-    let Some(spec) = inv.node_spec(node) else {
-        return node.to_owned();
-    };
-    let path: Option<Vec<&str>> = levels[..=depth]
-        .iter()
-        .map(|l| spec.labels.get(l).map(String::as_str))
-        .collect();
-    path.map_or_else(|| node.to_owned(), |p| p.join("/"))
+    let depth = inv.topology.depth_of(level).filter(|&d| d <= inv.label_depth());
+    let ix = inv.names.get_index_of(node);
+    match (depth, ix) {
+        (Some(d), Some(ix)) => inv
+            .domain_of(ix as u32, d)
+            .map_or_else(|| node.to_owned(), |dom| inv.domain_values(d, dom).join("/")),
+        _ => node.to_owned(),
+    }
 }
 
 fn check(

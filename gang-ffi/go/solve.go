@@ -172,7 +172,7 @@ func (s *Solver) Find(inv *Inventory, c *CompiledGang) (*Placement, error) {
 	if err := fromC(f.rc, f.error, "gang_solver_find"); err != nil {
 		return nil, err
 	}
-	return newOutcome(C.GANG_STATUS_PLACED, f.placement, nil).Placement, nil
+	return newPlacement(f.placement), nil
 }
 
 // placeOnInventory is gang_inventory_place on h, inv's handle read-locked by the caller
@@ -244,16 +244,7 @@ func (o Outcome) Close() {
 }
 
 func newOutcome(status C.gang_status, p *C.gang_placement, d *C.gang_diagnosis) Outcome {
-	o := Outcome{Status: Status(status)}
-	if p != nil {
-		o.Placement = &Placement{ptr: p}
-		runtime.SetFinalizer(o.Placement, (*Placement).Close)
-	}
-	if d != nil {
-		o.Diagnosis = &Diagnosis{ptr: d}
-		runtime.SetFinalizer(o.Diagnosis, (*Diagnosis).Close)
-	}
-	return o
+	return Outcome{Status: Status(status), Placement: newPlacement(p), Diagnosis: newDiagnosis(d)}
 }
 
 // Placement says where a gang goes: the level and domain, and how many members of each
