@@ -431,12 +431,16 @@ fn run_one(
 /// The full path of `node`'s domain at `level` (`b1/r1`), or the node's name at the node
 /// level or where a label on the way is missing (a domain of its own).
 fn domain_at(inv: &Inventory, node: &str, level: &str) -> String {
-    let depth = inv.topology.depth_of(level).filter(|&d| d <= inv.label_depth());
+    let depth = inv
+        .topology
+        .depth_of(level)
+        .filter(|&d| d <= inv.label_depth());
     let ix = inv.names.get_index_of(node);
     match (depth, ix) {
-        (Some(d), Some(ix)) => inv
-            .domain_of(ix as u32, d)
-            .map_or_else(|| node.to_owned(), |dom| inv.domain_values(d, dom).join("/")),
+        (Some(d), Some(ix)) => inv.domain_of(ix as u32, d).map_or_else(
+            || node.to_owned(),
+            |dom| inv.domain_values(d, dom).join("/"),
+        ),
         _ => node.to_owned(),
     }
 }

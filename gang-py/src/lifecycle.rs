@@ -12,7 +12,6 @@ use std::hash::{Hash, Hasher};
 use gang_core::{Lost, Overcommit, Pending, ReservationId, ReservationSnapshot};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
-use serde::{Deserialize, Serialize};
 
 use crate::convert::json_text;
 use crate::errors::{edge_error, Pending as PendingError};
@@ -88,11 +87,7 @@ impl PyReservation {
     /// Members lost with removed or failed nodes and not yet replaced.
     #[getter]
     fn lost(&self) -> Vec<PyLost> {
-        self.data
-            .lost
-            .iter()
-            .map(|l| PyLost(LostData::of(l)))
-            .collect()
+        self.data.lost.iter().cloned().map(PyLost).collect()
     }
     /// What the reservation holds: `(node, resource, Quantity)` triples.
     #[getter]
@@ -146,36 +141,17 @@ impl PyReservation {
     }
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct LostData {
-    reservation: u64,
-    role: String,
-    node: String,
-    count: u32,
-}
-
-impl LostData {
-    pub fn of(l: &Lost) -> Self {
-        LostData {
-            reservation: l.reservation.0,
-            role: l.role.clone(),
-            node: l.node.clone(),
-            count: l.count,
-        }
-    }
-}
-
 /// Members of a reservation lost with a removed or failed node.
 #[pyclass(name = "Lost", module = "gang", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PyLost(pub LostData);
+pub struct PyLost(pub Lost);
 
 #[pymethods]
 impl PyLost {
     /// The reservation's id.
     #[getter]
     fn reservation(&self) -> u64 {
-        self.0.reservation
+        self.0.reservation.0
     }
     #[getter]
     fn role(&self) -> &str {
@@ -192,14 +168,14 @@ impl PyLost {
     fn __repr__(&self) -> String {
         format!(
             "Lost(reservation={}, role={:?}, node={:?}, count={})",
-            self.0.reservation, self.0.role, self.0.node, self.0.count
+            self.0.reservation.0, self.0.role, self.0.node, self.0.count
         )
         .replace('"', "'")
     }
 }
 
 pub fn lost_list(v: Vec<Lost>) -> Vec<PyLost> {
-    v.iter().map(|l| PyLost(LostData::of(l))).collect()
+    v.into_iter().map(PyLost).collect()
 }
 
 /// A node and resource whose capacity, after a change, is below what is used and
