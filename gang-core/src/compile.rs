@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use crate::bitset::Bitset;
-use crate::error::Error;
+use crate::inventory::bitset::Bitset;
 use crate::inventory::Inventory;
-use crate::names::{check_label_value, check_object_name, check_qualified_name};
-use crate::node::TolerationOperator;
-use crate::request::{Gang, Policy, Role, SelectorOperator};
+use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
+use crate::model::Error;
+use crate::model::TolerationOperator;
+use crate::model::{Gang, Policy, Role, SelectorOperator};
 
 /// A role made dense: resource ids, amounts, eligible nodes.
 #[derive(Debug, Clone)]
@@ -77,6 +77,31 @@ impl CompiledGang {
     pub fn gang(&self) -> &Gang {
         &self.inner.gang
     }
+
+    /// A copy whose constrained roles (or all roles, with [`Narrow::AllRoles`]) may only
+    /// use nodes in `mask` (spread keeps replicas apart; backfill keeps later gangs off
+    /// the head's nodes). The gang itself is unchanged, so a reservation made from the
+    /// copy holds the request as given.
+    pub(crate) fn restricted(&self, mask: &Bitset, roles: Narrow) -> CompiledGang {
+        let mut inner: Compiled = (*self.inner).clone();
+        for r in &mut inner.roles {
+            if r.constrained || roles == Narrow::AllRoles {
+                r.eligible.and_with(mask);
+            }
+        }
+        CompiledGang {
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+/// Which roles [`CompiledGang::restricted`] narrows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Narrow {
+    /// Only roles under the gang's topology constraint.
+    ConstrainedRoles,
+    /// Every role.
+    AllRoles,
 }
 
 impl CRole {
@@ -324,7 +349,7 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
                         "{need} members at most {} per node need {} nodes, but the widest {} has {widest} (from {field})",
                         r.per_node,
                         u64::from(need).div_ceil(u64::from(r.per_node.max(1))),
-                        crate::names::short_level(key),
+                        crate::model::names::short_level(key),
                     ),
                 ));
             }
@@ -361,7 +386,7 @@ fn level_list(inv: &Inventory) -> String {
         .iter()
         .map(String::as_str)
         .collect();
-    v.push(crate::names::HOSTNAME_LEVEL);
+    v.push(crate::model::names::HOSTNAME_LEVEL);
     v.join(", ")
 }
 

@@ -6,12 +6,13 @@
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
-use crate::error::Error;
-use crate::placement::Placement;
-use crate::replace::Replacement;
+use crate::answer::placement::Placement;
+use crate::answer::Outcome;
+use crate::lifecycle::admit::Admission;
+use crate::lifecycle::replace::Replacement;
+use crate::lifecycle::spread::SpreadOutcome;
+use crate::model::Error;
 use crate::scenario::ScenarioReport;
-use crate::solve::Outcome;
-use crate::spread::{Admission, SpreadOutcome};
 
 /// The JSON form of an outcome (DESIGN §5):
 /// `{"status": "placed", "level", "domain", "assignments", …}` or

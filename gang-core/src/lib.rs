@@ -72,52 +72,44 @@
 
 #![deny(missing_docs)]
 
-mod bitset;
-mod changes;
+mod answer;
 mod compile;
-mod diagnosis;
-mod error;
 mod inventory;
 #[cfg(feature = "serde")]
 mod json;
-mod names;
-mod node;
-mod placement;
-mod quantity;
-mod replace;
-mod request;
-mod reserve;
+mod lifecycle;
+mod model;
 #[cfg(feature = "serde")]
 mod scenario;
 mod solve;
-mod spread;
-#[cfg(feature = "serde")]
-mod steps;
 #[cfg(test)]
 mod testkit;
-mod topology;
 
-pub use changes::Overcommit;
-pub use compile::CompiledGang;
-pub use diagnosis::{
+pub use answer::diagnosis::{
     Diagnosis, DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
 };
-pub use error::{Error, ErrorKind};
+pub use answer::placement::Placement;
+pub use answer::Outcome;
+pub use compile::CompiledGang;
+pub use inventory::changes::Overcommit;
+pub use inventory::ledger::{Lost, Reservation, ReservationSnapshot};
 pub use inventory::{Inventory, InventoryBuilder};
-pub use names::HOSTNAME_LEVEL;
-pub use node::{NodeSpec, Taint, TaintEffect, Toleration, TolerationOperator};
-pub use placement::{Assignment, Placement};
-pub use quantity::{Amount, Quantity};
-pub use replace::{Pending, PendingDomain, Replacement};
-pub use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
-pub use reserve::{Conflict, Lost, Reservation, ReservationId, ReservationSnapshot};
+pub use lifecycle::admit::{Admission, AdmitMode};
+pub use lifecycle::replace::{Pending, PendingDomain, Replacement};
+pub use lifecycle::spread::{Spread, SpreadOutcome};
+pub use model::assignment::Assignment;
+pub use model::error::{Conflict, Error, ErrorKind};
+pub use model::ids::ReservationId;
+pub use model::names::HOSTNAME_LEVEL;
+pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration, TolerationOperator};
+pub use model::quantity::{Amount, Quantity};
+pub use model::request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
+pub use model::topology::Topology;
+#[cfg(feature = "serde")]
+pub use scenario::steps::{Step, StepExpect, StepOp};
 #[cfg(feature = "serde")]
 pub use scenario::{Expect, Scenario, ScenarioReport, ScenarioTopology};
-pub use solve::{Outcome, Solver, DEFAULT_SEARCH_BUDGET};
-pub use spread::{Admission, AdmitMode, Spread, SpreadOutcome};
-#[cfg(feature = "serde")]
-pub use steps::{Step, StepExpect, StepOp};
-pub use topology::Topology;
+pub use solve::{Solver, DEFAULT_SEARCH_BUDGET};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

@@ -13,8 +13,9 @@ use std::sync::{Arc, Weak};
 use crate::compile::{CRole, Compiled};
 use crate::inventory::Inventory;
 
-use super::rollup::{node_fit, rollup, Grain, Scope};
+use super::rollup::{node_fit, rollup, Grain};
 use super::Scratch;
+use crate::inventory::domains::Scope;
 
 /// At most this many shapes are kept (least recently used evicted).
 const ENTRIES: usize = 16;

@@ -8,10 +8,11 @@
 
 use crate::compile::CRole;
 use crate::inventory::Inventory;
-use crate::request::Policy;
+use crate::model::Policy;
 
-use super::rollup::{Grain, Scope};
+use super::rollup::Grain;
 use super::Scratch;
+use crate::inventory::domains::Scope;
 
 /// A child considered by one descent step.
 #[derive(Debug, Clone, Copy)]

@@ -2,20 +2,23 @@
 
 pub(crate) mod cache;
 pub(crate) mod descent;
+pub(crate) mod diagnose;
 pub(crate) mod rollup;
+pub(crate) mod scratch;
 pub(crate) mod search;
 
 use std::sync::Arc;
 
+use crate::answer::placement::Placement;
+use crate::answer::Outcome;
 use crate::compile::{Compiled, CompiledGang};
-use crate::diagnosis::{self, Diagnosis};
-use crate::error::Error;
+use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
-use crate::placement::Placement;
-use crate::request::{Gang, Policy};
+use crate::model::{Error, Gang, Policy};
 
-use descent::{descend, Item};
-use rollup::{cap_of, rollup, Grain, Scope};
+use descent::descend;
+use rollup::{cap_of, rollup, Grain};
+use scratch::{Cand, Scratch};
 use search::{search, Search};
 
 /// Default number of patterns the exact multi-role search may try per query.
@@ -27,152 +30,6 @@ use search::{search, Search};
 /// assert_eq!(Solver::with_search_budget(10).budget(), 10);
 /// ```
 pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
-
-/// What a placement query answers.
-///
-/// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Topology};
-/// let inv = Inventory::builder(Topology::new(["rack"])?)
-///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 2))
-///     .build()?;
-/// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1));
-/// match inv.place(&gang(4))? {
-///     Outcome::Placed(p) => panic!("only 2 GPUs: {p}"),
-///     Outcome::Unschedulable(d) => assert!(d.to_string().contains("2 of 4")),
-///     Outcome::Undecided(_) => unreachable!("single-role gangs are always decided"),
-/// }
-/// let two = inv.place(&gang(2))?;
-/// assert!(two.is_placed() && two.diagnosis().is_none());
-/// assert_eq!((two.status(), two.placement().unwrap().members()), ("placed", 2));
-/// let four = inv.place(&gang(4))?;
-/// assert!(!four.is_placed() && four.placement().is_none());
-/// assert_eq!((four.status(), four.diagnosis().unwrap().gang.as_str()), ("unschedulable", "g"));
-/// # Ok::<(), gang_core::Error>(())
-/// ```
-///
-/// [`Solver`] shows [`Outcome::Undecided`].
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)]
-pub enum Outcome {
-    /// Every member (or at least each role's `min_count`) has a node.
-    Placed(Placement),
-    /// Valid, but it does not fit now; the diagnosis says why.
-    Unschedulable(Diagnosis),
-    /// The exact multi-role search ran out of budget before deciding: a placement may
-    /// exist. Never reported for single-role gangs.
-    Undecided(Diagnosis),
-}
-
-impl Outcome {
-    /// Whether the gang was placed. See [`Outcome`].
-    pub fn is_placed(&self) -> bool {
-        matches!(self, Outcome::Placed(_))
-    }
-
-    /// The placement, if placed. See [`Outcome`].
-    pub fn placement(&self) -> Option<&Placement> {
-        match self {
-            Outcome::Placed(p) => Some(p),
-            _ => None,
-        }
-    }
-
-    /// The diagnosis, if not placed (unschedulable or undecided). See [`Outcome`].
-    pub fn diagnosis(&self) -> Option<&Diagnosis> {
-        match self {
-            Outcome::Placed(_) => None,
-            Outcome::Unschedulable(d) | Outcome::Undecided(d) => Some(d),
-        }
-    }
-
-    /// `"placed"`, `"unschedulable"` or `"undecided"`, as in scenario files. See
-    /// [`Outcome`].
-    pub fn status(&self) -> &'static str {
-        match self {
-            Outcome::Placed(_) => "placed",
-            Outcome::Unschedulable(_) => "unschedulable",
-            Outcome::Undecided(_) => "undecided",
-        }
-    }
-}
-
-/// Reusable scratch space, so that repeated queries do not allocate beyond their result.
-#[derive(Debug, Default)]
-pub(crate) struct Scratch {
-    layout: u64,
-    pub fits: Vec<u32>,
-    pub caps: Vec<Vec<u64>>,
-    pub items: Vec<Item>,
-    pub taken: Vec<u64>,
-    pub touched: Vec<u32>,
-    pub touched_stamp: Vec<u32>,
-    pub dom_stamp: Vec<Vec<u32>>,
-    pub node_stamp: Vec<u32>,
-    pub stamp: u32,
-    pub assign: Vec<(u16, u32, u32)>,
-    best_assign: Vec<(u16, u32, u32)>,
-    role_caps: Vec<Vec<u64>>,
-    cands: Vec<Cand>,
-    order: Vec<u16>,
-    pub search_nodes: Vec<u32>,
-    pub search_fit: Vec<u32>,
-    pub search_order: Vec<u32>,
-    pub sfit: Vec<u32>,
-    pub sfree: Vec<u64>,
-    pub suf_fit: Vec<u64>,
-    pub suf_free: Vec<u128>,
-    pub pattern: Vec<u32>,
-    /// Distinct domain ids while building a placement.
-    pub seen: Vec<u32>,
-    /// Cached fits patched for one greedy step, to restore.
-    pub undo: Vec<(u32, u32)>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Cand {
-    upper: u64,
-    score: u64,
-    index: u32,
-}
-
-impl Scratch {
-    /// Sizes every buffer for `inv` (a no-op when already sized for its layout).
-    pub fn ensure(&mut self, inv: &Inventory) {
-        let n = inv.len();
-        if self.layout == inv.layout_id
-            && self.fits.len() == n
-            && self.caps.len() == inv.domains.len()
-        {
-            return;
-        }
-        self.layout = inv.layout_id;
-        self.fits = vec![0; n];
-        self.caps = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
-        self.dom_stamp = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
-        self.node_stamp = vec![0; n];
-        self.touched_stamp = vec![0; n];
-        self.taken = vec![0; n * inv.resources.len()];
-        self.touched.clear();
-        self.stamp = 0;
-    }
-
-    /// Starts a fresh packing attempt: no node charged, nothing used, nothing assigned.
-    fn fresh_attempt(&mut self, nres: usize) {
-        for &ix in &self.touched {
-            let ix = ix as usize;
-            self.taken[ix * nres..ix * nres + nres].fill(0);
-        }
-        self.touched.clear();
-        self.assign.clear();
-        if self.stamp == u32::MAX {
-            self.stamp = 0;
-            self.node_stamp.fill(0);
-            self.touched_stamp.fill(0);
-            self.dom_stamp.iter_mut().for_each(|v| v.fill(0));
-        }
-        self.stamp += 1;
-    }
-}
 
 /// Places compiled gangs, reusing its scratch space between queries.
 ///
@@ -216,12 +73,6 @@ impl Default for Solver {
     fn default() -> Self {
         Solver::new()
     }
-}
-
-/// A domain chosen at some depth, and how many members of each role it got.
-pub(crate) struct Found {
-    pub depth: usize,
-    pub index: u32,
 }
 
 impl Solver {
@@ -298,7 +149,7 @@ impl Solver {
             Ok(placement) => return Ok(Outcome::Placed(placement)),
             Err(exhausted) => exhausted,
         };
-        let diag = diagnosis::diagnose(self, inv, &gang.inner, exhausted);
+        let diag = diagnose::diagnose(self, inv, &gang.inner, exhausted);
         Ok(if exhausted {
             Outcome::Undecided(diag)
         } else {
@@ -409,7 +260,7 @@ impl Solver {
         t: usize,
         budget: &mut u64,
         exhausted: &mut bool,
-    ) -> Option<Found> {
+    ) -> Option<Scope> {
         if c.roles.len() == 1 {
             self.single_at(inv, c, t)
         } else {
@@ -418,7 +269,7 @@ impl Solver {
     }
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
-    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: usize) -> Option<Found> {
+    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: usize) -> Option<Scope> {
         let role = &c.roles[0];
         let grain = Grain::of(c, role);
         let step = grain.at(0);
@@ -436,7 +287,7 @@ impl Solver {
         t: usize,
         grain: Grain<'_>,
         step: u64,
-    ) -> Option<Found> {
+    ) -> Option<Scope> {
         let role = &c.roles[0];
         let (count, min) = (u64::from(role.count), u64::from(role.min));
         let best = if t > inv.label_depth() {
@@ -464,7 +315,7 @@ impl Solver {
             false,
             &mut self.s,
         );
-        Some(Found { depth: t, index })
+        Some(Scope { depth: t, index })
     }
 
     /// Several roles: candidates from single-role bounds, each tried by greedy packing
@@ -476,7 +327,7 @@ impl Solver {
         t: usize,
         budget: &mut u64,
         exhausted: &mut bool,
-    ) -> Option<Found> {
+    ) -> Option<Scope> {
         let k = c.roles.len();
         let ndom = domain_count(inv, t);
         self.s.role_caps.resize_with(k, Vec::new);
@@ -569,7 +420,7 @@ impl Solver {
         }
         let (_, index) = best?;
         std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
-        Some(Found { depth: t, index })
+        Some(Scope { depth: t, index })
     }
 
     /// The most members (lexicographically by role order, each at least `min_count`) that

@@ -8,30 +8,10 @@
 //! when it is a slice level. This is exact for one role.
 
 use crate::compile::{CRole, Compiled};
+use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
 
 use super::Scratch;
-
-/// Where a computation is confined: a domain (`depth <= L`) or one node (`depth == L+1`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Scope {
-    pub depth: usize,
-    pub index: u32,
-}
-
-impl Scope {
-    pub const CLUSTER: Scope = Scope { depth: 0, index: 0 };
-
-    /// The node range `start..end` of the scope.
-    pub fn range(self, inv: &Inventory) -> (u32, u32) {
-        if self.depth > inv.label_depth() {
-            (self.index, self.index + 1)
-        } else {
-            let d = &inv.domains[self.depth][self.index as usize];
-            (d.start, d.end)
-        }
-    }
-}
 
 /// Slice arithmetic for one role: granularity per depth and the shallowest leaf allowed.
 #[derive(Clone, Copy)]

@@ -21,8 +21,9 @@ use smallvec::SmallVec;
 use crate::compile::Compiled;
 use crate::inventory::Inventory;
 
-use super::rollup::{node_fit, Scope};
+use super::rollup::node_fit;
 use super::Scratch;
+use crate::inventory::domains::Scope;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Search {

@@ -1,7 +1,7 @@
 //! Topology: the ordered label keys that name nested domains.
 
-use crate::error::Error;
-use crate::names::{check_qualified_name, HOSTNAME_LEVEL};
+use crate::model::names::{check_qualified_name, HOSTNAME_LEVEL};
+use crate::model::Error;
 
 /// Ordered topology level keys, outermost first (`block`, then `rack`).
 ///

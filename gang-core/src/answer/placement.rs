@@ -3,38 +3,11 @@
 use std::fmt;
 
 use crate::compile::{Compiled, CompiledGang};
+use crate::inventory::domains::Scope;
+use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
-use crate::names::{short_level, HOSTNAME_LEVEL};
-use crate::solve::Found;
-
-/// `(role index, node index, count)`: members of one role on one node, in dense ids.
-pub(crate) type Member = (u16, u32, u32);
-
-/// Members of one role on one node.
-///
-/// ```
-/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Role, Topology};
-/// let inv = Inventory::builder(Topology::flat())
-///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
-///     .node(NodeSpec::new("n2").capacity("nvidia.com/gpu", 8))
-///     .build()?;
-/// let gang = |n| Gang::new("g").role(Role::new("worker", n).request("nvidia.com/gpu", 4));
-/// let p = inv.place(&gang(3))?.placement().cloned().unwrap();
-/// let on = |node: &str, count| Assignment { role: "worker".into(), node: node.into(), count };
-/// assert_eq!(p.assignments(), [on("n1", 2), on("n2", 1)]);
-/// assert!(!inv.place(&gang(5))?.is_placed()); // 20 GPUs asked, 16 exist
-/// # Ok::<(), gang_core::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Assignment {
-    /// Role name.
-    pub role: String,
-    /// Node name.
-    pub node: String,
-    /// Number of members.
-    pub count: u32,
-}
+use crate::model::names::{short_level, HOSTNAME_LEVEL};
+use crate::model::Assignment;
 
 /// Where a gang goes: the level and domain used, and per-role per-node counts.
 ///
@@ -111,7 +84,7 @@ impl Placement {
     pub(crate) fn new(
         inv: &Inventory,
         compiled: &CompiledGang,
-        found: Found,
+        found: Scope,
         assign: &[Member],
         complete: bool,
         seen: &mut Vec<u32>,
@@ -555,7 +528,7 @@ mod tests {
 
     /// `p` with other members, what it reports derived from them as the solver does.
     fn with_members(p: &Placement, inv: &Inventory, members: Vec<Member>) -> Placement {
-        let found = crate::solve::Found {
+        let found = crate::inventory::domains::Scope {
             depth: p.depth,
             index: p.index,
         };

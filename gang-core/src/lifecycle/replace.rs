@@ -5,16 +5,15 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::answer::diagnosis::RoleFit;
+use crate::answer::Outcome;
 use crate::compile::{CRole, Compiled, CompiledGang};
-use crate::diagnosis::RoleFit;
-use crate::error::Error;
+use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
-use crate::names::short_level;
-use crate::placement::Assignment;
-use crate::request::{Gang, GangTopology};
-use crate::reserve::ReservationId;
-use crate::solve::rollup::{cap_of, rollup, Grain, Scope};
-use crate::solve::{domain_count, Outcome, Solver};
+use crate::model::names::short_level;
+use crate::model::{Assignment, Error, Gang, GangTopology, ReservationId};
+use crate::solve::rollup::{cap_of, rollup, Grain};
+use crate::solve::{domain_count, Solver};
 
 /// The answer to [`Inventory::replace`].
 ///
@@ -262,11 +261,7 @@ impl Inventory {
         if r.lost.is_empty() {
             return Ok(Replacement::Placed { added: Vec::new() });
         }
-        let base = if r.gang.inner.layout_id == self.layout_id {
-            r.gang.clone()
-        } else {
-            self.recompile(r.gang.gang())?
-        };
+        let base = self.recompile(&r.gang)?;
         let c = &*base.inner;
         let l = self.label_depth();
         let bind = c.required.unwrap_or(0).max(c.slice_min_leaf).min(l + 1);
@@ -302,7 +297,7 @@ impl Inventory {
             }
         }
         let held = r.members.clone();
-        let gang_name = r.gang.gang().name.clone();
+        let gang_name = r.gang.name.clone();
 
         // One role per group, confined to its domain by eligibility; placed together.
         let mut roles: Vec<CRole> = Vec::with_capacity(groups.len());
@@ -371,7 +366,7 @@ impl Inventory {
         };
         match outcome {
             Some(Outcome::Placed(p)) => {
-                let added_members: Vec<crate::placement::Member> = p
+                let added_members: Vec<crate::inventory::ledger::Member> = p
                     .members
                     .iter()
                     .map(|&(gi, n, k)| (groups[gi as usize].role, n, k))
@@ -387,7 +382,7 @@ impl Inventory {
                         None => r.members.push((role, n, k)),
                     }
                     added.push(Assignment {
-                        role: r.gang.gang().roles[role as usize].name.clone(),
+                        role: r.gang.roles[role as usize].name.clone(),
                         node: self.names[n as usize].clone(),
                         count: k,
                     });

@@ -1,19 +1,21 @@
 //! The scenario format (DESIGN §5): one JSON document with a cluster, a gang and what
 //! must come out. Every test suite and binding runs the same files.
 
+pub(crate) mod steps;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::json::outcome_json;
 
-use crate::error::Error;
+use crate::answer::placement::Placement;
+use crate::answer::Outcome;
 use crate::inventory::Inventory;
-use crate::node::NodeSpec;
-use crate::placement::Placement;
-use crate::request::Gang;
-use crate::solve::Outcome;
-use crate::topology::Topology;
+use crate::model::Error;
+use crate::model::Gang;
+use crate::model::NodeSpec;
+use crate::model::Topology;
 
 /// A cluster, a gang, and optionally the expected result.
 ///
@@ -58,7 +60,7 @@ pub struct Scenario {
     pub expect: Option<Expect>,
     /// Lifecycle steps run after the placement, on one inventory, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<crate::steps::Step>,
+    pub steps: Vec<crate::scenario::steps::Step>,
 }
 
 /// A cluster document: `{"topology": {"levels": [...]}, "nodes": [...]}` (the cluster
@@ -361,7 +363,7 @@ impl Scenario {
             check_expect(e, inv.as_ref().ok(), &outcome, &mut failures);
         }
         if let (Ok(mut inv), false) = (inv, self.steps.is_empty()) {
-            crate::steps::run_steps(&mut inv, &self.gang, &self.steps, &mut failures);
+            crate::scenario::steps::run_steps(&mut inv, &self.gang, &self.steps, &mut failures);
         }
         ScenarioReport { outcome, failures }
     }

@@ -4,15 +4,12 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::answer::Outcome;
 use crate::inventory::Inventory;
-use crate::node::NodeSpec;
-use crate::quantity::Amount;
-use crate::replace::Replacement;
-use crate::request::Gang;
-use crate::reserve::ReservationId;
-use crate::solve::Outcome;
-use crate::spread::{Admission, AdmitMode, Spread, SpreadOutcome};
+use crate::lifecycle::admit::{Admission, AdmitMode};
+use crate::lifecycle::replace::Replacement;
+use crate::lifecycle::spread::{Spread, SpreadOutcome};
+use crate::model::{Amount, Error, Gang, NodeSpec, ReservationId};
 
 /// The operation of a [`Step`], named in snake case in scenario files (`"fail_node"`).
 ///

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::quantity::Amount;
+use crate::model::Amount;
 
 /// A node as the platform describes it: name, labels, capacity, externally used amounts,
 /// taints and whether it is schedulable. Validated when the inventory is built.

@@ -5,6 +5,9 @@
 
 use std::fmt;
 
+use super::ids::ReservationId;
+use super::quantity::Quantity;
+
 /// What went wrong with the input. Every variant names the offending field (a dotted
 /// path such as `nodes[a1].capacity.cpu` or `gang.roles[worker].count`) and its value.
 ///
@@ -77,12 +80,12 @@ pub enum Error {
     /// A placement could not be reserved because the inventory changed since it was
     /// computed; nothing was applied.
     #[error("conflict: {0}")]
-    Conflict(crate::reserve::Conflict),
+    Conflict(Conflict),
     /// No live reservation has this id (never made, or already released).
     #[error("unknown reservation {id}")]
     UnknownReservation {
         /// The id as given.
-        id: crate::reserve::ReservationId,
+        id: ReservationId,
     },
     /// No node has this name.
     #[error("unknown node {name:?}")]
@@ -255,16 +258,115 @@ impl Error {
     }
 }
 
-impl From<crate::reserve::Conflict> for Error {
-    fn from(c: crate::reserve::Conflict) -> Self {
+impl From<Conflict> for Error {
+    fn from(c: Conflict) -> Self {
         Error::Conflict(c)
+    }
+}
+
+/// Why a placement could not be reserved; nothing was applied.
+///
+/// ```
+/// use gang_core::{Conflict, ErrorKind, Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// let mut inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
+///     .node(NodeSpec::new("n2").capacity("nvidia.com/gpu", 8))
+///     .build()?;
+/// let gang = Gang::new("g").role(Role::new("w", 6).request("nvidia.com/gpu", 1));
+/// let p = inv.place(&gang)?.placement().cloned().unwrap(); // 6 on n1
+/// inv.set_used("n1", "nvidia.com/gpu", 4)?; // another scheduler was faster
+/// let c = inv.reserve(&p).unwrap_err();
+/// let want = Conflict::Capacity {
+///     node: "n1".into(),
+///     resource: "nvidia.com/gpu".into(),
+///     needed: Quantity::from_units(6),
+///     free: Quantity::from_units(4),
+/// };
+/// assert_eq!((&c, c.node()), (&want, "n1"));
+/// assert_eq!(c.to_string(), "node n1 has 4 nvidia.com/gpu free, the placement needs 6");
+/// assert_eq!(gang_core::Error::from(c).kind(), ErrorKind::Conflict);
+///
+/// inv.set_used("n1", "nvidia.com/gpu", 0)?;
+/// inv.cordon("n1")?;
+/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::Unschedulable { node: "n1".into() });
+/// inv.remove_node("n1")?;
+/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::NodeGone { node: "n1".into() });
+/// // Placed again on what is there now, it reserves.
+/// assert!(inv.reserve(inv.place(&gang)?.placement().unwrap()).is_ok());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "conflict", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Conflict {
+    /// A node no longer has the free capacity the placement needs.
+    #[error("node {node} has {free} {resource} free, the placement needs {needed}")]
+    Capacity {
+        /// Node name.
+        node: String,
+        /// Resource name.
+        resource: String,
+        /// What the placement puts on the node.
+        needed: Quantity,
+        /// What is free there now.
+        free: Quantity,
+    },
+    /// A node of the placement no longer exists.
+    #[error("node {node} no longer exists")]
+    NodeGone {
+        /// Node name.
+        node: String,
+    },
+    /// A node of the placement was cordoned.
+    #[error("node {node} is cordoned")]
+    Unschedulable {
+        /// Node name.
+        node: String,
+    },
+    /// A node no longer admits a role (labels changed).
+    #[error("node {node} no longer admits role {role}")]
+    NotEligible {
+        /// Node name.
+        node: String,
+        /// Role name.
+        role: String,
+    },
+    /// A node was relabelled since placing: a constrained member would leave the gang's
+    /// domain, or a slice would no longer be whole.
+    #[error("node {node} was relabelled: {reason}")]
+    Relabelled {
+        /// Node name.
+        node: String,
+        /// What would break, in words.
+        reason: String,
+    },
+    /// The gang no longer compiles against the changed inventory.
+    #[error("the gang is no longer valid here: {reason}")]
+    Stale {
+        /// The compile error, in words.
+        reason: String,
+    },
+}
+
+impl Conflict {
+    /// The node the conflict is about (empty for [`Conflict::Stale`]). See [`Conflict`].
+    pub fn node(&self) -> &str {
+        match self {
+            Conflict::Capacity { node, .. }
+            | Conflict::NodeGone { node }
+            | Conflict::Unschedulable { node }
+            | Conflict::NotEligible { node, .. }
+            | Conflict::Relabelled { node, .. } => node,
+            Conflict::Stale { .. } => "",
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reserve::{Conflict, ReservationId};
+    use crate::{Conflict, ReservationId};
 
     /// One error of every variant, with the kind, name, code and field each must have.
     fn every_variant() -> Vec<(Error, ErrorKind, &'static str, u32, &'static str)> {

@@ -8,12 +8,13 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::error::Error;
+use crate::inventory::ledger::Lost;
+use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
-use crate::node::NodeSpec;
-use crate::placement::Member;
-use crate::quantity::{Amount, Quantity};
-use crate::reserve::{Lost, ReservationId};
+use crate::model::Error;
+use crate::model::NodeSpec;
+use crate::model::ReservationId;
+use crate::model::{Amount, Quantity};
 
 /// A node whose capacity no longer covers what is used and reserved on it, after a
 /// capacity or external-usage change. The change is applied (it is a fact about the
@@ -264,7 +265,7 @@ impl Inventory {
                 for &(role, _, k) in &gone {
                     let l = Lost {
                         reservation: id,
-                        role: r.gang.gang().roles[role as usize].name.clone(),
+                        role: r.gang.roles[role as usize].name.clone(),
                         node: self.names[ix].clone(),
                         count: k,
                         role_ix: role,
@@ -366,7 +367,6 @@ impl Inventory {
         let l = self.label_depth();
         let mut out = Vec::new();
         for (id, r) in &self.ledger.live {
-            let c = &r.gang.inner;
             let want: Vec<&str> = r.domain.iter().map(|(_, v)| v.as_str()).collect();
             // Cluster-wide and one-node placements cannot be displaced by labels.
             let inside = |n: u32| match r.depth {
@@ -378,7 +378,7 @@ impl Inventory {
             };
             if r.members
                 .iter()
-                .any(|m| c.roles[m.0 as usize].constrained && !inside(m.1))
+                .any(|m| r.gang.roles[m.0 as usize].constrained && !inside(m.1))
             {
                 out.push(*id);
             }

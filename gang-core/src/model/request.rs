@@ -2,8 +2,8 @@
 
 use indexmap::IndexMap;
 
-use crate::node::Toleration;
-use crate::quantity::Amount;
+use crate::model::Amount;
+use crate::model::Toleration;
 
 /// A group of members that must run together: one or more [`Role`]s, a topology
 /// constraint and a policy for choosing among feasible domains.
@@ -469,11 +469,11 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitset::Bitset;
     use crate::compile::{selector_set, untolerated_set};
+    use crate::inventory::bitset::Bitset;
     use crate::inventory::Inventory;
-    use crate::node::{NodeSpec, Taint, TaintEffect};
-    use crate::topology::Topology;
+    use crate::Topology;
+    use crate::{NodeSpec, Taint, TaintEffect};
 
     /// Names of the nodes in `set`, sorted.
     fn names(inv: &Inventory, set: &Bitset) -> Vec<String> {

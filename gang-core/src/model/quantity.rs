@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::Error;
+use crate::model::Error;
 
 /// An exact, non-negative resource amount in milli-units.
 ///

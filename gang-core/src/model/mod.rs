@@ -1,0 +1,20 @@
+//! The model: what users describe and what every layer above speaks in. Quantities,
+//! Kubernetes names, nodes as described, the topology, gang requests, identifiers and
+//! errors. Nothing here knows about an inventory or a solver.
+
+pub(crate) mod assignment;
+pub(crate) mod error;
+pub(crate) mod ids;
+pub(crate) mod names;
+pub(crate) mod node;
+pub(crate) mod quantity;
+pub(crate) mod request;
+pub(crate) mod topology;
+
+pub(crate) use assignment::Assignment;
+pub(crate) use error::{Conflict, Error};
+pub(crate) use ids::ReservationId;
+pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
+pub(crate) use quantity::{Amount, Quantity};
+pub(crate) use request::{Gang, GangTopology, Policy, Role, SelectorOperator};
+pub(crate) use topology::Topology;
