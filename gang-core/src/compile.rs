@@ -7,8 +7,7 @@ use smallvec::SmallVec;
 use crate::inventory::bitset::Bitset;
 use crate::inventory::Inventory;
 use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
-use crate::model::Error;
-use crate::model::TolerationOperator;
+use crate::model::{Error, TolerationOperator};
 use crate::model::{Gang, Policy, Role, SelectorOperator};
 
 /// A role made dense: resource ids, amounts, eligible nodes.

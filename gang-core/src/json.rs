@@ -12,7 +12,6 @@ use crate::lifecycle::admit::Admission;
 use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::SpreadOutcome;
 use crate::model::Error;
-use crate::scenario::ScenarioReport;
 
 /// The JSON form of an outcome (DESIGN §5):
 /// `{"status": "placed", "level", "domain", "assignments", …}` or
@@ -112,7 +111,7 @@ impl Serialize for Error {
     }
 }
 
-fn error_json(e: &Error) -> Value {
+pub(crate) fn error_json(e: &Error) -> Value {
     json!({
         "status": "error",
         "kind": e.kind().as_str(),
@@ -234,22 +233,6 @@ impl Serialize for Admission {
                 "diagnosis": diagnosis,
             }),
         }
-        .serialize(s)
-    }
-}
-
-impl Serialize for ScenarioReport {
-    /// `{"passed", "failures": [text…], "outcome": {outcome or error document}}`.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let outcome = match &self.outcome {
-            Ok(o) => outcome_json(o),
-            Err(e) => error_json(e),
-        };
-        json!({
-            "passed": self.passed(),
-            "failures": self.failures,
-            "outcome": outcome,
-        })
         .serialize(s)
     }
 }

@@ -8,13 +8,10 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::inventory::ledger::Lost;
-use crate::inventory::ledger::Member;
+use crate::inventory::ledger::{Lost, Member};
 use crate::inventory::Inventory;
-use crate::model::Error;
-use crate::model::NodeSpec;
-use crate::model::ReservationId;
 use crate::model::{Amount, Quantity};
+use crate::model::{Error, NodeSpec, ReservationId};
 
 /// A node whose capacity no longer covers what is used and reserved on it, after a
 /// capacity or external-usage change. The change is applied (it is a fact about the

@@ -20,8 +20,7 @@ use build::Csr;
 use domains::{Domain, Summary};
 use journal::Journal;
 
-use crate::model::Taint;
-use crate::model::Topology;
+use crate::model::{Quantity, Taint, Topology};
 pub use build::InventoryBuilder;
 
 /// Sentinel for "no parent / no value".
@@ -210,10 +209,10 @@ impl Inventory {
 
     /// Free amount of `resource` on `node` (capacity minus external use minus what
     /// reservations hold, never below zero), if both exist. See [`Inventory`].
-    pub fn free(&self, node: &str, resource: &str) -> Option<crate::Quantity> {
+    pub fn free(&self, node: &str, resource: &str) -> Option<Quantity> {
         let n = self.names.get_index_of(node)?;
         let r = self.resources.get_index_of(resource)?;
-        Some(crate::Quantity::from_millis(self.free[r][n]))
+        Some(Quantity::from_millis(self.free[r][n]))
     }
 }
 

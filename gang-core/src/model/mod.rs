@@ -12,7 +12,7 @@ pub(crate) mod request;
 pub(crate) mod topology;
 
 pub(crate) use assignment::Assignment;
-pub(crate) use error::{Conflict, Error};
+pub(crate) use error::{Conflict, Error, ErrorKind};
 pub(crate) use ids::ReservationId;
 pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
 pub(crate) use quantity::{Amount, Quantity};

@@ -2,8 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::model::Amount;
-use crate::model::Toleration;
+use crate::model::{Amount, Toleration};
 
 /// A group of members that must run together: one or more [`Role`]s, a topology
 /// constraint and a policy for choosing among feasible domains.

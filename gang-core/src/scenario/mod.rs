@@ -4,18 +4,16 @@
 pub(crate) mod steps;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::json;
 use serde_json::Value;
 
-use crate::json::outcome_json;
+use crate::json::{error_json, outcome_json};
 
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
 use crate::inventory::Inventory;
-use crate::model::Error;
-use crate::model::Gang;
-use crate::model::NodeSpec;
-use crate::model::Topology;
+use crate::model::{Error, Gang, NodeSpec, Topology};
 
 /// A cluster, a gang, and optionally the expected result.
 ///
@@ -556,6 +554,22 @@ fn json_subset(want: &Value, got: &Value, at: &str) -> Result<(), String> {
         }
         _ if want == got => Ok(()),
         _ => Err(format!("{at}: expected {want}, got {got}")),
+    }
+}
+
+impl Serialize for ScenarioReport {
+    /// `{"passed", "failures": [text…], "outcome": {outcome or error document}}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let outcome = match &self.outcome {
+            Ok(o) => outcome_json(o),
+            Err(e) => error_json(e),
+        };
+        json!({
+            "passed": self.passed(),
+            "failures": self.failures,
+            "outcome": outcome,
+        })
+        .serialize(s)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::inventory::Inventory;
 use crate::lifecycle::admit::{Admission, AdmitMode};
 use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::{Spread, SpreadOutcome};
-use crate::model::{Amount, Error, Gang, NodeSpec, ReservationId};
+use crate::model::{Amount, Error, ErrorKind, Gang, NodeSpec, ReservationId};
 
 /// The operation of a [`Step`], named in snake case in scenario files (`"fail_node"`).
 ///
@@ -241,7 +241,7 @@ pub(crate) fn run_steps(
         let seen = match run_one(inv, default_gang, step, &mut names) {
             Ok(s) => s,
             Err(e) => Seen {
-                status: if e.kind() == crate::ErrorKind::Conflict {
+                status: if e.kind() == ErrorKind::Conflict {
                     "conflict"
                 } else {
                     "error"
