@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use gang_core::Scenario;
+use gang_core::scenario::Scenario;
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

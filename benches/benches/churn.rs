@@ -14,7 +14,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, Bencher, BenchmarkId
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
 use gang_benches::outcomes::{describe, record};
-use gang_core::{AdmitMode, Quantity, Replacement, Solver};
+use gang_core::lifecycle::{AdmitMode, Replacement};
+use gang_core::{Quantity, Solver};
 
 fn churn(c: &mut Criterion) {
     for size in [Size::K10, Size::K100] {
@@ -48,7 +49,7 @@ fn churn(c: &mut Criterion) {
                 let compiled = inv.compile(&gang).unwrap();
                 let mut solver = Solver::new();
                 b.iter(|| {
-                    let out = solver.place(&inv, black_box(&compiled)).unwrap();
+                    let out = inv.place_with(&mut solver, black_box(&compiled)).unwrap();
                     let id = inv.reserve(out.placement().unwrap()).unwrap();
                     inv.release(id).unwrap()
                 });
@@ -160,7 +161,7 @@ fn admit(
     let queue: Vec<_> = (0..1000)
         .map(|i| {
             let mut g = cases::single(spec, Constraint::RequiredRack, sizes[i % sizes.len()]);
-            g.name = format!("job-{i}");
+            g.set_name(format!("job-{i}"));
             g
         })
         .collect();

@@ -181,9 +181,16 @@ fn run(c: &mut Criterion, plan: &Plan) {
             let ctx = ctx();
             let compiled = ctx.inv.compile(&case.gang(&spec, 0)).expect("valid gang");
             let mut solver = Solver::new();
-            let out = solver.place(&ctx.inv, &compiled).expect("placed or not");
+            let out = ctx
+                .inv
+                .place_with(&mut solver, &compiled)
+                .expect("placed or not");
             record(&group, &format!("core-warm/{name}"), &describe(&out));
-            b.iter(|| solver.place(&ctx.inv, black_box(&compiled)).unwrap());
+            b.iter(|| {
+                ctx.inv
+                    .place_with(&mut solver, black_box(&compiled))
+                    .unwrap()
+            });
         });
         if case == Case::Infeasible {
             // The same "not now" without a diagnosis (`Solver::find`), as a scheduler
@@ -192,10 +199,17 @@ fn run(c: &mut Criterion, plan: &Plan) {
                 let ctx = ctx();
                 let compiled = ctx.inv.compile(&case.gang(&spec, 0)).expect("valid gang");
                 let mut solver = Solver::new();
-                let found = solver.find(&ctx.inv, &compiled).expect("placed or not");
+                let found = ctx
+                    .inv
+                    .find_with(&mut solver, &compiled)
+                    .expect("placed or not");
                 let what = found.map_or("not placed".to_owned(), |p| p.to_string());
                 record(&group, &format!("core-find/{name}"), &what);
-                b.iter(|| solver.find(&ctx.inv, black_box(&compiled)).unwrap());
+                b.iter(|| {
+                    ctx.inv
+                        .find_with(&mut solver, black_box(&compiled))
+                        .unwrap()
+                });
             });
         }
         if case.single_role() {
@@ -234,7 +248,7 @@ fn run(c: &mut Criterion, plan: &Plan) {
                 },
                 |gang| {
                     let compiled = ctx.inv.compile(&gang).unwrap();
-                    solver.place(&ctx.inv, &compiled).unwrap()
+                    ctx.inv.place_with(&mut solver, &compiled).unwrap()
                 },
                 BatchSize::SmallInput,
             );

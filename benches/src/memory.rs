@@ -138,8 +138,8 @@ pub fn measure(cluster: &Cluster) -> Option<(MemoryReport, Inventory)> {
     let (labels, labels_kept) = bytes_of(|| {
         let mut v: Vec<Vec<(u32, u32)>> = Vec::with_capacity(n);
         for s in &specs {
-            let mut l = Vec::with_capacity(s.labels.len());
-            l.extend((0..s.labels.len() as u32).map(|i| (i, i)));
+            let mut l = Vec::with_capacity(s.get_labels().len());
+            l.extend((0..s.get_labels().len() as u32).map(|i| (i, i)));
             v.push(l);
         }
         v
@@ -151,8 +151,8 @@ pub fn measure(cluster: &Cluster) -> Option<(MemoryReport, Inventory)> {
             inventory,
             names,
             labels,
-            name_bytes: specs.iter().map(|s| s.name.len()).sum(),
-            label_pairs: specs.iter().map(|s| s.labels.len()).sum(),
+            name_bytes: specs.iter().map(|s| s.get_name().len()).sum(),
+            label_pairs: specs.iter().map(|s| s.get_labels().len()).sum(),
             build_peak,
             specs: specs_bytes,
         },

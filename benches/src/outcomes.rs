@@ -37,9 +37,9 @@ pub fn describe(out: &Outcome) -> String {
                 .map_or("cluster", |l| l.rsplit('/').next().unwrap_or(l));
             let path = p.domain_path();
             if path.is_empty() {
-                format!("placed {level}-wide ({} members)", p.members())
+                format!("placed {level}-wide ({} members)", p.member_count())
             } else {
-                format!("placed {level} {path} ({} members)", p.members())
+                format!("placed {level} {path} ({} members)", p.member_count())
             }
         }
         Outcome::Unschedulable(_) => "unschedulable (diagnosis)".to_owned(),

@@ -27,7 +27,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use gang_core::{Gang, Policy, SelectorOperator, Taint, HOSTNAME_LEVEL};
+use gang_core::request::SelectorOperator;
+use gang_core::{Gang, Policy, Taint, HOSTNAME_LEVEL};
 
 /// One node as a peer scheduler would keep it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,27 +173,29 @@ impl RefCluster {
     }
 
     fn request<'g>(&self, gang: &'g Gang) -> Result<Request<'g>, RefError> {
-        if gang.roles.len() != 1 {
+        if gang.get_roles().len() != 1 {
             return Err(RefError::Unsupported("multi-role gangs"));
         }
-        if !gang.topology.slices.is_empty() {
+        if !gang.get_topology().slices.is_empty() {
             return Err(RefError::Unsupported("slices"));
         }
-        let role = &gang.roles[0];
-        let mut requests = Vec::with_capacity(role.requests.len());
-        for (name, amount) in &role.requests {
+        let role = &gang.get_roles()[0];
+        let mut requests = Vec::with_capacity(role.get_requests().len());
+        for (name, amount) in role.get_requests() {
             let q = amount
                 .resolve(name)
                 .map_err(|_| RefError::BadQuantity(format!("{amount:?}")))?
                 .millis();
             if q > 0 {
-                requests.push((name.as_str(), q));
+                requests.push((name, q));
             }
         }
         Ok(Request {
-            count: u64::from(role.count),
-            min: u64::from(role.min_count.unwrap_or(role.count)),
-            per_node: role.max_per_node.map_or(u64::from(u32::MAX), u64::from),
+            count: u64::from(role.get_count()),
+            min: u64::from(role.get_min_count().unwrap_or(role.get_count())),
+            per_node: role
+                .get_max_per_node()
+                .map_or(u64::from(u32::MAX), u64::from),
             requests,
             gang,
         })
@@ -200,7 +203,7 @@ impl RefCluster {
 
     /// Depths tried, in order.
     fn depths(&self, gang: &Gang) -> Result<Vec<usize>, RefError> {
-        let t = &gang.topology;
+        let t = &gang.get_topology();
         let required = t
             .required
             .as_deref()
@@ -211,7 +214,7 @@ impl RefCluster {
             .as_deref()
             .map(|l| self.depth_of(l))
             .transpose()?;
-        if !gang.roles.iter().any(|r| r.constrained) {
+        if !gang.get_roles().iter().any(|r| r.is_constrained()) {
             return Ok(vec![0]);
         }
         Ok(match (required, preferred) {
@@ -227,13 +230,13 @@ impl RefCluster {
         if !node.schedulable {
             return 0;
         }
-        let role = &req.gang.roles[0];
-        for (k, v) in &role.node_selector {
-            if node.label(k) != Some(v.as_str()) {
+        let role = &req.gang.get_roles()[0];
+        for (k, v) in role.get_node_selector() {
+            if node.label(k) != Some(v) {
                 return 0;
             }
         }
-        for e in &role.match_expressions {
+        for e in role.get_match_expressions() {
             let have = node.label(&e.key);
             let ok = match e.operator {
                 SelectorOperator::In => have.is_some_and(|h| e.values.iter().any(|v| v == h)),
@@ -246,7 +249,8 @@ impl RefCluster {
             }
         }
         for taint in &node.taints {
-            if taint.effect.excludes() && !role.tolerations.iter().any(|t| t.tolerates(taint)) {
+            if taint.effect.excludes() && !role.get_tolerations().iter().any(|t| t.tolerates(taint))
+            {
                 return 0;
             }
         }
@@ -299,7 +303,7 @@ impl RefCluster {
 
     /// Chooses a domain at `depth` from its capacities: `(index, members, spare)`.
     fn choose(req: &Request<'_>, caps: &[(Vec<String>, u64)]) -> Option<(usize, u64, u64)> {
-        let policy = req.gang.policy;
+        let policy = req.gang.get_policy();
         let mut best: Option<(usize, u64, u64)> = None;
         for (i, (_, cap)) in caps.iter().enumerate() {
             let placed = req.count.min(*cap);
@@ -374,7 +378,7 @@ impl RefCluster {
     pub fn relaxation(&self, gang: &Gang) -> Result<Option<(usize, Vec<String>)>, RefError> {
         let req = self.request(gang)?;
         let Some(r) = gang
-            .topology
+            .get_topology()
             .required
             .as_deref()
             .map(|l| self.depth_of(l))

@@ -123,7 +123,7 @@ fn agree_compiled(
     ctx: &str,
 ) -> Option<Placement> {
     let want: RefAnswer = reference.place(gang).expect("single-role gang");
-    let out = match compiled.and_then(|c| solver.place(inv, &c)) {
+    let out = match compiled.and_then(|c| inv.place_with(solver, &c)) {
         Ok(out) => out,
         Err(e) => {
             // max_per_node × the widest domain below the count: rejected up front.
@@ -138,7 +138,7 @@ fn agree_compiled(
             assert_eq!(p.domain_path(), want.domain_path(), "{ctx}: domain");
             let values: Vec<&str> = p.domain().iter().map(|(_, v)| v.as_str()).collect();
             assert_eq!(values, want.domain, "{ctx}: domain values");
-            assert_eq!(p.members(), want.members, "{ctx}: members");
+            assert_eq!(p.member_count(), want.members, "{ctx}: members");
             p.validate(inv)
                 .unwrap_or_else(|e| panic!("{ctx}: invalid placement: {e}"));
             Some(p)
@@ -239,13 +239,13 @@ impl Mirror {
 
     /// Adds (or with `sign` false, removes) what `placement` of `gang` holds.
     fn hold(&mut self, gang: &Gang, placement: &Placement, take: bool) {
-        let role = &gang.roles[0];
+        let role = &gang.get_roles()[0];
         let per_member: Vec<u64> = RESOURCES
             .iter()
             .map(|r| {
-                role.requests
-                    .get(*r)
-                    .map_or(0, |a| a.resolve(r).expect("valid").millis())
+                role.get_requests()
+                    .find(|(name, _)| name == r)
+                    .map_or(0, |(_, a)| a.resolve(r).expect("valid").millis())
             })
             .collect();
         for a in placement.assignments() {

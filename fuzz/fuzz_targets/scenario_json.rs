@@ -3,7 +3,8 @@
 
 #![no_main]
 
-use gang_core::{Outcome, Scenario};
+use gang_core::Outcome;
+use gang_core::scenario::Scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

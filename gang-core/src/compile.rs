@@ -42,9 +42,9 @@ pub(crate) struct CRole {
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 8))
 ///     .build()?;
 /// let compiled = inv.compile(&Gang::new("g").role(Role::new("w", 2).request("gpu", 4)))?;
-/// assert_eq!(compiled.gang().roles[0].count, 2);
+/// assert_eq!(compiled.gang().get_roles()[0].get_count(), 2);
 /// let mut solver = Solver::new();
-/// assert!(solver.place(&inv, &compiled)?.is_placed());
+/// assert!(inv.place_with(&mut solver, &compiled)?.is_placed());
 /// // Compiling validates: a level the inventory does not have is an error.
 /// assert!(inv.compile(&Gang::new("g").role(Role::new("w", 2)).required("block")).is_err());
 /// # Ok::<(), gang_core::Error>(())
@@ -587,10 +587,9 @@ pub(crate) fn untolerated_set(inv: &Inventory, role: &Role) -> Bitset {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::Requirement;
     use crate::HOSTNAME_LEVEL;
-    use crate::{
-        ErrorKind, NodeSpec, Quantity, Requirement, Taint, TaintEffect, Toleration, Topology,
-    };
+    use crate::{ErrorKind, NodeSpec, Quantity, Taint, TaintEffect, Toleration, Topology};
 
     const GPU: &str = "gpu";
 

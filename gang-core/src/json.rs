@@ -132,7 +132,7 @@ impl Serialize for Replacement {
     ///     .build()?;
     /// let gang = Gang::new("g").role(Role::new("w", 2).request("gpu", 1)).required("rack");
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
-    /// inv.fail_node(&inv.reservation(id).unwrap().members(&inv)[0].node.clone())?;
+    /// inv.fail_node(&inv.reservation(id).unwrap().assignments(&inv)[0].node.clone())?;
     /// let json = serde_json::to_string(&inv.replace(id)?).unwrap();
     /// assert!(json.starts_with(r#"{"status":"placed","added":[{"role":"w","node":"#), "{json}");
     /// # Ok::<(), gang_core::Error>(())
@@ -156,7 +156,8 @@ impl Serialize for SpreadOutcome {
     /// and diagnosis null when no replica was tried).
     ///
     /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, Topology};
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::Spread;
     /// let node = |n: &str, r: &str| NodeSpec::new(n).label("rack", r).capacity("gpu", 2);
     /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
     ///     .nodes([node("a1", "a"), node("b1", "b")])
@@ -201,7 +202,8 @@ impl Serialize for Admission {
     /// known: a gang not tried because of the head has no diagnosis).
     ///
     /// ```
-    /// use gang_core::{AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::AdmitMode;
     /// let mut inv = Inventory::builder(Topology::flat())
     ///     .node(NodeSpec::new("n1").capacity("gpu", 8))
     ///     .build()?;
@@ -241,7 +243,9 @@ impl Serialize for Admission {
 mod tests {
     use serde_json::json;
 
-    use crate::{Conflict, Gang, NodeSpec, Quantity, Role, Scenario, ScenarioTopology, Topology};
+    use crate::lifecycle::Conflict;
+    use crate::scenario::{Scenario, ScenarioTopology};
+    use crate::{Gang, NodeSpec, Quantity, Role, Topology};
 
     #[test]
     fn topology_and_conflict() {

@@ -59,7 +59,7 @@
 //!   level; each slice shares one domain of its slice level.
 //! - **Exactness**: for single-role gangs a placement is found whenever one exists.
 //!   Multi-role gangs are packed greedily and, when that fails, searched exactly; the
-//!   search is bounded by a budget (default [`DEFAULT_SEARCH_BUDGET`] patterns) and an
+//!   search is bounded by a budget (default [`Solver::DEFAULT_SEARCH_BUDGET`] patterns) and an
 //!   exhausted budget yields [`Outcome::Undecided`], never a false "does not fit". The
 //!   property tests check it exact on every instance of up to 8 nodes, 3 roles and 6
 //!   members. With slices the search keeps whole slices per domain but prunes less,
@@ -72,44 +72,52 @@
 
 #![deny(missing_docs)]
 
+// The layers, lowest first (docs/ARCHITECTURE.md; tests/layers.rs keeps them one-way).
 mod answer;
 mod compile;
 mod inventory;
 #[cfg(feature = "serde")]
 mod json;
-mod lifecycle;
+pub mod lifecycle;
 mod model;
 #[cfg(feature = "serde")]
-mod scenario;
+pub mod scenario;
 mod solve;
 #[cfg(test)]
 mod testkit;
 
-pub use answer::diagnosis::{
-    Diagnosis, DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
-};
+// The root: what a user needs to describe a cluster and a gang, ask, and read the answer.
+pub use answer::diagnosis::Diagnosis;
 pub use answer::placement::Placement;
 pub use answer::Outcome;
 pub use compile::CompiledGang;
-pub use inventory::changes::Overcommit;
-pub use inventory::ledger::{Lost, Reservation, ReservationSnapshot};
+pub use inventory::ledger::Reservation;
 pub use inventory::{Inventory, InventoryBuilder};
-pub use lifecycle::admit::{Admission, AdmitMode};
-pub use lifecycle::replace::{Pending, PendingDomain, Replacement};
-pub use lifecycle::spread::{Spread, SpreadOutcome};
 pub use model::assignment::Assignment;
-pub use model::error::{Conflict, Error, ErrorKind};
+pub use model::error::{Error, ErrorKind};
 pub use model::ids::ReservationId;
 pub use model::names::HOSTNAME_LEVEL;
-pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration, TolerationOperator};
-pub use model::quantity::{Amount, Quantity};
-pub use model::request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
+pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
+pub use model::quantity::Quantity;
+pub use model::request::{Gang, Policy, Role};
 pub use model::topology::Topology;
-#[cfg(feature = "serde")]
-pub use scenario::steps::{Step, StepExpect, StepOp};
-#[cfg(feature = "serde")]
-pub use scenario::{Expect, Scenario, ScenarioReport, ScenarioTopology};
-pub use solve::{Solver, DEFAULT_SEARCH_BUDGET};
+pub use solve::Solver;
+
+/// The parts of a request beyond [`Gang`] and [`Role`]: its topology constraint and
+/// slices, node-selector expressions, toleration operators, and amounts as written.
+pub mod request {
+    pub use crate::model::node::TolerationOperator;
+    pub use crate::model::quantity::QuantitySpec;
+    pub use crate::model::request::{GangTopology, Requirement, SelectorOperator, Slice};
+}
+
+/// The parts of a [`Diagnosis`]: per-role reports, the best domain,
+/// exclusions by reason, slices, and the relaxation that would fit.
+pub mod diagnosis {
+    pub use crate::answer::diagnosis::{
+        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
+    };
+}
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

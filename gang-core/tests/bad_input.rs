@@ -1,9 +1,10 @@
 //! Every kind of bad input gets a typed error naming the field and the value; none
 //! panics, and none is reported as "does not fit".
 
+use gang_core::request::{QuantitySpec, Requirement};
+use gang_core::scenario::Scenario;
 use gang_core::{
-    Amount, ErrorKind, Gang, Inventory, NodeSpec, Requirement, Role, Scenario, Taint, TaintEffect,
-    Toleration, Topology,
+    ErrorKind, Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology,
 };
 
 fn inv() -> Inventory {
@@ -105,11 +106,11 @@ fn bad_requests() {
     );
     // Quantities in requests.
     for (amount, why) in [
-        (Amount::from("1.5x"), "unknown suffix"),
-        (Amount::from(-1), "negative"),
-        (Amount::from("1n"), "finer than one milli-unit"),
-        (Amount::from("100Ei"), "overflows"),
-        (Amount::from(""), "empty"),
+        (QuantitySpec::from("1.5x"), "unknown suffix"),
+        (QuantitySpec::from(-1), "negative"),
+        (QuantitySpec::from("1n"), "finer than one milli-unit"),
+        (QuantitySpec::from("100Ei"), "overflows"),
+        (QuantitySpec::from(""), "empty"),
     ] {
         let e = inv()
             .place(&Gang::new("g").role(Role::new("w", 1).request("gpu", amount)))
@@ -366,9 +367,12 @@ fn bad_documents_and_lifecycle_calls() {
             .kind(),
         ErrorKind::UnknownReservation
     );
-    let spread = |k, min| gang_core::Spread {
-        min_replicas: min,
-        ..gang_core::Spread::new(Gang::new("s").role(worker(1)), k, "rack")
+    let spread = |k, min: Option<u32>| {
+        let s = gang_core::lifecycle::Spread::new(Gang::new("s").role(worker(1)), k, "rack");
+        match min {
+            Some(m) => s.min_replicas(m),
+            None => s,
+        }
     };
     assert_eq!(
         inv.spread(&spread(0, None)).unwrap_err().field(),
@@ -378,8 +382,7 @@ fn bad_documents_and_lifecycle_calls() {
         inv.spread(&spread(2, Some(3))).unwrap_err().field(),
         "spread.min_replicas"
     );
-    let mut bad_level = spread(2, None);
-    bad_level.level = "zone".into();
+    let bad_level = gang_core::lifecycle::Spread::new(Gang::new("s").role(worker(1)), 2, "zone");
     assert_eq!(inv.spread(&bad_level).unwrap_err().field(), "spread.level");
     inv.validate().unwrap();
     // Every kind has a stable name and code.

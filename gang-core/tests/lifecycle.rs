@@ -1,9 +1,7 @@
 //! Reserve and release, inventory changes, replacement, spread replicas, admission.
 
-use gang_core::{
-    Admission, AdmitMode, Conflict, ErrorKind, Gang, Inventory, NodeSpec, Replacement, Role,
-    Spread, SpreadOutcome, Topology,
-};
+use gang_core::lifecycle::{Admission, AdmitMode, Conflict, Replacement, Spread, SpreadOutcome};
+use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
 
 const GPU: &str = "nvidia.com/gpu";
 
@@ -67,13 +65,13 @@ fn a_stale_placement_conflicts_and_changes_nothing() {
     let p = inv.place(&gang).unwrap().placement().cloned().unwrap();
     inv.set_used("a2", GPU, 1).unwrap();
     let before = free(&inv);
-    match inv.reserve(&p) {
-        Err(Conflict::Capacity {
+    match inv.reserve(&p).map_err(|e| e.conflict().cloned()) {
+        Err(Some(Conflict::Capacity {
             node,
             resource,
             needed,
             free,
-        }) => {
+        })) => {
             assert_eq!((node.as_str(), resource.as_str()), ("a2", GPU));
             assert_eq!((needed.millis(), free.millis()), (4000, 3000));
         }
@@ -84,8 +82,8 @@ fn a_stale_placement_conflicts_and_changes_nothing() {
     inv.cordon("a1").unwrap();
     inv.set_used("a2", GPU, 0).unwrap();
     assert!(matches!(
-        inv.reserve(&p),
-        Err(Conflict::Unschedulable { .. })
+        inv.reserve(&p).unwrap_err().conflict(),
+        Some(Conflict::Unschedulable { .. })
     ));
     inv.uncordon("a1").unwrap();
     inv.reserve(&p).unwrap();
@@ -107,7 +105,7 @@ fn removing_a_node_reports_lost_members_and_replacement_stays_in_the_rack() {
     let held_on = |inv: &Inventory| -> Vec<String> {
         inv.reservation(id)
             .unwrap()
-            .members(inv)
+            .assignments(inv)
             .into_iter()
             .map(|a| a.node)
             .collect()
@@ -180,7 +178,7 @@ fn replacing_members_lost_on_several_nodes_at_once() {
     let held: Vec<String> = inv
         .reservation(id)
         .unwrap()
-        .members(&inv)
+        .assignments(&inv)
         .into_iter()
         .map(|a| a.node)
         .collect();
@@ -211,7 +209,7 @@ fn replacement_respects_max_per_node_with_members_already_there() {
     let held: Vec<String> = inv
         .reservation(id)
         .unwrap()
-        .members(&inv)
+        .assignments(&inv)
         .into_iter()
         .map(|a| a.node)
         .collect();
@@ -241,7 +239,7 @@ fn slices_replace_inside_the_lost_members_slice_domain() {
         .slice("rack", 2);
     let p = inv.place(&gang).unwrap().placement().cloned().unwrap();
     let id = inv.reserve(&p).unwrap();
-    let held = inv.reservation(id).unwrap().members(&inv);
+    let held = inv.reservation(id).unwrap().assignments(&inv);
     let in_a = held
         .iter()
         .find(|a| a.node.starts_with('a'))
@@ -304,12 +302,22 @@ fn structural_changes_keep_reservations_and_recompile_gangs() {
     inv.validate().unwrap();
     assert_eq!(inv.reservation(id).unwrap().member_count(), 4);
     // The old compiled gang still works (recompiled on the fly).
-    let out = gang_core::Solver::new().place(&inv, &compiled).unwrap();
+    let out = inv
+        .place_with(&mut gang_core::Solver::new(), &compiled)
+        .unwrap();
     assert!(out.is_placed());
     // Relabel the reserved node into another rack: reported as displaced.
-    let held = inv.reservation(id).unwrap().members(&inv)[0].node.clone();
-    let mut labels = inv.node_spec(&held).unwrap().labels;
-    labels.insert("rack".into(), "z".into());
+    let held = inv.reservation(id).unwrap().assignments(&inv)[0]
+        .node
+        .clone();
+    let mut labels: Vec<(String, String)> = inv
+        .node_spec(&held)
+        .unwrap()
+        .get_labels()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    labels.retain(|(k, _)| k != "rack");
+    labels.push(("rack".into(), "z".into()));
     let displaced = inv.set_labels(&held, labels).unwrap();
     assert_eq!(displaced, [id]);
     inv.validate().unwrap();
@@ -474,8 +482,8 @@ fn selectors_on_topology_labels_match_every_labelled_node() {
         .place(&Gang::new("g").role(workers(4).selector("rack", "r1")))
         .unwrap()
         .is_placed());
-    let not_r1 =
-        Gang::new("g").role(workers(1).requirement(gang_core::Requirement::not_in("rack", ["r1"])));
+    let not_r1 = Gang::new("g")
+        .role(workers(1).requirement(gang_core::request::Requirement::not_in("rack", ["r1"])));
     assert_eq!(
         inv.place(&not_r1)
             .unwrap()
@@ -485,7 +493,7 @@ fn selectors_on_topology_labels_match_every_labelled_node() {
         [("a3", 1)]
     );
     let without_block = Gang::new("g")
-        .role(workers(1).requirement(gang_core::Requirement::does_not_exist("block")));
+        .role(workers(1).requirement(gang_core::request::Requirement::does_not_exist("block")));
     assert_eq!(
         inv.place(&without_block)
             .unwrap()
@@ -494,8 +502,8 @@ fn selectors_on_topology_labels_match_every_labelled_node() {
             .node_counts(),
         [("loose", 1)]
     );
-    let with_rack =
-        Gang::new("g").role(workers(4).requirement(gang_core::Requirement::exists("rack")));
+    let with_rack = Gang::new("g")
+        .role(workers(4).requirement(gang_core::request::Requirement::exists("rack")));
     assert!(inv.place(&with_rack).unwrap().is_placed());
 }
 
@@ -511,7 +519,7 @@ fn gangs_of_one_shape_share_the_solver_cache_and_stay_exact() {
     for round in 0..5 {
         // A new compiled gang each round, of the same shape: found in the cache by shape.
         let compiled = inv.compile(&job(&format!("job{round}"))).unwrap();
-        let warm = solver.place(&inv, &compiled).unwrap();
+        let warm = inv.place_with(&mut solver, &compiled).unwrap();
         let fresh = inv.place(&job(&format!("job{round}"))).unwrap();
         assert_eq!(warm.to_json(), fresh.to_json(), "round {round}");
         match warm.placement() {

@@ -86,17 +86,18 @@ fn a_warm_query_allocates_only_its_result() {
         for gang in &gangs {
             let compiled = inv.compile(gang).unwrap();
             // Warm up: the first query sizes the scratch space and fills the cache.
-            let first = solver.place(&inv, &compiled).unwrap();
-            assert!(first.is_placed(), "{}: {first:?}", gang.name);
+            let first = inv.place_with(&mut solver, &compiled).unwrap();
+            assert!(first.is_placed(), "{}: {first:?}", gang.get_name());
             for _ in 0..3 {
-                let (spent, out) = allocations(|| solver.place(&inv, &compiled).unwrap());
+                let (spent, out) = allocations(|| inv.place_with(&mut solver, &compiled).unwrap());
                 let p = out.placement().unwrap();
                 let (result, copy) = allocations(|| p.clone());
                 assert_eq!(&copy, p);
                 assert_eq!(
-                    spent, result,
+                    spent,
+                    result,
                     "{} on {nodes} nodes: {spent} allocations, the result holds {result}",
-                    gang.name
+                    gang.get_name()
                 );
             }
         }
@@ -125,10 +126,15 @@ fn a_warm_no_answer_allocates_nothing() {
     let mut solver = Solver::new();
     for gang in &gangs {
         let compiled = inv.compile(gang).unwrap();
-        assert_eq!(solver.find(&inv, &compiled).unwrap(), None, "{}", gang.name);
+        assert_eq!(
+            inv.find_with(&mut solver, &compiled).unwrap(),
+            None,
+            "{}",
+            gang.get_name()
+        );
         for _ in 0..3 {
-            let (spent, found) = allocations(|| solver.find(&inv, &compiled).unwrap());
-            assert_eq!((spent, found), (0, None), "{}", gang.name);
+            let (spent, found) = allocations(|| inv.find_with(&mut solver, &compiled).unwrap());
+            assert_eq!((spent, found), (0, None), "{}", gang.get_name());
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gang_core::Scenario;
+use gang_core::scenario::Scenario;
 
 fn files() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios");
@@ -39,7 +39,7 @@ fn every_scenario_meets_its_expectations() {
         }
         // Determinism: a second run gives the same JSON, byte for byte.
         let again = scenario.check();
-        let json = |r: &gang_core::ScenarioReport| match &r.outcome {
+        let json = |r: &gang_core::scenario::ScenarioReport| match &r.outcome {
             Ok(o) => o.to_json(),
             Err(e) => e.to_json(),
         };

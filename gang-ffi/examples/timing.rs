@@ -197,7 +197,7 @@ fn measure(name: &str, nodes: &[(String, String, String, u64)], iters: u32, batc
         .required(RACK);
     let compiled = inv.compile(&gang).unwrap();
     let mut solver = Solver::new();
-    let first = solver.place(&inv, &compiled).unwrap();
+    let first = inv.place_with(&mut solver, &compiled).unwrap();
     let p = first.placement().expect("the benchmark gang fits");
     println!(
         "{name}: nodes={} domain={} assignments={:?}",
@@ -208,14 +208,14 @@ fn measure(name: &str, nodes: &[(String, String, String, u64)], iters: u32, batc
     let abi = unsafe { Abi::new(nodes) };
     // Warm both.
     for _ in 0..iters {
-        black_box(solver.place(&inv, &compiled).unwrap());
+        black_box(inv.place_with(&mut solver, &compiled).unwrap());
         unsafe { abi.place() };
     }
     let (mut core, mut via, mut diff) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..batches {
         let t = Instant::now();
         for _ in 0..iters {
-            black_box(solver.place(black_box(&inv), black_box(&compiled)).unwrap());
+            black_box(inv.place_with(&mut solver, black_box(&compiled)).unwrap());
         }
         let c = t.elapsed().as_nanos() as f64 / f64::from(iters);
         let t = Instant::now();

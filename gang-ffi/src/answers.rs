@@ -3,7 +3,8 @@
 
 use std::sync::OnceLock;
 
-use gang_core::{Admission, Assignment, Diagnosis, Outcome, Placement, Replacement, SpreadOutcome};
+use gang_core::lifecycle::{Admission, Replacement, SpreadOutcome};
+use gang_core::{Assignment, Diagnosis, Outcome, Placement};
 
 use crate::error::Failure;
 use crate::handle::{Handle, Out};

@@ -2,7 +2,8 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, Inventory, NodeSpec, Quantity, Taint, Topology};
+use gang_core::request::QuantitySpec;
+use gang_core::{Inventory, NodeSpec, Quantity, Taint, Topology};
 
 use crate::error::{gang_error, Failure};
 use crate::handle::{Handle, Out};
@@ -103,7 +104,7 @@ pub unsafe extern "C" fn gang_node_add_label(
         let n = gang_node::get_mut(node, "node")?;
         let key = arg_str(key, "key")?;
         let value = arg_str(value, "value")?;
-        n.labels.insert(key.to_owned(), value.to_owned());
+        n.set_label(key.to_owned(), value.to_owned());
         Ok(())
     })
 }
@@ -129,8 +130,7 @@ pub unsafe extern "C" fn gang_node_set_capacity(
         let n = gang_node::get_mut(node, "node")?;
         let resource = arg_str(resource, "resource")?;
         let quantity = arg_str(quantity, "quantity")?;
-        n.capacity
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
+        n.set_capacity(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
         Ok(())
     })
 }
@@ -154,9 +154,9 @@ pub unsafe extern "C" fn gang_node_set_capacity_millis(
     ffi_boundary!({
         let n = gang_node::get_mut(node, "node")?;
         let resource = arg_str(resource, "resource")?;
-        n.capacity.insert(
+        n.set_capacity(
             resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
+            QuantitySpec::Exact(Quantity::from_millis(millis)),
         );
         Ok(())
     })
@@ -183,8 +183,7 @@ pub unsafe extern "C" fn gang_node_set_used(
         let n = gang_node::get_mut(node, "node")?;
         let resource = arg_str(resource, "resource")?;
         let quantity = arg_str(quantity, "quantity")?;
-        n.used
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
+        n.set_used(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
         Ok(())
     })
 }
@@ -208,9 +207,9 @@ pub unsafe extern "C" fn gang_node_set_used_millis(
     ffi_boundary!({
         let n = gang_node::get_mut(node, "node")?;
         let resource = arg_str(resource, "resource")?;
-        n.used.insert(
+        n.set_used(
             resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
+            QuantitySpec::Exact(Quantity::from_millis(millis)),
         );
         Ok(())
     })
@@ -242,7 +241,7 @@ pub unsafe extern "C" fn gang_node_add_taint(
         let effect = parse_taint_effect(effect).ok_or_else(|| {
             Failure::invalid_argument("effect", effect, "a gang_effect other than ANY")
         })?;
-        n.taints.push(Taint::new(key, value, effect));
+        n.add_taint(Taint::new(key, value, effect));
         Ok(())
     })
 }
@@ -261,7 +260,7 @@ pub unsafe extern "C" fn gang_node_set_schedulable(
     schedulable: bool,
 ) -> gang_result {
     ffi_boundary!({
-        gang_node::get_mut(node, "node")?.schedulable = schedulable;
+        gang_node::get_mut(node, "node")?.set_schedulable(schedulable);
         Ok(())
     })
 }

@@ -127,7 +127,7 @@ const _: () = {
     shareable::<gang_core::CompiledGang>();
     shareable::<outcome::PlacementInner>();
     shareable::<outcome::DiagnosisInner>();
-    shareable::<gang_core::Scenario>();
+    shareable::<gang_core::scenario::Scenario>();
     shareable::<error::ErrorInner>();
     shareable::<strings::Text>();
     shareable::<reservation::ReservationInner>();

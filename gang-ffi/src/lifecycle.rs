@@ -7,7 +7,9 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, Error, Gang, NodeSpec, Quantity, ReservationId, Spread};
+use gang_core::lifecycle::Spread;
+use gang_core::request::QuantitySpec;
+use gang_core::{Error, Gang, NodeSpec, Quantity, ReservationId};
 
 use crate::answers::{
     gang_admissions, gang_replacement, gang_spread_outcome, AdmissionsInner, ReplacementInner,
@@ -51,7 +53,7 @@ pub unsafe extern "C" fn gang_inventory_reserve(
         let inv = gang_inventory::get_mut(inventory, "inventory")?;
         let p = gang_placement::get(placement, "placement")?;
         let out = Out::new(id_out, "id_out")?;
-        let id = inv.reserve(&p.placement).map_err(Error::from)?;
+        let id = inv.reserve(&p.placement)?;
         out.write(id.0);
         Ok(())
     })
@@ -346,9 +348,9 @@ pub unsafe extern "C" fn gang_inventory_set_labels(
         // The node description's own label map (an `IndexMap`, in the order given).
         let mut spec = NodeSpec::new(name);
         for (k, v) in keys.into_iter().zip(values) {
-            spec.labels.insert(k, v);
+            spec.set_label(k, v);
         }
-        let displaced = inv.set_labels(name, spec.labels)?;
+        let displaced = inv.set_labels(name, spec.get_labels())?;
         out.write(gang_change::into_raw(ChangeInner::displaced(displaced)));
         Ok(())
     })
@@ -359,7 +361,7 @@ unsafe fn set_amount(
     inventory: *mut gang_inventory,
     node: *const c_char,
     resource: *const c_char,
-    amount: Result<Amount, Failure>,
+    amount: Result<QuantitySpec, Failure>,
     change_out: *mut *mut gang_change,
     capacity: bool,
 ) -> Result<(), Failure> {
@@ -406,7 +408,7 @@ pub unsafe extern "C" fn gang_inventory_set_capacity(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| Amount::Text(q.to_owned()));
+        let amount = arg_str(quantity, "quantity").map(|q| QuantitySpec::Text(q.to_owned()));
         set_amount(inventory, node, resource, amount, change_out, true)
     })
 }
@@ -433,7 +435,7 @@ pub unsafe extern "C" fn gang_inventory_set_capacity_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(Amount::Exact(Quantity::from_millis(millis)));
+        let amount = Ok(QuantitySpec::Exact(Quantity::from_millis(millis)));
         set_amount(inventory, node, resource, amount, change_out, true)
     })
 }
@@ -463,7 +465,7 @@ pub unsafe extern "C" fn gang_inventory_set_used(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| Amount::Text(q.to_owned()));
+        let amount = arg_str(quantity, "quantity").map(|q| QuantitySpec::Text(q.to_owned()));
         set_amount(inventory, node, resource, amount, change_out, false)
     })
 }
@@ -490,7 +492,7 @@ pub unsafe extern "C" fn gang_inventory_set_used_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(Amount::Exact(Quantity::from_millis(millis)));
+        let amount = Ok(QuantitySpec::Exact(Quantity::from_millis(millis)));
         set_amount(inventory, node, resource, amount, change_out, false)
     })
 }
@@ -589,7 +591,7 @@ pub unsafe extern "C" fn gang_inventory_spread(
         if let Some(w) = within {
             spread = spread.within(w);
         }
-        let needed = spread.min_replicas.unwrap_or(spread.replicas);
+        let needed = spread.get_min_replicas().unwrap_or(spread.get_replicas());
         let s = SpreadInner::new(inv.spread(&spread)?, needed);
         status_out.write(s.status());
         out.write(gang_spread_outcome::into_raw(s));
@@ -649,7 +651,11 @@ pub unsafe extern "C" fn gang_inventory_admit(
         })?;
         let out = Out::new(admissions_out, "admissions_out")?;
         let admitted = inv.admit(&gangs, mode)?;
-        let items = gangs.into_iter().map(|g| g.name).zip(admitted).collect();
+        let items = gangs
+            .into_iter()
+            .map(|g| g.get_name().to_owned())
+            .zip(admitted)
+            .collect();
         out.write(gang_admissions::into_raw(AdmissionsInner::new(items)));
         Ok(())
     })
@@ -727,7 +733,8 @@ mod tests {
     use crate::reservation::{gang_change_free, gang_change_json};
     use crate::solve::gang_inventory_place;
     use crate::strings::gang_str;
-    use gang_core::{Inventory, Replacement};
+    use gang_core::lifecycle::Replacement;
+    use gang_core::Inventory;
     use std::ptr;
 
     const CLUSTER: &str = r#"{"topology": {"levels": ["rack"]}, "nodes": [

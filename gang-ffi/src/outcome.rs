@@ -318,7 +318,7 @@ pub unsafe extern "C" fn gang_placement_members(
 ) -> gang_result {
     ffi_boundary!({
         let p = gang_placement::get(placement, "placement")?;
-        Out::new(members_out, "members_out")?.write(p.placement.members());
+        Out::new(members_out, "members_out")?.write(p.placement.member_count());
         Ok(())
     })
 }

@@ -2,7 +2,8 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, CompiledGang, Gang, Quantity, Requirement, Role, Slice, Toleration};
+use gang_core::request::{QuantitySpec, Requirement};
+use gang_core::{CompiledGang, Gang, Quantity, Role, Toleration};
 
 use crate::error::{gang_error, Failure};
 use crate::handle::{Handle, Out};
@@ -96,7 +97,7 @@ pub unsafe extern "C" fn gang_role_set_min_count(
     min_count: u32,
 ) -> gang_result {
     ffi_boundary!({
-        gang_role::get_mut(role, "role")?.min_count = Some(min_count);
+        gang_role::get_mut(role, "role")?.set_min_count(Some(min_count));
         Ok(())
     })
 }
@@ -115,7 +116,7 @@ pub unsafe extern "C" fn gang_role_set_max_per_node(
     max_per_node: u32,
 ) -> gang_result {
     ffi_boundary!({
-        gang_role::get_mut(role, "role")?.max_per_node = Some(max_per_node);
+        gang_role::get_mut(role, "role")?.set_max_per_node(Some(max_per_node));
         Ok(())
     })
 }
@@ -141,8 +142,7 @@ pub unsafe extern "C" fn gang_role_set_request(
         let r = gang_role::get_mut(role, "role")?;
         let resource = arg_str(resource, "resource")?;
         let quantity = arg_str(quantity, "quantity")?;
-        r.requests
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
+        r.set_request(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
         Ok(())
     })
 }
@@ -165,9 +165,9 @@ pub unsafe extern "C" fn gang_role_set_request_millis(
     ffi_boundary!({
         let r = gang_role::get_mut(role, "role")?;
         let resource = arg_str(resource, "resource")?;
-        r.requests.insert(
+        r.set_request(
             resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
+            QuantitySpec::Exact(Quantity::from_millis(millis)),
         );
         Ok(())
     })
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn gang_role_add_selector(
         let r = gang_role::get_mut(role, "role")?;
         let key = arg_str(key, "key")?;
         let value = arg_str(value, "value")?;
-        r.node_selector.insert(key.to_owned(), value.to_owned());
+        r.set_selector(key.to_owned(), value.to_owned());
         Ok(())
     })
 }
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn gang_role_add_match_expression(
             Failure::invalid_argument("operator", operator, "a gang_selector_operator")
         })?;
         let values = arg_strs(values, n_values, "values")?;
-        r.match_expressions.push(Requirement {
+        r.add_requirement(Requirement {
             key: key.to_owned(),
             operator: op,
             values,
@@ -263,7 +263,7 @@ pub unsafe extern "C" fn gang_role_add_toleration(
         let value = arg_str(value, "value")?;
         let effect = parse_toleration_effect(effect)
             .ok_or_else(|| Failure::invalid_argument("effect", effect, "a gang_effect"))?;
-        r.tolerations.push(Toleration {
+        r.add_toleration(Toleration {
             key: key.to_owned(),
             operator: op,
             value: value.to_owned(),
@@ -288,7 +288,7 @@ pub unsafe extern "C" fn gang_role_set_constrained(
     constrained: bool,
 ) -> gang_result {
     ffi_boundary!({
-        gang_role::get_mut(role, "role")?.constrained = constrained;
+        gang_role::get_mut(role, "role")?.set_constrained(constrained);
         Ok(())
     })
 }
@@ -345,7 +345,7 @@ pub unsafe extern "C" fn gang_gang_add_role(
     ffi_boundary!({
         let g = gang_gang::get_mut(gang, "gang")?;
         let r = gang_role::get(role, "role")?;
-        g.roles.push(r.clone());
+        g.add_role(r.clone());
         Ok(())
     })
 }
@@ -368,7 +368,7 @@ pub unsafe extern "C" fn gang_gang_set_required(
 ) -> gang_result {
     ffi_boundary!({
         let g = gang_gang::get_mut(gang, "gang")?;
-        g.topology.required = arg_opt_str(level, "level")?.map(str::to_owned);
+        g.set_required(arg_opt_str(level, "level")?.map(str::to_owned));
         Ok(())
     })
 }
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn gang_gang_set_preferred(
 ) -> gang_result {
     ffi_boundary!({
         let g = gang_gang::get_mut(gang, "gang")?;
-        g.topology.preferred = arg_opt_str(level, "level")?.map(str::to_owned);
+        g.set_preferred(arg_opt_str(level, "level")?.map(str::to_owned));
         Ok(())
     })
 }
@@ -415,10 +415,7 @@ pub unsafe extern "C" fn gang_gang_add_slice(
     ffi_boundary!({
         let g = gang_gang::get_mut(gang, "gang")?;
         let level = arg_str(level, "level")?;
-        g.topology.slices.push(Slice {
-            level: level.to_owned(),
-            size,
-        });
+        g.add_slice(level, size);
         Ok(())
     })
 }
@@ -436,8 +433,10 @@ pub unsafe extern "C" fn gang_gang_add_slice(
 pub unsafe extern "C" fn gang_gang_set_policy(gang: *mut gang_gang, policy: u32) -> gang_result {
     ffi_boundary!({
         let g = gang_gang::get_mut(gang, "gang")?;
-        g.policy = parse_policy(policy)
-            .ok_or_else(|| Failure::invalid_argument("policy", policy, "a gang_policy"))?;
+        g.set_policy(
+            parse_policy(policy)
+                .ok_or_else(|| Failure::invalid_argument("policy", policy, "a gang_policy"))?,
+        );
         Ok(())
     })
 }

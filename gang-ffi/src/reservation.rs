@@ -3,7 +3,8 @@
 
 use std::sync::OnceLock;
 
-use gang_core::{Assignment, Inventory, Lost, Overcommit, Reservation, ReservationId};
+use gang_core::lifecycle::{Lost, Overcommit};
+use gang_core::{Assignment, Inventory, Reservation, ReservationId};
 
 use crate::error::Failure;
 use crate::handle::{Handle, Out};
@@ -51,10 +52,10 @@ impl ReservationInner {
             .join("/");
         ReservationInner {
             id: r.id().0,
-            gang: r.gang().name.clone(),
+            gang: r.gang().get_name().to_owned(),
             path: Text::new(path),
             domain,
-            members: r.members(inv),
+            members: r.assignments(inv),
             member_count: r.member_count(),
             usage: r
                 .usage(inv)

@@ -4,7 +4,9 @@
 
 use std::ffi::c_char;
 
-use gang_core::{AdmitMode, ErrorKind, Policy, SelectorOperator, TaintEffect, TolerationOperator};
+use gang_core::lifecycle::AdmitMode;
+use gang_core::request::{SelectorOperator, TolerationOperator};
+use gang_core::{ErrorKind, Policy, TaintEffect};
 
 /// What a function returns: `GANG_OK` or why it failed.
 ///

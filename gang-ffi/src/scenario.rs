@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::Scenario;
+use gang_core::scenario::Scenario;
 
 use crate::error::gang_error;
 use crate::handle::{Handle, Out};

@@ -115,7 +115,7 @@ pub unsafe extern "C" fn gang_solver_place(
         let inv = gang_inventory::get(inventory, "inventory")?;
         let c = gang_compiled::get(compiled, "compiled")?;
         let out = OutcomeOut::new(status_out, placement_out, diagnosis_out)?;
-        let outcome = s.place(inv, c)?;
+        let outcome = inv.place_with(s, c)?;
         out.write(outcome);
         Ok(())
     })
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn gang_solver_find(
         let inv = gang_inventory::get(inventory, "inventory")?;
         let c = gang_compiled::get(compiled, "compiled")?;
         let out = Out::new(placement_out, "placement_out")?;
-        let found = s.find(inv, c)?;
+        let found = inv.find_with(s, c)?;
         out.write(found.map_or(std::ptr::null_mut(), |p| {
             gang_placement::into_raw(PlacementInner::new(p))
         }));

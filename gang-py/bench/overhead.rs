@@ -26,19 +26,22 @@ fn main() {
     let n: u32 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let compiled = inv.compile(&gang).expect("compile");
     let mut solver = Solver::new();
-    let placed = solver.place(&inv, &compiled).expect("place").is_placed();
+    let placed = inv
+        .place_with(&mut solver, &compiled)
+        .expect("place")
+        .is_placed();
     for _ in 0..n / 10 {
-        std::hint::black_box(solver.place(&inv, &compiled).expect("place"));
+        std::hint::black_box(inv.place_with(&mut solver, &compiled).expect("place"));
     }
     let t = Instant::now();
     for _ in 0..n {
-        std::hint::black_box(solver.place(&inv, &compiled).expect("place"));
+        std::hint::black_box(inv.place_with(&mut solver, &compiled).expect("place"));
     }
     let compiled_ns = t.elapsed().as_nanos() as f64 / f64::from(n);
     let t = Instant::now();
     for _ in 0..n {
         let c = inv.compile(std::hint::black_box(&gang)).expect("compile");
-        std::hint::black_box(solver.place(&inv, &c).expect("place"));
+        std::hint::black_box(inv.place_with(&mut solver, &c).expect("place"));
     }
     let gang_ns = t.elapsed().as_nanos() as f64 / f64::from(n);
     println!(

@@ -4,7 +4,8 @@
 //! path exactly as for files); keyword arguments are converted one field at a time, and
 //! a value that cannot be converted is a `GangError` naming the field.
 
-use gang_core::{Amount, ErrorKind, Quantity};
+use gang_core::request::QuantitySpec;
+use gang_core::{ErrorKind, Quantity};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
@@ -152,7 +153,7 @@ pub fn from_value<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>
 /// `Quantity`. Validation (negative, malformed, overflow) happens when the inventory or
 /// request is built, so the error names the field; a value of another type is an
 /// `InvalidQuantity` naming `field` right away.
-pub fn amount(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Amount> {
+pub fn amount(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<QuantitySpec> {
     if obj.is_instance_of::<PyBool>() {
         return Err(edge_error(
             ErrorKind::InvalidQuantity,
@@ -163,12 +164,12 @@ pub fn amount(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Amount> {
     }
     if obj.is_instance_of::<PyInt>() {
         return Ok(match obj.extract::<i64>() {
-            Ok(v) => Amount::Units(v),
-            Err(_) => Amount::Text(obj.str()?.to_string()),
+            Ok(v) => QuantitySpec::Units(v),
+            Err(_) => QuantitySpec::Text(obj.str()?.to_string()),
         });
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Amount::Text(s.to_str()?.to_owned()));
+        return Ok(QuantitySpec::Text(s.to_str()?.to_owned()));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let v = f.value();
@@ -181,10 +182,10 @@ pub fn amount(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Amount> {
             ));
         }
         // Python's repr is the shortest text that reads back as the same float.
-        return Ok(Amount::Text(f.repr()?.to_string()));
+        return Ok(QuantitySpec::Text(f.repr()?.to_string()));
     }
     if let Ok(q) = obj.cast::<spec::PyQuantity>() {
-        return Ok(Amount::Exact(q.get().0));
+        return Ok(QuantitySpec::Exact(q.get().0));
     }
     Err(edge_error(
         ErrorKind::InvalidQuantity,
@@ -195,11 +196,11 @@ pub fn amount(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Amount> {
 }
 
 /// An amount back to Python as it was given: int for whole units, str for text.
-pub fn amount_to_py<'py>(py: Python<'py>, a: &Amount) -> PyResult<Bound<'py, PyAny>> {
+pub fn amount_to_py<'py>(py: Python<'py>, a: &QuantitySpec) -> PyResult<Bound<'py, PyAny>> {
     Ok(match a {
-        Amount::Units(n) => n.into_pyobject(py)?.into_any(),
-        Amount::Text(t) => PyString::new(py, t).into_any(),
-        Amount::Exact(q) => quantity_to_py(py, *q)?,
+        QuantitySpec::Units(n) => n.into_pyobject(py)?.into_any(),
+        QuantitySpec::Text(t) => PyString::new(py, t).into_any(),
+        QuantitySpec::Exact(q) => quantity_to_py(py, *q)?,
     })
 }
 

@@ -11,10 +11,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
+use gang_core::lifecycle::{
+    Admission, AdmitMode, Replacement, ReservationSnapshot, Spread, SpreadOutcome,
+};
+use gang_core::request::QuantitySpec;
 use gang_core::{
-    Admission, AdmitMode, Amount, CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome,
-    Placement, Quantity, Replacement, ReservationId, ReservationSnapshot, Solver, Spread,
-    SpreadOutcome, Topology, DEFAULT_SEARCH_BUDGET, HOSTNAME_LEVEL,
+    CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome, Placement, Quantity,
+    ReservationId, Solver, Topology, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
@@ -72,7 +75,7 @@ impl Layout {
                 let spec = inv.node_spec(n).unwrap_or_else(|| NodeSpec::new(n.clone()));
                 label_levels
                     .iter()
-                    .map_while(|l| spec.labels.get(l).cloned())
+                    .map_while(|l| spec.get_label(l).map(str::to_owned))
                     .collect()
             })
             .collect();
@@ -190,17 +193,17 @@ impl InvState {
             }
             for s in &mut specs {
                 for ((node, res), millis) in &held {
-                    if *node != s.name {
+                    if *node != s.get_name() {
                         continue;
                     }
                     let used = s
-                        .used
-                        .get(res)
-                        .and_then(|a| a.resolve("used").ok())
+                        .get_used()
+                        .find(|(r, _)| r == res)
+                        .and_then(|(_, a)| a.resolve("used").ok())
                         .map_or(0, |q| q.millis());
-                    s.used.insert(
+                    s.set_used(
                         res.clone(),
-                        Amount::Exact(Quantity::from_millis(used.saturating_add(*millis))),
+                        QuantitySpec::Exact(Quantity::from_millis(used.saturating_add(*millis))),
                     );
                 }
             }
@@ -367,13 +370,13 @@ impl PyInventory {
             ) -> Result<T, Error>,
     ) -> PyResult<T> {
         let target = Target::extract(gang)?;
-        let budget = search_budget.unwrap_or(DEFAULT_SEARCH_BUDGET);
+        let budget = search_budget.unwrap_or(Solver::DEFAULT_SEARCH_BUDGET);
         if let Target::Compiled(c) = &target {
             if !Arc::ptr_eq(&c.get().inventory, &self.state) {
                 return Err(edge_error(
                     ErrorKind::InvalidRequest,
                     "compiled",
-                    &c.get().compiled.gang().name,
+                    c.get().compiled.gang().get_name(),
                     "compiled against a different inventory; compile the gang again",
                 ));
             }
@@ -396,7 +399,7 @@ impl PyInventory {
         search_budget: Option<u64>,
     ) -> PyResult<Solved> {
         self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
-            Ok(match solver.place(inv, compiled)? {
+            Ok(match inv.place_with(solver, compiled)? {
                 Outcome::Placed(p) => Solved::Placed(wrap(p)),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
             })
@@ -619,7 +622,7 @@ impl PyInventory {
         search_budget: Option<u64>,
     ) -> PyResult<Option<PyPlacement>> {
         self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
-            Ok(solver.find(inv, compiled)?.map(wrap))
+            Ok(inv.find_with(solver, compiled)?.map(wrap))
         })
     }
 
@@ -641,7 +644,7 @@ impl PyInventory {
         py.detach(|| {
             core(|| {
                 state.with_inventory_mut(false, |inv| {
-                    let id = inv.reserve(p).map_err(Error::Conflict)?;
+                    let id = inv.reserve(p)?;
                     reservation_data(inv, id)
                 })
             })
@@ -811,10 +814,19 @@ impl PyInventory {
         within: Option<String>,
     ) -> PyResult<PySpreadResult> {
         let g = gang_from(gang)?;
-        let roles = RoleNames::Names(g.roles.iter().map(|r| r.name.clone()).collect());
+        let roles = RoleNames::Names(
+            g.get_roles()
+                .iter()
+                .map(|r| r.get_name().to_owned())
+                .collect(),
+        );
         let mut spread = Spread::new(g, replicas, level);
-        spread.min_replicas = min_replicas;
-        spread.within = within;
+        if let Some(m) = min_replicas {
+            spread = spread.min_replicas(m);
+        }
+        if let Some(w) = within {
+            spread = spread.within(w);
+        }
         let state = &self.state;
         let (out, reservations) = py.detach(|| {
             core(|| {
@@ -835,7 +847,7 @@ impl PyInventory {
         Ok(match out {
             SpreadOutcome::Placed { placements, .. } => PySpreadResult {
                 fit: reservations.len() as u32,
-                needed: spread.min_replicas.unwrap_or(spread.replicas),
+                needed: spread.get_min_replicas().unwrap_or(spread.get_replicas()),
                 reservations: reservations
                     .into_iter()
                     .map(|data| Py::new(py, PyReservation { data }))
@@ -913,10 +925,15 @@ impl PyInventory {
             .zip(out)
             .zip(data)
             .map(|((g, a), data)| {
-                let roles = RoleNames::Names(g.roles.iter().map(|r| r.name.clone()).collect());
+                let roles = RoleNames::Names(
+                    g.get_roles()
+                        .iter()
+                        .map(|r| r.get_name().to_owned())
+                        .collect(),
+                );
                 Ok(match a {
                     Admission::Placed { placement, .. } => PyAdmission {
-                        gang: g.name.clone(),
+                        gang: g.get_name().to_owned(),
                         reservation: data
                             .map(|data| Py::new(py, PyReservation { data }))
                             .transpose()?,
@@ -931,7 +948,7 @@ impl PyInventory {
                         diagnosis,
                         blocked_by,
                     } => PyAdmission {
-                        gang: g.name.clone(),
+                        gang: g.get_name().to_owned(),
                         reservation: None,
                         placement: None,
                         diagnosis: diagnosis
@@ -1002,7 +1019,7 @@ impl PyCompiledGang {
     fn __repr__(&self) -> String {
         format!(
             "CompiledGang({:?}, inventory of {} nodes)",
-            self.compiled.gang().name,
+            self.compiled.gang().get_name(),
             self.inventory.with_inventory(|inv| inv.len())
         )
         .replace('"', "'")
@@ -1022,17 +1039,30 @@ pub fn inventory_from_specs(
 /// them (whole units as ints, else milli-unit text), so that it equals the same node
 /// read back from its dict.
 fn plain(mut spec: NodeSpec) -> NodeSpec {
-    let fix = |a: &mut Amount| {
-        if let Amount::Exact(q) = a {
+    let fix = |a: &QuantitySpec| match a {
+        QuantitySpec::Exact(q) => {
             let m = q.millis();
-            *a = match i64::try_from(m / 1000) {
-                Ok(units) if m % 1000 == 0 => Amount::Units(units),
-                _ => Amount::Text(q.to_string()),
-            };
+            match i64::try_from(m / 1000) {
+                Ok(units) if m % 1000 == 0 => QuantitySpec::Units(units),
+                _ => QuantitySpec::Text(q.to_string()),
+            }
         }
+        other => other.clone(),
     };
-    spec.capacity.values_mut().for_each(fix);
-    spec.used.values_mut().for_each(fix);
+    let capacity: Vec<(String, QuantitySpec)> = spec
+        .get_capacity()
+        .map(|(r, a)| (r.to_owned(), fix(a)))
+        .collect();
+    let used: Vec<(String, QuantitySpec)> = spec
+        .get_used()
+        .map(|(r, a)| (r.to_owned(), fix(a)))
+        .collect();
+    for (r, a) in capacity {
+        spec.set_capacity(r, a);
+    }
+    for (r, a) in used {
+        spec.set_used(r, a);
+    }
     spec
 }
 

@@ -45,7 +45,10 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
-    m.add("DEFAULT_SEARCH_BUDGET", gang_core::DEFAULT_SEARCH_BUDGET)?;
+    m.add(
+        "Solver::DEFAULT_SEARCH_BUDGET",
+        gang_core::Solver::DEFAULT_SEARCH_BUDGET,
+    )?;
     m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
     Ok(())
 }

@@ -9,7 +9,8 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use gang_core::{Lost, Overcommit, Pending, ReservationId, ReservationSnapshot};
+use gang_core::lifecycle::{Lost, Overcommit, Pending, ReservationSnapshot};
+use gang_core::ReservationId;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
@@ -102,7 +103,7 @@ impl PyReservation {
         format!(
             "Reservation(id={}, gang={:?}, members={}, lost={})",
             self.data.id.0,
-            self.data.gang.name,
+            self.data.gang.get_name(),
             self.member_count(),
             self.data
                 .lost

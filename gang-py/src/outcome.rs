@@ -9,10 +9,10 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use gang_core::{
-    CompiledGang, Diagnosis, DomainReport, ErrorKind, Exclusions, Relaxation, RoleFit, RoleReport,
-    Shortfall, SliceReport,
+use gang_core::diagnosis::{
+    DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SliceReport,
 };
+use gang_core::{CompiledGang, Diagnosis, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ pub enum RoleNames {
 impl RoleNames {
     fn names(&self) -> Vec<&str> {
         match self {
-            RoleNames::Compiled(c) => c.gang().roles.iter().map(|r| r.name.as_str()).collect(),
+            RoleNames::Compiled(c) => c.gang().get_roles().iter().map(|r| r.get_name()).collect(),
             RoleNames::Names(v) => v.iter().map(String::as_str).collect(),
         }
     }
@@ -578,7 +578,7 @@ impl PyDiagnosis {
             d.set_item("best_domain", best.map(|b| b.domain.as_str()))?;
             d.set_item("best_fits", fit.map(|f| f.fits))?;
             d.set_item("best_short_of", best.map(|b| b.short_of.join(",")))?;
-            d.set_item("best_reason", best.map(|b| shortfall_name(b.reason)))?;
+            d.set_item("best_reason", best.map(|b| b.reason.as_str()))?;
             out.append(d)?;
         }
         Ok(out)
@@ -613,8 +613,8 @@ impl PyDiagnosis {
         let text = json_text(text)?;
         let v: Value = serde_json::from_str(&text)
             .map_err(|e| edge_error(ErrorKind::InvalidScenario, "diagnosis", "", &e.to_string()))?;
-        let d: DiagnosisDe = parse_value(v, "diagnosis")?;
-        Ok(PyDiagnosis::new(d.into_core()))
+        let d: Diagnosis = parse_value(v, "diagnosis")?;
+        Ok(PyDiagnosis::new(d))
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         Ok((slf.get_type().getattr("from_json")?, (slf.get().to_json(),)))
@@ -647,186 +647,6 @@ pub fn not_placed(py: Python<'_>, d: Diagnosis) -> PyErr {
     }
 }
 
-fn shortfall_name(s: Shortfall) -> &'static str {
-    match s {
-        Shortfall::Resources => "resources",
-        Shortfall::Fragmented => "fragmented",
-        Shortfall::Slices => "slices",
-        Shortfall::RolesTogether => "roles_together",
-        Shortfall::Undecided => "undecided",
-    }
-}
-
-/// Mirror of the core's serialised `Diagnosis`, to read a pickled one back.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DiagnosisDe {
-    gang: String,
-    level: Option<String>,
-    roles: Vec<RoleReportDe>,
-    best: Option<DomainReportDe>,
-    relaxation: Option<RelaxationDe>,
-    slices: Vec<SliceReportDe>,
-    search_exhausted: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RoleReportDe {
-    role: String,
-    count: u32,
-    needed: u32,
-    constrained: bool,
-    cluster_fit: u64,
-    fitting_nodes: u32,
-    excluded: ExclusionsDe,
-    unknown_resources: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExclusionsDe {
-    cordoned: u32,
-    selector: u32,
-    taint: u32,
-    missing_label: u32,
-    too_small: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DomainReportDe {
-    level: Option<String>,
-    domain: String,
-    fits: Vec<RoleFitDe>,
-    short_of: Vec<String>,
-    reason: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RoleFitDe {
-    role: String,
-    fits: u64,
-    needed: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RelaxationDe {
-    level: Option<String>,
-    domain: String,
-    spans: u32,
-    #[serde(default)]
-    outside: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SliceReportDe {
-    level: String,
-    size: u32,
-    role: String,
-    largest: u64,
-    largest_domain: String,
-    available: u64,
-    needed: u64,
-}
-
-impl From<ExclusionsDe> for Exclusions {
-    fn from(e: ExclusionsDe) -> Self {
-        Exclusions {
-            cordoned: e.cordoned,
-            selector: e.selector,
-            taint: e.taint,
-            missing_label: e.missing_label,
-            too_small: e.too_small,
-        }
-    }
-}
-
-impl From<RoleReportDe> for RoleReport {
-    fn from(r: RoleReportDe) -> Self {
-        RoleReport {
-            role: r.role,
-            count: r.count,
-            needed: r.needed,
-            constrained: r.constrained,
-            cluster_fit: r.cluster_fit,
-            fitting_nodes: r.fitting_nodes,
-            excluded: r.excluded.into(),
-            unknown_resources: r.unknown_resources,
-        }
-    }
-}
-
-impl From<RoleFitDe> for RoleFit {
-    fn from(f: RoleFitDe) -> Self {
-        RoleFit {
-            role: f.role,
-            fits: f.fits,
-            needed: f.needed,
-        }
-    }
-}
-
-impl From<DomainReportDe> for DomainReport {
-    fn from(b: DomainReportDe) -> Self {
-        DomainReport {
-            level: b.level,
-            domain: b.domain,
-            fits: b.fits.into_iter().map(Into::into).collect(),
-            short_of: b.short_of,
-            reason: match b.reason.as_str() {
-                "fragmented" => Shortfall::Fragmented,
-                "slices" => Shortfall::Slices,
-                "roles_together" => Shortfall::RolesTogether,
-                "undecided" => Shortfall::Undecided,
-                _ => Shortfall::Resources,
-            },
-        }
-    }
-}
-
-impl From<RelaxationDe> for Relaxation {
-    fn from(r: RelaxationDe) -> Self {
-        Relaxation {
-            level: r.level,
-            domain: r.domain,
-            spans: r.spans,
-            outside: r.outside,
-        }
-    }
-}
-
-impl From<SliceReportDe> for SliceReport {
-    fn from(s: SliceReportDe) -> Self {
-        SliceReport {
-            level: s.level,
-            size: s.size,
-            role: s.role,
-            largest: s.largest,
-            largest_domain: s.largest_domain,
-            available: s.available,
-            needed: s.needed,
-        }
-    }
-}
-
-impl DiagnosisDe {
-    fn into_core(self) -> Diagnosis {
-        Diagnosis {
-            gang: self.gang,
-            level: self.level,
-            roles: self.roles.into_iter().map(Into::into).collect(),
-            best: self.best.map(Into::into),
-            relaxation: self.relaxation.map(Into::into),
-            slices: self.slices.into_iter().map(Into::into).collect(),
-            search_exhausted: self.search_exhausted,
-        }
-    }
-}
-
 // ------------------------------------------------------------------------- reports
 
 /// One `#[pymethods]` block per report class: the shared methods plus its getters.
@@ -841,8 +661,8 @@ macro_rules! report_methods {
                 let v: Value = serde_json::from_str(&text).map_err(|e| {
                     edge_error(ErrorKind::InvalidScenario, "report", "", &e.to_string())
                 })?;
-                let de: $de = parse_value(v, "report")?;
-                Ok($t(de.into()))
+                let report: $de = parse_value(v, "report")?;
+                Ok($t(report))
             }
             fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
                 let text = json_of(&slf.get().0).to_string();
@@ -897,7 +717,7 @@ pub struct PyRelaxation(Relaxation);
 #[derive(Clone)]
 pub struct PySliceReport(SliceReport);
 
-report_methods!(PyRoleReport, RoleReportDe {
+report_methods!(PyRoleReport, RoleReport {
     /// Role name.
     #[getter]
     fn role(&self) -> &str {
@@ -940,7 +760,7 @@ report_methods!(PyRoleReport, RoleReportDe {
     }
 });
 
-report_methods!(PyExclusions, ExclusionsDe {
+report_methods!(PyExclusions, Exclusions {
     #[getter]
     fn cordoned(&self) -> u32 {
         self.0.cordoned
@@ -968,7 +788,7 @@ report_methods!(PyExclusions, ExclusionsDe {
     }
 });
 
-report_methods!(PyDomainReport, DomainReportDe {
+report_methods!(PyDomainReport, DomainReport {
     /// Level key (None: the whole cluster).
     #[getter]
     fn level(&self) -> Option<&str> {
@@ -992,11 +812,11 @@ report_methods!(PyDomainReport, DomainReportDe {
     /// "resources", "fragmented", "slices", "roles_together" or "undecided".
     #[getter]
     fn reason(&self) -> &'static str {
-        shortfall_name(self.0.reason)
+        self.0.reason.as_str()
     }
 });
 
-report_methods!(PyRoleFit, RoleFitDe {
+report_methods!(PyRoleFit, RoleFit {
     #[getter]
     fn role(&self) -> &str {
         &self.0.role
@@ -1013,7 +833,7 @@ report_methods!(PyRoleFit, RoleFitDe {
     }
 });
 
-report_methods!(PyRelaxation, RelaxationDe {
+report_methods!(PyRelaxation, Relaxation {
     /// The tightest coarser level that fits (None: only without any topology).
     #[getter]
     fn level(&self) -> Option<&str> {
@@ -1036,7 +856,7 @@ report_methods!(PyRelaxation, RelaxationDe {
     }
 });
 
-report_methods!(PySliceReport, SliceReportDe {
+report_methods!(PySliceReport, SliceReport {
     #[getter]
     fn level(&self) -> &str {
         &self.0.level

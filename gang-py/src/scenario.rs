@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use gang_core::Scenario;
+use gang_core::scenario::Scenario;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
@@ -145,7 +145,7 @@ impl PyScenario {
     fn __repr__(&self) -> String {
         format!(
             "Scenario(gang={:?}, nodes={}, levels={:?})",
-            self.s.gang.name,
+            self.s.gang.get_name(),
             self.s.nodes.len(),
             self.s.topology.levels
         )

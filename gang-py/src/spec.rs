@@ -7,9 +7,9 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
+use gang_core::request::{Requirement, SelectorOperator, Slice, TolerationOperator};
 use gang_core::{
-    ErrorKind, Gang, GangTopology, NodeSpec, Policy, Quantity, Requirement, Role, SelectorOperator,
-    Slice, Taint, TaintEffect, Toleration, TolerationOperator,
+    ErrorKind, Gang, NodeSpec, Policy, Quantity, Role, Taint, TaintEffect, Toleration,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
@@ -501,23 +501,23 @@ impl PyNode {
         schedulable: bool,
     ) -> PyResult<Self> {
         let mut n = NodeSpec::new(name.clone());
-        n.labels = labels_from(labels, &format!("nodes[{name}].labels"))?
-            .into_iter()
-            .collect();
-        n.capacity = str_map(capacity, &format!("nodes[{name}].capacity"), amount)?
-            .into_iter()
-            .collect();
-        n.used = str_map(used, &format!("nodes[{name}].used"), amount)?
-            .into_iter()
-            .collect();
+        for (k, v) in labels_from(labels, &format!("nodes[{name}].labels"))? {
+            n.set_label(k, v);
+        }
+        for (r, a) in str_map(capacity, &format!("nodes[{name}].capacity"), amount)? {
+            n.set_capacity(r, a);
+        }
+        for (r, a) in str_map(used, &format!("nodes[{name}].used"), amount)? {
+            n.set_used(r, a);
+        }
         for (i, t) in items(taints)?.iter().enumerate() {
             let at = format!("nodes[{name}].taints[{i}]");
-            n.taints.push(match t.cast::<PyTaint>() {
+            n.add_taint(match t.cast::<PyTaint>() {
                 Ok(t) => t.get().0.clone(),
                 Err(_) => parse_py(t, &at)?,
             });
         }
-        n.schedulable = schedulable;
+        n.set_schedulable(schedulable);
         Ok(PyNode(n))
     }
     /// A node from a dict in the scenario format (`{"name", "labels", "capacity",
@@ -528,12 +528,12 @@ impl PyNode {
     }
     #[getter]
     fn name(&self) -> &str {
-        &self.0.name
+        self.0.get_name()
     }
     #[getter]
     fn labels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.0.labels {
+        for (k, v) in self.0.get_labels() {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -542,7 +542,7 @@ impl PyNode {
     #[getter]
     fn capacity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.0.capacity {
+        for (k, v) in self.0.get_capacity() {
             d.set_item(k, amount_to_py(py, v)?)?;
         }
         Ok(d)
@@ -551,38 +551,38 @@ impl PyNode {
     #[getter]
     fn used<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.0.used {
+        for (k, v) in self.0.get_used() {
             d.set_item(k, amount_to_py(py, v)?)?;
         }
         Ok(d)
     }
     #[getter]
     fn taints(&self) -> Vec<PyTaint> {
-        self.0.taints.iter().cloned().map(PyTaint).collect()
+        self.0.get_taints().iter().cloned().map(PyTaint).collect()
     }
     #[getter]
     fn schedulable(&self) -> bool {
-        self.0.schedulable
+        self.0.is_schedulable()
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         dict_of(py, &self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!("Node({}", repr_str(&self.0.name));
-        if !self.0.labels.is_empty() {
+        let mut s = format!("Node({}", repr_str(self.0.get_name()));
+        if !self.0.get_labels().len() == 0 {
             s.push_str(&format!(", labels={}", self.labels(py)?.repr()?));
         }
-        if !self.0.capacity.is_empty() {
+        if !self.0.get_capacity().len() == 0 {
             s.push_str(&format!(", capacity={}", self.capacity(py)?.repr()?));
         }
-        if !self.0.used.is_empty() {
+        if !self.0.get_used().len() == 0 {
             s.push_str(&format!(", used={}", self.used(py)?.repr()?));
         }
-        if !self.0.taints.is_empty() {
+        if !self.0.get_taints().is_empty() {
             let t: Vec<String> = self.taints().iter().map(PyTaint::__repr__).collect();
             s.push_str(&format!(", taints=[{}]", t.join(", ")));
         }
-        if !self.0.schedulable {
+        if !self.0.is_schedulable() {
             s.push_str(", schedulable=False");
         }
         s.push(')');
@@ -654,29 +654,30 @@ impl PyRole {
         let at = format!("gang.roles[{name}]");
         let n = convert::count(count, &format!("{at}.count"), ErrorKind::InvalidRequest)?;
         let mut r = Role::new(name.clone(), n);
-        r.min_count = opt_count(min_count, &format!("{at}.min_count"))?;
-        r.max_per_node = opt_count(max_per_node, &format!("{at}.max_per_node"))?;
-        r.requests = str_map(requests, &format!("{at}.requests"), amount)?
-            .into_iter()
-            .collect();
-        r.node_selector = str_map(node_selector, &format!("{at}.node_selector"), |v, f| {
+        r.set_min_count(opt_count(min_count, &format!("{at}.min_count"))?);
+        r.set_max_per_node(opt_count(max_per_node, &format!("{at}.max_per_node"))?);
+        for (res, a) in str_map(requests, &format!("{at}.requests"), amount)? {
+            r.set_request(res, a);
+        }
+        let selector = str_map(node_selector, &format!("{at}.node_selector"), |v, f| {
             string(v, f, ErrorKind::InvalidRequest)
-        })?
-        .into_iter()
-        .collect();
+        })?;
+        for (k, v) in selector {
+            r.set_selector(k, v);
+        }
         for (i, e) in items(match_expressions)?.iter().enumerate() {
-            r.match_expressions.push(match e.cast::<PyRequirement>() {
+            r.add_requirement(match e.cast::<PyRequirement>() {
                 Ok(x) => x.get().0.clone(),
                 Err(_) => parse_py(e, &format!("{at}.match_expressions[{i}]"))?,
             });
         }
         for (i, t) in items(tolerations)?.iter().enumerate() {
-            r.tolerations.push(match t.cast::<PyToleration>() {
+            r.add_toleration(match t.cast::<PyToleration>() {
                 Ok(x) => x.get().0.clone(),
                 Err(_) => parse_py(t, &format!("{at}.tolerations[{i}]"))?,
             });
         }
-        r.constrained = constrained;
+        r.set_constrained(constrained);
         Ok(PyRole(r))
     }
     /// A role from a dict in the scenario format.
@@ -686,21 +687,21 @@ impl PyRole {
     }
     #[getter]
     fn name(&self) -> &str {
-        &self.0.name
+        self.0.get_name()
     }
     #[getter]
     fn count(&self) -> u32 {
-        self.0.count
+        self.0.get_count()
     }
     #[getter]
     fn min_count(&self) -> Option<u32> {
-        self.0.min_count
+        self.0.get_min_count()
     }
     /// Per-member requests, as given (int or str).
     #[getter]
     fn requests<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.0.requests {
+        for (k, v) in self.0.get_requests() {
             d.set_item(k, amount_to_py(py, v)?)?;
         }
         Ok(d)
@@ -708,7 +709,7 @@ impl PyRole {
     #[getter]
     fn node_selector<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.0.node_selector {
+        for (k, v) in self.0.get_node_selector() {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -716,7 +717,7 @@ impl PyRole {
     #[getter]
     fn match_expressions(&self) -> Vec<PyRequirement> {
         self.0
-            .match_expressions
+            .get_match_expressions()
             .iter()
             .cloned()
             .map(PyRequirement)
@@ -725,7 +726,7 @@ impl PyRole {
     #[getter]
     fn tolerations(&self) -> Vec<PyToleration> {
         self.0
-            .tolerations
+            .get_tolerations()
             .iter()
             .cloned()
             .map(PyToleration)
@@ -733,30 +734,34 @@ impl PyRole {
     }
     #[getter]
     fn max_per_node(&self) -> Option<u32> {
-        self.0.max_per_node
+        self.0.get_max_per_node()
     }
     #[getter]
     fn constrained(&self) -> bool {
-        self.0.constrained
+        self.0.is_constrained()
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         dict_of(py, &self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!("Role({}, {}", repr_str(&self.0.name), self.0.count);
-        if !self.0.requests.is_empty() {
+        let mut s = format!(
+            "Role({}, {}",
+            repr_str(self.0.get_name()),
+            self.0.get_count()
+        );
+        if !self.0.get_requests().len() == 0 {
             s.push_str(&format!(", requests={}", self.requests(py)?.repr()?));
         }
-        if let Some(m) = self.0.min_count {
+        if let Some(m) = self.0.get_min_count() {
             s.push_str(&format!(", min_count={m}"));
         }
-        if !self.0.node_selector.is_empty() {
+        if !self.0.get_node_selector().len() == 0 {
             s.push_str(&format!(
                 ", node_selector={}",
                 self.node_selector(py)?.repr()?
             ));
         }
-        if !self.0.match_expressions.is_empty() {
+        if !self.0.get_match_expressions().is_empty() {
             let v: Vec<String> = self
                 .match_expressions()
                 .iter()
@@ -764,7 +769,7 @@ impl PyRole {
                 .collect();
             s.push_str(&format!(", match_expressions=[{}]", v.join(", ")));
         }
-        if !self.0.tolerations.is_empty() {
+        if !self.0.get_tolerations().is_empty() {
             let v: Vec<String> = self
                 .tolerations()
                 .iter()
@@ -772,10 +777,10 @@ impl PyRole {
                 .collect();
             s.push_str(&format!(", tolerations=[{}]", v.join(", ")));
         }
-        if let Some(m) = self.0.max_per_node {
+        if let Some(m) = self.0.get_max_per_node() {
             s.push_str(&format!(", max_per_node={m}"));
         }
-        if !self.0.constrained {
+        if !self.0.is_constrained() {
             s.push_str(", constrained=False");
         }
         s.push(')');
@@ -857,13 +862,10 @@ impl PyGang {
     ) -> PyResult<Self> {
         let mut g = Gang::new(name);
         for (i, r) in items(Some(roles))?.iter().enumerate() {
-            g.roles.push(role_from(r, &format!("gang.roles[{i}]"))?);
+            g.add_role(role_from(r, &format!("gang.roles[{i}]"))?);
         }
-        let mut topo = GangTopology {
-            required: opt_level(required, "gang.topology.required")?,
-            preferred: opt_level(preferred, "gang.topology.preferred")?,
-            slices: Vec::new(),
-        };
+        g.set_required(opt_level(required, "gang.topology.required")?);
+        g.set_preferred(opt_level(preferred, "gang.topology.preferred")?);
         for (i, s) in items(slices)?.iter().enumerate() {
             let at = format!("gang.topology.slices[{i}]");
             let slice = if s.is_instance_of::<PyTuple>() || s.is_instance_of::<PyList>() {
@@ -883,11 +885,10 @@ impl PyGang {
             } else {
                 parse_py(s, &at)?
             };
-            topo.slices.push(slice);
+            g.add_slice(slice.level, slice.size);
         }
-        g.topology = topo;
         if let Some(p) = policy.filter(|p| !p.is_none()) {
-            g.policy = policy_from(p)?;
+            g.set_policy(policy_from(p)?);
         }
         Ok(PyGang(g))
     }
@@ -914,25 +915,25 @@ impl PyGang {
     }
     #[getter]
     fn name(&self) -> &str {
-        &self.0.name
+        self.0.get_name()
     }
     #[getter]
     fn roles(&self) -> Vec<PyRole> {
-        self.0.roles.iter().cloned().map(PyRole).collect()
+        self.0.get_roles().iter().cloned().map(PyRole).collect()
     }
     #[getter]
     fn required(&self) -> Option<&str> {
-        self.0.topology.required.as_deref()
+        self.0.get_topology().required.as_deref()
     }
     #[getter]
     fn preferred(&self) -> Option<&str> {
-        self.0.topology.preferred.as_deref()
+        self.0.get_topology().preferred.as_deref()
     }
     /// Slice levels as `(level, size)` pairs, outermost first.
     #[getter]
     fn slices(&self) -> Vec<(String, u32)> {
         self.0
-            .topology
+            .get_topology()
             .slices
             .iter()
             .map(|s| (s.level.clone(), s.size))
@@ -940,12 +941,16 @@ impl PyGang {
     }
     #[getter]
     fn policy(&self) -> &'static str {
-        self.0.policy.as_str()
+        self.0.get_policy().as_str()
     }
     /// Total members requested (sum of role counts).
     #[getter]
     fn members(&self) -> u64 {
-        self.0.roles.iter().map(|r| u64::from(r.count)).sum()
+        self.0
+            .get_roles()
+            .iter()
+            .map(|r| u64::from(r.get_count()))
+            .sum()
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         dict_of(py, &self.0)
@@ -959,25 +964,32 @@ impl PyGang {
             .iter()
             .map(|r| r.__repr__(py))
             .collect::<PyResult<_>>()?;
-        let mut s = format!("Gang({}, [{}]", repr_str(&self.0.name), roles.join(", "));
-        if let Some(r) = &self.0.topology.required {
+        let mut s = format!(
+            "Gang({}, [{}]",
+            repr_str(self.0.get_name()),
+            roles.join(", ")
+        );
+        if let Some(r) = &self.0.get_topology().required {
             s.push_str(&format!(", required={}", repr_str(r)));
         }
-        if let Some(p) = &self.0.topology.preferred {
+        if let Some(p) = &self.0.get_topology().preferred {
             s.push_str(&format!(", preferred={}", repr_str(p)));
         }
-        if !self.0.topology.slices.is_empty() {
+        if !self.0.get_topology().slices.is_empty() {
             let v: Vec<String> = self
                 .0
-                .topology
+                .get_topology()
                 .slices
                 .iter()
                 .map(|x| format!("({}, {})", repr_str(&x.level), x.size))
                 .collect();
             s.push_str(&format!(", slices=[{}]", v.join(", ")));
         }
-        if self.0.policy != Policy::BestFit {
-            s.push_str(&format!(", policy={}", repr_str(self.0.policy.as_str())));
+        if self.0.get_policy() != Policy::BestFit {
+            s.push_str(&format!(
+                ", policy={}",
+                repr_str(self.0.get_policy().as_str())
+            ));
         }
         s.push(')');
         Ok(s)

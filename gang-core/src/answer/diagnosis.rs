@@ -29,7 +29,9 @@ use std::fmt;
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct Diagnosis {
     /// Gang name.
     pub gang: String,
@@ -70,7 +72,9 @@ pub struct Diagnosis {
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct RoleReport {
     /// Role name.
     pub role: String,
@@ -93,7 +97,8 @@ pub struct RoleReport {
 /// Nodes excluded for a role, each counted once under its first reason in this order.
 ///
 /// ```
-/// use gang_core::{Exclusions, Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Topology};
+/// use gang_core::diagnosis::Exclusions;
 /// const GPU: &str = "nvidia.com/gpu";
 /// const PRODUCT: &str = "nvidia.com/gpu.product";
 /// let h200 = |n: &str| {
@@ -110,16 +115,17 @@ pub struct RoleReport {
 /// let worker = Role::new("worker", 9).request(GPU, 1).selector(PRODUCT, "H200");
 /// let d = inv.place(&Gang::new("train").role(worker).required("rack"))?;
 /// let report = &d.diagnosis().unwrap().roles[0];
-/// let all_five =
-///     Exclusions { cordoned: 1, selector: 1, taint: 1, missing_label: 1, too_small: 1 };
-/// assert_eq!(report.excluded, all_five);
+/// let e = report.excluded;
+/// assert_eq!([e.cordoned, e.selector, e.taint, e.missing_label, e.too_small], [1; 5]);
 /// assert_eq!(report.excluded.total(), 5);
 /// assert_eq!(report.fitting_nodes, 1); // a5
 /// assert_eq!(Exclusions::default().total(), 0);
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct Exclusions {
     /// Unschedulable (cordoned).
     pub cordoned: u32,
@@ -143,7 +149,8 @@ impl Exclusions {
 /// How much of the gang one domain can take: the best domain of a [`Diagnosis`].
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, RoleFit, Shortfall, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::{RoleFit, Shortfall};
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 3))
 ///     .node(NodeSpec::new("b1").label("rack", "b").capacity("nvidia.com/gpu", 2))
@@ -154,13 +161,16 @@ impl Exclusions {
 /// let d = inv.place(&gang(5).required("rack"))?.diagnosis().cloned().unwrap();
 /// let best = d.best.unwrap();
 /// assert_eq!((best.level.as_deref(), best.domain.as_str()), (Some("rack"), "b"));
-/// assert_eq!(best.fits, [RoleFit { role: "worker".into(), fits: 4, needed: 5 }]);
+/// let fit = &best.fits[0];
+/// assert_eq!((best.fits.len(), fit.role.as_str(), fit.fits, fit.needed), (1, "worker", 4, 5));
 /// assert_eq!(best.short_of, ["nvidia.com/gpu"]);
 /// assert_eq!(best.reason, Shortfall::Resources);
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct DomainReport {
     /// Level key (`None`: the whole cluster).
     pub level: Option<String>,
@@ -175,10 +185,11 @@ pub struct DomainReport {
 }
 
 /// Members of one role that fit in a domain (one per constrained role of a
-/// [`DomainReport`] or [`PendingDomain`](crate::PendingDomain)).
+/// [`DomainReport`] or [`PendingDomain`](crate::lifecycle::PendingDomain)).
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, RoleFit, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::RoleFit;
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 8)
 ///         .capacity("cpu", 8))
@@ -189,12 +200,15 @@ pub struct DomainReport {
 ///     .required("rack");
 /// let d = inv.place(&gang)?.diagnosis().cloned().unwrap();
 /// let fits = d.best.unwrap().fits;
-/// assert_eq!(fits[0], RoleFit { role: "launcher".into(), fits: 2, needed: 1 });
-/// assert_eq!(fits[1], RoleFit { role: "worker".into(), fits: 8, needed: 10 });
+/// let shape = |f: &RoleFit| (f.role.clone(), f.fits, f.needed);
+/// assert_eq!(shape(&fits[0]), ("launcher".into(), 2, 1));
+/// assert_eq!(shape(&fits[1]), ("worker".into(), 8, 10));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct RoleFit {
     /// Role name.
     pub role: String,
@@ -221,7 +235,8 @@ impl fmt::Display for RoleFit {
 /// shown in [`SliceReport`]).
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Shortfall, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::Shortfall;
 /// const GPU: &str = "nvidia.com/gpu";
 /// let reason = |inv: &Inventory, gang: &Gang| -> Result<_, gang_core::Error> {
 ///     Ok(inv.place(gang)?.diagnosis().and_then(|d| d.best.as_ref()).map(|b| b.reason))
@@ -249,8 +264,9 @@ impl fmt::Display for RoleFit {
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum Shortfall {
     /// Some resource is short (see `short_of`).
     Resources,
@@ -264,11 +280,31 @@ pub enum Shortfall {
     Undecided,
 }
 
+impl Shortfall {
+    /// A stable snake_case name (`"roles_together"`), as in JSON and the bindings.
+    ///
+    /// ```
+    /// use gang_core::diagnosis::Shortfall;
+    /// assert_eq!(Shortfall::RolesTogether.as_str(), "roles_together");
+    /// assert_eq!(Shortfall::Resources.as_str(), "resources");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Shortfall::Resources => "resources",
+            Shortfall::Fragmented => "fragmented",
+            Shortfall::Slices => "slices",
+            Shortfall::RolesTogether => "roles_together",
+            Shortfall::Undecided => "undecided",
+        }
+    }
+}
+
 /// What relaxing the required level would give now: the tightest coarser level at
 /// which the gang fits.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Relaxation, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::Relaxation;
 /// let node = |name: &str, block: &str, rack: &str, free: i64| {
 ///     NodeSpec::new(name)
 ///         .label("block", block)
@@ -284,10 +320,11 @@ pub enum Shortfall {
 ///     let gang = Gang::new("g").role(Role::new("w", n).request("nvidia.com/gpu", 1));
 ///     Ok(inv.place(&gang.required("rack"))?.diagnosis().cloned().unwrap().relaxation)
 /// };
-/// let to_block = Relaxation { level: Some("block".into()), domain: "b1".into(), spans: 2, outside: 0 };
-/// assert_eq!(relax(5)?, Some(to_block)); // block b1: 3 + 2 free
-/// let anywhere = Relaxation { level: None, domain: String::new(), spans: 4, outside: 0 };
-/// assert_eq!(relax(9)?, Some(anywhere)); // all four racks together
+/// let shape = |r: Relaxation| (r.level, r.domain, r.spans, r.outside);
+/// // Block b1: 3 + 2 free.
+/// assert_eq!(relax(5)?.map(shape), Some((Some("block".into()), "b1".into(), 2, 0)));
+/// // All four racks together.
+/// assert_eq!(relax(9)?.map(shape), Some((None, String::new(), 4, 0)));
 /// assert_eq!(relax(10)?, None); // only 9 GPUs are free in the whole cluster
 /// # Ok::<(), gang_core::Error>(())
 /// ```
@@ -309,7 +346,9 @@ pub enum Shortfall {
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct Relaxation {
     /// The tightest coarser level that fits (`None`: only without any topology).
     pub level: Option<String>,
@@ -324,7 +363,8 @@ pub struct Relaxation {
 /// How close the best domain comes to holding whole slices of one level.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Shortfall, SliceReport, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::{Shortfall, SliceReport};
 /// let node = |name: &str, rack: &str, free: i64| {
 ///     NodeSpec::new(name)
 ///         .label("block", "b1")
@@ -345,21 +385,17 @@ pub struct Relaxation {
 /// assert!(inv.place(&gang(1))?.is_placed());
 /// let d = inv.place(&gang(2))?.diagnosis().cloned().unwrap();
 /// assert_eq!(d.best.as_ref().unwrap().reason, Shortfall::Slices);
-/// let want = SliceReport {
-///     level: "rack".into(),
-///     size: 2,
-///     role: "worker".into(),
-///     largest: 3,
-///     largest_domain: "b1/a".into(),
-///     available: 1,
-///     needed: 2,
-/// };
-/// assert_eq!(d.slices, [want]);
+/// let s = &d.slices[0];
+/// assert_eq!((d.slices.len(), s.level.as_str(), s.size, s.role.as_str()), (1, "rack", 2, "worker"));
+/// assert_eq!((s.largest, s.largest_domain.as_str()), (3, "b1/a"));
+/// assert_eq!((s.available, s.needed), (1, 2));
 /// assert!(d.to_string().contains("the largest rack (b1/a) holds 3; 1 of 2 slices fit"));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
 pub struct SliceReport {
     /// Slice level key.
     pub level: String,

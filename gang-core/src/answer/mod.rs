@@ -23,14 +23,14 @@ use placement::Placement;
 /// }
 /// let two = inv.place(&gang(2))?;
 /// assert!(two.is_placed() && two.diagnosis().is_none());
-/// assert_eq!((two.status(), two.placement().unwrap().members()), ("placed", 2));
+/// assert_eq!((two.status(), two.placement().unwrap().member_count()), ("placed", 2));
 /// let four = inv.place(&gang(4))?;
 /// assert!(!four.is_placed() && four.placement().is_none());
 /// assert_eq!((four.status(), four.diagnosis().unwrap().gang.as_str()), ("unschedulable", "g"));
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 ///
-/// [`Solver`] shows [`Outcome::Undecided`].
+/// [`Solver`](crate::Solver) shows [`Outcome::Undecided`].
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
 pub enum Outcome {

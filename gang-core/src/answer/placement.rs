@@ -15,7 +15,7 @@ use crate::model::Assignment;
 /// inventory and request give the same placement, byte for byte.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+/// use gang_core::{Gang, HOSTNAME_LEVEL, Inventory, NodeSpec, Role, Topology};
 /// let node = |name: &str, rack: &str| {
 ///     NodeSpec::new(name)
 ///         .label("block", "b1")
@@ -40,7 +40,7 @@ use crate::model::Assignment;
 /// assert_eq!(p.assignments().len(), 3); // launcher on a1; workers on a1 and a2
 /// assert_eq!((p.placed("worker"), p.placed("nobody")), (Some(16), None));
 /// assert_eq!(p.placed_by_role().collect::<Vec<_>>(), [("launcher", 1), ("worker", 16)]);
-/// assert_eq!(p.members(), 17);
+/// assert_eq!(p.member_count(), 17);
 /// assert_eq!(p.node_counts(), [("a1", 9), ("a2", 8)]);
 /// let used: Vec<(&str, u32)> = p.domains_used().iter().map(|(k, n)| (k.as_str(), *n)).collect();
 /// assert_eq!(used, [("block", 1), ("rack", 1), (HOSTNAME_LEVEL, 2)]);
@@ -203,7 +203,7 @@ impl Placement {
     }
 
     /// Total members placed, over all roles. See [`Placement`].
-    pub fn members(&self) -> u64 {
+    pub fn member_count(&self) -> u64 {
         self.placed.iter().map(|&p| u64::from(p)).sum()
     }
 

@@ -56,7 +56,7 @@ impl Csr {
 ///     .node(node("a1", "a"))
 ///     .nodes([node("a2", "a"), node("b1", "b")]);
 /// for i in 2..4 {
-///     builder.add_node(node(&format!("b{i}"), "b"));
+///     builder.push(node(&format!("b{i}"), "b"));
 /// }
 /// assert_eq!(builder.build()?.len(), 5);
 ///
@@ -85,8 +85,10 @@ impl InventoryBuilder {
         self
     }
 
-    /// Adds a node (in place, for loops). See [`InventoryBuilder`].
-    pub fn add_node(&mut self, node: NodeSpec) -> &mut Self {
+    /// Adds a node in place, for loops (the chained form is [`InventoryBuilder::node`];
+    /// adding a node to a built inventory is [`Inventory::add_node`]). See
+    /// [`InventoryBuilder`].
+    pub fn push(&mut self, node: NodeSpec) -> &mut Self {
         self.nodes.push(node);
         self
     }

@@ -10,8 +10,8 @@ use rustc_hash::FxHashMap;
 
 use crate::inventory::ledger::{Lost, Member};
 use crate::inventory::Inventory;
-use crate::model::{Amount, Quantity};
 use crate::model::{Error, NodeSpec, ReservationId};
+use crate::model::{Quantity, QuantitySpec};
 
 /// A node whose capacity no longer covers what is used and reserved on it, after a
 /// capacity or external-usage change. The change is applied (it is a fact about the
@@ -40,6 +40,7 @@ use crate::model::{Error, NodeSpec, ReservationId};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Overcommit {
     /// Node name.
     pub node: String,
@@ -60,15 +61,17 @@ impl Inventory {
     /// zero amounts left out), or `None` for an unknown name.
     ///
     /// ```
-    /// use gang_core::{Amount, Inventory, NodeSpec, Quantity, Topology};
+    /// use gang_core::{Inventory, NodeSpec, Quantity, Topology};
+    /// use gang_core::request::QuantitySpec;
     /// let inv = Inventory::builder(Topology::new(["rack"])?)
     ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("cpu", "1.5").used("cpu", "500m"))
     ///     .build()?;
     /// let spec = inv.node_spec("a1").unwrap();
-    /// assert_eq!(spec.labels["rack"], "a");
-    /// assert_eq!(spec.capacity["cpu"], Amount::Exact(Quantity::from_millis(1500)));
-    /// assert_eq!(spec.used["cpu"], Amount::Exact(Quantity::from_millis(500)));
-    /// assert!(spec.schedulable);
+    /// assert_eq!(spec.get_label("rack"), Some("a"));
+    /// let exact = |m: u64| QuantitySpec::Exact(Quantity::from_millis(m));
+    /// assert_eq!(spec.get_capacity().collect::<Vec<_>>(), [("cpu", &exact(1500))]);
+    /// assert_eq!(spec.get_used().collect::<Vec<_>>(), [("cpu", &exact(500))]);
+    /// assert!(spec.is_schedulable());
     /// assert!(inv.node_spec("zz").is_none());
     /// # Ok::<(), gang_core::Error>(())
     /// ```
@@ -89,13 +92,13 @@ impl Inventory {
             if self.capacity[r][ix] > 0 {
                 n.capacity.insert(
                     name.clone(),
-                    Amount::Exact(Quantity::from_millis(self.capacity[r][ix])),
+                    QuantitySpec::Exact(Quantity::from_millis(self.capacity[r][ix])),
                 );
             }
             if self.used[r][ix] > 0 {
                 n.used.insert(
                     name.clone(),
-                    Amount::Exact(Quantity::from_millis(self.used[r][ix])),
+                    QuantitySpec::Exact(Quantity::from_millis(self.used[r][ix])),
                 );
             }
         }
@@ -222,7 +225,7 @@ impl Inventory {
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
     /// let lost = inv.fail_node("a2")?;
     /// assert_eq!((lost[0].reservation, lost[0].count), (id, 4));
-    /// assert!(!inv.node_spec("a2").unwrap().schedulable); // still there, cordoned
+    /// assert!(!inv.node_spec("a2").unwrap().is_schedulable()); // still there, cordoned
     /// assert_eq!(inv.free("a2", "nvidia.com/gpu").unwrap().millis(), 4000);
     /// assert!(inv.fail_node("a9").is_err());
     /// # Ok::<(), gang_core::Error>(())
@@ -330,10 +333,10 @@ impl Inventory {
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?; // a1 and a2
     /// let displaced = inv.set_labels("a2", [("rack", "b")])?;
     /// assert_eq!(displaced, [id]); // its workers now span racks a and b
-    /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b");
+    /// assert_eq!(inv.node_spec("a2").unwrap().get_label("rack").unwrap(), "b");
     /// let bad = inv.set_labels("a2", [("rack", "rack b")]);
     /// assert_eq!(bad.unwrap_err().field(), "nodes[a2].labels.rack");
-    /// assert_eq!(inv.node_spec("a2").unwrap().labels["rack"], "b"); // unchanged
+    /// assert_eq!(inv.node_spec("a2").unwrap().get_label("rack").unwrap(), "b"); // unchanged
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
@@ -407,7 +410,7 @@ impl Inventory {
         &mut self,
         node: &str,
         resource: &str,
-        amount: impl Into<Amount>,
+        amount: impl Into<QuantitySpec>,
     ) -> Result<Vec<Overcommit>, Error> {
         self.set_amount(node, resource, amount.into(), true)
     }
@@ -436,7 +439,7 @@ impl Inventory {
         &mut self,
         node: &str,
         resource: &str,
-        amount: impl Into<Amount>,
+        amount: impl Into<QuantitySpec>,
     ) -> Result<Vec<Overcommit>, Error> {
         self.set_amount(node, resource, amount.into(), false)
     }
@@ -445,7 +448,7 @@ impl Inventory {
         &mut self,
         node: &str,
         resource: &str,
-        amount: Amount,
+        amount: QuantitySpec,
         capacity: bool,
     ) -> Result<Vec<Overcommit>, Error> {
         let ix = self.index(node)?;
@@ -475,7 +478,7 @@ impl Inventory {
                 } else {
                     &mut specs[ix].used
                 };
-                map.insert(resource.to_owned(), Amount::Exact(q));
+                map.insert(resource.to_owned(), QuantitySpec::Exact(q));
                 self.relayout(&specs)?;
             }
         }
@@ -701,7 +704,7 @@ mod tests {
         let members: Vec<String> = inv
             .reservation(block)
             .unwrap()
-            .members(&inv)
+            .assignments(&inv)
             .into_iter()
             .map(|a| format!("{} {} {}", a.role, a.node, a.count))
             .collect();
@@ -775,7 +778,7 @@ mod tests {
         );
         let held: Vec<String> = [r1, r2]
             .iter()
-            .flat_map(|&id| inv.reservation(id).unwrap().members(&inv))
+            .flat_map(|&id| inv.reservation(id).unwrap().assignments(&inv))
             .map(|a| a.node)
             .collect();
         assert_eq!(held, ["n1", "n1"]);
@@ -783,7 +786,7 @@ mod tests {
             &mut inv,
             &Gang::new("r3").role(Role::new("w", 8).request(GPU, 1)),
         );
-        assert_eq!(inv.reservation(r3).unwrap().members(&inv)[0].node, "n2");
+        assert_eq!(inv.reservation(r3).unwrap().assignments(&inv)[0].node, "n2");
 
         // n1 holds 5 GPUs reserved; capacity 4 is below that.
         let over = inv.set_capacity("n1", GPU, 4).unwrap();

@@ -16,7 +16,8 @@ use crate::model::{Assignment, Gang, Quantity, ReservationId};
 /// [`Reservation::lost`] until [`Inventory::replace`] finds them new nodes.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::Replacement;
 /// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 4);
 /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .nodes([node("a1"), node("a2"), node("a3")])
@@ -37,6 +38,7 @@ use crate::model::{Assignment, Gang, Quantity, ReservationId};
 /// ```
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Lost {
     /// The reservation that lost them.
     pub reservation: ReservationId,
@@ -86,10 +88,10 @@ impl std::hash::Hash for Lost {
 ///     .required("rack");
 /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
 /// let r = inv.reservation(id).unwrap();
-/// assert_eq!((r.id(), r.gang().name.as_str()), (id, "train"));
+/// assert_eq!((r.id(), r.gang().get_name()), (id, "train"));
 /// assert_eq!(r.domain(), [("rack".to_owned(), "b".to_owned())]);
 /// let on = |node: &str, count| Assignment { role: "worker".into(), node: node.into(), count };
-/// assert_eq!(r.members(&inv), [on("b1", 4), on("b2", 2)]);
+/// assert_eq!(r.assignments(&inv), [on("b1", 4), on("b2", 2)]);
 /// assert_eq!(r.member_count(), 6);
 /// let usage: Vec<(String, String, Quantity)> = r.usage(&inv);
 /// assert!(usage.contains(&("b1".into(), "nvidia.com/gpu".into(), Quantity::from_units(4))));
@@ -131,7 +133,7 @@ impl Reservation {
 
     /// Members held, per role and node (names looked up in `inv`, the inventory that
     /// holds the reservation). See [`Reservation`].
-    pub fn members(&self, inv: &Inventory) -> Vec<Assignment> {
+    pub fn assignments(&self, inv: &Inventory) -> Vec<Assignment> {
         self.members
             .iter()
             .map(|&(r, n, k)| Assignment {
@@ -180,7 +182,7 @@ impl Reservation {
     /// let gang = Gang::new("g").role(Role::new("w", 2).request("gpu", 3));
     /// let id = inv.reserve(inv.place(&gang)?.placement().unwrap())?;
     /// let s = inv.reservation(id).unwrap().snapshot(&inv);
-    /// assert_eq!((s.id, s.gang.name.as_str(), s.members[0].count), (id, "g", 2));
+    /// assert_eq!((s.id, s.gang.get_name(), s.members[0].count), (id, "g", 2));
     /// assert_eq!(s.usage, [("n1".into(), "gpu".into(), Quantity::from_units(6))]);
     /// let json = serde_json::to_string(&s).unwrap();
     /// assert!(json.contains(r#""usage":[["n1","gpu",6]]"#), "{json}");
@@ -191,7 +193,7 @@ impl Reservation {
             id: self.id,
             gang: self.gang().clone(),
             domain: self.domain.clone(),
-            members: self.members(inv),
+            members: self.assignments(inv),
             usage: self.usage(inv),
             lost: self.lost.clone(),
         }
@@ -204,6 +206,7 @@ impl Reservation {
 /// "lost": [{"reservation", "role", "node", "count"}…]}` and reads back the same.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct ReservationSnapshot {
     /// The reservation's id.
     pub id: ReservationId,

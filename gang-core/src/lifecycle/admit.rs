@@ -15,7 +15,8 @@ use crate::solve::Solver;
 /// How a queue of gangs is admitted by [`Inventory::admit`].
 ///
 /// ```
-/// use gang_core::{AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::AdmitMode;
 /// const GPU: &str = "nvidia.com/gpu";
 /// let inv = Inventory::builder(Topology::flat())
 ///     .node(NodeSpec::new("g1").capacity(GPU, 8))
@@ -53,7 +54,8 @@ pub enum AdmitMode {
 /// What happened to one gang of an admitted queue.
 ///
 /// ```
-/// use gang_core::{Admission, AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::{Admission, AdmitMode};
 /// let mut inv = Inventory::builder(Topology::flat())
 ///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
 ///     .build()?;
@@ -105,7 +107,8 @@ impl Inventory {
     /// holding nothing; no gang ever holds part of its members.
     ///
     /// ```
-    /// use gang_core::{AdmitMode, Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::AdmitMode;
     /// let mut inv = Inventory::builder(Topology::flat())
     ///     .node(NodeSpec::new("n1").capacity("gpu", 8))
     ///     .build()?;
@@ -207,8 +210,9 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ErrorKind, NodeSpec, Replacement, Role, Topology, HOSTNAME_LEVEL};
-    use crate::{Spread, SpreadOutcome};
+    use crate::lifecycle::Replacement;
+    use crate::lifecycle::{Spread, SpreadOutcome};
+    use crate::{ErrorKind, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
 
     use crate::testkit::{build, GPU};
 
@@ -370,7 +374,11 @@ mod tests {
         else {
             panic!("two racks, one replica each")
         };
-        let on = |inv: &Inventory, id| inv.reservation(id).unwrap().members(inv)[0].node.clone();
+        let on = |inv: &Inventory, id| {
+            inv.reservation(id).unwrap().assignments(inv)[0]
+                .node
+                .clone()
+        };
         let (first, second) = (on(&inv, ids[0]), on(&inv, ids[1]));
         assert_ne!(first[..1], second[..1], "distinct racks");
         inv.fail_node(&second).unwrap();

@@ -18,7 +18,8 @@ use crate::solve::{domain_count, Solver};
 /// The answer to [`Inventory::replace`].
 ///
 /// ```
-/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// use gang_core::{Assignment, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::Replacement;
 /// let node = |n: &str, rack: &str| {
 ///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
 /// };
@@ -57,7 +58,9 @@ pub enum Replacement {
 /// one sentence per binding domain.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, RoleFit, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::RoleFit;
+/// use gang_core::lifecycle::Replacement;
 /// let node = |n: &str, rack: &str| {
 ///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
 /// };
@@ -73,7 +76,8 @@ pub enum Replacement {
 /// assert_eq!((p.reservation, p.gang.as_str(), p.search_exhausted), (id, "train", false));
 /// let d = &p.domains[0];
 /// assert_eq!((d.level.as_deref(), d.domain.as_str(), d.exists), (Some("rack"), "a", true));
-/// assert_eq!(d.fits, [RoleFit { role: "worker".into(), fits: 0, needed: 2 }]);
+/// let fit = &d.fits[0];
+/// assert_eq!((d.fits.len(), fit.role.as_str(), fit.fits, fit.needed), (1, "worker", 0, 2));
 /// assert_eq!(d.short_of, ["nvidia.com/gpu"]);
 /// assert_eq!(d.elsewhere, ["b"]); // has room, but the gang is bound to rack a
 /// assert_eq!(
@@ -86,6 +90,7 @@ pub enum Replacement {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Pending {
     /// The reservation.
     pub reservation: ReservationId,
@@ -101,7 +106,8 @@ pub struct Pending {
 /// [`Pending`] for one that exists).
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::Replacement;
 /// let node = |n: &str, rack: &str| {
 ///     NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 2)
 /// };
@@ -123,6 +129,7 @@ pub struct Pending {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct PendingDomain {
     /// The binding level (`None`: anywhere in the cluster).
     pub level: Option<String>,
@@ -230,7 +237,8 @@ impl Inventory {
     /// anywhere.
     ///
     /// ```
-    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Replacement, Role, Topology};
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::Replacement;
     /// let node = |n: &str, rack: &str| NodeSpec::new(n).label("rack", rack).capacity("gpu", 2);
     /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
     ///     .nodes([node("a1", "a"), node("a2", "a")])
@@ -580,7 +588,7 @@ mod tests {
     fn held(inv: &Inventory, id: ReservationId) -> Vec<(String, String, u32)> {
         inv.reservation(id)
             .unwrap()
-            .members(inv)
+            .assignments(inv)
             .into_iter()
             .map(|a| (a.role, a.node, a.count))
             .collect()

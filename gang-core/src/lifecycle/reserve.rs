@@ -32,9 +32,9 @@ impl Inventory {
     /// ```
     ///
     /// # Errors
-    /// A [`Conflict`] naming the node (and resource) that no longer fits; the inventory
-    /// is unchanged.
-    pub fn reserve(&mut self, placement: &Placement) -> Result<ReservationId, Conflict> {
+    /// [`Error::Conflict`], carrying a [`Conflict`] that names the node (and resource)
+    /// that no longer fits; the inventory is unchanged.
+    pub fn reserve(&mut self, placement: &Placement) -> Result<ReservationId, Error> {
         // A placement found with a narrowed copy of the request (backfill, spread) holds
         // the gang as requested, so replacements may use every node the request admits.
         let (gang, members) = self.resolve(placement)?;
@@ -246,8 +246,11 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lifecycle::Lost;
+    #[cfg(feature = "serde")]
+    use crate::lifecycle::ReservationSnapshot;
+    use crate::Gang;
     use crate::{ErrorKind, NodeSpec, Role, Topology};
-    use crate::{Gang, Lost, ReservationSnapshot};
 
     use crate::testkit::{build, placed as placement, GPU};
 
@@ -279,7 +282,7 @@ mod tests {
         let p = placement(&inv, &gang);
         let mut moved = inv.clone();
         moved.set_labels("a2", [("rack", "b")]).unwrap();
-        let c = moved.reserve(&p).unwrap_err();
+        let c = moved.reserve(&p).unwrap_err().conflict().cloned().unwrap();
         assert_eq!(
             c,
             Conflict::Relabelled {
@@ -308,7 +311,7 @@ mod tests {
         split
             .set_labels("a2", [("block", "x"), ("rack", "c")])
             .unwrap();
-        let c = split.reserve(&p).unwrap_err();
+        let c = split.reserve(&p).unwrap_err().conflict().cloned().unwrap();
         assert!(
             matches!(&c, Conflict::Relabelled { reason, .. }
                 if reason == "role w would not fill whole slices of 2 per rack"),
@@ -316,7 +319,12 @@ mod tests {
         );
         let mut unlabelled = inv.clone();
         unlabelled.set_labels("b2", [("block", "x")]).unwrap();
-        let c = unlabelled.reserve(&p).unwrap_err();
+        let c = unlabelled
+            .reserve(&p)
+            .unwrap_err()
+            .conflict()
+            .cloned()
+            .unwrap();
         assert_eq!(c.node(), "b2");
         assert!(c.to_string().contains("outside any rack"), "{c}");
         // Swapping two nodes between racks keeps every slice whole.
@@ -493,7 +501,7 @@ mod tests {
         // n2 holds 4 + 2 × 2 = 8 CPUs. With one used elsewhere, each role alone would
         // still fit (4 and 4 of 7), both together do not.
         inv.set_used("n2", "cpu", 1).unwrap();
-        let c = inv.reserve(&p).unwrap_err();
+        let c = inv.reserve(&p).unwrap_err().conflict().cloned().unwrap();
         assert_eq!(
             c,
             Conflict::Capacity {
@@ -534,7 +542,10 @@ mod tests {
         let p = placement(&inv, &gang);
         let before: Vec<u64> = ["a1", "a2"].iter().map(|n| free(&inv, n, GPU)).collect();
         let check = |inv: &mut Inventory, want: Conflict| {
-            assert_eq!(inv.reserve(&p).unwrap_err(), want);
+            assert_eq!(
+                inv.reserve(&p).unwrap_err().conflict().cloned().unwrap(),
+                want
+            );
             assert_eq!(inv.reservations().count(), 0);
             inv.validate().unwrap();
         };
@@ -559,7 +570,12 @@ mod tests {
 
         let mut removed = inv.clone();
         removed.remove_node("a2").unwrap();
-        let c = removed.reserve(&p).unwrap_err();
+        let c = removed
+            .reserve(&p)
+            .unwrap_err()
+            .conflict()
+            .cloned()
+            .unwrap();
         assert_eq!(
             (c.node(), &c),
             ("a2", &Conflict::NodeGone { node: "a2".into() })
@@ -605,7 +621,7 @@ mod tests {
         let held: Vec<(String, u32)> = inv
             .reservation(id)
             .unwrap()
-            .members(&inv)
+            .assignments(&inv)
             .into_iter()
             .map(|a| (a.node, a.count))
             .collect();
@@ -634,7 +650,7 @@ mod tests {
         let snapshot = |inv: &Inventory| {
             let r = inv.reservation(id).unwrap();
             let members: Vec<(String, u32)> = r
-                .members(inv)
+                .assignments(inv)
                 .into_iter()
                 .map(|a| (a.node, a.count))
                 .collect();

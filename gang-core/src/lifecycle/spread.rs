@@ -14,7 +14,8 @@ use crate::solve::Solver;
 /// pairwise distinct domains of a spread level (inference replicas across racks).
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::{Spread, SpreadOutcome};
 /// let node = |n: &str, block: &str, rack: &str| {
 ///     NodeSpec::new(n).label("block", block).label("rack", rack).capacity("nvidia.com/gpu", 4)
 /// };
@@ -26,8 +27,8 @@ use crate::solve::Solver;
 ///     .required("rack");
 /// // Up to 4 replicas, at least 2, in distinct racks of one block.
 /// let spread = Spread::new(replica, 4, "rack").min_replicas(2).within("block");
-/// assert_eq!((spread.replicas, spread.min_replicas), (4, Some(2)));
-/// assert_eq!((spread.level.as_str(), spread.within.as_deref()), ("rack", Some("block")));
+/// assert_eq!((spread.get_replicas(), spread.get_min_replicas()), (4, Some(2)));
+/// assert_eq!((spread.get_level(), spread.get_within()), ("rack", Some("block")));
 /// let SpreadOutcome::Placed { reservations, placements } = inv.spread(&spread)? else {
 ///     panic!("block b1 has two racks");
 /// };
@@ -35,7 +36,7 @@ use crate::solve::Solver;
 /// let racks: Vec<String> = placements.iter().map(|p| p.domain_path()).collect();
 /// assert_eq!(racks, ["b1/a", "b1/b"]);
 /// // All 4 required: only block b2 has room left, for 1; nothing more is held.
-/// let all = Spread { min_replicas: None, ..spread };
+/// let all = Spread::new(spread.get_gang().clone(), 4, "rack").within("block");
 /// assert!(matches!(inv.spread(&all)?, SpreadOutcome::Unschedulable { fit: 1, needed: 4, .. }));
 /// assert_eq!(inv.reservations().count(), 2); // only the first spread's replicas
 /// # Ok::<(), gang_core::Error>(())
@@ -45,17 +46,17 @@ use crate::solve::Solver;
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Spread {
     /// One replica.
-    pub gang: Gang,
+    pub(crate) gang: Gang,
     /// Replicas wanted.
-    pub replicas: u32,
+    pub(crate) replicas: u32,
     /// Replicas required (default: all).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub min_replicas: Option<u32>,
+    pub(crate) min_replicas: Option<u32>,
     /// No two replicas' constrained members share a domain of this level.
-    pub level: String,
+    pub(crate) level: String,
     /// All replicas inside one domain of this level (optional).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub within: Option<String>,
+    pub(crate) within: Option<String>,
 }
 
 impl Spread {
@@ -82,12 +83,38 @@ impl Spread {
         self.within = Some(level.into());
         self
     }
+
+    /// One replica's gang. See [`Spread`].
+    pub fn get_gang(&self) -> &Gang {
+        &self.gang
+    }
+
+    /// Replicas wanted. See [`Spread`].
+    pub fn get_replicas(&self) -> u32 {
+        self.replicas
+    }
+
+    /// Replicas required, if fewer than all. See [`Spread`].
+    pub fn get_min_replicas(&self) -> Option<u32> {
+        self.min_replicas
+    }
+
+    /// The level whose domains replicas must not share. See [`Spread`].
+    pub fn get_level(&self) -> &str {
+        &self.level
+    }
+
+    /// The level all replicas must share a domain of, if any. See [`Spread`].
+    pub fn get_within(&self) -> Option<&str> {
+        self.within.as_deref()
+    }
 }
 
 /// The answer to [`Inventory::spread`].
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::lifecycle::{Spread, SpreadOutcome};
 /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .nodes(["a", "b", "c"].map(|r| {
 ///         NodeSpec::new(format!("{r}1")).label("rack", r).capacity("nvidia.com/gpu", 4)
@@ -151,7 +178,8 @@ impl Inventory {
     /// replicas wins (ties: the first). Unconstrained roles are not spread.
     ///
     /// ```
-    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Spread, SpreadOutcome};
+    /// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role};
+    /// use gang_core::lifecycle::{Spread, SpreadOutcome};
     /// use gang_core::Topology;
     /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
     ///     .nodes((0..3).map(|i| {
@@ -535,7 +563,7 @@ mod tests {
             let on: Vec<(String, String)> = inv
                 .reservation(*id)
                 .unwrap()
-                .members(&inv)
+                .assignments(&inv)
                 .into_iter()
                 .map(|a| (a.role, a.node))
                 .collect();

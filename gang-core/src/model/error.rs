@@ -205,6 +205,29 @@ impl Error {
         }
     }
 
+    /// The reserve conflict, if this is [`Error::Conflict`].
+    ///
+    /// ```
+    /// use gang_core::lifecycle::Conflict;
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("gpu", 2))
+    ///     .build()?;
+    /// let p = inv.place(&Gang::new("g").role(Role::new("w", 2).request("gpu", 1)))?;
+    /// let p = p.placement().unwrap();
+    /// inv.reserve(p)?;
+    /// let err = inv.reserve(p).unwrap_err(); // nothing left for a second copy
+    /// assert!(matches!(err.conflict(), Some(Conflict::Capacity { node, .. }) if node == "n1"));
+    /// assert_eq!(inv.cordon("zz").unwrap_err().conflict(), None);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn conflict(&self) -> Option<&Conflict> {
+        match self {
+            Error::Conflict(c) => Some(c),
+            _ => None,
+        }
+    }
+
     pub(crate) fn invalid_quantity(field: &str, value: &str, reason: impl Into<String>) -> Self {
         Error::InvalidQuantity {
             field: field.to_owned(),
@@ -267,7 +290,8 @@ impl From<Conflict> for Error {
 /// Why a placement could not be reserved; nothing was applied.
 ///
 /// ```
-/// use gang_core::{Conflict, ErrorKind, Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Quantity, Role, Topology};
+/// use gang_core::lifecycle::Conflict;
 /// let mut inv = Inventory::builder(Topology::flat())
 ///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 8))
 ///     .node(NodeSpec::new("n2").capacity("nvidia.com/gpu", 8))
@@ -275,7 +299,7 @@ impl From<Conflict> for Error {
 /// let gang = Gang::new("g").role(Role::new("w", 6).request("nvidia.com/gpu", 1));
 /// let p = inv.place(&gang)?.placement().cloned().unwrap(); // 6 on n1
 /// inv.set_used("n1", "nvidia.com/gpu", 4)?; // another scheduler was faster
-/// let c = inv.reserve(&p).unwrap_err();
+/// let c = inv.reserve(&p).unwrap_err().conflict().cloned().unwrap();
 /// let want = Conflict::Capacity {
 ///     node: "n1".into(),
 ///     resource: "nvidia.com/gpu".into(),
@@ -288,9 +312,11 @@ impl From<Conflict> for Error {
 ///
 /// inv.set_used("n1", "nvidia.com/gpu", 0)?;
 /// inv.cordon("n1")?;
-/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::Unschedulable { node: "n1".into() });
+/// let err = inv.reserve(&p).unwrap_err();
+/// assert_eq!(err.conflict(), Some(&Conflict::Unschedulable { node: "n1".into() }));
 /// inv.remove_node("n1")?;
-/// assert_eq!(inv.reserve(&p).unwrap_err(), Conflict::NodeGone { node: "n1".into() });
+/// let err = inv.reserve(&p).unwrap_err();
+/// assert_eq!(err.conflict(), Some(&Conflict::NodeGone { node: "n1".into() }));
 /// // Placed again on what is there now, it reserves.
 /// assert!(inv.reserve(inv.place(&gang)?.placement().unwrap()).is_ok());
 /// # Ok::<(), gang_core::Error>(())
@@ -366,7 +392,8 @@ impl Conflict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Conflict, ReservationId};
+    use crate::lifecycle::Conflict;
+    use crate::ReservationId;
 
     /// One error of every variant, with the kind, name, code and field each must have.
     fn every_variant() -> Vec<(Error, ErrorKind, &'static str, u32, &'static str)> {

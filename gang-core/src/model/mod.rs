@@ -12,9 +12,9 @@ pub(crate) mod request;
 pub(crate) mod topology;
 
 pub(crate) use assignment::Assignment;
-pub(crate) use error::{Conflict, Error, ErrorKind};
+pub(crate) use error::{Conflict, Error};
 pub(crate) use ids::ReservationId;
 pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
-pub(crate) use quantity::{Amount, Quantity};
+pub(crate) use quantity::{Quantity, QuantitySpec};
 pub(crate) use request::{Gang, GangTopology, Policy, Role, SelectorOperator};
 pub(crate) use topology::Topology;

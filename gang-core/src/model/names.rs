@@ -6,7 +6,7 @@
 /// only be listed last), and needs no label on the nodes.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+/// use gang_core::{Gang, HOSTNAME_LEVEL, Inventory, NodeSpec, Role, Topology};
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 8))
 ///     .node(NodeSpec::new("a2").label("rack", "a").capacity("nvidia.com/gpu", 8))

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::model::Amount;
+use crate::model::QuantitySpec;
 
 /// A node as the platform describes it: name, labels, capacity, externally used amounts,
 /// taints and whether it is schedulable. Validated when the inventory is built.
@@ -16,9 +16,13 @@ use crate::model::Amount;
 ///     .capacity("memory", "1Ti")
 ///     .used("nvidia.com/gpu", 6)
 ///     .taint(Taint::new("dedicated", "training", TaintEffect::NoSchedule));
-/// assert_eq!((n.name.as_str(), n.labels[RACK].as_str()), ("a1", "a"));
-/// assert_eq!(n.taints.len(), 1);
-/// assert!(n.schedulable && !n.clone().cordoned().schedulable);
+/// assert_eq!((n.get_name(), n.get_label(RACK)), ("a1", Some("a")));
+/// assert_eq!(n.get_labels().collect::<Vec<_>>(), [(RACK, "a")]);
+/// let gpus = n.get_capacity().find(|(r, _)| *r == "nvidia.com/gpu").map(|(_, q)| q.clone());
+/// assert_eq!(gpus, Some(8.into()));
+/// assert_eq!(n.get_used().count(), 1);
+/// assert_eq!(n.get_taints().len(), 1);
+/// assert!(n.is_schedulable() && !n.clone().cordoned().is_schedulable());
 ///
 /// // Validated when the inventory is built: free is capacity minus used.
 /// let inv = Inventory::builder(Topology::new([RACK])?).node(n).build()?;
@@ -33,22 +37,22 @@ use crate::model::Amount;
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct NodeSpec {
     /// Unique node name.
-    pub name: String,
+    pub(crate) name: String,
     /// Node labels (topology levels are labels too).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub labels: IndexMap<String, String>,
+    pub(crate) labels: IndexMap<String, String>,
     /// Allocatable capacity per resource.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub capacity: IndexMap<String, Amount>,
+    pub(crate) capacity: IndexMap<String, QuantitySpec>,
     /// Amounts used by workloads the library did not place (other pods).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub used: IndexMap<String, Amount>,
+    pub(crate) used: IndexMap<String, QuantitySpec>,
     /// Taints.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub taints: Vec<Taint>,
+    pub(crate) taints: Vec<Taint>,
     /// `false` when cordoned.
     #[cfg_attr(feature = "serde", serde(default = "yes"))]
-    pub schedulable: bool,
+    pub(crate) schedulable: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -71,31 +75,114 @@ impl NodeSpec {
 
     /// Sets a label (topology levels are labels too). See [`NodeSpec`].
     pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.labels.insert(key.into(), value.into());
+        self.set_label(key, value);
         self
     }
 
     /// Sets the allocatable capacity of a resource. See [`NodeSpec`].
-    pub fn capacity(mut self, resource: impl Into<String>, amount: impl Into<Amount>) -> Self {
-        self.capacity.insert(resource.into(), amount.into());
+    pub fn capacity(
+        mut self,
+        resource: impl Into<String>,
+        amount: impl Into<QuantitySpec>,
+    ) -> Self {
+        self.set_capacity(resource, amount);
         self
     }
 
     /// Sets the amount of a resource used outside the library. See [`NodeSpec`].
-    pub fn used(mut self, resource: impl Into<String>, amount: impl Into<Amount>) -> Self {
-        self.used.insert(resource.into(), amount.into());
+    pub fn used(mut self, resource: impl Into<String>, amount: impl Into<QuantitySpec>) -> Self {
+        self.set_used(resource, amount);
         self
     }
 
     /// Adds a taint. See [`NodeSpec`].
     pub fn taint(mut self, taint: Taint) -> Self {
-        self.taints.push(taint);
+        self.add_taint(taint);
         self
     }
 
     /// Marks the node unschedulable (cordoned). See [`NodeSpec`].
     pub fn cordoned(mut self) -> Self {
-        self.schedulable = false;
+        self.set_schedulable(false);
+        self
+    }
+
+    // Getters are named `get_*` because the builder methods take the bare names (as
+    // `std::process::Command` and `clap::Arg` do).
+
+    /// The node's name. See [`NodeSpec`].
+    pub fn get_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The node's labels, in the order set. See [`NodeSpec`].
+    pub fn get_labels(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.labels.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The value of label `key`, if set. See [`NodeSpec`].
+    pub fn get_label(&self, key: &str) -> Option<&str> {
+        self.labels.get(key).map(String::as_str)
+    }
+
+    /// Allocatable capacity per resource, as given, in the order set. See [`NodeSpec`].
+    pub fn get_capacity(&self) -> impl ExactSizeIterator<Item = (&str, &QuantitySpec)> + '_ {
+        self.capacity.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Amounts used outside the library per resource, as given. See [`NodeSpec`].
+    pub fn get_used(&self) -> impl ExactSizeIterator<Item = (&str, &QuantitySpec)> + '_ {
+        self.used.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The node's taints. See [`NodeSpec`].
+    pub fn get_taints(&self) -> &[Taint] {
+        &self.taints
+    }
+
+    /// `false` when cordoned. See [`NodeSpec`].
+    pub fn is_schedulable(&self) -> bool {
+        self.schedulable
+    }
+
+    // In-place forms of the builder methods, for loops and for bindings that hold a
+    // spec behind a handle.
+
+    /// [`NodeSpec::label`] in place; setting a key again replaces its value.
+    pub fn set_label(&mut self, key: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        self.labels.insert(key.into(), value.into());
+        self
+    }
+
+    /// [`NodeSpec::capacity`] in place; setting a resource again replaces its amount.
+    pub fn set_capacity(
+        &mut self,
+        resource: impl Into<String>,
+        amount: impl Into<QuantitySpec>,
+    ) -> &mut Self {
+        self.capacity.insert(resource.into(), amount.into());
+        self
+    }
+
+    /// [`NodeSpec::used`] in place; setting a resource again replaces its amount.
+    pub fn set_used(
+        &mut self,
+        resource: impl Into<String>,
+        amount: impl Into<QuantitySpec>,
+    ) -> &mut Self {
+        self.used.insert(resource.into(), amount.into());
+        self
+    }
+
+    /// [`NodeSpec::taint`] in place.
+    pub fn add_taint(&mut self, taint: Taint) -> &mut Self {
+        self.taints.push(taint);
+        self
+    }
+
+    /// Marks the node schedulable, or cordoned ([`NodeSpec::cordoned`]), in place.
+    pub fn set_schedulable(&mut self, schedulable: bool) -> &mut Self {
+        self.schedulable = schedulable;
         self
     }
 }
@@ -178,7 +265,8 @@ impl Taint {
 /// Toleration operator: whether a [`Toleration`] compares values or only keys.
 ///
 /// ```
-/// use gang_core::{Taint, TaintEffect, Toleration, TolerationOperator};
+/// use gang_core::{Taint, TaintEffect, Toleration};
+/// use gang_core::request::TolerationOperator;
 /// assert_eq!(TolerationOperator::default(), TolerationOperator::Equal);
 /// let all = Toleration::exists(""); // empty key with Exists: every taint
 /// assert_eq!(all.operator, TolerationOperator::Exists);
@@ -302,8 +390,8 @@ mod tests {
             .collect();
         assert_eq!(labels, [("rack", "b"), ("zone", "z1")]);
         assert_eq!((n.capacity.len(), n.used.len()), (1, 1));
-        assert_eq!(n.capacity["gpu"], Amount::from(4));
-        assert_eq!(n.used["gpu"], Amount::from(3));
+        assert_eq!(n.capacity["gpu"], QuantitySpec::from(4));
+        assert_eq!(n.used["gpu"], QuantitySpec::from(3));
         let effects: Vec<TaintEffect> = n.taints.iter().map(|t| t.effect).collect();
         assert_eq!(effects, [TaintEffect::NoSchedule, TaintEffect::NoExecute]);
         assert!(!n.schedulable);

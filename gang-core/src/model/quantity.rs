@@ -87,21 +87,24 @@ impl fmt::Display for Quantity {
 /// is built, so the error can name the field it came from.
 ///
 /// Builder methods such as [`NodeSpec::capacity`](crate::NodeSpec::capacity) and
-/// [`Role::request`](crate::Role::request) take `impl Into<Amount>`, so integers, strings
+/// [`Role::request`](crate::Role::request) take `impl Into<QuantitySpec>`, so integers, strings
 /// and quantities all work:
 ///
 /// ```
-/// use gang_core::{Amount, Quantity};
-/// assert_eq!(Amount::from(8), Amount::Units(8));
-/// assert_eq!(Amount::from("500m"), Amount::Text("500m".into()));
-/// assert_eq!(Amount::from(Quantity::from_units(2)), Amount::Exact(Quantity::from_units(2)));
-/// assert_eq!(Amount::from("16Gi").resolve("capacity.memory")?.millis(), (16u64 << 30) * 1000);
-/// let err = Amount::from(-1).resolve("nodes[a1].capacity.nvidia.com/gpu").unwrap_err();
+/// use gang_core::Quantity;
+/// use gang_core::request::QuantitySpec;
+/// assert_eq!(QuantitySpec::from(8), QuantitySpec::Units(8));
+/// assert_eq!(QuantitySpec::from("500m"), QuantitySpec::Text("500m".into()));
+/// assert_eq!(QuantitySpec::from(Quantity::from_units(2)), QuantitySpec::Exact(Quantity::from_units(2)));
+/// assert_eq!(QuantitySpec::from("16Gi").resolve("capacity.memory")?.millis(), (16u64 << 30) * 1000);
+/// // Beyond u64 milli-units is an error, never a clamped amount.
+/// assert!(QuantitySpec::from(u64::MAX).resolve("capacity.cpu").is_err());
+/// let err = QuantitySpec::from(-1).resolve("nodes[a1].capacity.nvidia.com/gpu").unwrap_err();
 /// assert_eq!(err.field(), "nodes[a1].capacity.nvidia.com/gpu");
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Amount {
+pub enum QuantitySpec {
     /// Whole units, possibly negative (rejected at build time).
     Units(i64),
     /// Kubernetes quantity text.
@@ -110,8 +113,8 @@ pub enum Amount {
     Exact(Quantity),
 }
 
-impl Amount {
-    /// Resolves to a [`Quantity`], naming `field` in any error. See [`Amount`].
+impl QuantitySpec {
+    /// Resolves to a [`Quantity`], naming `field` in any error. See [`QuantitySpec`].
     ///
     /// # Errors
     /// [`Error::InvalidQuantity`] naming `field` when the amount is negative, malformed or
@@ -120,50 +123,55 @@ impl Amount {
         self.resolve_at(|| field.to_owned())
     }
 
-    /// [`Amount::resolve`] with the field named only if there is an error.
+    /// [`QuantitySpec::resolve`] with the field named only if there is an error.
     pub(crate) fn resolve_at(&self, field: impl FnOnce() -> String) -> Result<Quantity, Error> {
         match self {
-            Amount::Units(n) if *n < 0 => Err(Error::invalid_quantity(
+            QuantitySpec::Units(n) if *n < 0 => Err(Error::invalid_quantity(
                 &field(),
                 &n.to_string(),
                 "negative quantity",
             )),
-            Amount::Units(n) => (*n as u64)
+            QuantitySpec::Units(n) => (*n as u64)
                 .checked_mul(1000)
                 .map(Quantity)
                 .ok_or_else(|| Error::invalid_quantity(&field(), &n.to_string(), "overflows")),
-            Amount::Text(t) => parse_millis(t)
+            QuantitySpec::Text(t) => parse_millis(t)
                 .map(Quantity)
                 .map_err(|reason| Error::invalid_quantity(&field(), t, reason)),
-            Amount::Exact(q) => Ok(*q),
+            QuantitySpec::Exact(q) => Ok(*q),
         }
     }
 }
 
-macro_rules! amount_from_int {
+macro_rules! quantity_spec_from_int {
     ($($t:ty),*) => {$(
-        impl From<$t> for Amount {
+        impl From<$t> for QuantitySpec {
+            /// Whole units; a number beyond `i64` keeps its digits as text, so it is
+            /// reported as overflowing rather than clamped.
             fn from(v: $t) -> Self {
-                Amount::Units(i64::try_from(v).unwrap_or(i64::MAX))
+                match i64::try_from(v) {
+                    Ok(n) => QuantitySpec::Units(n),
+                    Err(_) => QuantitySpec::Text(v.to_string()),
+                }
             }
         }
     )*};
 }
-amount_from_int!(i32, i64, u32, u64, usize);
+quantity_spec_from_int!(i32, i64, u32, u64, usize);
 
-impl From<&str> for Amount {
+impl From<&str> for QuantitySpec {
     fn from(v: &str) -> Self {
-        Amount::Text(v.to_owned())
+        QuantitySpec::Text(v.to_owned())
     }
 }
-impl From<String> for Amount {
+impl From<String> for QuantitySpec {
     fn from(v: String) -> Self {
-        Amount::Text(v)
+        QuantitySpec::Text(v)
     }
 }
-impl From<Quantity> for Amount {
+impl From<Quantity> for QuantitySpec {
     fn from(v: Quantity) -> Self {
-        Amount::Exact(v)
+        QuantitySpec::Exact(v)
     }
 }
 
@@ -274,7 +282,7 @@ fn parse_exponent(suffix: &str) -> Result<(u128, u32), &'static str> {
 
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use super::{Amount, Quantity};
+    use super::{Quantity, QuantitySpec};
     use serde::de::{self, Visitor};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::fmt;
@@ -292,49 +300,49 @@ mod serde_impl {
 
     impl<'de> Deserialize<'de> for Quantity {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let a = Amount::deserialize(d)?;
+            let a = QuantitySpec::deserialize(d)?;
             a.resolve("quantity").map_err(de::Error::custom)
         }
     }
 
-    impl Serialize for Amount {
+    impl Serialize for QuantitySpec {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             match self {
-                Amount::Units(n) => s.serialize_i64(*n),
-                Amount::Text(t) => s.serialize_str(t),
-                Amount::Exact(q) => q.serialize(s),
+                QuantitySpec::Units(n) => s.serialize_i64(*n),
+                QuantitySpec::Text(t) => s.serialize_str(t),
+                QuantitySpec::Exact(q) => q.serialize(s),
             }
         }
     }
 
-    impl<'de> Deserialize<'de> for Amount {
+    impl<'de> Deserialize<'de> for QuantitySpec {
         /// Accepts a JSON integer, a JSON number with a fraction (read back through its
         /// shortest decimal text, so `1.5` is exactly 1500m) or a quantity string.
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             struct V;
             impl Visitor<'_> for V {
-                type Value = Amount;
+                type Value = QuantitySpec;
                 fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                     f.write_str("a quantity: an integer, a number or a string like \"16Gi\"")
                 }
-                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Amount, E> {
-                    Ok(Amount::Units(v))
+                fn visit_i64<E: de::Error>(self, v: i64) -> Result<QuantitySpec, E> {
+                    Ok(QuantitySpec::Units(v))
                 }
-                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Amount, E> {
+                fn visit_u64<E: de::Error>(self, v: u64) -> Result<QuantitySpec, E> {
                     match i64::try_from(v) {
-                        Ok(v) => Ok(Amount::Units(v)),
-                        Err(_) => Ok(Amount::Text(v.to_string())),
+                        Ok(v) => Ok(QuantitySpec::Units(v)),
+                        Err(_) => Ok(QuantitySpec::Text(v.to_string())),
                     }
                 }
-                fn visit_f64<E: de::Error>(self, v: f64) -> Result<Amount, E> {
+                fn visit_f64<E: de::Error>(self, v: f64) -> Result<QuantitySpec, E> {
                     if !v.is_finite() {
                         return Err(E::custom("quantity is not a finite number"));
                     }
                     // Checked when resolved, so the error names the field.
-                    Ok(Amount::Text(format!("{v}")))
+                    Ok(QuantitySpec::Text(format!("{v}")))
                 }
-                fn visit_str<E: de::Error>(self, v: &str) -> Result<Amount, E> {
-                    Ok(Amount::Text(v.to_owned()))
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<QuantitySpec, E> {
+                    Ok(QuantitySpec::Text(v.to_owned()))
                 }
             }
             d.deserialize_any(V)
@@ -405,17 +413,17 @@ mod tests {
     #[test]
     fn amounts_resolve_with_field() {
         assert_eq!(
-            Amount::from(8).resolve("f").unwrap(),
+            QuantitySpec::from(8).resolve("f").unwrap(),
             Quantity::from_units(8)
         );
-        let e = Amount::from(-2)
+        let e = QuantitySpec::from(-2)
             .resolve("nodes[a].capacity.cpu")
             .unwrap_err();
         assert!(e.to_string().contains("nodes[a].capacity.cpu"), "{e}");
         assert!(e.to_string().contains("-2"), "{e}");
-        let e = Amount::from("lots").resolve("x.y").unwrap_err();
+        let e = QuantitySpec::from("lots").resolve("x.y").unwrap_err();
         assert!(e.to_string().contains("\"lots\""), "{e}");
-        assert!(Amount::from(i64::MAX).resolve("f").is_err());
+        assert!(QuantitySpec::from(i64::MAX).resolve("f").is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::model::{Amount, Toleration};
+use crate::model::{QuantitySpec, Toleration};
 
 /// A group of members that must run together: one or more [`Role`]s, a topology
 /// constraint and a policy for choosing among feasible domains.
@@ -31,8 +31,8 @@ use crate::model::{Amount, Toleration};
 ///         .policy(Policy::BestFit)
 /// };
 /// let g = gang(8, 4);
-/// assert_eq!((g.name.as_str(), g.roles.len(), g.policy), ("train", 2, Policy::BestFit));
-/// assert_eq!(g.topology.required.as_deref(), Some(BLOCK));
+/// assert_eq!((g.get_name(), g.get_roles().len(), g.get_policy()), ("train", 2, Policy::BestFit));
+/// assert_eq!(g.get_topology().required.as_deref(), Some(BLOCK));
 /// let p = inv.place(&g)?.placement().cloned().unwrap();
 /// assert_eq!((p.level(), p.domain_path().as_str()), (Some(BLOCK), "b1"));
 ///
@@ -46,15 +46,15 @@ use crate::model::{Amount, Toleration};
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Gang {
     /// Name, used in results and diagnoses.
-    pub name: String,
+    pub(crate) name: String,
     /// Roles, in order.
-    pub roles: Vec<Role>,
+    pub(crate) roles: Vec<Role>,
     /// Topology constraint.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub topology: GangTopology,
+    pub(crate) topology: GangTopology,
     /// How to choose among feasible domains.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub policy: Policy,
+    pub(crate) policy: Policy,
 }
 
 impl Gang {
@@ -71,26 +71,88 @@ impl Gang {
 
     /// Adds a role (roles keep their order in results). See [`Gang`].
     pub fn role(mut self, role: Role) -> Self {
-        self.roles.push(role);
+        self.add_role(role);
         self
     }
 
     /// Every constrained member must land in one domain of `level`. See [`Gang`].
     pub fn required(mut self, level: impl Into<String>) -> Self {
-        self.topology.required = Some(level.into());
+        self.set_required(Some(level.into()));
         self
     }
 
     /// Try one domain of `level`, walking up a level at a time if none fits (never
     /// above `required`). See [`Gang`].
     pub fn preferred(mut self, level: impl Into<String>) -> Self {
-        self.topology.preferred = Some(level.into());
+        self.set_preferred(Some(level.into()));
         self
     }
 
     /// Adds a slice level (outermost first): members in slices of `size`, each slice
     /// inside one domain of `level`. See [`Gang`] and [`Slice`].
     pub fn slice(mut self, level: impl Into<String>, size: u32) -> Self {
+        self.add_slice(level, size);
+        self
+    }
+
+    /// Sets the policy for choosing among feasible domains. See [`Gang`] and [`Policy`].
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.set_policy(policy);
+        self
+    }
+
+    // Getters are named `get_*` because the builder methods take the bare names (as
+    // `std::process::Command` and `clap::Arg` do).
+
+    /// The gang's name. See [`Gang`].
+    pub fn get_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The roles, in order. See [`Gang`].
+    pub fn get_roles(&self) -> &[Role] {
+        &self.roles
+    }
+
+    /// The topology constraint. See [`Gang`].
+    pub fn get_topology(&self) -> &GangTopology {
+        &self.topology
+    }
+
+    /// The policy. See [`Gang`].
+    pub fn get_policy(&self) -> Policy {
+        self.policy
+    }
+
+    // In-place forms of the builder methods, for loops and for bindings that hold a
+    // gang behind a handle.
+
+    /// Renames the gang in place (a gang built from a template, say).
+    pub fn set_name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.name = name.into();
+        self
+    }
+
+    /// [`Gang::role`] in place.
+    pub fn add_role(&mut self, role: Role) -> &mut Self {
+        self.roles.push(role);
+        self
+    }
+
+    /// Sets or clears the required level in place. See [`Gang::required`].
+    pub fn set_required(&mut self, level: Option<String>) -> &mut Self {
+        self.topology.required = level;
+        self
+    }
+
+    /// Sets or clears the preferred level in place. See [`Gang::preferred`].
+    pub fn set_preferred(&mut self, level: Option<String>) -> &mut Self {
+        self.topology.preferred = level;
+        self
+    }
+
+    /// [`Gang::slice`] in place.
+    pub fn add_slice(&mut self, level: impl Into<String>, size: u32) -> &mut Self {
         self.topology.slices.push(Slice {
             level: level.into(),
             size,
@@ -98,8 +160,8 @@ impl Gang {
         self
     }
 
-    /// Sets the policy for choosing among feasible domains. See [`Gang`] and [`Policy`].
-    pub fn policy(mut self, policy: Policy) -> Self {
+    /// [`Gang::policy`] in place.
+    pub fn set_policy(&mut self, policy: Policy) -> &mut Self {
         self.policy = policy;
         self
     }
@@ -108,7 +170,8 @@ impl Gang {
 /// One kind of member: how many, what each needs on one node, where it may run.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration};
+/// use gang_core::request::Requirement;
 /// use gang_core::Topology;
 /// const PRODUCT: &str = "nvidia.com/gpu.product";
 /// let node = |name: &str, product: &str| {
@@ -132,8 +195,12 @@ impl Gang {
 ///         .max_per_node(max_per_node)
 /// };
 /// let r = worker(4);
-/// assert_eq!((r.count, r.min_count, r.max_per_node, r.constrained), (8, Some(4), Some(4), true));
-/// assert!(!r.clone().unconstrained().constrained);
+/// assert_eq!((r.get_name(), r.get_count(), r.get_min_count()), ("worker", 8, Some(4)));
+/// assert_eq!((r.get_max_per_node(), r.is_constrained()), (Some(4), true));
+/// assert_eq!(r.get_requests().map(|(res, _)| res).collect::<Vec<_>>(), ["nvidia.com/gpu", "cpu"]);
+/// assert_eq!(r.get_node_selector().collect::<Vec<_>>(), [(PRODUCT, "H200")]);
+/// assert_eq!((r.get_match_expressions().len(), r.get_tolerations().len()), (1, 1));
+/// assert!(!r.clone().unconstrained().is_constrained());
 ///
 /// let place = |role| inv.place(&Gang::new("train").role(role));
 /// let p = place(worker(4))?.placement().cloned().unwrap();
@@ -149,31 +216,31 @@ impl Gang {
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Role {
     /// Name (unique within the gang).
-    pub name: String,
+    pub(crate) name: String,
     /// Number of members.
-    pub count: u32,
+    pub(crate) count: u32,
     /// Elastic: place at least this many, up to `count`, as many as fit.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub min_count: Option<u32>,
+    pub(crate) min_count: Option<u32>,
     /// Per-member requests; each member needs all of them on one node.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub requests: IndexMap<String, Amount>,
+    pub(crate) requests: IndexMap<String, QuantitySpec>,
     /// Required label values (equality).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub node_selector: IndexMap<String, String>,
+    pub(crate) node_selector: IndexMap<String, String>,
     /// Further label requirements (`In`, `NotIn`, `Exists`, `DoesNotExist`).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub match_expressions: Vec<Requirement>,
+    pub(crate) match_expressions: Vec<Requirement>,
     /// Tolerations.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub tolerations: Vec<Toleration>,
+    pub(crate) tolerations: Vec<Toleration>,
     /// At most this many members of the role on one node.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub max_per_node: Option<u32>,
+    pub(crate) max_per_node: Option<u32>,
     /// Bound by the gang's topology constraint (default). An unconstrained role may run
     /// anywhere but is still all-or-nothing with the rest.
     #[cfg_attr(feature = "serde", serde(default = "yes"))]
-    pub constrained: bool,
+    pub(crate) constrained: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -199,45 +266,142 @@ impl Role {
 
     /// Elastic minimum: place at least `min`, up to `count`, as many as fit. See [`Role`].
     pub fn min_count(mut self, min: u32) -> Self {
-        self.min_count = Some(min);
+        self.set_min_count(Some(min));
         self
     }
 
     /// Per-member request of `resource`; each member needs all its requests on one node.
     /// See [`Role`].
-    pub fn request(mut self, resource: impl Into<String>, amount: impl Into<Amount>) -> Self {
-        self.requests.insert(resource.into(), amount.into());
+    pub fn request(mut self, resource: impl Into<String>, amount: impl Into<QuantitySpec>) -> Self {
+        self.set_request(resource, amount);
         self
     }
 
     /// Requires label `key` = `value` on the member's node. See [`Role`].
     pub fn selector(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.node_selector.insert(key.into(), value.into());
+        self.set_selector(key, value);
         self
     }
 
     /// Adds a label requirement. See [`Role`] and [`Requirement`].
     pub fn requirement(mut self, req: Requirement) -> Self {
-        self.match_expressions.push(req);
+        self.add_requirement(req);
         self
     }
 
     /// Adds a toleration. See [`Role`] and [`Toleration`].
     pub fn toleration(mut self, t: Toleration) -> Self {
-        self.tolerations.push(t);
+        self.add_toleration(t);
         self
     }
 
     /// At most `k` members of this role per node. See [`Role`].
     pub fn max_per_node(mut self, k: u32) -> Self {
-        self.max_per_node = Some(k);
+        self.set_max_per_node(Some(k));
         self
     }
 
     /// Not bound by the gang's topology constraint (still all-or-nothing with the rest).
     /// See [`Role`].
     pub fn unconstrained(mut self) -> Self {
-        self.constrained = false;
+        self.set_constrained(false);
+        self
+    }
+
+    /// The role's name. See [`Role`].
+    pub fn get_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The number of members. See [`Role`].
+    pub fn get_count(&self) -> u32 {
+        self.count
+    }
+
+    /// The elastic minimum, if set. See [`Role`].
+    pub fn get_min_count(&self) -> Option<u32> {
+        self.min_count
+    }
+
+    /// Per-member requests, as given, in the order set. See [`Role`].
+    pub fn get_requests(&self) -> impl ExactSizeIterator<Item = (&str, &QuantitySpec)> + '_ {
+        self.requests.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Required label values. See [`Role`].
+    pub fn get_node_selector(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.node_selector
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// Further label requirements. See [`Role`].
+    pub fn get_match_expressions(&self) -> &[Requirement] {
+        &self.match_expressions
+    }
+
+    /// Tolerations. See [`Role`].
+    pub fn get_tolerations(&self) -> &[Toleration] {
+        &self.tolerations
+    }
+
+    /// The per-node limit, if set. See [`Role`].
+    pub fn get_max_per_node(&self) -> Option<u32> {
+        self.max_per_node
+    }
+
+    /// Whether the role is bound by the gang's topology constraint. See [`Role`].
+    pub fn is_constrained(&self) -> bool {
+        self.constrained
+    }
+
+    // In-place forms of the builder methods, for loops and for bindings that hold a
+    // role behind a handle.
+
+    /// Sets or clears the elastic minimum in place. See [`Role::min_count`].
+    pub fn set_min_count(&mut self, min: Option<u32>) -> &mut Self {
+        self.min_count = min;
+        self
+    }
+
+    /// [`Role::request`] in place; requesting a resource again replaces its amount.
+    pub fn set_request(
+        &mut self,
+        resource: impl Into<String>,
+        amount: impl Into<QuantitySpec>,
+    ) -> &mut Self {
+        self.requests.insert(resource.into(), amount.into());
+        self
+    }
+
+    /// [`Role::selector`] in place; selecting a key again replaces its value.
+    pub fn set_selector(&mut self, key: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        self.node_selector.insert(key.into(), value.into());
+        self
+    }
+
+    /// [`Role::requirement`] in place.
+    pub fn add_requirement(&mut self, req: Requirement) -> &mut Self {
+        self.match_expressions.push(req);
+        self
+    }
+
+    /// [`Role::toleration`] in place.
+    pub fn add_toleration(&mut self, t: Toleration) -> &mut Self {
+        self.tolerations.push(t);
+        self
+    }
+
+    /// Sets or clears the per-node limit in place. See [`Role::max_per_node`].
+    pub fn set_max_per_node(&mut self, k: Option<u32>) -> &mut Self {
+        self.max_per_node = k;
+        self
+    }
+
+    /// Binds the role to the gang's topology constraint, or frees it
+    /// ([`Role::unconstrained`]), in place.
+    pub fn set_constrained(&mut self, constrained: bool) -> &mut Self {
+        self.constrained = constrained;
         self
     }
 }
@@ -245,7 +409,7 @@ impl Role {
 /// Label requirement operator (Kubernetes node affinity).
 ///
 /// ```
-/// use gang_core::{Requirement, SelectorOperator};
+/// use gang_core::request::{Requirement, SelectorOperator};
 /// assert_eq!(Requirement::is_in("zone", ["z1"]).operator, SelectorOperator::In);
 /// assert_eq!(Requirement::not_in("zone", ["z9"]).operator, SelectorOperator::NotIn);
 /// assert_eq!(Requirement::exists("zone").operator, SelectorOperator::Exists);
@@ -267,7 +431,8 @@ pub enum SelectorOperator {
 /// A label requirement: `key` `operator` `values`.
 ///
 /// ```
-/// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Requirement, Role, Topology};
+/// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::request::Requirement;
 /// const PRODUCT: &str = "nvidia.com/gpu.product";
 /// let inv = Inventory::builder(Topology::flat())
 ///     .node(NodeSpec::new("h1").label(PRODUCT, "H100").capacity("nvidia.com/gpu", 8))
@@ -349,23 +514,22 @@ impl Requirement {
 /// Usually set through [`Gang::required`], [`Gang::preferred`] and [`Gang::slice`].
 ///
 /// ```
-/// use gang_core::{ErrorKind, Gang, GangTopology, Inventory, NodeSpec, Role, Slice, Topology};
+/// use gang_core::{ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::request::{GangTopology, Slice};
 /// let g = Gang::new("g").role(Role::new("w", 4)).required("block").slice("rack", 2);
 /// let want = GangTopology {
 ///     required: Some("block".into()),
 ///     preferred: None,
 ///     slices: vec![Slice { level: "rack".into(), size: 2 }],
 /// };
-/// assert_eq!(g.topology, want);
-/// assert_eq!(Gang::new("g").topology, GangTopology::default()); // unconstrained
+/// assert_eq!(*g.get_topology(), want);
+/// assert_eq!(*Gang::new("g").get_topology(), GangTopology::default()); // unconstrained
 ///
 /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
 ///     .node(NodeSpec::new("a1").label("block", "b1").label("rack", "a"))
 ///     .build()?;
 /// assert!(inv.compile(&g).is_ok());
-/// let mut upside_down = g.clone();
-/// upside_down.topology.preferred = Some("block".into());
-/// upside_down.topology.required = Some("rack".into());
+/// let upside_down = Gang::new("g").role(Role::new("w", 4)).required("rack").preferred("block");
 /// assert_eq!(inv.compile(&upside_down).unwrap_err().kind(), ErrorKind::Contradictory);
 /// # Ok::<(), gang_core::Error>(())
 /// ```
@@ -387,7 +551,8 @@ pub struct GangTopology {
 /// Members cut into slices of `size`, each inside one domain of `level`.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Slice, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::request::Slice;
 /// let node = |n: &str, rack: &str| {
 ///     NodeSpec::new(n).label("block", "b1").label("rack", rack).capacity("nvidia.com/gpu", 2)
 /// };
@@ -400,7 +565,7 @@ pub struct GangTopology {
 ///         .required("block")
 ///         .slice("rack", size)
 /// };
-/// assert_eq!(gang(2).topology.slices, [Slice { level: "rack".into(), size: 2 }]);
+/// assert_eq!(gang(2).get_topology().slices, [Slice { level: "rack".into(), size: 2 }]);
 /// let p = inv.place(&gang(2))?.placement().cloned().unwrap();
 /// assert_eq!(p.node_counts(), [("a1", 2), ("b1", 2)]); // two racks, two each
 /// assert!(!inv.place(&gang(4))?.is_placed()); // no rack holds a slice of 4
@@ -557,12 +722,18 @@ mod tests {
             .request("gpu", 4)
             .selector("zone", "z1")
             .selector("zone", "z2");
-        let reqs: Vec<(&str, Amount)> = r
+        let reqs: Vec<(&str, QuantitySpec)> = r
             .requests
             .iter()
             .map(|(k, v)| (k.as_str(), v.clone()))
             .collect();
-        assert_eq!(reqs, [("gpu", Amount::from(4)), ("cpu", Amount::from(2))]);
+        assert_eq!(
+            reqs,
+            [
+                ("gpu", QuantitySpec::from(4)),
+                ("cpu", QuantitySpec::from(2))
+            ]
+        );
         assert_eq!(r.node_selector.len(), 1);
         assert_eq!(r.node_selector["zone"], "z2");
 
@@ -811,7 +982,7 @@ mod tests {
             (5, 2)
         );
         let p = inv.place(&gang(Some(Toleration::exists("")))).unwrap();
-        assert_eq!(p.placement().unwrap().members(), 7);
+        assert_eq!(p.placement().unwrap().member_count(), 7);
         let d = inv
             .place(&gang(Some(Toleration::exists("dedicated"))))
             .unwrap()

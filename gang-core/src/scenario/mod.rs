@@ -1,7 +1,9 @@
 //! The scenario format (DESIGN §5): one JSON document with a cluster, a gang and what
 //! must come out. Every test suite and binding runs the same files.
 
-pub(crate) mod steps;
+mod steps;
+
+pub use steps::{Step, StepExpect, StepOp};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -18,7 +20,8 @@ use crate::model::{Error, Gang, NodeSpec, Topology};
 /// A cluster, a gang, and optionally the expected result.
 ///
 /// ```
-/// use gang_core::{ErrorKind, Scenario};
+/// use gang_core::ErrorKind;
+/// use gang_core::scenario::Scenario;
 /// let s = Scenario::from_json(r#"{
 ///   "topology": { "levels": ["rack"] },
 ///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
@@ -26,7 +29,7 @@ use crate::model::{Error, Gang, NodeSpec, Topology};
 ///             "topology": { "required": "rack" } },
 ///   "expect": { "status": "placed", "domain": { "rack": "a" }, "nodes": { "a1": 2 } }
 /// }"#)?;
-/// assert_eq!((s.topology.levels.len(), s.nodes.len(), s.gang.name.as_str()), (1, 1, "g"));
+/// assert_eq!((s.topology.levels.len(), s.nodes.len(), s.gang.get_name()), (1, 1, "g"));
 /// assert_eq!(s.inventory()?.len(), 1);
 /// assert!(s.run()?.is_placed());
 /// let report = s.check();
@@ -121,7 +124,7 @@ impl Gang {
     /// use gang_core::Gang;
     /// let g = Gang::from_json(r#"{"name": "g", "roles": [{"name": "w", "count": 4,
     ///     "requests": {"nvidia.com/gpu": 1}}], "topology": {"required": "rack"}}"#)?;
-    /// assert_eq!(g.roles[0].count, 4);
+    /// assert_eq!(g.get_roles()[0].get_count(), 4);
     /// assert!(Gang::from_json(r#"{"name": "g", "roles": [], "colour": 1}"#).is_err());
     /// # Ok::<(), gang_core::Error>(())
     /// ```
@@ -156,7 +159,8 @@ impl Gang {
 /// Not re-exported; reach it through [`Scenario::topology`].
 ///
 /// ```
-/// use gang_core::{Scenario, Topology};
+/// use gang_core::Topology;
+/// use gang_core::scenario::Scenario;
 /// let doc = |levels: &str| {
 ///     format!(r#"{{"topology": {{"levels": {levels}}}, "nodes": [],
 ///         "gang": {{"name": "g", "roles": [{{"name": "w", "count": 1}}]}}}}"#)
@@ -181,7 +185,8 @@ pub struct ScenarioTopology {
 /// checked.
 ///
 /// ```
-/// use gang_core::{Expect, Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::scenario::Expect;
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("nvidia.com/gpu", 8))
 ///     .build()?;
@@ -257,7 +262,7 @@ mod double_option {
 /// The result of running a scenario and checking its expectations.
 ///
 /// ```
-/// use gang_core::Scenario;
+/// use gang_core::scenario::Scenario;
 /// let s = Scenario::from_json(r#"{
 ///   "topology": { "levels": ["rack"] },
 ///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],
@@ -270,6 +275,7 @@ mod double_option {
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ScenarioReport {
     /// What came out.
     pub outcome: Result<Outcome, Error>,
@@ -288,7 +294,7 @@ impl Scenario {
     /// Parses a scenario document. Unknown fields are errors. See [`Scenario`].
     ///
     /// ```
-    /// use gang_core::Scenario;
+    /// use gang_core::scenario::Scenario;
     /// let err = Scenario::from_json(r#"{"topology": {"levels": []}, "nodes": [],
     ///     "gang": {"name": "g", "roles": [{"name": "w", "count": "four"}]}}"#).unwrap_err();
     /// assert_eq!(err.field(), "gang.roles[0].count");
@@ -331,7 +337,7 @@ impl Scenario {
     /// An invalid gang is an expected result like any other:
     ///
     /// ```
-    /// use gang_core::Scenario;
+    /// use gang_core::scenario::Scenario;
     /// let s = Scenario::from_json(r#"{
     ///   "topology": { "levels": ["rack"] },
     ///   "nodes": [ { "name": "a1", "labels": { "rack": "a" }, "capacity": { "gpu": 8 } } ],

@@ -9,12 +9,13 @@ use crate::inventory::Inventory;
 use crate::lifecycle::admit::{Admission, AdmitMode};
 use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::{Spread, SpreadOutcome};
-use crate::model::{Amount, Error, ErrorKind, Gang, NodeSpec, ReservationId};
+use crate::model::error::ErrorKind;
+use crate::model::{Error, Gang, NodeSpec, QuantitySpec, ReservationId};
 
 /// The operation of a [`Step`], named in snake case in scenario files (`"fail_node"`).
 ///
 /// ```
-/// use gang_core::{Scenario, StepOp};
+/// use gang_core::scenario::{Scenario, StepOp};
 /// let s = Scenario::from_json(r#"{
 ///   "topology": { "levels": [] },
 ///   "nodes": [ { "name": "n1", "capacity": { "nvidia.com/gpu": 8 } } ],
@@ -75,7 +76,7 @@ pub enum StepOp {
 /// gang's name) and referred to by `reservation`.
 ///
 /// ```
-/// use gang_core::{Scenario, StepOp};
+/// use gang_core::scenario::{Scenario, StepOp};
 /// let s = Scenario::from_json(r#"{
 ///   "topology": { "levels": ["rack"] },
 ///   "nodes": [
@@ -123,7 +124,7 @@ pub struct Step {
     pub resource: Option<String>,
     /// An amount.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amount: Option<Amount>,
+    pub amount: Option<QuantitySpec>,
     /// A reservation name (given by an earlier `as`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reservation: Option<String>,
@@ -145,10 +146,10 @@ pub struct Step {
 }
 
 /// Expectations after a step. Every field is optional; each unmet one is a failure of
-/// [`Scenario::check`](crate::Scenario::check), naming the step.
+/// [`Scenario::check`](crate::scenario::Scenario::check), naming the step.
 ///
 /// ```
-/// use gang_core::Scenario;
+/// use gang_core::scenario::Scenario;
 /// let doc = |lost: u32| format!(r#"{{
 ///   "topology": {{ "levels": [] }},
 ///   "nodes": [ {{ "name": "n1", "capacity": {{ "nvidia.com/gpu": 8 }} }} ],
@@ -206,7 +207,7 @@ pub struct StepExpect {
     pub distinct: Option<String>,
     /// Free amounts after the step: node → resource → amount.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub free: Option<IndexMap<String, IndexMap<String, Amount>>>,
+    pub free: Option<IndexMap<String, IndexMap<String, QuantitySpec>>>,
     /// Live reservations after the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reservations: Option<usize>,
@@ -571,7 +572,7 @@ fn check(
 
 #[cfg(test)]
 mod tests {
-    use crate::Scenario;
+    use crate::scenario::Scenario;
     use serde_json::{json, Value};
 
     /// Racks b1/a (a1: 4 GPUs, a2: 2), b2/a (c1: 4) and b2/d (d1: 2); gang `g` is three

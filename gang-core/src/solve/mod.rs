@@ -3,6 +3,7 @@
 pub(crate) mod cache;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
+mod query;
 pub(crate) mod rollup;
 pub(crate) mod scratch;
 pub(crate) mod search;
@@ -14,7 +15,7 @@ use crate::answer::Outcome;
 use crate::compile::{Compiled, CompiledGang};
 use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
-use crate::model::{Error, Gang, Policy};
+use crate::model::{Error, Policy};
 
 use descent::descend;
 use rollup::{cap_of, rollup, Grain};
@@ -22,20 +23,15 @@ use scratch::{Cand, Scratch};
 use search::{search, Search};
 
 /// Default number of patterns the exact multi-role search may try per query.
-///
-/// ```
-/// use gang_core::{Solver, DEFAULT_SEARCH_BUDGET};
-/// assert_eq!(DEFAULT_SEARCH_BUDGET, 1_000_000);
-/// assert_eq!(Solver::new().budget(), DEFAULT_SEARCH_BUDGET);
-/// assert_eq!(Solver::with_search_budget(10).budget(), 10);
-/// ```
-pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
+pub(crate) const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 
-/// Places compiled gangs, reusing its scratch space between queries.
+/// A reusable placement context: scratch space, per-shape capacity caches kept current
+/// from the inventory's journal, and the search budget. Pass one to
+/// [`Inventory::place_with`] and [`Inventory::find_with`] to ask repeatedly without
+/// allocating beyond the result.
 ///
 /// ```
 /// use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
-/// use gang_core::DEFAULT_SEARCH_BUDGET;
 /// const GPU: &str = "nvidia.com/gpu";
 /// let inv = Inventory::builder(Topology::new(["rack"])?)
 ///     .nodes((1..=3).map(|i| NodeSpec::new(format!("n{i}")).label("rack", "a").capacity(GPU, 8)))
@@ -47,14 +43,14 @@ pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 ///     .required("rack");
 /// let compiled = inv.compile(&gang)?;
 /// let mut solver = Solver::new();
-/// assert_eq!(solver.budget(), DEFAULT_SEARCH_BUDGET);
+/// assert_eq!(solver.budget(), Solver::DEFAULT_SEARCH_BUDGET);
 /// for _ in 0..3 {
-///     assert!(solver.place(&inv, &compiled)?.is_placed()); // scratch space reused
+///     assert!(inv.place_with(&mut solver, &compiled)?.is_placed()); // scratch reused
 /// }
 /// // With no budget for the search, the answer is "undecided", never "does not fit".
 /// let mut hasty = Solver::with_search_budget(0);
 /// assert_eq!(hasty.budget(), 0);
-/// let out = hasty.place(&inv, &compiled)?;
+/// let out = inv.place_with(&mut hasty, &compiled)?;
 /// assert!(matches!(out, Outcome::Undecided(_)));
 /// assert!(out.diagnosis().unwrap().search_exhausted);
 /// # Ok::<(), gang_core::Error>(())
@@ -76,14 +72,25 @@ impl Default for Solver {
 }
 
 impl Solver {
-    /// A solver with the default search budget ([`DEFAULT_SEARCH_BUDGET`]). See
+    /// The number of patterns the exact multi-role search may try per query unless told
+    /// otherwise ([`Solver::with_search_budget`]).
+    ///
+    /// ```
+    /// use gang_core::Solver;
+    /// assert_eq!(Solver::DEFAULT_SEARCH_BUDGET, 1_000_000);
+    /// assert_eq!(Solver::new().budget(), Solver::DEFAULT_SEARCH_BUDGET);
+    /// assert_eq!(Solver::with_search_budget(10).budget(), 10);
+    /// ```
+    pub const DEFAULT_SEARCH_BUDGET: u64 = DEFAULT_SEARCH_BUDGET;
+
+    /// A solver with the default search budget ([`Solver::DEFAULT_SEARCH_BUDGET`]). See
     /// [`Solver`].
     pub fn new() -> Self {
         Solver {
             s: Scratch::default(),
             cache: cache::Cache::default(),
             recompiled: Vec::new(),
-            budget: DEFAULT_SEARCH_BUDGET,
+            budget: Solver::DEFAULT_SEARCH_BUDGET,
             greedy: true,
         }
     }
@@ -114,29 +121,10 @@ impl Solver {
         self
     }
 
-    /// Places a compiled gang: all of it (or each role's `min_count`), or nothing.
-    ///
-    /// A gang compiled before nodes were added, removed or relabelled is compiled again
-    /// on the fly.
-    ///
-    /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
-    /// let node = |n: &str| NodeSpec::new(n).label("rack", "a").capacity("nvidia.com/gpu", 8);
-    /// let mut inv = Inventory::builder(Topology::new(["rack"])?).node(node("a1")).build()?;
-    /// let gang = Gang::new("g")
-    ///     .role(Role::new("w", 2).request("nvidia.com/gpu", 8))
-    ///     .required("rack");
-    /// let compiled = inv.compile(&gang)?;
-    /// let mut solver = Solver::new();
-    /// assert!(!solver.place(&inv, &compiled)?.is_placed()); // one 8-GPU node
-    /// inv.add_node(node("a2"))?;
-    /// assert!(solver.place(&inv, &compiled)?.is_placed()); // compiled again, placed
-    /// # Ok::<(), gang_core::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// Only when that recompilation fails (as [`Inventory::compile`]).
-    pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
+    /// Places a compiled gang: all of it (or each role's `min_count`), or nothing; a
+    /// gang compiled before nodes were added, removed or relabelled is compiled again
+    /// on the fly. The public form is [`Inventory::place_with`].
+    pub(crate) fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
         let fresh;
         let gang = match self.current(inv, gang)? {
             Some(recompiled) => {
@@ -157,32 +145,9 @@ impl Solver {
         })
     }
 
-    /// Places a compiled gang like [`Solver::place`], but answers "not now" with `None`
-    /// instead of a diagnosis: the hot path for a scheduler that asks again every cycle
-    /// for gangs that keep waiting. `None` covers both [`Outcome::Unschedulable`] and
-    /// [`Outcome::Undecided`]; call [`Solver::place`] for the reason. A placement found
-    /// is the one `place` returns.
-    ///
-    /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
-    /// let node = |n: &str, r: &str| NodeSpec::new(n).label("rack", r).capacity("gpu", 2);
-    /// let inv = Inventory::builder(Topology::new(["rack"])?)
-    ///     .nodes([node("a1", "a"), node("a2", "a"), node("b1", "b")])
-    ///     .build()?;
-    /// let gang = |n| Gang::new("g").role(Role::new("w", n).request("gpu", 1)).required("rack");
-    /// let mut solver = Solver::new();
-    /// let four = inv.compile(&gang(4))?;
-    /// let found = solver.find(&inv, &four)?.expect("rack a has four GPUs");
-    /// assert_eq!(found, *solver.place(&inv, &four)?.placement().unwrap());
-    /// let five = inv.compile(&gang(5))?;
-    /// assert_eq!(solver.find(&inv, &five)?, None); // no rack has five: no diagnosis made
-    /// assert!(solver.place(&inv, &five)?.diagnosis().is_some()); // ask for the reason
-    /// # Ok::<(), gang_core::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Solver::place`].
-    pub fn find(
+    /// [`Solver::place`] without the diagnosis: `None` for unschedulable and undecided
+    /// alike. The public form is [`Inventory::find_with`].
+    pub(crate) fn find(
         &mut self,
         inv: &Inventory,
         gang: &CompiledGang,
@@ -639,38 +604,10 @@ pub(crate) fn policy_prefers(policy: Policy, a: u64, b: u64) -> bool {
     }
 }
 
-impl Inventory {
-    /// Compiles and places `gang` in one call (see [`Solver`] to reuse scratch space).
-    ///
-    /// ```
-    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
-    /// let inv = Inventory::builder(Topology::new(["rack"])?)
-    ///     .node(NodeSpec::new("a1").label("rack", "a").capacity("gpu", 4))
-    ///     .node(NodeSpec::new("b1").label("rack", "b").capacity("gpu", 2))
-    ///     .node(NodeSpec::new("b2").label("rack", "b").capacity("gpu", 2))
-    ///     .build()?;
-    /// let gang = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("rack");
-    /// let p = inv.place(&gang)?.placement().cloned().unwrap();
-    /// assert_eq!(p.domain_path(), "a");
-    /// let too_big = Gang::new("g").role(Role::new("w", 5).request("gpu", 1)).required("rack");
-    /// assert!(!inv.place(&too_big)?.is_placed()); // valid, but does not fit: no error
-    /// let invalid = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).required("zone");
-    /// assert_eq!(inv.place(&invalid).unwrap_err().field(), "gang.topology.required");
-    /// # Ok::<(), gang_core::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Inventory::compile`]: invalid requests are errors, not "does not fit".
-    pub fn place(&self, gang: &Gang) -> Result<Outcome, Error> {
-        let compiled = self.compile(gang)?;
-        Solver::new().place(self, &compiled)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{NodeSpec, Quantity, Role, Topology};
+    use crate::{Gang, NodeSpec, Quantity, Role, Topology};
 
     const GPU: &str = "gpu";
 
@@ -891,7 +828,7 @@ mod tests {
             .role(Role::new("w", 8).min_count(2).request(GPU, 1))
             .required("rack");
         let p = inv.place(&elastic)?.placement().cloned().unwrap();
-        assert_eq!((p.domain_path().as_str(), p.members()), ("a", 6));
+        assert_eq!((p.domain_path().as_str(), p.member_count()), ("a", 6));
         let none = Gang::new("g")
             .role(Role::new("w", 8).min_count(7).request(GPU, 1))
             .required("rack");
@@ -941,11 +878,11 @@ mod tests {
         // 2 * 2^63 + 1 milli-GPUs: more than u64 holds, and more than the rack has.
         let two = inv.compile(&gang(2))?;
         assert!(!room_for_minimum(&inv, &two.inner, 1, 0));
-        assert!(!Solver::new().place(&inv, &two)?.is_placed());
+        assert!(!inv.place_with(&mut Solver::new(), &two)?.is_placed());
         // 2^63 + 1 fits in u64::MAX - 1.
         let one = inv.compile(&gang(1))?;
         assert!(room_for_minimum(&inv, &one.inner, 1, 0));
-        assert!(Solver::new().place(&inv, &one)?.is_placed());
+        assert!(inv.place_with(&mut Solver::new(), &one)?.is_placed());
         Ok(())
     }
 
@@ -967,16 +904,19 @@ mod tests {
         let found = solver
             .find(&inv, &fits)?
             .expect("rack a has three free nodes");
-        assert_eq!(Some(&found), solver.place(&inv, &fits)?.placement());
+        assert_eq!(
+            Some(&found),
+            inv.place_with(&mut solver, &fits)?.placement()
+        );
         assert_eq!(found.domain_path(), "a");
         let too_big = inv.compile(
             &Gang::new("g")
                 .role(Role::new("w", 4).request(GPU, 8))
                 .required("rack"),
         )?;
-        assert_eq!(solver.find(&inv, &too_big)?, None);
+        assert_eq!(inv.find_with(&mut solver, &too_big)?, None);
         assert!(matches!(
-            solver.place(&inv, &too_big)?,
+            inv.place_with(&mut solver, &too_big)?,
             Outcome::Unschedulable(_)
         ));
         // Greedy fails in rack a (see the search tests); with no budget the answer is
@@ -988,14 +928,19 @@ mod tests {
                 .required("rack"),
         )?;
         let mut hasty = Solver::with_search_budget(0);
-        assert_eq!(hasty.find(&inv, &tricky)?, None);
-        assert!(matches!(hasty.place(&inv, &tricky)?, Outcome::Undecided(_)));
+        assert_eq!(inv.find_with(&mut hasty, &tricky)?, None);
+        assert!(matches!(
+            inv.place_with(&mut hasty, &tricky)?,
+            Outcome::Undecided(_)
+        ));
         let p = solver
             .find(&inv, &tricky)?
             .expect("the search finds 5+3, 5+3, 3+3");
         assert!(p.search_complete());
         // The search alone finds a placement too.
-        assert!(Solver::new().exact_only().find(&inv, &tricky)?.is_some());
+        assert!(inv
+            .find_with(&mut Solver::new().exact_only(), &tricky)?
+            .is_some());
         Ok(())
     }
 
@@ -1013,7 +958,11 @@ mod tests {
             .preferred("rack");
         let c = inv.compile(&gang)?;
         // With a budget: rack a, complete.
-        let p = Solver::new().place(&inv, &c)?.placement().cloned().unwrap();
+        let p = inv
+            .place_with(&mut Solver::new(), &c)?
+            .placement()
+            .cloned()
+            .unwrap();
         assert_eq!((p.level(), p.domain_path().as_str()), (Some("rack"), "a"));
         assert!(p.search_complete());
         // Without: rack a undecided, so it splits across racks (greedy manages that,
@@ -1040,10 +989,10 @@ mod tests {
         };
         let two = inv.compile(&gang(2))?;
         let mut solver = Solver::new();
-        assert_eq!(solver.find(&inv, &two)?, None);
+        assert_eq!(inv.find_with(&mut solver, &two)?, None);
         inv.add_node(NodeSpec::new("a2").label("rack", "a").capacity(GPU, 8))?;
-        let first = solver.find(&inv, &two)?.expect("two nodes now");
-        let second = solver.find(&inv, &two)?.expect("still");
+        let first = inv.find_with(&mut solver, &two)?.expect("two nodes now");
+        let second = inv.find_with(&mut solver, &two)?.expect("still");
         assert_eq!(first, second);
         assert!(
             Arc::ptr_eq(&first.compiled.inner, &second.compiled.inner),
@@ -1056,7 +1005,7 @@ mod tests {
         let stale: Vec<CompiledGang> = (1..=10).map(|n| inv.compile(&gang(n)).unwrap()).collect();
         inv.add_node(NodeSpec::new("a3").label("rack", "a").capacity(GPU, 8))?;
         for c in &stale {
-            solver.find(&inv, c)?;
+            inv.find_with(&mut solver, c)?;
         }
         assert_eq!(solver.recompiled.len(), 8);
         Ok(())

@@ -206,8 +206,9 @@ pub(crate) fn cap_of(inv: &Inventory, scope: Scope, s: &Scratch) -> u64 {
 mod tests {
     use super::*;
     use crate::compile::CompiledGang;
+    use crate::request::Requirement;
+    use crate::HOSTNAME_LEVEL;
     use crate::{Error, Gang, NodeSpec, Quantity, Role, Taint, TaintEffect, Topology};
-    use crate::{Requirement, HOSTNAME_LEVEL};
 
     use crate::testkit::on_path;
 

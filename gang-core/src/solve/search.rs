@@ -440,7 +440,7 @@ mod tests {
         // 5+3, 5+3, 3+3.
         let inv = rack(3, 8);
         let c = inv.compile(&two((2, 5), (4, 3)))?;
-        let hasty = Solver::with_search_budget(0).place(&inv, &c)?;
+        let hasty = inv.place_with(&mut Solver::with_search_budget(0), &c)?;
         assert!(
             matches!(hasty, Outcome::Undecided(_)),
             "greedy alone must fail here"
@@ -481,9 +481,9 @@ mod tests {
         );
         assert!(budget < 1000, "the search ran");
         // The same through the solver: undecided with no budget, unschedulable with one.
-        let out = Solver::with_search_budget(0).place(&inv, &c)?;
+        let out = inv.place_with(&mut Solver::with_search_budget(0), &c)?;
         assert!(matches!(out, Outcome::Undecided(_)));
-        let out = Solver::new().place(&inv, &c)?;
+        let out = inv.place_with(&mut Solver::new(), &c)?;
         assert!(matches!(out, Outcome::Unschedulable(_)));
         Ok(())
     }

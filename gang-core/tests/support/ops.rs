@@ -17,10 +17,8 @@ macro_rules! ensure_eq {
     }};
 }
 
-use gang_core::{
-    AdmitMode, Gang, Inventory, NodeSpec, Outcome, Replacement, ReservationId, Role, Spread,
-    Topology,
-};
+use gang_core::lifecycle::{AdmitMode, Replacement, Spread};
+use gang_core::{Gang, Inventory, NodeSpec, Outcome, ReservationId, Role, Topology};
 
 pub const RES: [&str; 2] = ["gpu", "cpu"];
 
@@ -89,8 +87,11 @@ fn check_accounting(inv: &Inventory) -> Result<(), String> {
     for name in inv.node_names() {
         let spec = inv.node_spec(name).unwrap();
         for res in RES {
-            let amount = |m: &indexmap::IndexMap<String, gang_core::Amount>| {
-                m.get(res).map_or(0, |a| a.resolve("x").unwrap().millis())
+            let amount = |mut m: Box<
+                dyn Iterator<Item = (&str, &gang_core::request::QuantitySpec)> + '_,
+            >| {
+                m.find(|(r, _)| *r == res)
+                    .map_or(0, |(_, a)| a.resolve("x").unwrap().millis())
             };
             let held: u64 = inv
                 .reservations()
@@ -98,8 +99,8 @@ fn check_accounting(inv: &Inventory) -> Result<(), String> {
                 .filter(|(n, r, _)| n == name && r == res)
                 .map(|u| u.2.millis())
                 .sum();
-            let want = amount(&spec.capacity)
-                .saturating_sub(amount(&spec.used))
+            let want = amount(Box::new(spec.get_capacity()))
+                .saturating_sub(amount(Box::new(spec.get_used())))
                 .saturating_sub(held);
             let got = inv.free(name, res).map_or(0, |q| q.millis());
             ensure_eq!(got, want, "free {} on {}", res, name);
@@ -111,21 +112,31 @@ fn check_accounting(inv: &Inventory) -> Result<(), String> {
 /// Constrained members of a reservation with a required level share its domain there.
 fn check_inside(inv: &Inventory, id: ReservationId) -> Result<(), String> {
     let r = inv.reservation(id).unwrap();
-    let Some(req) = r.gang().topology.required.clone() else {
+    let Some(req) = r.gang().get_topology().required.clone() else {
         return Ok(());
     };
     let want = r.domain().iter().take_while(|(k, _)| k != &req).count() + 1;
-    let domain: Vec<&String> = r.domain().iter().take(want).map(|(_, v)| v).collect();
-    for a in r.members(inv) {
-        let role = r.gang().roles.iter().find(|x| x.name == a.role).unwrap();
-        if !role.constrained {
+    let domain: Vec<&str> = r
+        .domain()
+        .iter()
+        .take(want)
+        .map(|(_, v)| v.as_str())
+        .collect();
+    for a in r.assignments(inv) {
+        let role = r
+            .gang()
+            .get_roles()
+            .iter()
+            .find(|x| x.get_name() == a.role)
+            .unwrap();
+        if !role.is_constrained() {
             continue;
         }
         let spec = inv.node_spec(&a.node).unwrap();
-        let path: Vec<&String> = ["block", "rack"]
+        let path: Vec<&str> = ["block", "rack"]
             .iter()
             .take(want)
-            .filter_map(|k| spec.labels.get(*k))
+            .filter_map(|k| spec.get_label(k))
             .collect();
         ensure_eq!(&path, &domain, "member on {} outside {:?}", a.node, domain);
     }
@@ -252,14 +263,14 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
                     AdmitMode::Fifo
                 };
                 for a in allowed(inv.admit(&queue, mode))? {
-                    if let gang_core::Admission::Placed { reservation, .. } = a {
+                    if let gang_core::lifecycle::Admission::Placed { reservation, .. } = a {
                         check_inside(&inv, reservation)?;
                         ids.push(reservation);
                     }
                 }
             }
             Op::Spread(g, k) => {
-                let level = if gangs[g].topology.required.as_deref() == Some("block") {
+                let level = if gangs[g].get_topology().required.as_deref() == Some("block") {
                     "block"
                 } else {
                     "rack"
@@ -269,7 +280,7 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
                     inv.spread(&Spread::new(gangs[g].clone(), k, level))
                         .map(Some),
                 )? {
-                    Some(gang_core::SpreadOutcome::Placed { reservations, .. }) => {
+                    Some(gang_core::lifecycle::SpreadOutcome::Placed { reservations, .. }) => {
                         ids.extend(reservations)
                     }
                     _ => ensure_eq!(free_map(&inv), before),
@@ -281,20 +292,20 @@ pub fn run(nodes: Vec<(u8, u8, u8)>, ops: Vec<Op>) -> Result<(), String> {
             let (Some(c), Ok(fresh)) = (c, inv.place(g)) else {
                 continue;
             };
-            let cached = warm.place(&inv, c).map_err(|e| e.to_string())?;
+            let cached = inv.place_with(&mut warm, c).map_err(|e| e.to_string())?;
             // Compared as data (as cheap under a fuzzer's sanitizers as it can be).
             ensure_eq!(
                 (cached.status(), cached.placement(), cached.diagnosis()),
                 (fresh.status(), fresh.placement(), fresh.diagnosis()),
                 "cached solver disagrees for {}",
-                g.name
+                g.get_name()
             );
-            let found = warm.find(&inv, c).map_err(|e| e.to_string())?;
+            let found = inv.find_with(&mut warm, c).map_err(|e| e.to_string())?;
             ensure_eq!(
                 found.as_ref(),
                 fresh.placement(),
                 "find disagrees with place for {}",
-                g.name
+                g.get_name()
             );
         }
     }

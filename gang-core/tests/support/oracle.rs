@@ -504,9 +504,8 @@ pub fn check(case: &Case) -> Result<(), String> {
     // The exact search alone (no greedy packing first) reaches the same answer.
     if case.roles.len() > 1 {
         let compiled = inv.compile(&gang).unwrap();
-        let exact = gang_core::Solver::new()
-            .exact_only()
-            .place(&inv, &compiled)
+        let exact = inv
+            .place_with(&mut gang_core::Solver::new().exact_only(), &compiled)
             .unwrap();
         ensure_eq!(
             exact.status(),
@@ -520,13 +519,15 @@ pub fn check(case: &Case) -> Result<(), String> {
             valid(case, &assignment_matrix(case, p), d, &dom)?;
             ensure_eq!(Some(d), expect.as_ref().map(|e| e.0));
             let placed: u32 = p.assignments().iter().map(|a| a.count).sum();
-            ensure_eq!(u64::from(placed), out.placement().unwrap().members());
+            ensure_eq!(u64::from(placed), out.placement().unwrap().member_count());
         }
     }
 
     // The diagnosis-free query finds the same placement, or none.
     let compiled = inv.compile(&gang).unwrap();
-    let found = gang_core::Solver::new().find(&inv, &compiled).unwrap();
+    let found = inv
+        .find_with(&mut gang_core::Solver::new(), &compiled)
+        .unwrap();
     ensure_eq!(found.as_ref(), out.placement(), "find disagrees with place");
 
     // Determinism: again, and with the nodes given in reverse order.
