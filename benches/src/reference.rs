@@ -3,7 +3,7 @@
 //! It keeps nodes as plain records (names, string labels, string-keyed free amounts,
 //! taints) and, on every call, recomputes every node's fit and every domain's sum from
 //! scratch, then picks a domain. It implements the *single-role* semantics of
-//! `gang-core` (DESIGN §2, README "Semantics") independently of the core's data
+//! `gang-core` (README "Semantics") independently of the core's data
 //! structures, so it serves both as the correctness oracle for the domain choice and as
 //! the speed baseline:
 //!

@@ -3,7 +3,7 @@
 This module is independent of gang's solver. It describes an instance as plain data
 (nodes with labels, capacity, external use, a taint; roles with counts, per-member
 requests, a selector, a toleration, max_per_node, elastic minimum), states the rules of
-DESIGN §2 directly, and answers the placement question in two independent ways:
+the README's "Semantics" directly, and answers the placement question in two independent ways:
 
 * `brute_force` enumerates every assignment (tiny instances only), and
 * `cpsat_fits` / `cpsat_max_members` build an exact CP-SAT model (OR-Tools).

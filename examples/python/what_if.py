@@ -4,7 +4,7 @@ none, why not — and what would change the answer.
     python examples/python/what_if.py examples/scenarios/02-seven-free-no-rack-of-four.json
     python examples/python/what_if.py SNAPSHOT.json --workers 2 --gpus 1
 
-The snapshot is a scenario file (DESIGN §5): its cluster is the snapshot, its gang the
+The snapshot is a scenario file (the README's "Scenario files"): its cluster is the snapshot, its gang the
 starting question. The script then varies the gang's size and the topology constraint.
 """
 

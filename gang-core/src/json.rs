@@ -1,5 +1,5 @@
 //! JSON forms of the results (behind the `serde` feature): outcomes and placements
-//! (DESIGN §5), errors, replacements, spread outcomes, admissions, scenario reports.
+//! (the README's "Scenario files"), errors, replacements, spread outcomes, admissions, scenario reports.
 //! Every document that reports a result starts with its `"status"`; one that is not
 //! placed carries the readable `"message"` beside the data.
 
@@ -13,7 +13,7 @@ use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::SpreadOutcome;
 use crate::model::Error;
 
-/// The JSON form of an outcome (DESIGN §5):
+/// The JSON form of an outcome (the README's "Scenario files"):
 /// `{"status": "placed", "level", "domain", "assignments", …}` or
 /// `{"status": "unschedulable" | "undecided", "message", "diagnosis"}`.
 pub(crate) fn outcome_json(o: &Outcome) -> Value {
@@ -69,7 +69,7 @@ impl Serialize for Placement {
 }
 
 impl Outcome {
-    /// The outcome as a JSON document (DESIGN §5).
+    /// The outcome as a JSON document (the README's "Scenario files").
     ///
     /// ```
     /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};

@@ -38,7 +38,7 @@ pub struct PlacementData {
     pub search_complete: bool,
     /// The inventory's label levels, outermost first (for per-domain counts).
     pub levels: Vec<String>,
-    /// The core's JSON form (DESIGN §5), filled lazily from `core`.
+    /// The core's JSON form (the README's "Scenario files"), filled lazily from `core`.
     #[serde(default)]
     pub json: Option<Value>,
     /// The core's one-line rendering, filled lazily from `core`.

@@ -1,4 +1,4 @@
-//! Scenario files (DESIGN §5): a cluster, a gang, and what must come out.
+//! Scenario files (the README's "Scenario files"): a cluster, a gang, and what must come out.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -156,7 +156,7 @@ impl PyScenario {
     }
 }
 
-/// Reads a scenario file (DESIGN §5). Raises `InvalidScenario` when it does not parse
+/// Reads a scenario file (the README's "Scenario files"). Raises `InvalidScenario` when it does not parse
 /// (naming the JSON path) and `OSError` when it cannot be read.
 ///
 /// >>> import gang, json, tempfile, os

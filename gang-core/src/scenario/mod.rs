@@ -1,4 +1,4 @@
-//! The scenario format (DESIGN §5): one JSON document with a cluster, a gang and what
+//! The scenario format (the README's "Scenario files"): one JSON document with a cluster, a gang and what
 //! must come out. Every test suite and binding runs the same files.
 
 mod steps;

@@ -2,7 +2,7 @@
 //! small cases, built both as a gang-core inventory and as plain data the oracle reads.
 //!
 //! The oracle knows nothing of the solver: it enumerates assignments member by member
-//! and checks every rule of DESIGN §2 directly on the generated description.
+//! and checks every rule of the README's "Semantics" directly on the generated description.
 
 #![allow(
     dead_code,
