@@ -544,8 +544,9 @@ typedef struct gang_spread_outcome gang_spread_outcome;
 /**
  * An owned string made by the library (a report, a document).
  *
- * Made by: `gang_scenario_check`. Read with `gang_string_view`. Freed with
- * `gang_string_free`.
+ * Made by `gang_scenario_check` and `gang_inventory_node_json`. Read with
+ * `gang_string_view`. Freed with `gang_string_free`. Immutable: may be read from many
+ * threads at once.
  */
 typedef struct gang_string gang_string;
 
@@ -581,6 +582,14 @@ extern "C" {
  * mismatch.
  */
 const char *gang_version(void);
+
+/**
+ * The stable snake_case name of a result code (`"invalid_request"`, `"null_argument"`);
+ * `"unknown"` for a value that is not a code.
+ *
+ * Ownership: returns a static NUL-terminated string; never NULL; do not free it.
+ */
+const char *gang_result_name(uint32_t code);
 
 /**
  * Writes the error's result code (the one the failing call returned) to `*code_out`.
@@ -658,6 +667,31 @@ gang_result gang_error_json(const gang_error *error, gang_str *json_out);
  * `error` must be NULL or a live `gang_error` not freed before.
  */
 void gang_error_free(gang_error *error);
+
+/**
+ * Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
+ *
+ * Ownership: `string` stays owned by the caller; the view borrows from it and is valid
+ * until `gang_string_free(string)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `string` must be NULL or a live `gang_string`; `view_out` must be NULL or valid for
+ * writing a `gang_str`.
+ */
+gang_result gang_string_view(const gang_string *string, gang_str *view_out);
+
+/**
+ * Frees a string made by the library. `gang_string_free(NULL)` does nothing.
+ *
+ * Ownership: takes ownership of `string`; it (and every view of it) is invalid
+ * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `string` must be NULL or a live `gang_string` not freed before.
+ */
+void gang_string_free(gang_string *string);
 
 /**
  * Makes a node named `name` (schedulable, no labels, no capacity).
@@ -1512,14 +1546,6 @@ gang_result gang_inventory_compile(const gang_inventory *inventory,
 void gang_compiled_free(gang_compiled *compiled);
 
 /**
- * The stable snake_case name of a result code (`"invalid_request"`, `"null_argument"`);
- * `"unknown"` for a value that is not a code.
- *
- * Ownership: returns a static NUL-terminated string; never NULL; do not free it.
- */
-const char *gang_result_name(uint32_t code);
-
-/**
  * Parses a scenario document of `len` bytes (UTF-8, need not be NUL-terminated).
  * Unknown fields are errors.
  *
@@ -1737,31 +1763,6 @@ gang_result gang_inventory_place(const gang_inventory *inventory,
                                  gang_placement **placement_out,
                                  gang_diagnosis **diagnosis_out,
                                  gang_error **error_out);
-
-/**
- * Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
- *
- * Ownership: `string` stays owned by the caller; the view borrows from it and is valid
- * until `gang_string_free(string)`.
- *
- * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
- *
- * # Safety
- * `string` must be NULL or a live `gang_string`; `view_out` must be NULL or valid for
- * writing a `gang_str`.
- */
-gang_result gang_string_view(const gang_string *string, gang_str *view_out);
-
-/**
- * Frees a string made by the library. `gang_string_free(NULL)` does nothing.
- *
- * Ownership: takes ownership of `string`; it (and every view of it) is invalid
- * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
- *
- * # Safety
- * `string` must be NULL or a live `gang_string` not freed before.
- */
-void gang_string_free(gang_string *string);
 
 /**
  * Reserves a placement on `inventory`: re-checks every member against the inventory

@@ -5,12 +5,12 @@ use std::sync::OnceLock;
 
 use gang_core::{Admission, Assignment, Diagnosis, Outcome, Placement, Replacement, SpreadOutcome};
 
-use crate::error::Failure;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::outcome::{gang_diagnosis, gang_placement, DiagnosisInner, PlacementInner};
 use crate::reservation::item;
 use crate::result::{gang_result, gang_status};
-use crate::strings::{gang_str, Text};
+use crate::text::{gang_str, Text};
 
 /// A new placement handle holding a copy of `p`.
 fn placement_handle(p: &Placement) -> *mut gang_placement {

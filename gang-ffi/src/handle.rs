@@ -3,7 +3,7 @@
 //! A handle is a `Box<Inner>` whose pointer is handed to C as a pointer to an opaque,
 //! zero-sized struct (`gang_inventory` and so on), so that C sees an incomplete type.
 
-use crate::error::Failure;
+use crate::failure::Failure;
 
 /// An opaque C type standing for a boxed `Inner`.
 ///

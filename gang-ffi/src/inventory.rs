@@ -4,10 +4,11 @@ use std::ffi::c_char;
 
 use gang_core::{Amount, Inventory, NodeSpec, Quantity, Taint, Topology};
 
-use crate::error::{gang_error, Failure};
+use crate::error::gang_error;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::result::{gang_result, parse_taint_effect};
-use crate::strings::{arg_doc, arg_str, arg_strs};
+use crate::text::{arg_doc, arg_str, arg_strs};
 
 /// A node being described: name, labels, capacity, external use, taints, schedulable.
 ///

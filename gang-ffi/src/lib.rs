@@ -66,16 +66,27 @@
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
 
+// The foundation, in one-way layers (each module imports only those above it):
+// result codes; failures; text in and out; handles; the panic boundary and error
+// objects; the owned string handle.
+mod result;
+
+mod failure;
+
+mod text;
+
+mod handle;
+
 #[macro_use]
 mod error;
-mod handle;
+
+mod string;
+
 mod inventory;
 mod outcome;
 mod request;
-mod result;
 mod scenario;
 mod solve;
-mod strings;
 
 // The lifecycle: operations on a live inventory, reservations and change reports, and
 // the answers of replace, spread and admit (in this order in the header).
@@ -95,7 +106,8 @@ pub use reservation::*;
 pub use result::*;
 pub use scenario::*;
 pub use solve::*;
-pub use strings::*;
+pub use string::*;
+pub use text::*;
 
 use std::ffi::c_char;
 
@@ -129,7 +141,7 @@ const _: () = {
     shareable::<outcome::DiagnosisInner>();
     shareable::<gang_core::Scenario>();
     shareable::<error::ErrorInner>();
-    shareable::<strings::Text>();
+    shareable::<text::Text>();
     shareable::<reservation::ReservationInner>();
     shareable::<reservation::ChangeInner>();
     shareable::<answers::ReplacementInner>();

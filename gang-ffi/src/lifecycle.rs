@@ -13,14 +13,16 @@ use crate::answers::{
     gang_admissions, gang_replacement, gang_spread_outcome, AdmissionsInner, ReplacementInner,
     SpreadInner,
 };
-use crate::error::{gang_error, Failure};
+use crate::error::gang_error;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::inventory::{gang_inventory, gang_node};
 use crate::outcome::gang_placement;
 use crate::request::gang_gang;
 use crate::reservation::{gang_change, gang_reservation, ChangeInner, ReservationInner};
 use crate::result::{gang_result, gang_status, parse_admit_mode};
-use crate::strings::{arg_opt_str, arg_str, arg_strs, gang_string, Text};
+use crate::string::gang_string;
+use crate::text::{arg_opt_str, arg_str, arg_strs, Text};
 
 /// Reserves a placement on `inventory`: re-checks every member against the inventory
 /// as it is now (capacity, cordons, eligibility; a placement made before nodes were
@@ -726,7 +728,7 @@ mod tests {
     use crate::request::gang_gang_free;
     use crate::reservation::{gang_change_free, gang_change_json};
     use crate::solve::gang_inventory_place;
-    use crate::strings::gang_str;
+    use crate::text::gang_str;
     use gang_core::{Inventory, Replacement};
     use std::ptr;
 

@@ -5,10 +5,10 @@ use std::sync::OnceLock;
 
 use gang_core::{Diagnosis, Outcome, Placement};
 
-use crate::error::Failure;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::result::{gang_result, gang_status};
-use crate::strings::{arg_str, gang_str, Text};
+use crate::text::{arg_str, gang_str, Text};
 
 /// Where a gang goes: the level and domain used, and how many members of each role on
 /// which node. Every member (or each role's `min_count`) is placed; never part of a

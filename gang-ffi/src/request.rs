@@ -4,14 +4,15 @@ use std::ffi::c_char;
 
 use gang_core::{Amount, CompiledGang, Gang, Quantity, Requirement, Role, Slice, Toleration};
 
-use crate::error::{gang_error, Failure};
+use crate::error::gang_error;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::inventory::gang_inventory;
 use crate::result::{
     gang_result, parse_policy, parse_selector_operator, parse_toleration_effect,
     parse_toleration_operator,
 };
-use crate::strings::{arg_doc, arg_opt_str, arg_str, arg_strs};
+use crate::text::{arg_doc, arg_opt_str, arg_str, arg_strs};
 
 /// One role of a gang: a count of members with one per-member shape, node selector,
 /// tolerations, `min_count`, `max_per_node`, and whether it is bound by the gang's

@@ -5,10 +5,10 @@ use std::sync::OnceLock;
 
 use gang_core::{Assignment, Inventory, Lost, Overcommit, Reservation, ReservationId};
 
-use crate::error::Failure;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::result::gang_result;
-use crate::strings::{gang_str, Text};
+use crate::text::{gang_str, Text};
 
 /// The element `index` of `items`, or `GANG_OUT_OF_RANGE` naming the argument.
 pub(crate) fn item<T>(items: &[T], index: usize) -> Result<&T, Failure> {

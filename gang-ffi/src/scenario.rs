@@ -9,7 +9,8 @@ use crate::handle::{Handle, Out};
 use crate::inventory::gang_inventory;
 use crate::request::gang_gang;
 use crate::result::gang_result;
-use crate::strings::{arg_doc, gang_string, Text};
+use crate::string::gang_string;
+use crate::text::{arg_doc, Text};
 
 /// A parsed scenario document: a cluster, a gang, optionally what must come out, and
 /// optionally lifecycle steps (the format of the files in `examples/scenarios/`).
