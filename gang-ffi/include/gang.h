@@ -9,8 +9,18 @@
  *
  * - Handles. Every object is an opaque handle made by a constructor (`gang_<type>_new`,
  *   `_from_json`, `_build`, `_compile`, `_place`, …) and destroyed by exactly one
- *   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op. Freeing a handle twice is
- *   undefined behaviour: set your pointer to NULL after freeing it.
+ *   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op. Freeing a handle twice, or
+ *   using it after it is freed, is undefined behaviour: set your pointer to NULL after
+ *   freeing it.
+ * - Handle checks (defence in depth, not a licence). Every handle's memory starts with a
+ *   tag naming its type, checked by every call before it reads or writes the handle:
+ *   a handle of another type (a `gang_role *` cast to `gang_gang *`) is
+ *   `GANG_INVALID_HANDLE` (105) and is not touched. `_free` poisons the tag before it
+ *   gives the memory back, so a second `_free` of the same pointer does nothing and
+ *   other calls with it return `GANG_INVALID_HANDLE` — but only while the allocator
+ *   still holds that memory: once it is reused (by a new handle of the same type, say)
+ *   a stale pointer cannot be told from a live handle, and a pointer to unreadable
+ *   memory still crashes. Detection is best-effort; never rely on it.
  * - Result codes. Every function except the `_free` functions, `gang_version` and
  *   `gang_result_name` returns a `gang_result`: `GANG_OK` (0) or an error code. Values
  *   are explicit and never renumbered; new ones are only added. Codes 1-99 are the core
@@ -150,6 +160,15 @@ enum gang_result
    * no such part (the reservation of a waiting gang) (`not_found`).
    */
   GANG_NOT_FOUND = 104,
+  /**
+   * A handle argument is not a live handle of its type: a handle of another type
+   * (a `gang_role *` passed as a `gang_gang *`), one already freed, or not a handle
+   * at all (`invalid_handle`). Nothing was read or written through it. Detection is
+   * best-effort: a freed handle is recognised only while the allocator has not
+   * handed its memory out again. Passing anything but a live handle remains the
+   * caller's bug.
+   */
+  GANG_INVALID_HANDLE = 105,
   /**
    * `gang-core` reported an error kind this build of the binding does not know
    * (`unknown_error`). The error object still carries the core's kind name and message.

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use gang_core::{Admission, Assignment, Diagnosis, Outcome, Placement, Replacement, SpreadOutcome};
 
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::outcome::{gang_diagnosis, gang_placement, DiagnosisInner, PlacementInner};
 use crate::reservation::item;
 use crate::result::{gang_result, gang_status};
@@ -73,6 +73,7 @@ impl ReplacementInner {
 
 unsafe impl Handle for gang_replacement {
     type Inner = ReplacementInner;
+    const KIND: Kind = Kind::Replacement;
 }
 
 /// Writes the replacement's status, `GANG_STATUS_PLACED` or `GANG_STATUS_PENDING` (the
@@ -256,6 +257,7 @@ impl SpreadInner {
 
 unsafe impl Handle for gang_spread_outcome {
     type Inner = SpreadInner;
+    const KIND: Kind = Kind::SpreadOutcome;
 }
 
 /// Writes the spread's status, `GANG_STATUS_PLACED` or `GANG_STATUS_UNSCHEDULABLE`
@@ -446,6 +448,7 @@ impl AdmissionsInner {
 
 unsafe impl Handle for gang_admissions {
     type Inner = AdmissionsInner;
+    const KIND: Kind = Kind::Admissions;
 }
 
 /// Writes the number of gangs (the queue's length) to `*len_out`.

@@ -7,7 +7,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::result::gang_result;
 use crate::text::{gang_str, Text};
 
@@ -98,6 +98,7 @@ pub(crate) struct ErrorInner {
 
 unsafe impl Handle for gang_error {
     type Inner = ErrorInner;
+    const KIND: Kind = Kind::Error;
 }
 
 /// Writes the error's result code (the one the failing call returned) to `*code_out`.

@@ -94,6 +94,16 @@ impl Failure {
         )
     }
 
+    /// A handle argument that is not a live handle of its type (another type, freed,
+    /// or not a handle at all): `found` says which, as far as the tag tells.
+    pub(crate) fn invalid_handle(name: &'static str, expected: &str, found: &str) -> Failure {
+        Failure::binding(
+            gang_result::GANG_INVALID_HANDLE,
+            name,
+            format!("argument {name} is not a live {expected}: {found}"),
+        )
+    }
+
     /// The same failure about element `i` of an array argument.
     pub(crate) fn at_index(mut self, i: usize) -> Failure {
         let old = std::mem::take(&mut self.field);

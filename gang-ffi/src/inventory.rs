@@ -6,7 +6,7 @@ use gang_core::{Amount, Inventory, NodeSpec, Quantity, Taint, Topology};
 
 use crate::error::gang_error;
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::result::{gang_result, parse_taint_effect};
 use crate::text::{arg_doc, arg_str, arg_strs};
 
@@ -24,6 +24,7 @@ pub struct gang_node {
 
 unsafe impl Handle for gang_node {
     type Inner = NodeSpec;
+    const KIND: Kind = Kind::Node;
 }
 
 /// Collects nodes over a topology, then builds a validated `gang_inventory`.
@@ -41,6 +42,7 @@ pub(crate) struct BuilderInner {
 
 unsafe impl Handle for gang_inventory_builder {
     type Inner = BuilderInner;
+    const KIND: Kind = Kind::InventoryBuilder;
 }
 
 /// A validated cluster, ready to answer placement queries, holding reservations and
@@ -61,6 +63,7 @@ pub struct gang_inventory {
 
 unsafe impl Handle for gang_inventory {
     type Inner = Inventory;
+    const KIND: Kind = Kind::Inventory;
 }
 
 /// Makes a node named `name` (schedulable, no labels, no capacity).

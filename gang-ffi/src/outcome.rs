@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use gang_core::{Diagnosis, Outcome, Placement};
 
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::result::{gang_result, gang_status};
 use crate::text::{arg_str, gang_str, Text};
 
@@ -29,6 +29,7 @@ pub(crate) struct PlacementInner {
 
 unsafe impl Handle for gang_placement {
     type Inner = PlacementInner;
+    const KIND: Kind = Kind::Placement;
 }
 
 impl PlacementInner {
@@ -78,6 +79,7 @@ impl DiagnosisInner {
 
 unsafe impl Handle for gang_diagnosis {
     type Inner = DiagnosisInner;
+    const KIND: Kind = Kind::Diagnosis;
 }
 
 /// Checked out-parameters of a placement query: status, placement, diagnosis.

@@ -6,7 +6,7 @@ use gang_core::{Amount, CompiledGang, Gang, Quantity, Requirement, Role, Slice, 
 
 use crate::error::gang_error;
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::inventory::gang_inventory;
 use crate::result::{
     gang_result, parse_policy, parse_selector_operator, parse_toleration_effect,
@@ -27,6 +27,7 @@ pub struct gang_role {
 
 unsafe impl Handle for gang_role {
     type Inner = Role;
+    const KIND: Kind = Kind::Role;
 }
 
 /// A gang request: roles, topology constraint (`required`, `preferred`, slices) and
@@ -41,6 +42,7 @@ pub struct gang_gang {
 
 unsafe impl Handle for gang_gang {
     type Inner = Gang;
+    const KIND: Kind = Kind::Gang;
 }
 
 /// A gang validated and compiled against one inventory: the hot path places it again
@@ -56,6 +58,7 @@ pub struct gang_compiled {
 
 unsafe impl Handle for gang_compiled {
     type Inner = CompiledGang;
+    const KIND: Kind = Kind::Compiled;
 }
 
 /// Makes a role named `name` of `count` members (constrained, no requests).

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use gang_core::{Assignment, Inventory, Lost, Overcommit, Reservation, ReservationId};
 
 use crate::failure::Failure;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::result::gang_result;
 use crate::text::{gang_str, Text};
 
@@ -68,6 +68,7 @@ impl ReservationInner {
 
 unsafe impl Handle for gang_reservation {
     type Inner = ReservationInner;
+    const KIND: Kind = Kind::Reservation;
 }
 
 /// Writes the reservation's id to `*id_out`.
@@ -425,6 +426,7 @@ impl ChangeInner {
 
 unsafe impl Handle for gang_change {
     type Inner = ChangeInner;
+    const KIND: Kind = Kind::Change;
 }
 
 /// Writes the number of lost member groups (one per reservation, role and node) to

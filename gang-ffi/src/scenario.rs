@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use gang_core::Scenario;
 
 use crate::error::gang_error;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::inventory::gang_inventory;
 use crate::request::gang_gang;
 use crate::result::gang_result;
@@ -23,6 +23,7 @@ pub struct gang_scenario {
 
 unsafe impl Handle for gang_scenario {
     type Inner = Scenario;
+    const KIND: Kind = Kind::Scenario;
 }
 
 /// Parses a scenario document of `len` bytes (UTF-8, need not be NUL-terminated).

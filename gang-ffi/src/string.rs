@@ -1,6 +1,6 @@
 //! The owned string handle, `gang_string` (reports and documents made by the library).
 
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::result::gang_result;
 use crate::text::{gang_str, Text};
 
@@ -15,6 +15,7 @@ pub struct gang_string {
 
 unsafe impl Handle for gang_string {
     type Inner = Text;
+    const KIND: Kind = Kind::String;
 }
 
 /// Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
