@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, Inventory, NodeSpec, Quantity, Taint, Topology};
+use gang_core::{Inventory, NodeSpec, Taint, Topology};
 
 use crate::error::gang_error;
 use crate::failure::Failure;
@@ -129,14 +129,7 @@ pub unsafe extern "C" fn gang_node_set_capacity(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        n.capacity
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(node.capacity[resource] = text quantity)
 }
 
 /// Sets the node's allocatable capacity of `resource` to `millis` milli-units (8 GPUs
@@ -155,15 +148,7 @@ pub unsafe extern "C" fn gang_node_set_capacity_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        n.capacity.insert(
-            resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(node.capacity[resource] = millis millis)
 }
 
 /// Sets how much of `resource` is used on the node outside the library (other pods), as
@@ -183,14 +168,7 @@ pub unsafe extern "C" fn gang_node_set_used(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        n.used
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(node.used[resource] = text quantity)
 }
 
 /// Sets how much of `resource` is used on the node outside the library, in
@@ -209,15 +187,7 @@ pub unsafe extern "C" fn gang_node_set_used_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        n.used.insert(
-            resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(node.used[resource] = millis millis)
 }
 
 /// Adds a taint `key=value:effect` to the node; `effect` is one of
@@ -434,11 +404,7 @@ pub unsafe extern "C" fn gang_inventory_node_count(
     inventory: *const gang_inventory,
     count_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let inv = gang_inventory::get(inventory, "inventory")?;
-        Out::new(count_out, "count_out")?.write(inv.len());
-        Ok(())
-    })
+    ffi_read!(inventory => |inv| { count_out => inv.len() })
 }
 
 /// Writes the free amount (capacity − external use − reservations, never below zero)

@@ -69,9 +69,9 @@
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
 
-// The foundation, in one-way layers (each module imports only those above it):
-// result codes; failures; text in and out; handles; the panic boundary and error
-// objects; the owned string handle.
+// The foundation, in one-way layers (each module imports only those above it;
+// tests/layers.rs checks it): result codes; failures; text in and out; handles; the
+// panic boundary and error objects; the accessor macros; the owned string handle.
 mod result;
 
 mod failure;
@@ -82,6 +82,9 @@ mod handle;
 
 #[macro_use]
 mod error;
+
+#[macro_use]
+mod accessor;
 
 mod string;
 

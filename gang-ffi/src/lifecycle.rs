@@ -7,7 +7,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, Error, Gang, NodeSpec, Quantity, ReservationId, Spread};
+use gang_core::{Amount, Error, Gang, NodeSpec, ReservationId, Spread};
 
 use crate::answers::{
     gang_admissions, gang_replacement, gang_spread_outcome, AdmissionsInner, ReplacementInner,
@@ -356,8 +356,9 @@ pub unsafe extern "C" fn gang_inventory_set_labels(
     })
 }
 
-/// The common shape of the four amount setters.
-unsafe fn set_amount(
+/// The common shape of the four amount setters (the amount is checked after the
+/// inventory, node and resource arguments, as the builder setters do).
+unsafe fn change_amount(
     inventory: *mut gang_inventory,
     node: *const c_char,
     resource: *const c_char,
@@ -408,8 +409,8 @@ pub unsafe extern "C" fn gang_inventory_set_capacity(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| Amount::Text(q.to_owned()));
-        set_amount(inventory, node, resource, amount, change_out, true)
+        let amount = amount_arg!(text quantity);
+        change_amount(inventory, node, resource, amount, change_out, true)
     })
 }
 
@@ -435,8 +436,8 @@ pub unsafe extern "C" fn gang_inventory_set_capacity_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(Amount::Exact(Quantity::from_millis(millis)));
-        set_amount(inventory, node, resource, amount, change_out, true)
+        let amount = amount_arg!(millis millis);
+        change_amount(inventory, node, resource, amount, change_out, true)
     })
 }
 
@@ -465,8 +466,8 @@ pub unsafe extern "C" fn gang_inventory_set_used(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| Amount::Text(q.to_owned()));
-        set_amount(inventory, node, resource, amount, change_out, false)
+        let amount = amount_arg!(text quantity);
+        change_amount(inventory, node, resource, amount, change_out, false)
     })
 }
 
@@ -492,8 +493,8 @@ pub unsafe extern "C" fn gang_inventory_set_used_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(Amount::Exact(Quantity::from_millis(millis)));
-        set_amount(inventory, node, resource, amount, change_out, false)
+        let amount = amount_arg!(millis millis);
+        change_amount(inventory, node, resource, amount, change_out, false)
     })
 }
 

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::{Amount, CompiledGang, Gang, Quantity, Requirement, Role, Slice, Toleration};
+use gang_core::{CompiledGang, Gang, Requirement, Role, Slice, Toleration};
 
 use crate::error::gang_error;
 use crate::failure::Failure;
@@ -141,14 +141,7 @@ pub unsafe extern "C" fn gang_role_set_request(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_role::get_mut(role, "role")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        r.requests
-            .insert(resource.to_owned(), Amount::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(role.requests[resource] = text quantity)
 }
 
 /// Sets the per-member request of `resource` to `millis` milli-units (one GPU is 1000).
@@ -166,15 +159,7 @@ pub unsafe extern "C" fn gang_role_set_request_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_role::get_mut(role, "role")?;
-        let resource = arg_str(resource, "resource")?;
-        r.requests.insert(
-            resource.to_owned(),
-            Amount::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(role.requests[resource] = millis millis)
 }
 
 /// Requires node label `key` to equal `value` (node selector).

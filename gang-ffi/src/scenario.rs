@@ -115,10 +115,11 @@ pub unsafe extern "C" fn gang_scenario_gang(
 ///
 /// On `GANG_OK`, writes whether every expectation held to `*passed_out`; the failures,
 /// one per line (empty when passed), to a new string in `*failures_out`; and the result
-/// of placing the scenario's gang (before any step) as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
-/// document (as `gang_placement_json` / `gang_diagnosis_json`) or, when the scenario's
-/// input is invalid, the error document (as `gang_error_json`). Callers running the same
-/// scenario through the ABI can compare their result with it byte for byte.
+/// of placing the scenario's gang (before any step) as a JSON document to a new string
+/// in `*outcome_json_out`: the placement or diagnosis document (as `gang_placement_json`
+/// / `gang_diagnosis_json`) or, when the scenario's input is invalid, the error document
+/// (as `gang_error_json`). Callers running the same scenario through the ABI can compare
+/// their result with it byte for byte.
 ///
 /// Ownership: `scenario` stays owned by the caller. The two new strings are owned by the
 /// caller: free them with `gang_string_free`.

@@ -1,6 +1,6 @@
 //! The owned string handle, `gang_string` (reports and documents made by the library).
 
-use crate::handle::{Handle, Kind, Out};
+use crate::handle::{Handle, Kind};
 use crate::result::gang_result;
 use crate::text::{gang_str, Text};
 
@@ -33,12 +33,7 @@ pub unsafe extern "C" fn gang_string_view(
     string: *const gang_string,
     view_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_string::get(string, "string")?;
-        let out = Out::new(view_out, "view_out")?;
-        out.write(s.view());
-        Ok(())
-    })
+    ffi_read!(string => |s| { view_out => s.view() })
 }
 
 /// Frees a string made by the library. `gang_string_free(NULL)` does nothing.

@@ -11,8 +11,8 @@ const LAYERS: &[&str] = &[
     "text",        // string views out, string arguments in
     "handle",      // tagged opaque handles, checked out-parameters
     "error",       // the panic boundary, gang_error objects
+    "accessor",    // macros for the repetitive accessor and setter bodies
     "string",      // the owned gang_string handle
-    "accessor",    // macros and helpers for the repetitive accessor and setter bodies
     "inventory",   // nodes, the builder, the inventory
     "request",     // roles, gangs, compiled gangs
     "outcome",     // placements and diagnoses
