@@ -2,7 +2,7 @@
 //! code and, when the caller asked for one, a `gang_error`.
 //!
 //! Above `failure`, `text` and `handle` (it makes `gang_error` handles); nothing below
-//! imports it. The other modules use it through [`ffi_boundary!`].
+//! imports it. The other modules use it through `ffi_boundary!`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -66,7 +66,7 @@ fn report(failure: Failure, error_out: *mut *mut gang_error) -> gang_result {
     code
 }
 
-/// Runs `body` inside the panic boundary (see [`ffi_boundary!`]).
+/// Runs `body` inside the panic boundary (see `ffi_boundary!`).
 pub(crate) fn run(
     error_out: *mut *mut gang_error,
     body: impl FnOnce() -> Result<(), Failure>,

@@ -15,9 +15,11 @@
 //! freed) before it gives the memory back, so a second `_free`, or a call with the
 //! freed pointer, finds no live tag and does nothing.
 //!
-//! That is best-effort. It works while the allocator still holds the freed block (it
-//! keeps either the poisoned tag or its own bookkeeping there, and neither is a live
-//! tag); once the block is handed out again — to a new handle of the same type, say —
+//! That is best-effort. It works while the allocator still holds the freed block: it
+//! keeps either the poisoned tag or its own bookkeeping there (glibc's malloc and
+//! AddressSanitizer both overwrite a freed block's first bytes), and neither is a live
+//! tag — a live tag is not a user-space address, so a free-list pointer written over it
+//! never looks live. Once the block is handed out again — to a new handle of the same type, say —
 //! a stale pointer is indistinguishable from a live handle. A pointer to memory that is
 //! not readable at all still crashes. Reading a freed block is itself undefined
 //! behaviour in the abstract machine; in practice it is one 8-byte load from memory the
