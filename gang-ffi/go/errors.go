@@ -5,7 +5,6 @@ package gang
 import "C"
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -29,6 +28,7 @@ const (
 	CodeInvalidArgument    Code = C.GANG_INVALID_ARGUMENT
 	CodeOutOfRange         Code = C.GANG_OUT_OF_RANGE
 	CodeNotFound           Code = C.GANG_NOT_FOUND
+	CodeInvalidHandle      Code = C.GANG_INVALID_HANDLE
 	CodeUnknownError       Code = C.GANG_UNKNOWN_ERROR
 	CodeInternalError      Code = C.GANG_INTERNAL_ERROR
 )
@@ -85,12 +85,43 @@ var (
 	ErrInvalidArgument    = sentinel(CodeInvalidArgument)
 	ErrOutOfRange         = sentinel(CodeOutOfRange)
 	ErrNotFound           = sentinel(CodeNotFound)
+	ErrInvalidHandle      = sentinel(CodeInvalidHandle)
 	ErrUnknownError       = sentinel(CodeUnknownError)
 	ErrInternalError      = sentinel(CodeInternalError)
 )
 
-// ErrClosed is returned when a handle is used after Close.
-var ErrClosed = errors.New("gang: use of a closed handle")
+// ErrClosed matches the error of a handle used after Close (errors.Is(err,
+// gang.ErrClosed)). It has the code CodeInvalidHandle, the C ABI's code for a freed
+// handle, so it is ErrInvalidHandle under another name: both match the same errors.
+// The error returned names the method and the handle (Field "inventory", "gang", …).
+//
+// A nil handle (receiver or argument) is ErrNullArgument instead, naming it the same
+// way. Neither ever panics, except in the accessors of a Placement or Diagnosis, which
+// have no error to return: they panic with such an *Error.
+var ErrClosed = &Error{Code: CodeInvalidHandle, Kind: CodeInvalidHandle.String(),
+	Message: "use of a closed handle"}
+
+// nilHandle is the error of method given a nil handle, arg (its receiver or an
+// argument, named as the C ABI names it: "inventory", "gang", "queue[2]").
+func nilHandle(method, arg string) *Error {
+	return &Error{Code: CodeNullArgument, Kind: CodeNullArgument.String(), Field: arg,
+		Message: fmt.Sprintf("%s: %s is nil", method, arg)}
+}
+
+// closedHandle is the error of method given a handle, arg, used after its Close.
+func closedHandle(method, arg string) *Error {
+	return &Error{Code: CodeInvalidHandle, Kind: CodeInvalidHandle.String(), Field: arg,
+		Message: fmt.Sprintf("%s: %s is closed (use of a closed handle)", method, arg)}
+}
+
+// argError is the error of a failed call that returns a code alone (no error object
+// to say more): it names the field, as a dotted path like the core's ("gang.policy",
+// "nodes[a1].taints[0].effect"), and what was wrong with the value passed.
+func argError(rc C.gang_result, call, field, format string, args ...any) error {
+	c := Code(rc)
+	return &Error{Code: c, Kind: c.String(), Field: field,
+		Message: fmt.Sprintf("%s: %s: %s", call, field, fmt.Sprintf(format, args...))}
+}
 
 // goStr copies a view into a Go string.
 func goStr(s C.gang_str) string {

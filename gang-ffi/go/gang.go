@@ -109,6 +109,18 @@ func newGang(p *C.gang_gang) *Gang {
 	return g
 }
 
+// handle returns the gang's C handle for method, or the error of a nil gang
+// (ErrNullArgument) or a closed one (ErrClosed); arg names it ("gang", "queue[2]").
+func (g *Gang) handle(method, arg string) (*C.gang_gang, error) {
+	if g == nil {
+		return nil, nilHandle(method, arg)
+	}
+	if g.ptr == nil {
+		return nil, closedHandle(method, arg)
+	}
+	return g.ptr, nil
+}
+
 // Close frees the gang. It is idempotent. Compiled gangs and placements made from it
 // stay valid.
 func (g *Gang) Close() {
@@ -120,9 +132,11 @@ func (g *Gang) Close() {
 	runtime.SetFinalizer(g, nil)
 }
 
-// NewGang builds a gang from spec, through the C builder calls (no JSON). Only a NUL
-// byte in a string fails here (ErrInvalidArgument); everything else is validated when
-// the gang is compiled or placed.
+// NewGang builds a gang from spec, through the C builder calls (no JSON). Only what
+// cannot cross into C fails here — a string with a NUL byte (ErrInvalidArgument) or
+// not UTF-8 (ErrInvalidUTF8), a Policy, operator or effect outside its type
+// (ErrInvalidArgument) — with the field and value named; everything else is validated
+// when the gang is compiled or placed.
 func NewGang(spec GangSpec) (*Gang, error) {
 	var cs cstrings
 	defer cs.free()
@@ -144,7 +158,7 @@ func NewGang(spec GangSpec) (*Gang, error) {
 
 func (g *Gang) fill(cs *cstrings, spec GangSpec) error {
 	for i := range spec.Roles {
-		if err := g.addRole(cs, &spec.Roles[i]); err != nil {
+		if err := g.addRole(cs, &spec.Roles[i], i); err != nil {
 			return err
 		}
 	}
@@ -166,8 +180,8 @@ func (g *Gang) fill(cs *cstrings, spec GangSpec) error {
 			return err
 		}
 	}
-	for _, s := range spec.Slices {
-		l, err := cs.of(s.Level, "gang.topology.slices")
+	for i, s := range spec.Slices {
+		l, err := cs.of(s.Level, fmt.Sprintf("gang.topology.slices[%d].level", i))
 		if err != nil {
 			return err
 		}
@@ -176,7 +190,13 @@ func (g *Gang) fill(cs *cstrings, spec GangSpec) error {
 		}
 	}
 	if spec.Policy != 0 {
-		if err := check(C.gang_gang_set_policy(g.ptr, C.uint32_t(spec.Policy)), "gang_gang_set_policy"); err != nil {
+		rc := C.gang_gang_set_policy(g.ptr, C.uint32_t(spec.Policy))
+		if rc == C.GANG_INVALID_ARGUMENT {
+			return argError(rc, "gang_gang_set_policy", "gang.policy",
+				"GangSpec.Policy %d is not PolicyBestFit (1), PolicyMostFree (2) or PolicyBalanced (3)",
+				uint32(spec.Policy))
+		}
+		if err := check(rc, "gang_gang_set_policy"); err != nil {
 			return err
 		}
 	}
@@ -184,9 +204,9 @@ func (g *Gang) fill(cs *cstrings, spec GangSpec) error {
 	return nil
 }
 
-func (g *Gang) addRole(cs *cstrings, r *Role) error {
+func (g *Gang) addRole(cs *cstrings, r *Role, index int) error {
 	field := "gang.roles[" + r.Name + "]"
-	name, err := cs.of(r.Name, "gang.roles[].name")
+	name, err := cs.of(r.Name, fmt.Sprintf("gang.roles[%d].name", index))
 	if err != nil {
 		return err
 	}
@@ -238,13 +258,13 @@ func (g *Gang) addRole(cs *cstrings, r *Role) error {
 	}
 	for i, e := range r.MatchExpressions {
 		what := fmt.Sprintf("%s.match_expressions[%d]", field, i)
-		ck, err := cs.of(e.Key, what)
+		ck, err := cs.of(e.Key, what+".key")
 		if err != nil {
 			return err
 		}
 		values := make([]*C.char, len(e.Values))
 		for j, v := range e.Values {
-			if values[j], err = cs.of(v, what); err != nil {
+			if values[j], err = cs.of(v, fmt.Sprintf("%s.values[%d]", what, j)); err != nil {
 				return err
 			}
 		}
@@ -253,17 +273,22 @@ func (g *Gang) addRole(cs *cstrings, r *Role) error {
 			vp = &values[0]
 		}
 		rc := C.gang_role_add_match_expression(role, ck, C.uint32_t(e.Operator), vp, C.size_t(len(values)))
+		if rc == C.GANG_INVALID_ARGUMENT {
+			return argError(rc, "gang_role_add_match_expression", what+".operator",
+				"Requirement.Operator %d is not SelectorIn (1), SelectorNotIn (2), SelectorExists (3) or SelectorDoesNotExist (4)",
+				uint32(e.Operator))
+		}
 		if err := check(rc, "gang_role_add_match_expression"); err != nil {
 			return err
 		}
 	}
 	for i, t := range r.Tolerations {
 		what := fmt.Sprintf("%s.tolerations[%d]", field, i)
-		ck, err := cs.of(t.Key, what)
+		ck, err := cs.of(t.Key, what+".key")
 		if err != nil {
 			return err
 		}
-		cv, err := cs.of(t.Value, what)
+		cv, err := cs.of(t.Value, what+".value")
 		if err != nil {
 			return err
 		}
@@ -272,6 +297,16 @@ func (g *Gang) addRole(cs *cstrings, r *Role) error {
 			op = TolerationEqual
 		}
 		rc := C.gang_role_add_toleration(role, ck, C.uint32_t(op), cv, C.uint32_t(t.Effect))
+		if rc == C.GANG_INVALID_ARGUMENT {
+			// The call checks the operator first, then the effect.
+			if op != TolerationEqual && op != TolerationExists {
+				return argError(rc, "gang_role_add_toleration", what+".operator",
+					"Toleration.Operator %d is not TolerationEqual (1) or TolerationExists (2)", uint32(op))
+			}
+			return argError(rc, "gang_role_add_toleration", what+".effect",
+				"Toleration.Effect %d is not EffectAny (0), EffectNoSchedule (1), EffectPreferNoSchedule (2) or EffectNoExecute (3)",
+				uint32(t.Effect))
+		}
 		if err := check(rc, "gang_role_add_toleration"); err != nil {
 			return err
 		}

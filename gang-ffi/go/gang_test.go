@@ -236,14 +236,15 @@ func TestErrorMapping(t *testing.T) {
 		gang.ErrContradictory, gang.ErrInvalidScenario, gang.ErrConflict,
 		gang.ErrUnknownReservation, gang.ErrUnknownNode, gang.ErrNullArgument,
 		gang.ErrInvalidUTF8, gang.ErrInvalidArgument, gang.ErrOutOfRange, gang.ErrNotFound,
-		gang.ErrUnknownError, gang.ErrInternalError,
+		gang.ErrInvalidHandle, gang.ErrUnknownError, gang.ErrInternalError,
 	}
 	codes := map[gang.Code]uint32{
 		gang.CodeOK: 0, gang.CodeInvalidQuantity: 1, gang.CodeInvalidInventory: 2,
 		gang.CodeInvalidRequest: 3, gang.CodeContradictory: 4, gang.CodeInvalidScenario: 5,
 		gang.CodeConflict: 6, gang.CodeUnknownReservation: 7, gang.CodeUnknownNode: 8,
 		gang.CodeNullArgument: 100, gang.CodeInvalidUTF8: 101, gang.CodeInvalidArgument: 102,
-		gang.CodeOutOfRange: 103, gang.CodeNotFound: 104, gang.CodeUnknownError: 198,
+		gang.CodeOutOfRange: 103, gang.CodeNotFound: 104, gang.CodeInvalidHandle: 105,
+		gang.CodeUnknownError:  198,
 		gang.CodeInternalError: 199,
 	}
 	for c, n := range codes {
@@ -350,7 +351,8 @@ func TestErrorMapping(t *testing.T) {
 }
 
 // Close twice (and on nil) is harmless for every handle; use after Close is an error
-// (or, for accessors of a placement or diagnosis, a panic), never a crash.
+// (or, for accessors of a placement or diagnosis, a panic with that error), never a
+// crash. (handles_test.go has every method.)
 func TestCloseTwice(t *testing.T) {
 	inv := readmeInventory(t)
 	g := readmeGang(t, false)
@@ -411,8 +413,8 @@ func TestCloseTwice(t *testing.T) {
 	}
 	mustPanic := func(name string, f func()) {
 		defer func() {
-			if recover() == nil {
-				t.Errorf("%s after Close did not panic", name)
+			if err, _ := recover().(error); !errors.Is(err, gang.ErrClosed) {
+				t.Errorf("%s after Close: want a panic with ErrClosed, got %v", name, err)
 			}
 		}()
 		f()

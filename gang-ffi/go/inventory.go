@@ -111,18 +111,33 @@ func (inv *Inventory) Close() {
 	runtime.SetFinalizer(inv, nil)
 }
 
-// read locks the inventory for a query and returns its handle (nil after Close); the
-// caller calls inv.mu.RUnlock.
-func (inv *Inventory) read() *C.gang_inventory {
+// rlock read-locks the inventory for a query by method and returns its handle; the
+// caller calls inv.mu.RUnlock. A nil inventory (ErrNullArgument) or a closed one
+// (ErrClosed) is an error naming method, and then nothing is left locked.
+func (inv *Inventory) rlock(method string) (*C.gang_inventory, error) {
+	if inv == nil {
+		return nil, nilHandle(method, "inventory")
+	}
 	inv.mu.RLock()
-	return inv.ptr
+	if inv.ptr == nil {
+		inv.mu.RUnlock()
+		return nil, closedHandle(method, "inventory")
+	}
+	return inv.ptr, nil
 }
 
-// write locks the inventory for a change and returns its handle (nil after Close); the
-// caller calls inv.mu.Unlock.
-func (inv *Inventory) write() *C.gang_inventory {
+// lock write-locks the inventory for a change by method and returns its handle; the
+// caller calls inv.mu.Unlock. Errors as rlock.
+func (inv *Inventory) lock(method string) (*C.gang_inventory, error) {
+	if inv == nil {
+		return nil, nilHandle(method, "inventory")
+	}
 	inv.mu.Lock()
-	return inv.ptr
+	if inv.ptr == nil {
+		inv.mu.Unlock()
+		return nil, closedHandle(method, "inventory")
+	}
+	return inv.ptr, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -163,7 +178,7 @@ func NewInventory(levels []string, nodes []Node) (*Inventory, error) {
 	}
 	defer C.gang_inventory_builder_free(b)
 	for i := range nodes {
-		if err := addNode(b, &nodes[i]); err != nil {
+		if err := addNode(b, &nodes[i], fmt.Sprintf("nodes[%d]", i)); err != nil {
 			return nil, err
 		}
 	}
@@ -175,8 +190,8 @@ func NewInventory(levels []string, nodes []Node) (*Inventory, error) {
 	return newInventory(p), nil
 }
 
-func addNode(b *C.gang_inventory_builder, n *Node) error {
-	node, err := newCNode(n)
+func addNode(b *C.gang_inventory_builder, n *Node, at string) error {
+	node, err := newCNode(n, at)
 	if err != nil {
 		return err
 	}
@@ -185,11 +200,13 @@ func addNode(b *C.gang_inventory_builder, n *Node) error {
 }
 
 // newCNode describes n to the library; the caller frees the node with gang_node_free.
-func newCNode(n *Node) (*C.gang_node, error) {
+// at names the node where its name is unusable ("nodes[3]"); other fields are named
+// by the node's name, as the core names them ("nodes[a1].labels").
+func newCNode(n *Node, at string) (*C.gang_node, error) {
 	var cs cstrings
 	defer cs.free()
 	field := "nodes[" + n.Name + "]"
-	name, err := cs.of(n.Name, "nodes[].name")
+	name, err := cs.of(n.Name, at+".name")
 	if err != nil {
 		return nil, err
 	}
@@ -255,16 +272,23 @@ func fillCNode(cs *cstrings, node *C.gang_node, n *Node, field string) error {
 		}); err != nil {
 		return err
 	}
-	for _, t := range n.Taints {
-		ck, err := cs.of(t.Key, field+".taints")
+	for i, t := range n.Taints {
+		what := fmt.Sprintf("%s.taints[%d]", field, i)
+		ck, err := cs.of(t.Key, what+".key")
 		if err != nil {
 			return err
 		}
-		cv, err := cs.of(t.Value, field+".taints")
+		cv, err := cs.of(t.Value, what+".value")
 		if err != nil {
 			return err
 		}
-		if err := check(C.gang_node_add_taint(node, ck, cv, C.uint32_t(t.Effect)), "gang_node_add_taint"); err != nil {
+		rc := C.gang_node_add_taint(node, ck, cv, C.uint32_t(t.Effect))
+		if rc == C.GANG_INVALID_ARGUMENT {
+			return argError(rc, "gang_node_add_taint", what+".effect",
+				"Taint.Effect %d is not EffectNoSchedule (1), EffectPreferNoSchedule (2) or EffectNoExecute (3)",
+				uint32(t.Effect))
+		}
+		if err := check(rc, "gang_node_add_taint"); err != nil {
 			return err
 		}
 	}
@@ -293,13 +317,13 @@ func ParseInventory(json []byte) (*Inventory, error) {
 	return newInventory(p), nil
 }
 
-// Len returns the number of nodes (0 after Close).
+// Len returns the number of nodes (0 after Close, and for a nil inventory).
 func (inv *Inventory) Len() int {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
+	h, err := inv.rlock("Inventory.Len")
+	if err != nil {
 		return 0
 	}
+	defer inv.mu.RUnlock()
 	var n C.size_t
 	mustOK(C.gang_inventory_node_count(h, &n), "gang_inventory_node_count")
 	runtime.KeepAlive(inv)
@@ -308,13 +332,13 @@ func (inv *Inventory) Len() int {
 
 // Available returns the free amount (capacity − external use − reservations, never
 // below zero) of resource on node, in milli-units. Errors: ErrNotFound for an unknown
-// node or resource, ErrClosed.
+// node (Field "node") or resource (Field "resource"), ErrClosed.
 func (inv *Inventory) Available(node, resource string) (uint64, error) {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
-		return 0, ErrClosed
+	h, err := inv.rlock("Inventory.Available")
+	if err != nil {
+		return 0, err
 	}
+	defer inv.mu.RUnlock()
 	var cs cstrings
 	defer cs.free()
 	cn, err := cs.of(node, "node")
@@ -327,6 +351,18 @@ func (inv *Inventory) Available(node, resource string) (uint64, error) {
 	}
 	var m C.uint64_t
 	rc := C.gang_inventory_available_millis(h, cn, cr, &m)
+	if rc == C.GANG_NOT_FOUND {
+		// The call has no error object to say which: the node, if the inventory has
+		// no node of that name, else the resource.
+		var js *C.gang_string
+		if C.gang_inventory_node_json(h, cn, &js, nil) != C.GANG_OK {
+			runtime.KeepAlive(inv)
+			return 0, argError(rc, "gang_inventory_available_millis", "node", "no node named %q", node)
+		}
+		C.gang_string_free(js)
+		runtime.KeepAlive(inv)
+		return 0, argError(rc, "gang_inventory_available_millis", "resource", "no resource named %q", resource)
+	}
 	runtime.KeepAlive(inv)
 	if err := check(rc, "gang_inventory_available_millis"); err != nil {
 		return 0, err
@@ -338,16 +374,21 @@ func (inv *Inventory) Available(node, resource string) (uint64, error) {
 // with a Solver. The compiled gang does not keep the inventory or g alive.
 //
 // Errors: ErrInvalidRequest, ErrInvalidQuantity, ErrContradictory (with the field
-// named, e.g. "gang.roles[worker].count"), ErrClosed.
+// named, e.g. "gang.roles[worker].count"); ErrClosed or ErrNullArgument for a closed
+// or nil inventory or gang.
 func (inv *Inventory) Compile(g *Gang) (*CompiledGang, error) {
-	h := inv.read()
+	h, err := inv.rlock("Inventory.Compile")
+	if err != nil {
+		return nil, err
+	}
 	defer inv.mu.RUnlock()
-	if h == nil || g.ptr == nil {
-		return nil, ErrClosed
+	gp, err := g.handle("Inventory.Compile", "gang")
+	if err != nil {
+		return nil, err
 	}
 	var p *C.gang_compiled
 	var cerr *C.gang_error
-	rc := C.gang_inventory_compile(h, g.ptr, &p, &cerr)
+	rc := C.gang_inventory_compile(h, gp, &p, &cerr)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(g)
 	if err := fromC(rc, cerr, "gang_inventory_compile"); err != nil {
@@ -364,12 +405,16 @@ func (inv *Inventory) Compile(g *Gang) (*CompiledGang, error) {
 // "Does not fit" is not an error: it is an Outcome with a Diagnosis. Errors are as
 // Compile's.
 func (inv *Inventory) Place(g *Gang) (Outcome, error) {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil || g.ptr == nil {
-		return Outcome{}, ErrClosed
+	h, err := inv.rlock("Inventory.Place")
+	if err != nil {
+		return Outcome{}, err
 	}
-	o := placeOnInventory(h, inv, g)
+	defer inv.mu.RUnlock()
+	gp, err := g.handle("Inventory.Place", "gang")
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := placeOnInventory(h, inv, gp, g)
 	if err := fromC(o.rc, o.error, "gang_inventory_place"); err != nil {
 		return Outcome{}, err
 	}

@@ -5,6 +5,7 @@ package gang
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"unsafe"
 )
@@ -19,16 +20,21 @@ type ReservationID uint64
 // name) and, if all of it still fits, held under a new id. All of it or nothing.
 //
 // Errors: ErrConflict when any part no longer fits (the message names the node and
-// resource; the inventory is unchanged), ErrClosed.
+// resource; the inventory is unchanged); ErrClosed or ErrNullArgument for a closed or
+// nil inventory or placement.
 func (inv *Inventory) Reserve(p *Placement) (ReservationID, error) {
-	h := inv.write()
+	h, err := inv.lock("Inventory.Reserve")
+	if err != nil {
+		return 0, err
+	}
 	defer inv.mu.Unlock()
-	if h == nil || p == nil || p.ptr == nil {
-		return 0, ErrClosed
+	pp, err := p.handle("Inventory.Reserve")
+	if err != nil {
+		return 0, err
 	}
 	var id C.uint64_t
 	var cerr *C.gang_error
-	rc := C.gang_inventory_reserve(h, p.ptr, &id, &cerr)
+	rc := C.gang_inventory_reserve(h, pp, &id, &cerr)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(p)
 	if err := fromC(rc, cerr, "gang_inventory_reserve"); err != nil {
@@ -42,11 +48,11 @@ func (inv *Inventory) Reserve(p *Placement) (ReservationID, error) {
 // Errors: ErrUnknownReservation when id is not live (never made, or released already:
 // nothing is credited, so releasing twice never gives capacity back twice), ErrClosed.
 func (inv *Inventory) Release(id ReservationID) error {
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return ErrClosed
+	h, err := inv.lock("Inventory.Release")
+	if err != nil {
+		return err
 	}
+	defer inv.mu.Unlock()
 	var cerr *C.gang_error
 	rc := C.gang_inventory_release(h, C.uint64_t(id), &cerr)
 	runtime.KeepAlive(inv)
@@ -93,11 +99,11 @@ type Lost struct {
 //
 // Errors: ErrUnknownReservation when id is not live, ErrClosed.
 func (inv *Inventory) Reservation(id ReservationID) (Reservation, error) {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
-		return Reservation{}, ErrClosed
+	h, err := inv.rlock("Inventory.Reservation")
+	if err != nil {
+		return Reservation{}, err
 	}
+	defer inv.mu.RUnlock()
 	var r *C.gang_reservation
 	var cerr *C.gang_error
 	rc := C.gang_inventory_reservation(h, C.uint64_t(id), &r, &cerr)
@@ -154,11 +160,11 @@ func reservationFrom(r *C.gang_reservation) Reservation {
 // Reservations returns the ids of the live reservations, in increasing order.
 // Errors: ErrClosed.
 func (inv *Inventory) Reservations() ([]ReservationID, error) {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
-		return nil, ErrClosed
+	h, err := inv.rlock("Inventory.Reservations")
+	if err != nil {
+		return nil, err
 	}
+	defer inv.mu.RUnlock()
 	var n C.size_t
 	mustOK(C.gang_inventory_reservation_ids(h, nil, 0, &n), "gang_inventory_reservation_ids")
 	ids := make([]ReservationID, int(n))
@@ -178,41 +184,45 @@ func (inv *Inventory) Reservations() ([]ReservationID, error) {
 // Errors: ErrInvalidInventory (duplicate name, bad label or taint), ErrInvalidQuantity;
 // the inventory is then unchanged. ErrClosed.
 func (inv *Inventory) AddNode(n Node) error {
-	node, err := newCNode(&n)
+	node, err := newCNode(&n, "node")
 	if err != nil {
 		return err
 	}
 	defer C.gang_node_free(node)
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return ErrClosed
+	h, err := inv.lock("Inventory.AddNode")
+	if err != nil {
+		return err
 	}
+	defer inv.mu.Unlock()
 	var cerr *C.gang_error
 	rc := C.gang_inventory_add_node(h, node, &cerr)
 	runtime.KeepAlive(inv)
 	return fromC(rc, cerr, "gang_inventory_add_node")
 }
 
-// change runs a change that reports through a gang_change, and converts the report.
-func (inv *Inventory) change(call string, strs []string,
+// arg is a string argument and the field that names it in an error.
+type arg struct{ field, value string }
+
+// change runs method's change, the C function call, which reports through a
+// gang_change, and converts the report. The string arguments are passed to f in order.
+func (inv *Inventory) change(method, call string, strs []arg,
 	f func(h *C.gang_inventory, cs []*C.char, out **C.gang_change, cerr **C.gang_error) C.gang_result,
 ) (*changeReport, error) {
 	var cs cstrings
 	defer cs.free()
 	args := make([]*C.char, len(strs))
 	for i, s := range strs {
-		p, err := cs.of(s, call)
+		p, err := cs.of(s.value, s.field)
 		if err != nil {
 			return nil, err
 		}
 		args[i] = p
 	}
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return nil, ErrClosed
+	h, err := inv.lock(method)
+	if err != nil {
+		return nil, err
 	}
+	defer inv.mu.Unlock()
 	var c *C.gang_change
 	var cerr *C.gang_error
 	rc := f(h, args, &c, &cerr)
@@ -284,7 +294,7 @@ func changeFrom(c *C.gang_change) *changeReport {
 //
 // Errors: ErrUnknownNode (nothing changes), ErrClosed.
 func (inv *Inventory) RemoveNode(name string) ([]Lost, error) {
-	r, err := inv.change("gang_inventory_remove_node", []string{name},
+	r, err := inv.change("Inventory.RemoveNode", "gang_inventory_remove_node", []arg{{"name", name}},
 		func(h *C.gang_inventory, a []*C.char, out **C.gang_change, cerr **C.gang_error) C.gang_result {
 			return C.gang_inventory_remove_node(h, a[0], out, cerr)
 		})
@@ -300,7 +310,7 @@ func (inv *Inventory) RemoveNode(name string) ([]Lost, error) {
 //
 // Errors: ErrUnknownNode (nothing changes), ErrClosed.
 func (inv *Inventory) FailNode(name string) ([]Lost, error) {
-	r, err := inv.change("gang_inventory_fail_node", []string{name},
+	r, err := inv.change("Inventory.FailNode", "gang_inventory_fail_node", []arg{{"name", name}},
 		func(h *C.gang_inventory, a []*C.char, out **C.gang_change, cerr **C.gang_error) C.gang_result {
 			return C.gang_inventory_fail_node(h, a[0], out, cerr)
 		})
@@ -318,16 +328,18 @@ func (inv *Inventory) cordon(name string, on bool) error {
 	if err != nil {
 		return err
 	}
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return ErrClosed
+	method, call := "Inventory.Uncordon", "gang_inventory_uncordon"
+	if on {
+		method, call = "Inventory.Cordon", "gang_inventory_cordon"
 	}
+	h, err := inv.lock(method)
+	if err != nil {
+		return err
+	}
+	defer inv.mu.Unlock()
 	var cerr *C.gang_error
 	var rc C.gang_result
-	call := "gang_inventory_uncordon"
 	if on {
-		call = "gang_inventory_cordon"
 		rc = C.gang_inventory_cordon(h, cn, &cerr)
 	} else {
 		rc = C.gang_inventory_uncordon(h, cn, &cerr)
@@ -352,13 +364,15 @@ func (inv *Inventory) Uncordon(name string) error { return inv.cordon(name, fals
 // unchanged), ErrClosed.
 func (inv *Inventory) SetLabels(name string, labels map[string]string) ([]ReservationID, error) {
 	keys := sortedKeys(labels)
-	strs := make([]string, 0, 1+2*len(keys))
-	strs = append(strs, name)
-	strs = append(strs, keys...)
+	strs := make([]arg, 0, 1+2*len(keys))
+	strs = append(strs, arg{"name", name})
 	for _, k := range keys {
-		strs = append(strs, labels[k])
+		strs = append(strs, arg{"labels", k})
 	}
-	r, err := inv.change("gang_inventory_set_labels", strs,
+	for _, k := range keys {
+		strs = append(strs, arg{"labels." + k, labels[k]})
+	}
+	r, err := inv.change("Inventory.SetLabels", "gang_inventory_set_labels", strs,
 		func(h *C.gang_inventory, a []*C.char, out **C.gang_change, cerr **C.gang_error) C.gang_result {
 			n := len(keys)
 			var kp, vp **C.char
@@ -375,15 +389,15 @@ func (inv *Inventory) SetLabels(name string, labels map[string]string) ([]Reserv
 
 // setAmount is SetCapacity (capacity) or SetUsed.
 func (inv *Inventory) setAmount(node, resource string, a Amount, capacity bool) ([]Overcommit, error) {
-	call := "gang_inventory_set_used"
+	method, call, what := "Inventory.SetUsed", "gang_inventory_set_used", "used"
 	if capacity {
-		call = "gang_inventory_set_capacity"
+		method, call, what = "Inventory.SetCapacity", "gang_inventory_set_capacity", "capacity"
 	}
-	strs := []string{node, resource}
+	strs := []arg{{"node", node}, {"resource", resource}}
 	if !a.exact {
-		strs = append(strs, a.text)
+		strs = append(strs, arg{"nodes[" + node + "]." + what + "." + resource, a.text})
 	}
-	r, err := inv.change(call, strs,
+	r, err := inv.change(method, call, strs,
 		func(h *C.gang_inventory, s []*C.char, out **C.gang_change, cerr **C.gang_error) C.gang_result {
 			switch {
 			case capacity && a.exact:
@@ -446,11 +460,11 @@ type Replacement struct {
 //
 // Errors: ErrUnknownReservation, ErrClosed.
 func (inv *Inventory) Replace(id ReservationID) (Replacement, error) {
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return Replacement{}, ErrClosed
+	h, err := inv.lock("Inventory.Replace")
+	if err != nil {
+		return Replacement{}, err
 	}
+	defer inv.mu.Unlock()
 	var status C.gang_status
 	var r *C.gang_replacement
 	var cerr *C.gang_error
@@ -539,30 +553,34 @@ func newDiagnosis(d *C.gang_diagnosis) *Diagnosis {
 //
 // Errors: ErrInvalidRequest (no replicas, MinReplicas above Replicas, a level that is
 // not a topology level, an invalid gang), ErrContradictory (Within at or inside Level
-// while two or more replicas are required), ErrInvalidQuantity, ErrClosed; the inventory
-// is then unchanged.
+// while two or more replicas are required), ErrInvalidQuantity; the inventory is then
+// unchanged. ErrClosed or ErrNullArgument for a closed or nil inventory or Gang.
 func (inv *Inventory) Spread(spec SpreadSpec) (SpreadOutcome, error) {
 	var cs cstrings
 	defer cs.free()
-	level, err := cs.of(spec.Level, "level")
+	level, err := cs.of(spec.Level, "spread.level")
 	if err != nil {
 		return SpreadOutcome{}, err
 	}
 	var within *C.char
 	if spec.Within != "" {
-		if within, err = cs.of(spec.Within, "within"); err != nil {
+		if within, err = cs.of(spec.Within, "spread.within"); err != nil {
 			return SpreadOutcome{}, err
 		}
 	}
-	h := inv.write()
+	h, err := inv.lock("Inventory.Spread")
+	if err != nil {
+		return SpreadOutcome{}, err
+	}
 	defer inv.mu.Unlock()
-	if h == nil || spec.Gang == nil || spec.Gang.ptr == nil {
-		return SpreadOutcome{}, ErrClosed
+	gp, err := spec.Gang.handle("Inventory.Spread", "gang")
+	if err != nil {
+		return SpreadOutcome{}, err
 	}
 	var status C.gang_status
 	var s *C.gang_spread_outcome
 	var cerr *C.gang_error
-	rc := C.gang_inventory_spread(h, spec.Gang.ptr, C.uint32_t(spec.Replicas), C.uint32_t(spec.MinReplicas),
+	rc := C.gang_inventory_spread(h, gp, C.uint32_t(spec.Replicas), C.uint32_t(spec.MinReplicas),
 		level, within, &status, &s, &cerr)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(spec.Gang)
@@ -632,23 +650,23 @@ func (a Admission) Close() {
 // Admission per gang, in queue order.
 //
 // Errors: those of Compile for the first invalid gang, ErrInvalidArgument for an
-// unknown mode, ErrClosed (also for a closed or nil gang).
+// unknown mode; ErrClosed or ErrNullArgument for a closed or nil inventory or gang
+// (Field "queue[i]").
 func (inv *Inventory) Admit(queue []*Gang, mode AdmitMode) ([]Admission, error) {
+	h, err := inv.lock("Inventory.Admit")
+	if err != nil {
+		return nil, err
+	}
+	defer inv.mu.Unlock()
 	gangs := make([]*C.gang_gang, len(queue))
 	for i, g := range queue {
-		if g == nil || g.ptr == nil {
-			return nil, ErrClosed
+		if gangs[i], err = g.handle("Inventory.Admit", fmt.Sprintf("queue[%d]", i)); err != nil {
+			return nil, err
 		}
-		gangs[i] = g.ptr
 	}
 	var gp **C.gang_gang
 	if len(gangs) > 0 {
 		gp = &gangs[0]
-	}
-	h := inv.write()
-	defer inv.mu.Unlock()
-	if h == nil {
-		return nil, ErrClosed
 	}
 	var a *C.gang_admissions
 	var cerr *C.gang_error
@@ -695,11 +713,11 @@ func (inv *Inventory) NodeJSON(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
-		return "", ErrClosed
+	h, err := inv.rlock("Inventory.NodeJSON")
+	if err != nil {
+		return "", err
 	}
+	defer inv.mu.RUnlock()
 	var js *C.gang_string
 	var cerr *C.gang_error
 	rc := C.gang_inventory_node_json(h, cn, &js, &cerr)
@@ -718,11 +736,11 @@ func (inv *Inventory) NodeJSON(name string) (string, error) {
 // For tests: it walks the whole inventory. Errors: ErrInternalError naming the first
 // broken invariant (a bug), ErrClosed.
 func (inv *Inventory) Validate() error {
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if h == nil {
-		return ErrClosed
+	h, err := inv.rlock("Inventory.Validate")
+	if err != nil {
+		return err
 	}
+	defer inv.mu.RUnlock()
 	var cerr *C.gang_error
 	rc := C.gang_inventory_validate(h, &cerr)
 	runtime.KeepAlive(inv)

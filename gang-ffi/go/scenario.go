@@ -31,6 +31,18 @@ func ParseScenario(json []byte) (*Scenario, error) {
 	return s, nil
 }
 
+// live is nil for a scenario that can be used, else the error of a nil
+// (ErrNullArgument) or closed (ErrClosed) one, naming method.
+func (s *Scenario) live(method string) error {
+	if s == nil {
+		return nilHandle(method, "scenario")
+	}
+	if s.ptr == nil {
+		return closedHandle(method, "scenario")
+	}
+	return nil
+}
+
 // Close frees the scenario. It is idempotent.
 func (s *Scenario) Close() {
 	if s == nil || s.ptr == nil {
@@ -43,8 +55,8 @@ func (s *Scenario) Close() {
 
 // Inventory builds the scenario's inventory (errors as NewInventory).
 func (s *Scenario) Inventory() (*Inventory, error) {
-	if s.ptr == nil {
-		return nil, ErrClosed
+	if err := s.live("Scenario.Inventory"); err != nil {
+		return nil, err
 	}
 	var p *C.gang_inventory
 	var cerr *C.gang_error
@@ -58,8 +70,8 @@ func (s *Scenario) Inventory() (*Inventory, error) {
 
 // Gang returns a copy of the scenario's gang.
 func (s *Scenario) Gang() (*Gang, error) {
-	if s.ptr == nil {
-		return nil, ErrClosed
+	if err := s.live("Scenario.Gang"); err != nil {
+		return nil, err
 	}
 	var p *C.gang_gang
 	rc := C.gang_scenario_gang(s.ptr, &p)
@@ -84,8 +96,8 @@ type Report struct {
 
 // Check runs the scenario in the core and checks its expectations.
 func (s *Scenario) Check() (Report, error) {
-	if s.ptr == nil {
-		return Report{}, ErrClosed
+	if err := s.live("Scenario.Check"); err != nil {
+		return Report{}, err
 	}
 	var passed C.bool
 	var failures, outcome *C.gang_string

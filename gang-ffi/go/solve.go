@@ -35,22 +35,6 @@ static gang_go_found gang_go_solver_find(gang_solver *s, const gang_inventory *i
     return f;
 }
 
-// The same query n times in C, freeing each result: the benchmarks' in-process
-// baseline for the cost of the Go boundary (see export_test.go).
-static gang_result gang_go_place_loop(gang_solver *s, const gang_inventory *inv,
-                                      const gang_compiled *c, long n) {
-    for (long i = 0; i < n; i++) {
-        gang_go_outcome o = gang_go_solver_place(s, inv, c);
-        if (o.rc != GANG_OK) {
-            gang_error_free(o.error);
-            return o.rc;
-        }
-        gang_placement_free(o.placement);
-        gang_diagnosis_free(o.diagnosis);
-    }
-    return GANG_OK;
-}
-
 static gang_go_outcome gang_go_inventory_place(const gang_inventory *inv, const gang_gang *g) {
     gang_go_outcome o = {0, 0, NULL, NULL, NULL};
     o.rc = gang_inventory_place(inv, g, &o.status, &o.placement, &o.diagnosis, &o.error);
@@ -70,6 +54,18 @@ import (
 // Placing it on another inventory (or one changed since) compiles it again on the fly.
 type CompiledGang struct {
 	ptr *C.gang_compiled
+}
+
+// handle returns the compiled gang's C handle for method, or the error of a nil
+// (ErrNullArgument) or closed (ErrClosed) one.
+func (c *CompiledGang) handle(method string) (*C.gang_compiled, error) {
+	if c == nil {
+		return nil, nilHandle(method, "compiled")
+	}
+	if c.ptr == nil {
+		return nil, closedHandle(method, "compiled")
+	}
+	return c.ptr, nil
 }
 
 // Close frees the compiled gang. It is idempotent; it must not race with other uses.
@@ -131,16 +127,16 @@ func (s *Solver) Close() {
 // nothing. "Does not fit" is not an error: it is an Outcome with a Diagnosis.
 //
 // Errors: those of recompiling (when c was compiled for another inventory, or before
-// nodes were added, removed or relabelled), ErrClosed.
+// nodes were added, removed or relabelled); ErrClosed or ErrNullArgument for a closed
+// or nil solver, inventory or compiled gang.
 func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if s.ptr == nil || h == nil || c.ptr == nil {
-		return Outcome{}, ErrClosed
+	sp, h, cp, err := s.begin("Solver.Place", inv, c)
+	if err != nil {
+		return Outcome{}, err
 	}
-	o := C.gang_go_solver_place(s.ptr, h, c.ptr)
+	defer s.mu.Unlock()
+	defer inv.mu.RUnlock()
+	o := C.gang_go_solver_place(sp, h, cp)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(c)
@@ -158,14 +154,13 @@ func (s *Solver) Place(inv *Inventory, c *CompiledGang) (Outcome, error) {
 //
 // Errors: as Place.
 func (s *Solver) Find(inv *Inventory, c *CompiledGang) (*Placement, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	if s.ptr == nil || h == nil || c.ptr == nil {
-		return nil, ErrClosed
+	sp, h, cp, err := s.begin("Solver.Find", inv, c)
+	if err != nil {
+		return nil, err
 	}
-	f := C.gang_go_solver_find(s.ptr, h, c.ptr)
+	defer s.mu.Unlock()
+	defer inv.mu.RUnlock()
+	f := C.gang_go_solver_find(sp, h, cp)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(c)
@@ -175,26 +170,38 @@ func (s *Solver) Find(inv *Inventory, c *CompiledGang) (*Placement, error) {
 	return newPlacement(f.placement), nil
 }
 
-// placeOnInventory is gang_inventory_place on h, inv's handle read-locked by the caller
-// (the C helper lives in this file's preamble).
-func placeOnInventory(h *C.gang_inventory, inv *Inventory, g *Gang) C.gang_go_outcome {
-	o := C.gang_go_inventory_place(h, g.ptr)
+// begin starts a query of method: it locks the solver and read-locks the inventory,
+// and returns the three handles. For a nil or closed solver, inventory or compiled
+// gang it returns the error and leaves nothing locked; else the caller unlocks both.
+func (s *Solver) begin(method string, inv *Inventory, c *CompiledGang) (
+	*C.gang_solver, *C.gang_inventory, *C.gang_compiled, error) {
+	if s == nil {
+		return nil, nil, nil, nilHandle(method, "solver")
+	}
+	cp, err := c.handle(method)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s.mu.Lock()
+	if s.ptr == nil {
+		s.mu.Unlock()
+		return nil, nil, nil, closedHandle(method, "solver")
+	}
+	h, err := inv.rlock(method)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, nil, nil, err
+	}
+	return s.ptr, h, cp, nil
+}
+
+// placeOnInventory is gang_inventory_place on h, inv's handle read-locked by the caller,
+// and gp, g's (the C helper lives in this file's preamble).
+func placeOnInventory(h *C.gang_inventory, inv *Inventory, gp *C.gang_gang, g *Gang) C.gang_go_outcome {
+	o := C.gang_go_inventory_place(h, gp)
 	runtime.KeepAlive(inv)
 	runtime.KeepAlive(g)
 	return o
-}
-
-// placeLoopInC places c on inv n times inside one C call (for the benchmarks).
-func placeLoopInC(s *Solver, inv *Inventory, c *CompiledGang, n int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := inv.read()
-	defer inv.mu.RUnlock()
-	rc := C.gang_go_place_loop(s.ptr, h, c.ptr, C.long(n))
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(inv)
-	runtime.KeepAlive(c)
-	return check(rc, "gang_solver_place")
 }
 
 // Status is what a placement query answered.
@@ -248,8 +255,10 @@ func newOutcome(status C.gang_status, p *C.gang_placement, d *C.gang_diagnosis) 
 }
 
 // Placement says where a gang goes: the level and domain, and how many members of each
-// role on which node. Its methods copy what they return out of the library; they
-// panic after Close. Immutable: may be read from many goroutines.
+// role on which node. Its methods copy what they return out of the library. They have
+// no error to return, so on a nil or closed Placement they panic — with an *Error
+// (errors.Is(v, ErrClosed) or ErrNullArgument on the recovered value), never a nil
+// dereference. Immutable: may be read from many goroutines.
 type Placement struct {
 	ptr *C.gang_placement
 }
@@ -264,16 +273,31 @@ func (p *Placement) Close() {
 	runtime.SetFinalizer(p, nil)
 }
 
-func (p *Placement) live() *C.gang_placement {
-	if p.ptr == nil {
-		panic("gang: Placement used after Close")
+// handle returns the placement's C handle for method, or the error of a nil
+// (ErrNullArgument) or closed (ErrClosed) placement.
+func (p *Placement) handle(method string) (*C.gang_placement, error) {
+	if p == nil {
+		return nil, nilHandle(method, "placement")
 	}
-	return p.ptr
+	if p.ptr == nil {
+		return nil, closedHandle(method, "placement")
+	}
+	return p.ptr, nil
 }
 
-func (p *Placement) str(f func(*C.gang_placement, *C.gang_str) C.gang_result, call string) string {
+// live is the handle for an accessor, which has no error to return: a nil or closed
+// placement panics with the *Error that handle returns (like a closed channel).
+func (p *Placement) live(method string) *C.gang_placement {
+	h, err := p.handle(method)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+func (p *Placement) str(f func(*C.gang_placement, *C.gang_str) C.gang_result, method, call string) string {
 	var s C.gang_str
-	mustOK(f(p.live(), &s), call)
+	mustOK(f(p.live(method), &s), call)
 	out := goStr(s)
 	runtime.KeepAlive(p)
 	return out
@@ -281,25 +305,25 @@ func (p *Placement) str(f func(*C.gang_placement, *C.gang_str) C.gang_result, ca
 
 // Gang returns the gang's name.
 func (p *Placement) Gang() string {
-	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_gang(h, s) }, "gang_placement_gang")
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_gang(h, s) }, "Placement.Gang", "gang_placement_gang")
 }
 
 // Level returns the level whose single domain holds the constrained members ("" when
 // placed cluster-wide).
 func (p *Placement) Level() string {
-	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_level(h, s) }, "gang_placement_level")
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_level(h, s) }, "Placement.Level", "gang_placement_level")
 }
 
 // DomainPath returns the domain's values joined by "/" ("b1/r1"; "" cluster-wide).
 func (p *Placement) DomainPath() string {
 	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result {
 		return C.gang_placement_domain_path(h, s)
-	}, "gang_placement_domain_path")
+	}, "Placement.DomainPath", "gang_placement_domain_path")
 }
 
 // JSON returns the placement as the core's JSON document ({"status": "placed", …}).
 func (p *Placement) JSON() string {
-	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_json(h, s) }, "gang_placement_json")
+	return p.str(func(h *C.gang_placement, s *C.gang_str) C.gang_result { return C.gang_placement_json(h, s) }, "Placement.JSON", "gang_placement_json")
 }
 
 // LevelValue is one level of a domain, or a level with a count of domains used.
@@ -310,7 +334,7 @@ type LevelValue struct {
 
 // Domain returns the domain as (level, value) pairs, outermost first.
 func (p *Placement) Domain() []LevelValue {
-	h := p.live()
+	h := p.live("Placement.Domain")
 	var n C.size_t
 	mustOK(C.gang_placement_domain_len(h, &n), "gang_placement_domain_len")
 	out := make([]LevelValue, int(n))
@@ -333,7 +357,7 @@ type Assignment struct {
 // Assignments returns the per-role per-node member counts, ordered by role (as given)
 // then node (topology order).
 func (p *Placement) Assignments() []Assignment {
-	h := p.live()
+	h := p.live("Placement.Assignments")
 	var n C.size_t
 	mustOK(C.gang_placement_assignments_len(h, &n), "gang_placement_assignments_len")
 	out := make([]Assignment, int(n))
@@ -359,7 +383,7 @@ func (p *Placement) NodeCounts() map[string]uint32 {
 // Members returns the total number of members placed.
 func (p *Placement) Members() uint64 {
 	var m C.uint64_t
-	mustOK(C.gang_placement_members(p.live(), &m), "gang_placement_members")
+	mustOK(C.gang_placement_members(p.live("Placement.Members"), &m), "gang_placement_members")
 	runtime.KeepAlive(p)
 	return uint64(m)
 }
@@ -367,7 +391,7 @@ func (p *Placement) Members() uint64 {
 // Placed returns the members placed for role (below its count only for elastic
 // roles); false when the gang has no such role.
 func (p *Placement) Placed(role string) (uint32, bool) {
-	h := p.live()
+	h := p.live("Placement.Placed")
 	cr := C.CString(role)
 	defer C.free(unsafe.Pointer(cr))
 	var k C.uint32_t
@@ -389,7 +413,7 @@ type LevelCount struct {
 // DomainsUsed returns the number of distinct domains used at each level, outermost
 // first, the node level ("kubernetes.io/hostname") last.
 func (p *Placement) DomainsUsed() []LevelCount {
-	h := p.live()
+	h := p.live("Placement.DomainsUsed")
 	var n C.size_t
 	mustOK(C.gang_placement_domains_used_len(h, &n), "gang_placement_domains_used_len")
 	out := make([]LevelCount, int(n))
@@ -407,14 +431,15 @@ func (p *Placement) DomainsUsed() []LevelCount {
 // tighter level first (so a tighter placement might exist).
 func (p *Placement) SearchComplete() bool {
 	var b C.bool
-	mustOK(C.gang_placement_search_complete(p.live(), &b), "gang_placement_search_complete")
+	mustOK(C.gang_placement_search_complete(p.live("Placement.SearchComplete"), &b), "gang_placement_search_complete")
 	runtime.KeepAlive(p)
 	return bool(b)
 }
 
 // Diagnosis says why a valid gang does not fit now: the best domain and how many
 // members it takes, what it is short of, exclusions by reason, what relaxing the
-// constraint would give. Its methods panic after Close. Immutable.
+// constraint would give. Like a Placement's, its methods panic with an *Error on a nil
+// or closed Diagnosis. Immutable.
 type Diagnosis struct {
 	ptr *C.gang_diagnosis
 }
@@ -429,16 +454,21 @@ func (d *Diagnosis) Close() {
 	runtime.SetFinalizer(d, nil)
 }
 
-func (d *Diagnosis) live() *C.gang_diagnosis {
+// live is the handle for an accessor: a nil or closed diagnosis panics with an *Error
+// (ErrNullArgument or ErrClosed) naming method, as a Placement's accessors do.
+func (d *Diagnosis) live(method string) *C.gang_diagnosis {
+	if d == nil {
+		panic(nilHandle(method, "diagnosis"))
+	}
 	if d.ptr == nil {
-		panic("gang: Diagnosis used after Close")
+		panic(closedHandle(method, "diagnosis"))
 	}
 	return d.ptr
 }
 
-func (d *Diagnosis) str(f func(*C.gang_diagnosis, *C.gang_str) C.gang_result, call string) string {
+func (d *Diagnosis) str(f func(*C.gang_diagnosis, *C.gang_str) C.gang_result, method, call string) string {
 	var s C.gang_str
-	mustOK(f(d.live(), &s), call)
+	mustOK(f(d.live(method), &s), call)
 	out := goStr(s)
 	runtime.KeepAlive(d)
 	return out
@@ -447,24 +477,24 @@ func (d *Diagnosis) str(f func(*C.gang_diagnosis, *C.gang_str) C.gang_result, ca
 // Status is StatusUnschedulable or StatusUndecided.
 func (d *Diagnosis) Status() Status {
 	var s C.gang_status
-	mustOK(C.gang_diagnosis_status(d.live(), &s), "gang_diagnosis_status")
+	mustOK(C.gang_diagnosis_status(d.live("Diagnosis.Status"), &s), "gang_diagnosis_status")
 	runtime.KeepAlive(d)
 	return Status(s)
 }
 
 // Gang returns the gang's name.
 func (d *Diagnosis) Gang() string {
-	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_gang(h, s) }, "gang_diagnosis_gang")
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_gang(h, s) }, "Diagnosis.Gang", "gang_diagnosis_gang")
 }
 
 // Level returns the level the gang was asked to fit in ("" when unconstrained).
 func (d *Diagnosis) Level() string {
-	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_level(h, s) }, "gang_diagnosis_level")
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_level(h, s) }, "Diagnosis.Level", "gang_diagnosis_level")
 }
 
 // Text returns the diagnosis as one readable paragraph.
 func (d *Diagnosis) Text() string {
-	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_text(h, s) }, "gang_diagnosis_text")
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_text(h, s) }, "Diagnosis.Text", "gang_diagnosis_text")
 }
 
 // String is Text.
@@ -473,5 +503,5 @@ func (d *Diagnosis) String() string { return d.Text() }
 // JSON returns the diagnosis as data: {"status": "unschedulable" | "undecided",
 // "message", "diagnosis": {…}}, the core's JSON document.
 func (d *Diagnosis) JSON() string {
-	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_json(h, s) }, "gang_diagnosis_json")
+	return d.str(func(h *C.gang_diagnosis, s *C.gang_str) C.gang_result { return C.gang_diagnosis_json(h, s) }, "Diagnosis.JSON", "gang_diagnosis_json")
 }

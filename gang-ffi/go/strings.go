@@ -7,6 +7,7 @@ import "C"
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -14,8 +15,10 @@ import (
 type cstrings struct{ ptrs []*C.char }
 
 // of returns a C copy of s. A Go string holding a NUL byte cannot cross as a C string
-// without being cut short, so it is an error (what names it, `what`) rather than a
-// silently different name.
+// without being cut short, so it is an error (ErrInvalidArgument) rather than a
+// silently different name; one that is not UTF-8 is what the C layer would refuse
+// (ErrInvalidUTF8), refused here so that the error names the field (`what`), the
+// value and the offset of the first invalid byte.
 func (c *cstrings) of(s, what string) (*C.char, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return nil, &Error{
@@ -25,9 +28,31 @@ func (c *cstrings) of(s, what string) (*C.char, error) {
 			Message: fmt.Sprintf("%s %q contains a NUL byte", what, s),
 		}
 	}
+	if !utf8.ValidString(s) {
+		return nil, &Error{
+			Code:  CodeInvalidUTF8,
+			Kind:  CodeInvalidUTF8.String(),
+			Field: what,
+			Message: fmt.Sprintf("%s %q is not valid UTF-8 (invalid byte at offset %d)",
+				what, s, invalidAt(s)),
+		}
+	}
 	p := C.CString(s)
 	c.ptrs = append(c.ptrs, p)
 	return p, nil
+}
+
+// invalidAt is the byte offset of the first invalid UTF-8 sequence in s (len(s) if
+// none), as the C layer reports it.
+func invalidAt(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 func (c *cstrings) free() {

@@ -9,8 +9,18 @@
  *
  * - Handles. Every object is an opaque handle made by a constructor (`gang_<type>_new`,
  *   `_from_json`, `_build`, `_compile`, `_place`, …) and destroyed by exactly one
- *   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op. Freeing a handle twice is
- *   undefined behaviour: set your pointer to NULL after freeing it.
+ *   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op. Freeing a handle twice, or
+ *   using it after it is freed, is undefined behaviour: set your pointer to NULL after
+ *   freeing it.
+ * - Handle checks (defence in depth, not a licence). Every handle's memory starts with a
+ *   tag naming its type, checked by every call before it reads or writes the handle:
+ *   a handle of another type (a `gang_role *` cast to `gang_gang *`) is
+ *   `GANG_INVALID_HANDLE` (105) and is not touched. `_free` poisons the tag before it
+ *   gives the memory back, so a second `_free` of the same pointer does nothing and
+ *   other calls with it return `GANG_INVALID_HANDLE` — but only while the allocator
+ *   still holds that memory: once it is reused (by a new handle of the same type, say)
+ *   a stale pointer cannot be told from a live handle, and a pointer to unreadable
+ *   memory still crashes. Detection is best-effort; never rely on it.
  * - Result codes. Every function except the `_free` functions, `gang_version` and
  *   `gang_result_name` returns a `gang_result`: `GANG_OK` (0) or an error code. Values
  *   are explicit and never renumbered; new ones are only added. Codes 1-99 are the core
@@ -150,6 +160,15 @@ enum gang_result
    * no such part (the reservation of a waiting gang) (`not_found`).
    */
   GANG_NOT_FOUND = 104,
+  /**
+   * A handle argument is not a live handle of its type: a handle of another type
+   * (a `gang_role *` passed as a `gang_gang *`), one already freed, or not a handle
+   * at all (`invalid_handle`). Nothing was read or written through it. Detection is
+   * best-effort: a freed handle is recognised only while the allocator has not
+   * handed its memory out again. Passing anything but a live handle remains the
+   * caller's bug.
+   */
+  GANG_INVALID_HANDLE = 105,
   /**
    * `gang-core` reported an error kind this build of the binding does not know
    * (`unknown_error`). The error object still carries the core's kind name and message.
@@ -544,8 +563,9 @@ typedef struct gang_spread_outcome gang_spread_outcome;
 /**
  * An owned string made by the library (a report, a document).
  *
- * Made by: `gang_scenario_check`. Read with `gang_string_view`. Freed with
- * `gang_string_free`.
+ * Made by `gang_scenario_check` and `gang_inventory_node_json`. Read with
+ * `gang_string_view`. Freed with `gang_string_free`. Immutable: may be read from many
+ * threads at once.
  */
 typedef struct gang_string gang_string;
 
@@ -581,6 +601,14 @@ extern "C" {
  * mismatch.
  */
 const char *gang_version(void);
+
+/**
+ * The stable snake_case name of a result code (`"invalid_request"`, `"null_argument"`);
+ * `"unknown"` for a value that is not a code.
+ *
+ * Ownership: returns a static NUL-terminated string; never NULL; do not free it.
+ */
+const char *gang_result_name(uint32_t code);
 
 /**
  * Writes the error's result code (the one the failing call returned) to `*code_out`.
@@ -658,6 +686,31 @@ gang_result gang_error_json(const gang_error *error, gang_str *json_out);
  * `error` must be NULL or a live `gang_error` not freed before.
  */
 void gang_error_free(gang_error *error);
+
+/**
+ * Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
+ *
+ * Ownership: `string` stays owned by the caller; the view borrows from it and is valid
+ * until `gang_string_free(string)`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
+ *
+ * # Safety
+ * `string` must be NULL or a live `gang_string`; `view_out` must be NULL or valid for
+ * writing a `gang_str`.
+ */
+gang_result gang_string_view(const gang_string *string, gang_str *view_out);
+
+/**
+ * Frees a string made by the library. `gang_string_free(NULL)` does nothing.
+ *
+ * Ownership: takes ownership of `string`; it (and every view of it) is invalid
+ * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
+ *
+ * # Safety
+ * `string` must be NULL or a live `gang_string` not freed before.
+ */
+void gang_string_free(gang_string *string);
 
 /**
  * Makes a node named `name` (schedulable, no labels, no capacity).
@@ -1512,14 +1565,6 @@ gang_result gang_inventory_compile(const gang_inventory *inventory,
 void gang_compiled_free(gang_compiled *compiled);
 
 /**
- * The stable snake_case name of a result code (`"invalid_request"`, `"null_argument"`);
- * `"unknown"` for a value that is not a code.
- *
- * Ownership: returns a static NUL-terminated string; never NULL; do not free it.
- */
-const char *gang_result_name(uint32_t code);
-
-/**
  * Parses a scenario document of `len` bytes (UTF-8, need not be NUL-terminated).
  * Unknown fields are errors.
  *
@@ -1582,10 +1627,11 @@ gang_result gang_scenario_gang(const gang_scenario *scenario, gang_gang **gang_o
  *
  * On `GANG_OK`, writes whether every expectation held to `*passed_out`; the failures,
  * one per line (empty when passed), to a new string in `*failures_out`; and the result
- * of placing the scenario's gang (before any step) as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
- * document (as `gang_placement_json` / `gang_diagnosis_json`) or, when the scenario's
- * input is invalid, the error document (as `gang_error_json`). Callers running the same
- * scenario through the ABI can compare their result with it byte for byte.
+ * of placing the scenario's gang (before any step) as a JSON document to a new string
+ * in `*outcome_json_out`: the placement or diagnosis document (as `gang_placement_json`
+ * / `gang_diagnosis_json`) or, when the scenario's input is invalid, the error document
+ * (as `gang_error_json`). Callers running the same scenario through the ABI can compare
+ * their result with it byte for byte.
  *
  * Ownership: `scenario` stays owned by the caller. The two new strings are owned by the
  * caller: free them with `gang_string_free`.
@@ -1737,31 +1783,6 @@ gang_result gang_inventory_place(const gang_inventory *inventory,
                                  gang_placement **placement_out,
                                  gang_diagnosis **diagnosis_out,
                                  gang_error **error_out);
-
-/**
- * Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
- *
- * Ownership: `string` stays owned by the caller; the view borrows from it and is valid
- * until `gang_string_free(string)`.
- *
- * Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
- *
- * # Safety
- * `string` must be NULL or a live `gang_string`; `view_out` must be NULL or valid for
- * writing a `gang_str`.
- */
-gang_result gang_string_view(const gang_string *string, gang_str *view_out);
-
-/**
- * Frees a string made by the library. `gang_string_free(NULL)` does nothing.
- *
- * Ownership: takes ownership of `string`; it (and every view of it) is invalid
- * afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
- *
- * # Safety
- * `string` must be NULL or a live `gang_string` not freed before.
- */
-void gang_string_free(gang_string *string);
 
 /**
  * Reserves a placement on `inventory`: re-checks every member against the inventory

@@ -6,12 +6,11 @@ use std::sync::OnceLock;
 use gang_core::lifecycle::{Admission, Replacement, SpreadOutcome};
 use gang_core::{Assignment, Diagnosis, Outcome, Placement};
 
-use crate::error::Failure;
-use crate::handle::{Handle, Out};
+use crate::failure::Failure;
+use crate::handle::{Handle, Kind};
 use crate::outcome::{gang_diagnosis, gang_placement, DiagnosisInner, PlacementInner};
-use crate::reservation::item;
 use crate::result::{gang_result, gang_status};
-use crate::strings::{gang_str, Text};
+use crate::text::{gang_str, Text};
 
 /// A new placement handle holding a copy of `p`.
 fn placement_handle(p: &Placement) -> *mut gang_placement {
@@ -74,6 +73,7 @@ impl ReplacementInner {
 
 unsafe impl Handle for gang_replacement {
     type Inner = ReplacementInner;
+    const KIND: Kind = Kind::Replacement;
 }
 
 /// Writes the replacement's status, `GANG_STATUS_PLACED` or `GANG_STATUS_PENDING` (the
@@ -90,11 +90,7 @@ pub unsafe extern "C" fn gang_replacement_status(
     replacement: *const gang_replacement,
     status_out: *mut gang_status,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_replacement::get(replacement, "replacement")?;
-        Out::new(status_out, "status_out")?.write(r.status());
-        Ok(())
-    })
+    ffi_read!(replacement => |r| { status_out => r.status() })
 }
 
 /// Writes the number of member groups added (one per role and node; 0 when pending, or
@@ -111,11 +107,7 @@ pub unsafe extern "C" fn gang_replacement_added_len(
     replacement: *const gang_replacement,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_replacement::get(replacement, "replacement")?;
-        Out::new(len_out, "len_out")?.write(r.added().len());
-        Ok(())
-    })
+    ffi_read!(replacement => |r| { len_out => r.added().len() })
 }
 
 /// Writes the `index`-th member group added: role and node names (views, not
@@ -137,16 +129,10 @@ pub unsafe extern "C" fn gang_replacement_added_at(
     node_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_replacement::get(replacement, "replacement")?;
-        let role_out = Out::new(role_out, "role_out")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let a = item(r.added(), index)?;
-        role_out.write(gang_str::of(&a.role));
-        node_out.write(gang_str::of(&a.node));
-        count_out.write(a.count);
-        Ok(())
+    ffi_at!(replacement, index, |r| r.added(), |a| {
+        role_out => gang_str::of(&a.role),
+        node_out => gang_str::of(&a.node),
+        count_out => a.count,
     })
 }
 
@@ -167,11 +153,7 @@ pub unsafe extern "C" fn gang_replacement_text(
     replacement: *const gang_replacement,
     text_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_replacement::get(replacement, "replacement")?;
-        Out::new(text_out, "text_out")?.write(r.text.view());
-        Ok(())
-    })
+    ffi_read!(replacement => |r| { text_out => r.text.view() })
 }
 
 /// Writes the replacement as a JSON document (NUL-terminated) to `*json_out`:
@@ -192,14 +174,11 @@ pub unsafe extern "C" fn gang_replacement_json(
     replacement: *const gang_replacement,
     json_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_replacement::get(replacement, "replacement")?;
-        let out = Out::new(json_out, "json_out")?;
-        let json = r
+    ffi_read!(replacement => |r| {
+        json_out => r
             .json
-            .get_or_init(|| Text::new(serde_json::to_string(&r.replacement).unwrap_or_default()));
-        out.write(json.view());
-        Ok(())
+            .get_or_init(|| Text::new(serde_json::to_string(&r.replacement).unwrap_or_default()))
+            .view(),
     })
 }
 
@@ -244,6 +223,25 @@ impl SpreadInner {
         }
     }
 
+    /// How many replicas fit (placed: how many were reserved; unschedulable: the most
+    /// found).
+    fn fit(&self) -> u32 {
+        match &self.outcome {
+            SpreadOutcome::Placed { reservations, .. } => {
+                u32::try_from(reservations.len()).unwrap_or(u32::MAX)
+            }
+            SpreadOutcome::Unschedulable { fit, .. } => *fit,
+        }
+    }
+
+    /// How many replicas were required.
+    fn needed(&self) -> u32 {
+        match &self.outcome {
+            SpreadOutcome::Placed { .. } => self.needed,
+            SpreadOutcome::Unschedulable { needed, .. } => *needed,
+        }
+    }
+
     fn replicas(&self) -> (&[gang_core::ReservationId], &[Placement]) {
         match &self.outcome {
             SpreadOutcome::Placed {
@@ -257,6 +255,7 @@ impl SpreadInner {
 
 unsafe impl Handle for gang_spread_outcome {
     type Inner = SpreadInner;
+    const KIND: Kind = Kind::SpreadOutcome;
 }
 
 /// Writes the spread's status, `GANG_STATUS_PLACED` or `GANG_STATUS_UNSCHEDULABLE`
@@ -273,11 +272,7 @@ pub unsafe extern "C" fn gang_spread_outcome_status(
     spread: *const gang_spread_outcome,
     status_out: *mut gang_status,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        Out::new(status_out, "status_out")?.write(s.status());
-        Ok(())
-    })
+    ffi_read!(spread => |s| { status_out => s.status() })
 }
 
 /// Writes how many replicas fit (placed: how many were reserved; unschedulable: the
@@ -296,20 +291,9 @@ pub unsafe extern "C" fn gang_spread_outcome_fit(
     fit_out: *mut u32,
     needed_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        let fit_out = Out::new(fit_out, "fit_out")?;
-        let needed_out = Out::new(needed_out, "needed_out")?;
-        let (fit, needed) = match &s.outcome {
-            SpreadOutcome::Placed { reservations, .. } => (
-                u32::try_from(reservations.len()).unwrap_or(u32::MAX),
-                s.needed,
-            ),
-            SpreadOutcome::Unschedulable { fit, needed, .. } => (*fit, *needed),
-        };
-        fit_out.write(fit);
-        needed_out.write(needed);
-        Ok(())
+    ffi_read!(spread => |s| {
+        fit_out => s.fit(),
+        needed_out => s.needed(),
     })
 }
 
@@ -327,11 +311,7 @@ pub unsafe extern "C" fn gang_spread_outcome_replicas_len(
     spread: *const gang_spread_outcome,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        Out::new(len_out, "len_out")?.write(s.replicas().0.len());
-        Ok(())
-    })
+    ffi_read!(spread => |s| { len_out => s.replicas().0.len() })
 }
 
 /// Writes the reservation id of the `index`-th replica (in placement order) to
@@ -350,12 +330,7 @@ pub unsafe extern "C" fn gang_spread_outcome_reservation_at(
     index: usize,
     id_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        let out = Out::new(id_out, "id_out")?;
-        out.write(item(s.replicas().0, index)?.0);
-        Ok(())
-    })
+    ffi_at!(spread, index, |s| s.replicas().0, |id| { id_out => id.0 })
 }
 
 /// Writes a new placement, a copy of the `index`-th replica's, to `*placement_out`.
@@ -374,13 +349,7 @@ pub unsafe extern "C" fn gang_spread_outcome_placement_at(
     index: usize,
     placement_out: *mut *mut gang_placement,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        let out = Out::new(placement_out, "placement_out")?;
-        let p = item(s.replicas().1, index)?;
-        out.write(placement_handle(p));
-        Ok(())
-    })
+    ffi_at!(spread, index, |s| s.replicas().1, |p| { placement_out => placement_handle(p) })
 }
 
 /// Writes a new diagnosis of why the next replica did not fit (status
@@ -399,15 +368,11 @@ pub unsafe extern "C" fn gang_spread_outcome_diagnosis(
     spread: *const gang_spread_outcome,
     diagnosis_out: *mut *mut gang_diagnosis,
 ) -> gang_result {
-    ffi_boundary!({
-        let s = gang_spread_outcome::get(spread, "spread")?;
-        let out = Out::new(diagnosis_out, "diagnosis_out")?;
-        let d = match &s.outcome {
+    ffi_read!(spread => |s| {
+        diagnosis_out => diagnosis_handle(match &s.outcome {
             SpreadOutcome::Unschedulable { diagnosis, .. } => diagnosis.as_ref(),
             _ => None,
-        };
-        out.write(diagnosis_handle(d));
-        Ok(())
+        }),
     })
 }
 
@@ -447,6 +412,7 @@ impl AdmissionsInner {
 
 unsafe impl Handle for gang_admissions {
     type Inner = AdmissionsInner;
+    const KIND: Kind = Kind::Admissions;
 }
 
 /// Writes the number of gangs (the queue's length) to `*len_out`.
@@ -462,11 +428,7 @@ pub unsafe extern "C" fn gang_admissions_len(
     admissions: *const gang_admissions,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        Out::new(len_out, "len_out")?.write(a.items.len());
-        Ok(())
-    })
+    ffi_read!(admissions => |a| { len_out => a.items.len() })
 }
 
 /// Writes what happened to the `index`-th gang of the queue: its name (a view, not
@@ -489,18 +451,13 @@ pub unsafe extern "C" fn gang_admissions_at(
     gang_out: *mut gang_str,
     status_out: *mut gang_status,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        let gang_out = Out::new(gang_out, "gang_out")?;
-        let status_out = Out::new(status_out, "status_out")?;
-        let (name, adm) = item(&a.items, index)?;
-        gang_out.write(gang_str::of(name));
-        status_out.write(if adm.is_placed() {
+    ffi_at!(admissions, index, |a| &a.items, |entry| {
+        gang_out => gang_str::of(&entry.0),
+        status_out => if entry.1.is_placed() {
             gang_status::GANG_STATUS_PLACED
         } else {
             gang_status::GANG_STATUS_WAITING
-        });
-        Ok(())
+        },
     })
 }
 
@@ -520,17 +477,11 @@ pub unsafe extern "C" fn gang_admissions_reservation(
     index: usize,
     id_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        let out = Out::new(id_out, "id_out")?;
-        let (name, adm) = item(&a.items, index)?;
-        match adm {
-            Admission::Placed { reservation, .. } => {
-                out.write(reservation.0);
-                Ok(())
-            }
-            _ => Err(Failure::not_found("index", "placed gang", name)),
-        }
+    ffi_at!(admissions, index, |a| &a.items, |entry| {
+        id_out => match &entry.1 {
+            Admission::Placed { reservation, .. } => reservation.0,
+            _ => return Err(Failure::not_found("index", "placed gang", &entry.0)),
+        },
     })
 }
 
@@ -552,15 +503,11 @@ pub unsafe extern "C" fn gang_admissions_placement(
     index: usize,
     placement_out: *mut *mut gang_placement,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        let out = Out::new(placement_out, "placement_out")?;
-        let (_, adm) = item(&a.items, index)?;
-        out.write(match adm {
+    ffi_at!(admissions, index, |a| &a.items, |entry| {
+        placement_out => match &entry.1 {
             Admission::Placed { placement, .. } => placement_handle(placement),
             _ => std::ptr::null_mut(),
-        });
-        Ok(())
+        },
     })
 }
 
@@ -584,15 +531,11 @@ pub unsafe extern "C" fn gang_admissions_diagnosis(
     index: usize,
     diagnosis_out: *mut *mut gang_diagnosis,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        let out = Out::new(diagnosis_out, "diagnosis_out")?;
-        let (_, adm) = item(&a.items, index)?;
-        out.write(match adm {
+    ffi_at!(admissions, index, |a| &a.items, |entry| {
+        diagnosis_out => match &entry.1 {
             Admission::Waiting { diagnosis, .. } => diagnosis_handle(diagnosis.as_ref()),
             _ => std::ptr::null_mut(),
-        });
-        Ok(())
+        },
     })
 }
 
@@ -614,19 +557,11 @@ pub unsafe extern "C" fn gang_admissions_blocked_by(
     index: usize,
     name_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let a = gang_admissions::get(admissions, "admissions")?;
-        let out = Out::new(name_out, "name_out")?;
-        let (_, adm) = item(&a.items, index)?;
-        let name = match adm {
-            Admission::Waiting {
-                blocked_by: Some(b),
-                ..
-            } => b.as_str(),
+    ffi_at!(admissions, index, |a| &a.items, |entry| {
+        name_out => gang_str::of(match &entry.1 {
+            Admission::Waiting { blocked_by: Some(b), .. } => b.as_str(),
             _ => "",
-        };
-        out.write(gang_str::of(name));
-        Ok(())
+        }),
     })
 }
 

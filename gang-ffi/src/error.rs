@@ -1,12 +1,15 @@
-//! The panic boundary and per-call error objects.
+//! The panic boundary and per-call error objects: where a [`Failure`] becomes a result
+//! code and, when the caller asked for one, a `gang_error`.
+//!
+//! Above `failure`, `text` and `handle` (it makes `gang_error` handles); nothing below
+//! imports it. The other modules use it through `ffi_boundary!`.
 
-use std::any::Any;
-use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::handle::{Handle, Out};
+use crate::failure::Failure;
+use crate::handle::{Handle, Kind, Out};
 use crate::result::gang_result;
-use crate::strings::{gang_str, Text};
+use crate::text::{gang_str, Text};
 
 /// Runs an ABI function's body inside the panic boundary and turns its result into a
 /// [`gang_result`]; on failure, stores a `gang_error` in `error_out` when it is not NULL.
@@ -17,181 +20,61 @@ macro_rules! ffi_boundary {
     ($error_out:expr, $body:block) => {
         $crate::error::run(
             $error_out,
-            || -> ::std::result::Result<(), $crate::error::Failure> { $body },
+            || -> ::std::result::Result<(), $crate::failure::Failure> { $body },
         )
     };
     ($body:block) => {
         $crate::error::run(
             ::std::ptr::null_mut(),
-            || -> ::std::result::Result<(), $crate::error::Failure> { $body },
+            || -> ::std::result::Result<(), $crate::failure::Failure> { $body },
         )
     };
 }
 
-/// Why a call failed, before it becomes a code and (maybe) a `gang_error`. Boxed, so
-/// that the happy path moves one pointer-sized `Result`.
-#[derive(Debug)]
-pub(crate) struct Failure(Box<FailureData>);
-
-impl std::ops::Deref for Failure {
-    type Target = FailureData;
-    fn deref(&self) -> &FailureData {
-        &self.0
+/// The error object of a failure (the core's own JSON for core errors).
+fn error_object(failure: Failure) -> ErrorInner {
+    let f = failure.into_data();
+    let json = match &f.core {
+        Some(e) => e.to_json(),
+        None => serde_json::json!({
+            "status": "error",
+            "kind": f.kind,
+            "field": f.field,
+            "message": f.message,
+        })
+        .to_string(),
+    };
+    ErrorInner {
+        code: f.code,
+        kind: Text::new(f.kind),
+        field: Text::new(f.field),
+        message: Text::new(f.message),
+        json: Text::new(json),
     }
 }
 
-impl std::ops::DerefMut for Failure {
-    fn deref_mut(&mut self) -> &mut FailureData {
-        &mut self.0
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct FailureData {
-    pub code: gang_result,
-    pub kind: Cow<'static, str>,
-    pub field: String,
-    pub message: String,
-    /// The core error, when it came from the core (its own JSON form is used).
-    pub core: Option<gang_core::Error>,
-}
-
-impl Failure {
-    fn binding(code: gang_result, field: impl Into<String>, message: String) -> Failure {
-        Failure(Box::new(FailureData {
-            code,
-            kind: Cow::Borrowed(code.name()),
-            field: field.into(),
-            message,
-            core: None,
-        }))
-    }
-
-    pub(crate) fn null(name: &'static str) -> Failure {
-        Failure::binding(
-            gang_result::GANG_NULL_ARGUMENT,
-            name,
-            format!("argument {name} is NULL"),
-        )
-    }
-
-    pub(crate) fn utf8(name: &'static str, valid_up_to: usize) -> Failure {
-        Failure::binding(
-            gang_result::GANG_INVALID_UTF8,
-            name,
-            format!("argument {name} is not valid UTF-8 (invalid byte at offset {valid_up_to})"),
-        )
-    }
-
-    pub(crate) fn invalid_argument(name: &'static str, value: u32, expected: &str) -> Failure {
-        Failure::binding(
-            gang_result::GANG_INVALID_ARGUMENT,
-            name,
-            format!("argument {name} is {value}, expected {expected}"),
-        )
-    }
-
-    pub(crate) fn out_of_range(name: &'static str, index: usize, len: usize) -> Failure {
-        Failure::binding(
-            gang_result::GANG_OUT_OF_RANGE,
-            name,
-            format!("argument {name} is {index}, but the length is {len}"),
-        )
-    }
-
-    pub(crate) fn not_found(name: &'static str, what: &str, value: &str) -> Failure {
-        Failure::binding(
-            gang_result::GANG_NOT_FOUND,
-            name,
-            format!("no {what} named {value:?}"),
-        )
-    }
-
-    /// The same failure about element `i` of an array argument.
-    pub(crate) fn at_index(mut self, i: usize) -> Failure {
-        let old = std::mem::take(&mut self.field);
-        self.field = format!("{old}[{i}]");
-        self.message = self.message.replacen(&old, &self.field, 1);
-        self
-    }
-
-    /// A broken internal invariant (a bug), reported like a caught panic.
-    pub(crate) fn internal(what: &str) -> Failure {
-        Failure::binding(
-            gang_result::GANG_INTERNAL_ERROR,
-            "",
-            format!("internal error (a bug in gang, please report it): {what}"),
-        )
-    }
-
-    fn panic(payload: Box<dyn Any + Send>) -> Failure {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic payload".to_owned());
-        // Dropping a payload can itself panic; never let that unwind into C.
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-        Failure::internal(&format!("panic: {what}"))
-    }
-
-    fn into_error(self) -> ErrorInner {
-        let f = *self.0;
-        let json = match &f.core {
-            Some(e) => e.to_json(),
-            None => serde_json::json!({
-                "status": "error",
-                "kind": f.kind,
-                "field": f.field,
-                "message": f.message,
-            })
-            .to_string(),
-        };
-        ErrorInner {
-            code: f.code,
-            kind: Text::new(f.kind),
-            field: Text::new(f.field),
-            message: Text::new(f.message),
-            json: Text::new(json),
+/// Reports a failure: its code, and a new `gang_error` in `error_out` if given.
+fn report(failure: Failure, error_out: *mut *mut gang_error) -> gang_result {
+    let code = failure.code;
+    if !error_out.is_null() {
+        // Building the error object allocates; a panic here must not unwind into C.
+        if let Ok(e) = catch_unwind(AssertUnwindSafe(|| error_object(failure))) {
+            // SAFETY: the caller passed a writable `gang_error **` (or NULL, checked).
+            unsafe { error_out.write(gang_error::into_raw(e)) };
         }
     }
-
-    /// Reports the failure: its code, and a new `gang_error` in `error_out` if given.
-    fn report(self, error_out: *mut *mut gang_error) -> gang_result {
-        let code = self.code;
-        if !error_out.is_null() {
-            // Building the error object allocates; a panic here must not unwind into C.
-            if let Ok(e) = catch_unwind(AssertUnwindSafe(|| self.into_error())) {
-                // SAFETY: the caller passed a writable `gang_error **` (or NULL, checked).
-                unsafe { error_out.write(gang_error::into_raw(e)) };
-            }
-        }
-        code
-    }
+    code
 }
 
-impl From<gang_core::Error> for Failure {
-    fn from(e: gang_core::Error) -> Failure {
-        let kind = e.kind();
-        Failure(Box::new(FailureData {
-            code: gang_result::from_kind(kind),
-            kind: Cow::Owned(kind.as_str().to_owned()),
-            field: e.field().to_owned(),
-            message: e.to_string(),
-            core: Some(e),
-        }))
-    }
-}
-
-/// Runs `body` inside the panic boundary (see [`ffi_boundary!`]).
+/// Runs `body` inside the panic boundary (see `ffi_boundary!`).
 pub(crate) fn run(
     error_out: *mut *mut gang_error,
     body: impl FnOnce() -> Result<(), Failure>,
 ) -> gang_result {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => gang_result::GANG_OK,
-        Ok(Err(failure)) => failure.report(error_out),
-        Err(payload) => Failure::panic(payload).report(error_out),
+        Ok(Err(failure)) => report(failure, error_out),
+        Err(payload) => report(Failure::panic(payload), error_out),
     }
 }
 
@@ -215,6 +98,7 @@ pub(crate) struct ErrorInner {
 
 unsafe impl Handle for gang_error {
     type Inner = ErrorInner;
+    const KIND: Kind = Kind::Error;
 }
 
 /// Writes the error's result code (the one the failing call returned) to `*code_out`.

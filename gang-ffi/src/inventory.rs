@@ -2,13 +2,13 @@
 
 use std::ffi::c_char;
 
-use gang_core::request::QuantitySpec;
-use gang_core::{Inventory, NodeSpec, Quantity, Taint, Topology};
+use gang_core::{Inventory, NodeSpec, Taint, Topology};
 
-use crate::error::{gang_error, Failure};
-use crate::handle::{Handle, Out};
+use crate::error::gang_error;
+use crate::failure::Failure;
+use crate::handle::{Handle, Kind, Out};
 use crate::result::{gang_result, parse_taint_effect};
-use crate::strings::{arg_doc, arg_str, arg_strs};
+use crate::text::{arg_doc, arg_str, arg_strs};
 
 /// A node being described: name, labels, capacity, external use, taints, schedulable.
 ///
@@ -24,6 +24,7 @@ pub struct gang_node {
 
 unsafe impl Handle for gang_node {
     type Inner = NodeSpec;
+    const KIND: Kind = Kind::Node;
 }
 
 /// Collects nodes over a topology, then builds a validated `gang_inventory`.
@@ -41,6 +42,7 @@ pub(crate) struct BuilderInner {
 
 unsafe impl Handle for gang_inventory_builder {
     type Inner = BuilderInner;
+    const KIND: Kind = Kind::InventoryBuilder;
 }
 
 /// A validated cluster, ready to answer placement queries, holding reservations and
@@ -61,6 +63,7 @@ pub struct gang_inventory {
 
 unsafe impl Handle for gang_inventory {
     type Inner = Inventory;
+    const KIND: Kind = Kind::Inventory;
 }
 
 /// Makes a node named `name` (schedulable, no labels, no capacity).
@@ -126,13 +129,7 @@ pub unsafe extern "C" fn gang_node_set_capacity(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        n.set_capacity(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(node.set_capacity(resource) = text quantity)
 }
 
 /// Sets the node's allocatable capacity of `resource` to `millis` milli-units (8 GPUs
@@ -151,15 +148,7 @@ pub unsafe extern "C" fn gang_node_set_capacity_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        n.set_capacity(
-            resource.to_owned(),
-            QuantitySpec::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(node.set_capacity(resource) = millis millis)
 }
 
 /// Sets how much of `resource` is used on the node outside the library (other pods), as
@@ -179,13 +168,7 @@ pub unsafe extern "C" fn gang_node_set_used(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        n.set_used(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(node.set_used(resource) = text quantity)
 }
 
 /// Sets how much of `resource` is used on the node outside the library, in
@@ -204,15 +187,7 @@ pub unsafe extern "C" fn gang_node_set_used_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let n = gang_node::get_mut(node, "node")?;
-        let resource = arg_str(resource, "resource")?;
-        n.set_used(
-            resource.to_owned(),
-            QuantitySpec::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(node.set_used(resource) = millis millis)
 }
 
 /// Adds a taint `key=value:effect` to the node; `effect` is one of
@@ -429,11 +404,7 @@ pub unsafe extern "C" fn gang_inventory_node_count(
     inventory: *const gang_inventory,
     count_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let inv = gang_inventory::get(inventory, "inventory")?;
-        Out::new(count_out, "count_out")?.write(inv.len());
-        Ok(())
-    })
+    ffi_read!(inventory => |inv| { count_out => inv.len() })
 }
 
 /// Writes the free amount (capacity − external use − reservations, never below zero)

@@ -12,7 +12,10 @@
 //!   `_from_json`, `_build`, `_compile`, `_place`, …) and destroyed by exactly one
 //!   `gang_<type>_free`. `gang_<type>_free(NULL)` is a no-op; freeing a handle twice is
 //!   undefined behaviour, so set your pointer to `NULL` after freeing it (the Go package
-//!   does this in an idempotent `Close()`).
+//!   does this in an idempotent `Close()`). As defence in depth, every handle carries a
+//!   type tag checked on every call (`GANG_INVALID_HANDLE` for a handle of another
+//!   type), poisoned by `_free` so that a double free or a use after free is detected
+//!   while the allocator still holds the memory (best-effort; see `handle.rs`).
 //! - **Result codes.** Every function except `_free`, `gang_version` and
 //!   `gang_result_name` returns a [`gang_result`]: `GANG_OK` (0) or an error code. The
 //!   values are explicit and never renumbered: codes 1–99 are `gang-core`'s
@@ -66,16 +69,30 @@
 #![allow(non_camel_case_types)]
 #![deny(missing_docs)]
 
+// The foundation, in one-way layers (each module imports only those above it;
+// tests/layers.rs checks it): result codes; failures; text in and out; handles; the
+// panic boundary and error objects; the accessor macros; the owned string handle.
+mod result;
+
+mod failure;
+
+mod text;
+
+mod handle;
+
 #[macro_use]
 mod error;
-mod handle;
+
+#[macro_use]
+mod accessor;
+
+mod string;
+
 mod inventory;
 mod outcome;
 mod request;
-mod result;
 mod scenario;
 mod solve;
-mod strings;
 
 // The lifecycle: operations on a live inventory, reservations and change reports, and
 // the answers of replace, spread and admit (in this order in the header).
@@ -95,7 +112,8 @@ pub use reservation::*;
 pub use result::*;
 pub use scenario::*;
 pub use solve::*;
-pub use strings::*;
+pub use string::*;
+pub use text::*;
 
 use std::ffi::c_char;
 
@@ -129,7 +147,7 @@ const _: () = {
     shareable::<outcome::DiagnosisInner>();
     shareable::<gang_core::scenario::Scenario>();
     shareable::<error::ErrorInner>();
-    shareable::<strings::Text>();
+    shareable::<text::Text>();
     shareable::<reservation::ReservationInner>();
     shareable::<reservation::ChangeInner>();
     shareable::<answers::ReplacementInner>();
@@ -146,6 +164,39 @@ const _: () = {
 mod tests {
     use super::*;
     use std::ffi::CStr;
+
+    /// Each handle type carries its own tag, named as the C type.
+    #[test]
+    fn every_handle_is_tagged_with_its_own_name() {
+        fn name<H: handle::Handle>() -> &'static str {
+            let rust = std::any::type_name::<H>();
+            let c = H::KIND.name();
+            assert!(rust.ends_with(&format!("::{c}")), "{rust} is tagged {c}");
+            c
+        }
+        let mut names = vec![
+            name::<gang_error>(),
+            name::<gang_string>(),
+            name::<gang_node>(),
+            name::<gang_inventory_builder>(),
+            name::<gang_inventory>(),
+            name::<gang_role>(),
+            name::<gang_gang>(),
+            name::<gang_compiled>(),
+            name::<gang_solver>(),
+            name::<gang_placement>(),
+            name::<gang_diagnosis>(),
+            name::<gang_scenario>(),
+            name::<gang_reservation>(),
+            name::<gang_change>(),
+            name::<gang_replacement>(),
+            name::<gang_spread_outcome>(),
+            name::<gang_admissions>(),
+        ];
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 17);
+    }
 
     #[test]
     fn version_constants_match_cargo() {

@@ -9,20 +9,22 @@ use std::ffi::c_char;
 
 use gang_core::lifecycle::Spread;
 use gang_core::request::QuantitySpec;
-use gang_core::{Error, Gang, NodeSpec, Quantity, ReservationId};
+use gang_core::{Error, Gang, NodeSpec, ReservationId};
 
 use crate::answers::{
     gang_admissions, gang_replacement, gang_spread_outcome, AdmissionsInner, ReplacementInner,
     SpreadInner,
 };
-use crate::error::{gang_error, Failure};
+use crate::error::gang_error;
+use crate::failure::Failure;
 use crate::handle::{Handle, Out};
 use crate::inventory::{gang_inventory, gang_node};
 use crate::outcome::gang_placement;
 use crate::request::gang_gang;
 use crate::reservation::{gang_change, gang_reservation, ChangeInner, ReservationInner};
 use crate::result::{gang_result, gang_status, parse_admit_mode};
-use crate::strings::{arg_opt_str, arg_str, arg_strs, gang_string, Text};
+use crate::string::gang_string;
+use crate::text::{arg_opt_str, arg_str, arg_strs, Text};
 
 /// Reserves a placement on `inventory`: re-checks every member against the inventory
 /// as it is now (capacity, cordons, eligibility; a placement made before nodes were
@@ -356,8 +358,9 @@ pub unsafe extern "C" fn gang_inventory_set_labels(
     })
 }
 
-/// The common shape of the four amount setters.
-unsafe fn set_amount(
+/// The common shape of the four amount setters (the amount is checked after the
+/// inventory, node and resource arguments, as the builder setters do).
+unsafe fn change_amount(
     inventory: *mut gang_inventory,
     node: *const c_char,
     resource: *const c_char,
@@ -408,8 +411,8 @@ pub unsafe extern "C" fn gang_inventory_set_capacity(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| QuantitySpec::Text(q.to_owned()));
-        set_amount(inventory, node, resource, amount, change_out, true)
+        let amount = amount_arg!(text quantity);
+        change_amount(inventory, node, resource, amount, change_out, true)
     })
 }
 
@@ -435,8 +438,8 @@ pub unsafe extern "C" fn gang_inventory_set_capacity_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(QuantitySpec::Exact(Quantity::from_millis(millis)));
-        set_amount(inventory, node, resource, amount, change_out, true)
+        let amount = amount_arg!(millis millis);
+        change_amount(inventory, node, resource, amount, change_out, true)
     })
 }
 
@@ -465,8 +468,8 @@ pub unsafe extern "C" fn gang_inventory_set_used(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = arg_str(quantity, "quantity").map(|q| QuantitySpec::Text(q.to_owned()));
-        set_amount(inventory, node, resource, amount, change_out, false)
+        let amount = amount_arg!(text quantity);
+        change_amount(inventory, node, resource, amount, change_out, false)
     })
 }
 
@@ -492,8 +495,8 @@ pub unsafe extern "C" fn gang_inventory_set_used_millis(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let amount = Ok(QuantitySpec::Exact(Quantity::from_millis(millis)));
-        set_amount(inventory, node, resource, amount, change_out, false)
+        let amount = amount_arg!(millis millis);
+        change_amount(inventory, node, resource, amount, change_out, false)
     })
 }
 
@@ -732,7 +735,7 @@ mod tests {
     use crate::request::gang_gang_free;
     use crate::reservation::{gang_change_free, gang_change_json};
     use crate::solve::gang_inventory_place;
-    use crate::strings::gang_str;
+    use crate::text::gang_str;
     use gang_core::lifecycle::Replacement;
     use gang_core::Inventory;
     use std::ptr;

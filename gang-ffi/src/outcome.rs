@@ -5,10 +5,10 @@ use std::sync::OnceLock;
 
 use gang_core::{Diagnosis, Outcome, Placement};
 
-use crate::error::Failure;
-use crate::handle::{Handle, Out};
+use crate::failure::Failure;
+use crate::handle::{Handle, Kind, Out};
 use crate::result::{gang_result, gang_status};
-use crate::strings::{arg_str, gang_str, Text};
+use crate::text::{arg_str, gang_str, Text};
 
 /// Where a gang goes: the level and domain used, and how many members of each role on
 /// which node. Every member (or each role's `min_count`) is placed; never part of a
@@ -29,6 +29,7 @@ pub(crate) struct PlacementInner {
 
 unsafe impl Handle for gang_placement {
     type Inner = PlacementInner;
+    const KIND: Kind = Kind::Placement;
 }
 
 impl PlacementInner {
@@ -78,6 +79,7 @@ impl DiagnosisInner {
 
 unsafe impl Handle for gang_diagnosis {
     type Inner = DiagnosisInner;
+    const KIND: Kind = Kind::Diagnosis;
 }
 
 /// Checked out-parameters of a placement query: status, placement, diagnosis.
@@ -138,11 +140,7 @@ pub unsafe extern "C" fn gang_placement_gang(
     placement: *const gang_placement,
     name_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(name_out, "name_out")?.write(gang_str::of(p.placement.gang()));
-        Ok(())
-    })
+    ffi_read!(placement => |p| { name_out => gang_str::of(p.placement.gang()) })
 }
 
 /// Writes the level whose single domain holds the constrained members (a topology level
@@ -162,12 +160,7 @@ pub unsafe extern "C" fn gang_placement_level(
     placement: *const gang_placement,
     level_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let level = p.placement.level().unwrap_or("");
-        Out::new(level_out, "level_out")?.write(gang_str::of(level));
-        Ok(())
-    })
+    ffi_read!(placement => |p| { level_out => gang_str::of(p.placement.level().unwrap_or("")) })
 }
 
 /// Writes the domain's values joined by `/` (`"b1/r1"`; empty cluster-wide;
@@ -185,12 +178,8 @@ pub unsafe extern "C" fn gang_placement_domain_path(
     placement: *const gang_placement,
     path_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let out = Out::new(path_out, "path_out")?;
-        let path = p.path.get_or_init(|| Text::new(p.placement.domain_path()));
-        out.write(path.view());
-        Ok(())
+    ffi_read!(placement => |p| {
+        path_out => p.path.get_or_init(|| Text::new(p.placement.domain_path())).view(),
     })
 }
 
@@ -208,11 +197,7 @@ pub unsafe extern "C" fn gang_placement_domain_len(
     placement: *const gang_placement,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(len_out, "len_out")?.write(p.placement.domain().len());
-        Ok(())
-    })
+    ffi_read!(placement => |p| { len_out => p.placement.domain().len() })
 }
 
 /// Writes the domain's `index`-th `(level key, value)` pair, outermost first, to
@@ -233,17 +218,9 @@ pub unsafe extern "C" fn gang_placement_domain_at(
     level_out: *mut gang_str,
     value_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let level_out = Out::new(level_out, "level_out")?;
-        let value_out = Out::new(value_out, "value_out")?;
-        let domain = p.placement.domain();
-        let (k, v) = domain
-            .get(index)
-            .ok_or_else(|| Failure::out_of_range("index", index, domain.len()))?;
-        level_out.write(gang_str::of(k));
-        value_out.write(gang_str::of(v));
-        Ok(())
+    ffi_at!(placement, index, |p| p.placement.domain(), |pair| {
+        level_out => gang_str::of(&pair.0),
+        value_out => gang_str::of(&pair.1),
     })
 }
 
@@ -260,11 +237,7 @@ pub unsafe extern "C" fn gang_placement_assignments_len(
     placement: *const gang_placement,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(len_out, "len_out")?.write(p.placement.assignments().len());
-        Ok(())
-    })
+    ffi_read!(placement => |p| { len_out => p.placement.assignments().len() })
 }
 
 /// Writes the `index`-th assignment: role name and node name (views, not
@@ -287,19 +260,10 @@ pub unsafe extern "C" fn gang_placement_assignment_at(
     node_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let role_out = Out::new(role_out, "role_out")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let all = p.placement.assignments();
-        let a = all
-            .get(index)
-            .ok_or_else(|| Failure::out_of_range("index", index, all.len()))?;
-        role_out.write(gang_str::of(&a.role));
-        node_out.write(gang_str::of(&a.node));
-        count_out.write(a.count);
-        Ok(())
+    ffi_at!(placement, index, |p| p.placement.assignments(), |a| {
+        role_out => gang_str::of(&a.role),
+        node_out => gang_str::of(&a.node),
+        count_out => a.count,
     })
 }
 
@@ -316,11 +280,7 @@ pub unsafe extern "C" fn gang_placement_members(
     placement: *const gang_placement,
     members_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(members_out, "members_out")?.write(p.placement.member_count());
-        Ok(())
-    })
+    ffi_read!(placement => |p| { members_out => p.placement.member_count() })
 }
 
 /// Writes the number of members placed for the role named `role` (below its count only
@@ -367,11 +327,7 @@ pub unsafe extern "C" fn gang_placement_domains_used_len(
     placement: *const gang_placement,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(len_out, "len_out")?.write(p.placement.domains_used().len());
-        Ok(())
-    })
+    ffi_read!(placement => |p| { len_out => p.placement.domains_used().len() })
 }
 
 /// Writes, for the `index`-th level (outermost first, the node level
@@ -393,17 +349,9 @@ pub unsafe extern "C" fn gang_placement_domains_used_at(
     level_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let level_out = Out::new(level_out, "level_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let used = p.placement.domains_used();
-        let (k, n) = used
-            .get(index)
-            .ok_or_else(|| Failure::out_of_range("index", index, used.len()))?;
-        level_out.write(gang_str::of(k));
-        count_out.write(*n);
-        Ok(())
+    ffi_at!(placement, index, |p| p.placement.domains_used(), |used| {
+        level_out => gang_str::of(&used.0),
+        count_out => used.1,
     })
 }
 
@@ -422,11 +370,7 @@ pub unsafe extern "C" fn gang_placement_search_complete(
     placement: *const gang_placement,
     complete_out: *mut bool,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        Out::new(complete_out, "complete_out")?.write(p.placement.search_complete());
-        Ok(())
-    })
+    ffi_read!(placement => |p| { complete_out => p.placement.search_complete() })
 }
 
 /// Writes the placement as a JSON document (NUL-terminated) to `*json_out`:
@@ -446,14 +390,11 @@ pub unsafe extern "C" fn gang_placement_json(
     placement: *const gang_placement,
     json_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let p = gang_placement::get(placement, "placement")?;
-        let out = Out::new(json_out, "json_out")?;
-        let json = p
+    ffi_read!(placement => |p| {
+        json_out => p
             .json
-            .get_or_init(|| Text::new(serde_json::to_string(&p.placement).unwrap_or_default()));
-        out.write(json.view());
-        Ok(())
+            .get_or_init(|| Text::new(serde_json::to_string(&p.placement).unwrap_or_default()))
+            .view(),
     })
 }
 
@@ -484,14 +425,11 @@ pub unsafe extern "C" fn gang_diagnosis_status(
     diagnosis: *const gang_diagnosis,
     status_out: *mut gang_status,
 ) -> gang_result {
-    ffi_boundary!({
-        let d = gang_diagnosis::get(diagnosis, "diagnosis")?;
-        let out = Out::new(status_out, "status_out")?;
-        out.write(match d.outcome {
+    ffi_read!(diagnosis => |d| {
+        status_out => match d.outcome {
             Outcome::Undecided(_) => gang_status::GANG_STATUS_UNDECIDED,
             _ => gang_status::GANG_STATUS_UNSCHEDULABLE,
-        });
-        Ok(())
+        },
     })
 }
 
@@ -509,12 +447,7 @@ pub unsafe extern "C" fn gang_diagnosis_gang(
     diagnosis: *const gang_diagnosis,
     name_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let d = gang_diagnosis::get(diagnosis, "diagnosis")?;
-        let out = Out::new(name_out, "name_out")?;
-        out.write(gang_str::of(&d.diagnosis()?.gang));
-        Ok(())
-    })
+    ffi_read!(diagnosis => |d| { name_out => gang_str::of(&d.diagnosis()?.gang) })
 }
 
 /// Writes the level the gang was asked to fit in (not NUL-terminated; empty when the
@@ -532,11 +465,8 @@ pub unsafe extern "C" fn gang_diagnosis_level(
     diagnosis: *const gang_diagnosis,
     level_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let d = gang_diagnosis::get(diagnosis, "diagnosis")?;
-        let out = Out::new(level_out, "level_out")?;
-        out.write(gang_str::of(d.diagnosis()?.level.as_deref().unwrap_or("")));
-        Ok(())
+    ffi_read!(diagnosis => |d| {
+        level_out => gang_str::of(d.diagnosis()?.level.as_deref().unwrap_or("")),
     })
 }
 
@@ -557,13 +487,11 @@ pub unsafe extern "C" fn gang_diagnosis_text(
     diagnosis: *const gang_diagnosis,
     text_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let d = gang_diagnosis::get(diagnosis, "diagnosis")?;
-        let out = Out::new(text_out, "text_out")?;
-        let diag = d.diagnosis()?;
-        let text = d.text.get_or_init(|| Text::new(diag.to_string()));
-        out.write(text.view());
-        Ok(())
+    ffi_read!(diagnosis => |d| {
+        text_out => {
+            let diag = d.diagnosis()?;
+            d.text.get_or_init(|| Text::new(diag.to_string())).view()
+        },
     })
 }
 
@@ -583,12 +511,8 @@ pub unsafe extern "C" fn gang_diagnosis_json(
     diagnosis: *const gang_diagnosis,
     json_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let d = gang_diagnosis::get(diagnosis, "diagnosis")?;
-        let out = Out::new(json_out, "json_out")?;
-        let json = d.json.get_or_init(|| Text::new(d.outcome.to_json()));
-        out.write(json.view());
-        Ok(())
+    ffi_read!(diagnosis => |d| {
+        json_out => d.json.get_or_init(|| Text::new(d.outcome.to_json())).view(),
     })
 }
 

@@ -2,17 +2,18 @@
 
 use std::ffi::c_char;
 
-use gang_core::request::{QuantitySpec, Requirement};
-use gang_core::{CompiledGang, Gang, Quantity, Role, Toleration};
+use gang_core::request::Requirement;
+use gang_core::{CompiledGang, Gang, Role, Toleration};
 
-use crate::error::{gang_error, Failure};
-use crate::handle::{Handle, Out};
+use crate::error::gang_error;
+use crate::failure::Failure;
+use crate::handle::{Handle, Kind, Out};
 use crate::inventory::gang_inventory;
 use crate::result::{
     gang_result, parse_policy, parse_selector_operator, parse_toleration_effect,
     parse_toleration_operator,
 };
-use crate::strings::{arg_doc, arg_opt_str, arg_str, arg_strs};
+use crate::text::{arg_doc, arg_opt_str, arg_str, arg_strs};
 
 /// One role of a gang: a count of members with one per-member shape, node selector,
 /// tolerations, `min_count`, `max_per_node`, and whether it is bound by the gang's
@@ -27,6 +28,7 @@ pub struct gang_role {
 
 unsafe impl Handle for gang_role {
     type Inner = Role;
+    const KIND: Kind = Kind::Role;
 }
 
 /// A gang request: roles, topology constraint (`required`, `preferred`, slices) and
@@ -41,6 +43,7 @@ pub struct gang_gang {
 
 unsafe impl Handle for gang_gang {
     type Inner = Gang;
+    const KIND: Kind = Kind::Gang;
 }
 
 /// A gang validated and compiled against one inventory: the hot path places it again
@@ -56,6 +59,7 @@ pub struct gang_compiled {
 
 unsafe impl Handle for gang_compiled {
     type Inner = CompiledGang;
+    const KIND: Kind = Kind::Compiled;
 }
 
 /// Makes a role named `name` of `count` members (constrained, no requests).
@@ -138,13 +142,7 @@ pub unsafe extern "C" fn gang_role_set_request(
     resource: *const c_char,
     quantity: *const c_char,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_role::get_mut(role, "role")?;
-        let resource = arg_str(resource, "resource")?;
-        let quantity = arg_str(quantity, "quantity")?;
-        r.set_request(resource.to_owned(), QuantitySpec::Text(quantity.to_owned()));
-        Ok(())
-    })
+    set_amount!(role.set_request(resource) = text quantity)
 }
 
 /// Sets the per-member request of `resource` to `millis` milli-units (one GPU is 1000).
@@ -162,15 +160,7 @@ pub unsafe extern "C" fn gang_role_set_request_millis(
     resource: *const c_char,
     millis: u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_role::get_mut(role, "role")?;
-        let resource = arg_str(resource, "resource")?;
-        r.set_request(
-            resource.to_owned(),
-            QuantitySpec::Exact(Quantity::from_millis(millis)),
-        );
-        Ok(())
-    })
+    set_amount!(role.set_request(resource) = millis millis)
 }
 
 /// Requires node label `key` to equal `value` (node selector).

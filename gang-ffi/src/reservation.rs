@@ -6,17 +6,10 @@ use std::sync::OnceLock;
 use gang_core::lifecycle::{Lost, Overcommit};
 use gang_core::{Assignment, Inventory, Reservation, ReservationId};
 
-use crate::error::Failure;
-use crate::handle::{Handle, Out};
+use crate::accessor::item;
+use crate::handle::{Handle, Kind};
 use crate::result::gang_result;
-use crate::strings::{gang_str, Text};
-
-/// The element `index` of `items`, or `GANG_OUT_OF_RANGE` naming the argument.
-pub(crate) fn item<T>(items: &[T], index: usize) -> Result<&T, Failure> {
-    items
-        .get(index)
-        .ok_or_else(|| Failure::out_of_range("index", index, items.len()))
-}
+use crate::text::{gang_str, Text};
 
 /// A snapshot of one live reservation: its id, gang, domain, the members it holds (per
 /// role and node), what that uses per node and resource, and the members it lost with
@@ -69,6 +62,7 @@ impl ReservationInner {
 
 unsafe impl Handle for gang_reservation {
     type Inner = ReservationInner;
+    const KIND: Kind = Kind::Reservation;
 }
 
 /// Writes the reservation's id to `*id_out`.
@@ -84,11 +78,7 @@ pub unsafe extern "C" fn gang_reservation_id(
     reservation: *const gang_reservation,
     id_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(id_out, "id_out")?.write(r.id);
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { id_out => r.id })
 }
 
 /// Writes the reserved gang's name (not NUL-terminated) to `*name_out`.
@@ -105,11 +95,7 @@ pub unsafe extern "C" fn gang_reservation_gang(
     reservation: *const gang_reservation,
     name_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(name_out, "name_out")?.write(gang_str::of(&r.gang));
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { name_out => gang_str::of(&r.gang) })
 }
 
 /// Writes the values of the domain the gang was placed in, joined by `/` (`"b1/a"`;
@@ -127,11 +113,7 @@ pub unsafe extern "C" fn gang_reservation_domain_path(
     reservation: *const gang_reservation,
     path_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(path_out, "path_out")?.write(r.path.view());
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { path_out => r.path.view() })
 }
 
 /// Writes the number of `(level, value)` pairs of the reservation's domain (outermost
@@ -148,11 +130,7 @@ pub unsafe extern "C" fn gang_reservation_domain_len(
     reservation: *const gang_reservation,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(len_out, "len_out")?.write(r.domain.len());
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { len_out => r.domain.len() })
 }
 
 /// Writes the domain's `index`-th `(level key, value)` pair, outermost first, to
@@ -173,14 +151,9 @@ pub unsafe extern "C" fn gang_reservation_domain_at(
     level_out: *mut gang_str,
     value_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        let level_out = Out::new(level_out, "level_out")?;
-        let value_out = Out::new(value_out, "value_out")?;
-        let (k, v) = item(&r.domain, index)?;
-        level_out.write(gang_str::of(k));
-        value_out.write(gang_str::of(v));
-        Ok(())
+    ffi_at!(reservation, index, |r| &r.domain, |pair| {
+        level_out => gang_str::of(&pair.0),
+        value_out => gang_str::of(&pair.1),
     })
 }
 
@@ -197,11 +170,7 @@ pub unsafe extern "C" fn gang_reservation_members_len(
     reservation: *const gang_reservation,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(len_out, "len_out")?.write(r.members.len());
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { len_out => r.members.len() })
 }
 
 /// Writes the `index`-th member group held: role and node names (views, not
@@ -224,16 +193,10 @@ pub unsafe extern "C" fn gang_reservation_member_at(
     node_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        let role_out = Out::new(role_out, "role_out")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let a = item(&r.members, index)?;
-        role_out.write(gang_str::of(&a.role));
-        node_out.write(gang_str::of(&a.node));
-        count_out.write(a.count);
-        Ok(())
+    ffi_at!(reservation, index, |r| &r.members, |a| {
+        role_out => gang_str::of(&a.role),
+        node_out => gang_str::of(&a.node),
+        count_out => a.count,
     })
 }
 
@@ -251,11 +214,7 @@ pub unsafe extern "C" fn gang_reservation_member_count(
     reservation: *const gang_reservation,
     count_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(count_out, "count_out")?.write(r.member_count);
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { count_out => r.member_count })
 }
 
 /// Writes the number of `(node, resource)` pairs the reservation uses to `*len_out`.
@@ -271,11 +230,7 @@ pub unsafe extern "C" fn gang_reservation_usage_len(
     reservation: *const gang_reservation,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(len_out, "len_out")?.write(r.usage.len());
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { len_out => r.usage.len() })
 }
 
 /// Writes the `index`-th use: node and resource names (views, not NUL-terminated) and
@@ -298,16 +253,10 @@ pub unsafe extern "C" fn gang_reservation_usage_at(
     resource_out: *mut gang_str,
     millis_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let resource_out = Out::new(resource_out, "resource_out")?;
-        let millis_out = Out::new(millis_out, "millis_out")?;
-        let (node, res, millis) = item(&r.usage, index)?;
-        node_out.write(gang_str::of(node));
-        resource_out.write(gang_str::of(res));
-        millis_out.write(*millis);
-        Ok(())
+    ffi_at!(reservation, index, |r| &r.usage, |u| {
+        node_out => gang_str::of(&u.0),
+        resource_out => gang_str::of(&u.1),
+        millis_out => u.2,
     })
 }
 
@@ -325,11 +274,7 @@ pub unsafe extern "C" fn gang_reservation_lost_len(
     reservation: *const gang_reservation,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        Out::new(len_out, "len_out")?.write(r.lost.len());
-        Ok(())
-    })
+    ffi_read!(reservation => |r| { len_out => r.lost.len() })
 }
 
 /// Writes the `index`-th lost member group: role, the node the members were on (views,
@@ -351,16 +296,10 @@ pub unsafe extern "C" fn gang_reservation_lost_at(
     node_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let r = gang_reservation::get(reservation, "reservation")?;
-        let role_out = Out::new(role_out, "role_out")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let l = item(&r.lost, index)?;
-        role_out.write(gang_str::of(&l.role));
-        node_out.write(gang_str::of(&l.node));
-        count_out.write(l.count);
-        Ok(())
+    ffi_at!(reservation, index, |r| &r.lost, |l| {
+        role_out => gang_str::of(&l.role),
+        node_out => gang_str::of(&l.node),
+        count_out => l.count,
     })
 }
 
@@ -426,6 +365,7 @@ impl ChangeInner {
 
 unsafe impl Handle for gang_change {
     type Inner = ChangeInner;
+    const KIND: Kind = Kind::Change;
 }
 
 /// Writes the number of lost member groups (one per reservation, role and node) to
@@ -443,11 +383,7 @@ pub unsafe extern "C" fn gang_change_lost_len(
     change: *const gang_change,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        Out::new(len_out, "len_out")?.write(c.lost.len());
-        Ok(())
-    })
+    ffi_read!(change => |c| { len_out => c.lost.len() })
 }
 
 /// Writes the `index`-th lost member group: the reservation that lost them, the role
@@ -472,18 +408,11 @@ pub unsafe extern "C" fn gang_change_lost_at(
     node_out: *mut gang_str,
     count_out: *mut u32,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        let reservation_out = Out::new(reservation_out, "reservation_out")?;
-        let role_out = Out::new(role_out, "role_out")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let count_out = Out::new(count_out, "count_out")?;
-        let l = item(&c.lost, index)?;
-        reservation_out.write(l.reservation.0);
-        role_out.write(gang_str::of(&l.role));
-        node_out.write(gang_str::of(&l.node));
-        count_out.write(l.count);
-        Ok(())
+    ffi_at!(change, index, |c| &c.lost, |l| {
+        reservation_out => l.reservation.0,
+        role_out => gang_str::of(&l.role),
+        node_out => gang_str::of(&l.node),
+        count_out => l.count,
     })
 }
 
@@ -501,11 +430,7 @@ pub unsafe extern "C" fn gang_change_overcommits_len(
     change: *const gang_change,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        Out::new(len_out, "len_out")?.write(c.overcommits.len());
-        Ok(())
-    })
+    ffi_read!(change => |c| { len_out => c.overcommits.len() })
 }
 
 /// Writes the `index`-th overcommitted pair: node and resource (views, not
@@ -534,22 +459,13 @@ pub unsafe extern "C" fn gang_change_overcommit_at(
     reserved_millis_out: *mut u64,
     reservations_len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        let node_out = Out::new(node_out, "node_out")?;
-        let resource_out = Out::new(resource_out, "resource_out")?;
-        let capacity_out = Out::new(capacity_millis_out, "capacity_millis_out")?;
-        let used_out = Out::new(used_millis_out, "used_millis_out")?;
-        let reserved_out = Out::new(reserved_millis_out, "reserved_millis_out")?;
-        let len_out = Out::new(reservations_len_out, "reservations_len_out")?;
-        let o = item(&c.overcommits, index)?;
-        node_out.write(gang_str::of(&o.node));
-        resource_out.write(gang_str::of(&o.resource));
-        capacity_out.write(o.capacity.millis());
-        used_out.write(o.used.millis());
-        reserved_out.write(o.reserved.millis());
-        len_out.write(o.reservations.len());
-        Ok(())
+    ffi_at!(change, index, |c| &c.overcommits, |o| {
+        node_out => gang_str::of(&o.node),
+        resource_out => gang_str::of(&o.resource),
+        capacity_millis_out => o.capacity.millis(),
+        used_millis_out => o.used.millis(),
+        reserved_millis_out => o.reserved.millis(),
+        reservations_len_out => o.reservations.len(),
     })
 }
 
@@ -570,15 +486,11 @@ pub unsafe extern "C" fn gang_change_overcommit_reservation_at(
     reservation_index: usize,
     id_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        let out = Out::new(id_out, "id_out")?;
-        let o = item(&c.overcommits, index)?;
-        let id = o.reservations.get(reservation_index).ok_or_else(|| {
-            Failure::out_of_range("reservation_index", reservation_index, o.reservations.len())
-        })?;
-        out.write(id.0);
-        Ok(())
+    ffi_read!(change => |c| {
+        id_out => {
+            let o = item(&c.overcommits, index, "index")?;
+            item(&o.reservations, reservation_index, "reservation_index")?.0
+        },
     })
 }
 
@@ -597,11 +509,7 @@ pub unsafe extern "C" fn gang_change_displaced_len(
     change: *const gang_change,
     len_out: *mut usize,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        Out::new(len_out, "len_out")?.write(c.displaced.len());
-        Ok(())
-    })
+    ffi_read!(change => |c| { len_out => c.displaced.len() })
 }
 
 /// Writes the id of the `index`-th displaced reservation to `*id_out`. The library
@@ -620,12 +528,7 @@ pub unsafe extern "C" fn gang_change_displaced_at(
     index: usize,
     id_out: *mut u64,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        let out = Out::new(id_out, "id_out")?;
-        out.write(*item(&c.displaced, index)?);
-        Ok(())
-    })
+    ffi_at!(change, index, |c| &c.displaced, |id| { id_out => *id })
 }
 
 /// Writes the report as a JSON document (NUL-terminated) to `*json_out`:
@@ -646,21 +549,18 @@ pub unsafe extern "C" fn gang_change_json(
     change: *const gang_change,
     json_out: *mut gang_str,
 ) -> gang_result {
-    ffi_boundary!({
-        let c = gang_change::get(change, "change")?;
-        let out = Out::new(json_out, "json_out")?;
-        let json = c.json.get_or_init(|| {
-            Text::new(
-                serde_json::json!({
+    ffi_read!(change => |c| {
+        json_out => c
+            .json
+            .get_or_init(|| {
+                let doc = serde_json::json!({
                     "lost": c.lost,
                     "overcommitted": c.overcommits,
                     "displaced": c.displaced,
-                })
-                .to_string(),
-            )
-        });
-        out.write(json.view());
-        Ok(())
+                });
+                Text::new(doc.to_string())
+            })
+            .view(),
     })
 }
 

@@ -52,6 +52,13 @@ pub enum gang_result {
     /// A name given to a look-up (role, node, resource) is not there, or an answer has
     /// no such part (the reservation of a waiting gang) (`not_found`).
     GANG_NOT_FOUND = 104,
+    /// A handle argument is not a live handle of its type: a handle of another type
+    /// (a `gang_role *` passed as a `gang_gang *`), one already freed, or not a handle
+    /// at all (`invalid_handle`). Nothing was read or written through it. Detection is
+    /// best-effort: a freed handle is recognised only while the allocator has not
+    /// handed its memory out again. Passing anything but a live handle remains the
+    /// caller's bug.
+    GANG_INVALID_HANDLE = 105,
     /// `gang-core` reported an error kind this build of the binding does not know
     /// (`unknown_error`). The error object still carries the core's kind name and message.
     GANG_UNKNOWN_ERROR = 198,
@@ -62,7 +69,7 @@ pub enum gang_result {
 }
 
 /// Every code, in numeric order.
-const ALL_RESULTS: [gang_result; 16] = [
+const ALL_RESULTS: [gang_result; 17] = [
     gang_result::GANG_OK,
     gang_result::GANG_INVALID_QUANTITY,
     gang_result::GANG_INVALID_INVENTORY,
@@ -77,6 +84,7 @@ const ALL_RESULTS: [gang_result; 16] = [
     gang_result::GANG_INVALID_ARGUMENT,
     gang_result::GANG_OUT_OF_RANGE,
     gang_result::GANG_NOT_FOUND,
+    gang_result::GANG_INVALID_HANDLE,
     gang_result::GANG_UNKNOWN_ERROR,
     gang_result::GANG_INTERNAL_ERROR,
 ];
@@ -105,6 +113,7 @@ impl gang_result {
             gang_result::GANG_INVALID_ARGUMENT => "invalid_argument\0",
             gang_result::GANG_OUT_OF_RANGE => "out_of_range\0",
             gang_result::GANG_NOT_FOUND => "not_found\0",
+            gang_result::GANG_INVALID_HANDLE => "invalid_handle\0",
             gang_result::GANG_UNKNOWN_ERROR => "unknown_error\0",
             gang_result::GANG_INTERNAL_ERROR => "internal_error\0",
         }
@@ -323,6 +332,7 @@ mod tests {
             (GANG_INVALID_ARGUMENT, 102),
             (GANG_OUT_OF_RANGE, 103),
             (GANG_NOT_FOUND, 104),
+            (GANG_INVALID_HANDLE, 105),
             (GANG_UNKNOWN_ERROR, 198),
             (GANG_INTERNAL_ERROR, 199),
         ];

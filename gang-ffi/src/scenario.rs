@@ -5,11 +5,12 @@ use std::ffi::c_char;
 use gang_core::scenario::Scenario;
 
 use crate::error::gang_error;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::inventory::gang_inventory;
 use crate::request::gang_gang;
 use crate::result::gang_result;
-use crate::strings::{arg_doc, gang_string, Text};
+use crate::string::gang_string;
+use crate::text::{arg_doc, Text};
 
 /// A parsed scenario document: a cluster, a gang, optionally what must come out, and
 /// optionally lifecycle steps (the format of the files in `examples/scenarios/`).
@@ -22,6 +23,7 @@ pub struct gang_scenario {
 
 unsafe impl Handle for gang_scenario {
     type Inner = Scenario;
+    const KIND: Kind = Kind::Scenario;
 }
 
 /// Parses a scenario document of `len` bytes (UTF-8, need not be NUL-terminated).
@@ -113,10 +115,11 @@ pub unsafe extern "C" fn gang_scenario_gang(
 ///
 /// On `GANG_OK`, writes whether every expectation held to `*passed_out`; the failures,
 /// one per line (empty when passed), to a new string in `*failures_out`; and the result
-/// of placing the scenario's gang (before any step) as a JSON document to a new string in `*outcome_json_out`: the placement or diagnosis
-/// document (as `gang_placement_json` / `gang_diagnosis_json`) or, when the scenario's
-/// input is invalid, the error document (as `gang_error_json`). Callers running the same
-/// scenario through the ABI can compare their result with it byte for byte.
+/// of placing the scenario's gang (before any step) as a JSON document to a new string
+/// in `*outcome_json_out`: the placement or diagnosis document (as `gang_placement_json`
+/// / `gang_diagnosis_json`) or, when the scenario's input is invalid, the error document
+/// (as `gang_error_json`). Callers running the same scenario through the ABI can compare
+/// their result with it byte for byte.
 ///
 /// Ownership: `scenario` stays owned by the caller. The two new strings are owned by the
 /// caller: free them with `gang_string_free`.

@@ -3,7 +3,7 @@
 use gang_core::Solver;
 
 use crate::error::gang_error;
-use crate::handle::{Handle, Out};
+use crate::handle::{Handle, Kind, Out};
 use crate::inventory::gang_inventory;
 use crate::outcome::{gang_diagnosis, gang_placement, OutcomeOut, PlacementInner};
 use crate::request::{gang_compiled, gang_gang};
@@ -21,6 +21,7 @@ pub struct gang_solver {
 
 unsafe impl Handle for gang_solver {
     type Inner = Solver;
+    const KIND: Kind = Kind::Solver;
 }
 
 /// Makes a solver with the default search budget (1,000,000 patterns per query for the

@@ -1,11 +1,10 @@
-//! Strings across the boundary: borrowed views out ([`gang_str`]), owned strings
-//! ([`gang_string`]), and the checks on strings coming in.
+//! Text across the boundary: borrowed views out ([`gang_str`], [`Text`]) and the checks
+//! on strings coming in (`arg_*`). Below every handle: it depends on `failure` only.
+//! (The owned `gang_string` handle is in `string.rs`.)
 
 use std::ffi::{c_char, CStr};
 
-use crate::error::Failure;
-use crate::handle::{Handle, Out};
-use crate::result::gang_result;
+use crate::failure::Failure;
 
 /// A view of UTF-8 text owned by the library: `len` bytes at `data`.
 ///
@@ -57,53 +56,6 @@ impl Text {
             len: self.0.len() - 1,
         }
     }
-}
-
-/// An owned string made by the library (a report, a document).
-///
-/// Made by: `gang_scenario_check`. Read with `gang_string_view`. Freed with
-/// `gang_string_free`.
-pub struct gang_string {
-    _private: [u8; 0],
-}
-
-unsafe impl Handle for gang_string {
-    type Inner = Text;
-}
-
-/// Views an owned string: writes its bytes, NUL-terminated, to `*view_out`.
-///
-/// Ownership: `string` stays owned by the caller; the view borrows from it and is valid
-/// until `gang_string_free(string)`.
-///
-/// Returns `GANG_NULL_ARGUMENT` when an argument is NULL.
-///
-/// # Safety
-/// `string` must be NULL or a live `gang_string`; `view_out` must be NULL or valid for
-/// writing a `gang_str`.
-#[no_mangle]
-pub unsafe extern "C" fn gang_string_view(
-    string: *const gang_string,
-    view_out: *mut gang_str,
-) -> gang_result {
-    ffi_boundary!({
-        let s = gang_string::get(string, "string")?;
-        let out = Out::new(view_out, "view_out")?;
-        out.write(s.view());
-        Ok(())
-    })
-}
-
-/// Frees a string made by the library. `gang_string_free(NULL)` does nothing.
-///
-/// Ownership: takes ownership of `string`; it (and every view of it) is invalid
-/// afterwards. Freeing it twice is undefined behaviour: set your pointer to NULL.
-///
-/// # Safety
-/// `string` must be NULL or a live `gang_string` not freed before.
-#[no_mangle]
-pub unsafe extern "C" fn gang_string_free(string: *mut gang_string) {
-    gang_string::free(string);
 }
 
 /// A NUL-terminated UTF-8 argument.
@@ -170,6 +122,7 @@ pub(crate) unsafe fn arg_strs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::gang_result;
 
     #[test]
     fn views() {
