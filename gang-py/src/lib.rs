@@ -46,7 +46,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add(
-        "Solver::DEFAULT_SEARCH_BUDGET",
+        "DEFAULT_SEARCH_BUDGET",
         gang_core::Solver::DEFAULT_SEARCH_BUDGET,
     )?;
     m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
