@@ -40,7 +40,7 @@ def main():
         t = time.perf_counter()
         try:
             result = inv.try_place(g)
-        except gang.ContradictoryRequest:
+        except gang.Contradictory:
             counts["contradictory"] += 1
             continue
         t_gang += time.perf_counter() - t

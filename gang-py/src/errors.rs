@@ -5,7 +5,7 @@
 //! ├── InvalidQuantity        core ErrorKind::InvalidQuantity   (kind "invalid_quantity")
 //! ├── InvalidInventory       core ErrorKind::InvalidInventory  (kind "invalid_inventory")
 //! ├── InvalidRequest         core ErrorKind::InvalidRequest    (kind "invalid_request")
-//! ├── ContradictoryRequest   core ErrorKind::Contradictory     (kind "contradictory")
+//! ├── Contradictory   core ErrorKind::Contradictory     (kind "contradictory")
 //! ├── InvalidScenario        core ErrorKind::InvalidScenario   (kind "invalid_scenario")
 //! ├── Conflict               core ErrorKind::Conflict          (kind "conflict")
 //! ├── UnknownReservation     core ErrorKind::UnknownReservation (kind "unknown_reservation")
@@ -53,7 +53,7 @@ create_exception!(
 );
 create_exception!(
     gang,
-    ContradictoryRequest,
+    Contradictory,
     GangError,
     "The request's constraints can never hold together, whatever the capacity (kind \"contradictory\")."
 );
@@ -125,7 +125,7 @@ pub fn to_py_err(err: Error) -> PyErr {
         ErrorKind::InvalidQuantity => InvalidQuantity::new_err(message),
         ErrorKind::InvalidInventory => InvalidInventory::new_err(message),
         ErrorKind::InvalidRequest => InvalidRequest::new_err(message),
-        ErrorKind::Contradictory => ContradictoryRequest::new_err(message),
+        ErrorKind::Contradictory => Contradictory::new_err(message),
         ErrorKind::InvalidScenario => InvalidScenario::new_err(message),
         ErrorKind::Conflict => Conflict::new_err(message),
         ErrorKind::UnknownReservation => UnknownReservation::new_err(message),
@@ -216,8 +216,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidInventory", py.get_type::<InvalidInventory>())?;
     m.add("InvalidRequest", py.get_type::<InvalidRequest>())?;
     m.add(
-        "ContradictoryRequest",
-        py.get_type::<ContradictoryRequest>(),
+        "Contradictory",
+        py.get_type::<Contradictory>(),
     )?;
     m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
     m.add("Conflict", py.get_type::<Conflict>())?;

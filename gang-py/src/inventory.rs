@@ -27,7 +27,7 @@ use serde::Deserialize;
 use crate::convert::{self, items, json_text};
 use crate::errors::{core, edge_error, guard};
 use crate::lifecycle::{
-    self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PySpreadResult,
+    self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PySpreadOutcome,
 };
 use crate::outcome::{not_placed, PyAssignment, PyDiagnosis, PyPlacement, RoleNames};
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
@@ -566,7 +566,7 @@ impl PyInventory {
     /// all of it, or nothing. Returns the `Placement`; raises `Unschedulable` (with
     /// `.diagnosis`) when it does not fit, `Undecided` when a multi-role search ran out
     /// of `search_budget` (default 1,000,000 patterns), and an `InvalidRequest` /
-    /// `ContradictoryRequest` / `InvalidQuantity` for an invalid gang. The GIL is
+    /// `Contradictory` / `InvalidQuantity` for an invalid gang. The GIL is
     /// released while the solver runs.
     #[pyo3(signature = (gang, *, search_budget = None))]
     fn place(
@@ -812,7 +812,7 @@ impl PyInventory {
         level: String,
         min_replicas: Option<u32>,
         within: Option<String>,
-    ) -> PyResult<PySpreadResult> {
+    ) -> PyResult<PySpreadOutcome> {
         let g = gang_from(gang)?;
         let roles = RoleNames::Names(
             g.get_roles()
@@ -845,7 +845,7 @@ impl PyInventory {
         })?;
         let layout = self.state.layout();
         Ok(match out {
-            SpreadOutcome::Placed { placements, .. } => PySpreadResult {
+            SpreadOutcome::Placed { placements, .. } => PySpreadOutcome {
                 fit: reservations.len() as u32,
                 needed: spread.get_min_replicas().unwrap_or(spread.get_replicas()),
                 reservations: reservations
@@ -862,7 +862,7 @@ impl PyInventory {
                 fit,
                 needed,
                 diagnosis,
-            } => PySpreadResult {
+            } => PySpreadOutcome {
                 reservations: Vec::new(),
                 placements: Vec::new(),
                 fit,

@@ -41,7 +41,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lifecycle::PyLost>()?;
     m.add_class::<lifecycle::PyOvercommit>()?;
     m.add_class::<lifecycle::PyAdmission>()?;
-    m.add_class::<lifecycle::PySpreadResult>()?;
+    m.add_class::<lifecycle::PySpreadOutcome>()?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -1,4 +1,4 @@
-//! Lifecycle results: `Reservation`, `Lost`, `Overcommit`, `Admission`, `SpreadResult`,
+//! Lifecycle results: `Reservation`, `Lost`, `Overcommit`, `Admission`, `SpreadOutcome`,
 //! and the `Pending` exception of `replace`. The operations themselves are methods of
 //! `Inventory` (inventory.rs) that call the core under the inventory's write lock.
 //!
@@ -278,8 +278,8 @@ impl PyAdmission {
 
 /// The answer to `Inventory.spread`: at least `min_replicas` replicas placed, each
 /// reserved in a distinct domain of the spread level — or nothing held.
-#[pyclass(name = "SpreadResult", module = "gang", frozen)]
-pub struct PySpreadResult {
+#[pyclass(name = "SpreadOutcome", module = "gang", frozen)]
+pub struct PySpreadOutcome {
     pub reservations: Vec<Py<PyReservation>>,
     pub placements: Vec<Py<PyPlacement>>,
     pub fit: u32,
@@ -288,7 +288,7 @@ pub struct PySpreadResult {
 }
 
 #[pymethods]
-impl PySpreadResult {
+impl PySpreadOutcome {
     /// Whether the replicas were placed (and reserved).
     #[getter]
     fn placed(&self) -> bool {
@@ -321,7 +321,7 @@ impl PySpreadResult {
     }
     fn __repr__(&self) -> String {
         format!(
-            "SpreadResult(placed={}, fit={}, needed={})",
+            "SpreadOutcome(placed={}, fit={}, needed={})",
             if self.placed() { "True" } else { "False" },
             self.fit,
             self.needed

@@ -26,7 +26,7 @@ def test_cross_check_with_cpsat():
         inv = inst.inventory()
         try:
             result = inv.try_place(inst.gang())
-        except gang.ContradictoryRequest:
+        except gang.Contradictory:
             stats["contradictory"] += 1
             continue
         want = cpsat_depth(inst)

@@ -44,7 +44,7 @@ HIERARCHY = {
     gang.InvalidQuantity: ("invalid_quantity", 1),
     gang.InvalidInventory: ("invalid_inventory", 2),
     gang.InvalidRequest: ("invalid_request", 3),
-    gang.ContradictoryRequest: ("contradictory", 4),
+    gang.Contradictory: ("contradictory", 4),
     gang.InvalidScenario: ("invalid_scenario", 5),
     gang.Conflict: ("conflict", 6),
     gang.UnknownReservation: ("unknown_reservation", 7),
@@ -126,12 +126,12 @@ def test_invalid_request():
 
 def test_contradictory():
     good = inv(node())
-    e = raises(gang.ContradictoryRequest, "contradictory", "gang.topology.slices[0].level",
+    e = raises(gang.Contradictory, "contradictory", "gang.topology.slices[0].level",
                lambda: good.place(gang.Gang("g", [role(2)], required=RACK, slices=[("block", 2)])))
     assert e.code == 4
-    raises(gang.ContradictoryRequest, "contradictory", "gang.topology.preferred",
+    raises(gang.Contradictory, "contradictory", "gang.topology.preferred",
            lambda: good.place(gang.Gang("g", [role()], required=RACK, preferred="block")))
-    raises(gang.ContradictoryRequest, "contradictory", "gang.roles[worker].max_per_node",
+    raises(gang.Contradictory, "contradictory", "gang.roles[worker].max_per_node",
            lambda: good.place(gang.Gang("g", [role(4, max_per_node=1)], required=RACK)))
 
 

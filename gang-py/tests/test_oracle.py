@@ -88,7 +88,7 @@ def test_against_brute_force(inst):
     inv._validate()
     try:
         result = inv.try_place(inst.gang())
-    except gang.ContradictoryRequest:
+    except gang.Contradictory:
         return  # a structural contradiction (max_per_node vs the widest domain)
     expect = brute_force(inst)
     assert not (isinstance(result, gang.Diagnosis) and result.status == "undecided"), result

@@ -23,7 +23,7 @@ ERROR_CLASSES = {
     "invalid_quantity": gang.InvalidQuantity,
     "invalid_inventory": gang.InvalidInventory,
     "invalid_request": gang.InvalidRequest,
-    "contradictory": gang.ContradictoryRequest,
+    "contradictory": gang.Contradictory,
     "invalid_scenario": gang.InvalidScenario,
     "conflict": gang.Conflict,
     "unknown_reservation": gang.UnknownReservation,

@@ -18,7 +18,7 @@ __all__ = [
     "InvalidQuantity",
     "InvalidInventory",
     "InvalidRequest",
-    "ContradictoryRequest",
+    "Contradictory",
     "InvalidScenario",
     "Conflict",
     "UnknownReservation",
@@ -50,7 +50,7 @@ __all__ = [
     "Lost",
     "Overcommit",
     "Admission",
-    "SpreadResult",
+    "SpreadOutcome",
     "Scenario",
     "load_scenario",
     "_panic_for_tests",
@@ -73,7 +73,7 @@ class GangError(Exception):
 class InvalidQuantity(GangError): ...
 class InvalidInventory(GangError): ...
 class InvalidRequest(GangError): ...
-class ContradictoryRequest(GangError): ...
+class Contradictory(GangError): ...
 class InvalidScenario(GangError): ...
 class Conflict(GangError): ...
 class UnknownReservation(GangError): ...
@@ -330,7 +330,7 @@ class Inventory:
         *,
         min_replicas: int | None = None,
         within: str | None = None,
-    ) -> SpreadResult: ...
+    ) -> SpreadOutcome: ...
     def admit(
         self, queue: Iterable[Gang | Mapping[str, Any]], mode: Literal["fifo", "backfill"] = "fifo"
     ) -> list[Admission]: ...
@@ -597,7 +597,7 @@ class Admission:
     def blocked_by(self) -> str | None: ...
 
 @final
-class SpreadResult:
+class SpreadOutcome:
     @property
     def placed(self) -> bool: ...
     @property
