@@ -8,7 +8,7 @@ use super::bitset::{Bitset, NodeSet};
 use super::domains::build_domains;
 use super::journal::Journal;
 use super::{Inventory, NONE};
-use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
+use crate::model::names::{check_label_value, check_node_name, check_qualified_name};
 use crate::model::{Error, NodeSpec, Taint, Topology};
 
 /// Short per-node lists in one allocation (compressed rows): row `i` is
@@ -192,7 +192,7 @@ impl Inventory {
         let mut used_in = vec![vec![0u64; len]; nres];
         for (i, spec) in specs.iter().enumerate() {
             let n = &spec.name;
-            check_object_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
+            check_node_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
             if !names_in.insert(n.as_str()) {
                 return Err(Error::inventory(
                     format!("nodes[{n}].name"),

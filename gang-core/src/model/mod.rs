@@ -10,6 +10,8 @@ pub(crate) mod node;
 pub(crate) mod quantity;
 pub(crate) mod request;
 pub(crate) mod topology;
+#[cfg(feature = "serde")]
+pub(crate) mod unique;
 
 pub(crate) use assignment::Assignment;
 pub(crate) use error::{Conflict, Error};

@@ -223,10 +223,16 @@ pub struct Role {
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) min_count: Option<u32>,
     /// Per-member requests; each member needs all of them on one node.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) requests: IndexMap<String, QuantitySpec>,
     /// Required label values (equality).
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) node_selector: IndexMap<String, String>,
     /// Further label requirements (`In`, `NotIn`, `Exists`, `DoesNotExist`).
     #[cfg_attr(feature = "serde", serde(default))]
