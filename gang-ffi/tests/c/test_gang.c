@@ -1221,7 +1221,7 @@ static void test_setting_twice_replaces(void) {
 static void *deep_topology(void *arg) {
     (void)arg;
     enum { LEVELS = 64 };
-    static char names[LEVELS + 1][16];
+    static char names[LEVELS + 1][24];
     const char *levels[LEVELS + 1];
     for (int i = 0; i <= LEVELS; i++) {
         snprintf(names[i], sizeof names[i], "level-%d", i);
