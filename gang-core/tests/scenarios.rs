@@ -91,8 +91,7 @@ fn scenario_parse_errors_name_the_path() {
 fn invalid_documents_are_refused_with_the_expected_error() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/invalid");
     let expected: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let docs = expected["documents"].as_object().expect("documents");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
@@ -112,7 +111,10 @@ fn invalid_documents_are_refused_with_the_expected_error() {
         }
         for sub in want["message_contains"].as_array().unwrap() {
             let sub = sub.as_str().unwrap();
-            assert!(err.to_string().contains(sub), "{name}: {sub:?} not in {err}");
+            assert!(
+                err.to_string().contains(sub),
+                "{name}: {sub:?} not in {err}"
+            );
         }
         seen += 1;
     }

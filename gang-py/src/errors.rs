@@ -215,10 +215,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidQuantity", py.get_type::<InvalidQuantity>())?;
     m.add("InvalidInventory", py.get_type::<InvalidInventory>())?;
     m.add("InvalidRequest", py.get_type::<InvalidRequest>())?;
-    m.add(
-        "Contradictory",
-        py.get_type::<Contradictory>(),
-    )?;
+    m.add("Contradictory", py.get_type::<Contradictory>())?;
     m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
     m.add("Conflict", py.get_type::<Conflict>())?;
     m.add("UnknownReservation", py.get_type::<UnknownReservation>())?;

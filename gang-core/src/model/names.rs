@@ -177,7 +177,19 @@ mod tests {
         for ok in ["a1", "node-1", "n1.rack-a.example.com", &"a".repeat(253)] {
             assert!(check_node_name(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "A1", "a_1", "-a", "a-", "a..b", ".a", "emoji-\u{1F680}", "a\u{202E}b", "a b", &"a".repeat(254)] {
+        for bad in [
+            "",
+            "A1",
+            "a_1",
+            "-a",
+            "a-",
+            "a..b",
+            ".a",
+            "emoji-\u{1F680}",
+            "a\u{202E}b",
+            "a b",
+            &"a".repeat(254),
+        ] {
             assert!(check_node_name(bad).is_err(), "{bad:?}");
         }
         assert_eq!(short_level("topology.example.com/block"), "block");

@@ -347,8 +347,13 @@ mod serde_impl {
                 }
                 /// serde_json (with `arbitrary_precision`) hands a number over as a
                 /// one-entry map holding its text.
-                fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<QuantitySpec, A::Error> {
-                    let n = serde_json::Number::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                fn visit_map<A: de::MapAccess<'de>>(
+                    self,
+                    map: A,
+                ) -> Result<QuantitySpec, A::Error> {
+                    let n = serde_json::Number::deserialize(
+                        de::value::MapAccessDeserializer::new(map),
+                    )?;
                     let text = n.to_string();
                     Ok(match text.parse::<i64>() {
                         Ok(units) => QuantitySpec::Units(units),
