@@ -129,6 +129,15 @@ impl Error {
         self
     }
 
+    /// Puts the field under `prefix` (`effect` under `spec.taints[0]`).
+    pub(crate) fn under(mut self, prefix: &str) -> Self {
+        self.field = Some(match self.field.take() {
+            Some(f) if !f.is_empty() => format!("{prefix}.{f}"),
+            _ => prefix.to_owned(),
+        });
+        self
+    }
+
     pub(crate) fn with_value(mut self, value: impl Into<String>) -> Self {
         self.value = Some(value.into());
         self
