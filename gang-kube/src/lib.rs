@@ -8,8 +8,10 @@ mod convert;
 mod error;
 mod model;
 mod objects;
+mod place;
 mod requests;
 mod topology;
+mod workload;
 
 pub use cluster::{
     Cluster, ClusterOptions, ClusterReport, ExcludedNode, LevelCoverage, NodeExclusion, NodeUsage,
@@ -17,5 +19,11 @@ pub use cluster::{
 };
 pub use error::{Error, ErrorKind};
 pub use objects::{ObjectRef, Objects};
+pub use place::RoleExclusions;
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
+pub use workload::{
+    kai, kueue, workloads, Check, CheckStatus, Framework, LabelRequirement, Level, LevelRequest,
+    MemberRole, SliceRequest, TopologyRequest, Warning, WorkloadGang, COSCHEDULING_LABEL,
+    VOLCANO_GROUP_ANNOTATION,
+};

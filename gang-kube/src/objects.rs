@@ -85,7 +85,7 @@ pub(crate) struct Item {
 }
 
 /// Which scheduler's PodGroup.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum PodGroupKind {
     /// `scheduling.k8s.io` (Kubernetes' own gang scheduling).
     Native,
