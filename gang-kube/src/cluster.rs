@@ -446,22 +446,32 @@ impl Cluster {
             nodes.push(spec);
         }
 
-        let levels = chosen
+        let label_levels: Vec<&String> = chosen
             .choice
             .levels
             .iter()
             .filter(|l| *l != gang_core::HOSTNAME_LEVEL)
-            .map(|l| {
-                let values: std::collections::BTreeSet<&str> = info
+            .collect();
+        let levels = label_levels
+            .iter()
+            .enumerate()
+            .map(|(d, l)| {
+                // Domains are full paths of values: b1/s1 and b2/s1 are two subblocks.
+                let paths: std::collections::BTreeSet<Vec<&str>> = info
                     .iter()
-                    .filter_map(|i| i.labels.get(l).map(String::as_str))
+                    .filter_map(|i| {
+                        label_levels[..=d]
+                            .iter()
+                            .map(|k| i.labels.get(*k).map(String::as_str))
+                            .collect::<Option<Vec<&str>>>()
+                    })
                     .collect();
-                let labelled = info.iter().filter(|i| i.labels.contains_key(l)).count();
+                let labelled = info.iter().filter(|i| i.labels.contains_key(*l)).count();
                 LevelCoverage {
-                    level: l.clone(),
+                    level: (*l).clone(),
                     labelled,
                     missing: info.len() - labelled,
-                    domains: values.len(),
+                    domains: paths.len(),
                 }
             })
             .collect();
