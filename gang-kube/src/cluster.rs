@@ -234,6 +234,8 @@ pub struct Cluster {
     pub(crate) report: ClusterReport,
 }
 
+static PODS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "pods".to_owned());
+
 fn kind_error(source: &str, reason: &str) -> Error {
     Error::new(ErrorKind::UnexpectedKind, source, reason.to_owned())
 }
@@ -371,9 +373,10 @@ impl Cluster {
         let mut unknown_nodes: Vec<String> = Vec::new();
         for item in &objects.items {
             let Body::Pod(p) = &item.body else { continue };
-            if options
-                .ignore
-                .contains(&(p.metadata.namespace.clone(), p.metadata.name.clone()))
+            if !options.ignore.is_empty()
+                && options
+                    .ignore
+                    .contains(&(p.metadata.namespace.clone(), p.metadata.name.clone()))
             {
                 pods.ignored += 1;
                 continue;
@@ -404,16 +407,20 @@ impl Cluster {
             };
             let reqs = pod_requests(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
             let used = &mut usage[ix].used;
-            for (k, v) in reqs.iter().chain(std::iter::once((
-                &"pods".to_owned(),
-                &Quantity::from_units(1),
-            ))) {
-                let have = used.entry(k.clone()).or_insert(Quantity::ZERO);
-                *have = Quantity::from_millis(
-                    have.millis()
-                        .checked_add(v.millis())
-                        .ok_or_else(|| overflow(k.clone()))?,
-                );
+            let one = Quantity::from_units(1);
+            for (k, v) in reqs.iter().chain(std::iter::once((&*PODS, &one))) {
+                match used.get_mut(k.as_str()) {
+                    Some(have) => {
+                        *have = Quantity::from_millis(
+                            have.millis()
+                                .checked_add(v.millis())
+                                .ok_or_else(|| overflow(k.clone()))?,
+                        );
+                    }
+                    None => {
+                        used.insert(k.clone(), *v);
+                    }
+                }
             }
             pods.counted += 1;
         }

@@ -194,8 +194,13 @@ impl Objects {
         let source: Arc<str> = Arc::from(source_name);
         let mut items = Vec::new();
         let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            read_json(&source, trimmed, &mut items)?;
+        if trimmed.starts_with('{') {
+            match crate::fast::read_list(&source, trimmed) {
+                Some(list) => items = list,
+                None => read_json_careful(&source, trimmed, &mut items)?,
+            }
+        } else if trimmed.starts_with('[') {
+            read_json_careful(&source, trimmed, &mut items)?;
         } else {
             read_yaml(&source, text, &mut items)?;
         }
@@ -269,7 +274,11 @@ struct ListEnvelope<'a> {
     items: Option<Vec<&'a RawValue>>,
 }
 
-fn read_json(source: &Arc<str>, text: &str, out: &mut Vec<Item>) -> Result<(), Error> {
+pub(crate) fn read_json_careful(
+    source: &Arc<str>,
+    text: &str,
+    out: &mut Vec<Item>,
+) -> Result<(), Error> {
     let stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
     for (d, doc) in stream.enumerate() {
         let doc = doc.map_err(|e| malformed_json(source, &e))?;
@@ -632,6 +641,21 @@ fn finish(
 }
 
 impl Body {
+    pub(crate) fn meta_mut(&mut self) -> Option<&mut crate::model::Meta> {
+        Some(match self {
+            Body::Node(o) => &mut o.metadata,
+            Body::Pod(o) => &mut o.metadata,
+            Body::Topology(o) => &mut o.metadata,
+            Body::Flavor(o) => &mut o.metadata,
+            Body::PodGroup(_, o) => &mut o.metadata,
+            Body::Job(o) => &mut o.metadata,
+            Body::JobSet(o) => &mut o.metadata,
+            Body::Kubeflow(_, o) => &mut o.metadata,
+            Body::VolcanoJob(o) => &mut o.metadata,
+            Body::Other => return None,
+        })
+    }
+
     pub(crate) fn meta(&self) -> Option<&crate::model::Meta> {
         Some(match self {
             Body::Node(o) => &o.metadata,
@@ -649,7 +673,7 @@ impl Body {
 }
 
 #[derive(Clone, Copy)]
-enum Class {
+pub(crate) enum Class {
     Node,
     Pod,
     Topology,
@@ -662,7 +686,7 @@ enum Class {
     Other,
 }
 
-fn classify(api_version: &str, kind: &str) -> Class {
+pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     match (group, kind) {
         ("", "Node") => Class::Node,
@@ -717,7 +741,7 @@ impl Reader for ValueReader<'_> {
 }
 
 impl Class {
-    fn json(self, raw: &str) -> Result<Body, (String, String)> {
+    pub(crate) fn json(self, raw: &str) -> Result<Body, (String, String)> {
         self.body(&JsonReader(raw))
     }
     fn value(self, v: &serde_json::Value) -> Result<Body, (String, String)> {

@@ -153,9 +153,16 @@ pub(crate) fn pod_requests(
     spec: &PodSpec,
     status: Option<&PodStatus>,
 ) -> Result<Resources, Overflow> {
+    let resized = status.is_some_and(|st| {
+        st.container_statuses
+            .iter()
+            .chain(&st.init_container_statuses)
+            .any(|cs| cs.allocated_resources.is_some() || cs.resources.is_some())
+            || st.conditions.iter().any(|c| c.type_ == "PodResizePending")
+    });
     let mut reqs = match status {
-        None => aggregate(spec, |c| Some(spec_requests(c)))?,
-        Some(st) => {
+        // Without resize information in the status, allocated and actuated equal the spec.
+        Some(st) if resized => {
             let infeasible = st
                 .conditions
                 .iter()
@@ -183,6 +190,7 @@ pub(crate) fn pod_requests(
             }
             out
         }
+        _ => aggregate(spec, |c| Some(spec_requests(c)))?,
     };
     if let Some(pod_level) = &spec.resources {
         let mut pod_reqs = to_res(&pod_level.requests);

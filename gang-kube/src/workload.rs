@@ -911,8 +911,7 @@ fn shape_text(r: &Resources) -> String {
     parts.join(", ")
 }
 
-fn finish(mut w: WorkloadGang, min_field: &str, pods_given: bool) -> WorkloadGang {
-    let kind = w.object.kind.clone();
+fn finish(mut w: WorkloadGang, min_field: &str) -> WorkloadGang {
     // 2. members vs minimum (members, not GPUs)
     let total_gpus: u64 = w
         .roles
@@ -984,7 +983,6 @@ fn finish(mut w: WorkloadGang, min_field: &str, pods_given: bool) -> WorkloadGan
             .role(&r.name),
         );
     }
-    let _ = (kind, pods_given);
     w.gang = standalone_gang(&w);
     w
 }
@@ -1210,13 +1208,11 @@ fn pod_group(
                     });
                 }
                 if !s.min_task_member.is_empty() {
-                    let mut applied = Vec::new();
                     for (task, m) in &s.min_task_member {
                         let m = count(origin, &format!("spec.minTaskMember.{task}"), Some(*m), 0)?;
                         match roles.iter_mut().find(|r| r.name == task.to_lowercase()) {
                             Some(r) => {
                                 r.min_count = Some(m.min(r.members));
-                                applied.push(task.clone());
                             }
                             None => warnings.push(Warning {
                                 field: format!("spec.minTaskMember.{task}"),
@@ -1224,7 +1220,6 @@ fn pod_group(
                             }),
                         }
                     }
-                    let _ = applied;
                 }
                 if let Some(nt) = &s.network_topology {
                     topology = volcano_request(nt, origin, "spec.networkTopology", &mut warnings)?;
@@ -1279,7 +1274,7 @@ fn pod_group(
         checks,
         gang: None,
     };
-    Ok(finish(w, &min_field, true))
+    Ok(finish(w, &min_field))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1349,7 +1344,7 @@ fn controlled(
     }
     let is_kueue = meta.labels.contains_key(kueue::QUEUE_NAME) || kueue_reqs.iter().any(|r| r.any);
     let kai = kai_request(meta, origin)?;
-    let mut topo = if kueue_reqs.iter().any(|r| r.any) {
+    let topo = if kueue_reqs.iter().any(|r| r.any) {
         if kai.is_some() {
             warnings.push(Warning {
                 field: format!("metadata.annotations.{}", kai::REQUIRED),
@@ -1360,14 +1355,9 @@ fn controlled(
     } else {
         kai.or(topology).unwrap_or_default()
     };
-    if let Some(t) = meta.annotations.get(kai::TOPOLOGY) {
-        let _ = t; // the cluster's topology is chosen separately; see Cluster::gang_for
-    }
     if min < members && roles.iter().all(|r| r.min_count.is_none()) {
         spread_minimum(&mut roles, min, &min_field, &mut warnings);
     }
-    // Slices need the role counts to be multiples; say so early for the reader.
-    topo.slices.retain(|_| true);
     let object = origin.to_ref();
     let member_pods = owned_pods(pods, &origin.kind, &origin.namespace, &origin.name);
     let mut checks = vec![Check::new(
@@ -1375,8 +1365,14 @@ fn controlled(
         CheckStatus::Ok,
         format!("{} found", object),
     )];
-    if !pods.is_empty() {
-        let found = member_pods.len();
+    let found = member_pods.len();
+    if found == 0 {
+        checks.push(Check::new(
+            "members_found",
+            CheckStatus::Ok,
+            "none of its pods are in the input (not created yet, or not given)",
+        ));
+    } else {
         let status = if found as u64 >= u64::from(members) {
             CheckStatus::Ok
         } else {
@@ -1454,7 +1450,7 @@ fn controlled(
         checks,
         gang: None,
     };
-    Ok(finish(w, &min_field, !pods.is_empty()))
+    Ok(finish(w, &min_field))
 }
 
 /// Pods a Job creates at once (Kueue's count: parallelism, at most completions).
