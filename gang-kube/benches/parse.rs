@@ -13,6 +13,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use gang_kube::{Cluster, ClusterOptions, Objects};
 
+#[allow(clippy::write_with_newline)] // one object per line, as kubectl prints them
 fn snapshot(nodes: usize, pods: usize) -> String {
     let mut s = String::with_capacity(nodes * 1500 + pods * 2200);
     s.push_str("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n");

@@ -20,7 +20,12 @@ use std::fmt;
 /// assert!(err.to_string().starts_with("nodes.json: Node/gpu-a1: status.allocatable.cpu: \"-4\": "), "{err}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct Error {
+#[error(transparent)]
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render(self))]
+struct Inner {
     kind: ErrorKind,
     source_name: String,
     object: Option<String>,
@@ -95,7 +100,7 @@ impl fmt::Display for ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, source_name: &str, reason: impl Into<String>) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             source_name: source_name.to_owned(),
             object: None,
@@ -104,34 +109,34 @@ impl Error {
             value: None,
             reason: reason.into(),
             core: None,
-        }
+        }))
     }
 
     pub(crate) fn at(mut self, at: &crate::objects::Origin) -> Self {
-        self.source_name = at.source.to_string();
-        self.object = Some(at.object.clone());
-        self.position = Some(at.position.clone());
+        self.0.source_name = at.source.to_string();
+        self.0.object = Some(at.object.clone());
+        self.0.position = Some(at.position.clone());
         self
     }
 
     pub(crate) fn with_position(mut self, position: impl Into<String>) -> Self {
-        self.position = Some(position.into());
+        self.0.position = Some(position.into());
         self
     }
 
     pub(crate) fn with_object(mut self, object: impl Into<String>) -> Self {
-        self.object = Some(object.into());
+        self.0.object = Some(object.into());
         self
     }
 
     pub(crate) fn with_field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
+        self.0.field = Some(field.into());
         self
     }
 
     /// Puts the field under `prefix` (`effect` under `spec.taints[0]`).
     pub(crate) fn under(mut self, prefix: &str) -> Self {
-        self.field = Some(match self.field.take() {
+        self.0.field = Some(match self.0.field.take() {
             Some(f) if !f.is_empty() => format!("{prefix}.{f}"),
             _ => prefix.to_owned(),
         });
@@ -139,77 +144,84 @@ impl Error {
     }
 
     pub(crate) fn with_value(mut self, value: impl Into<String>) -> Self {
-        self.value = Some(value.into());
+        self.0.value = Some(value.into());
         self
     }
 
     pub(crate) fn with_core(mut self, core: gang_core::Error) -> Self {
-        self.core = Some(core);
+        self.0.core = Some(core);
         self
     }
 
     /// The stable category. See [`Error`].
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The source (file) name the caller passed. See [`Error`].
     pub fn source_name(&self) -> &str {
-        &self.source_name
+        &self.0.source_name
     }
 
     /// The object, as `Kind/name` or `Kind/namespace/name`, when one is known. See
     /// [`Error`].
     pub fn object(&self) -> Option<&str> {
-        self.object.as_deref()
+        self.0.object.as_deref()
     }
 
     /// Where in the source: `items[3]`, `document 2`, `line 4 column 7`. See [`Error`].
     pub fn location(&self) -> Option<&str> {
-        self.position.as_deref()
+        self.0.position.as_deref()
     }
 
     /// The field as a dotted path inside the object (`status.allocatable.cpu`,
     /// `spec.template.metadata.annotations.kueue.x-k8s.io/podset-slice-size`). See
     /// [`Error`].
     pub fn field(&self) -> Option<&str> {
-        self.field.as_deref()
+        self.0.field.as_deref()
     }
 
     /// The offending value as written, when there is one. See [`Error`].
     pub fn value(&self) -> Option<&str> {
-        self.value.as_deref()
+        self.0.value.as_deref()
     }
 
     /// Why the value was rejected. See [`Error`].
     pub fn reason(&self) -> &str {
-        &self.reason
+        &self.0.reason
     }
 
     /// The gang-core error behind an [`ErrorKind::Core`] error. See [`Error`].
     pub fn core(&self) -> Option<&gang_core::Error> {
-        self.core.as_ref()
+        self.0.core.as_ref()
     }
 }
 
-impl fmt::Display for Error {
-    /// `source: object: field: "value": reason (at position)`, leaving out what is
-    /// unknown; without an object the position takes its place.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.source_name)?;
-        match (&self.object, &self.position) {
+/// `source: object: field: "value": reason (at position)`, leaving out what is unknown;
+/// without an object the position takes its place.
+fn render(e: &Inner) -> String {
+    let mut f = String::new();
+    let _ = write_inner(e, &mut f);
+    f
+}
+
+fn write_inner(e: &Inner, f: &mut String) -> fmt::Result {
+    use std::fmt::Write;
+    {
+        write!(f, "{}", e.source_name)?;
+        match (&e.object, &e.position) {
             (Some(o), _) => write!(f, ": {o}")?,
             (None, Some(p)) => write!(f, ": {p}")?,
             (None, None) => {}
         }
-        if let Some(field) = &self.field {
+        if let Some(field) = &e.field {
             write!(f, ": {field}")?;
         }
-        if let Some(value) = &self.value {
+        if let Some(value) = &e.value {
             write!(f, ": {value:?}")?;
         }
-        write!(f, ": {}", self.reason)?;
-        if let (Some(_), Some(p)) = (&self.object, &self.position) {
+        write!(f, ": {}", e.reason)?;
+        if let (Some(_), Some(p)) = (&e.object, &e.position) {
             write!(f, " (at {p})")?;
         }
         Ok(())

@@ -30,6 +30,7 @@ struct Parts<'a> {
 }
 
 /// The typed spec and status of an item, read as they come.
+#[allow(clippy::large_enum_variant)] // one at a time, on the stack
 enum Typed {
     Node(model::NodeSpecK, model::NodeStatus),
     Pod(model::PodSpec, model::PodStatus),
@@ -109,8 +110,8 @@ impl<'de> Deserialize<'de> for One {
                 let metadata = parts.metadata.unwrap_or_default();
                 let (namespace, name) = (metadata.namespace.clone(), metadata.name.clone());
                 let class = classify(&api_version, &kind);
-                fn late<'a, T: Default + serde::de::DeserializeOwned, E: de::Error>(
-                    raw: Option<&'a RawValue>,
+                fn late<T: Default + serde::de::DeserializeOwned, E: de::Error>(
+                    raw: Option<&RawValue>,
                     into: &mut T,
                 ) -> Result<(), E> {
                     if let Some(raw) = raw {

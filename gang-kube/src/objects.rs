@@ -99,9 +99,9 @@ pub(crate) enum PodGroupKind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum KubeflowKind {
-    PyTorchJob,
-    MpiJob,
-    TfJob,
+    PyTorch,
+    Mpi,
+    Tf,
 }
 
 #[derive(Debug, Clone)]
@@ -701,9 +701,9 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         ("scheduling.run.ai", "PodGroup") => Class::PodGroup(PodGroupKind::Kai),
         ("batch", "Job") => Class::Job,
         ("jobset.x-k8s.io", "JobSet") => Class::JobSet,
-        ("kubeflow.org", "PyTorchJob") => Class::Kubeflow(KubeflowKind::PyTorchJob),
-        ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::MpiJob),
-        ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::TfJob),
+        ("kubeflow.org", "PyTorchJob") => Class::Kubeflow(KubeflowKind::PyTorch),
+        ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::Mpi),
+        ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::Tf),
         ("batch.volcano.sh", "Job") => Class::VolcanoJob,
         _ => Class::Other,
     }

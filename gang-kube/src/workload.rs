@@ -1499,17 +1499,17 @@ fn kubeflow<'a>(
     origin: &'a Origin,
 ) -> Result<(Controlled<'a>, Framework), Error> {
     let (specs, field, framework) = match kind {
-        KubeflowKind::PyTorchJob => (
+        KubeflowKind::PyTorch => (
             &job.spec.pytorch_replica_specs,
             "spec.pytorchReplicaSpecs",
             Framework::PyTorchJob,
         ),
-        KubeflowKind::MpiJob => (
+        KubeflowKind::Mpi => (
             &job.spec.mpi_replica_specs,
             "spec.mpiReplicaSpecs",
             Framework::MpiJob,
         ),
-        KubeflowKind::TfJob => (
+        KubeflowKind::Tf => (
             &job.spec.tf_replica_specs,
             "spec.tfReplicaSpecs",
             Framework::TfJob,
@@ -1649,6 +1649,11 @@ fn volcano_job<'a>(job: &'a VolcanoJobObj, origin: &'a Origin) -> Result<Control
     })
 }
 
+/// A PodGroup owned by a workload, with where it came from.
+type OwnedGroup<'a> = (PodGroupKind, &'a PodGroupObj, &'a Origin);
+/// A member pod and where it came from.
+type Member<'a> = (&'a Pod, &'a Origin);
+
 /// Every workload in `objects` as a gang, in input order: PodGroups of every kind with
 /// their member pods; Jobs, JobSets, Kubeflow PyTorchJob / MPIJob / TFJob and Volcano
 /// Jobs with their pod templates as roles; and, for pods naming a PodGroup that is not in
@@ -1713,8 +1718,7 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
             )
         })
         .collect();
-    let mut owned: HashMap<(&str, &str, &str), Vec<(PodGroupKind, &PodGroupObj, &Origin)>> =
-        HashMap::new();
+    let mut owned: HashMap<(&str, &str, &str), Vec<OwnedGroup<'_>>> = HashMap::new();
     let mut groups: HashSet<(PodGroupKind, &str, &str)> = HashSet::new();
     for i in &objects.items {
         if let Body::PodGroup(k, pg) = &i.body {
@@ -1851,7 +1855,7 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
         }
     }
     // Pods naming a group that is not in the input.
-    let mut missing: BTreeMap<(String, String, u8), (PodGroupKind, Vec<(&Pod, &Origin)>)> =
+    let mut missing: BTreeMap<(String, String, u8), (PodGroupKind, Vec<Member<'_>>)> =
         BTreeMap::new();
     for &(p, o) in &pods {
         for (k, name) in pod_group_refs(p) {
