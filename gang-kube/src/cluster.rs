@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
 use crate::objects::{Body, ObjectRef, Objects, Origin};
-use crate::requests::{pod_requests, Resources};
+use crate::requests::{pod_requests_acc, Resources};
 use crate::topology::{choose, TopologyChoice, TopologySource};
 
 /// How to read a cluster from objects: the topology source and pods not to count.
@@ -234,8 +234,6 @@ pub struct Cluster {
     pub(crate) report: ClusterReport,
 }
 
-static PODS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "pods".to_owned());
-
 fn kind_error(source: &str, reason: &str) -> Error {
     Error::new(ErrorKind::UnexpectedKind, source, reason.to_owned())
 }
@@ -405,20 +403,19 @@ impl Cluster {
                 .at(&item.origin)
                 .with_field("spec")
             };
-            let reqs = pod_requests(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
+            let reqs = pod_requests_acc(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
             let used = &mut usage[ix].used;
-            let one = Quantity::from_units(1);
-            for (k, v) in reqs.iter().chain(std::iter::once((&*PODS, &one))) {
-                match used.get_mut(k.as_str()) {
+            for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
+                match used.get_mut(k) {
                     Some(have) => {
                         *have = Quantity::from_millis(
                             have.millis()
-                                .checked_add(v.millis())
-                                .ok_or_else(|| overflow(k.clone()))?,
+                                .checked_add(v)
+                                .ok_or_else(|| overflow(k.to_owned()))?,
                         );
                     }
                     None => {
-                        used.insert(k.clone(), *v);
+                        used.insert(k.to_owned(), Quantity::from_millis(v));
                     }
                 }
             }

@@ -44,45 +44,42 @@ pub type Resources = BTreeMap<String, Quantity>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Overflow(pub String);
 
-fn add(into: &mut Resources, list: &ResourceList) -> Result<(), Overflow> {
-    for (name, q) in list {
-        add_one(into, name, q.0)?;
+/// Amounts by resource name, borrowing the names from the pod (a handful of entries:
+/// a vector is faster than a map and allocates no strings).
+pub(crate) type Acc<'a> = Vec<(&'a str, u64)>;
+
+fn add_one<'a>(acc: &mut Acc<'a>, name: &'a str, v: u64) -> Result<(), Overflow> {
+    match acc.iter_mut().find(|(k, _)| *k == name) {
+        Some((_, have)) => {
+            *have = have
+                .checked_add(v)
+                .ok_or_else(|| Overflow(name.to_owned()))?
+        }
+        None => acc.push((name, v)),
     }
     Ok(())
 }
 
-fn add_res(into: &mut Resources, list: &Resources) -> Result<(), Overflow> {
-    for (name, q) in list {
-        add_one(into, name, *q)?;
+fn add_all<'a>(acc: &mut Acc<'a>, other: &Acc<'a>) -> Result<(), Overflow> {
+    for &(k, v) in other {
+        add_one(acc, k, v)?;
     }
     Ok(())
 }
 
-fn add_one(into: &mut Resources, name: &str, q: Quantity) -> Result<(), Overflow> {
-    match into.get_mut(name) {
-        Some(have) => {
-            *have = Quantity::from_millis(
-                have.millis()
-                    .checked_add(q.millis())
-                    .ok_or_else(|| Overflow(name.to_owned()))?,
-            );
-        }
-        None => {
-            into.insert(name.to_owned(), q);
+fn max_into<'a>(acc: &mut Acc<'a>, other: &Acc<'a>) {
+    for &(k, v) in other {
+        match acc.iter_mut().find(|(n, _)| *n == k) {
+            Some((_, have)) => *have = (*have).max(v),
+            None => acc.push((k, v)),
         }
     }
-    Ok(())
 }
 
-fn max_into(into: &mut Resources, list: &Resources) {
-    for (name, q) in list {
-        match into.get_mut(name) {
-            Some(have) if *have >= *q => {}
-            Some(have) => *have = *q,
-            None => {
-                into.insert(name.clone(), *q);
-            }
-        }
+fn set<'a>(acc: &mut Acc<'a>, k: &'a str, v: u64) {
+    match acc.iter_mut().find(|(n, _)| *n == k) {
+        Some((_, have)) => *have = v,
+        None => acc.push((k, v)),
     }
 }
 
@@ -91,47 +88,47 @@ fn pod_level_resource(name: &str) -> bool {
     name == "cpu" || name == "memory" || name.starts_with("hugepages-")
 }
 
+fn list(l: &ResourceList) -> Acc<'_> {
+    l.iter().map(|(k, v)| (k.as_str(), v.0.millis())).collect()
+}
+
 /// A container's requests as the API server leaves them: missing requests default to
 /// limits, per resource.
-fn spec_requests(c: &Container) -> Resources {
-    let mut out: Resources = c
-        .resources
-        .requests
-        .iter()
-        .map(|(k, v)| (k.clone(), v.0))
-        .collect();
+fn spec_requests(c: &Container) -> Acc<'_> {
+    let mut out = list(&c.resources.requests);
     for (k, v) in &c.resources.limits {
-        out.entry(k.clone()).or_insert(v.0);
+        if !c.resources.requests.contains_key(k) {
+            out.push((k.as_str(), v.0.millis()));
+        }
     }
     out
 }
 
-fn to_res(list: &ResourceList) -> Resources {
-    list.iter().map(|(k, v)| (k.clone(), v.0)).collect()
-}
-
 /// The sidecar-aware aggregate over containers, each container's list given by `get`.
-fn aggregate(
-    spec: &PodSpec,
-    get: impl Fn(&Container) -> Option<Resources>,
-) -> Result<Resources, Overflow> {
-    let mut result = Resources::new();
+fn aggregate<'a>(
+    spec: &'a PodSpec,
+    get: impl Fn(&'a Container) -> Option<Acc<'a>>,
+) -> Result<Acc<'a>, Overflow> {
+    let mut result = Acc::new();
     for c in &spec.containers {
         if let Some(r) = get(c) {
-            add_res(&mut result, &r)?;
+            add_all(&mut result, &r)?;
         }
     }
-    let mut sidecars = Resources::new();
-    let mut init_peak = Resources::new();
+    if spec.init_containers.is_empty() {
+        return Ok(result);
+    }
+    let mut sidecars = Acc::new();
+    let mut init_peak = Acc::new();
     for c in &spec.init_containers {
         let r = get(c).unwrap_or_default();
         if c.restart_policy == "Always" {
-            add_res(&mut result, &r)?;
-            add_res(&mut sidecars, &r)?;
+            add_all(&mut result, &r)?;
+            add_all(&mut sidecars, &r)?;
             max_into(&mut init_peak, &sidecars);
         } else {
             let mut running = r;
-            add_res(&mut running, &sidecars)?;
+            add_all(&mut running, &sidecars)?;
             max_into(&mut init_peak, &running);
         }
     }
@@ -147,12 +144,13 @@ fn find_status<'a>(status: &'a PodStatus, name: &str) -> Option<&'a ContainerSta
         .find(|s| s.name == name)
 }
 
-/// The requests kube-scheduler counts for a pod (see the module docs). `status` is given
-/// for pods bound to a node, whose in-place resizes count.
-pub(crate) fn pod_requests(
-    spec: &PodSpec,
-    status: Option<&PodStatus>,
-) -> Result<Resources, Overflow> {
+/// The requests kube-scheduler counts for a pod (see the module docs), as names and
+/// milli-units borrowed from the pod. `status` is given for pods bound to a node, whose
+/// in-place resizes count.
+pub(crate) fn pod_requests_acc<'a>(
+    spec: &'a PodSpec,
+    status: Option<&'a PodStatus>,
+) -> Result<Acc<'a>, Overflow> {
     let resized = status.is_some_and(|st| {
         st.container_statuses
             .iter()
@@ -167,18 +165,18 @@ pub(crate) fn pod_requests(
                 .conditions
                 .iter()
                 .any(|c| c.type_ == "PodResizePending" && c.reason == "Infeasible");
-            let allocated = |c: &Container| match find_status(st, &c.name) {
-                Some(cs) if cs.allocated_resources.is_some() => {
-                    cs.allocated_resources.as_ref().map(to_res)
-                }
+            let allocated = |c: &'a Container| match find_status(st, &c.name) {
+                Some(ContainerStatus {
+                    allocated_resources: Some(a),
+                    ..
+                }) => Some(list(a)),
                 _ if infeasible => None,
                 _ => Some(spec_requests(c)),
             };
-            let actuated = |c: &Container| {
-                let cs = find_status(st, &c.name);
-                if let Some(r) = cs.and_then(|cs| cs.resources.as_ref()) {
+            let actuated = |c: &'a Container| {
+                if let Some(r) = find_status(st, &c.name).and_then(|cs| cs.resources.as_ref()) {
                     if !r.requests.is_empty() {
-                        return Some(to_res(&r.requests));
+                        return Some(list(&r.requests));
                     }
                 }
                 allocated(c)
@@ -193,30 +191,43 @@ pub(crate) fn pod_requests(
         _ => aggregate(spec, |c| Some(spec_requests(c)))?,
     };
     if let Some(pod_level) = &spec.resources {
-        let mut pod_reqs = to_res(&pod_level.requests);
+        let mut pod_reqs = list(&pod_level.requests);
         if !pod_level.limits.is_empty() {
             // The API server's pod-level defaulting: hugepages from the containers'
             // aggregate, then every supported resource with a pod-level limit.
             let containers = aggregate(spec, |c| Some(spec_requests(c)))?;
-            for (k, v) in &containers {
-                if k.starts_with("hugepages-") && !pod_reqs.contains_key(k) {
-                    pod_reqs.insert(k.clone(), *v);
+            for &(k, v) in &containers {
+                if k.starts_with("hugepages-") && !pod_reqs.iter().any(|(n, _)| *n == k) {
+                    pod_reqs.push((k, v));
                 }
             }
             for (k, v) in &pod_level.limits {
-                if pod_level_resource(k) {
-                    pod_reqs.entry(k.clone()).or_insert(v.0);
+                if pod_level_resource(k) && !pod_reqs.iter().any(|(n, _)| n == k) {
+                    pod_reqs.push((k.as_str(), v.0.millis()));
                 }
             }
         }
         for (k, v) in pod_reqs {
-            if pod_level_resource(&k) {
-                reqs.insert(k, v);
+            if pod_level_resource(k) {
+                set(&mut reqs, k, v);
             }
         }
     }
-    add(&mut reqs, &spec.overhead)?;
+    for (k, v) in &spec.overhead {
+        add_one(&mut reqs, k, v.0.millis())?;
+    }
     Ok(reqs)
+}
+
+/// [`pod_requests_acc`] as owned, name-ordered [`Resources`].
+pub(crate) fn pod_requests(
+    spec: &PodSpec,
+    status: Option<&PodStatus>,
+) -> Result<Resources, Overflow> {
+    Ok(pod_requests_acc(spec, status)?
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), Quantity::from_millis(v)))
+        .collect())
 }
 
 #[cfg(test)]

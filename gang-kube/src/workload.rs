@@ -250,6 +250,35 @@ impl WorkloadGang {
     pub fn name(&self) -> String {
         self.object.to_string()
     }
+
+    /// Whether this is the workload a command names as kubectl does: `kind/name`
+    /// (`job/train`, `pytorchjobs/llama-ft`, `PodGroup/training-workers`; kind in any
+    /// case, singular or plural) or a bare name, in `namespace` if one is given.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Objects};
+    /// let o = Objects::parse("j.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\n")?;
+    /// let w = &workloads(&o)?[0];
+    /// assert!(w.is("job/train", Some("ml")) && w.is("jobs/train", None) && w.is("train", None));
+    /// assert!(!w.is("job/train", Some("default")) && !w.is("pytorchjob/train", None));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn is(&self, reference: &str, namespace: Option<&str>) -> bool {
+        if let Some(ns) = namespace {
+            if self.object.namespace.as_deref().unwrap_or("") != ns {
+                return false;
+            }
+        }
+        match reference.split_once('/') {
+            None => self.object.name == reference,
+            Some((kind, name)) => {
+                let kind = kind.to_ascii_lowercase();
+                let own = self.object.kind.to_ascii_lowercase();
+                let group_kind = kind.split_once('.').map_or(kind.as_str(), |(k, _)| k);
+                (group_kind == own || group_kind == format!("{own}s")) && self.object.name == name
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
