@@ -56,6 +56,34 @@ impl<'de> Deserialize<'de> for Qty {
     }
 }
 
+/// A string borrowed from the input when it can be (no escapes), owned otherwise.
+pub(crate) struct Text<'a>(pub std::borrow::Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Owned(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Borrowed("")))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
+}
+
 /// A resource list (`requests`, `allocatable`, `overhead`…), in name order.
 pub(crate) type ResourceList = BTreeMap<String, Qty>;
 pub(crate) type StringMap = BTreeMap<String, String>;
@@ -69,10 +97,76 @@ pub(crate) struct Meta {
     pub namespace: String,
     #[serde(deserialize_with = "nullable")]
     pub labels: StringMap,
-    #[serde(deserialize_with = "nullable")]
+    /// Only the annotations gang-kube reads (see [`read_annotation`]); others (a
+    /// `last-applied-configuration` can be large) are skipped unread.
+    #[serde(deserialize_with = "known_annotations")]
     pub annotations: StringMap,
     #[serde(deserialize_with = "nullable")]
     pub owner_references: Vec<OwnerRef>,
+}
+
+/// Whether gang-kube reads an annotation: Kueue's, KAI's, Volcano's group and task.
+pub(crate) fn read_annotation(key: &str) -> bool {
+    key.starts_with("kueue.x-k8s.io/")
+        || key.starts_with("kai.scheduler/")
+        || key.starts_with("volcano.sh/")
+        || key == "scheduling.k8s.io/group-name"
+        || key == "pod-group-name"
+}
+
+fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = StringMap;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map of annotations")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<StringMap, E> {
+            Ok(StringMap::new())
+        }
+        fn visit_none<E: de::Error>(self) -> Result<StringMap, E> {
+            Ok(StringMap::new())
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<StringMap, D2::Error> {
+            d.deserialize_map(V)
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
+            let mut out = StringMap::new();
+            while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+                if read_annotation(&k) {
+                    let v: Option<String> = map.next_value()?;
+                    out.insert(k.into_owned(), v.unwrap_or_default());
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(V)
+}
+
+/// Only the `PodResizePending` condition of a pod counts (for in-place resize).
+fn resize_conditions<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Condition>, D::Error> {
+    #[derive(Deserialize)]
+    struct Light<'a> {
+        #[serde(rename = "type", borrow, default)]
+        type_: Option<Text<'a>>,
+        #[serde(borrow, default)]
+        reason: Option<Text<'a>>,
+    }
+    let all: Option<Vec<Light<'de>>> = Option::deserialize(d)?;
+    Ok(all
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c.type_.as_ref().is_some_and(|t| t.0 == "PodResizePending"))
+        .map(|c| Condition {
+            type_: "PodResizePending".to_owned(),
+            status: String::new(),
+            reason: c.reason.map(|r| r.0.into_owned()).unwrap_or_default(),
+            message: String::new(),
+        })
+        .collect())
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -284,7 +378,7 @@ pub(crate) struct KToleration {
 pub(crate) struct PodStatus {
     #[serde(deserialize_with = "nullable")]
     pub phase: String,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "resize_conditions")]
     pub conditions: Vec<Condition>,
     #[serde(deserialize_with = "nullable")]
     pub container_statuses: Vec<ContainerStatus>,
@@ -566,4 +660,46 @@ pub(crate) struct VolcanoTask {
     #[serde(deserialize_with = "nullable")]
     pub template: PodTemplate,
     pub partition_policy: Option<IgnoredAny>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_annotations_and_conditions_read_are_kept() {
+        let text = r#"{"metadata": {"name": "p", "annotations": {
+              "kubectl.kubernetes.io/last-applied-configuration": "{\"big\": true}",
+              "kueue.x-k8s.io/podset-required-topology": "rack",
+              "scheduling.k8s.io/group-name": "g", "pod-group-name": "k"}},
+            "status": {"phase": "Running", "conditions": [
+              {"type": "Ready", "status": "True"},
+              {"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]}}"#;
+        for pod in [
+            serde_json::from_str::<Pod>(text).unwrap(),
+            serde_json::from_value::<Pod>(serde_json::from_str(text).unwrap()).unwrap(),
+        ] {
+            let keys: Vec<&str> = pod
+                .metadata
+                .annotations
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(
+                keys,
+                [
+                    "kueue.x-k8s.io/podset-required-topology",
+                    "pod-group-name",
+                    "scheduling.k8s.io/group-name"
+                ]
+            );
+            assert_eq!(pod.status.conditions.len(), 1);
+            assert_eq!(pod.status.conditions[0].reason, "Infeasible");
+        }
+        let pod: Pod = serde_json::from_str(
+            r#"{"metadata": {"annotations": null}, "status": {"conditions": null}}"#,
+        )
+        .unwrap();
+        assert!(pod.metadata.annotations.is_empty() && pod.status.conditions.is_empty());
+    }
 }
