@@ -300,11 +300,18 @@ impl Cluster {
                 .at(origin)
                 .with_field("metadata.name"));
             }
-            if index.insert(name, i).is_some() {
-                warnings.push(format!(
-                    "node {name} appears twice ({}); the last one is used",
-                    origin.position
-                ));
+            if let Some(first) = index.insert(name, i) {
+                return Err(Error::new(
+                    ErrorKind::InvalidValue,
+                    &origin.source,
+                    format!(
+                        "node {name} appears twice (also {} of {})",
+                        node_items[first].1.position, node_items[first].1.source
+                    ),
+                )
+                .at(origin)
+                .with_field("metadata.name")
+                .with_value(name));
             }
             let mut exclusions = Vec::new();
             match n.status.conditions.iter().find(|c| c.type_ == "Ready") {

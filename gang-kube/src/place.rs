@@ -240,8 +240,9 @@ impl Cluster {
         let extra = self.extra_tolerations(w);
         let levels: Vec<String> = match (role.constrained, self.required_level(w).ok().flatten()) {
             (true, Some(req)) if req != HOSTNAME_LEVEL => {
-                let d = self.depth(&req);
-                self.topology.levels()[..=d.min(self.topology.levels().len() - 1)].to_vec()
+                let all = self.topology.levels();
+                let d = self.depth(&req).min(all.len().saturating_sub(1));
+                all.get(..=d).map(<[String]>::to_vec).unwrap_or_default()
             }
             _ => Vec::new(),
         };

@@ -246,6 +246,21 @@ fn missing_level_labels() {
 }
 
 #[test]
+fn a_node_given_twice() {
+    let o = Objects::parse("a.yaml", &format!("{NODE}---{NODE}")).unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.object(), err.field()),
+        (
+            ErrorKind::InvalidValue,
+            Some("Node/n1"),
+            Some("metadata.name")
+        )
+    );
+    assert!(err.reason().contains("also document 1 of a.yaml"), "{err}");
+}
+
+#[test]
 fn unknown_level_in_a_workload() {
     let o = Objects::parse(
         "all.yaml",
