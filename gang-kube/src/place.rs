@@ -122,7 +122,9 @@ impl Cluster {
         }
     }
 
-    /// The workload's gang against this cluster: levels checked against the cluster's
+    /// The workload's gang against this cluster (when its members already run, build
+    /// the cluster with [`ClusterOptions::ignore_pods`](crate::ClusterOptions::ignore_pods)
+    /// over its `member_pods`, so they do not count twice): levels checked against the cluster's
     /// topology (Volcano tiers resolved: tier 1 is the innermost label level; a tier
     /// above the top level leaves the gang unconstrained), of several required keys the
     /// innermost, and for Kueue-managed workloads the ResourceFlavor's tolerations.
@@ -172,10 +174,12 @@ impl Cluster {
                 ErrorKind::InvalidMinimum,
                 &w.object,
                 format!(
-                    "minimum {} is more than the {} members",
-                    w.minimum, w.members
+                    "more than the {} members found: the group can never become ready",
+                    w.members
                 ),
-            ));
+            )
+            .with_field(w.minimum_field.clone())
+            .with_value(w.minimum.to_string()));
         }
         let required = self.required_level(w)?;
         let preferred = match &w.topology.preferred {
@@ -302,10 +306,31 @@ impl Cluster {
     }
 
     /// The checks that need the cluster: for each role, whether any node can hold one
-    /// member now, or ever (`shape_fits`).
+    /// member now, or ever (`shape_fits`). Levels that do not resolve are left out (see
+    /// [`Cluster::gang_for`]).
     ///
-    /// # Errors
-    /// None: levels that do not resolve are left out (see [`Cluster::gang_for`]).
+    /// ```
+    /// use gang_kube::{workloads, CheckStatus, Cluster, ClusterOptions, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1}
+    /// status: {allocatable: {nvidia.com/gpu: "4", pods: "110"}}
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: big}
+    /// spec:
+    ///   template:
+    ///     spec:
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new())?;
+    /// let check = &c.checks(&workloads(&o)?[0])[0];
+    /// assert_eq!((check.id, check.status), ("shape_fits", CheckStatus::Error));
+    /// assert!(check.message.contains("largest allocatable 4, one member needs 8"), "{}", check.message);
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
     pub fn checks(&self, w: &WorkloadGang) -> Vec<Check> {
         let mut out = Vec::new();
         for r in &w.roles {

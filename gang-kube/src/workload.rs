@@ -228,6 +228,9 @@ pub struct WorkloadGang {
     pub members: u32,
     /// The group minimum (`minCount`, `minMember`, `minAvailable`), or `members`.
     pub minimum: u32,
+    /// The field the minimum was read from (`spec.minMember`), or `members` when the
+    /// workload sets none.
+    pub minimum_field: String,
     /// The topology request.
     pub topology: TopologyRequest,
     /// Managed by Kueue (a queue-name label or a PodSet topology annotation): its
@@ -1296,6 +1299,7 @@ fn pod_group(
         roles,
         members: n,
         minimum,
+        minimum_field: min_field.clone(),
         topology,
         kueue: false,
         member_pods,
@@ -1472,6 +1476,7 @@ fn controlled(
         roles,
         members,
         minimum: min,
+        minimum_field: min_field.clone(),
         topology: topo,
         kueue: is_kueue,
         member_pods,

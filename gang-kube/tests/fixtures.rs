@@ -425,6 +425,28 @@ fn coscheduling_minimum_above_the_pods_found_never_becomes_ready() {
         m.message
     );
     assert!(w.gang.is_none());
+    // Placing it is invalid input naming the object and the field.
+    let nodes = load(&["racks.json"]);
+    let c = Cluster::from_objects(&nodes, &ClusterOptions::new()).unwrap();
+    let err = c.gang_for(w).unwrap_err();
+    assert_eq!(err.kind(), gang_kube::ErrorKind::InvalidMinimum);
+    assert_eq!(
+        (err.source_name(), err.object(), err.field(), err.value()),
+        (
+            "coscheduling.yaml",
+            Some("PodGroup/research/sweep"),
+            Some("spec.minMember"),
+            Some("3")
+        )
+    );
+
+    // The report serialises for a command's JSON output.
+    let json = serde_json::to_value(w).unwrap();
+    assert_eq!(json["framework"], "coscheduling-pod-group");
+    assert_eq!(json["minimum_field"], "spec.minMember");
+    assert_eq!(json["checks"][2]["status"], "error");
+    // Whole quantities serialise as numbers (gang-core's format), others as "500m".
+    assert_eq!(json["roles"][0]["requests"]["nvidia.com/gpu"], 2);
 }
 
 #[test]
