@@ -351,7 +351,13 @@ impl Cluster {
                     ));
                 }
                 for (k, n) in &x.taints {
-                    why.push(format!("{n} with untolerated taint {k}"));
+                    if r.requests.contains_key(k) {
+                        why.push(format!(
+                            "{n} with untolerated taint {k} (clusters running the ExtendedResourceToleration admission plugin, as GKE does, add this toleration to pods that request {k} when they are created)"
+                        ));
+                    } else {
+                        why.push(format!("{n} with untolerated taint {k}"));
+                    }
                 }
                 for (k, n) in &x.selector {
                     why.push(format!("{n} failing the selector on {k}"));

@@ -205,7 +205,7 @@ fn without_the_flavor_the_gpu_taint_excludes_every_gpu_node() {
     assert!(
         shape
             .message
-            .contains("14 with untolerated taint nvidia.com/gpu"),
+            .contains("14 with untolerated taint nvidia.com/gpu (clusters running the ExtendedResourceToleration"),
         "{}",
         shape.message
     );
