@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use gang_core::{Gang, Quantity, Toleration, HOSTNAME_LEVEL};
+use gang_core::{Gang, Inventory, Outcome, Quantity, Toleration, HOSTNAME_LEVEL};
 use serde::Serialize;
 
 use crate::cluster::{Cluster, NodeExclusion};
@@ -204,6 +204,58 @@ impl Cluster {
             &slices,
             &self.extra_tolerations(w),
         ))
+    }
+
+    /// Places the workload's gang ([`Cluster::gang_for`]) on `inventory` (built by
+    /// [`Cluster::inventory`]): a placement, or gang-core's diagnosis.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1, labels: {topology.example.com/rack: r1}}
+    /// status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: train, namespace: ml}
+    /// spec:
+    ///   parallelism: 3
+    ///   template:
+    ///     metadata:
+    ///       annotations:
+    ///         kueue.x-k8s.io/podset-required-topology: topology.example.com/rack
+    ///         kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname
+    ///         kueue.x-k8s.io/podset-slice-size: "2"
+    ///     spec:
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new())?;
+    /// let inv = c.inventory()?;
+    /// // 3 pods are not slices of 2: gang-core's error, on the workload object.
+    /// let err = c.place(&inv, &workloads(&o)?[0]).unwrap_err();
+    /// assert_eq!((err.kind(), err.object()), (ErrorKind::Core, Some("Job/ml/train")));
+    /// assert_eq!(err.field(), Some("gang.roles[main].count"));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::gang_for`]; [`ErrorKind::Core`] on the workload object when
+    /// gang-core rejects the request (a slice size that does not divide a role's count,
+    /// a contradictory request), with gang-core's field (`gang.roles[worker].count`).
+    pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
+        let gang = self.gang_for(w)?;
+        inventory.place(&gang).map_err(|e| {
+            let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
+                .with_field(e.field().to_owned());
+            if let gang_core::Error::InvalidRequest { value, .. }
+            | gang_core::Error::Contradictory { value, .. } = &e
+            {
+                err = err.with_value(value.clone());
+            }
+            err.with_core(e)
+        })
     }
 
     /// Nodes that cannot take a member of `role`, by reason (see [`RoleExclusions`]).
