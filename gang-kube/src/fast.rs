@@ -22,9 +22,15 @@ struct One {
     body: Body,
 }
 
+enum MetaPart<'a> {
+    Meta(Meta),
+    Node(model::NodeMeta),
+    Raw(&'a RawValue),
+}
+
 #[derive(Default)]
 struct Parts<'a> {
-    metadata: Option<Meta>,
+    metadata: Option<MetaPart<'a>>,
     spec: Option<&'a RawValue>,
     status: Option<&'a RawValue>,
 }
@@ -54,8 +60,19 @@ impl<'de> Deserialize<'de> for One {
                         "kind" => kind = Some(map.next_value()?),
                         "apiVersion" => api_version = Some(map.next_value()?),
                         "metadata" => {
-                            parts.metadata =
-                                Some(map.next_value::<Option<Meta>>()?.unwrap_or_default())
+                            let known = match (&kind, &api_version) {
+                                (Some(k), Some(a)) => Some(classify(a, k)),
+                                _ => None,
+                            };
+                            parts.metadata = Some(match known {
+                                Some(Class::Node) => MetaPart::Node(
+                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
+                                ),
+                                Some(_) => MetaPart::Meta(
+                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
+                                ),
+                                None => MetaPart::Raw(map.next_value()?),
+                            });
                         }
                         "spec" | "status" => {
                             if class.is_none() {
@@ -107,8 +124,6 @@ impl<'de> Deserialize<'de> for One {
                 if kind.is_empty() || api_version.is_empty() {
                     return Err(de::Error::custom("apiVersion and kind are required"));
                 }
-                let metadata = parts.metadata.unwrap_or_default();
-                let (namespace, name) = (metadata.namespace.clone(), metadata.name.clone());
                 let class = classify(&api_version, &kind);
                 fn late<T: Default + serde::de::DeserializeOwned, E: de::Error>(
                     raw: Option<&RawValue>,
@@ -121,6 +136,22 @@ impl<'de> Deserialize<'de> for One {
                     }
                     Ok(())
                 }
+                let mut node_meta = model::NodeMeta::default();
+                let mut metadata = Meta::default();
+                match parts.metadata {
+                    Some(MetaPart::Node(m)) => node_meta = m,
+                    Some(MetaPart::Meta(m)) => metadata = m,
+                    Some(MetaPart::Raw(raw)) if class == Class::Node => {
+                        late(Some(raw), &mut node_meta)?
+                    }
+                    Some(MetaPart::Raw(raw)) => late(Some(raw), &mut metadata)?,
+                    None => {}
+                }
+                let (namespace, name) = if class == Class::Node {
+                    (String::new(), node_meta.name.clone())
+                } else {
+                    (metadata.namespace.clone(), metadata.name.clone())
+                };
                 let body = match class {
                     Class::Node => {
                         let Typed::Node(mut spec, mut status) =
@@ -131,7 +162,7 @@ impl<'de> Deserialize<'de> for One {
                         late(parts.spec, &mut spec)?;
                         late(parts.status, &mut status)?;
                         Body::Node(Box::new(model::Node {
-                            metadata,
+                            metadata: node_meta,
                             spec,
                             status,
                         }))
@@ -236,6 +267,8 @@ mod tests {
           {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "t"},
            "spec": {"levels": [{"nodeLabel": "a"}]}},
           {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"x": "y"}},
+          {"metadata": {"name": "n2", "labels": {"any": "label"}}, "status": {"allocatable": {"cpu": "2"}},
+           "kind": "Node", "apiVersion": "v1"},
           {"metadata": {"name": "pg", "namespace": "x"}, "spec": {"minMember": 2},
            "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"}
         ]}"#;
@@ -243,7 +276,7 @@ mod tests {
         let fast = read_list(&source, text).expect("the fast path reads it");
         let mut careful = Vec::new();
         crate::objects::read_json_careful(&source, text, &mut careful).unwrap();
-        assert_eq!(fast.len(), 5);
+        assert_eq!(fast.len(), 6);
         assert_eq!(format!("{fast:?}"), format!("{careful:?}"));
         // A bad value makes the fast path give up; the careful path names it.
         let bad = text.replace(r#""cpu": "4""#, r#""cpu": "-4""#);

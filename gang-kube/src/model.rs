@@ -95,7 +95,9 @@ pub(crate) struct Meta {
     pub name: String,
     #[serde(deserialize_with = "nullable")]
     pub namespace: String,
-    #[serde(deserialize_with = "nullable")]
+    /// Only the labels gang-kube reads on pods and workloads (see [`read_label`]);
+    /// nodes keep all theirs ([`NodeMeta`]).
+    #[serde(deserialize_with = "known_labels")]
     pub labels: StringMap,
     /// Only the annotations gang-kube reads (see [`read_annotation`]); others (a
     /// `last-applied-configuration` can be large) are skipped unread.
@@ -103,6 +105,42 @@ pub(crate) struct Meta {
     pub annotations: StringMap,
     #[serde(deserialize_with = "nullable")]
     pub owner_references: Vec<OwnerRef>,
+}
+
+/// A node's metadata: every label counts (topology, selectors, flavors).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct NodeMeta {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub labels: StringMap,
+}
+
+/// Whether gang-kube reads a label of a pod or workload: queue names, PodGroup
+/// membership, and the role names controllers set.
+pub(crate) fn read_label(key: &str) -> bool {
+    key.starts_with("kueue.x-k8s.io/")
+        || key.starts_with("kai.scheduler/")
+        || key.starts_with("scheduling.x-k8s.io/")
+        || key.starts_with("training.kubeflow.org/")
+        || key.starts_with("jobset.sigs.k8s.io/")
+        || key.starts_with("volcano.sh/")
+        || matches!(
+            key,
+            "pod-group.scheduling.sigs.k8s.io"
+                | "pod-group-name"
+                | "app.kubernetes.io/component"
+                | "role"
+        )
+}
+
+fn known_labels<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+    filtered_map(d, read_label)
+}
+
+fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+    filtered_map(d, read_annotation)
 }
 
 /// Whether gang-kube reads an annotation: Kueue's, KAI's, Volcano's group and task.
@@ -114,12 +152,16 @@ pub(crate) fn read_annotation(key: &str) -> bool {
         || key == "pod-group-name"
 }
 
-fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
-    struct V;
+/// A string map keeping only the keys `keep` accepts; the others are skipped unread.
+fn filtered_map<'de, D: Deserializer<'de>>(
+    d: D,
+    keep: fn(&str) -> bool,
+) -> Result<StringMap, D::Error> {
+    struct V(fn(&str) -> bool);
     impl<'de> Visitor<'de> for V {
         type Value = StringMap;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a map of annotations")
+            f.write_str("a map of strings")
         }
         fn visit_unit<E: de::Error>(self) -> Result<StringMap, E> {
             Ok(StringMap::new())
@@ -128,12 +170,12 @@ fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Er
             Ok(StringMap::new())
         }
         fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<StringMap, D2::Error> {
-            d.deserialize_map(V)
+            d.deserialize_map(self)
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
             let mut out = StringMap::new();
             while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
-                if read_annotation(&k) {
+                if (self.0)(&k) {
                     let v: Option<String> = map.next_value()?;
                     out.insert(k.into_owned(), v.unwrap_or_default());
                 } else {
@@ -143,7 +185,7 @@ fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Er
             Ok(out)
         }
     }
-    d.deserialize_option(V)
+    d.deserialize_option(V(keep))
 }
 
 /// Only the `PodResizePending` condition of a pod counts (for in-place resize).
@@ -200,7 +242,7 @@ pub(crate) struct Condition {
 #[serde(default)]
 pub(crate) struct Node {
     #[serde(deserialize_with = "nullable")]
-    pub metadata: Meta,
+    pub metadata: NodeMeta,
     #[serde(deserialize_with = "nullable")]
     pub spec: NodeSpecK,
     #[serde(deserialize_with = "nullable")]
@@ -701,5 +743,13 @@ mod tests {
         )
         .unwrap();
         assert!(pod.metadata.annotations.is_empty() && pod.status.conditions.is_empty());
+        // Pods keep the labels read; nodes keep all.
+        let labels = r#"{"metadata": {"name": "x", "labels": {"app": "a", "role": "worker",
+            "scheduling.x-k8s.io/pod-group": "g", "pod-template-hash": "1"}}}"#;
+        let pod: Pod = serde_json::from_str(labels).unwrap();
+        let keys: Vec<&str> = pod.metadata.labels.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["role", "scheduling.x-k8s.io/pod-group"]);
+        let node: Node = serde_json::from_str(labels).unwrap();
+        assert_eq!(node.metadata.labels.len(), 4);
     }
 }

@@ -609,10 +609,10 @@ fn finish(
     };
     match read(class) {
         Ok(body) => {
-            let meta = match body.meta() {
-                Some(m) => LightMeta {
-                    name: m.name.clone(),
-                    namespace: m.namespace.clone(),
+            let meta = match body.names() {
+                Some((namespace, name)) => LightMeta {
+                    name: name.to_owned(),
+                    namespace: namespace.to_owned(),
                 },
                 None => light(),
             };
@@ -643,7 +643,6 @@ fn finish(
 impl Body {
     pub(crate) fn meta_mut(&mut self) -> Option<&mut crate::model::Meta> {
         Some(match self {
-            Body::Node(o) => &mut o.metadata,
             Body::Pod(o) => &mut o.metadata,
             Body::Topology(o) => &mut o.metadata,
             Body::Flavor(o) => &mut o.metadata,
@@ -652,13 +651,22 @@ impl Body {
             Body::JobSet(o) => &mut o.metadata,
             Body::Kubeflow(_, o) => &mut o.metadata,
             Body::VolcanoJob(o) => &mut o.metadata,
-            Body::Other => return None,
+            Body::Node(_) | Body::Other => return None,
         })
+    }
+
+    /// (namespace, name) of the object.
+    pub(crate) fn names(&self) -> Option<(&str, &str)> {
+        match self {
+            Body::Node(o) => Some(("", o.metadata.name.as_str())),
+            other => other
+                .meta()
+                .map(|m| (m.namespace.as_str(), m.name.as_str())),
+        }
     }
 
     pub(crate) fn meta(&self) -> Option<&crate::model::Meta> {
         Some(match self {
-            Body::Node(o) => &o.metadata,
             Body::Pod(o) => &o.metadata,
             Body::Topology(o) => &o.metadata,
             Body::Flavor(o) => &o.metadata,
@@ -667,12 +675,12 @@ impl Body {
             Body::JobSet(o) => &o.metadata,
             Body::Kubeflow(_, o) => &o.metadata,
             Body::VolcanoJob(o) => &o.metadata,
-            Body::Other => return None,
+            Body::Node(_) | Body::Other => return None,
         })
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Class {
     Node,
     Pod,
