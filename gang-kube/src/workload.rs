@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use gang_core::{Gang, Quantity, Requirement, Role, Toleration};
+use gang_core::request::Requirement;
+use gang_core::{Gang, Quantity, Role, Toleration};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};

@@ -161,7 +161,10 @@ fn pytorchjob_lands_in_the_one_subblock_with_three_free_nodes() {
     let c = Cluster::from_objects(&objects, &ClusterOptions::new()).unwrap();
     let gang = c.gang_for(w).unwrap();
     // The flavor's toleration was added to every role.
-    assert!(gang.roles.iter().all(|r| r.tolerations.len() == 1));
+    assert!(gang
+        .get_roles()
+        .iter()
+        .all(|r| r.get_tolerations().len() == 1));
     let inv = c.inventory().unwrap();
     let Outcome::Placed(p) = inv.place(&gang).unwrap() else {
         panic!("expected a placement")
@@ -366,7 +369,7 @@ fn volcano_job_on_eks_stays_under_one_layer_3_network_node() {
     assert!(w.gang.is_none()); // a tier needs the cluster's levels
     let gang = c.gang_for(w).unwrap();
     assert_eq!(
-        gang.topology.required.as_deref(),
+        gang.get_topology().required.as_deref(),
         Some("topology.k8s.aws/network-node-layer-3")
     );
     let Outcome::Placed(p) = c.inventory().unwrap().place(&gang).unwrap() else {
@@ -399,7 +402,7 @@ fn mpijob_on_kai_needs_a_whole_free_nvl72_rack() {
     assert_eq!(w.roles[1].requests["cpu"], q("100"));
     let gang = w.gang.clone().unwrap();
     assert_eq!(
-        gang.topology.required.as_deref(),
+        gang.get_topology().required.as_deref(),
         Some("nvidia.com/gpu.clique")
     );
     let Outcome::Placed(p) = c.inventory().unwrap().place(&gang).unwrap() else {

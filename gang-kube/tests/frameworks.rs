@@ -135,10 +135,10 @@ spec:
     .unwrap();
     let gang = c.gang_for(w).unwrap();
     assert_eq!(
-        gang.topology.preferred.as_deref(),
+        gang.get_topology().preferred.as_deref(),
         Some("topology.example.com/block")
     );
-    assert_eq!(gang.roles[0].min_count, Some(2));
+    assert_eq!(gang.get_roles()[0].get_min_count(), Some(2));
 }
 
 #[test]
@@ -165,7 +165,7 @@ spec:
     assert_eq!(w.roles[0].name, "train"); // the pods' common name prefix
     let g = w.gang.as_ref().unwrap();
     assert_eq!(
-        g.topology.required.as_deref(),
+        g.get_topology().required.as_deref(),
         Some("nvidia.com/gpu.clique")
     );
 }
@@ -206,7 +206,7 @@ spec:
     let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
     // Block is outermost in the detected topology, so rack is the binding one.
     assert_eq!(
-        c.gang_for(w).unwrap().topology.required.as_deref(),
+        c.gang_for(w).unwrap().get_topology().required.as_deref(),
         Some("topology.example.com/rack")
     );
 }
