@@ -1,0 +1,860 @@
+//! Every call into `gang-core` lives in this module.
+//!
+//! The simulator makes no placement decision of its own: it asks the core where a gang
+//! goes ([`Engine::find`], [`Engine::admit_backfill`], [`Engine::spread`]), holds and
+//! gives back capacity through the core's reservations, fails and repairs nodes
+//! through the core's inventory changes, and repairs gangs with the core's
+//! `replace`. What it keeps itself is bookkeeping read back from the core: free GPUs
+//! per node (`Inventory::free`), each node's topology path (its labels), and what each
+//! reservation holds (`Reservation::usage`).
+//!
+//! Keeping the core's API behind this one module means a change of the core's paths
+//! or names touches this file only.
+
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+
+pub use gang_core::{
+    Amount, Inventory, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
+};
+
+use gang_core::{
+    Admission, AdmitMode, CompiledGang, Gang, Outcome, Placement, Quantity, Replacement,
+    ReservationId, Scenario, Solver, Spread, SpreadOutcome, Topology, HOSTNAME_LEVEL,
+};
+
+use crate::error::SimError;
+
+/// A role's per-member request of `resource`, in milli-units (0 when not requested).
+pub(crate) fn role_request(role: &Role, resource: &str) -> Result<u64, String> {
+    match role.requests.get(resource) {
+        None => Ok(0),
+        Some(a) => a
+            .resolve(&format!("roles[{}].requests.{resource}", role.name))
+            .map(Quantity::millis)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A quantity of whole units, as an amount for a node or role.
+pub(crate) fn units(n: u64) -> Amount {
+    Amount::from(n)
+}
+
+/// A quantity in milli-units, as an amount for a node or role.
+pub(crate) fn milli_amount(m: u64) -> Amount {
+    Amount::from(Quantity::from_millis(m))
+}
+
+/// `In` requirement on a label.
+pub(crate) fn label_in(key: &str, values: Vec<String>) -> Requirement {
+    Requirement::is_in(key.to_owned(), values)
+}
+
+/// Builds an inventory (for the generators).
+pub(crate) fn inventory(levels: &[&str], nodes: Vec<NodeSpec>) -> Result<Inventory, SimError> {
+    Ok(Cluster::from_nodes(levels, nodes)?.inv)
+}
+
+/// Maps a core error to a cluster error.
+fn cluster_err(e: gang_core::Error) -> SimError {
+    SimError::Cluster {
+        field: e.field().to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// A core error about a gang, as (field without the `gang.` prefix, message).
+pub(crate) fn request_error(e: &gang_core::Error) -> (String, String) {
+    let f = e.field();
+    let f = f.strip_prefix("gang.").unwrap_or(f);
+    (f.to_owned(), e.to_string())
+}
+
+/// The cluster a simulation runs on: a validated gang-core inventory.
+///
+/// ```
+/// use gang_sim::Cluster;
+/// let c = Cluster::from_json(r#"{"topology": {"levels": ["rack"]}, "nodes": [
+///     {"name": "a1", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8}}]}"#)?;
+/// assert_eq!((c.len(), c.levels()), (1, &["rack".to_owned()][..]));
+/// let err = Cluster::from_json(r#"{"topology": {"levels": []}, "nodes": [{"name": "x",
+///     "capacity": {"cpu": "lots"}}]}"#).unwrap_err();
+/// assert_eq!((err.kind(), err.field()), ("invalid_cluster", "nodes[x].capacity.cpu"));
+/// # Ok::<(), gang_sim::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    inv: Inventory,
+}
+
+impl Cluster {
+    /// From a cluster document (`{"topology": {"levels": [...]}, "nodes": [...]}`) or a
+    /// whole scenario file (DESIGN §5; its gang and expectations are ignored).
+    ///
+    /// # Errors
+    /// [`SimError::Cluster`] naming the field gang-core rejects.
+    pub fn from_json(text: &str) -> Result<Cluster, SimError> {
+        let is_scenario = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.as_object().map(|o| o.contains_key("gang")))
+            .unwrap_or(false);
+        let inv = if is_scenario {
+            Scenario::from_json(text)
+                .and_then(|s| s.inventory())
+                .map_err(cluster_err)?
+        } else {
+            Inventory::from_json(text).map_err(cluster_err)?
+        };
+        Ok(Cluster { inv })
+    }
+
+    /// From topology levels (outermost first) and node descriptions.
+    ///
+    /// ```
+    /// use gang_sim::{Cluster, NodeSpec};
+    /// let c = Cluster::from_nodes(&["rack"], vec![NodeSpec::new("a1").label("rack", "a")])?;
+    /// assert_eq!(c.len(), 1);
+    /// assert!(Cluster::from_nodes(&["Bad Level"], vec![]).is_err());
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SimError::Cluster`] naming the field gang-core rejects.
+    pub fn from_nodes(levels: &[&str], nodes: Vec<NodeSpec>) -> Result<Cluster, SimError> {
+        let topology = Topology::new(levels.iter().copied()).map_err(cluster_err)?;
+        let inv = Inventory::builder(topology)
+            .nodes(nodes)
+            .build()
+            .map_err(cluster_err)?;
+        Ok(Cluster { inv })
+    }
+
+    /// Number of nodes. See [`Cluster::from_json`].
+    pub fn len(&self) -> usize {
+        self.inv.len()
+    }
+
+    /// Whether the cluster has no nodes. See [`Cluster::from_json`].
+    pub fn is_empty(&self) -> bool {
+        self.inv.is_empty()
+    }
+
+    /// Topology level keys, outermost first. See [`Cluster::from_json`].
+    pub fn levels(&self) -> &[String] {
+        self.inv.topology().levels()
+    }
+
+    /// The cluster as a cluster document (`{"topology", "nodes"}`), as
+    /// [`Cluster::from_json`] reads it.
+    ///
+    /// ```
+    /// use gang_sim::{Cluster, NodeSpec};
+    /// let c = Cluster::from_nodes(&["rack"], vec![NodeSpec::new("a1").label("rack", "a")])?;
+    /// assert_eq!(Cluster::from_json(&c.to_json())?.len(), 1);
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        let nodes: Vec<NodeSpec> = self
+            .inv
+            .node_names()
+            .filter_map(|n| self.inv.node_spec(n))
+            .collect();
+        serde_json::json!({
+            "topology": {"levels": self.levels()},
+            "nodes": nodes,
+        })
+        .to_string()
+    }
+}
+
+/// A compiled request: the gang, compiled against the simulation's inventory.
+#[derive(Debug, Clone)]
+pub(crate) struct Req {
+    gang: Gang,
+    compiled: CompiledGang,
+}
+
+/// A placement found by the core and not yet reserved.
+#[derive(Debug)]
+pub(crate) struct Found(Placement);
+
+/// A reservation id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ResId(u64);
+
+/// The outcome of a replacement attempt.
+pub(crate) enum Replaced {
+    /// Lost members have new nodes inside their domain.
+    Placed,
+    /// Not now: the core's reason.
+    Pending(String),
+}
+
+/// What the engine spent its time on (only measured when profiling is on).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EngineProfile {
+    /// Calls to `Solver::find`.
+    pub finds: u64,
+    /// Nanoseconds in `Solver::find`.
+    pub find_ns: u64,
+    /// Reservations made (`Inventory::reserve`, and through `admit`/`spread`).
+    pub reserves: u64,
+    /// Nanoseconds in reserve, release, replace, admit, spread and node changes.
+    pub lifecycle_ns: u64,
+    /// Calls to `Inventory::admit` (backfill passes).
+    pub admits: u64,
+    /// Nanoseconds in `Inventory::admit`.
+    pub admit_ns: u64,
+    /// Diagnoses built (`Solver::place` on a gang that does not fit).
+    pub diagnoses: u64,
+}
+
+/// The simulation's view of the core: the inventory, one reusable solver, and what the
+/// simulation reads back from them.
+pub(crate) struct Engine {
+    inv: Inventory,
+    /// The cluster as it was given (no reservations, no failures): for "can this ever
+    /// fit?" and for diagnoses of jobs that never fit.
+    empty: Inventory,
+    solver: Solver,
+    empty_solver: Solver,
+    gpu: String,
+    names: Vec<String>,
+    index: FxHashMap<String, u32>,
+    /// Label levels (a trailing `kubernetes.io/hostname` is the node itself).
+    levels: Vec<String>,
+    /// Per label level (outermost first), per node: the domain id, `u32::MAX` if the node
+    /// lacks a label of this level or any outer one.
+    domain: Vec<Vec<u32>>,
+    free_gpu: Vec<u64>,
+    up: Vec<bool>,
+    failed: Vec<bool>,
+    free_up: u64,
+    allocatable: u64,
+    held_total: u64,
+    profiling: bool,
+    pub(crate) profile: EngineProfile,
+}
+
+/// `u32::MAX`: no domain at this level.
+const NONE: u32 = u32::MAX;
+
+impl Engine {
+    /// Takes over a cluster; `gpu` is the resource counted as GPUs.
+    pub(crate) fn new(cluster: Cluster, gpu: &str) -> Engine {
+        let inv = cluster.inv;
+        let mut levels: Vec<String> = inv.topology().levels().to_vec();
+        if levels.last().map(String::as_str) == Some(HOSTNAME_LEVEL) {
+            levels.pop();
+        }
+        let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
+        let index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        let mut domain = vec![vec![NONE; names.len()]; levels.len()];
+        let mut ids: FxHashMap<Vec<String>, u32> = FxHashMap::default();
+        let mut free_gpu = vec![0; names.len()];
+        let mut up = vec![false; names.len()];
+        let (mut free_up, mut allocatable) = (0, 0);
+        for (i, n) in names.iter().enumerate() {
+            let Some(spec) = inv.node_spec(n) else {
+                continue;
+            };
+            let mut path = Vec::with_capacity(levels.len());
+            for (d, key) in levels.iter().enumerate() {
+                let Some(v) = spec.labels.get(key) else {
+                    break;
+                };
+                path.push(v.clone());
+                let next = ids.len() as u32;
+                domain[d][i] = *ids.entry(path.clone()).or_insert(next);
+            }
+            let free = inv.free(n, gpu).map_or(0, Quantity::millis);
+            free_gpu[i] = free;
+            allocatable += free;
+            up[i] = spec.schedulable;
+            if spec.schedulable {
+                free_up += free;
+            }
+        }
+        Engine {
+            empty: inv.clone(),
+            inv,
+            solver: Solver::new(),
+            empty_solver: Solver::new(),
+            gpu: gpu.to_owned(),
+            failed: vec![false; names.len()],
+            names,
+            index,
+            levels,
+            domain,
+            free_gpu,
+            up,
+            free_up,
+            allocatable,
+            held_total: 0,
+            profiling: false,
+            profile: EngineProfile::default(),
+        }
+    }
+
+    pub(crate) fn set_profiling(&mut self, on: bool) {
+        self.profiling = on;
+    }
+
+    fn clock(&self) -> Option<Instant> {
+        self.profiling.then(Instant::now)
+    }
+
+    fn since(t: Option<Instant>) -> u64 {
+        t.map_or(0, |t| t.elapsed().as_nanos() as u64)
+    }
+
+    /// Label level keys, outermost first.
+    pub(crate) fn levels(&self) -> &[String] {
+        &self.levels
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// GPUs (milli) free on schedulable nodes.
+    pub(crate) fn free_gpu(&self) -> u64 {
+        self.free_up
+    }
+
+    /// GPUs (milli) held by reservations.
+    pub(crate) fn held_gpu(&self) -> u64 {
+        self.held_total
+    }
+
+    /// GPUs (milli) free on every node at the start (capacity less external use).
+    pub(crate) fn allocatable_gpu(&self) -> u64 {
+        self.allocatable
+    }
+
+    pub(crate) fn failed_nodes(&self) -> usize {
+        self.failed.iter().filter(|&&f| f).count()
+    }
+
+    /// Compiles a gang of `roles` with a topology constraint.
+    pub(crate) fn compile(
+        &self,
+        name: &str,
+        roles: &[Role],
+        topo: &GangShape,
+    ) -> Result<Req, gang_core::Error> {
+        let mut gang = Gang::new(name);
+        for r in roles {
+            gang = gang.role(r.clone());
+        }
+        match topo {
+            GangShape::Required(l) => gang = gang.required(l.clone()),
+            GangShape::Preferred(l) => gang = gang.preferred(l.clone()),
+            GangShape::Unconstrained => {}
+        }
+        let compiled = self.inv.compile(&gang)?;
+        Ok(Req { gang, compiled })
+    }
+
+    /// Where the gang goes now, without a diagnosis when it does not fit (the hot path).
+    pub(crate) fn find(&mut self, req: &Req) -> Result<Option<Found>, SimError> {
+        let t = self.clock();
+        let out = self
+            .solver
+            .find(&self.inv, &req.compiled)
+            .map_err(|e| SimError::Internal(format!("find: {e}")))?;
+        self.profile.finds += 1;
+        self.profile.find_ns += Self::since(t);
+        Ok(out.map(Found))
+    }
+
+    /// Whether the gang fits the cluster as given (no reservations, no failures).
+    pub(crate) fn fits_empty(&mut self, req: &Req) -> Result<bool, SimError> {
+        self.empty_solver
+            .find(&self.empty, &req.compiled)
+            .map(|p| p.is_some())
+            .map_err(|e| SimError::Internal(format!("find: {e}")))
+    }
+
+    /// Whether `replicas` replicas fit the cluster as given, in distinct domains of
+    /// `level`: `None` when they do, else why not (gang-core's words).
+    pub(crate) fn spread_empty(
+        &mut self,
+        req: &Req,
+        replicas: u32,
+        level: &str,
+    ) -> Result<Option<String>, SimError> {
+        let out = self
+            .empty
+            .spread(&Spread::new(req.gang.clone(), replicas, level));
+        match out {
+            Ok(SpreadOutcome::Placed { reservations, .. }) => {
+                for r in reservations {
+                    self.empty
+                        .release(r)
+                        .map_err(|e| SimError::Internal(format!("release: {e}")))?;
+                }
+                Ok(None)
+            }
+            Ok(SpreadOutcome::Unschedulable {
+                fit,
+                needed,
+                diagnosis,
+            }) => Ok(Some(match diagnosis {
+                Some(d) => format!("{fit} of {needed} replicas fit in distinct domains; next: {d}"),
+                None => format!("{fit} of {needed} replicas fit in distinct domains"),
+            })),
+            Err(e) => Ok(Some(e.to_string())),
+        }
+    }
+
+    /// Why the gang does not fit the cluster as given: gang-core's diagnosis, as text.
+    pub(crate) fn diagnose_empty(&mut self, req: &Req) -> String {
+        self.profile.diagnoses += 1;
+        match self.empty_solver.place(&self.empty, &req.compiled) {
+            Ok(Outcome::Placed(p)) => format!("fits: {p}"),
+            Ok(o) => o
+                .diagnosis()
+                .map_or_else(|| o.status().to_owned(), ToString::to_string),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Holds a placement's capacity.
+    pub(crate) fn reserve(&mut self, found: Found) -> Result<ResId, SimError> {
+        let t = self.clock();
+        let id = self
+            .inv
+            .reserve(&found.0)
+            .map_err(|c| SimError::Internal(format!("reserve right after find: {c}")))?;
+        self.profile.reserves += 1;
+        self.after_hold(id, true);
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(ResId(id.0))
+    }
+
+    /// GPUs (milli) a reservation holds now, and the nodes it holds them on.
+    fn usage(&self, id: ReservationId) -> (u64, Vec<u32>) {
+        let Some(r) = self.inv.reservation(id) else {
+            return (0, Vec::new());
+        };
+        let mut gpu = 0;
+        let mut nodes = Vec::new();
+        for (node, res, q) in r.usage(&self.inv) {
+            if let Some(&ix) = self.index.get(&node) {
+                if nodes.last() != Some(&ix) {
+                    nodes.push(ix);
+                }
+            }
+            if res == self.gpu {
+                gpu += q.millis();
+            }
+        }
+        (gpu, nodes)
+    }
+
+    /// GPUs (milli) a reservation holds now.
+    pub(crate) fn gpu_of(&self, id: ResId) -> u64 {
+        self.usage(ReservationId(id.0)).0
+    }
+
+    /// Members a reservation holds now (lost ones not counted).
+    pub(crate) fn members_of(&self, id: ResId) -> u64 {
+        self.inv
+            .reservation(ReservationId(id.0))
+            .map_or(0, |r| r.member_count())
+    }
+
+    /// Members of a reservation lost with failed nodes and not yet replaced.
+    pub(crate) fn lost_of(&self, id: ResId) -> u64 {
+        self.inv
+            .reservation(ReservationId(id.0))
+            .map_or(0, |r| r.lost().iter().map(|l| u64::from(l.count)).sum())
+    }
+
+    /// Re-reads free GPUs of `nodes` from the core.
+    fn refresh(&mut self, nodes: &[u32]) {
+        for &ix in nodes {
+            let i = ix as usize;
+            let free = self
+                .inv
+                .free(&self.names[i], &self.gpu)
+                .map_or(0, Quantity::millis);
+            if self.up[i] {
+                self.free_up = self.free_up - self.free_gpu[i] + free;
+            }
+            self.free_gpu[i] = free;
+        }
+    }
+
+    fn after_hold(&mut self, id: ReservationId, taken: bool) {
+        let (gpu, nodes) = self.usage(id);
+        if taken {
+            self.held_total += gpu;
+        }
+        self.refresh(&nodes);
+    }
+
+    /// Gives back everything a reservation holds; returns the GPUs (milli) given back.
+    pub(crate) fn release(&mut self, id: ResId) -> Result<u64, SimError> {
+        let t = self.clock();
+        let rid = ReservationId(id.0);
+        let (gpu, nodes) = self.usage(rid);
+        self.inv
+            .release(rid)
+            .map_err(|e| SimError::Internal(format!("release: {e}")))?;
+        self.held_total -= gpu;
+        self.refresh(&nodes);
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(gpu)
+    }
+
+    /// Admits `[head, candidates…]` with gang-core's FIFO-with-backfill rule; the head
+    /// is expected to wait. Returns the head's reservation if it was placed after all,
+    /// and one entry per candidate.
+    pub(crate) fn admit_backfill(
+        &mut self,
+        head: &Req,
+        candidates: &[&Req],
+    ) -> Result<(Option<ResId>, Vec<Option<ResId>>), SimError> {
+        let t = self.clock();
+        let mut queue = Vec::with_capacity(candidates.len() + 1);
+        queue.push(head.gang.clone());
+        queue.extend(candidates.iter().map(|r| r.gang.clone()));
+        let out = self
+            .inv
+            .admit(&queue, AdmitMode::Backfill)
+            .map_err(|e| SimError::Internal(format!("admit: {e}")))?;
+        self.profile.admits += 1;
+        self.profile.diagnoses += 1; // the waiting head's
+        let mut ids: Vec<Option<ResId>> = Vec::with_capacity(out.len());
+        for a in out {
+            match a {
+                Admission::Placed { reservation, .. } => {
+                    self.profile.reserves += 1;
+                    self.after_hold(reservation, true);
+                    ids.push(Some(ResId(reservation.0)));
+                }
+                Admission::Waiting { .. } => ids.push(None),
+            }
+        }
+        self.profile.admit_ns += Self::since(t);
+        let mut it = ids.into_iter();
+        let head = it.next().flatten();
+        Ok((head, it.collect()))
+    }
+
+    /// Places and reserves `replicas` replicas in distinct domains of `level`, or nothing.
+    pub(crate) fn spread(
+        &mut self,
+        req: &Req,
+        replicas: u32,
+        level: &str,
+    ) -> Result<Option<Vec<ResId>>, SimError> {
+        let t = self.clock();
+        let out = self
+            .inv
+            .spread(&Spread::new(req.gang.clone(), replicas, level))
+            .map_err(|e| SimError::Internal(format!("spread: {e}")))?;
+        let res = match out {
+            SpreadOutcome::Placed { reservations, .. } => {
+                let mut ids = Vec::with_capacity(reservations.len());
+                for r in reservations {
+                    self.profile.reserves += 1;
+                    self.after_hold(r, true);
+                    ids.push(ResId(r.0));
+                }
+                Some(ids)
+            }
+            _ => None,
+        };
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(res)
+    }
+
+    /// Fails node `ix` (cordoned; its members lost). Returns the reservations that lost
+    /// members, with the GPUs (milli) each lost; `None` when the node is not up.
+    pub(crate) fn fail_node(&mut self, ix: usize) -> Result<Option<Vec<(ResId, u64)>>, SimError> {
+        if !self.up.get(ix).copied().unwrap_or(false) {
+            return Ok(None);
+        }
+        let t = self.clock();
+        // What each reservation holds before, to count the GPUs lost.
+        let name = self.names[ix].clone();
+        let lost = self
+            .inv
+            .fail_node(&name)
+            .map_err(|e| SimError::Internal(format!("fail_node: {e}")))?;
+        let mut ids: Vec<ResId> = lost.iter().map(|l| ResId(l.reservation.0)).collect();
+        ids.sort();
+        ids.dedup();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let gpu_lost: u64 = lost
+                .iter()
+                .filter(|l| l.reservation.0 == id.0)
+                .map(|l| {
+                    let per = self
+                        .inv
+                        .reservation(ReservationId(id.0))
+                        .and_then(|r| r.gang().roles.iter().find(|x| x.name == l.role))
+                        .map_or(0, |r| role_request(r, &self.gpu).unwrap_or(0));
+                    per * u64::from(l.count)
+                })
+                .sum();
+            self.held_total -= gpu_lost;
+            out.push((id, gpu_lost));
+        }
+        self.free_up -= self.free_gpu[ix];
+        self.up[ix] = false;
+        self.failed[ix] = true;
+        self.refresh(&[ix as u32]);
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(Some(out))
+    }
+
+    /// Brings a failed node back (uncordon). Returns whether it was failed.
+    pub(crate) fn repair_node(&mut self, ix: usize) -> Result<bool, SimError> {
+        if !self.failed.get(ix).copied().unwrap_or(false) {
+            return Ok(false);
+        }
+        let name = self.names[ix].clone();
+        self.inv
+            .uncordon(&name)
+            .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
+        self.failed[ix] = false;
+        self.up[ix] = true;
+        self.free_up += self.free_gpu[ix];
+        self.refresh(&[ix as u32]);
+        Ok(true)
+    }
+
+    /// Places a reservation's lost members inside its domain (gang-core `replace`).
+    pub(crate) fn replace(&mut self, id: ResId) -> Result<Replaced, SimError> {
+        let t = self.clock();
+        let rid = ReservationId(id.0);
+        let before = self.usage(rid).0;
+        let out = self
+            .inv
+            .replace(rid)
+            .map_err(|e| SimError::Internal(format!("replace: {e}")))?;
+        let res = match out {
+            Replacement::Placed { added } => {
+                let nodes: Vec<u32> = added
+                    .iter()
+                    .filter_map(|a| self.index.get(&a.node).copied())
+                    .collect();
+                let after = self.usage(rid).0;
+                self.held_total += after - before.min(after);
+                self.refresh(&nodes);
+                Replaced::Placed
+            }
+            Replacement::Pending(p) => Replaced::Pending(p.to_string()),
+        };
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(res)
+    }
+
+    /// The highest topology level the reservations' members span, as an index: 0 one
+    /// node, `1..=L` one domain of the label level `L - i` (innermost is 1), `L + 1`
+    /// beyond the top level (the whole cluster).
+    pub(crate) fn span(&self, ids: &[ResId]) -> usize {
+        let mut nodes: Vec<u32> = Vec::new();
+        for id in ids {
+            if let Some(r) = self.inv.reservation(ReservationId(id.0)) {
+                for a in r.members(&self.inv) {
+                    if let Some(&ix) = self.index.get(&a.node) {
+                        nodes.push(ix);
+                    }
+                }
+            }
+        }
+        self.span_of_nodes(&nodes)
+    }
+
+    fn span_of_nodes(&self, nodes: &[u32]) -> usize {
+        let Some(&first) = nodes.first() else {
+            return 0;
+        };
+        if nodes.iter().all(|&n| n == first) {
+            return 0;
+        }
+        let l = self.levels.len();
+        for (i, d) in (0..l).rev().enumerate() {
+            let col = &self.domain[d];
+            let dom = col[first as usize];
+            if dom != NONE && nodes.iter().all(|&n| col[n as usize] == dom) {
+                return i + 1;
+            }
+        }
+        l + 1
+    }
+
+    /// The name of a span index (see [`Engine::span`]): `node`, a level key, `cluster`.
+    pub(crate) fn span_name(&self, span: usize) -> String {
+        let l = self.levels.len();
+        match span {
+            0 => "node".to_owned(),
+            s if s <= l => self.levels[l - s].clone(),
+            _ => "cluster".to_owned(),
+        }
+    }
+
+    /// Invariants: gang-core's own (`Inventory::validate`: capacity never exceeded,
+    /// reservations whole) and the simulation's copies of free and held GPUs.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        self.inv.validate()?;
+        let mut free_up = 0;
+        for (i, n) in self.names.iter().enumerate() {
+            let free = self.inv.free(n, &self.gpu).map_or(0, Quantity::millis);
+            if free != self.free_gpu[i] {
+                return Err(format!(
+                    "node {n}: the simulation counts {} free GPU milli, the core {free}",
+                    self.free_gpu[i]
+                ));
+            }
+            if self.up[i] {
+                free_up += free;
+            }
+        }
+        if free_up != self.free_up {
+            return Err(format!(
+                "free GPUs on schedulable nodes: counted {}, actual {free_up}",
+                self.free_up
+            ));
+        }
+        let held: u64 = self.inv.reservations().map(|r| self.usage(r.id()).0).sum();
+        if held != self.held_total {
+            return Err(format!(
+                "held GPUs: counted {}, reservations hold {held}",
+                self.held_total
+            ));
+        }
+        Ok(())
+    }
+
+    /// Live reservations (for the end-of-run check that nothing is left held).
+    pub(crate) fn live_reservations(&self) -> usize {
+        self.inv.reservations().count()
+    }
+}
+
+/// A gang's topology constraint, as the simulator asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum GangShape {
+    /// Every constrained member in one domain of the level.
+    Required(String),
+    /// One domain of the level if possible, walking up otherwise.
+    Preferred(String),
+    /// Anywhere, still all or nothing.
+    Unconstrained,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster() -> Cluster {
+        let node = |n: &str, b: &str, r: &str| {
+            NodeSpec::new(n)
+                .label("block", b)
+                .label("rack", r)
+                .capacity("nvidia.com/gpu", 4)
+        };
+        Cluster::from_nodes(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a"),
+                node("a2", "b1", "a"),
+                node("b1", "b1", "b"),
+                node("c1", "b2", "c"),
+                NodeSpec::new("loose").capacity("nvidia.com/gpu", 4),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn workers(n: u32) -> Vec<Role> {
+        vec![Role::new("w", n).request("nvidia.com/gpu", 1)]
+    }
+
+    #[test]
+    fn spans_agree_with_what_the_core_placed() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let mut span_for = |n: u32, shape: GangShape| {
+            let r = e.compile("g", &workers(n), &shape).unwrap();
+            let f = e.find(&r).unwrap().unwrap();
+            let id = e.reserve(f).unwrap();
+            let s = e.span(&[id]);
+            let name = e.span_name(s);
+            e.release(id).unwrap();
+            e.validate().unwrap();
+            name
+        };
+        assert_eq!(span_for(4, GangShape::Unconstrained), "node");
+        assert_eq!(span_for(8, GangShape::Required("rack".into())), "rack");
+        assert_eq!(span_for(12, GangShape::Required("block".into())), "block");
+        assert_eq!(span_for(16, GangShape::Unconstrained), "cluster");
+        assert_eq!(span_for(20, GangShape::Unconstrained), "cluster");
+    }
+
+    #[test]
+    fn counts_follow_reserve_release_fail_and_repair() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        assert_eq!((e.free_gpu(), e.allocatable_gpu()), (20_000, 20_000));
+        let r = e
+            .compile("g", &workers(8), &GangShape::Required("rack".into()))
+            .unwrap();
+        let f = e.find(&r).unwrap().unwrap();
+        let id = e.reserve(f).unwrap();
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.gpu_of(id)),
+            (12_000, 8_000, 8_000)
+        );
+        let lost = e.fail_node(0).unwrap().unwrap(); // a1
+        assert_eq!(lost, [(id, 4_000)]);
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.lost_of(id)),
+            (12_000, 4_000, 4)
+        );
+        assert!(e.fail_node(0).unwrap().is_none()); // already down
+        e.validate().unwrap();
+        // Rack a has no other node: pending, naming the rack.
+        match e.replace(id).unwrap() {
+            Replaced::Pending(why) => assert!(why.contains("rack b1/a"), "{why}"),
+            Replaced::Placed => panic!("rack a has no room"),
+        }
+        assert!(e.repair_node(0).unwrap());
+        assert!(!e.repair_node(0).unwrap());
+        assert_eq!(e.free_gpu(), 16_000);
+        assert!(matches!(e.replace(id).unwrap(), Replaced::Placed));
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.lost_of(id)),
+            (12_000, 8_000, 0)
+        );
+        e.validate().unwrap();
+        assert_eq!(e.release(id).unwrap(), 8_000);
+        assert!(e.release(id).is_err());
+        assert_eq!((e.free_gpu(), e.held_gpu()), (20_000, 0));
+        e.validate().unwrap();
+    }
+
+    #[test]
+    fn never_fitting_gangs_are_diagnosed_against_the_empty_cluster() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let r = e
+            .compile("big", &workers(9), &GangShape::Required("rack".into()))
+            .unwrap();
+        assert!(!e.fits_empty(&r).unwrap());
+        let why = e.diagnose_empty(&r);
+        assert!(why.contains("does not fit in one rack"), "{why}");
+        let bad = e.compile("x", &workers(1), &GangShape::Required("zone".into()));
+        assert_eq!(request_error(&bad.unwrap_err()).0, "topology.required");
+    }
+}
