@@ -284,6 +284,18 @@ pub struct Failures {
     pub node_rate_per_hour: f64,
     /// Seconds until a failed node is back (uncordoned).
     pub repair_time: f64,
+    /// Failures at given times, on given nodes (besides the random ones).
+    pub scheduled: Vec<ScheduledFailure>,
+}
+
+/// One failure at a given time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduledFailure {
+    /// Node name.
+    pub node: String,
+    /// Seconds.
+    pub at: f64,
 }
 
 impl Default for Failures {
@@ -291,6 +303,7 @@ impl Default for Failures {
         Failures {
             node_rate_per_hour: 0.0,
             repair_time: 4.0 * 3600.0,
+            scheduled: Vec::new(),
         }
     }
 }
@@ -482,6 +495,9 @@ impl SimConfig {
             self.failures.node_rate_per_hour,
         )?;
         nonneg("failures.repair_time", self.failures.repair_time)?;
+        for (i, f) in self.failures.scheduled.iter().enumerate() {
+            nonneg(&format!("failures.scheduled[{i}].at"), f.at)?;
+        }
         if let Some(t) = self.recovery.replace_timeout {
             nonneg("recovery.replace_timeout", t)?;
         }

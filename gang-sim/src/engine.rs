@@ -319,6 +319,11 @@ impl Engine {
         &self.levels
     }
 
+    /// The index of a node by name.
+    pub(crate) fn node_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| i as usize)
+    }
+
     pub(crate) fn node_count(&self) -> usize {
         self.names.len()
     }

@@ -146,6 +146,7 @@ mod config;
 mod csv;
 mod engine;
 mod error;
+mod experiment;
 pub mod gen;
 pub mod import;
 mod output;
@@ -162,6 +163,7 @@ pub use engine::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };
 pub use error::SimError;
+pub use experiment::{Experiment, Variant};
 pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
 };
@@ -312,6 +314,39 @@ impl RunDocument {
         let d: RunDocument = config::from_json_path(text, "")?;
         d.config.check()?;
         Ok(d)
+    }
+
+    /// Reads a run document from a file; relative paths inside it are taken relative to
+    /// the file's folder.
+    ///
+    /// # Errors
+    /// [`SimError::Io`], or as [`RunDocument::from_json`].
+    pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let mut d = RunDocument::from_json(&text)?;
+        let dir = std::path::Path::new(path)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        d.rebase(&dir);
+        Ok(d)
+    }
+
+    /// Makes relative file paths relative to `dir`.
+    pub fn rebase(&mut self, dir: &std::path::Path) {
+        let fix = |p: &mut String| {
+            if std::path::Path::new(p.as_str()).is_relative() {
+                *p = dir.join(p.as_str()).to_string_lossy().into_owned();
+            }
+        };
+        match &mut self.cluster {
+            ClusterSource::File(p) => fix(p),
+            ClusterSource::OpenbNodes { file, .. } => fix(file),
+            ClusterSource::Inline(_) | ClusterSource::Generate(_) => {}
+        }
+        if let TraceSource::File { path, .. } = &mut self.trace {
+            fix(path);
+        }
     }
 
     /// Builds the cluster, the trace and the simulation.

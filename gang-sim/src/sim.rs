@@ -589,6 +589,16 @@ impl Simulation {
         if self.cfg.failures.node_rate_per_hour > 0.0 && self.e.node_count() > 0 {
             self.arm_failures(0);
         }
+        for (i, f) in self.cfg.failures.scheduled.clone().iter().enumerate() {
+            let node = self.e.node_index(&f.node).ok_or_else(|| {
+                SimError::config(
+                    format!("failures.scheduled[{i}].node"),
+                    format!("no node named {:?}", f.node),
+                )
+            })?;
+            // epoch 1 marks a scheduled failure (`who` is the node).
+            self.push(ms(f.at), FAIL, node as u64, 1);
+        }
         Ok(())
     }
 
@@ -647,6 +657,9 @@ impl Simulation {
         let mut end = 0;
         loop {
             let Some(&Reverse(next)) = self.heap.peek() else {
+                if let Some(h) = horizon {
+                    end = end.max(h);
+                }
                 break;
             };
             // Stale timers (of a state the job has left) are invisible: they do not
@@ -658,8 +671,12 @@ impl Simulation {
                 }
                 continue;
             }
-            // Only the failure process is left: nothing else can happen.
+            // Only the failure process is left: nothing else can happen (time still runs
+            // to the horizon, if there is one).
             if self.live == 0 {
+                if let Some(h) = horizon {
+                    end = end.max(h);
+                }
                 break;
             }
             if let Some(h) = horizon {
@@ -923,6 +940,7 @@ impl Simulation {
                     self.dirty = true;
                 }
             }
+            FAIL if ev.epoch == 1 => self.fail_node(ev.who as usize)?,
             FAIL => self.on_fail(ev.who)?,
             READY => {
                 if self.jobs[j].epoch == ev.epoch {
@@ -1134,7 +1152,7 @@ impl Simulation {
         job.st = St::Running;
         job.seg_start = now;
         job.epoch += 1;
-        let wall = (job.remaining * job.slowdown).ceil().max(0.0) as Ms;
+        let wall = (job.remaining * job.slowdown).round().max(0.0) as Ms;
         let epoch = job.epoch;
         self.push(now.saturating_add(wall), FINISH, j as u64, epoch);
     }
@@ -1223,6 +1241,13 @@ impl Simulation {
         let n = self.e.node_count();
         let u = draw(&[self.cfg.seed, STREAM_FAIL_NODE, k]);
         let node = ((u * n as f64) as usize).min(n.saturating_sub(1));
+        self.fail_node(node)?;
+        self.arm_failures(k + 1);
+        Ok(())
+    }
+
+    /// Node `node` fails now (no effect when it is down already).
+    fn fail_node(&mut self, node: usize) -> Result<(), SimError> {
         if let Some(lost) = self.e.fail_node(node)? {
             self.state_version += 1;
             let repair = self.now.saturating_add(ms(self.cfg.failures.repair_time));
@@ -1237,7 +1262,6 @@ impl Simulation {
                 self.on_loss(j as usize)?;
             }
         }
-        self.arm_failures(k + 1);
         Ok(())
     }
 
@@ -1578,7 +1602,7 @@ impl Simulation {
                     Replaced::Placed => {}
                     Replaced::Pending(p) => {
                         all = false;
-                        why = Some(p);
+                        why = Some(self.name_job(&p, j));
                     }
                 }
             }
@@ -1603,6 +1627,17 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// gang-core's texts name the shared request (`gang req7`); say which job it is.
+    fn name_job(&self, text: &str, j: usize) -> String {
+        let mut out = text.to_owned();
+        if let Some(i) = out.find("(gang req") {
+            if let Some(end) = out[i..].find(')') {
+                out.replace_range(i..i + end + 1, &format!("(job {})", self.jobs[j].id));
+            }
+        }
+        out
     }
 
     // ---- invariants ------------------------------------------------------------------
