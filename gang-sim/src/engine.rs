@@ -16,12 +16,12 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 pub use gang_core::{
-    Amount, Inventory, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
+    Amount, Inventory, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration, Topology,
 };
 
 use gang_core::{
     Admission, AdmitMode, CompiledGang, Gang, Outcome, Placement, Quantity, Replacement,
-    ReservationId, Scenario, Solver, Spread, SpreadOutcome, Topology, HOSTNAME_LEVEL,
+    ReservationId, Scenario, Solver, Spread, SpreadOutcome, HOSTNAME_LEVEL,
 };
 
 use crate::error::SimError;
@@ -50,6 +50,14 @@ pub(crate) fn milli_amount(m: u64) -> Amount {
 /// `In` requirement on a label.
 pub(crate) fn label_in(key: &str, values: Vec<String>) -> Requirement {
     Requirement::is_in(key.to_owned(), values)
+}
+
+/// A topology from level keys that are known to be valid.
+///
+/// # Panics
+/// If gang-core rejects the keys (the generators' constants are valid).
+pub(crate) fn topology(levels: &[&str]) -> Topology {
+    Topology::new(levels.iter().copied()).expect("valid levels")
 }
 
 /// Builds an inventory (for the generators).
@@ -174,11 +182,14 @@ impl Cluster {
 pub(crate) struct Req {
     gang: Gang,
     compiled: CompiledGang,
+    /// Per role, in order: GPUs (milli) per member.
+    role_gpu: Vec<u64>,
 }
 
-/// A placement found by the core and not yet reserved.
+/// A placement found by the core and not yet reserved, with the GPUs (milli) it takes
+/// and the nodes it uses.
 #[derive(Debug)]
-pub(crate) struct Found(Placement);
+pub(crate) struct Found(Placement, u64, Vec<u32>);
 
 /// A reservation id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -234,6 +245,8 @@ pub(crate) struct Engine {
     free_up: u64,
     allocatable: u64,
     held_total: u64,
+    /// Per live reservation: GPUs (milli) it holds, and its nodes (sorted).
+    held: FxHashMap<u64, (u64, Vec<u32>)>,
     profiling: bool,
     pub(crate) profile: EngineProfile,
 }
@@ -297,6 +310,7 @@ impl Engine {
             free_up,
             allocatable,
             held_total: 0,
+            held: FxHashMap::default(),
             profiling: false,
             profile: EngineProfile::default(),
         }
@@ -364,7 +378,16 @@ impl Engine {
             GangShape::Unconstrained => {}
         }
         let compiled = self.inv.compile(&gang)?;
-        Ok(Req { gang, compiled })
+        let role_gpu = gang
+            .roles
+            .iter()
+            .map(|r| role_request(r, &self.gpu).unwrap_or(0))
+            .collect();
+        Ok(Req {
+            gang,
+            compiled,
+            role_gpu,
+        })
     }
 
     /// Where the gang goes now, without a diagnosis when it does not fit (the hot path).
@@ -376,7 +399,21 @@ impl Engine {
             .map_err(|e| SimError::Internal(format!("find: {e}")))?;
         self.profile.finds += 1;
         self.profile.find_ns += Self::since(t);
-        Ok(out.map(Found))
+        Ok(out.map(|p| {
+            let gpu = p
+                .placed_by_role()
+                .zip(&req.role_gpu)
+                .map(|((_, k), g)| u64::from(k) * g)
+                .sum();
+            let mut nodes: Vec<u32> = p
+                .assignments()
+                .iter()
+                .filter_map(|a| self.index.get(&a.node).copied())
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            Found(p, gpu, nodes)
+        }))
     }
 
     /// Whether the gang fits the cluster as given (no reservations, no failures).
@@ -439,34 +476,39 @@ impl Engine {
             .reserve(&found.0)
             .map_err(|c| SimError::Internal(format!("reserve right after find: {c}")))?;
         self.profile.reserves += 1;
-        self.after_hold(id, true);
+        let Found(_, gpu, nodes) = found;
+        self.held_total += gpu;
+        self.refresh(&nodes);
+        self.held.insert(id.0, (gpu, nodes));
         self.profile.lifecycle_ns += Self::since(t);
         Ok(ResId(id.0))
     }
 
-    /// GPUs (milli) a reservation holds now, and the nodes it holds them on.
+    /// GPUs (milli) a reservation holds now, and the nodes of its members (sorted),
+    /// read from the core.
     fn usage(&self, id: ReservationId) -> (u64, Vec<u32>) {
         let Some(r) = self.inv.reservation(id) else {
             return (0, Vec::new());
         };
-        let mut gpu = 0;
-        let mut nodes = Vec::new();
-        for (node, res, q) in r.usage(&self.inv) {
-            if let Some(&ix) = self.index.get(&node) {
-                if nodes.last() != Some(&ix) {
-                    nodes.push(ix);
-                }
-            }
-            if res == self.gpu {
-                gpu += q.millis();
-            }
-        }
+        let gpu = r
+            .usage(&self.inv)
+            .iter()
+            .filter(|(_, res, _)| *res == self.gpu)
+            .map(|(_, _, q)| q.millis())
+            .sum();
+        let mut nodes: Vec<u32> = r
+            .members(&self.inv)
+            .iter()
+            .filter_map(|a| self.index.get(&a.node).copied())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
         (gpu, nodes)
     }
 
     /// GPUs (milli) a reservation holds now.
     pub(crate) fn gpu_of(&self, id: ResId) -> u64 {
-        self.usage(ReservationId(id.0)).0
+        self.held.get(&id.0).map_or(0, |h| h.0)
     }
 
     /// Members a reservation holds now (lost ones not counted).
@@ -498,22 +540,28 @@ impl Engine {
         }
     }
 
-    fn after_hold(&mut self, id: ReservationId, taken: bool) {
+    /// Reads back what a reservation holds after the core changed it (admitted,
+    /// spread, lost members, replaced): the held count and the nodes touched follow.
+    fn record(&mut self, id: ReservationId, touched: &[u32]) {
         let (gpu, nodes) = self.usage(id);
-        if taken {
-            self.held_total += gpu;
-        }
+        let (old_gpu, old_nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
+        self.held_total = self.held_total - old_gpu + gpu;
+        self.refresh(&old_nodes);
         self.refresh(&nodes);
+        self.refresh(touched);
+        if self.inv.reservation(id).is_some() {
+            self.held.insert(id.0, (gpu, nodes));
+        }
     }
 
     /// Gives back everything a reservation holds; returns the GPUs (milli) given back.
     pub(crate) fn release(&mut self, id: ResId) -> Result<u64, SimError> {
         let t = self.clock();
         let rid = ReservationId(id.0);
-        let (gpu, nodes) = self.usage(rid);
         self.inv
             .release(rid)
             .map_err(|e| SimError::Internal(format!("release: {e}")))?;
+        let (gpu, nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
         self.held_total -= gpu;
         self.refresh(&nodes);
         self.profile.lifecycle_ns += Self::since(t);
@@ -543,7 +591,7 @@ impl Engine {
             match a {
                 Admission::Placed { reservation, .. } => {
                     self.profile.reserves += 1;
-                    self.after_hold(reservation, true);
+                    self.record(reservation, &[]);
                     ids.push(Some(ResId(reservation.0)));
                 }
                 Admission::Waiting { .. } => ids.push(None),
@@ -572,7 +620,7 @@ impl Engine {
                 let mut ids = Vec::with_capacity(reservations.len());
                 for r in reservations {
                     self.profile.reserves += 1;
-                    self.after_hold(r, true);
+                    self.record(r, &[]);
                     ids.push(ResId(r.0));
                 }
                 Some(ids)
@@ -601,20 +649,9 @@ impl Engine {
         ids.dedup();
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let gpu_lost: u64 = lost
-                .iter()
-                .filter(|l| l.reservation.0 == id.0)
-                .map(|l| {
-                    let per = self
-                        .inv
-                        .reservation(ReservationId(id.0))
-                        .and_then(|r| r.gang().roles.iter().find(|x| x.name == l.role))
-                        .map_or(0, |r| role_request(r, &self.gpu).unwrap_or(0));
-                    per * u64::from(l.count)
-                })
-                .sum();
-            self.held_total -= gpu_lost;
-            out.push((id, gpu_lost));
+            let before = self.gpu_of(id);
+            self.record(ReservationId(id.0), &[]);
+            out.push((id, before - self.gpu_of(id).min(before)));
         }
         self.free_up -= self.free_gpu[ix];
         self.up[ix] = false;
@@ -644,7 +681,6 @@ impl Engine {
     pub(crate) fn replace(&mut self, id: ResId) -> Result<Replaced, SimError> {
         let t = self.clock();
         let rid = ReservationId(id.0);
-        let before = self.usage(rid).0;
         let out = self
             .inv
             .replace(rid)
@@ -655,9 +691,7 @@ impl Engine {
                     .iter()
                     .filter_map(|a| self.index.get(&a.node).copied())
                     .collect();
-                let after = self.usage(rid).0;
-                self.held_total += after - before.min(after);
-                self.refresh(&nodes);
+                self.record(rid, &nodes);
                 Replaced::Placed
             }
             Replacement::Pending(p) => Replaced::Pending(p.to_string()),
@@ -672,12 +706,8 @@ impl Engine {
     pub(crate) fn span(&self, ids: &[ResId]) -> usize {
         let mut nodes: Vec<u32> = Vec::new();
         for id in ids {
-            if let Some(r) = self.inv.reservation(ReservationId(id.0)) {
-                for a in r.members(&self.inv) {
-                    if let Some(&ix) = self.index.get(&a.node) {
-                        nodes.push(ix);
-                    }
-                }
+            if let Some(h) = self.held.get(&id.0) {
+                nodes.extend_from_slice(&h.1);
             }
         }
         self.span_of_nodes(&nodes)
@@ -734,7 +764,18 @@ impl Engine {
                 self.free_up
             ));
         }
-        let held: u64 = self.inv.reservations().map(|r| self.usage(r.id()).0).sum();
+        for r in self.inv.reservations() {
+            if self.held.get(&r.id().0) != Some(&self.usage(r.id())) {
+                return Err(format!(
+                    "reservation {}: held GPUs or nodes out of date",
+                    r.id()
+                ));
+            }
+        }
+        if self.held.len() != self.inv.reservations().count() {
+            return Err("a released reservation is still counted".into());
+        }
+        let held: u64 = self.held.values().map(|h| h.0).sum();
         if held != self.held_total {
             return Err(format!(
                 "held GPUs: counted {}, reservations hold {held}",

@@ -12,8 +12,8 @@
 //! Rack values repeat across blocks (`r03` exists in every block), as scalable-unit
 //! numbers do in real clusters, so a domain is only identified by its full path.
 
-pub use crate::engine::Inventory;
 use crate::engine::{self, NodeSpec, Taint, TaintEffect};
+pub use crate::engine::{Inventory, Topology};
 pub use crate::rng::Rng;
 use crate::Cluster;
 
@@ -397,6 +397,11 @@ impl SynthCluster {
             self.len(),
             self.spec.used_pct
         )
+    }
+
+    /// The `gang-core` topology (zone, block, rack).
+    pub fn topology() -> Topology {
+        engine::topology(&Self::LEVELS)
     }
 
     /// Every node as a `gang-core` [`NodeSpec`].

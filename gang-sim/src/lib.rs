@@ -417,3 +417,8 @@ pub fn run_json(document: &str) -> Result<String, SimError> {
     let result = doc.simulation()?.run()?;
     Ok(result.to_json())
 }
+
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -198,6 +198,8 @@ pub struct Simulation {
     queue: BTreeMap<(i64, u64), u32>,
     pods: BTreeMap<(i64, u64, u64, u32), u16>,
     pending_pods: FxHashMap<u32, u32>,
+    /// Pending no-gang members per request.
+    pod_reqs: BTreeMap<usize, u32>,
     paused: BTreeSet<u32>,
     heap: BinaryHeap<Reverse<Ev>>,
     seq: u64,
@@ -218,6 +220,8 @@ pub struct Simulation {
     check: bool,
     events: u64,
     passes: u64,
+    /// Jobs in a final state.
+    done: usize,
     setup_ns: u64,
     probe_ns: u64,
     started: Option<Instant>,
@@ -251,6 +255,7 @@ impl Simulation {
             queue: BTreeMap::new(),
             pods: BTreeMap::new(),
             pending_pods: FxHashMap::default(),
+            pod_reqs: BTreeMap::new(),
             paused: BTreeSet::new(),
             heap: BinaryHeap::new(),
             seq: 0,
@@ -270,6 +275,7 @@ impl Simulation {
             check,
             events: 0,
             passes: 0,
+            done: 0,
             setup_ns: 0,
             probe_ns: 0,
             started: None,
@@ -722,7 +728,7 @@ impl Simulation {
                 }
             }
             end = self.now;
-            if self.jobs.iter().all(|j| j.st == St::Done) {
+            if self.done == self.jobs.len() {
                 break;
             }
         }
@@ -912,6 +918,7 @@ impl Simulation {
 
     fn finish(&mut self, j: usize, state: FinalState, reason: String) {
         let now = self.now;
+        self.done += 1;
         let job = &mut self.jobs[j];
         job.st = St::Done;
         job.end = Some(now);
@@ -1004,11 +1011,12 @@ impl Simulation {
             Kind::NoGang { pods } => {
                 let total: u32 = pods.iter().map(|p| p.1).sum();
                 let mut m = 0u64;
-                for (ri, &(_, count)) in pods.iter().enumerate() {
+                for (ri, &(req, count)) in pods.iter().enumerate() {
                     for _ in 0..count {
                         self.pods.insert((prio, m, order, j as u32), ri as u16);
                         m += 1;
                     }
+                    *self.pod_reqs.entry(req).or_default() += count;
                 }
                 self.pending_pods.insert(j as u32, total);
             }
@@ -1037,8 +1045,12 @@ impl Simulation {
             return;
         };
         let total: u64 = pods.iter().map(|p| u64::from(p.1)).sum();
+        let (prio, order) = (-job.priority, job.order);
+        let reqs: Vec<usize> = pods.iter().map(|p| p.0).collect();
         for m in 0..total {
-            self.pods.remove(&(-job.priority, m, job.order, j as u32));
+            if let Some(role) = self.pods.remove(&(prio, m, order, j as u32)) {
+                self.pod_unpending(reqs[role as usize]);
+            }
         }
     }
 
@@ -1511,12 +1523,23 @@ impl Simulation {
 
     /// The no-gang baseline: pending members in order, each placed alone where it fits.
     fn place_pods(&mut self) -> Result<(), SimError> {
-        if self.pods.is_empty() {
+        // Nothing to do when every kind of member waiting is known not to fit.
+        if self.pods.is_empty() || self.pod_reqs.keys().all(|&r| self.memo_fails(r)) {
             return Ok(());
         }
-        let keys: Vec<((i64, u64, u64, u32), u16)> =
-            self.pods.iter().map(|(k, v)| (*k, *v)).collect();
-        for (key, role) in keys {
+        let mut cursor: Option<(i64, u64, u64, u32)> = None;
+        loop {
+            let next = match cursor {
+                None => self.pods.iter().next(),
+                Some(c) => self
+                    .pods
+                    .range((std::ops::Bound::Excluded(c), std::ops::Bound::Unbounded))
+                    .next(),
+            };
+            let Some((&key, &role)) = next else {
+                break;
+            };
+            cursor = Some(key);
             let j = key.3 as usize;
             let Kind::NoGang { pods } = &self.jobs[j].kind else {
                 continue;
@@ -1527,23 +1550,22 @@ impl Simulation {
             }
             let Some(f) = self.e.find(&self.reqs[r])? else {
                 self.memo[r] = self.free_epoch + 1;
+                if self.pod_reqs.keys().all(|&r| self.memo_fails(r)) {
+                    break;
+                }
                 continue;
             };
             let id = self.e.reserve(f)?;
             self.pods.remove(&key);
+            self.pod_unpending(r);
             self.owner.insert(id, j as u32);
             self.state_version += 1;
             let now = self.now;
             if self.jobs[j].st == St::Queued {
                 let members = self.jobs[j].members;
-                let fails = {
-                    self.jobs[j].attempts += 1;
-                    let f = self.init_fails(j, members);
-                    self.jobs[j].attempts -= 1;
-                    f
-                };
+                self.jobs[j].attempts += 1;
+                let fails = self.init_fails(j, members);
                 let job = &mut self.jobs[j];
-                job.attempts += 1;
                 job.admitted = Some(now);
                 job.first_admitted.get_or_insert(now);
                 job.st = St::Starting;
@@ -1551,15 +1573,15 @@ impl Simulation {
                 job.open = now;
                 job.phase = Phase::Init;
                 job.first_pod = now;
-                let epoch = job.epoch;
                 job.attempt_fails = fails;
+                let epoch = job.epoch;
                 if let Some(t) = self.cfg.readiness.timeout {
                     self.push(now.saturating_add(ms(t)), TIMEOUT, j as u64, epoch);
                 }
             }
             self.close(j);
             self.jobs[j].res.push(id);
-            self.regather(j);
+            self.jobs[j].g += self.e.gpu_of(id);
             self.jobs[j].pods_placed += 1;
             let left = self.pending_pods.get(&(j as u32)).copied().unwrap_or(0);
             if left <= 1 {
@@ -1567,18 +1589,23 @@ impl Simulation {
                 self.update_span(j);
                 if !self.jobs[j].attempt_fails {
                     let epoch = self.jobs[j].epoch;
-                    self.push(
-                        now.saturating_add(ms(self.cfg.readiness.init_time)),
-                        READY,
-                        j as u64,
-                        epoch,
-                    );
+                    let t = now.saturating_add(ms(self.cfg.readiness.init_time));
+                    self.push(t, READY, j as u64, epoch);
                 }
             } else {
                 self.pending_pods.insert(j as u32, left - 1);
             }
         }
         Ok(())
+    }
+
+    fn pod_unpending(&mut self, r: usize) {
+        if let Some(c) = self.pod_reqs.get_mut(&r) {
+            *c -= 1;
+            if *c == 0 {
+                self.pod_reqs.remove(&r);
+            }
+        }
     }
 
     /// Jobs waiting for replacements: tried again when capacity came back.

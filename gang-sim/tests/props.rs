@@ -2,8 +2,8 @@
 //! after every event when `check_invariants` is on; a violation is an error).
 
 use gang_sim::{
-    Cluster, FinalState, JobSpec, NodeSpec, Policy, RecoveryMode, SimConfig, SimResult,
-    Simulation, Trace, WorkloadSpec,
+    Cluster, FinalState, JobSpec, NodeSpec, Policy, RecoveryMode, SimConfig, SimResult, Simulation,
+    Trace, WorkloadSpec,
 };
 use proptest::prelude::*;
 
@@ -40,9 +40,16 @@ fn busy_run(seed: u64, workload_seed: u64) -> SimResult {
     let mut trace = w.generate().unwrap();
     for (i, j) in trace.jobs.iter_mut().enumerate() {
         j.policy = Some(match i % 5 {
-            0 => Policy::Required { level: "rack".into() },
-            1 => Policy::Timed { level: "rack".into(), after: 600.0 },
-            2 => Policy::Preferred { level: "rack".into() },
+            0 => Policy::Required {
+                level: "rack".into(),
+            },
+            1 => Policy::Timed {
+                level: "rack".into(),
+                after: 600.0,
+            },
+            2 => Policy::Preferred {
+                level: "rack".into(),
+            },
             3 => Policy::NoGang,
             _ => Policy::Unconstrained,
         });
@@ -57,7 +64,10 @@ fn busy_run(seed: u64, workload_seed: u64) -> SimResult {
             "sample_interval": 300}}"#
     ))
     .unwrap();
-    Simulation::new(small_cluster(), trace, config).unwrap().run().unwrap()
+    Simulation::new(small_cluster(), trace, config)
+        .unwrap()
+        .run()
+        .unwrap()
 }
 
 #[test]
@@ -69,8 +79,14 @@ fn same_seed_same_bytes_different_seed_different_run() {
     assert_eq!(a.timeline_csv(), b.timeline_csv());
     assert_eq!(a.summary_json(), b.summary_json());
     // Something random happened at all (or the comparison below would prove nothing).
-    assert!(a.jobs.iter().any(|j| j.node_failures > 0), "no node failure");
-    assert!(a.jobs.iter().any(|j| j.readiness_failures > 0), "no init failure");
+    assert!(
+        a.jobs.iter().any(|j| j.node_failures > 0),
+        "no node failure"
+    );
+    assert!(
+        a.jobs.iter().any(|j| j.readiness_failures > 0),
+        "no init failure"
+    );
     // Another seed of the simulation (failures, init failures) changes the run.
     let c = busy_run(8, 3);
     assert_ne!(a.to_json(), c.to_json());
@@ -94,12 +110,24 @@ fn run_json_is_deterministic_too() {
 fn policy_strategy() -> impl Strategy<Value = Policy> {
     prop_oneof![
         Just(Policy::Unconstrained),
-        Just(Policy::Required { level: "rack".into() }),
-        Just(Policy::Required { level: "block".into() }),
-        Just(Policy::Preferred { level: "rack".into() }),
-        (0u32..3).prop_map(|k| Policy::Timed { level: "rack".into(), after: f64::from(k) * 300.0 }),
+        Just(Policy::Required {
+            level: "rack".into()
+        }),
+        Just(Policy::Required {
+            level: "block".into()
+        }),
+        Just(Policy::Preferred {
+            level: "rack".into()
+        }),
+        (0u32..3).prop_map(|k| Policy::Timed {
+            level: "rack".into(),
+            after: f64::from(k) * 300.0
+        }),
         Just(Policy::NoGang),
-        Just(Policy::Spread { replicas: 2, level: "rack".into() }),
+        Just(Policy::Spread {
+            replicas: 2,
+            level: "rack".into()
+        }),
     ]
 }
 
@@ -127,18 +155,28 @@ fn job_strategy() -> impl Strategy<Value = JobIn> {
         prop::option::of(1u32..1000),
         0i64..3,
     )
-        .prop_map(|((submit, duration, members, gpus), policy, cancel, failing, replace, checkpoint, priority)| JobIn {
-            submit,
-            duration,
-            members,
-            gpus,
-            policy,
-            cancel,
-            failing: u32::from(failing),
-            replace,
-            checkpoint,
-            priority,
-        })
+        .prop_map(
+            |(
+                (submit, duration, members, gpus),
+                policy,
+                cancel,
+                failing,
+                replace,
+                checkpoint,
+                priority,
+            )| JobIn {
+                submit,
+                duration,
+                members,
+                gpus,
+                policy,
+                cancel,
+                failing: u32::from(failing),
+                replace,
+                checkpoint,
+                priority,
+            },
+        )
 }
 
 proptest! {
