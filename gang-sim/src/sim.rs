@@ -1404,44 +1404,34 @@ impl Simulation {
 
     /// Tries to place and reserve job `j` now (gang or spread).
     fn try_place(&mut self, j: usize) -> Result<bool, SimError> {
-        match self.jobs[j].kind.clone() {
-            Kind::Gang { variants, .. } => {
-                let r = variants[self.jobs[j].step];
-                if self.memo_fails(r) {
-                    return Ok(false);
-                }
-                match self.e.find(&self.reqs[r])? {
-                    Some(f) => {
-                        let id = self.e.reserve(f)?;
-                        self.start_attempt(j, vec![id])?;
-                        Ok(true)
-                    }
-                    None => {
-                        self.memo[r] = self.free_epoch + 1;
-                        Ok(false)
-                    }
-                }
-            }
+        let (r, spread) = match &self.jobs[j].kind {
+            Kind::Gang { variants, .. } => (variants[self.jobs[j].step], None),
             Kind::Spread {
                 req,
                 replicas,
                 level,
-            } => {
-                if self.memo_fails(req) {
-                    return Ok(false);
-                }
-                match self.e.spread(&self.reqs[req], replicas, &level)? {
-                    Some(ids) => {
-                        self.start_attempt(j, ids)?;
-                        Ok(true)
-                    }
-                    None => {
-                        self.memo[req] = self.free_epoch + 1;
-                        Ok(false)
-                    }
-                }
+            } => (*req, Some((*replicas, level.clone()))),
+            Kind::NoGang { .. } => return Ok(false),
+        };
+        if self.memo_fails(r) {
+            return Ok(false);
+        }
+        let ids = match spread {
+            None => match self.e.find(&self.reqs[r])? {
+                Some(f) => Some(vec![self.e.reserve(f)?]),
+                None => None,
+            },
+            Some((replicas, level)) => self.e.spread(&self.reqs[r], replicas, &level)?,
+        };
+        match ids {
+            Some(ids) => {
+                self.start_attempt(j, ids)?;
+                Ok(true)
             }
-            Kind::NoGang { .. } => Ok(false),
+            None => {
+                self.memo[r] = self.free_epoch + 1;
+                Ok(false)
+            }
         }
     }
 
