@@ -65,7 +65,7 @@ const POLICIES: [&str; 6] = [
     "preferred(rack)",
     "timed(rack, 1800)",
     "no-gang",
-    "backfill: required(rack)",
+    "backfill: unconstrained",
 ];
 
 fn jobs() -> usize {

@@ -237,6 +237,11 @@ pub struct QueueConfig {
     pub discipline: Discipline,
     /// Where re-entering jobs go.
     pub requeue: Requeue,
+    /// Backfill by calling gang-core's `Inventory::admit` itself on every pass (the
+    /// reference; slow: it builds the head's diagnosis and solves cold each time)
+    /// instead of asking the same rule of the simulation's warm solver (the default;
+    /// the answers are the same, which the tests check).
+    pub via_admit: bool,
 }
 
 /// Readiness: how members start, when an incomplete gang gives up, and the retry path

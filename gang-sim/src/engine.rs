@@ -186,6 +186,13 @@ pub(crate) struct Req {
     role_gpu: Vec<u64>,
 }
 
+impl Req {
+    /// The gang's roles.
+    pub(crate) fn roles(&self) -> &[Role] {
+        &self.gang.roles
+    }
+}
+
 /// A placement found by the core and not yet reserved, with the GPUs (milli) it takes
 /// and the nodes it uses.
 #[derive(Debug)]
@@ -603,6 +610,70 @@ impl Engine {
         Ok((head, it.collect()))
     }
 
+    /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
+    /// warm solver: the nodes where some role of the waiting head fits a member now are
+    /// found with the head's one-member gangs (`head_pods`, one per role) and cordoned
+    /// while the candidates are placed, in order, each whole and reserved, on the other
+    /// nodes; then uncordoned. The same answers as `admit` (tested against it), without
+    /// the head's diagnosis and without compiling or solving cold.
+    pub(crate) fn backfill(
+        &mut self,
+        head_pods: &[&Req],
+        candidates: &[&Req],
+    ) -> Result<Vec<Option<ResId>>, SimError> {
+        let t = self.clock();
+        let mut cordoned: Vec<String> = Vec::new();
+        let mut result = Ok(());
+        'roles: for pod in head_pods {
+            loop {
+                match self.find(pod) {
+                    Ok(Some(Found(_, _, nodes))) => {
+                        for n in nodes {
+                            let name = self.names[n as usize].clone();
+                            if let Err(e) = self.inv.cordon(&name) {
+                                result = Err(SimError::Internal(format!("cordon: {e}")));
+                                break 'roles;
+                            }
+                            cordoned.push(name);
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        result = Err(e);
+                        break 'roles;
+                    }
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(candidates.len());
+        if result.is_ok() {
+            for c in candidates {
+                match self.find(c) {
+                    Ok(Some(f)) => match self.reserve(f) {
+                        Ok(id) => out.push(Some(id)),
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    },
+                    Ok(None) => out.push(None),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        for name in cordoned {
+            self.inv
+                .uncordon(&name)
+                .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
+        }
+        self.profile.admits += 1;
+        self.profile.admit_ns += Self::since(t);
+        result.map(|()| out)
+    }
+
     /// Places and reserves `replicas` replicas in distinct domains of `level`, or nothing.
     pub(crate) fn spread(
         &mut self,
@@ -889,6 +960,115 @@ mod tests {
         assert!(e.release(id).is_err());
         assert_eq!((e.free_gpu(), e.held_gpu()), (20_000, 0));
         e.validate().unwrap();
+    }
+
+    #[test]
+    fn backfill_gives_what_admit_gives() {
+        // Random small states: some capacity held, a head that waits, candidates.
+        let mut rng = crate::rng::Rng::new(11);
+        let mut placed_some = 0;
+        for round in 0..200 {
+            let mut a = Engine::new(cluster(), "nvidia.com/gpu");
+            // Hold some GPUs here and there.
+            for k in 0..1 + rng.below(4) {
+                let r = a
+                    .compile(
+                        &format!("bg{k}"),
+                        &workers(1 + rng.below(3) as u32),
+                        &GangShape::Unconstrained,
+                    )
+                    .unwrap();
+                if let Some(f) = a.find(&r).unwrap() {
+                    a.reserve(f).unwrap();
+                }
+            }
+            let mut b = Engine {
+                inv: a.inv.clone(),
+                empty: a.empty.clone(),
+                solver: Solver::new(),
+                empty_solver: Solver::new(),
+                gpu: a.gpu.clone(),
+                names: a.names.clone(),
+                index: a.index.clone(),
+                levels: a.levels.clone(),
+                domain: a.domain.clone(),
+                free_gpu: a.free_gpu.clone(),
+                up: a.up.clone(),
+                failed: a.failed.clone(),
+                free_up: a.free_up,
+                allocatable: a.allocatable,
+                held_total: a.held_total,
+                held: a.held.clone(),
+                profiling: false,
+                profile: EngineProfile::default(),
+            };
+            let shape = |i: u64| match i % 3 {
+                0 => GangShape::Unconstrained,
+                1 => GangShape::Required("rack".into()),
+                _ => GangShape::Required("block".into()),
+            };
+            let big = |n: u32| vec![Role::new("w", n).request("nvidia.com/gpu", 4)];
+            let head = a
+                .compile("head", &big(2 + rng.below(3) as u32), &shape(rng.below(3)))
+                .unwrap();
+            if a.find(&head).unwrap().is_some() {
+                continue;
+            }
+            let cands: Vec<Req> = (0..4)
+                .map(|k| {
+                    a.compile(
+                        &format!("c{k}"),
+                        &workers(1 + rng.below(5) as u32),
+                        &shape(rng.below(3)),
+                    )
+                    .unwrap()
+                })
+                .collect();
+            let refs: Vec<&Req> = cands.iter().collect();
+            let pod = a
+                .compile("pod", &big(1), &GangShape::Unconstrained)
+                .unwrap();
+            let mine = a.backfill(&[&pod], &refs).unwrap();
+            let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
+            assert!(head_placed.is_none());
+            let got: Vec<Option<Vec<String>>> = mine
+                .iter()
+                .map(|id| {
+                    id.map(|id| {
+                        a.inv
+                            .reservation(ReservationId(id.0))
+                            .unwrap()
+                            .members(&a.inv)
+                            .iter()
+                            .map(|m| format!("{}:{}", m.node, m.count))
+                            .collect()
+                    })
+                })
+                .collect();
+            let want: Vec<Option<Vec<String>>> = theirs
+                .iter()
+                .map(|id| {
+                    id.map(|id| {
+                        b.inv
+                            .reservation(ReservationId(id.0))
+                            .unwrap()
+                            .members(&b.inv)
+                            .iter()
+                            .map(|m| format!("{}:{}", m.node, m.count))
+                            .collect()
+                    })
+                })
+                .collect();
+            assert_eq!(got, want, "round {round}");
+            placed_some += got.iter().filter(|g| g.is_some()).count();
+            a.validate().unwrap();
+            b.validate().unwrap();
+            assert_eq!(a.free_gpu(), b.free_gpu());
+        }
+        assert!(
+            placed_some >= 20,
+            "only {placed_some} backfilled: the test shows little"
+        );
     }
 
     #[test]

@@ -93,6 +93,12 @@
 //!    jobs do), are each placed alone (a one-member unconstrained gang) where they fit;
 //!    a member that does not fit is skipped, never blocking the rest.
 //!
+//! Events a pass schedules for the current time (a `ready` with `init_time` 0) are
+//! handled next, at the same time, followed by another pass. A request gang-core
+//! found not to fit is not asked again until capacity has been given back (a release
+//! or a repair): less free capacity never turns "does not fit" into "fits", so this
+//! changes no outcome, only the number of questions.
+//!
 //! A job placed is *admitted*: its members start (`init_time`); each fails to
 //! initialise with probability `init_failure` (drawn per job, attempt and member from
 //! the seed), or always for `failing_members`. A job that can never fit the cluster as

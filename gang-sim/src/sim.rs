@@ -189,6 +189,8 @@ pub struct Simulation {
     reqs: Vec<Req>,
     /// Per request: 1 + the free-capacity epoch at which it was last found not to fit.
     memo: Vec<u64>,
+    /// Per request: its roles' one-member gangs (for the backfill rule), once asked.
+    pods_of: FxHashMap<usize, Vec<crate::engine::Req>>,
     fits_empty: Vec<Option<bool>>,
     jobs: Vec<Job>,
     tables: Vec<Vec<f64>>,
@@ -246,6 +248,7 @@ impl Simulation {
             e,
             reqs: Vec::new(),
             memo: Vec::new(),
+            pods_of: FxHashMap::default(),
             fits_empty: Vec::new(),
             jobs: Vec::with_capacity(trace.jobs.len()),
             tables: Vec::new(),
@@ -1495,12 +1498,38 @@ impl Simulation {
         if cands.is_empty() {
             return Ok(());
         }
-        let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
-        let (head_id, ids) = self.e.admit_backfill(&self.reqs[head_req], &refs)?;
-        if let Some(id) = head_id {
-            self.queue.remove(&hk);
-            self.start_attempt(hj, vec![id])?;
-        }
+        let ids = if self.cfg.queue.via_admit {
+            let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
+            let (head_id, ids) = self.e.admit_backfill(&self.reqs[head_req], &refs)?;
+            if head_id.is_some() {
+                return Err(SimError::Internal(
+                    "admit placed a head the solver had found not to fit".into(),
+                ));
+            }
+            ids
+        } else {
+            if !self.pods_of.contains_key(&head_req) {
+                let mut pods = Vec::new();
+                for (i, role) in self.reqs[head_req].roles().iter().enumerate() {
+                    let mut one = role.clone();
+                    one.count = 1;
+                    one.min_count = None;
+                    let p = self
+                        .e
+                        .compile(
+                            &format!("req{head_req}-role{i}"),
+                            &[one],
+                            &GangShape::Unconstrained,
+                        )
+                        .map_err(|e| SimError::Internal(format!("one member of a head: {e}")))?;
+                    pods.push(p);
+                }
+                self.pods_of.insert(head_req, pods);
+            }
+            let heads: Vec<&Req> = self.pods_of[&head_req].iter().collect();
+            let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
+            self.e.backfill(&heads, &refs)?
+        };
         for ((j, _), id) in cands.into_iter().zip(ids) {
             if let Some(id) = id {
                 let key = (-self.jobs[j as usize].priority, self.jobs[j as usize].order);
@@ -1517,19 +1546,23 @@ impl Simulation {
         if self.pods.is_empty() || self.pod_reqs.keys().all(|&r| self.memo_fails(r)) {
             return Ok(());
         }
-        let mut cursor: Option<(i64, u64, u64, u32)> = None;
-        loop {
-            let next = match cursor {
-                None => self.pods.iter().next(),
-                Some(c) => self
-                    .pods
-                    .range((std::ops::Bound::Excluded(c), std::ops::Bound::Unbounded))
-                    .next(),
-            };
-            let Some((&key, &role)) = next else {
-                break;
-            };
-            cursor = Some(key);
+        // The map is only read while walking it; placed members leave it afterwards.
+        let pending = std::mem::take(&mut self.pods);
+        let mut placed = Vec::new();
+        let out = self.walk_pods(&pending, &mut placed);
+        self.pods = pending;
+        for key in placed {
+            self.pods.remove(&key);
+        }
+        out
+    }
+
+    fn walk_pods(
+        &mut self,
+        pending: &BTreeMap<(i64, u64, u64, u32), u16>,
+        placed: &mut Vec<(i64, u64, u64, u32)>,
+    ) -> Result<(), SimError> {
+        for (&key, &role) in pending {
             let j = key.3 as usize;
             let Kind::NoGang { pods } = &self.jobs[j].kind else {
                 continue;
@@ -1546,7 +1579,7 @@ impl Simulation {
                 continue;
             };
             let id = self.e.reserve(f)?;
-            self.pods.remove(&key);
+            placed.push(key);
             self.pod_unpending(r);
             self.owner.insert(id, j as u32);
             self.state_version += 1;
