@@ -610,40 +610,46 @@ impl Engine {
         Ok((head, it.collect()))
     }
 
+    /// The probe that finds every node where a member of `role` fits now: the role
+    /// elastic from 1 up to one member per node, one per node, unconstrained. gang-core
+    /// places as many members as fit, so one query names all those nodes.
+    pub(crate) fn usable_probe(&self, name: &str, role: &Role) -> Result<Req, gang_core::Error> {
+        let mut one = role.clone();
+        one.count = u32::try_from(self.names.len().max(1)).unwrap_or(u32::MAX);
+        one.min_count = Some(1);
+        one.max_per_node = Some(1);
+        self.compile(name, &[one], &GangShape::Unconstrained)
+    }
+
     /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
     /// warm solver: the nodes where some role of the waiting head fits a member now are
-    /// found with the head's one-member gangs (`head_pods`, one per role) and cordoned
-    /// while the candidates are placed, in order, each whole and reserved, on the other
-    /// nodes; then uncordoned. The same answers as `admit` (tested against it), without
-    /// the head's diagnosis and without compiling or solving cold.
+    /// found with the head's [`Engine::usable_probe`]s and cordoned while the candidates
+    /// are placed, in order, each whole and reserved, on the other nodes; then
+    /// uncordoned. The same answers as `admit` (tested against it), without the head's
+    /// diagnosis and without compiling or solving cold.
     pub(crate) fn backfill(
         &mut self,
-        head_pods: &[&Req],
+        head_probes: &[&Req],
         candidates: &[&Req],
     ) -> Result<Vec<Option<ResId>>, SimError> {
         let t = self.clock();
-        let mut cordoned: Vec<String> = Vec::new();
-        let mut result = Ok(());
-        'roles: for pod in head_pods {
-            loop {
-                match self.find(pod) {
-                    Ok(Some(Found(_, _, nodes))) => {
-                        for n in nodes {
-                            let name = self.names[n as usize].clone();
-                            if let Err(e) = self.inv.cordon(&name) {
-                                result = Err(SimError::Internal(format!("cordon: {e}")));
-                                break 'roles;
-                            }
-                            cordoned.push(name);
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        result = Err(e);
-                        break 'roles;
-                    }
-                }
+        let mut usable: Vec<u32> = Vec::new();
+        for probe in head_probes {
+            if let Some(Found(_, _, nodes)) = self.find(probe)? {
+                usable.extend(nodes);
             }
+        }
+        usable.sort_unstable();
+        usable.dedup();
+        let mut cordoned: Vec<String> = Vec::with_capacity(usable.len());
+        let mut result = Ok(());
+        for n in usable {
+            let name = self.names[n as usize].clone();
+            if let Err(e) = self.inv.cordon(&name) {
+                result = Err(SimError::Internal(format!("cordon: {e}")));
+                break;
+            }
+            cordoned.push(name);
         }
         let mut out = Vec::with_capacity(candidates.len());
         if result.is_ok() {
@@ -1025,9 +1031,7 @@ mod tests {
                 })
                 .collect();
             let refs: Vec<&Req> = cands.iter().collect();
-            let pod = a
-                .compile("pod", &big(1), &GangShape::Unconstrained)
-                .unwrap();
+            let pod = a.usable_probe("pod", &big(1)[0]).unwrap();
             let mine = a.backfill(&[&pod], &refs).unwrap();
             let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
             assert!(head_placed.is_none());

@@ -84,10 +84,14 @@
 //!    `"requeue": "creation"`): each job in turn is placed whole by gang-core
 //!    (`Solver::find`, then `reserve`; spread jobs by `spread`) until one does not fit:
 //!    that one is the head. `fifo`: the pass stops there. `backfill`: every later job
-//!    that fits on its own is handed, in order, with the head, to gang-core `admit` in
-//!    `backfill` mode, which places a later gang only on nodes where no role of the
-//!    head fits a member now (spread jobs are never backfilled; behind a spread head,
-//!    the pass is FIFO).
+//!    that fits on its own is placed, in order, by gang-core's backfill rule
+//!    (`Inventory::admit` in `Backfill` mode): only on nodes where no role of the head
+//!    fits a member now. By default the rule is asked of the simulation's warm solver
+//!    (the nodes where a one-member gang of each of the head's roles fits are found by
+//!    gang-core and cordoned while the later gangs are placed, then uncordoned); with
+//!    `"via_admit": true` the pass calls `Inventory::admit` itself. The answers are the
+//!    same (tested). Spread jobs are never backfilled; behind a spread head, the pass is
+//!    FIFO.
 //! 3. No-gang members, ordered by priority, then member index, then job entry (so the
 //!    members of jobs submitted together interleave, as pods of concurrently created
 //!    jobs do), are each placed alone (a one-member unconstrained gang) where they fit;

@@ -1511,17 +1511,10 @@ impl Simulation {
             if !self.pods_of.contains_key(&head_req) {
                 let mut pods = Vec::new();
                 for (i, role) in self.reqs[head_req].roles().iter().enumerate() {
-                    let mut one = role.clone();
-                    one.count = 1;
-                    one.min_count = None;
                     let p = self
                         .e
-                        .compile(
-                            &format!("req{head_req}-role{i}"),
-                            &[one],
-                            &GangShape::Unconstrained,
-                        )
-                        .map_err(|e| SimError::Internal(format!("one member of a head: {e}")))?;
+                        .usable_probe(&format!("req{head_req}-role{i}"), role)
+                        .map_err(|e| SimError::Internal(format!("probe of a head: {e}")))?;
                     pods.push(p);
                 }
                 self.pods_of.insert(head_req, pods);
