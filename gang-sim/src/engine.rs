@@ -627,10 +627,15 @@ impl Engine {
     /// are placed, in order, each whole and reserved, on the other nodes; then
     /// uncordoned. The same answers as `admit` (tested against it), without the head's
     /// diagnosis and without compiling or solving cold.
+    ///
+    /// `keys[i]` identifies `candidates[i]`'s request: once a request does not fit, later
+    /// candidates with the same one are not asked again in this call (capacity only
+    /// shrinks while it runs).
     pub(crate) fn backfill(
         &mut self,
         head_probes: &[&Req],
         candidates: &[&Req],
+        keys: &[usize],
     ) -> Result<Vec<Option<ResId>>, SimError> {
         let t = self.clock();
         let mut usable: Vec<u32> = Vec::new();
@@ -652,8 +657,14 @@ impl Engine {
             cordoned.push(name);
         }
         let mut out = Vec::with_capacity(candidates.len());
+        let mut failed: Vec<usize> = Vec::new();
         if result.is_ok() {
-            for c in candidates {
+            for (i, c) in candidates.iter().enumerate() {
+                let key = keys.get(i).copied().unwrap_or(usize::MAX);
+                if failed.contains(&key) {
+                    out.push(None);
+                    continue;
+                }
                 match self.find(c) {
                     Ok(Some(f)) => match self.reserve(f) {
                         Ok(id) => out.push(Some(id)),
@@ -662,7 +673,10 @@ impl Engine {
                             break;
                         }
                     },
-                    Ok(None) => out.push(None),
+                    Ok(None) => {
+                        failed.push(key);
+                        out.push(None);
+                    }
                     Err(e) => {
                         result = Err(e);
                         break;
@@ -1032,7 +1046,8 @@ mod tests {
                 .collect();
             let refs: Vec<&Req> = cands.iter().collect();
             let pod = a.usable_probe("pod", &big(1)[0]).unwrap();
-            let mine = a.backfill(&[&pod], &refs).unwrap();
+            let keys: Vec<usize> = (0..refs.len()).collect();
+            let mine = a.backfill(&[&pod], &refs, &keys).unwrap();
             let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
             assert!(head_placed.is_none());
             let got: Vec<Option<Vec<String>>> = mine

@@ -1521,7 +1521,8 @@ impl Simulation {
             }
             let heads: Vec<&Req> = self.pods_of[&head_req].iter().collect();
             let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
-            self.e.backfill(&heads, &refs)?
+            let keys: Vec<usize> = cands.iter().map(|&(_, r)| r).collect();
+            self.e.backfill(&heads, &refs, &keys)?
         };
         for ((j, _), id) in cands.into_iter().zip(ids) {
             if let Some(id) = id {
