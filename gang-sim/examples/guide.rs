@@ -77,16 +77,8 @@ fn main() -> ExitCode {
         for (name, r) in &results {
             println!("-- {name}");
             println!(
-                "   {:<12} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9}  {}",
-                "job",
-                "queued s",
-                "run s",
-                "done s",
-                "attempts",
-                "level",
-                "held GPUh",
-                "wasted",
-                "state: reason"
+                "   {:<12} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9}  state: reason",
+                "job", "queued s", "run s", "done s", "attempts", "level", "held GPUh", "wasted"
             );
             for j in &r.jobs {
                 let level = j

@@ -27,7 +27,7 @@ use crate::error::SimError;
 /// assert!(serde_json::from_str::<Policy>(r#""sideways""#).is_err());
 /// assert!(serde_json::from_str::<Policy>(r#"{"kind": "required"}"#).is_err()); // no level
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(try_from = "Value", into = "Value")]
 pub enum Policy {
     /// Every member in one domain of `level`; otherwise the job waits.
@@ -41,6 +41,7 @@ pub enum Policy {
         level: String,
     },
     /// Anywhere, still all or nothing (packed onto few domains by gang-core).
+    #[default]
     Unconstrained,
     /// Required at `level` for up to `after` seconds of waiting, then required at the
     /// parent level for another `after`, and so on; unconstrained past the top level
@@ -62,12 +63,6 @@ pub enum Policy {
     /// The baseline without gang scheduling: members placed one at a time as they fit,
     /// anywhere, holding what they got (shows partial allocation and deadlock).
     NoGang,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy::Unconstrained
-    }
 }
 
 impl fmt::Display for Policy {

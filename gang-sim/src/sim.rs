@@ -933,60 +933,34 @@ impl Simulation {
 
     fn handle(&mut self, ev: Ev) -> Result<(), SimError> {
         let j = ev.who as usize;
+        // Timers of states the job has left never get here (`is_stale`).
+        let st = self.jobs.get(j).map(|job| job.st);
         match ev.class {
-            FINISH => {
-                if self.jobs[j].epoch == ev.epoch && self.jobs[j].st == St::Running {
-                    self.end_segment(j, true);
-                    self.release_all(j)?;
-                    self.jobs[j].remaining = 0.0;
-                    self.finish(j, FinalState::Completed, "ran to the end".into());
-                }
+            FINISH if st == Some(St::Running) => {
+                self.end_segment(j, true);
+                self.release_all(j)?;
+                self.jobs[j].remaining = 0.0;
+                self.finish(j, FinalState::Completed, "ran to the end".into());
             }
             CANCEL => self.on_cancel(j)?,
-            REPAIR => {
-                if self.e.repair_node(j)? {
-                    self.free_epoch += 1;
-                    self.state_version += 1;
-                    self.dirty = true;
-                }
+            REPAIR if self.e.repair_node(j)? => {
+                self.free_epoch += 1;
+                self.state_version += 1;
+                self.dirty = true;
             }
             FAIL if ev.epoch == 1 => self.fail_node(ev.who as usize)?,
             FAIL => self.on_fail(ev.who)?,
-            READY => {
-                if self.jobs[j].epoch == ev.epoch {
-                    match self.jobs[j].st {
-                        St::Starting => self.on_ready(j),
-                        St::Paused { waiting: false } => self.on_resume(j),
-                        _ => {}
-                    }
-                }
-            }
-            TIMEOUT => {
-                if self.jobs[j].epoch == ev.epoch {
-                    match self.jobs[j].st {
-                        St::Starting => self.on_readiness_timeout(j)?,
-                        St::Paused { .. } => self.on_replace_timeout(j)?,
-                        _ => {}
-                    }
-                }
-            }
-            REQUEUE => {
-                if self.jobs[j].epoch == ev.epoch && self.jobs[j].st == St::Backoff {
-                    self.enqueue(j, true);
-                }
-            }
-            RELAX => {
-                if self.jobs[j].epoch == ev.epoch && self.jobs[j].st == St::Queued {
-                    self.on_relax(j);
-                }
-            }
-            ARRIVE => {
-                if self.jobs[j].st == St::Unsubmitted {
-                    if let Some(why) = self.jobs[j].never_fits.clone() {
-                        self.finish(j, FinalState::NeverFits, why);
-                    } else {
-                        self.enqueue(j, false);
-                    }
+            READY if st == Some(St::Starting) => self.on_ready(j),
+            READY if st == Some(St::Paused { waiting: false }) => self.on_resume(j),
+            TIMEOUT if st == Some(St::Starting) => self.on_readiness_timeout(j)?,
+            TIMEOUT if matches!(st, Some(St::Paused { .. })) => self.on_replace_timeout(j)?,
+            REQUEUE if st == Some(St::Backoff) => self.enqueue(j, true),
+            RELAX if st == Some(St::Queued) => self.on_relax(j),
+            ARRIVE if st == Some(St::Unsubmitted) => {
+                if let Some(why) = self.jobs[j].never_fits.clone() {
+                    self.finish(j, FinalState::NeverFits, why);
+                } else {
+                    self.enqueue(j, false);
                 }
             }
             _ => {}

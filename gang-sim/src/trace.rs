@@ -364,7 +364,7 @@ impl Trace {
 /// Seconds: a finite, non-negative number.
 fn seconds(v: &Value, line: usize, field: &str) -> Result<f64, SimError> {
     match v.as_f64() {
-        Some(x) if x.is_finite() && x >= 0.0 && x <= 1e12 => Ok(x),
+        Some(x) if (0.0..=1e12).contains(&x) => Ok(x),
         Some(x) if x < 0.0 => Err(SimError::trace(line, field, format!("{x} is negative"))),
         _ => Err(SimError::trace(
             line,
