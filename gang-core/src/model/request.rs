@@ -364,6 +364,12 @@ impl Role {
     // In-place forms of the builder methods, for loops and for bindings that hold a
     // role behind a handle.
 
+    /// Sets the number of members in place (a role built from a template, say).
+    pub fn set_count(&mut self, count: u32) -> &mut Self {
+        self.count = count;
+        self
+    }
+
     /// Sets or clears the elastic minimum in place. See [`Role::min_count`].
     pub fn set_min_count(&mut self, min: Option<u32>) -> &mut Self {
         self.min_count = min;
