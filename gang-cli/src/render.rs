@@ -435,12 +435,17 @@ fn fits_text(row: &LevelRow) -> String {
 }
 
 fn level_line(s: &Style, row: &LevelRow, name_w: usize, dom_w: usize) -> String {
+    let none = row.status != "fits" && row.fits.iter().all(|f| f.fits == 0);
     let mut text = match row.status {
         "invalid" => format!("not asked: {}", row.message.as_deref().unwrap_or("")),
         _ if row.fits.is_empty() => "no constrained role".to_owned(),
+        _ if none => format!(
+            "{}: no node in it can take one member now (see the nodes by role)",
+            fits_text(row)
+        ),
         _ => fits_text(row),
     };
-    if !row.short_of.is_empty() && row.status != "fits" {
+    if !row.short_of.is_empty() && row.status != "fits" && !none {
         let _ = write!(text, "; short of {}", row.short_of.join(", "));
     }
     if let Some(r) = row.reason {
@@ -584,12 +589,11 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     };
     let body = match a.status {
         "placed" => {
-            let nodes: Vec<String> = a.nodes.iter().map(|(n, k)| format!("{n} ×{k}")).collect();
             let place = match &a.level {
                 Some(l) => format!("{} {}", short_level(l), a.domain),
                 None => "the cluster".to_owned(),
             };
-            format!("in {place}: {}", nodes.join(", "))
+            format!("in {place}: {}", assignments_text(&a.assignments))
         }
         _ => a.message.clone().unwrap_or_default(),
     };
@@ -615,6 +619,23 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     );
     warnings_text(&mut out, s, &r.warnings);
     out
+}
+
+/// `worker: a1 ×2, a2 ×2; master: a1 ×1`.
+fn assignments_text(a: &[gang_core::Assignment]) -> String {
+    let mut roles: Vec<(&str, Vec<String>)> = Vec::new();
+    for x in a {
+        let item = format!("{} ×{}", x.node, x.count);
+        match roles.iter_mut().find(|(r, _)| *r == x.role) {
+            Some((_, v)) => v.push(item),
+            None => roles.push((x.role.as_str(), vec![item])),
+        }
+    }
+    roles
+        .iter()
+        .map(|(r, v)| format!("{r}: {}", v.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 const BAR: usize = 20;
@@ -730,10 +751,12 @@ pub fn topology_text(r: &TopologyReport, s: &Style) -> String {
             if !x.d.excluded.is_empty() {
                 let _ = write!(line, "  {}", s.red(&x.d.excluded.join(", ")));
             }
-        } else if x.d.schedulable == x.d.nodes {
-            let _ = write!(line, "  {} nodes", x.d.nodes);
         } else {
-            let _ = write!(line, "  {} nodes, {} schedulable", x.d.nodes, x.d.schedulable);
+            let plural = if x.d.nodes == 1 { "node" } else { "nodes" };
+            let _ = write!(line, "  {} {plural}", x.d.nodes);
+            if x.d.schedulable != x.d.nodes {
+                let _ = write!(line, ", {} schedulable", x.d.schedulable);
+            }
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }

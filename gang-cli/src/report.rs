@@ -199,8 +199,8 @@ pub struct Answer {
     pub level: Option<String>,
     /// Domain path.
     pub domain: String,
-    /// Members per node, in topology order.
-    pub nodes: Vec<(String, u32)>,
+    /// Members per role and node (gang-core's assignments).
+    pub assignments: Vec<gang_core::Assignment>,
     /// gang-core's paragraph when it does not fit.
     pub message: Option<String>,
 }
@@ -271,6 +271,9 @@ pub fn pick_workload(
             .collect(),
     };
     let every: Vec<&WorkloadGang> = all.iter().collect();
+    if every.is_empty() {
+        no_nodes(objects)?;
+    }
     match (matching.len(), &choice.workload) {
         (1, _) => Ok(matching[0].clone()),
         (0, Some(r)) => Err(CliError::Input {
@@ -325,7 +328,58 @@ pub fn cluster_for(
     if let Some(w) = w {
         opts = opts.ignore_pods(&w.member_pods);
     }
-    Ok(Cluster::from_objects(objects, &opts)?)
+    Cluster::from_objects(objects, &opts).map_err(|e| {
+        if e.kind() == gang_kube::ErrorKind::UnexpectedKind {
+            if let Err(better) = no_nodes(objects) {
+                return better;
+            }
+        }
+        e.into()
+    })
+}
+
+/// Kinds gang reads besides nodes.
+const KNOWN_KINDS: [&str; 12] = [
+    "Pod",
+    "PodGroup",
+    "Job",
+    "JobSet",
+    "PyTorchJob",
+    "MPIJob",
+    "TFJob",
+    "Topology",
+    "ResourceFlavor",
+    "List",
+    "PodList",
+    "NodeList",
+];
+
+/// Without any Node, names the first object that looks like it was meant to be the
+/// nodes (an object of a kind gang does not read), else the sources.
+fn no_nodes(objects: &Objects) -> Result<(), CliError> {
+    let refs = objects.refs();
+    if refs.iter().any(|r| r.kind == "Node") {
+        return Ok(());
+    }
+    match refs.iter().find(|r| !KNOWN_KINDS.contains(&r.kind.as_str())) {
+        Some(r) => Err(CliError::Input {
+            source: r.source.clone(),
+            object: Some(format!("{r} ({})", r.position)),
+            field: Some("kind".into()),
+            reason: format!(
+                "expected Node objects (`kubectl get nodes,pods -A -o json`), found {} {}; the input has no Node",
+                r.api_version, r.kind
+            ),
+        }),
+        None => {
+            let mut sources: Vec<&str> = refs.iter().map(|r| r.source.as_str()).collect();
+            sources.dedup();
+            Err(CliError::input(
+                sources.join(", "),
+                "no Node objects in the input (give `kubectl get nodes,pods -A -o json` too)",
+            ))
+        }
+    }
 }
 
 fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
@@ -703,7 +757,7 @@ pub fn explain(
             status: "invalid",
             level: None,
             domain: String::new(),
-            nodes: Vec::new(),
+            assignments: Vec::new(),
             message: None,
         },
         relaxations: Vec::new(),
@@ -733,18 +787,14 @@ pub fn explain(
             status: "placed",
             level: p.level().map(str::to_owned),
             domain: p.domain_path(),
-            nodes: p
-                .node_counts()
-                .into_iter()
-                .map(|(n, k)| (n.to_owned(), k))
-                .collect(),
+            assignments: p.assignments().to_vec(),
             message: None,
         },
         other => Answer {
             status: other.status(),
             level: other.diagnosis().and_then(|d| d.level.clone()),
             domain: String::new(),
-            nodes: Vec::new(),
+            assignments: Vec::new(),
             message: other.diagnosis().map(ToString::to_string),
         },
     };
