@@ -15,16 +15,14 @@ use crate::error::CliError;
 /// [`CliError::Kube`] for text gang-kube rejects (naming the file, object and field).
 pub fn read_files(files: &[String], stdin: &mut dyn Read) -> Result<Objects, CliError> {
     let mut objects = Objects::new();
-    let mut stdin_read = false;
+    if files.iter().filter(|f| *f == "-").count() > 1 {
+        return Err(CliError::Read {
+            source: "-".into(),
+            reason: "standard input given twice".into(),
+        });
+    }
     for f in files {
         let text = if f == "-" {
-            if stdin_read {
-                return Err(CliError::Read {
-                    source: "-".into(),
-                    reason: "standard input given twice".into(),
-                });
-            }
-            stdin_read = true;
             let mut s = String::new();
             stdin.read_to_string(&mut s).map_err(|e| CliError::Read {
                 source: "-".into(),
@@ -38,10 +36,11 @@ pub fn read_files(files: &[String], stdin: &mut dyn Read) -> Result<Objects, Cli
             })?
         };
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
-        if text.trim().is_empty() {
-            return Err(CliError::input(name, "empty: no objects"));
-        }
+        let before = objects.len();
         objects.add(name, &text)?;
+        if objects.len() == before {
+            return Err(CliError::input(name, "no Kubernetes objects in it"));
+        }
     }
     Ok(objects)
 }
@@ -149,10 +148,13 @@ impl Kubectl<'_> {
         topology: &TopologySource,
         notes: &mut Vec<String>,
     ) -> Result<(), CliError> {
+        let mut cluster = Objects::new();
         self.add(
-            objects,
+            &mut cluster,
             &["get", "nodes,pods", "--all-namespaces", "-o", "json"],
         )?;
+        cluster.expect_kinds(&["Node", "Pod"])?;
+        objects.extend(cluster);
         if !matches!(topology, TopologySource::Levels(_) | TopologySource::Detect) {
             if let Err(e) = self.add(objects, &["get", KUEUE_RESOURCES, "-o", "json"]) {
                 if matches!(e, CliError::Kube(_)) {

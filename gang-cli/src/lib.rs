@@ -4,10 +4,11 @@
 //!
 //! ```
 //! use gang_cli::{run, Env};
-//! let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-//! let mut env = Env::new(&mut std::io::empty(), &mut stdout, &mut stderr);
+//! let (mut stdin, mut stdout, mut stderr) = (std::io::empty(), Vec::new(), Vec::new());
+//! let mut env = Env::new(&mut stdin, &mut stdout, &mut stderr);
 //! let code = run(["gang", "demo", "--snapshot", "first"], &mut env);
 //! assert_eq!(code, 0);
+//! drop(env);
 //! let text = String::from_utf8(stdout).unwrap();
 //! assert!(text.contains("placed PodGroup/ml-team/training-workers: 4 members in rack b1/a"), "{text}");
 //! ```
@@ -129,7 +130,7 @@ where
         .first()
         .is_some_and(|a| is_plugin(&a.to_string_lossy()));
     let parsed = if plugin {
-        KubectlCli::try_parse_from(&args).map(|k| Command::Kubectl(k))
+        KubectlCli::try_parse_from(&args).map(Command::Kubectl)
     } else {
         Cli::try_parse_from(&args).map(|c| c.command)
     };
@@ -214,7 +215,15 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
                 leak: &leak,
             };
             let objects = input.objects.as_ref().expect("read");
-            place(objects, &a.workload, &a.topology, &a.files.join(", "), &[], a.out.output, style)
+            place(
+                objects,
+                &a.workload,
+                &a.topology,
+                &a.files.join(", "),
+                &[],
+                a.out.output,
+                style,
+            )
         }
         Command::Explain(a) => {
             let input = Input {
@@ -222,7 +231,15 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
                 leak: &leak,
             };
             let objects = input.objects.as_ref().expect("read");
-            explain(objects, &a.workload, &a.topology, &a.files.join(", "), &[], a.out.output, style)
+            explain(
+                objects,
+                &a.workload,
+                &a.topology,
+                &a.files.join(", "),
+                &[],
+                a.out.output,
+                style,
+            )
         }
         Command::Topology(a) => {
             let input = Input {
@@ -374,12 +391,23 @@ fn demo(a: &DemoArgs, style: Style) -> Result<Done, CliError> {
             topology: None,
         };
         if n == 1 {
-            let r = report::place(&objects, &none, gang_kube::TopologySource::Auto, &sources, &[])?;
+            let r = report::place(
+                &objects,
+                &none,
+                gang_kube::TopologySource::Auto,
+                &sources,
+                &[],
+            )?;
             text.push_str(&render::place_text(&r, &style));
             s.place = Some(r);
         } else {
-            let r =
-                report::explain(&objects, &none, gang_kube::TopologySource::Auto, &sources, &[])?;
+            let r = report::explain(
+                &objects,
+                &none,
+                gang_kube::TopologySource::Auto,
+                &sources,
+                &[],
+            )?;
             text.push_str(&render::explain_text(&r, &style));
             s.explain = Some(r);
         }
@@ -449,7 +477,15 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
                 workload: Some(a.workload.clone()),
                 namespace: a.namespace.clone(),
             };
-            place(objects, &choice, &a.topology, "kubectl", &notes, a.out.output, style)
+            place(
+                objects,
+                &choice,
+                &a.topology,
+                "kubectl",
+                &notes,
+                a.out.output,
+                style,
+            )
         }
         KubectlCommand::Explain(a) => {
             let (objects, notes) = kubectl_workload(&a, env)?;
@@ -462,7 +498,15 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
                 workload: Some(a.workload.clone()),
                 namespace: a.namespace.clone(),
             };
-            explain(objects, &choice, &a.topology, "kubectl", &notes, a.out.output, style)
+            explain(
+                objects,
+                &choice,
+                &a.topology,
+                "kubectl",
+                &notes,
+                a.out.output,
+                style,
+            )
         }
     }
 }

@@ -425,9 +425,17 @@ fn fits_text(row: &LevelRow) -> String {
             if row.status == "fits" && u64::from(f.count) == f.fits {
                 format!("fits all {} {}", f.count, f.role)
             } else if row.status == "fits" {
-                format!("fits {} of {} {} (minimum {})", f.fits, f.count, f.role, f.needed)
+                format!(
+                    "fits {} of {} {} (minimum {})",
+                    f.fits, f.count, f.role, f.needed
+                )
             } else {
-                format!("fits {} of {} {}", f.fits.min(u64::from(f.needed)), f.needed, f.role)
+                format!(
+                    "fits {} of {} {}",
+                    f.fits.min(u64::from(f.needed)),
+                    f.needed,
+                    f.role
+                )
             }
         })
         .collect::<Vec<_>>()
@@ -481,7 +489,12 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     let w = &r.workload;
     let ind = "             ";
     let _ = writeln!(out, "{}", workload_head(s, w));
-    let kinds: Vec<String> = r.objects.kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let kinds: Vec<String> = r
+        .objects
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
     let _ = writeln!(
         out,
         "{} {}",
@@ -533,7 +546,11 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
         let _ = writeln!(
             out,
             "{head}{}",
-            wrap_at(&shape(&role.requests), head.chars().count(), &format!("{ind}  "))
+            wrap_at(
+                &shape(&role.requests),
+                head.chars().count(),
+                &format!("{ind}  ")
+            )
         );
     }
     let _ = writeln!(out, "{}", s.bold("Checklist"));
@@ -546,7 +563,11 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
             wrap(&c.message, "                        ")
         );
     }
-    let _ = writeln!(out, "{}", s.bold("Nodes by role (each node under its first reason)"));
+    let _ = writeln!(
+        out,
+        "{}",
+        s.bold("Nodes by role (each node under its first reason)")
+    );
     for x in &r.exclusions {
         let parts = exclusion_parts(x);
         let excl = if parts.is_empty() {
@@ -568,7 +589,12 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     }
     if !r.levels.is_empty() {
         let _ = writeln!(out, "{}", s.bold("Best domain per level"));
-        let name_w = r.levels.iter().map(|l| l.name.chars().count()).max().unwrap_or(4);
+        let name_w = r
+            .levels
+            .iter()
+            .map(|l| l.name.chars().count())
+            .max()
+            .unwrap_or(4);
         let dom_w = r
             .levels
             .iter()
@@ -604,12 +630,7 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     let body = wrap_at(&body, 13 + plain_head.chars().count() + 2, ind);
     let _ = writeln!(out, "{} {head}: {body}", label(s, "Answer"));
     for x in &r.relaxations {
-        let _ = writeln!(
-            out,
-            "{} {}",
-            label(s, "Relax"),
-            wrap(&x.message, ind)
-        );
+        let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&x.message, ind));
     }
     let _ = writeln!(
         out,
@@ -642,7 +663,9 @@ const BAR: usize = 20;
 
 fn bar(s: &Style, free: Quantity, alloc: Quantity) -> String {
     let (f, a) = (free.millis() as u128, alloc.millis() as u128);
-    let mut cells = if a == 0 { 0 } else { ((f * BAR as u128 + a / 2) / a) as usize };
+    let mut cells = (f * BAR as u128 + a / 2)
+        .checked_div(a)
+        .map_or(0, |c| c as usize);
     if f > 0 && cells == 0 {
         cells = 1;
     }

@@ -257,10 +257,7 @@ pub fn pick_workload(
 ) -> Result<WorkloadGang, CliError> {
     let all = workloads(objects)?;
     let names = |ws: &[&WorkloadGang]| -> String {
-        ws.iter()
-            .map(|w| w.name())
-            .collect::<Vec<_>>()
-            .join(", ")
+        ws.iter().map(|w| w.name()).collect::<Vec<_>>().join(", ")
     };
     let ns = choice.namespace.as_deref();
     let matching: Vec<&WorkloadGang> = match &choice.workload {
@@ -424,7 +421,11 @@ fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
 fn warnings(c: &Cluster, w: &WorkloadGang, notes: &[String]) -> Vec<String> {
     let mut out: Vec<String> = notes.to_vec();
     out.extend(c.report().warnings.iter().cloned());
-    out.extend(w.warnings.iter().map(|x| format!("{}: {}", x.field, x.message)));
+    out.extend(
+        w.warnings
+            .iter()
+            .map(|x| format!("{}: {}", x.field, x.message)),
+    );
     out
 }
 
@@ -634,7 +635,12 @@ fn fewer_members(
     }
 }
 
-fn relaxations(inventory: &Inventory, gang: &Gang, w: &WorkloadGang, o: &Outcome) -> Vec<Relaxation> {
+fn relaxations(
+    inventory: &Inventory,
+    gang: &Gang,
+    w: &WorkloadGang,
+    o: &Outcome,
+) -> Vec<Relaxation> {
     let Some(d) = o.diagnosis() else {
         return Vec::new();
     };
@@ -674,7 +680,8 @@ fn relaxations(inventory: &Inventory, gang: &Gang, w: &WorkloadGang, o: &Outcome
             },
         });
     }
-    let elastic = w.minimum < w.members || gang.get_roles().iter().any(|r| r.get_min_count().is_some());
+    let elastic =
+        w.minimum < w.members || gang.get_roles().iter().any(|r| r.get_min_count().is_some());
     if elastic {
         if let Some(best) = &d.best {
             if let Some((p, min)) = fewer_members(inventory, gang, best) {

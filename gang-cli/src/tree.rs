@@ -196,7 +196,12 @@ pub fn tree(cluster: &Cluster, resources: &[String], args: &TreeArgs) -> Domain 
         if show_nodes && !stopped {
             let name = spec.get_name().to_owned();
             let mut node = Build {
-                d: Domain::new(Some(HOSTNAME_LEVEL.to_owned()), name.clone(), name.clone(), false),
+                d: Domain::new(
+                    Some(HOSTNAME_LEVEL.to_owned()),
+                    name.clone(),
+                    name.clone(),
+                    false,
+                ),
                 kids: BTreeMap::new(),
             };
             node.add(&free, &alloc, schedulable, resources);

@@ -13,23 +13,56 @@ fn cases() -> Vec<(&'static str, Vec<String>, i32)> {
     let k = |f: &str| kube(f);
     let sets: Vec<(&str, Vec<String>, i32, i32)> = vec![
         // (name, files, place exit, explain exit)
-        ("racks", vec![k("racks.json"), k("training-workers.yaml")], 0, 0),
+        (
+            "racks",
+            vec![k("racks.json"), k("training-workers.yaml")],
+            0,
+            0,
+        ),
         (
             "gke-kueue-pytorchjob",
-            vec![k("gke-h100.json"), k("kueue-gke.yaml"), k("pytorchjob.yaml")],
+            vec![
+                k("gke-h100.json"),
+                k("kueue-gke.yaml"),
+                k("pytorchjob.yaml"),
+            ],
             0,
             0,
         ),
-        ("gke-pytorchjob", vec![k("gke-h100.json"), k("pytorchjob.yaml")], 1, 1),
+        (
+            "gke-pytorchjob",
+            vec![k("gke-h100.json"), k("pytorchjob.yaml")],
+            1,
+            1,
+        ),
         (
             "gke-kueue-jobset",
-            vec![k("gke-h100.json"), k("kueue-gke.yaml"), k("jobset-slices.yaml")],
+            vec![
+                k("gke-h100.json"),
+                k("kueue-gke.yaml"),
+                k("jobset-slices.yaml"),
+            ],
             0,
             0,
         ),
-        ("eks-volcano", vec![k("eks-p5.json"), k("volcano-job.yaml")], 0, 0),
-        ("nvl72-mpijob", vec![k("nvl72-gb200.json"), k("mpijob-kai.yaml")], 0, 0),
-        ("racks-coscheduling", vec![k("racks.json"), k("coscheduling.yaml")], 2, 2),
+        (
+            "eks-volcano",
+            vec![k("eks-p5.json"), k("volcano-job.yaml")],
+            0,
+            0,
+        ),
+        (
+            "nvl72-mpijob",
+            vec![k("nvl72-gb200.json"), k("mpijob-kai.yaml")],
+            0,
+            0,
+        ),
+        (
+            "racks-coscheduling",
+            vec![k("racks.json"), k("coscheduling.yaml")],
+            2,
+            2,
+        ),
         (
             "racks-elastic",
             vec![k("racks.json"), own("elastic-workers.yaml")],
@@ -68,7 +101,11 @@ fn every_fixture_and_subcommand_matches_its_golden_text_and_json() {
     for (name, args, code) in cases() {
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         let text = gang(&a);
-        assert_eq!(text.code, code, "{name}: exit code\n{}{}", text.stdout, text.stderr);
+        assert_eq!(
+            text.code, code,
+            "{name}: exit code\n{}{}",
+            text.stdout, text.stderr
+        );
         let mut shown = text.stdout.clone();
         if !text.stderr.is_empty() {
             shown.push_str("--- stderr ---\n");
@@ -78,7 +115,11 @@ fn every_fixture_and_subcommand_matches_its_golden_text_and_json() {
         let mut aj = a.clone();
         aj.extend(["--output", "json"]);
         let j = gang(&aj);
-        assert_eq!(j.code, code, "{name} --output json: exit code\n{}", j.stderr);
+        assert_eq!(
+            j.code, code,
+            "{name} --output json: exit code\n{}",
+            j.stderr
+        );
         let v = json(&j.stdout);
         if let Some(c) = v.get("exit_code") {
             assert_eq!(c, code, "{name}: exit_code in the JSON document");
@@ -120,7 +161,13 @@ fn the_guides_podgroup_lands_in_rack_a() {
     let v = place_json(&[kube("racks.json"), kube("training-workers.yaml")]);
     assert_eq!(v["status"], "placed");
     assert_eq!(v["workload"]["object"], "PodGroup/ml-team/training-workers");
-    assert_eq!((v["workload"]["members"].as_u64(), v["workload"]["minimum"].as_u64()), (Some(4), Some(4)));
+    assert_eq!(
+        (
+            v["workload"]["members"].as_u64(),
+            v["workload"]["minimum"].as_u64()
+        ),
+        (Some(4), Some(4))
+    );
     assert_eq!(v["result"]["domain"]["topology.example.com/rack"], "a");
     assert_eq!(
         nodes_of(&v["result"], "training-workers"),
@@ -151,7 +198,14 @@ fn explain_on_racks_shows_each_level_and_the_exclusions() {
     assert_eq!(row(2), ("node".into(), "b1".into(), "short".into(), 3));
     assert_eq!(levels[1]["requested"], true);
     let x = &v["exclusions"][0];
-    assert_eq!((x["nodes"].as_u64(), x["unschedulable"].as_u64(), x["fits_now"].as_u64()), (Some(4), Some(1), Some(3)));
+    assert_eq!(
+        (
+            x["nodes"].as_u64(),
+            x["unschedulable"].as_u64(),
+            x["fits_now"].as_u64()
+        ),
+        (Some(4), Some(1), Some(3))
+    );
     assert_eq!(v["objects"]["kinds"]["Node"], 4);
     assert_eq!(v["objects"]["kinds"]["Pod"], 7);
     assert_eq!(v["objects"]["kinds"]["PodGroup"], 1);
@@ -159,14 +213,27 @@ fn explain_on_racks_shows_each_level_and_the_exclusions() {
 
 #[test]
 fn pytorchjob_workers_share_subblock_b2_s1_under_the_flavor() {
-    let v = place_json(&[kube("gke-h100.json"), kube("kueue-gke.yaml"), kube("pytorchjob.yaml")]);
+    let v = place_json(&[
+        kube("gke-h100.json"),
+        kube("kueue-gke.yaml"),
+        kube("pytorchjob.yaml"),
+    ]);
     assert_eq!(v["status"], "placed");
     assert_eq!(v["topology"]["origin"], "kueue-topology");
     // Free full nodes per subblock: b1/s1 2, b1/s2 4, b2/s1 3, b2/s2 2 (one cordoned,
     // one not ready): best fit for three workers is b2/s1.
-    assert_eq!(v["result"]["domain"]["cloud.google.com/gce-topology-subblock"], "s1");
-    assert_eq!(v["result"]["domain"]["cloud.google.com/gce-topology-block"], "b2");
-    let workers: Vec<String> = nodes_of(&v["result"], "worker").into_iter().map(|x| x.0).collect();
+    assert_eq!(
+        v["result"]["domain"]["cloud.google.com/gce-topology-subblock"],
+        "s1"
+    );
+    assert_eq!(
+        v["result"]["domain"]["cloud.google.com/gce-topology-block"],
+        "b2"
+    );
+    let workers: Vec<String> = nodes_of(&v["result"], "worker")
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
     assert_eq!(workers, ["a3-b2-s1-h2", "a3-b2-s1-h3", "a3-b2-s1-h4"]);
     assert_eq!(v["result"]["placed"]["master"], 1);
 }
@@ -187,7 +254,10 @@ fn without_the_flavor_the_gpu_taint_excludes_every_gpu_node() {
     assert_eq!(worker["taints"]["nvidia.com/gpu"], 14);
     assert_eq!(worker["not_ready"], 1);
     assert_eq!(worker["unschedulable"], 1);
-    assert_eq!(worker["missing_level"]["cloud.google.com/gce-topology-block"], 1);
+    assert_eq!(
+        worker["missing_level"]["cloud.google.com/gce-topology-block"],
+        1
+    );
     assert_eq!(worker["fits_now"], 0);
     let shape = v["checks"]
         .as_array()
@@ -203,7 +273,10 @@ fn without_the_flavor_the_gpu_taint_excludes_every_gpu_node() {
 fn volcano_job_on_eks_and_mpijob_on_nvl72_land_where_the_fixtures_say() {
     let v = place_json(&[kube("eks-p5.json"), kube("volcano-job.yaml")]);
     // Free full nodes: nn-a1 1, nn-a2 2, nn-b1 3, nn-b2 3: the first of the tie.
-    assert_eq!(v["result"]["domain"]["topology.k8s.aws/network-node-layer-3"], "nn-b1");
+    assert_eq!(
+        v["result"]["domain"]["topology.k8s.aws/network-node-layer-3"],
+        "nn-b1"
+    );
     let v = place_json(&[kube("nvl72-gb200.json"), kube("mpijob-kai.yaml")]);
     // Clique 1 has 14 free trays for 16 workers, clique 2 all 18.
     assert_eq!(
@@ -215,7 +288,11 @@ fn volcano_job_on_eks_and_mpijob_on_nvl72_land_where_the_fixtures_say() {
 
 #[test]
 fn jobset_slices_fill_whole_subblocks_of_one_block() {
-    let v = place_json(&[kube("gke-h100.json"), kube("kueue-gke.yaml"), kube("jobset-slices.yaml")]);
+    let v = place_json(&[
+        kube("gke-h100.json"),
+        kube("kueue-gke.yaml"),
+        kube("jobset-slices.yaml"),
+    ]);
     assert_eq!(v["status"], "placed");
     let nodes = nodes_of(&v["result"], "slice");
     assert_eq!(nodes.len(), 4);
@@ -233,22 +310,34 @@ fn elastic_group_is_offered_the_next_level_and_fewer_members() {
     let v = explain_json(&[kube("racks.json"), own("elastic-workers.yaml")]);
     assert_eq!(v["status"], "unschedulable");
     let rack = &v["levels"][1];
-    assert_eq!((rack["domain"].as_str(), rack["fits"][0]["fits"].as_u64()), (Some("b1/a"), Some(4)));
+    assert_eq!(
+        (rack["domain"].as_str(), rack["fits"][0]["fits"].as_u64()),
+        (Some("b1/a"), Some(4))
+    );
     assert_eq!(rack["short_of"][0], "nvidia.com/gpu");
     let r = v["relaxations"].as_array().unwrap();
     assert_eq!(r[0]["kind"], "coarser_level");
     assert_eq!(r[0]["domain"], "b1");
     assert_eq!(r[1]["kind"], "fewer_members");
-    assert_eq!((r[1]["domain"].as_str(), r[1]["members"].as_u64()), (Some("b1/a"), Some(4)));
+    assert_eq!(
+        (r[1]["domain"].as_str(), r[1]["members"].as_u64()),
+        (Some("b1/a"), Some(4))
+    );
 }
 
 #[test]
 fn minimum_above_the_members_is_explained_and_invalid() {
     let r = gang(&["explain", &kube("racks.json"), &kube("coscheduling.yaml")]);
     assert_eq!(r.code, 2);
-    assert!(r.stdout.contains("spec.minMember 3 is more than the 2 members"), "{}", r.stdout);
     assert!(
-        r.stderr.contains("coscheduling.yaml: PodGroup/research/sweep: spec.minMember: \"3\""),
+        r.stdout
+            .contains("spec.minMember 3 is more than the 2 members"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("coscheduling.yaml: PodGroup/research/sweep: spec.minMember: \"3\""),
         "{}",
         r.stderr
     );
@@ -266,13 +355,19 @@ fn demo_places_the_first_snapshot_and_explains_the_second() {
     assert_eq!(explain["status"], "unschedulable");
     // Seven GPUs free (a 3, b 2, c 2), no rack of four.
     let rack = &explain["levels"][1];
-    assert_eq!((rack["name"].as_str(), rack["domain"].as_str()), (Some("rack"), Some("b1/a")));
+    assert_eq!(
+        (rack["name"].as_str(), rack["domain"].as_str()),
+        (Some("rack"), Some("b1/a"))
+    );
     assert_eq!(rack["fits"][0]["fits"], 3);
     let msg = explain["answer"]["message"].as_str().unwrap();
     assert!(msg.contains("7 training-workers fit"), "{msg}");
     assert_eq!(explain["relaxations"][0]["domain"], "b1");
     let text = gang(&["demo"]).stdout;
-    assert!(text.contains("rack   b1/a  fits 3 of 4 training-workers; short of nvidia.com/gpu"), "{text}");
+    assert!(
+        text.contains("rack   b1/a  fits 3 of 4 training-workers; short of nvidia.com/gpu"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -307,12 +402,21 @@ fn topology_counts_free_gpus_per_domain() {
     // bert-0 (8), eval-0 (4) and infer-0 (6) = 94.
     assert_eq!(tree["allocatable"]["nvidia.com/gpu"], 128);
     assert_eq!(tree["free"]["nvidia.com/gpu"], 94);
-    assert_eq!((tree["nodes"].as_u64(), tree["schedulable"].as_u64()), (Some(17), Some(15)));
+    assert_eq!(
+        (tree["nodes"].as_u64(), tree["schedulable"].as_u64()),
+        (Some(17), Some(15))
+    );
     let b1 = &tree["children"][0];
-    assert_eq!((b1["name"].as_str(), b1["free"]["nvidia.com/gpu"].as_u64()), (Some("b1"), Some(52)));
+    assert_eq!(
+        (b1["name"].as_str(), b1["free"]["nvidia.com/gpu"].as_u64()),
+        (Some("b1"), Some(52))
+    );
     // cpu-1 has no topology labels: gathered last, outside every block.
     let last = tree["children"].as_array().unwrap().last().unwrap();
-    assert_eq!((last["unlabelled"].as_bool(), last["nodes"].as_u64()), (Some(true), Some(1)));
+    assert_eq!(
+        (last["unlabelled"].as_bool(), last["nodes"].as_u64()),
+        (Some(true), Some(1))
+    );
 }
 
 #[test]
@@ -320,25 +424,66 @@ fn stdin_is_read_for_dash() {
     let nodes = std::fs::read_to_string(kube("racks.json")).unwrap();
     let r = common::gang_stdin(&["place", "-", &kube("training-workers.yaml")], &nodes);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.starts_with("placed PodGroup/ml-team/training-workers"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .starts_with("placed PodGroup/ml-team/training-workers"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
 fn several_workloads_need_a_choice() {
-    let files = [kube("racks.json"), kube("training-workers.yaml"), own("elastic-workers.yaml")];
+    let files = [
+        kube("racks.json"),
+        kube("training-workers.yaml"),
+        own("elastic-workers.yaml"),
+    ];
     let r = gang(&["place", &files[0], &files[1], &files[2]]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("2 workloads found (PodGroup/ml-team/training-workers, PodGroup/ml-team/elastic-workers)"), "{}", r.stderr);
-    let r = gang(&["place", "--workload", "podgroup/elastic-workers", "-n", "ml-team", &files[0], &files[1], &files[2]]);
+    let r = gang(&[
+        "place",
+        "--workload",
+        "podgroup/elastic-workers",
+        "-n",
+        "ml-team",
+        &files[0],
+        &files[1],
+        &files[2],
+    ]);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stdout.starts_with("does not fit PodGroup/ml-team/elastic-workers"), "{}", r.stdout);
-    let r = gang(&["place", "--workload", "podgroup/training-workers", &files[0], &files[1], &files[2]]);
+    assert!(
+        r.stdout
+            .starts_with("does not fit PodGroup/ml-team/elastic-workers"),
+        "{}",
+        r.stdout
+    );
+    let r = gang(&[
+        "place",
+        "--workload",
+        "podgroup/training-workers",
+        &files[0],
+        &files[1],
+        &files[2],
+    ]);
     assert_eq!(r.code, 0);
 }
 
 #[test]
 fn given_levels_replace_detection() {
-    let r = json(&gang(&["place", "-o", "json", "--levels", "topology.example.com/block", &kube("racks.json"), &kube("training-workers.yaml")]).stdout);
+    let r = json(
+        &gang(&[
+            "place",
+            "-o",
+            "json",
+            "--levels",
+            "topology.example.com/block",
+            &kube("racks.json"),
+            &kube("training-workers.yaml"),
+        ])
+        .stdout,
+    );
     // The PodGroup asks for a rack, which is no longer a level.
     assert_eq!(r["status"], "error");
     assert_eq!(r["kind"], "unknown_level");
@@ -347,7 +492,11 @@ fn given_levels_replace_detection() {
 
 #[test]
 fn help_lists_the_exit_codes() {
-    for args in [vec!["--help"], vec!["place", "--help"], vec!["kubectl", "explain", "--help"]] {
+    for args in [
+        vec!["--help"],
+        vec!["place", "--help"],
+        vec!["kubectl", "explain", "--help"],
+    ] {
         let r = gang(&args);
         assert_eq!(r.code, 0);
         assert!(r.stdout.contains("Exit codes:"), "{}", r.stdout);
