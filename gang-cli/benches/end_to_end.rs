@@ -60,7 +60,9 @@ fn snapshot() -> String {
         .unwrap();
     }
     s.truncate(s.len() - 2);
-    s.push_str("\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\"resourceVersion\": \"\"}\n}\n");
+    s.push_str(
+        "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\"resourceVersion\": \"\"}\n}\n",
+    );
     s
 }
 
@@ -149,7 +151,10 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "snapshot: {NODES} nodes, {PODS} pods, {mb:.0} MB of JSON; load average {}",
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     report(
         "gang place (placed)",
@@ -171,9 +176,5 @@ fn main() {
         2.0,
         &time(&[&snap, &short], "explain", 1, runs),
     );
-    report(
-        "gang topology",
-        2.0,
-        &time(&[&snap], "topology", 0, runs),
-    );
+    report("gang topology", 2.0, &time(&[&snap], "topology", 0, runs));
 }

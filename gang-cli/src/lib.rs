@@ -467,16 +467,12 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
             topology(objects, &a.topology, &a.tree, &notes, a.out.output, style)
         }
         KubectlCommand::Place(a) => {
-            let (objects, notes) = kubectl_workload(&a, env)?;
+            let (objects, notes, choice) = kubectl_workload(&a, env)?;
             let input = Input {
                 objects: Some(objects),
                 leak: &leak,
             };
             let objects = input.objects.as_ref().expect("read");
-            let choice = WorkloadChoice {
-                workload: Some(a.workload.clone()),
-                namespace: a.namespace.clone(),
-            };
             place(
                 objects,
                 &choice,
@@ -488,16 +484,12 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
             )
         }
         KubectlCommand::Explain(a) => {
-            let (objects, notes) = kubectl_workload(&a, env)?;
+            let (objects, notes, choice) = kubectl_workload(&a, env)?;
             let input = Input {
                 objects: Some(objects),
                 leak: &leak,
             };
             let objects = input.objects.as_ref().expect("read");
-            let choice = WorkloadChoice {
-                workload: Some(a.workload.clone()),
-                namespace: a.namespace.clone(),
-            };
             explain(
                 objects,
                 &choice,
@@ -513,10 +505,12 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
 
 /// The workload first (a wrong name fails before the cluster is read), then the nodes
 /// and pods, then the Kueue objects.
+/// Returns the objects, the notes, and the workload as the plugin chooses it: the name
+/// given, in the namespace of the object kubectl returned.
 fn kubectl_workload(
     a: &cli::KubectlWorkloadArgs,
     env: &Env<'_>,
-) -> Result<(Objects, Vec<String>), CliError> {
+) -> Result<(Objects, Vec<String>, WorkloadChoice), CliError> {
     let k = input::Kubectl {
         program: &env.kubectl,
         access: &a.access,
@@ -529,7 +523,16 @@ fn kubectl_workload(
     }
     args.extend(["-o", "json"]);
     k.add(&mut objects, &args)?;
+    // Without -n, kubectl used the context's namespace: the object says which.
+    let namespace = a
+        .namespace
+        .clone()
+        .or_else(|| objects.refs().into_iter().find_map(|r| r.namespace));
+    let choice = WorkloadChoice {
+        workload: Some(a.workload.clone()),
+        namespace,
+    };
     let mut notes = Vec::new();
     k.cluster(&mut objects, &source, &mut notes)?;
-    Ok((objects, notes))
+    Ok((objects, notes, choice))
 }

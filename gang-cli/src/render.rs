@@ -336,6 +336,15 @@ pub fn place_text(r: &PlaceReport, s: &Style) -> String {
                     wrap_at(&nodes.join(", "), head.chars().count(), "    ")
                 );
             }
+            let preferred = w.request.as_ref().and_then(|r| r.preferred.as_deref());
+            if let Some(pref) = preferred.filter(|pref| Some(*pref) != p.level()) {
+                let _ = writeln!(
+                    out,
+                    "  (no one {} holds it: preferred, so it walked up to {})",
+                    short_level(pref),
+                    p.level().map_or("the whole cluster", short_level)
+                );
+            }
             if !p.search_complete() {
                 let _ = writeln!(
                     out,

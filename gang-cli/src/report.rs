@@ -537,7 +537,8 @@ pub fn level_rows(inventory: &Inventory, gang: &Gang) -> Vec<LevelRow> {
         .cloned()
         .collect();
     keys.push(HOSTNAME_LEVEL.to_owned());
-    let requested = gang.get_topology().required.clone();
+    let t = gang.get_topology();
+    let requested = t.required.clone().or_else(|| t.preferred.clone());
     keys.iter()
         .map(|key| {
             let (g, dropped) = at_level(gang, key, &levels);

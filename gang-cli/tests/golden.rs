@@ -64,6 +64,12 @@ fn cases() -> Vec<(&'static str, Vec<String>, i32)> {
             2,
         ),
         (
+            "racks-preferred",
+            vec![k("racks.json"), own("preferred-job.yaml")],
+            0,
+            0,
+        ),
+        (
             "racks-elastic",
             vec![k("racks.json"), own("elastic-workers.yaml")],
             1,
@@ -322,6 +328,26 @@ fn elastic_group_is_offered_the_next_level_and_fewer_members() {
     assert_eq!(
         (r[1]["domain"].as_str(), r[1]["members"].as_u64()),
         (Some("b1/a"), Some(4))
+    );
+}
+
+#[test]
+fn a_preferred_rack_walks_up_to_the_block() {
+    let v = place_json(&[kube("racks.json"), own("preferred-job.yaml")]);
+    assert_eq!(v["result"]["level"], "topology.example.com/block");
+    // Rack a's 4 free GPUs and one of rack b's 3 (b1), as few racks as possible.
+    assert_eq!(
+        nodes_of(&v["result"], "main"),
+        [
+            ("a1".to_owned(), 2),
+            ("a2".to_owned(), 2),
+            ("b1".to_owned(), 1)
+        ]
+    );
+    let text = gang(&["place", &kube("racks.json"), &own("preferred-job.yaml")]).stdout;
+    assert!(
+        text.contains("no one rack holds it: preferred, so it walked up to block"),
+        "{text}"
     );
 }
 

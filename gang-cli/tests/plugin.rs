@@ -134,6 +134,10 @@ fn racks_cluster(name: &str) -> Cluster {
                 "get podgroup/training-workers -n ml-team -o json",
                 Some(as_json(&group, 0..1)),
             ),
+            (
+                "get podgroup/training-workers -o json",
+                Some(as_json(&group, 0..1)),
+            ),
             (NODES_PODS, Some(nodes_pods)),
             (KUEUE, None), // Kueue is not installed
         ],
@@ -190,6 +194,20 @@ fn gang_kubectl_place_is_the_same_plugin() {
     let v = json(&r.stdout);
     assert_eq!(v["result"]["domain"]["topology.example.com/rack"], "a");
     assert_eq!(c.calls().len(), 3);
+}
+
+#[test]
+fn without_a_namespace_the_workload_objects_namespace_is_used() {
+    let c = racks_cluster("no-namespace");
+    let r = c.plugin(&["place", "podgroup/training-workers"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(c.calls()[0], "get podgroup/training-workers -o json");
+    assert!(
+        r.stdout
+            .starts_with("placed PodGroup/ml-team/training-workers"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

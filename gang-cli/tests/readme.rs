@@ -15,11 +15,18 @@ fn readme_console_blocks_are_what_gang_prints() {
         let block = &body[..end];
         rest = &body[end..];
         let (cmd, expected) = block.split_once('\n').unwrap();
-        let args: Vec<&str> = cmd.strip_prefix("$ gang ").expect("$ gang …").split(' ').collect();
+        let args: Vec<&str> = cmd
+            .strip_prefix("$ gang ")
+            .expect("$ gang …")
+            .split(' ')
+            .collect();
         let mut c = common::command(&args);
         c.current_dir(&root);
         let r = common::output(c);
-        assert_eq!(r.stdout, expected, "README block `{cmd}` differs from what gang prints");
+        assert_eq!(
+            r.stdout, expected,
+            "README block `{cmd}` differs from what gang prints"
+        );
         blocks += 1;
     }
     assert!(blocks >= 4, "{blocks} console blocks");
