@@ -167,7 +167,8 @@ pub struct TreeArgs {
     /// Resources to draw (repeatable; default: every `*/gpu` resource, else cpu).
     #[arg(short = 'r', long = "resource", value_name = "NAME")]
     pub resources: Vec<String>,
-    /// Draw one row per node (default: only when the cluster has at most 32 nodes).
+    /// Draw one row per node, and levels of one node per domain such as GKE's host
+    /// (default: only when the cluster has at most 32 nodes).
     #[arg(long, conflicts_with = "no_nodes")]
     pub nodes: bool,
     /// Never draw node rows.

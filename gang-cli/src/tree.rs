@@ -122,6 +122,22 @@ impl Build {
     }
 }
 
+/// Whether every domain of the last of `levels` holds one node.
+fn singleton_level(cluster: &Cluster, levels: &[&String]) -> bool {
+    let mut seen: HashMap<Vec<&str>, usize> = HashMap::new();
+    for spec in cluster.nodes() {
+        let path: Option<Vec<&str>> = levels.iter().map(|l| spec.get_label(l)).collect();
+        if let Some(p) = path {
+            let n = seen.entry(p).or_default();
+            *n += 1;
+            if *n > 1 {
+                return false;
+            }
+        }
+    }
+    !seen.is_empty()
+}
+
 /// The domain tree of `cluster`: every level of its topology (the node level drawn as
 /// node rows when asked, or by default for small clusters), free capacity per domain.
 pub fn tree(cluster: &Cluster, resources: &[String], args: &TreeArgs) -> Domain {
@@ -133,7 +149,13 @@ pub fn tree(cluster: &Cluster, resources: &[String], args: &TreeArgs) -> Domain 
         .collect();
     let n = cluster.nodes().len();
     let show_nodes = !args.no_nodes && (args.nodes || n <= DEFAULT_NODE_ROWS);
-    let depth = args.depth.unwrap_or(usize::MAX);
+    let mut depth = args.depth.unwrap_or(usize::MAX);
+    if !show_nodes {
+        // A level of one node per domain (GKE's host label) is drawn like node rows.
+        if let Some(d) = (0..levels.len()).find(|&d| singleton_level(cluster, &levels[..=d])) {
+            depth = depth.min(d);
+        }
+    }
     let excluded: HashMap<&str, Vec<String>> = cluster
         .report()
         .excluded
