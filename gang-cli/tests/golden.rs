@@ -531,3 +531,51 @@ fn help_lists_the_exit_codes() {
     let r = gang(&["frobnicate"]);
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn one_node_levels_are_drawn_with_the_node_rows() {
+    let r = gang(&["topology", "--no-nodes", &kube("gke-h100.json")]);
+    assert!(!r.stdout.contains("gce-topology-host h"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("gce-topology-subblock s1"),
+        "{}",
+        r.stdout
+    );
+    let r = gang(&["topology", "--nodes", &kube("gke-h100.json")]);
+    assert!(r.stdout.contains("gce-topology-host h111"), "{}", r.stdout);
+    assert!(r.stdout.contains("a3-b1-s1-h1"), "{}", r.stdout);
+    let r = gang(&["topology", "--depth", "1", &kube("gke-h100.json")]);
+    assert!(r.stdout.contains("gce-topology-block b2"), "{}", r.stdout);
+    assert!(!r.stdout.contains("subblock"), "{}", r.stdout);
+}
+
+/// On a real terminal (a pty from util-linux `script`, when it is installed) `auto`
+/// colours, and `NO_COLOR` turns it off.
+#[test]
+fn a_terminal_gets_colour_unless_no_color() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to give gang a terminal");
+        return;
+    }
+    let cmd = format!(
+        "{} topology {}",
+        env!("CARGO_BIN_EXE_gang"),
+        kube("racks.json")
+    );
+    let run = |no_color: Option<&str>| {
+        let mut c = std::process::Command::new("script");
+        c.args(["-qec", &cmd, "/dev/null"])
+            .current_dir(common::crate_dir())
+            .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    assert!(run(None).contains("\x1b[32m"));
+    assert!(!run(Some("1")).contains('\x1b'));
+}
