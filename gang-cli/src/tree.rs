@@ -215,7 +215,7 @@ pub fn tree(cluster: &Cluster, resources: &[String], args: &TreeArgs) -> Domain 
                 break;
             }
         }
-        if show_nodes && !stopped {
+        if show_nodes && !stopped && depth >= levels.len() {
             let name = spec.get_name().to_owned();
             let mut node = Build {
                 d: Domain::new(

@@ -546,7 +546,8 @@ fn one_node_levels_are_drawn_with_the_node_rows() {
     assert!(r.stdout.contains("a3-b1-s1-h1"), "{}", r.stdout);
     let r = gang(&["topology", "--depth", "1", &kube("gke-h100.json")]);
     assert!(r.stdout.contains("gce-topology-block b2"), "{}", r.stdout);
-    assert!(!r.stdout.contains("subblock"), "{}", r.stdout);
+    assert!(!r.stdout.contains("subblock s"), "{}", r.stdout);
+    assert!(!r.stdout.contains("cpu-1"), "no node rows below --depth: {}", r.stdout);
 }
 
 /// On a real terminal (a pty from util-linux `script`, when it is installed) `auto`
