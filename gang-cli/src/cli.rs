@@ -40,6 +40,10 @@ pub enum Command {
     /// place and explain on a built-in cluster (the guides' rack example): no files.
     #[command(after_help = EXIT_CODES)]
     Demo(DemoArgs),
+    /// Runs a simulation (a gang-sim run document or experiment file): completion time
+    /// from submission, queue delay and run time per policy.
+    #[command(after_help = EXIT_CODES)]
+    Simulate(SimulateArgs),
     /// The kubectl plugin's commands, reading the live cluster through `kubectl`
     /// (as `kubectl gang …` when installed as `kubectl-gang`).
     #[command(after_help = EXIT_CODES)]
@@ -219,6 +223,22 @@ pub struct DemoArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: OutputArgs,
+}
+
+/// `gang simulate`.
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// A gang-sim run document (`{"cluster", "trace", "config"}`) or an experiment file
+    /// (a run and its `variants`); paths inside it are relative to its folder.
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// Also write each variant's jobs.jsonl, jobs.csv, summary.json and timeline.csv to
+    /// DIR/<variant>/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out_format: OutputArgs,
 }
 
 /// How to reach the cluster (passed to `kubectl`).

@@ -15,7 +15,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exit {
-    /// 0: placed (`place`, `explain`), or done (`topology`, `demo`, `--help`).
+    /// 0: placed (`place`, `explain`), or done (`topology`, `demo`, `simulate`, `--help`).
     Placed = 0,
     /// 1: valid input, but the workload does not fit now.
     DoesNotFit = 1,
@@ -39,7 +39,7 @@ impl Exit {
 /// The exit codes as `gang --help` and the README print them.
 pub const EXIT_CODES: &str = "\
 Exit codes:
-  0  placed (place, explain), or done (topology, demo)
+  0  placed (place, explain), or done (topology, demo, simulate)
   1  does not fit now (the answer says why)
   2  invalid input: unreadable file, malformed JSON/YAML, wrong kind of object,
      bad value (the message names the file, object and field), no workload or

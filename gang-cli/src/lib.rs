@@ -26,6 +26,7 @@ pub mod error;
 pub mod input;
 pub mod render;
 pub mod report;
+mod simulate;
 pub mod tree;
 
 use std::ffi::OsString;
@@ -182,6 +183,7 @@ fn out_args(c: &Command) -> &OutputArgs {
         Command::Place(a) | Command::Explain(a) => &a.out,
         Command::Topology(a) => &a.out,
         Command::Demo(a) => &a.out,
+        Command::Simulate(a) => &a.out_format,
         Command::Kubectl(k) => match &k.command {
             KubectlCommand::Place(a) | KubectlCommand::Explain(a) => &a.out,
             KubectlCommand::Topology(a) => &a.out,
@@ -250,6 +252,7 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
             topology(objects, &a.topology, &a.tree, &[], a.out.output, style)
         }
         Command::Demo(a) => demo(&a, style),
+        Command::Simulate(a) => simulate::run(&a),
         Command::Kubectl(k) => kubectl(k.command, env, style),
     }
 }

@@ -547,7 +547,11 @@ fn one_node_levels_are_drawn_with_the_node_rows() {
     let r = gang(&["topology", "--depth", "1", &kube("gke-h100.json")]);
     assert!(r.stdout.contains("gce-topology-block b2"), "{}", r.stdout);
     assert!(!r.stdout.contains("subblock s"), "{}", r.stdout);
-    assert!(!r.stdout.contains("cpu-1"), "no node rows below --depth: {}", r.stdout);
+    assert!(
+        !r.stdout.contains("cpu-1"),
+        "no node rows below --depth: {}",
+        r.stdout
+    );
 }
 
 /// On a real terminal (a pty from util-linux `script`, when it is installed) `auto`
