@@ -95,8 +95,9 @@ pub unsafe extern "C" fn gang_inventory_release(
 /// not borrow the inventory and does not change with it. On failure, a new `gang_error`
 /// is stored in `*error_out` if `error_out` is not NULL.
 ///
-/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
-/// an argument (other than `error_out`) is NULL.
+/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+/// another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
 ///
 /// # Safety
 /// `inventory` must be NULL or a live inventory not being changed by another thread;
@@ -111,10 +112,7 @@ pub unsafe extern "C" fn gang_inventory_reservation(
     ffi_boundary!(error_out, {
         let inv = gang_inventory::get(inventory, "inventory")?;
         let out = Out::new(reservation_out, "reservation_out")?;
-        let id = ReservationId(id);
-        let r = inv
-            .reservation(id)
-            .ok_or(Error::UnknownReservation { id })?;
+        let r = inv.live_reservation(ReservationId(id))?;
         out.write(gang_reservation::into_raw(ReservationInner::of(r, inv)));
         Ok(())
     })
@@ -515,8 +513,9 @@ pub unsafe extern "C" fn gang_inventory_set_used_millis(
 /// the caller: free it with `gang_replacement_free`. On failure, nothing is written but
 /// a new `gang_error` in `*error_out` if `error_out` is not NULL.
 ///
-/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
-/// an argument (other than `error_out`) is NULL.
+/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+/// another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
 ///
 /// # Safety
 /// `inventory` must be NULL or a live inventory no other thread uses during the call;
@@ -533,7 +532,10 @@ pub unsafe extern "C" fn gang_inventory_replace(
         let inv = gang_inventory::get_mut(inventory, "inventory")?;
         let status_out = Out::new(status_out, "status_out")?;
         let out = Out::new(replacement_out, "replacement_out")?;
-        let r = ReplacementInner::new(inv.replace(ReservationId(id))?);
+        let id = ReservationId(id);
+        // An id of another inventory is reported as such (naming both) before replacing.
+        inv.live_reservation(id)?;
+        let r = ReplacementInner::new(inv.replace(id)?);
         status_out.write(r.status());
         out.write(gang_replacement::into_raw(r));
         Ok(())

@@ -10,6 +10,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 pub(crate) mod bitset;
 mod build;
 pub(crate) mod changes;
+pub(crate) mod document;
 pub(crate) mod domains;
 pub(crate) mod journal;
 pub(crate) mod ledger;
@@ -179,6 +180,24 @@ impl Inventory {
         }
         listed.or_into(&mut set);
         Some(Cow::Owned(NodeSet::Dense(set)))
+    }
+
+    /// This inventory's identity: what its reservation ids carry (see
+    /// [`InventoryId`](crate::InventoryId)). A clone, or an inventory read back from
+    /// its document, has an identity of its own.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat()).node(NodeSpec::new("n1").capacity("gpu", 1)).build()?;
+    /// let id = inv.reserve(inv.place(&Gang::new("g").role(Role::new("w", 1).request("gpu", 1)))?.placement().unwrap())?;
+    /// assert_eq!(id.inventory(), inv.id());
+    /// let copy = inv.clone();
+    /// assert_ne!(copy.id(), inv.id());
+    /// assert!(copy.reservation(id).is_some()); // a copy holds the same reservations
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn id(&self) -> crate::model::InventoryId {
+        self.ledger.id()
     }
 
     /// Number of nodes. See [`Inventory`].
