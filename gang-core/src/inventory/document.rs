@@ -352,16 +352,26 @@ mod serde_impl {
     }
 
     impl<'de> Deserialize<'de> for InventoryDocument {
-        /// Amounts that are valid are read as exact quantities, so a document read back
-        /// equals the one written; invalid ones stay as given, for the build to report
-        /// with their field.
+        /// Amounts that are valid (of nodes, and of the reserved gangs' requests) are
+        /// read as exact quantities, so a document read back equals the one written
+        /// whatever way its amounts were spelled; invalid ones stay as given, for the
+        /// build to report with their field.
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let mut doc = Doc::deserialize(d)?;
+            let exact = |a: &mut QuantitySpec| {
+                if let Ok(q) = a.resolve("") {
+                    *a = QuantitySpec::Exact(q);
+                }
+            };
             for n in &mut doc.nodes {
-                for a in n.capacity.values_mut().chain(n.used.values_mut()) {
-                    if let Ok(q) = a.resolve("") {
-                        *a = QuantitySpec::Exact(q);
-                    }
+                n.capacity
+                    .values_mut()
+                    .chain(n.used.values_mut())
+                    .for_each(exact);
+            }
+            for r in &mut doc.reservations {
+                for role in &mut r.gang.roles {
+                    role.requests.values_mut().for_each(exact);
                 }
             }
             Ok(InventoryDocument {
