@@ -37,8 +37,11 @@ step "build and install (pip install ./gang-py)"
 cd tests
 "$PY" -c 'import gang, sys; print("gang from", gang.__file__)'
 
-step "stubs match the extension (stubtest)"
+step "stubs match the extension (stubtest); mypy --strict over the package and a typed use of it"
 "$PY" -m mypy.stubtest gang
+"$PY" -m mypy --strict -p gang
+"$PY" -m mypy --strict typed_usage.py
+"$PY" typed_usage.py
 
 step "pytest"
 "$PY" -m pytest -q -p no:cacheprovider . || rc=$?

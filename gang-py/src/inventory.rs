@@ -255,7 +255,7 @@ impl PyInventory {
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
         ask: impl Send + FnOnce(&mut Solver, &Inventory, &CompiledGang) -> Result<T, Error>,
-    ) -> PyResult<T> {
+    ) -> PyResult<(T, Generation)> {
         let target = Target::extract(gang)?;
         let budget = convert::budget(search_budget)?;
         if let Target::Compiled(c) = &target {
@@ -284,7 +284,9 @@ impl PyInventory {
                     }
                     Target::Compiled(c) => &c.get().compiled,
                 };
-                state.with_solver(budget, |s| ask(s, &inner.inv, compiled))
+                let answer = state.with_solver(budget, |s| ask(s, &inner.inv, compiled))?;
+                // The generation under the same lock: what the placement's paths are read from.
+                Ok((answer, inner.generation.clone()))
             })
         })
     }
@@ -295,7 +297,7 @@ impl PyInventory {
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Solved> {
+    ) -> PyResult<(Solved, Generation)> {
         self.run(py, gang, search_budget, |solver, inv, compiled| {
             Ok(match inv.place_with(solver, compiled)? {
                 Outcome::Placed(p) => Solved::Placed(p),
@@ -308,6 +310,16 @@ impl PyInventory {
 
     fn wrap(&self, p: Placement) -> PyPlacement {
         PyPlacement::new(p, self.source())
+    }
+
+    fn wrap_in(&self, p: Placement, generation: Generation) -> PyPlacement {
+        PyPlacement::new(
+            p,
+            Source {
+                state: self.state.clone(),
+                generation,
+            },
+        )
     }
 
     fn diagnosis(&self, d: gang_core::Diagnosis) -> PyDiagnosis {
@@ -523,8 +535,8 @@ impl PyInventory {
         search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyPlacement> {
         match self.place_or_diagnose(py, gang, search_budget)? {
-            Solved::Placed(p) => Ok(self.wrap(p)),
-            Solved::NotPlaced(d, levels) => Err(not_placed(py, d, levels)),
+            (Solved::Placed(p), g) => Ok(self.wrap_in(p, g)),
+            (Solved::NotPlaced(d, levels), _) => Err(not_placed(py, d, levels)),
         }
     }
 
@@ -544,8 +556,10 @@ impl PyInventory {
         search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         Ok(match self.place_or_diagnose(py, gang, search_budget)? {
-            Solved::Placed(p) => Py::new(py, self.wrap(p))?.into_any(),
-            Solved::NotPlaced(d, levels) => Py::new(py, PyDiagnosis::new(d, levels))?.into_any(),
+            (Solved::Placed(p), g) => Py::new(py, self.wrap_in(p, g))?.into_any(),
+            (Solved::NotPlaced(d, levels), _) => {
+                Py::new(py, PyDiagnosis::new(d, levels))?.into_any()
+            }
         })
     }
 
@@ -568,10 +582,10 @@ impl PyInventory {
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyPlacement>> {
-        let found = self.run(py, gang, search_budget, |solver, inv, compiled| {
+        let (found, g) = self.run(py, gang, search_budget, |solver, inv, compiled| {
             inv.find_with(solver, compiled)
         })?;
-        Ok(found.map(|p| self.wrap(p)))
+        Ok(found.map(|p| self.wrap_in(p, g)))
     }
 
     // ------------------------------------------------------------------ lifecycle

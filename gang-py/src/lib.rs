@@ -55,6 +55,11 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Private and dunder names stay out of `__all__` (PyO3 lists every added name).
+    let all = m.index()?;
+    for name in ["_panic_for_tests", "__version__"] {
+        all.call_method1("remove", (name,))?;
+    }
     Ok(())
 }
 

@@ -81,6 +81,18 @@ pub struct PyPlacement {
     saved: Option<(String, String)>,
 }
 
+/// What placements compare and hash by: gang, level, domain, assignments, completeness.
+type Key<'a> = (
+    &'a str,
+    Option<&'a str>,
+    &'a [(String, String)],
+    Vec<(&'a str, &'a str, u32)>,
+    bool,
+);
+
+/// A diagnosis' pickled form: its JSON text and the inventory's levels.
+type DiagnosisState<'py> = (Bound<'py, PyAny>, (String, Vec<String>));
+
 struct Live {
     placement: Placement,
     source: Source,
@@ -211,15 +223,7 @@ impl PyPlacement {
         }
     }
 
-    fn key(
-        &self,
-    ) -> (
-        &str,
-        Option<&str>,
-        &[(String, String)],
-        Vec<(&str, &str, u32)>,
-        bool,
-    ) {
+    fn key(&self) -> Key<'_> {
         (
             self.gang_name(),
             self.level_opt(),
@@ -765,9 +769,7 @@ impl PyDiagnosis {
         })?;
         Ok(PyDiagnosis::new(d, levels.unwrap_or_default()))
     }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, Vec<String>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<DiagnosisState<'py>> {
         let d = slf.get();
         Ok((
             slf.get_type().getattr("from_json")?,

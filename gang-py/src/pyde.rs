@@ -66,12 +66,9 @@ pub fn number(obj: &Bound<'_, PyAny>) -> Result<Option<Number>, ReadError> {
     } else if obj.is_instance_of::<PyFloat>() {
         None
     } else if has(obj, "__index__") && !is_bool_like(obj) {
-        match obj.call_method0("__index__") {
-            Ok(i) => Some(i),
-            // A 1-element array has `__index__` but refuses it: read it as a float
-            // below, or not at all.
-            Err(_) => None,
-        }
+        // A 1-element array has `__index__` but refuses it: read it as a float below,
+        // or not at all.
+        obj.call_method0("__index__").ok()
     } else {
         None
     };
@@ -96,8 +93,8 @@ pub fn number(obj: &Bound<'_, PyAny>) -> Result<Option<Number>, ReadError> {
     match float {
         None => Ok(None),
         Some(v) if !v.is_finite() => Err(ReadError(format!("{v} is not a finite number"))),
-        // -0.0 is zero, not a negative amount.
-        Some(v) if v == 0.0 => Ok(Some(Number::Float(0.0))),
+        // -0.0 is zero, not a negative amount (the pattern matches both zeros).
+        Some(0.0) => Ok(Some(Number::Float(0.0))),
         Some(v) => Ok(Some(Number::Float(v))),
     }
 }

@@ -234,7 +234,7 @@ impl PyQuantity {
         let py = other.py();
         match PyQuantity::operand(other)? {
             None => Ok(py.NotImplemented()),
-            Some(q) => PyQuantity(q).__sub__(Bound::new(py, self.clone())?.as_any()),
+            Some(q) => PyQuantity(q).__sub__(Bound::new(py, *self)?.as_any()),
         }
     }
 

@@ -71,7 +71,7 @@ from ._gang import (
     UnknownReservation,
     Unschedulable,
     load_scenario,
-    __version__,
+    __version__ as __version__,
 )
 
 from ._tables import to_arrow, to_pandas, to_polars, to_records

@@ -3,7 +3,7 @@
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, Final, Literal, SupportsFloat, SupportsIndex, final
+from typing import Any, ClassVar, Final, Literal, NoReturn, SupportsFloat, SupportsIndex, final
 
 
 _Amount = SupportsIndex | SupportsFloat | str | Quantity
@@ -369,7 +369,7 @@ class Inventory:
 class CompiledGang:
     @property
     def gang(self) -> Gang: ...
-    def __reduce__(self) -> None: ...
+    def __reduce__(self) -> NoReturn: ...
 
 # ----------------------------------------------------------------------- results
 

@@ -7,8 +7,14 @@ pandas, polars and pyarrow are optional (``pip install gang[pandas]``, ``gang[po
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 from typing import Any
+
+
+def _library(name: str) -> Any:
+    """An optional library, imported when first needed (typed as Any: its stubs are optional)."""
+    return importlib.import_module(name)
 
 
 def _record(result: Any) -> dict[str, Any]:
@@ -55,8 +61,7 @@ def to_pandas(results: Iterable[Any]) -> Any:
     >>> list(df["status"]), list(df["members"])
     (['placed', 'unschedulable'], [1, 0])
     """
-    import pandas as pd
-
+    pd = _library("pandas")
     return pd.DataFrame.from_records(to_records(results))
 
 
@@ -70,8 +75,7 @@ def to_polars(results: Iterable[Any]) -> Any:
     >>> df["status"].to_list(), df.shape[0]
     (['placed', 'unschedulable'], 2)
     """
-    import polars as pl
-
+    pl = _library("polars")
     records = to_records(results)
     return pl.DataFrame(records, infer_schema_length=None)
 
@@ -86,6 +90,5 @@ def to_arrow(results: Iterable[Any]) -> Any:
     >>> t.column("status").to_pylist(), t.num_rows
     (['placed', 'unschedulable'], 2)
     """
-    import pyarrow as pa
-
+    pa = _library("pyarrow")
     return pa.Table.from_pylist(to_records(results))
