@@ -3,8 +3,10 @@
 
 use super::ledger::{Lost, Reservation};
 use super::Inventory;
-use crate::model::names::HOSTNAME_LEVEL;
-use crate::model::{Assignment, Error, Gang, NodeSpec, Quantity, ReservationId, Topology};
+use crate::model::names::{check_qualified_name, HOSTNAME_LEVEL};
+use crate::model::{
+    Assignment, Error, Gang, NodeSpec, Quantity, QuantitySpec, ReservationId, Topology,
+};
 
 /// Everything an inventory holds, as data: its topology levels, its nodes as they stand
 /// now (capacity and external use as exact amounts, labels, taints, cordons), and its
@@ -94,8 +96,21 @@ pub struct LostRecord {
     pub path: Vec<String>,
 }
 
+/// The gang with its (valid) request amounts as exact quantities, as a document holds it.
+fn exact_requests(mut g: Gang) -> Gang {
+    for role in &mut g.roles {
+        for a in role.requests.values_mut() {
+            if let Ok(q) = a.resolve("") {
+                *a = QuantitySpec::Exact(q);
+            }
+        }
+    }
+    g
+}
+
 impl Inventory {
-    /// The inventory as data, reservations included. See [`InventoryDocument`].
+    /// The inventory as data, reservations included (amounts as exact quantities). See
+    /// [`InventoryDocument`].
     pub fn to_document(&self) -> InventoryDocument {
         let nodes: Vec<NodeSpec> = self
             .names
@@ -118,7 +133,7 @@ impl Inventory {
             .values()
             .map(|r| ReservationRecord {
                 serial: r.id.serial(),
-                gang: r.gang.clone(),
+                gang: exact_requests(r.gang.clone()),
                 domain: r.domain.clone(),
                 members: r.assignments(self),
                 per_member: r
@@ -160,9 +175,13 @@ impl Inventory {
     /// and nodes; [`Error::InvalidScenario`] naming the field
     /// (`reservations[0].members[1].node`) for a reservation that names a role or node
     /// that does not exist, repeats a serial, holds more or fewer members than its gang
-    /// allows, or does not fit the document's own bookkeeping.
+    /// allows, or does not fit the document's own bookkeeping, and for a malformed name
+    /// in `resources`.
     pub fn from_document(doc: InventoryDocument) -> Result<Inventory, Error> {
         let topology = Topology::new(doc.levels)?;
+        for (i, r) in doc.resources.iter().enumerate() {
+            check_qualified_name(r).map_err(|e| Error::scenario(format!("resources[{i}]"), e))?;
+        }
         let mut inv = Inventory::from_specs(topology, &doc.nodes, &doc.resources)?;
         let label_depth = inv.label_depth();
         let mut next = doc.next_reservation;
@@ -495,6 +514,12 @@ mod tests {
         assert_eq!(
             Inventory::from_document(more).unwrap_err().field(),
             "reservations"
+        );
+        let mut names = doc.clone();
+        names.resources.push("Not A Name".into());
+        assert_eq!(
+            Inventory::from_document(names).unwrap_err().field(),
+            "resources[0]"
         );
         let mut shapes = doc;
         shapes.reservations[0].per_member.clear();
