@@ -278,29 +278,25 @@ pub fn edge_error(kind: ErrorKind, field: &str, value: &str, reason: &str) -> Py
 }
 
 thread_local! {
-    /// Whether this thread is inside [`guard`] (its panics are reported, not printed).
-    static GUARDED: Cell<bool> = const { Cell::new(false) };
-    /// Where the last guarded panic happened.
+    /// Where the last panic on this thread happened (set by the hook, read by [`guard`]).
     static WHERE: Cell<Option<String>> = const { Cell::new(None) };
 }
 
 static HOOK: Once = Once::new();
 
-/// Installs (once) a panic hook that stays silent for panics inside [`guard`] — they
-/// become `InternalError`, so printing "thread panicked" to stderr would only be noise —
-/// and leaves every other panic to the hook that was there before.
+/// Installs (once) this extension's panic hook: it prints nothing and records where the
+/// panic happened. Every panic in the extension is caught at the boundary — by
+/// [`guard`] as `InternalError`, or by PyO3 as `PanicException` — and carries its
+/// message, so "thread panicked at …" on stderr would only be noise. (Each Rust
+/// extension module has its own copy of the standard library, so this hook does not
+/// touch other extensions' panics.)
 pub fn install_panic_hook() {
     HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if GUARDED.with(Cell::get) {
-                let at = info
-                    .location()
-                    .map(|l| format!("{}:{}", l.file(), l.line()));
-                WHERE.with(|w| w.set(at));
-            } else {
-                previous(info);
-            }
+        std::panic::set_hook(Box::new(|info| {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
+            WHERE.with(|w| w.set(at));
         }));
     });
 }
@@ -308,10 +304,7 @@ pub fn install_panic_hook() {
 /// Runs `f`, turning a Rust panic into [`InternalError`] instead of letting it cross into
 /// Python (where PyO3 would raise `PanicException`, which is not a `GangError`).
 pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    let outer = GUARDED.with(|g| g.replace(true));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    GUARDED.with(|g| g.set(outer));
-    r.map_err(|payload| {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
         let what = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
