@@ -762,11 +762,15 @@ mod tests {
         let gang = gang_core::Gang::from_json(GANG).unwrap();
         let placed = core.place(&gang).unwrap();
         let id = core.reserve(placed.placement().unwrap()).unwrap();
-        let lost = core.remove_node("a1").unwrap();
-        let Replacement::Pending(pending) = core.replace(id).unwrap() else {
+        let mut lost = core.remove_node("a1").unwrap();
+        let Replacement::Pending(mut pending) = core.replace(id).unwrap() else {
             panic!("rack a has no room left");
         };
-        let unknown = core.release(ReservationId(id.0 + 1)).unwrap_err();
+        let next = ReservationId::new(id.inventory(), id.serial() + 1);
+        assert_eq!(
+            core.release(next).unwrap_err(),
+            Error::UnknownReservation { id: next }
+        );
 
         unsafe {
             let mut inv = ptr::null_mut();
@@ -795,7 +799,17 @@ mod tests {
                 gang_inventory_reserve(inv, p, &mut rid, ptr::null_mut()),
                 gang_result::GANG_OK
             );
-            assert_eq!(rid, id.0);
+            // The same serial, in the ABI's own inventory.
+            let rid_core = ReservationId(rid);
+            assert_eq!(rid_core.serial(), id.serial());
+            assert_ne!(rid_core.inventory(), id.inventory());
+            for l in &mut lost {
+                l.reservation = rid_core;
+            }
+            pending.reservation = rid_core;
+            let unknown = Error::UnknownReservation {
+                id: ReservationId::new(rid_core.inventory(), rid_core.serial() + 1),
+            };
 
             let mut change = ptr::null_mut();
             let rc = gang_inventory_remove_node(inv, c"a1".as_ptr(), &mut change, ptr::null_mut());
