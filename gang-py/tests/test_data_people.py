@@ -199,3 +199,15 @@ def test_numpy_pandas_and_plain_values_give_identical_results(caps, count, gpu, 
     assert run(as_numpy) == plain
     assert run(as_pandas) == plain
     assert run(lambda v: np.array(v)) == plain
+
+
+def test_placements_keep_the_node_paths_they_were_made_with():
+    inv = cluster()
+    p = inv.place(gang.Gang("g", [gang.Role("w", 2, requests={"gpu": 4})], required=RACK))
+    assert p.domain == "b1/a"
+    inv.set_labels("a1", {BLOCK: "b1", RACK: "z"})  # nodes move after the placement
+    inv.remove_node("a2")
+    assert p.domain_counts(RACK) == {"b1/a": 2}
+    assert {r["node"]: r[RACK] for r in p.to_records()} == {"a1": "a", "a2": "a"}
+    q = inv.place(gang.Gang("g", [gang.Role("w", 1, requests={"gpu": 4})], required=RACK))
+    assert q.domain_counts(RACK) in ({"b1/b": 1}, {"b1/z": 1})
