@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the gang Python package into a virtual environment and runs its checks:
 #   the stub check (mypy's stubtest against the built extension), pytest (scenarios,
-#   errors, API, pickling, GIL, brute-force oracle, CP-SAT cross-check, doctests of the
-#   docstrings and README), and the Python examples.
+#   errors, API, pickling, GIL, brute-force oracle, CP-SAT cross-check, numpy/pandas
+#   inputs, DataFrame outputs, doctests of the docstrings and README), mypy --strict over
+#   the typed checks, and the Python examples.
 # Needs only Python >= 3.10 with venv + pip, and Rust. The root ./test.sh calls it.
 #   PYTHON=python3.12 gang-py/test.sh          another interpreter
 #   GANG_CPSAT_INSTANCES=1000 gang-py/test.sh  a longer CP-SAT cross-check
@@ -24,7 +25,8 @@ export PATH="$(dirname "$PY"):$PATH"
 "$PY" -c 'import sys; assert sys.version_info >= (3, 10), sys.version'
 # The same set as [project.optional-dependencies] test, plus the build backend.
 "$PY" -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.9.4,<2" "pytest>=7" "hypothesis>=6" "ortools>=9.8" "mypy>=1.8"
+    "maturin>=1.9.4,<2" "pytest>=7" "hypothesis>=6" "ortools>=9.8" "mypy>=1.8" \
+    "numpy>=1.24" "pandas>=1.5" "polars>=0.20" "pyarrow>=12"
 
 step "build and install (pip install ./gang-py)"
 # No build isolation: the venv's maturin builds the wheel (an abi3 wheel, release
@@ -35,8 +37,11 @@ step "build and install (pip install ./gang-py)"
 cd tests
 "$PY" -c 'import gang, sys; print("gang from", gang.__file__)'
 
-step "stubs match the extension (stubtest)"
+step "stubs match the extension (stubtest); mypy --strict over the package and a typed use of it"
 "$PY" -m mypy.stubtest gang
+"$PY" -m mypy --strict -p gang
+"$PY" -m mypy --strict typed_usage.py
+"$PY" typed_usage.py
 
 step "pytest"
 "$PY" -m pytest -q -p no:cacheprovider . || rc=$?

@@ -39,7 +39,7 @@ use crate::model::{Quantity, QuantitySpec};
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Overcommit {
     /// Node name.

@@ -10,6 +10,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 pub(crate) mod bitset;
 mod build;
 pub(crate) mod changes;
+pub(crate) mod document;
 pub(crate) mod domains;
 pub(crate) mod journal;
 pub(crate) mod ledger;
@@ -179,6 +180,52 @@ impl Inventory {
         }
         listed.or_into(&mut set);
         Some(Cow::Owned(NodeSet::Dense(set)))
+    }
+
+    /// This inventory's identity: what its reservation ids carry (see
+    /// [`InventoryId`](crate::InventoryId)). A clone, or an inventory read back from
+    /// its document, has an identity of its own.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat()).node(NodeSpec::new("n1").capacity("gpu", 1)).build()?;
+    /// let id = inv.reserve(inv.place(&Gang::new("g").role(Role::new("w", 1).request("gpu", 1)))?.placement().unwrap())?;
+    /// assert_eq!(id.inventory(), inv.id());
+    /// let copy = inv.clone();
+    /// assert_ne!(copy.id(), inv.id());
+    /// assert!(copy.reservation(id).is_some()); // a copy holds the same reservations
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn id(&self) -> crate::model::InventoryId {
+        self.ledger.id()
+    }
+
+    /// The domains of `level` as full paths (`"b1/r1"`), in storage order; node names
+    /// at the node level ([`HOSTNAME_LEVEL`](crate::HOSTNAME_LEVEL)); `None` for a
+    /// level the topology does not have.
+    ///
+    /// ```
+    /// use gang_core::{Inventory, NodeSpec, Topology, HOSTNAME_LEVEL};
+    /// let node = |n: &str, b: &str, r: &str| NodeSpec::new(n).label("block", b).label("rack", r);
+    /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+    ///     .nodes([node("n1", "b2", "r1"), node("n2", "b1", "r1"), node("n3", "b1", "r2")])
+    ///     .build()?;
+    /// assert_eq!(inv.domain_paths("rack").unwrap(), ["b1/r1", "b1/r2", "b2/r1"]);
+    /// assert_eq!(inv.domain_paths("block").unwrap(), ["b1", "b2"]);
+    /// assert_eq!(inv.domain_paths(HOSTNAME_LEVEL).unwrap(), ["n2", "n3", "n1"]);
+    /// assert!(inv.domain_paths("zone").is_none());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn domain_paths(&self, level: &str) -> Option<Vec<String>> {
+        if level == crate::model::names::HOSTNAME_LEVEL {
+            return Some(self.names.iter().cloned().collect());
+        }
+        let depth = self.level_depth(level)?;
+        Some(
+            (0..self.domains[depth].len())
+                .map(|i| self.domain_values(depth, i as u32).join("/"))
+                .collect(),
+        )
     }
 
     /// Number of nodes. See [`Inventory`].
