@@ -247,12 +247,31 @@ macro_rules! struct_impl {
                 Ok(())
             }
             fn end(self) -> Out<'py> {
-                Ok(self.dict.into_any())
+                number_or(self.py, self.dict)
             }
         }
     )*};
 }
 struct_impl!(SerializeStruct, SerializeStructVariant);
+
+/// The key under which serde_json (with `arbitrary_precision`, which gang-core uses so
+/// a number keeps the text it was written with) serialises a number: a one-field struct.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number serde_json wrote as `{NUMBER_TOKEN: text}` becomes a Python `int` (any
+/// size) or `float`; any other struct stays the dict it is.
+fn number_or<'py>(py: Python<'py>, dict: Bound<'py, PyDict>) -> Out<'py> {
+    if dict.len() != 1 {
+        return Ok(dict.into_any());
+    }
+    let Some(text) = dict.get_item(NUMBER_TOKEN)? else {
+        return Ok(dict.into_any());
+    };
+    let text: String = text.extract()?;
+    let builtins = py.import("builtins")?;
+    let kind = if text.contains(['.', 'e', 'E']) { "float" } else { "int" };
+    Ok(builtins.getattr(kind)?.call1((text,))?)
+}
 
 // ------------------------------------------------------------------------- hashing
 
