@@ -111,3 +111,7 @@ __all__ = [
     "Unschedulable",
     "load_scenario",
 ]
+
+# gang.sim (gang-sim) and gang.kube (gang-kube): plain-Python modules over JSON; their
+# optional dependencies (pandas, matplotlib, tqdm, distributed) are imported when used.
+from . import kube, sim  # noqa: E402
