@@ -44,7 +44,9 @@
 //!   placement spans (one node, one domain of the innermost level, the next, …, the
 //!   whole cluster), from the job's table: defaults `low` 1, 1.05, 1.10, 1.25;
 //!   `medium` 1, 1.5, 1.8, 2.5; `high` 1, 2.5, 3.5, 6 (one node, rack, block, beyond).
-//!   The last value applies to everything wider.
+//!   The last value applies to everything wider, and always to a placement that
+//!   spans the whole cluster (wider than the top level): with the one level `rack`, a
+//!   `low` job across two racks runs at 1.25, not at the third value.
 //!
 //! # Event semantics (normative)
 //!

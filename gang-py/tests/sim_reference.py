@@ -1,0 +1,366 @@
+"""A reference simulator, written from gang-sim's documented event semantics (its README,
+"Event semantics", and the crate docs) and nothing else, for small cases.
+
+Placement questions go to gang-core through ``gang.Inventory`` (``find``, ``reserve``,
+``release``): the placement engine is the shared truth. The clock, the event order, the
+queue, readiness, backoff, cancellation, run time by span and the accounting are this
+file's own, in plain Python, kept as simple as the text allows.
+
+Covered: one role per job (``members`` x ``gpus``, optionally ``min_members``), the
+policies ``required(L)``, ``preferred(L)``, ``unconstrained``, the ``fifo`` queue with
+priorities, readiness (``init_time``, ``timeout`` or none, members that always fail to
+initialise, backoff, ``max_attempts``), cancellation, never-fits jobs, slowdown by the
+highest level spanned, a horizon. Not covered (the cross-check does not generate them):
+random init failures, node failures, timed relaxation, spread, no-gang, backfill.
+
+The rules, as read (quotations from the docs):
+
+- "Time is integer milliseconds; inputs are rounded to the nearest."
+- "Events at one time are handled in class order finish, cancel, repair, fail, ready,
+  timeout, requeue, relax, arrive, then by job (trace order), then by scheduling order.
+  A timer of a state the job has left is ignored and does not move the clock."
+- "After all events of a time, if anything changed, one pass": the queue "(priority,
+  then entry order; a re-entering job goes behind)" is placed "job by job until one
+  does not fit (the head)"; fifo stops there. "Events a pass schedules for the current
+  time (a ready with init_time 0) are handled next, at the same time, followed by
+  another pass."
+- "Admitted: members initialise for init_time; each fails ... or always
+  (failing_members). All ready -> running at the slowdown of the placement's span; run
+  time is remaining x slowdown, rounded to the millisecond. Not all ready at timeout
+  after admission -> release everything; a readiness failure; failed after
+  max_attempts, else backoff min(base x factor^(n-1), max) then back in the queue."
+- "Cancel: waiting -> nothing held, nothing released; otherwise release everything."
+- "Never fits: a job that does not fit the cluster as given (no reservations, no
+  failures) ... ends never_fits at submission."
+- "End: all jobs done, or the horizon, or only the failure process left (jobs still
+  waiting or deadlocked end unfinished)."
+- Slowdown "columns are by the highest level a placement spans: one node, one domain of
+  the innermost level, the next level, ...; the last value applies to anything wider
+  (and to the whole cluster)". Defaults: low 1, 1.05, 1.10, 1.25; medium 1, 1.5, 1.8,
+  2.5; high 1, 2.5, 3.5, 6.0.
+- Records: ``first_admitted`` (first admission), ``admitted`` (last), ``all_ready``
+  (first time every member was ready), ``end``, ``completion = end - submit`` (completed
+  jobs), ``queue_delay = first_admitted - submit``, ``time_to_ready = all_ready -
+  submit``, ``run_time`` (seconds spent running), GPU-hours held.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import gang
+
+FINISH, CANCEL, REPAIR, FAIL, READY, TIMEOUT, REQUEUE, RELAX, ARRIVE = range(9)
+
+TABLES = {
+    "low": [1.0, 1.05, 1.10, 1.25],
+    "medium": [1.0, 1.5, 1.8, 2.5],
+    "high": [1.0, 2.5, 3.5, 6.0],
+}
+
+GPU = "nvidia.com/gpu"
+
+
+def ms(seconds: float) -> int:
+    """Seconds to integer milliseconds, rounded to the nearest."""
+    return int(math.floor(seconds * 1000.0 + 0.5))
+
+
+def sec(t: int | None) -> float | None:
+    return None if t is None else t / 1000.0
+
+
+@dataclass
+class Job:
+    index: int
+    id: str
+    submit: int
+    duration: int
+    members: int
+    min_members: int | None
+    gpus: int
+    policy: str
+    table: list[float]
+    priority: int
+    cancel: int | None
+    failing: int
+    # What happens to it.
+    state: str = "pending"  # pending, waiting, backoff, starting, running, final
+    epoch: int = 0  # bumped whenever the job changes state: older timers are stale
+    reservation: Any = None
+    held_gpus: int = 0
+    held_since: int = 0
+    held_ms_gpu: int = 0
+    first_admitted: int | None = None
+    admitted: int | None = None
+    all_ready: int | None = None
+    end: int | None = None
+    run_ms: int = 0
+    run_start: int = 0
+    attempts: int = 0
+    readiness_failures: int = 0
+    level: str | None = None
+    slowdown: float | None = None
+    final: str | None = None
+    entry: int = 0
+
+
+@dataclass
+class Config:
+    policy: str = "unconstrained"
+    init_time: float = 60.0
+    timeout: float | None = 300.0
+    backoff_base: float = 60.0
+    backoff_factor: float = 2.0
+    backoff_max: float = 3600.0
+    max_attempts: int = 5
+    default_sensitivity: str = "medium"
+    horizon: float | None = None
+
+
+@dataclass(order=True)
+class Event:
+    t: int
+    cls: int
+    job: int
+    seq: int
+    epoch: int = field(compare=False)
+
+
+class Reference:
+    """Runs one simulation; ``records()`` gives per-job dicts with gang-sim's field names."""
+
+    def __init__(self, cluster: dict[str, Any], jobs: list[dict[str, Any]], config: Config) -> None:
+        self.cluster = cluster
+        self.levels: list[str] = list(cluster["topology"]["levels"])
+        self.labels = {n["name"]: n.get("labels", {}) for n in cluster["nodes"]}
+        self.inv = gang.Inventory.from_dict(cluster)
+        self.empty = gang.Inventory.from_dict(cluster)
+        self.cfg = config
+        self.jobs = [self._job(i, j) for i, j in enumerate(jobs)]
+        self.heap: list[Event] = []
+        self.seq = 0
+        self.entries = 0
+        self.now = 0
+        self.last = 0  # the last time at which an event was handled
+
+    # ---------------------------------------------------------------- building
+
+    def _level(self, name: str) -> str:
+        """A level key from the name a policy uses (a unique last path segment will do)."""
+        if name in self.levels:
+            return name
+        hits = [lv for lv in self.levels if lv.rsplit("/", 1)[-1] == name]
+        assert len(hits) == 1, (name, self.levels)
+        return hits[0]
+
+    def _job(self, i: int, j: dict[str, Any]) -> Job:
+        table = j.get("slowdown") or TABLES[j.get("sensitivity", self.cfg.default_sensitivity)]
+        return Job(index=i, id=j["id"], submit=ms(j["submit"]), duration=ms(j["duration"]),
+                   members=j["members"], min_members=j.get("min_members"), gpus=j.get("gpus", 0),
+                   policy=j.get("policy", self.cfg.policy), table=list(table),
+                   priority=j.get("priority", 0),
+                   cancel=None if j.get("cancel") is None else ms(j["cancel"]),
+                   failing=j.get("failing_members", 0))
+
+    def _gang(self, job: Job) -> gang.Gang:
+        requests = {GPU: job.gpus} if job.gpus else {}
+        role = gang.Role("worker", job.members, requests=requests, min_count=job.min_members)
+        p = job.policy.replace(" ", "")
+        if p.startswith("required("):
+            return gang.Gang(job.id, [role], required=self._level(p[len("required("):-1]))
+        if p.startswith("preferred("):
+            return gang.Gang(job.id, [role], preferred=self._level(p[len("preferred("):-1]))
+        assert p == "unconstrained", p
+        return gang.Gang(job.id, [role])
+
+    # ------------------------------------------------------------------ events
+
+    def push(self, t: int, cls: int, job: Job) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, Event(t, cls, job.index, self.seq, job.epoch))
+
+    def stale(self, ev: Event) -> bool:
+        return self.jobs[ev.job].epoch != ev.epoch
+
+    def move(self, job: Job, state: str) -> None:
+        job.state = state
+        job.epoch += 1
+
+    def hold(self, job: Job, gpus: int) -> None:
+        job.held_gpus, job.held_since = gpus, self.now
+
+    def release(self, job: Job) -> None:
+        job.held_ms_gpu += job.held_gpus * (self.now - job.held_since)
+        job.held_gpus = 0
+        if job.reservation is not None:
+            self.inv.release(job.reservation)
+            job.reservation = None
+
+    def finish(self, job: Job, state: str) -> None:
+        self.move(job, "final")
+        job.final, job.end = state, self.now
+
+    def enqueue(self, job: Job) -> None:
+        self.move(job, "waiting")
+        self.entries += 1
+        job.entry = self.entries
+
+    def span(self, nodes: list[str]) -> int:
+        """0: one node; k: one domain of the k-th level counted from the innermost;
+        len(levels) + 1: the whole cluster."""
+        if len(nodes) == 1:
+            return 0
+        for k in range(len(self.levels), 0, -1):  # innermost first
+            paths = {tuple(self.labels[n].get(lv) for lv in self.levels[:k]) for n in nodes}
+            if len(paths) == 1 and None not in next(iter(paths)):
+                return len(self.levels) - k + 1
+        return len(self.levels) + 1
+
+    def admit(self, job: Job, placement: gang.Placement) -> None:
+        job.reservation = self.inv.reserve(placement)
+        nodes = sorted(placement.nodes)
+        s = self.span(nodes)
+        # "the last value applies to anything wider (and to the whole cluster)"
+        whole = s > len(self.levels)
+        job.slowdown = job.table[-1] if whole else job.table[min(s, len(job.table) - 1)]
+        job.level = "node" if s == 0 else ("cluster" if s > len(self.levels) else self.levels[len(self.levels) - s])
+        job.attempts += 1
+        job.first_admitted = self.now if job.first_admitted is None else job.first_admitted
+        job.admitted = self.now
+        self.move(job, "starting")
+        self.hold(job, sum(placement.nodes.values()) * job.gpus)
+        if job.failing == 0:
+            self.push(self.now + ms(self.cfg.init_time), READY, job)
+        if self.cfg.timeout is not None:
+            self.push(self.now + ms(self.cfg.timeout), TIMEOUT, job)
+
+    def handle(self, ev: Event) -> None:
+        job = self.jobs[ev.job]
+        if ev.cls == ARRIVE:
+            if job.state == "final":
+                return
+            if self.empty.find(self._gang(job)) is None:
+                self.finish(job, "never_fits")
+            else:
+                self.enqueue(job)
+        elif ev.cls == CANCEL:
+            if job.state == "final":
+                return
+            # Cancelled at its submission time: cancel comes before arrive in the class
+            # order, so the job never enters the queue (the docs are silent; gang-sim
+            # reads it as "cancelled while waiting", and so does this file).
+            self.release(job)
+            if job.state == "running":
+                job.run_ms += self.now - job.run_start
+            self.finish(job, "cancelled")
+        elif ev.cls == READY:
+            assert job.state == "starting"
+            self.move(job, "running")
+            job.all_ready = self.now if job.all_ready is None else job.all_ready
+            job.run_start = self.now
+            run = int(math.floor(job.duration * (job.slowdown or 1.0) + 0.5))
+            self.push(self.now + run, FINISH, job)
+        elif ev.cls == FINISH:
+            job.run_ms += self.now - job.run_start
+            self.release(job)
+            self.finish(job, "completed")
+        elif ev.cls == TIMEOUT:
+            self.release(job)
+            job.readiness_failures += 1
+            n = job.readiness_failures
+            if n >= self.cfg.max_attempts:
+                self.finish(job, "failed")
+            else:
+                self.move(job, "backoff")
+                wait = min(self.cfg.backoff_base * self.cfg.backoff_factor ** (n - 1), self.cfg.backoff_max)
+                self.push(self.now + ms(wait), REQUEUE, job)
+        elif ev.cls == REQUEUE:
+            self.enqueue(job)
+        else:  # pragma: no cover
+            raise AssertionError(ev)
+
+    def scheduling_pass(self) -> None:
+        queue = sorted((j for j in self.jobs if j.state == "waiting"), key=lambda j: (-j.priority, j.entry))
+        for job in queue:
+            p = self.inv.find(self._gang(job))
+            if p is None:
+                return  # the head: FIFO stops here
+            self.admit(job, p)
+
+    # ---------------------------------------------------------------------- run
+
+    def run(self) -> Reference:
+        for job in self.jobs:
+            self.push(job.submit, ARRIVE, job)
+            if job.cancel is not None:
+                self.push(job.cancel, CANCEL, job)
+        # Arrivals and cancellations are timers of the job's life, not of a state.
+        for ev in self.heap:
+            ev.epoch = -1
+        horizon = None if self.cfg.horizon is None else ms(self.cfg.horizon)
+        while self.heap:
+            # Stale timers are invisible: drop them before looking at the clock.
+            while self.heap and self.heap[0].epoch != -1 and self.stale(self.heap[0]):
+                heapq.heappop(self.heap)
+            if not self.heap:
+                break
+            t = self.heap[0].t
+            if horizon is not None and t > horizon:
+                break
+            self.now = t
+            while True:
+                handled = False
+                while self.heap and self.heap[0].t == t:
+                    ev = heapq.heappop(self.heap)
+                    if ev.epoch != -1 and self.stale(ev):
+                        continue
+                    self.handle(ev)
+                    handled = True
+                if not handled:
+                    break
+                self.last = t
+                self.scheduling_pass()  # may push events for this same time
+            if all(j.state == "final" for j in self.jobs):
+                break
+        end = self.last if horizon is None else max(self.last, horizon)
+        self.now = end
+        for job in self.jobs:
+            if job.state != "final":
+                if job.state == "running":
+                    job.run_ms += self.now - job.run_start
+                self.release(job)
+                job.final, job.end = "unfinished", end
+        return self
+
+    def records(self) -> list[dict[str, Any]]:
+        out = []
+        for j in self.jobs:
+            out.append({
+                "id": j.id,
+                "state": j.final,
+                "submit": sec(j.submit),
+                "first_admitted": sec(j.first_admitted),
+                "admitted": sec(j.admitted),
+                "all_ready": sec(j.all_ready),
+                "first_progress": sec(j.all_ready),
+                "end": sec(j.end),
+                "completion": sec(j.end - j.submit) if j.final == "completed" and j.end is not None else None,
+                "queue_delay": None if j.first_admitted is None else sec(j.first_admitted - j.submit),
+                "time_to_ready": None if j.all_ready is None else sec(j.all_ready - j.submit),
+                "run_time": j.run_ms / 1000.0,
+                "attempts": j.attempts,
+                "readiness_failures": j.readiness_failures,
+                "level": j.level,
+                "slowdown": j.slowdown,
+                "gpu_hours_held": j.held_ms_gpu / 3.6e6,
+            })
+        return out
+
+
+def simulate(cluster: dict[str, Any], jobs: list[dict[str, Any]], config: Config) -> list[dict[str, Any]]:
+    """Per-job records of the reference simulation."""
+    return Reference(cluster, jobs, config).run().records()
