@@ -45,6 +45,23 @@ fn core_kind_of(message: &str) -> Option<ErrorKind> {
     .map(|(_, k)| k)
 }
 
+/// A configuration error's field as a path in the run document: checks of the
+/// configuration name its own fields (`horizon`), parsing names the document's
+/// (`config.readiness.timeuot`, `cluster.generate.flavor`).
+fn config_path(field: &str) -> String {
+    let top = field.split(['.', '[']).next().unwrap_or("");
+    if field.is_empty()
+        || matches!(
+            top,
+            "config" | "cluster" | "trace" | "document" | "variants"
+        )
+    {
+        field.to_owned()
+    } else {
+        format!("config.{field}")
+    }
+}
+
 /// A [`SimError`] as the Python exception of its kind (see the module docs).
 pub fn sim_error(err: &SimError) -> PyErr {
     let message = err.to_string();
@@ -61,7 +78,7 @@ pub fn sim_error(err: &SimError) -> PyErr {
         ),
         SimError::Config { field, message: m } => (
             core_kind_of(m).unwrap_or(ErrorKind::InvalidScenario),
-            format!("config.{field}").trim_end_matches('.').to_owned(),
+            config_path(field),
             None,
             m.clone(),
         ),

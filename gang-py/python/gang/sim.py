@@ -518,7 +518,7 @@ def _is_dask(executor: Any) -> bool:
 
 
 def _run_many(texts: list[str], executor: Any, progress: bool | None, desc: str) -> list[str]:
-    bar = _tqdm(progress, desc=desc, total=len(texts), unit="sim", leave=False)
+    bar = _tqdm(progress, desc=desc, total=len(texts), unit="sim")
     tick: Callable[[], None] = (lambda: bar.update(1)) if bar is not None else (lambda: None)
     try:
         if executor is None:
@@ -650,10 +650,13 @@ def _sweep_document(c: Any, i: int) -> tuple[dict[str, Any], str | None]:
     name = c.pop("name", None)
     if "cluster" not in c or "trace" not in c:
         raise ValueError(f"configs[{i}] needs 'cluster' and 'trace'")
-    cfg = c.pop("config", None) or {}
-    return run_document(c.pop("cluster"), c.pop("trace"), c.pop("policy", None),
-                        seed=c.pop("seed", cfg.get("seed", 0)),
-                        trace_format=c.pop("trace_format", None), **_merge(dict(cfg), c)), name
+    cluster, trace, policy = c.pop("cluster"), c.pop("trace"), c.pop("policy", None)
+    trace_format = c.pop("trace_format", None)
+    cfg = _merge(copy.deepcopy(dict(c.pop("config", None) or {})), c)
+    seed = cfg.pop("seed", 0)
+    if policy is None:
+        policy = cfg.pop("policy", None)
+    return run_document(cluster, trace, policy, seed=seed, trace_format=trace_format, **cfg), name
 
 
 def sweep(configs: Iterable[Mapping[str, Any] | str], executor: Any = None, *,
