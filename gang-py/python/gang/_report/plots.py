@@ -103,6 +103,7 @@ def timeline(results: Mapping[str, SimResult], axes: Any = None) -> Figure:
     util.set_title("Utilisation (solid: held, dashed: running)")
     util.grid(True, alpha=0.3)
     util.legend(fontsize="small")
+    frag.set_ylim(bottom=0)
     frag.set_ylabel("fragmented GPUs")
     frag.set_xlabel("time (h)")
     frag.set_title("Fragmentation: free GPUs no waiting gang can use")
