@@ -54,6 +54,9 @@ __all__ = [
     "Scenario",
     "load_scenario",
     "_panic_for_tests",
+    "_sim_run",
+    "_sim_experiment",
+    "_kube_load",
     "DEFAULT_SEARCH_BUDGET",
     "HOSTNAME_LEVEL",
 ]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import copy
+import importlib
 import json
 import math
 import os
@@ -242,7 +243,7 @@ def generated_trace(jobs: int = 100, *, seed: int = 0, **spec: Any) -> dict[str,
 
 def _import(module: str, extra: str, what: str) -> Any:
     try:
-        return __import__(module, fromlist=["_"])
+        return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(
             f"{what} needs {module.split('.')[0]}, which is not installed: "
@@ -490,7 +491,7 @@ def _tqdm(progress: bool | None, **kw: Any) -> Any:
     if not _progress_on(progress):
         return None
     try:
-        from tqdm.auto import tqdm
+        tqdm = importlib.import_module("tqdm.auto").tqdm
     except ImportError:
         if progress:
             raise ImportError("progress=True needs tqdm: pip install 'gang[sim]'") from None
@@ -528,7 +529,7 @@ def _run_many(texts: list[str], executor: Any, progress: bool | None, desc: str)
                 tick()
             return out
         if _is_dask(executor):
-            from distributed import as_completed as dask_completed
+            dask_completed = importlib.import_module("distributed").as_completed
             futures = executor.map(_run_text, texts, pure=False)
             for _ in dask_completed(futures):
                 tick()

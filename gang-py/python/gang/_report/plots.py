@@ -3,16 +3,17 @@ canvas): no pyplot, no display, no global backend switched."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 try:
     from matplotlib.figure import Figure
-except ImportError as e:  # pragma: no cover - exercised by the missing-extra test
+except ImportError:  # tested by the missing-extra test
     raise ImportError(
         "gang.sim plots and reports need matplotlib, which is not installed: "
         "pip install 'gang[sim]' (or pip install matplotlib)"
-    ) from e
+    ) from sys.exc_info()[1]
 
 if TYPE_CHECKING:
     from ..sim import SimResult
