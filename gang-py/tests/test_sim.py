@@ -76,6 +76,8 @@ def test_trace_as_path_jsonl_csv_text_generator_and_dataframe(tmp_path):
     assert times(gang.sim.simulate(two_racks(), tuple(JOBS))) == want
     pd = pytest.importorskip("pandas")
     assert times(gang.sim.simulate(two_racks(), pd.DataFrame(JOBS))) == want  # NaN cells left out
+    pl = pytest.importorskip("polars")
+    assert times(gang.sim.simulate(two_racks(), pl.DataFrame(JOBS))) == want  # null cells left out
     g = gang.sim.simulate(two_racks(), gang.sim.generated_trace(30, seed=2, max_members=4, member_gpus=1))
     assert g.summary["all"]["jobs"] == 30
 

@@ -142,7 +142,7 @@ def _cluster_source(cluster: ClusterLike) -> dict[str, Any]:
 
 def _records(frame: Any) -> list[dict[str, Any]]:
     """Job dicts from a DataFrame-like object, leaving out missing cells."""
-    rows = frame.to_dict("records") if hasattr(frame, "columns") else frame.to_dicts()
+    rows = frame.to_dicts() if hasattr(frame, "to_dicts") else frame.to_dict("records")  # polars, pandas
     out = []
     for row in rows:
         out.append({str(k): v for k, v in row.items()
