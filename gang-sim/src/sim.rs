@@ -682,8 +682,10 @@ impl Simulation {
                 continue;
             }
             // Only the failure process is left: nothing else can happen (time still runs
-            // to the horizon, if there is one).
-            if self.live == 0 {
+            // to the horizon, if there is one). `live` also counts timers that went
+            // stale while still in the heap, so when a failure is next, look for a
+            // timer that is still live.
+            if self.live == 0 || (next.class == FAIL && !self.live_timer_left()) {
                 if let Some(h) = horizon {
                     end = end.max(h);
                 }
@@ -742,6 +744,14 @@ impl Simulation {
         self.now = end;
         self.finish_all()?;
         self.result(end)
+    }
+
+    /// Whether the heap holds an event other than a failure that is not stale: something
+    /// that can still happen besides the failure process.
+    fn live_timer_left(&self) -> bool {
+        self.heap
+            .iter()
+            .any(|Reverse(e)| e.class != FAIL && !self.is_stale(e))
     }
 
     /// Whether an event is a timer of a state its job has since left.
