@@ -51,16 +51,25 @@ def case(seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], Config, dict[
             j["failing_members"] = 1
         if rnd.random() < 0.1:
             j["min_members"] = rnd.randint(1, j["members"])
+        if rnd.random() < 0.3:
+            j["checkpoint"] = rnd.choice([100, 300, 600])
         jobs.append(j)
     ref = Config(policy=rnd.choice(policies), init_time=rnd.choice([0, 30, 60, 60, 120]),
                  timeout=rnd.choice([None, 300, 300, 120, 60, 30]), backoff_base=rnd.choice([0, 60]),
                  backoff_factor=rnd.choice([1, 2]), backoff_max=rnd.choice([100, 3600]),
                  max_attempts=rnd.choice([1, 2, 3]),
                  default_sensitivity=rnd.choice(["low", "medium", "high"]),
-                 horizon=rnd.choice([None, None, None, 5000]))
+                 horizon=rnd.choice([None, None, None, 5000]),
+                 discipline=rnd.choice(["fifo", "backfill"]),
+                 failures=[(f"n{rnd.randrange(len(nodes))}", at) for at in
+                           sorted(rnd.sample(range(100, 6000, 50), rnd.choice([0, 0, 1, 2, 3])))],
+                 repair_time=rnd.choice([300, 2000, 10000]))
     config = {"policy": ref.policy, "seed": seed, "check_invariants": True,
+              "queue": {"discipline": ref.discipline, "via_admit": rnd.random() < 0.3},
               "readiness": {"init_time": ref.init_time, "timeout": ref.timeout,
                             "backoff_base": ref.backoff_base, "backoff_factor": ref.backoff_factor,
                             "backoff_max": ref.backoff_max, "max_attempts": ref.max_attempts},
-              "default_sensitivity": ref.default_sensitivity, "horizon": ref.horizon}
+              "default_sensitivity": ref.default_sensitivity, "horizon": ref.horizon,
+              "failures": {"repair_time": ref.repair_time,
+                           "scheduled": [{"node": n, "at": at} for n, at in ref.failures]}}
     return cluster, jobs, ref, config

@@ -7,11 +7,13 @@ queue, readiness, backoff, cancellation, run time by span and the accounting are
 file's own, in plain Python, kept as simple as the text allows.
 
 Covered: one role per job (``members`` x ``gpus``, optionally ``min_members``), the
-policies ``required(L)``, ``preferred(L)``, ``unconstrained``, the ``fifo`` queue with
-priorities, readiness (``init_time``, ``timeout`` or none, members that always fail to
+policies ``required(L)``, ``preferred(L)``, ``unconstrained``, the ``fifo`` and
+``backfill`` queues with priorities, readiness (``init_time``, ``timeout`` or none, members that always fail to
 initialise, backoff, ``max_attempts``), cancellation, never-fits jobs, slowdown by the
 highest level spanned, a horizon. Not covered (the cross-check does not generate them):
-random init failures, node failures, timed relaxation, spread, no-gang, backfill.
+random init failures, random node failures, replacement inside the domain, timed
+relaxation, spread, no-gang. Scheduled node failures are covered, with restart from the
+last checkpoint.
 
 The rules, as read (quotations from the docs):
 
@@ -23,7 +25,8 @@ The rules, as read (quotations from the docs):
   then entry order; a re-entering job goes behind)" is placed "job by job until one
   does not fit (the head)"; fifo stops there. "Events a pass schedules for the current
   time (a ready with init_time 0) are handled next, at the same time, followed by
-  another pass."
+  another pass." With backfill, "every later job that fits on its own is placed by
+  gang-core's backfill rule: only on nodes where no role of the head fits a member now".
 - "Admitted: members initialise for init_time; each fails ... or always
   (failing_members). All ready -> running at the slowdown of the placement's span; run
   time is remaining x slowdown, rounded to the millisecond. Not all ready at timeout
@@ -62,6 +65,7 @@ TABLES = {
 }
 
 GPU = "nvidia.com/gpu"
+HOST = "kubernetes.io/hostname"  # every node carries it (see Reference.__init__)
 
 
 def ms(seconds: float) -> int:
@@ -87,6 +91,12 @@ class Job:
     priority: int
     cancel: int | None
     failing: int
+    checkpoint: int | None
+    remaining: float = 0.0  # ideal work left, ms
+    nodes: frozenset[str] = frozenset()  # where its members are
+    node_failures: int = 0
+    restarts: int = 0
+    lost_ms: int = 0
     # What happens to it.
     state: str = "pending"  # pending, waiting, backoff, starting, running, final
     epoch: int = 0  # bumped whenever the job changes state: older timers are stale
@@ -119,6 +129,9 @@ class Config:
     max_attempts: int = 5
     default_sensitivity: str = "medium"
     horizon: float | None = None
+    discipline: str = "fifo"  # or "backfill"
+    failures: list[tuple[str, float]] = field(default_factory=list)  # (node, at): scheduled
+    repair_time: float = 14400.0
 
 
 @dataclass(order=True)
@@ -137,6 +150,10 @@ class Reference:
         self.cluster = cluster
         self.levels: list[str] = list(cluster["topology"]["levels"])
         self.labels = {n["name"]: n.get("labels", {}) for n in cluster["nodes"]}
+        # Each node labelled with its name, so that a request can name nodes to avoid
+        # (backfill). Not a topology level: it changes no placement.
+        cluster = dict(cluster, nodes=[dict(n, labels={**n.get("labels", {}), HOST: n["name"]})
+                                       for n in cluster["nodes"]])
         self.inv = gang.Inventory.from_dict(cluster)
         self.empty = gang.Inventory.from_dict(cluster)
         self.cfg = config
@@ -146,6 +163,8 @@ class Reference:
         self.entries = 0
         self.now = 0
         self.last = 0  # the last time at which an event was handled
+        self.backfilled = 0  # admissions behind a waiting head (for the tests' coverage)
+        self.down: set[str] = set()
 
     # ---------------------------------------------------------------- building
 
@@ -164,11 +183,16 @@ class Reference:
                    policy=j.get("policy", self.cfg.policy), table=list(table),
                    priority=j.get("priority", 0),
                    cancel=None if j.get("cancel") is None else ms(j["cancel"]),
-                   failing=j.get("failing_members", 0))
+                   failing=j.get("failing_members", 0),
+                   checkpoint=None if j.get("checkpoint") is None else ms(j["checkpoint"]),
+                   remaining=float(ms(j["duration"])))
 
-    def _gang(self, job: Job) -> gang.Gang:
+    def _gang(self, job: Job, outside: frozenset[str] = frozenset()) -> gang.Gang:
+        """The job's gang; with ``outside``, kept off those nodes (by their names)."""
         requests = {GPU: job.gpus} if job.gpus else {}
-        role = gang.Role("worker", job.members, requests=requests, min_count=job.min_members)
+        off = [gang.Requirement(HOST, "NotIn", sorted(outside))] if outside else None
+        role = gang.Role("worker", job.members, requests=requests, min_count=job.min_members,
+                         match_expressions=off)
         p = job.policy.replace(" ", "")
         if p.startswith("required("):
             return gang.Gang(job.id, [role], required=self._level(p[len("required("):-1]))
@@ -223,6 +247,7 @@ class Reference:
     def admit(self, job: Job, placement: gang.Placement) -> None:
         job.reservation = self.inv.reserve(placement)
         nodes = sorted(placement.nodes)
+        job.nodes = frozenset(nodes)
         s = self.span(nodes)
         # "the last value applies to anything wider (and to the whole cluster)"
         whole = s > len(self.levels)
@@ -262,7 +287,7 @@ class Reference:
             self.move(job, "running")
             job.all_ready = self.now if job.all_ready is None else job.all_ready
             job.run_start = self.now
-            run = int(math.floor(job.duration * (job.slowdown or 1.0) + 0.5))
+            run = int(math.floor(job.remaining * (job.slowdown or 1.0) + 0.5))
             self.push(self.now + run, FINISH, job)
         elif ev.cls == FINISH:
             job.run_ms += self.now - job.run_start
@@ -280,15 +305,68 @@ class Reference:
                 self.push(self.now + ms(wait), REQUEUE, job)
         elif ev.cls == REQUEUE:
             self.enqueue(job)
+        elif ev.cls == FAIL:
+            self.fail(ev.job)
+        elif ev.cls == REPAIR:
+            node = self.cfg.failures[ev.job][0]
+            self.down.discard(node)
+            self.inv.uncordon(node)
         else:  # pragma: no cover
             raise AssertionError(ev)
 
+    def fail(self, k: int) -> None:
+        """ "A node fails (cordoned, its members lost) ... back after repair_time.
+        Starting jobs lose the attempt (requeued at once, not a readiness failure).
+        Running jobs keep work up to their last checkpoint (every checkpoint s of the
+        segment's running); then restart (release, requeue)." """
+        node = self.cfg.failures[k][0]
+        if node in self.down:
+            return  # "no effect if that node is down"
+        self.down.add(node)
+        for job in self.jobs:  # trace order
+            if job.state not in ("starting", "running") or node not in job.nodes:
+                continue
+            job.node_failures += 1
+            if job.state == "running":
+                seg = self.now - job.run_start
+                job.run_ms += seg
+                kept = (seg // job.checkpoint) * job.checkpoint if job.checkpoint else 0
+                job.remaining -= kept / (job.slowdown or 1.0)
+                job.lost_ms += seg - kept
+                job.restarts += 1
+            self.release(job)
+            self.enqueue(job)
+        self.inv.cordon(node)
+        self.push_node(self.now + ms(self.cfg.repair_time), REPAIR, k)
+
+    def push_node(self, t: int, cls: int, k: int) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, Event(t, cls, k, self.seq, -1))
+
+    def usable_by(self, job: Job) -> frozenset[str]:
+        """Nodes where one member of the job fits now."""
+        one = Job(**{**job.__dict__, "members": 1, "min_members": None})
+        return frozenset(n for n in self.labels
+                         if self.inv.find(self._gang(one, frozenset(self.labels) - {n})) is not None)
+
     def scheduling_pass(self) -> None:
         queue = sorted((j for j in self.jobs if j.state == "waiting"), key=lambda j: (-j.priority, j.entry))
+        head = None
         for job in queue:
-            p = self.inv.find(self._gang(job))
-            if p is None:
-                return  # the head: FIFO stops here
+            if head is None:
+                p = self.inv.find(self._gang(job))
+                if p is None:
+                    if self.cfg.discipline == "fifo":
+                        return  # the head: FIFO stops here
+                    # Backfill: later jobs only "on nodes where no role of the head fits
+                    # a member now" (found once, for the whole pass).
+                    head = self.usable_by(job)
+                    continue
+            else:
+                p = self.inv.find(self._gang(job, head))
+                if p is None:
+                    continue
+                self.backfilled += 1
             self.admit(job, p)
 
     # ---------------------------------------------------------------------- run
@@ -301,12 +379,17 @@ class Reference:
         # Arrivals and cancellations are timers of the job's life, not of a state.
         for ev in self.heap:
             ev.epoch = -1
+        for k, (_, at) in enumerate(self.cfg.failures):
+            self.push_node(ms(at), FAIL, k)
         horizon = None if self.cfg.horizon is None else ms(self.cfg.horizon)
         while self.heap:
             # Stale timers are invisible: drop them before looking at the clock.
             while self.heap and self.heap[0].epoch != -1 and self.stale(self.heap[0]):
                 heapq.heappop(self.heap)
             if not self.heap:
+                break
+            # "only the failure process left": nothing else can happen.
+            if all(e.cls == FAIL for e in self.heap if e.epoch == -1 or not self.stale(e)):
                 break
             t = self.heap[0].t
             if horizon is not None and t > horizon:
@@ -357,6 +440,9 @@ class Reference:
                 "level": j.level,
                 "slowdown": j.slowdown,
                 "gpu_hours_held": j.held_ms_gpu / 3.6e6,
+                "node_failures": j.node_failures,
+                "restarts": j.restarts,
+                "lost_work_hours": j.lost_ms / 3.6e6,
             })
         return out
 

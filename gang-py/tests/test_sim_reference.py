@@ -1,5 +1,7 @@
 """gang.sim against an independent reference simulator (``sim_reference.py``, written
-from gang-sim's documented event semantics) on a few hundred small random cases: the
+from gang-sim's documented event semantics) on a few hundred small random cases (FIFO
+and backfill, required / preferred / unconstrained on one or two levels, readiness
+timeouts and retries, cancellations, priorities, never-fitting jobs, a horizon): the
 same per-job times, states, attempts, spans and GPU-hours held.
 
 ``GANG_SIM_CASES=2000`` runs more cases (default 400).
@@ -47,13 +49,15 @@ def test_the_cases_cover_the_event_rules():
     seen = {}
     for seed in range(min(CASES, 200)):
         cluster, jobs, ref, _ = sim_cases.case(seed)
-        for r in sim_reference.simulate(cluster, jobs, ref):
+        run = sim_reference.Reference(cluster, jobs, ref).run()
+        seen["backfilled"] = seen.get("backfilled", 0) + run.backfilled
+        for r in run.records():
             for key in (r["state"], r["level"], r["readiness_failures"] > 0 and "retried",
                         r["queue_delay"] and "waited", r["slowdown"] == 1.25 and "low, wide"):
                 seen[key] = seen.get(key, 0) + 1
     for key in ("completed", "failed", "cancelled", "never_fits", "unfinished", "node",
                 "cluster", "topology.example.com/rack", "topology.example.com/block",
-                "retried", "waited", "low, wide"):
+                "retried", "waited", "low, wide", "backfilled"):
         assert seen.get(key, 0) >= 5, (key, seen)
 
 
