@@ -1,10 +1,11 @@
 """gang.sim against an independent reference simulator (``sim_reference.py``, written
 from gang-sim's documented event semantics) on a few hundred small random cases (FIFO
 and backfill, required / preferred / unconstrained on one or two levels, readiness
-timeouts and retries, cancellations, priorities, never-fitting jobs, a horizon): the
-same per-job times, states, attempts, spans and GPU-hours held.
+timeouts and retries, cancellations, priorities, never-fitting jobs, scheduled node
+failures with restarts from checkpoints, a horizon): the same per-job times, states,
+attempts, failures, restarts, spans, lost work and GPU-hours held.
 
-``GANG_SIM_CASES=2000`` runs more cases (default 400).
+``GANG_SIM_CASES=5000`` runs more cases (default 1000, a few seconds).
 """
 
 import os
@@ -15,11 +16,11 @@ import gang.sim
 import sim_cases
 import sim_reference
 
-CASES = int(os.environ.get("GANG_SIM_CASES", "400"))
+CASES = int(os.environ.get("GANG_SIM_CASES", "1000"))
 CHUNK = 50
 FIELDS = ["state", "submit", "first_admitted", "admitted", "all_ready", "first_progress", "end",
           "completion", "queue_delay", "time_to_ready", "run_time", "attempts",
-          "readiness_failures", "level", "slowdown"]
+          "readiness_failures", "node_failures", "restarts", "level", "slowdown"]
 
 
 def disagreements(seed):
@@ -30,8 +31,9 @@ def disagreements(seed):
     out = []
     for w, g in zip(want, got):
         diff = {f: (w[f], g[f]) for f in FIELDS if w[f] != g[f]}
-        if abs(w["gpu_hours_held"] - g["gpu_hours_held"]) > 1e-9:
-            diff["gpu_hours_held"] = (w["gpu_hours_held"], g["gpu_hours_held"])
+        for f in ("gpu_hours_held", "lost_work_hours"):
+            if abs(w[f] - g[f]) > 1e-9:
+                diff[f] = (w[f], g[f])
         if diff:
             out.append((seed, w["id"], diff, g["reason"]))
     return out
@@ -53,11 +55,14 @@ def test_the_cases_cover_the_event_rules():
         seen["backfilled"] = seen.get("backfilled", 0) + run.backfilled
         for r in run.records():
             for key in (r["state"], r["level"], r["readiness_failures"] > 0 and "retried",
+                        r["node_failures"] > 0 and "hit by a failure", r["restarts"] > 0 and "restarted",
+                        r["lost_work_hours"] > 0 and "lost work",
                         r["queue_delay"] and "waited", r["slowdown"] == 1.25 and "low, wide"):
                 seen[key] = seen.get(key, 0) + 1
     for key in ("completed", "failed", "cancelled", "never_fits", "unfinished", "node",
                 "cluster", "topology.example.com/rack", "topology.example.com/block",
-                "retried", "waited", "low, wide", "backfilled"):
+                "retried", "waited", "low, wide", "backfilled", "hit by a failure", "restarted",
+                "lost work"):
         assert seen.get(key, 0) >= 5, (key, seen)
 
 
