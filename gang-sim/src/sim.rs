@@ -1233,6 +1233,8 @@ impl Simulation {
         self.release_all(j)?;
         self.jobs[j].restarts += 1;
         self.jobs[j].pending_reason = None;
+        // The wait is over: a later pause (of a later attempt) waits afresh.
+        self.jobs[j].pause_deadline = None;
         self.enqueue(j, true);
         Ok(())
     }
