@@ -1647,6 +1647,9 @@ impl Simulation {
                 job.pending_reason = None;
                 job.st = St::Paused { waiting: false };
                 let epoch = job.epoch;
+                // The placement changed now: its span is the job's, even if the job
+                // ends before it runs again (its record reports the last placement).
+                self.update_span(j);
                 self.push(
                     self.now.saturating_add(ms(self.cfg.readiness.init_time)),
                     READY,
