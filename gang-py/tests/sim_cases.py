@@ -53,6 +53,8 @@ def case(seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], Config, dict[
             j["min_members"] = rnd.randint(1, j["members"])
         if rnd.random() < 0.3:
             j["checkpoint"] = rnd.choice([100, 300, 600])
+        if rnd.random() < 0.2:
+            j["recovery"] = rnd.choice(["restart", "replace"])
         jobs.append(j)
     ref = Config(policy=rnd.choice(policies), init_time=rnd.choice([0, 30, 60, 60, 120]),
                  timeout=rnd.choice([None, 300, 300, 120, 60, 30]), backoff_base=rnd.choice([0, 60]),
@@ -63,13 +65,15 @@ def case(seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], Config, dict[
                  discipline=rnd.choice(["fifo", "backfill"]),
                  failures=[(f"n{rnd.randrange(len(nodes))}", at) for at in
                            sorted(rnd.sample(range(100, 6000, 50), rnd.choice([0, 0, 1, 2, 3])))],
-                 repair_time=rnd.choice([300, 2000, 10000]))
+                 repair_time=rnd.choice([300, 2000, 10000]),
+                 recovery=rnd.choice(["restart", "replace"]), replace_timeout=rnd.choice([None, None, 500]))
     config = {"policy": ref.policy, "seed": seed, "check_invariants": True,
               "queue": {"discipline": ref.discipline, "via_admit": rnd.random() < 0.3},
               "readiness": {"init_time": ref.init_time, "timeout": ref.timeout,
                             "backoff_base": ref.backoff_base, "backoff_factor": ref.backoff_factor,
                             "backoff_max": ref.backoff_max, "max_attempts": ref.max_attempts},
               "default_sensitivity": ref.default_sensitivity, "horizon": ref.horizon,
+              "recovery": {"mode": ref.recovery, "replace_timeout": ref.replace_timeout},
               "failures": {"repair_time": ref.repair_time,
                            "scheduled": [{"node": n, "at": at} for n, at in ref.failures]}}
     return cluster, jobs, ref, config

@@ -11,9 +11,9 @@ policies ``required(L)``, ``preferred(L)``, ``unconstrained``, the ``fifo`` and
 ``backfill`` queues with priorities, readiness (``init_time``, ``timeout`` or none, members that always fail to
 initialise, backoff, ``max_attempts``), cancellation, never-fits jobs, slowdown by the
 highest level spanned, a horizon. Not covered (the cross-check does not generate them):
-random init failures, random node failures, replacement inside the domain, timed
-relaxation, spread, no-gang. Scheduled node failures are covered, with restart from the
-last checkpoint.
+random init failures, random node failures, timed relaxation, spread, no-gang.
+Scheduled node failures are covered, with restart from the last checkpoint or
+replacement inside the domain (with or without a replace timeout).
 
 The rules, as read (quotations from the docs):
 
@@ -97,6 +97,9 @@ class Job:
     node_failures: int = 0
     restarts: int = 0
     lost_ms: int = 0
+    recovery: str = "restart"
+    replacements: int = 0
+    pause_deadline: int | None = None  # of the current wait for replacements
     # What happens to it.
     state: str = "pending"  # pending, waiting, backoff, starting, running, final
     epoch: int = 0  # bumped whenever the job changes state: older timers are stale
@@ -132,6 +135,8 @@ class Config:
     discipline: str = "fifo"  # or "backfill"
     failures: list[tuple[str, float]] = field(default_factory=list)  # (node, at): scheduled
     repair_time: float = 14400.0
+    recovery: str = "restart"  # or "replace"
+    replace_timeout: float | None = None
 
 
 @dataclass(order=True)
@@ -185,7 +190,8 @@ class Reference:
                    cancel=None if j.get("cancel") is None else ms(j["cancel"]),
                    failing=j.get("failing_members", 0),
                    checkpoint=None if j.get("checkpoint") is None else ms(j["checkpoint"]),
-                   remaining=float(ms(j["duration"])))
+                   remaining=float(ms(j["duration"])),
+                   recovery=j.get("recovery", self.cfg.recovery))
 
     def _gang(self, job: Job, outside: frozenset[str] = frozenset()) -> gang.Gang:
         """The job's gang; with ``outside``, kept off those nodes (by their names)."""
@@ -244,15 +250,27 @@ class Reference:
                 return len(self.levels) - k + 1
         return len(self.levels) + 1
 
-    def admit(self, job: Job, placement: gang.Placement) -> None:
-        job.reservation = self.inv.reserve(placement)
-        nodes = sorted(placement.nodes)
+    def place_on(self, job: Job, nodes: list[str]) -> None:
+        """Where the job now is, and the slowdown of that span."""
         job.nodes = frozenset(nodes)
-        s = self.span(nodes)
+        s = self.span(sorted(nodes))
         # "the last value applies to anything wider (and to the whole cluster)"
         whole = s > len(self.levels)
         job.slowdown = job.table[-1] if whole else job.table[min(s, len(job.table) - 1)]
         job.level = "node" if s == 0 else ("cluster" if s > len(self.levels) else self.levels[len(self.levels) - s])
+
+    def held_now(self, job: Job) -> tuple[list[str], int]:
+        """The nodes and the member count the job's reservation holds now."""
+        r = self.inv.reservation(job.reservation.id)
+        return [a.node for a in r.members if a.count > 0], sum(a.count for a in r.members)
+
+    def change_hold(self, job: Job, gpus: int) -> None:
+        job.held_ms_gpu += job.held_gpus * (self.now - job.held_since)
+        self.hold(job, gpus)
+
+    def admit(self, job: Job, placement: gang.Placement) -> None:
+        job.reservation = self.inv.reserve(placement)
+        self.place_on(job, list(placement.nodes))
         job.attempts += 1
         job.first_admitted = self.now if job.first_admitted is None else job.first_admitted
         job.admitted = self.now
@@ -283,7 +301,9 @@ class Reference:
                 job.run_ms += self.now - job.run_start
             self.finish(job, "cancelled")
         elif ev.cls == READY:
-            assert job.state == "starting"
+            # Every member of an attempt, or the replacements of a paused job, ready.
+            assert job.state in ("starting", "restarting"), job.state
+            job.pause_deadline = None
             self.move(job, "running")
             job.all_ready = self.now if job.all_ready is None else job.all_ready
             job.run_start = self.now
@@ -293,6 +313,12 @@ class Reference:
             job.run_ms += self.now - job.run_start
             self.release(job)
             self.finish(job, "completed")
+        elif ev.cls == TIMEOUT and job.state == "paused":
+            # "the end of a paused job's replace_timeout: it releases and restarts"
+            self.release(job)
+            job.restarts += 1
+            job.pause_deadline = None
+            self.enqueue(job)
         elif ev.cls == TIMEOUT:
             self.release(job)
             job.readiness_failures += 1
@@ -323,8 +349,9 @@ class Reference:
         if node in self.down:
             return  # "no effect if that node is down"
         self.down.add(node)
+        self.inv.fail_node(node)  # cordoned; the reservations on it lose those members
         for job in self.jobs:  # trace order
-            if job.state not in ("starting", "running") or node not in job.nodes:
+            if job.state not in ("starting", "running", "paused", "restarting") or node not in job.nodes:
                 continue
             job.node_failures += 1
             if job.state == "running":
@@ -333,10 +360,25 @@ class Reference:
                 kept = (seg // job.checkpoint) * job.checkpoint if job.checkpoint else 0
                 job.remaining -= kept / (job.slowdown or 1.0)
                 job.lost_ms += seg - kept
+            if job.state in ("running", "paused", "restarting") and job.recovery == "replace":
+                # "keep the rest, wait for gang-core replace inside the domain"
+                was_paused = job.state == "paused"
+                nodes, members = self.held_now(job)
+                job.nodes = frozenset(nodes)
+                self.change_hold(job, members * job.gpus)
+                if not was_paused:
+                    self.move(job, "paused")
+                    # The wait lasts from the first loss until the job runs again (a
+                    # loss while replacements initialise does not start it afresh).
+                    if self.cfg.replace_timeout is not None:
+                        if job.pause_deadline is None:
+                            job.pause_deadline = self.now + ms(self.cfg.replace_timeout)
+                        self.push(max(job.pause_deadline, self.now), TIMEOUT, job)
+                continue
+            if job.state == "running":
                 job.restarts += 1
             self.release(job)
             self.enqueue(job)
-        self.inv.cordon(node)
         self.push_node(self.now + ms(self.cfg.repair_time), REPAIR, k)
 
     def push_node(self, t: int, cls: int, k: int) -> None:
@@ -350,24 +392,47 @@ class Reference:
                          if self.inv.find(self._gang(one, frozenset(self.labels) - {n})) is not None)
 
     def scheduling_pass(self) -> None:
+        # 1. "Paused jobs (waiting for replacements), by trace order, try gang-core
+        # replace"; inside the domain, or they keep waiting holding the rest.
+        for job in self.jobs:
+            if job.state != "paused":
+                continue
+            try:
+                self.inv.replace(job.reservation)
+            except gang.Pending:
+                continue
+            job.replacements += 1
+            nodes, members = self.held_now(job)
+            self.change_hold(job, members * job.gpus)
+            self.place_on(job, nodes)
+            self.move(job, "restarting")
+            self.push(self.now + ms(self.cfg.init_time), READY, job)
         queue = sorted((j for j in self.jobs if j.state == "waiting"), key=lambda j: (-j.priority, j.entry))
-        head = None
-        for job in queue:
-            if head is None:
+        head = False  # a job ahead waits
+        kept: list[str] = []  # nodes kept for it (cordoned for the rest of the pass)
+        try:
+            for job in queue:
                 p = self.inv.find(self._gang(job))
                 if p is None:
                     if self.cfg.discipline == "fifo":
                         return  # the head: FIFO stops here
-                    # Backfill: later jobs only "on nodes where no role of the head fits
-                    # a member now" (found once, for the whole pass).
-                    head = self.usable_by(job)
+                    if not head:
+                        # Backfill: later jobs only "on nodes where no role of the head
+                        # fits a member now" (found once, for the whole pass). They are
+                        # cordoned while the pass lasts rather than written into the
+                        # later jobs' gangs: a reservation keeps its gang as asked, and
+                        # replacements of lost members may use those nodes later.
+                        head = True
+                        kept = sorted(self.usable_by(job) - self.down)
+                        for n in kept:
+                            self.inv.cordon(n)
                     continue
-            else:
-                p = self.inv.find(self._gang(job, head))
-                if p is None:
-                    continue
-                self.backfilled += 1
-            self.admit(job, p)
+                if head:
+                    self.backfilled += 1
+                self.admit(job, p)
+        finally:
+            for n in kept:
+                self.inv.uncordon(n)
 
     # ---------------------------------------------------------------------- run
 
@@ -443,6 +508,7 @@ class Reference:
                 "node_failures": j.node_failures,
                 "restarts": j.restarts,
                 "lost_work_hours": j.lost_ms / 3.6e6,
+                "replacements": j.replacements,
             })
         return out
 
