@@ -28,9 +28,9 @@ def case(seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], Config, dict[
             node["used"] = {"nvidia.com/gpu": 1}
         nodes.append(node)
     cluster = {"topology": {"levels": levels}, "nodes": nodes}
-    policies = ["required(rack)", "preferred(rack)", "unconstrained"]
+    policies = ["required(rack)", "preferred(rack)", "unconstrained", "timed(rack, 300)", "timed(rack, 1000)"]
     if two_levels:
-        policies += ["required(block)", "preferred(block)"]
+        policies += ["required(block)", "preferred(block)", "timed(block, 500)"]
     times = sorted(rnd.sample(range(0, 4000, 20), 6)) + [0]
     jobs = []
     for i in range(rnd.randint(3, 25)):

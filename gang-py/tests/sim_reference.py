@@ -7,11 +7,11 @@ queue, readiness, backoff, cancellation, run time by span and the accounting are
 file's own, in plain Python, kept as simple as the text allows.
 
 Covered: one role per job (``members`` x ``gpus``, optionally ``min_members``), the
-policies ``required(L)``, ``preferred(L)``, ``unconstrained``, the ``fifo`` and
+policies ``required(L)``, ``preferred(L)``, ``unconstrained``, ``timed(L, T)``, the ``fifo`` and
 ``backfill`` queues with priorities, readiness (``init_time``, ``timeout`` or none, members that always fail to
 initialise, backoff, ``max_attempts``), cancellation, never-fits jobs, slowdown by the
 highest level spanned, a horizon. Not covered (the cross-check does not generate them):
-random init failures, random node failures, timed relaxation, spread, no-gang.
+random init failures, random node failures, spread, no-gang.
 Scheduled node failures are covered, with restart from the last checkpoint or
 replacement inside the domain (with or without a replace timeout).
 
@@ -100,6 +100,7 @@ class Job:
     recovery: str = "restart"
     replacements: int = 0
     pause_deadline: int | None = None  # of the current wait for replacements
+    relaxed: int = 0  # timed(L, T): levels moved out from L so far
     # What happens to it.
     state: str = "pending"  # pending, waiting, backoff, starting, running, final
     epoch: int = 0  # bumped whenever the job changes state: older timers are stale
@@ -193,13 +194,30 @@ class Reference:
                    remaining=float(ms(j["duration"])),
                    recovery=j.get("recovery", self.cfg.recovery))
 
-    def _gang(self, job: Job, outside: frozenset[str] = frozenset()) -> gang.Gang:
-        """The job's gang; with ``outside``, kept off those nodes (by their names)."""
+    def _timed(self, job: Job) -> tuple[int, int] | None:
+        """timed(L, T): (index of L among the levels, T in ms)."""
+        p = job.policy.replace(" ", "")
+        if not p.startswith("timed("):
+            return None
+        level, after = p[len("timed("):-1].split(",")
+        return self.levels.index(self._level(level)), ms(float(after))
+
+    def _gang(self, job: Job, outside: frozenset[str] = frozenset(), loosest: bool = False) -> gang.Gang:
+        """The job's gang; with ``outside``, kept off those nodes (by their names); with
+        ``loosest``, as far as timed relaxation can go (unconstrained)."""
         requests = {GPU: job.gpus} if job.gpus else {}
         off = [gang.Requirement(HOST, "NotIn", sorted(outside))] if outside else None
         role = gang.Role("worker", job.members, requests=requests, min_count=job.min_members,
                          match_expressions=off)
         p = job.policy.replace(" ", "")
+        timed = self._timed(job)
+        if timed is not None:
+            # "required at L for up to T s of waiting, then the parent level, ..., then
+            # unconstrained"
+            at = timed[0] - job.relaxed
+            if loosest or at < 0:
+                return gang.Gang(job.id, [role])
+            return gang.Gang(job.id, [role], required=self.levels[at])
         if p.startswith("required("):
             return gang.Gang(job.id, [role], required=self._level(p[len("required("):-1]))
         if p.startswith("preferred("):
@@ -238,6 +256,18 @@ class Reference:
         self.move(job, "waiting")
         self.entries += 1
         job.entry = self.entries
+        # Each wait starts at L again (the docs are silent about a job that waits again
+        # after a readiness timeout or a restart; gang-sim starts it over, and its docs
+        # now say so).
+        job.relaxed = 0
+        self.arm_relax(job)
+
+    def arm_relax(self, job: Job) -> None:
+        """A waiting job under timed relaxation moves out one level after T s of waiting
+        at its current level."""
+        timed = self._timed(job)
+        if timed is not None and timed[0] - job.relaxed >= 0:
+            self.push(self.now + timed[1], RELAX, job)
 
     def span(self, nodes: list[str]) -> int:
         """0: one node; k: one domain of the k-th level counted from the innermost;
@@ -286,7 +316,7 @@ class Reference:
         if ev.cls == ARRIVE:
             if job.state == "final":
                 return
-            if self.empty.find(self._gang(job)) is None:
+            if self.empty.find(self._gang(job, loosest=True)) is None:
                 self.finish(job, "never_fits")
             else:
                 self.enqueue(job)
@@ -331,6 +361,9 @@ class Reference:
                 self.push(self.now + ms(wait), REQUEUE, job)
         elif ev.cls == REQUEUE:
             self.enqueue(job)
+        elif ev.cls == RELAX:
+            job.relaxed += 1
+            self.arm_relax(job)
         elif ev.cls == FAIL:
             self.fail(ev.job)
         elif ev.cls == REPAIR:
@@ -489,6 +522,7 @@ class Reference:
         for j in self.jobs:
             out.append({
                 "id": j.id,
+                "policy": j.policy,
                 "state": j.final,
                 "submit": sec(j.submit),
                 "first_admitted": sec(j.first_admitted),

@@ -69,7 +69,9 @@
 //!    Also the end of a paused job's `replace_timeout`: it releases and restarts.
 //! 7. `requeue` — backoff over: back into the queue.
 //! 8. `relax` — a job under timed relaxation has waited `after` at its current level:
-//!    its request moves one level out (past the top level: unconstrained).
+//!    its request moves one level out (past the top level: unconstrained). Each wait
+//!    starts at the policy's level again: a job back in the queue after a readiness
+//!    timeout or a restart waits `after` at `L` first.
 //! 9. `arrive` — a job is submitted: into the queue, or `never_fits` (below).
 //!
 //! A timer of a state the job has left (a `finish` of a job that failed meanwhile) is
