@@ -336,3 +336,12 @@ def test_experiment_documents_are_gang_sims_own():
     assert c["gang (FIFO)"].document["config"]["horizon"] is None
     with pytest.raises(FileNotFoundError):
         gang.sim.experiment(SIM / "nope.json")
+
+
+def test_import_gang_needs_none_of_the_extras():
+    import subprocess
+    code = ("import sys, gang, gang.sim, gang.kube; "
+            "print([m for m in ('numpy', 'matplotlib', 'pandas', 'polars', 'pyarrow', 'tqdm', 'distributed')"
+            " if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
