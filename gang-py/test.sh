@@ -28,6 +28,18 @@ export PATH="$(dirname "$PY"):$PATH"
     "maturin>=1.9.4,<2" "pytest>=7" "hypothesis>=6" "ortools>=9.8" "mypy>=1.8" \
     "numpy>=1.24" "pandas>=1.5" "polars>=0.20" "pyarrow>=12"
 
+# gang.sim and gang.kube (tests/test_sim*.py, test_kube.py): the extras sim, dask and
+# frames, and Debian's chromium for the report's headless-browser test (installed here,
+# as root or through sudo, when missing: CI starts from a fresh machine).
+"$PY" -m pip install --quiet --disable-pip-version-check \
+    "matplotlib>=3.8" "tqdm>=4.66" "distributed>=2024.1" "pandas>=2.1" "polars>=1.0" "pyarrow>=14"
+if [ ! -x "${GANG_CHROMIUM:-/usr/bin/chromium}" ]; then
+    step "install chromium (for the report's browser test)"
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
 step "build and install (pip install ./gang-py)"
 # No build isolation: the venv's maturin builds the wheel (an abi3 wheel, release
 # profile) and pip installs it like any other.
@@ -56,5 +68,12 @@ EX=../../examples/python
 "$PY" "$EX/quickstart.py" >/dev/null
 "$PY" "$EX/what_if.py" ../../examples/scenarios/02-seven-free-no-rack-of-four.json >/dev/null
 "$PY" "$EX/compare_cpsat.py" --instances 20 >/dev/null
+
+step "gang.sim, gang.kube: mypy --strict, examples with their conclusions checked"
+(cd ../python && "$PY" -m mypy --strict gang/sim.py gang/kube.py gang/_report)
+REPORT_DIR="$(mktemp -d /tmp/pysim-report.XXXXXX)"
+"$PY" "$EX/sim_small_experiment.py" --report "$REPORT_DIR/report.html" >/dev/null
+rm -rf "$REPORT_DIR"
+"$PY" "$EX/sim_validation_suite.py" >/dev/null
 
 printf '\ngang-py: all checks passed\n'

@@ -9,11 +9,13 @@ mod convert;
 mod dunder;
 mod errors;
 mod inventory;
+mod kube;
 mod lifecycle;
 mod outcome;
 mod pyde;
 mod pyser;
 mod scenario;
+mod sim;
 mod spec;
 
 use pyo3::prelude::*;
@@ -49,6 +51,8 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    sim::register(m)?;
+    kube::register(m)?;
     m.add(
         "DEFAULT_SEARCH_BUDGET",
         gang_core::Solver::DEFAULT_SEARCH_BUDGET,

@@ -44,7 +44,9 @@
 //!   placement spans (one node, one domain of the innermost level, the next, …, the
 //!   whole cluster), from the job's table: defaults `low` 1, 1.05, 1.10, 1.25;
 //!   `medium` 1, 1.5, 1.8, 2.5; `high` 1, 2.5, 3.5, 6 (one node, rack, block, beyond).
-//!   The last value applies to everything wider.
+//!   The last value applies to everything wider, and always to a placement that
+//!   spans the whole cluster (wider than the top level): with the one level `rack`, a
+//!   `low` job across two racks runs at 1.25, not at the third value.
 //!
 //! # Event semantics (normative)
 //!
@@ -67,7 +69,9 @@
 //!    Also the end of a paused job's `replace_timeout`: it releases and restarts.
 //! 7. `requeue` — backoff over: back into the queue.
 //! 8. `relax` — a job under timed relaxation has waited `after` at its current level:
-//!    its request moves one level out (past the top level: unconstrained).
+//!    its request moves one level out (past the top level: unconstrained). Each wait
+//!    starts at the policy's level again: a job back in the queue after a readiness
+//!    timeout or a restart waits `after` at `L` first.
 //! 9. `arrive` — a job is submitted: into the queue, or `never_fits` (below).
 //!
 //! A timer of a state the job has left (a `finish` of a job that failed meanwhile) is

@@ -682,8 +682,10 @@ impl Simulation {
                 continue;
             }
             // Only the failure process is left: nothing else can happen (time still runs
-            // to the horizon, if there is one).
-            if self.live == 0 {
+            // to the horizon, if there is one). `live` also counts timers that went
+            // stale while still in the heap, so when a failure is next, look for a
+            // timer that is still live.
+            if self.live == 0 || (next.class == FAIL && !self.live_timer_left()) {
                 if let Some(h) = horizon {
                     end = end.max(h);
                 }
@@ -742,6 +744,14 @@ impl Simulation {
         self.now = end;
         self.finish_all()?;
         self.result(end)
+    }
+
+    /// Whether the heap holds an event other than a failure that is not stale: something
+    /// that can still happen besides the failure process.
+    fn live_timer_left(&self) -> bool {
+        self.heap
+            .iter()
+            .any(|Reverse(e)| e.class != FAIL && !self.is_stale(e))
     }
 
     /// Whether an event is a timer of a state its job has since left.
@@ -1223,6 +1233,8 @@ impl Simulation {
         self.release_all(j)?;
         self.jobs[j].restarts += 1;
         self.jobs[j].pending_reason = None;
+        // The wait is over: a later pause (of a later attempt) waits afresh.
+        self.jobs[j].pause_deadline = None;
         self.enqueue(j, true);
         Ok(())
     }
@@ -1635,6 +1647,9 @@ impl Simulation {
                 job.pending_reason = None;
                 job.st = St::Paused { waiting: false };
                 let epoch = job.epoch;
+                // The placement changed now: its span is the job's, even if the job
+                // ends before it runs again (its record reports the last placement).
+                self.update_span(j);
                 self.push(
                     self.now.saturating_add(ms(self.cfg.readiness.init_time)),
                     READY,

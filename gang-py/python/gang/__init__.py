@@ -124,3 +124,7 @@ __all__ = [
     "to_polars",
     "to_records",
 ]
+
+# gang.sim (gang-sim) and gang.kube (gang-kube): plain-Python modules over JSON; their
+# optional dependencies (pandas, matplotlib, tqdm, distributed) are imported when used.
+from . import kube, sim  # noqa: E402
