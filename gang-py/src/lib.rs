@@ -61,7 +61,13 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Private and dunder names stay out of `__all__` (PyO3 lists every added name).
     let all = m.index()?;
-    for name in ["_panic_for_tests", "__version__"] {
+    for name in [
+        "_panic_for_tests",
+        "_sim_run",
+        "_sim_experiment",
+        "_kube_load",
+        "__version__",
+    ] {
         all.call_method1("remove", (name,))?;
     }
     Ok(())

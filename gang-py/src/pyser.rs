@@ -269,7 +269,11 @@ fn number_or<'py>(py: Python<'py>, dict: Bound<'py, PyDict>) -> Out<'py> {
     };
     let text: String = text.extract()?;
     let builtins = py.import("builtins")?;
-    let kind = if text.contains(['.', 'e', 'E']) { "float" } else { "int" };
+    let kind = if text.contains(['.', 'e', 'E']) {
+        "float"
+    } else {
+        "int"
+    };
     Ok(builtins.getattr(kind)?.call1((text,))?)
 }
 
