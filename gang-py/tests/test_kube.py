@@ -29,7 +29,7 @@ def test_the_guides_podgroup_places_four_workers_in_rack_a():
     assert all(c["status"] == "ok" for c in w["checks"]) and w["error"] is None
     assert {c["id"] for c in w["checks"]} >= {"members_found", "minimum", "shape_fits"}
     p = k.inventory.place(g)
-    assert (p.domain_path, p.nodes) == ("b1/a", {"a1": 2, "a2": 2})
+    assert (p.domain, p.nodes) == ("b1/a", {"a1": 2, "a2": 2})
     assert k.gang("training-workers") == g == k.gang("PodGroup/ml-team/training-workers")
     with pytest.raises(KeyError):
         k.gang("nope")
@@ -46,7 +46,7 @@ def test_the_inventory_matches_gang_kubes_and_the_document_round_trips():
     p = k.inventory.place(g)
     # b1/s2 and b2/s1 have three free nodes; best fit takes the tight one (as gang-kube's
     # own fixture test says), the master beside a worker.
-    assert (p.level, p.domain_path) == (SUBBLOCK, "b2/s1")
+    assert (p.level, p.domain) == (SUBBLOCK, "b2/s1")
     assert p.nodes == {"a3-b2-s1-h2": 2, "a3-b2-s1-h3": 1, "a3-b2-s1-h4": 1}
     again = gang.Inventory.from_json(json.dumps(k.document))
     assert again.to_dict() == k.inventory.to_dict()

@@ -20,6 +20,7 @@ pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, T
 
 use gang_core::lifecycle::{Admission, AdmitMode, Replacement, Spread, SpreadOutcome};
 use gang_core::scenario::Scenario;
+use gang_core::InventoryDocument;
 use gang_core::{
     CompiledGang, Gang, Outcome, Placement, Quantity, ReservationId, Solver, HOSTNAME_LEVEL,
 };
@@ -104,16 +105,26 @@ impl Cluster {
     /// # Errors
     /// [`SimError::Cluster`] naming the field gang-core rejects.
     pub fn from_json(text: &str) -> Result<Cluster, SimError> {
-        let is_scenario = serde_json::from_str::<serde_json::Value>(text)
+        let keys = serde_json::from_str::<serde_json::Value>(text)
             .ok()
-            .and_then(|v| v.as_object().map(|o| o.contains_key("gang")))
-            .unwrap_or(false);
-        let inv = if is_scenario {
-            Scenario::from_json(text)
+            .and_then(|v| {
+                v.as_object()
+                    .map(|o| (o.contains_key("gang"), o.contains_key("reservations")))
+            })
+            .unwrap_or((false, false));
+        let inv = match keys {
+            (true, _) => Scenario::from_json(text)
                 .and_then(|s| s.inventory())
-                .map_err(cluster_err)?
-        } else {
-            Inventory::from_json(text).map_err(cluster_err)?
+                .map_err(cluster_err)?,
+            // An inventory document (an inventory with its live reservations): they
+            // stay held for the whole run, like capacity other pods use.
+            (false, true) => serde_json::from_str::<InventoryDocument>(text)
+                .map_err(|e| SimError::Cluster {
+                    field: String::new(),
+                    message: e.to_string(),
+                })
+                .and_then(|d| Inventory::from_document(d).map_err(cluster_err))?,
+            (false, false) => Inventory::from_json(text).map_err(cluster_err)?,
         };
         Ok(Cluster { inv })
     }

@@ -111,8 +111,9 @@ def _path(p: PathLike, what: str) -> str:
 
 def _cluster_source(cluster: ClusterLike) -> dict[str, Any]:
     if isinstance(cluster, Inventory):
-        # Pickling folds what reservations hold into each node's external use: the
-        # simulation starts from the inventory's free capacity as it is now.
+        # Its document (what pickling writes) holds the live reservations: gang-sim
+        # keeps them held for the whole run, so the simulation starts from the
+        # inventory's free capacity as it is now.
         try:
             text = cluster.__reduce__()[1][0]
             doc = json.loads(text) if isinstance(text, str) else cluster.to_dict()
