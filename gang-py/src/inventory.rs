@@ -374,6 +374,27 @@ impl PyInventory {
         PyInventory::from_document(py, doc)
     }
 
+    /// The inventory of Kubernetes objects (`kubectl get nodes,pods -o json`, Kueue
+    /// objects): `gang.kube.load(*sources, …)`'s inventory. Naming a `workload` leaves
+    /// its own bound pods out of the usage.
+    ///
+    /// >>> import gang
+    /// >>> node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a1", "labels": {"rack": "a"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}'
+    /// >>> inv = gang.Inventory.from_kube(("node.json", node), topology=["rack"])
+    /// >>> inv.levels, inv.free("a1", "nvidia.com/gpu")
+    /// (['rack'], Quantity('8'))
+    #[classmethod]
+    #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
+    fn from_kube<'py>(
+        _cls: &Bound<'py, PyType>,
+        sources: &Bound<'py, pyo3::types::PyTuple>,
+        topology: Option<&Bound<'py, PyAny>>,
+        workload: Option<&str>,
+        namespace: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::kube::load_py(sources, topology, workload, namespace)?.getattr("inventory")
+    }
+
     /// An inventory from JSON text in the same format.
     #[classmethod]
     fn from_json(

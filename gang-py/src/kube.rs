@@ -239,6 +239,24 @@ pub fn _kube_load(
 }
 
 /// Registers the functions on the native module.
+/// `gang.kube.load(*sources, topology=…, workload=…, namespace=…)`: the one reader,
+/// which `Inventory.from_kube` and `Gang.from_kube` forward to.
+pub fn load_py<'py>(
+    sources: &Bound<'py, pyo3::types::PyTuple>,
+    topology: Option<&Bound<'py, PyAny>>,
+    workload: Option<&str>,
+    namespace: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = sources.py();
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("topology", topology)?;
+    kwargs.set_item("workload", workload)?;
+    kwargs.set_item("namespace", namespace)?;
+    py.import("gang.kube")?
+        .getattr("load")?
+        .call(sources, Some(&kwargs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_kube_load, m)?)?;
     Ok(())

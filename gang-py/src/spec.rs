@@ -1152,6 +1152,46 @@ value_class!(PyGang, "from_dict", {
         let text = convert::json_text(text)?;
         checked_gang(core(|| Gang::from_json(&text))?).map(PyGang)
     }
+    /// The gang of a Kubernetes workload (a PodGroup with its pods, a Job, JobSet,
+    /// PyTorchJob, …): `gang.kube.load(*sources, …)`'s gang. With several workloads in
+    /// the sources, `workload` (kubectl style: `job/train`) picks one.
+    ///
+    /// >>> import gang
+    /// >>> job = '{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "ml"}, "spec": {"parallelism": 2, "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}}}}'
+    /// >>> node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a1"}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}'
+    /// >>> g = gang.Gang.from_kube(("job.json", job), ("node.json", node))
+    /// >>> g.name, g.roles[0].count
+    /// ('train', 2)
+    #[classmethod]
+    #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
+    fn from_kube<'py>(
+        _cls: &Bound<'py, PyType>,
+        sources: &Bound<'py, PyTuple>,
+        topology: Option<&Bound<'py, PyAny>>,
+        workload: Option<&str>,
+        namespace: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let loaded = crate::kube::load_py(sources, topology, workload, namespace)?;
+        let gangs = loaded.getattr("gangs")?;
+        if gangs.len()? == 1 {
+            return gangs.get_item(0);
+        }
+        let names: Vec<String> = loaded
+            .getattr("workloads")?
+            .try_iter()?
+            .map(|w| w.and_then(|w| w.get_item("name")?.extract::<String>()))
+            .collect::<PyResult<_>>()?;
+        Err(crate::errors::edge_error(
+            ErrorKind::InvalidRequest,
+            "workload",
+            &names.join(", "),
+            &format!(
+                "{} gangs in the sources ({}): name one with workload=",
+                gangs.len()?,
+                names.join(", ")
+            ),
+        ))
+    }
     #[getter]
     fn name(&self) -> &str {
         self.0.get_name()

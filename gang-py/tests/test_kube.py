@@ -162,3 +162,25 @@ def test_a_kube_cluster_feeds_the_simulator():
                           "required(rack)")
     assert r.job("t")["state"] == "completed"
     assert gang.sim.simulate(k.inventory, r.document["trace"], "required(rack)").jobs == r.jobs
+
+
+def test_from_kube_classmethods_are_gang_kube_load():
+    """Inventory.from_kube and Gang.from_kube give what gang.kube.load gives; with several
+    workloads Gang.from_kube needs one named, and says which exist."""
+    sources = [FIX / "racks.json", FIX / "training-workers.yaml"]
+    loaded = gang.kube.load(*sources)
+    inv = gang.Inventory.from_kube(*sources)
+    g = gang.Gang.from_kube(*sources)
+    assert inv == loaded.inventory and g == loaded.gangs[0]
+    assert inv.place(g).domain == "b1/a"
+    job = ("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\n"
+           "spec:\n  parallelism: 2\n  template:\n    spec:\n      containers:\n"
+           "      - {name: c, resources: {requests: {nvidia.com/gpu: '1'}}}\n")
+    two = [*sources, job]
+    assert len(gang.kube.load(*two).gangs) == 2
+    with pytest.raises(gang.InvalidRequest) as info:
+        gang.Gang.from_kube(*two)
+    assert info.value.field == "workload"
+    assert "training-workers" in str(info.value) and "train" in str(info.value)
+    assert gang.Gang.from_kube(*two, workload="job/train").name == "train"
+    assert gang.Gang.from_kube(*two, workload="podgroup/training-workers") == g

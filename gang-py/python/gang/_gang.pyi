@@ -276,6 +276,14 @@ class Gang:
     def from_dict(cls, doc: Mapping[str, Any]) -> Gang: ...
     @classmethod
     def from_json(cls, text: str | bytes) -> Gang: ...
+    @classmethod
+    def from_kube(
+        cls,
+        *sources: Any,
+        topology: None | str | Sequence[str] | Mapping[str, str] = None,
+        workload: str | None = None,
+        namespace: str | None = None,
+    ) -> Gang: ...
     @property
     def name(self) -> str: ...
     @property
@@ -308,6 +316,14 @@ class Inventory:
     def from_dict(cls, doc: Mapping[str, Any]) -> Inventory: ...
     @classmethod
     def from_json(cls, text: str | bytes) -> Inventory: ...
+    @classmethod
+    def from_kube(
+        cls,
+        *sources: Any,
+        topology: None | str | Sequence[str] | Mapping[str, str] = None,
+        workload: str | None = None,
+        namespace: str | None = None,
+    ) -> Inventory: ...
     def to_dict(self) -> dict[str, Any]: ...
     def to_json(self) -> str: ...
     @property
