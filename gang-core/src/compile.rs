@@ -5,10 +5,35 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::inventory::bitset::Bitset;
+use crate::inventory::ix::NodeIx;
 use crate::inventory::Inventory;
 use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
 use crate::model::{Error, TolerationOperator};
 use crate::model::{Gang, Policy, Role, SelectorOperator};
+
+/// A role's position in its gang (the order the roles were given in), as members and
+/// reservations record it. A gang has at most `u16::MAX + 1` roles (checked when it is
+/// compiled), so a `u16` holds every position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub(crate) struct RoleIx(pub u16);
+
+impl RoleIx {
+    /// The position as an index into the gang's roles.
+    #[inline(always)]
+    pub const fn ix(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The role at index `i` of a compiled gang.
+    #[inline(always)]
+    pub fn at(i: usize) -> RoleIx {
+        debug_assert!(u16::try_from(i).is_ok(), "role index {i} out of range");
+        RoleIx(i as u16)
+    }
+}
+
+/// The most roles a gang may have: every role index fits a [`RoleIx`].
+const MAX_ROLES: usize = u16::MAX as usize + 1;
 
 /// A role made dense: resource ids, amounts, eligible nodes.
 #[derive(Debug, Clone)]
@@ -26,7 +51,7 @@ pub(crate) struct CRole {
     pub eligible: Bitset,
     /// Per-node caps tighter than `per_node`, `(node, cap)` sorted (replacements:
     /// `max_per_node` minus the members already there).
-    pub node_caps: Vec<(u32, u32)>,
+    pub node_caps: Vec<(NodeIx, u32)>,
     /// Dominant share of the whole role, for ordering roles in greedy packing.
     pub weight: u128,
 }
@@ -107,11 +132,11 @@ impl CRole {
     /// The most members of this role node `ix` may hold (`max_per_node`, or less for a
     /// replacement on a node that already holds some).
     #[inline]
-    pub fn cap_on(&self, ix: u32) -> u32 {
+    pub fn cap_on(&self, n: NodeIx) -> u32 {
         if self.node_caps.is_empty() {
             return self.per_node;
         }
-        match self.node_caps.binary_search_by_key(&ix, |c| c.0) {
+        match self.node_caps.binary_search_by_key(&n, |c| c.0) {
             Ok(i) => self.per_node.min(self.node_caps[i].1),
             Err(_) => self.per_node,
         }
@@ -127,6 +152,31 @@ impl Compiled {
     pub fn any_constrained(&self) -> bool {
         self.roles.iter().any(|r| r.constrained)
     }
+
+    /// Role `r`.
+    #[inline]
+    pub fn role(&self, r: RoleIx) -> &CRole {
+        &self.roles[r.ix()]
+    }
+
+    /// Every role with its index, in the order given.
+    pub fn indexed_roles(&self) -> impl ExactSizeIterator<Item = (RoleIx, &CRole)> + '_ {
+        self.roles
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (RoleIx::at(i), r))
+    }
+}
+
+/// Whether [`compile`] checks that `max_per_node` leaves room in the widest domain of
+/// every hard level (a structural contradiction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Structure {
+    /// A new request: contradictions are errors.
+    Check,
+    /// A request valid when first compiled, against a changed layout: nodes that made it
+    /// hold may be gone, which is "does not fit now", not an invalid request.
+    Skip,
 }
 
 impl Inventory {
@@ -161,24 +211,31 @@ impl Inventory {
     /// together (a slice level above the required level, `max_per_node` too small for
     /// any domain of the level).
     pub fn compile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
-        compile(self, gang, true).map(|c| CompiledGang { inner: Arc::new(c) })
+        compile(self, gang, Structure::Check).map(|c| CompiledGang { inner: Arc::new(c) })
     }
 
     /// Compiles a gang that was valid when first compiled, against a changed layout:
     /// the structural `max_per_node` check is skipped (the nodes that made it hold may
     /// be gone; that is "does not fit now", not an invalid request).
     pub(crate) fn recompile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
-        compile(self, gang, false).map(|c| CompiledGang { inner: Arc::new(c) })
+        compile(self, gang, Structure::Skip).map(|c| CompiledGang { inner: Arc::new(c) })
     }
 }
 
-fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, Error> {
+fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compiled, Error> {
     check_object_name(&gang.name).map_err(|r| Error::request("gang.name", &gang.name, r))?;
     if gang.roles.is_empty() {
         return Err(Error::request(
             "gang.roles",
             "[]",
             "a gang needs at least one role",
+        ));
+    }
+    if gang.roles.len() > MAX_ROLES {
+        return Err(Error::request(
+            "gang.roles",
+            gang.roles.len(),
+            format!("a gang has at most {MAX_ROLES} roles"),
         ));
     }
     let topo = &inv.topology;
@@ -326,7 +383,7 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
                 .map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))),
         )
         .collect();
-    for (depth, slice_size, field) in hard.into_iter().filter(|_| structural) {
+    for (depth, slice_size, field) in hard.into_iter().filter(|_| structure == Structure::Check) {
         let widest = widest_domain(inv, depth);
         for (i, r) in roles.iter().enumerate() {
             if !r.constrained || gang.roles[i].max_per_node.is_none() {
@@ -814,6 +871,25 @@ mod tests {
     }
 
     #[test]
+    fn role_indices_fit_their_type() {
+        let inv = cluster();
+        let many =
+            |n: usize| (0..n).fold(Gang::new("g"), |g, i| g.role(Role::new(format!("r{i}"), 1)));
+        assert_eq!(
+            err(&inv, &many(MAX_ROLES + 1)),
+            request("gang.roles", "65537")
+        );
+        let c = inv.compile(&many(3)).unwrap();
+        let ixs: Vec<RoleIx> = c.inner.indexed_roles().map(|(r, _)| r).collect();
+        assert_eq!(ixs, [RoleIx(0), RoleIx(1), RoleIx(2)]);
+        assert_eq!(c.inner.role(RoleIx(2)).count, 1);
+        assert_eq!(
+            RoleIx::at(usize::from(u16::MAX)).ix(),
+            usize::from(u16::MAX)
+        );
+    }
+
+    #[test]
     fn roles_and_names_are_validated() {
         let inv = cluster();
         let g = |role: Role| Gang::new("g").role(role);
@@ -1053,20 +1129,21 @@ mod tests {
             .compile(&Gang::new("g").role(w(4).max_per_node(4)))
             .unwrap();
         let mut role = c.inner.roles[0].clone();
-        assert_eq!(role.cap_on(0), 4);
-        role.node_caps = vec![(1, 2), (3, 9)];
+        let cap_on = |role: &CRole, n: u32| role.cap_on(NodeIx(n));
+        assert_eq!(cap_on(&role, 0), 4);
+        role.node_caps = vec![(NodeIx(1), 2), (NodeIx(3), 9)];
         assert_eq!(
             [
-                role.cap_on(0),
-                role.cap_on(1),
-                role.cap_on(2),
-                role.cap_on(3)
+                cap_on(&role, 0),
+                cap_on(&role, 1),
+                cap_on(&role, 2),
+                cap_on(&role, 3)
             ],
             [4, 2, 4, 4]
         );
         role.per_node = u32::MAX;
         assert_eq!(
-            [role.cap_on(1), role.cap_on(3), role.cap_on(5)],
+            [cap_on(&role, 1), cap_on(&role, 3), cap_on(&role, 5)],
             [2, 9, u32::MAX]
         );
     }

@@ -1,6 +1,7 @@
 //! Domains: contiguous node ranges per topology depth, and their free-capacity
 //! summaries.
 
+use super::ix::{Depth, NodeIx};
 use super::{Inventory, NONE};
 
 /// One domain: a contiguous range of nodes sharing a topology path prefix.
@@ -31,21 +32,37 @@ pub(crate) struct Summary {
 /// computation is confined, or where a gang was placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Scope {
-    pub depth: usize,
+    pub depth: Depth,
+    /// The domain's index at `depth`, or the node's index at the node level.
     pub index: u32,
 }
 
 impl Scope {
-    pub const CLUSTER: Scope = Scope { depth: 0, index: 0 };
+    pub const CLUSTER: Scope = Scope {
+        depth: Depth::CLUSTER,
+        index: 0,
+    };
+
+    /// Domain `index` at `depth` (the node `index` at the node level).
+    #[inline]
+    pub const fn new(depth: Depth, index: u32) -> Scope {
+        Scope { depth, index }
+    }
 
     /// The node range `start..end` of the scope.
     pub fn range(self, inv: &Inventory) -> (u32, u32) {
-        if self.depth > inv.label_depth() {
+        if inv.is_node_level(self.depth) {
             (self.index, self.index + 1)
         } else {
-            let d = &inv.domains[self.depth][self.index as usize];
+            let d = &inv.domains[self.depth.ix()][self.index as usize];
             (d.start, d.end)
         }
+    }
+
+    /// The node of a node-level scope.
+    #[inline]
+    pub const fn node(self) -> NodeIx {
+        NodeIx(self.index)
     }
 }
 
@@ -123,6 +140,39 @@ impl Inventory {
     /// Deepest label depth (L).
     pub(crate) fn label_depth(&self) -> usize {
         self.domains.len() - 1
+    }
+
+    /// The node level (L + 1), below every label level: each node is a domain of its own.
+    #[inline]
+    pub(crate) fn node_depth(&self) -> Depth {
+        Depth(self.domains.len())
+    }
+
+    /// Whether `depth` is the node level (see [`Inventory::node_depth`]).
+    #[inline]
+    pub(crate) fn is_node_level(&self, depth: Depth) -> bool {
+        depth.ix() >= self.domains.len()
+    }
+
+    /// How many domains there are at `depth` (nodes, at the node level).
+    pub(crate) fn scope_count(&self, depth: Depth) -> u32 {
+        let n = match self.domains.get(depth.ix()) {
+            Some(level) => level.len(),
+            None => self.len(),
+        };
+        // Fewer than `NONE` nodes, so fewer domains at any depth.
+        n as u32
+    }
+
+    /// Every scope at `depth`, in storage order.
+    pub(crate) fn scopes_at(&self, depth: Depth) -> impl Iterator<Item = Scope> {
+        (0..self.scope_count(depth)).map(move |index| Scope::new(depth, index))
+    }
+
+    /// Whether node `n` is labelled down to `depth` (every node reaches depth 0).
+    #[inline]
+    pub(crate) fn reaches(&self, n: NodeIx, depth: Depth) -> bool {
+        depth == Depth::CLUSTER || self.leaf_depth(n.0) >= depth.ix()
     }
 
     #[inline]

@@ -11,6 +11,7 @@ pub(crate) mod bitset;
 mod build;
 pub(crate) mod changes;
 pub(crate) mod domains;
+pub(crate) mod ix;
 pub(crate) mod journal;
 pub(crate) mod ledger;
 mod validate;

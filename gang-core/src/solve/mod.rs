@@ -1,25 +1,37 @@
 //! The solver: choose a level and a domain, then spread the members inside it.
+//!
+//! [`Solver::attempt`] tries the gang's depths in turn (deepest first); at each,
+//! a single-role gang reads the best domain off the cached roll-up ([`Solver::single_at`])
+//! and a multi-role gang goes through [`multi`]'s candidates, greedy packing and exact
+//! [`search`]. Inside the chosen domain, [`descent`] spreads the members over as few
+//! children as possible, level by level. A gang that is not placed is explained by
+//! [`diagnose`]. Every try answers a [`Verdict`]: placed, does not fit, or the exact
+//! search's [`Budget`] ran out.
 
 pub(crate) mod cache;
+pub(crate) mod capacity;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
+pub(crate) mod multi;
 pub(crate) mod rollup;
 pub(crate) mod scratch;
 pub(crate) mod search;
+pub(crate) mod verdict;
 
 use std::sync::Arc;
 
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
-use crate::compile::{Compiled, CompiledGang};
+use crate::compile::{Compiled, CompiledGang, RoleIx};
 use crate::inventory::domains::Scope;
+use crate::inventory::ix::Depth;
 use crate::inventory::Inventory;
 use crate::model::{Error, Gang, Policy};
 
-use descent::descend;
-use rollup::{cap_of, rollup, Grain};
-use scratch::{Cand, Scratch};
-use search::{search, Search};
+use descent::{Attempt, Charge, Descent};
+use rollup::{Capacities, Grain};
+use scratch::Scratch;
+use verdict::{Budget, Search, Verdict};
 
 /// Default number of patterns the exact multi-role search may try per query.
 ///
@@ -61,12 +73,21 @@ pub const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 /// ```
 #[derive(Debug)]
 pub struct Solver {
-    pub(crate) s: Scratch,
+    s: Scratch,
     cache: cache::Cache,
     /// Stale compiled gangs and their recompilation for the current layout.
     recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
     budget: u64,
-    greedy: bool,
+    packing: Packing,
+}
+
+/// How multi-role gangs are packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Packing {
+    /// Greedy packing, and the exact search when it fails.
+    GreedyFirst,
+    /// The exact search alone (for testing it).
+    ExactOnly,
 }
 
 impl Default for Solver {
@@ -79,13 +100,7 @@ impl Solver {
     /// A solver with the default search budget ([`DEFAULT_SEARCH_BUDGET`]). See
     /// [`Solver`].
     pub fn new() -> Self {
-        Solver {
-            s: Scratch::default(),
-            cache: cache::Cache::default(),
-            recompiled: Vec::new(),
-            budget: DEFAULT_SEARCH_BUDGET,
-            greedy: true,
-        }
+        Solver::with_search_budget(DEFAULT_SEARCH_BUDGET)
     }
 
     /// A solver whose exact multi-role search may try at most `budget` patterns per query.
@@ -96,7 +111,7 @@ impl Solver {
             cache: cache::Cache::default(),
             recompiled: Vec::new(),
             budget,
-            greedy: true,
+            packing: Packing::GreedyFirst,
         }
     }
 
@@ -110,7 +125,7 @@ impl Solver {
     /// For testing the search on its own.
     #[doc(hidden)]
     pub fn exact_only(mut self) -> Self {
-        self.greedy = false;
+        self.packing = Packing::ExactOnly;
         self
     }
 
@@ -145,15 +160,17 @@ impl Solver {
             }
             None => gang,
         };
-        let exhausted = match self.attempt(inv, gang) {
-            Ok(placement) => return Ok(Outcome::Placed(placement)),
-            Err(exhausted) => exhausted,
-        };
-        let diag = diagnose::diagnose(self, inv, &gang.inner, exhausted);
-        Ok(if exhausted {
-            Outcome::Undecided(diag)
-        } else {
-            Outcome::Unschedulable(diag)
+        Ok(match self.attempt(inv, gang) {
+            Verdict::Placed(placement) => Outcome::Placed(placement),
+            Verdict::NoFit => {
+                Outcome::Unschedulable(diagnose::diagnose(self, inv, &gang.inner, Search::Complete))
+            }
+            Verdict::Exhausted => Outcome::Undecided(diagnose::diagnose(
+                self,
+                inv,
+                &gang.inner,
+                Search::Exhausted,
+            )),
         })
     }
 
@@ -187,11 +204,14 @@ impl Solver {
         inv: &Inventory,
         gang: &CompiledGang,
     ) -> Result<Option<Placement>, Error> {
-        Ok(match self.current(inv, gang)? {
+        let verdict = match self.current(inv, gang)? {
             Some(fresh) => self.attempt(inv, &fresh),
             None => self.attempt(inv, gang),
-        }
-        .ok())
+        };
+        Ok(match verdict {
+            Verdict::Placed(placement) => Some(placement),
+            Verdict::NoFit | Verdict::Exhausted => None,
+        })
     }
 
     /// `None` when `gang` is compiled for `inv`'s layout; otherwise the gang compiled
@@ -210,27 +230,28 @@ impl Solver {
         }
     }
 
-    /// Tries every level of the gang in turn: the placement, or whether the exact
-    /// search ran out of budget.
-    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Placement, bool> {
+    /// Tries every depth of the gang in turn, deepest first. A placement found after the
+    /// search ran out of budget (at a tighter depth, or in another domain) says its search
+    /// was not complete.
+    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Placement> {
         let c = &gang.inner;
         self.s.ensure(inv);
-        let mut budget = self.budget;
-        let mut exhausted = false;
+        let mut budget = Budget::new(self.budget);
         for &t in &c.levels {
-            if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
+            if let Verdict::Placed(found) = self.place_at(inv, c, Depth(t), &mut budget) {
                 let s = &mut self.s;
-                return Ok(Placement::new(
+                let complete = budget.search() == Search::Complete;
+                return Verdict::Placed(Placement::new(
                     inv,
                     gang,
                     found,
-                    &s.assign,
-                    !exhausted,
+                    &s.attempt.assign,
+                    complete,
                     &mut s.seen,
                 ));
             }
         }
-        Err(exhausted)
+        budget.unplaced()
     }
 
     /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.
@@ -251,348 +272,70 @@ impl Solver {
         Ok(fresh)
     }
 
-    /// Tries to place the gang in one domain at depth `t`; on success the members are in
-    /// `s.assign`.
+    /// Tries to place the gang in one domain at depth `t`; when placed, the members are
+    /// in the attempt's assignment.
     pub(crate) fn place_at(
         &mut self,
         inv: &Inventory,
         c: &Arc<Compiled>,
-        t: usize,
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<Scope> {
-        if c.roles.len() == 1 {
-            self.single_at(inv, c, t)
-        } else {
-            self.multi_at(inv, c, t, budget, exhausted)
+        t: Depth,
+        budget: &mut Budget,
+    ) -> Verdict<Scope> {
+        if c.roles.len() > 1 {
+            return self.multi_at(inv, c, t, budget);
+        }
+        match self.single_at(inv, c, t) {
+            Some(scope) => Verdict::Placed(scope),
+            None => budget.unplaced(),
         }
     }
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
-    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: usize) -> Option<Scope> {
-        let role = &c.roles[0];
-        let grain = Grain::of(c, role);
-        let step = grain.at(0);
-        self.cache.lend(inv, c, 0, &mut self.s);
-        let found = self.best_single(inv, c, t, grain, step);
-        self.cache.give_back(&mut self.s);
+    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<Scope> {
+        let Solver { s, cache, .. } = self;
+        cache.lend(inv, c, RoleIx(0), &mut s.caps);
+        let found = best_single(inv, c, t, &s.caps, &mut s.attempt);
+        cache.give_back(&mut s.caps);
         found
     }
-
-    /// The best domain at depth `t` from the lent capacities, and the members spread in it.
-    fn best_single(
-        &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        t: usize,
-        grain: Grain<'_>,
-        step: u64,
-    ) -> Option<Scope> {
-        let role = &c.roles[0];
-        let (count, min) = (u64::from(role.count), u64::from(role.min));
-        let best = if t > inv.label_depth() {
-            pick(
-                self.s.fits.iter().map(|&f| u64::from(f)),
-                count,
-                min,
-                step,
-                c.policy,
-            )
-        } else {
-            pick(self.s.caps[t].iter().copied(), count, min, step, c.policy)
-        };
-        let (placed, index) = best?;
-        self.s.fresh_attempt(inv.resources.len());
-        let scope = Scope { depth: t, index };
-        descend(
-            inv,
-            role,
-            0,
-            grain,
-            scope,
-            placed,
-            c.policy,
-            false,
-            &mut self.s,
-        );
-        Some(Scope { depth: t, index })
-    }
-
-    /// Several roles: candidates from single-role bounds, each tried by greedy packing
-    /// and, if that fails, exact search.
-    fn multi_at(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        t: usize,
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<Scope> {
-        let k = c.roles.len();
-        let ndom = domain_count(inv, t);
-        self.s.role_caps.resize_with(k, Vec::new);
-        let mut unconstrained_upper = 0u64;
-        for (i, role) in c.roles.iter().enumerate() {
-            self.cache.lend(inv, c, i, &mut self.s);
-            let mut caps = std::mem::take(&mut self.s.role_caps[i]);
-            caps.clear();
-            if role.constrained {
-                caps.extend((0..ndom).map(|index| cap_of(inv, Scope { depth: t, index }, &self.s)));
-            } else {
-                let cap = self.s.caps[0][0];
-                if cap < u64::from(role.min) {
-                    self.s.role_caps[i] = caps;
-                    self.cache.give_back(&mut self.s);
-                    return None;
-                }
-                unconstrained_upper += cap.min(u64::from(role.count));
-                caps.push(cap);
-            }
-            self.s.role_caps[i] = caps;
-            self.cache.give_back(&mut self.s);
-        }
-        self.s.cands.clear();
-        'dom: for index in 0..ndom {
-            if t <= inv.label_depth() && !room_for_minimum(inv, c, t, index as usize) {
-                continue;
-            }
-            let (mut upper, mut score) = (unconstrained_upper, 0u64);
-            for (i, role) in c.roles.iter().enumerate() {
-                if !role.constrained {
-                    continue;
-                }
-                let step = Grain::of(c, role).at(0);
-                let cap = self.s.role_caps[i][index as usize];
-                let up = u64::from(role.count).min(cap / step * step);
-                if up < u64::from(role.min) {
-                    continue 'dom;
-                }
-                upper += up;
-                score += cap - up;
-            }
-            self.s.cands.push(Cand {
-                upper,
-                score,
-                index,
-            });
-        }
-        let policy = c.policy;
-        self.s.cands.sort_unstable_by(|a, b| {
-            b.upper
-                .cmp(&a.upper)
-                .then_with(|| match policy {
-                    Policy::MostFree => b.score.cmp(&a.score),
-                    _ => a.score.cmp(&b.score),
-                })
-                .then(a.index.cmp(&b.index))
-        });
-        // Role order for greedy packing: constrained first, then the heaviest.
-        self.s.order.clear();
-        self.s.order.extend(0..k as u16);
-        self.s.order.sort_unstable_by(|&a, &b| {
-            let (ra, rb) = (&c.roles[a as usize], &c.roles[b as usize]);
-            rb.constrained
-                .cmp(&ra.constrained)
-                .then(rb.weight.cmp(&ra.weight))
-                .then(a.cmp(&b))
-        });
-
-        let mut best: Option<(u64, u32)> = None;
-        let mut counts: smallvec::SmallVec<[u64; 4]> = smallvec::SmallVec::from_elem(0, k);
-        for ci in 0..self.s.cands.len() {
-            let cand = self.s.cands[ci];
-            if best.is_some_and(|(total, _)| cand.upper <= total) {
-                break;
-            }
-            let scope = Scope {
-                depth: t,
-                index: cand.index,
-            };
-            if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget, exhausted) {
-                if best.is_none_or(|(bt, _)| total > bt) {
-                    best = Some((total, cand.index));
-                    std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
-                }
-                if total == cand.upper {
-                    break;
-                }
-            }
-        }
-        let (_, index) = best?;
-        std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
-        Some(Scope { depth: t, index })
-    }
-
-    /// The most members (lexicographically by role order, each at least `min_count`) that
-    /// fit with constrained roles inside `scope`; the assignment is left in `s.assign`.
-    fn fill_domain(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        scope: Scope,
-        counts: &mut [u64],
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<u64> {
-        for (i, r) in c.roles.iter().enumerate() {
-            counts[i] = u64::from(r.min);
-        }
-        if !self.feasible(inv, c, scope, counts, budget, exhausted) {
-            return None;
-        }
-        let mut last_ok = std::mem::take(&mut self.s.assign);
-        for i in 0..c.roles.len() {
-            let role = &c.roles[i];
-            let step = Grain::of(c, role).at(0);
-            let cap = if role.constrained {
-                self.s.role_caps[i][scope.index as usize]
-            } else {
-                self.s.role_caps[i][0]
-            };
-            let upper = u64::from(role.count).min(cap / step * step);
-            // Binary search over multiples of `step` in (counts[i], upper].
-            let (mut lo, mut hi) = (counts[i] / step, upper / step);
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                counts[i] = mid * step;
-                if self.feasible(inv, c, scope, counts, budget, exhausted) {
-                    lo = mid;
-                    std::mem::swap(&mut last_ok, &mut self.s.assign);
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            counts[i] = lo * step;
-        }
-        self.s.assign = last_ok;
-        Some(counts.iter().sum())
-    }
-
-    /// Whether exactly `counts` members fit: greedy packing, then exact search.
-    fn feasible(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        scope: Scope,
-        counts: &[u64],
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> bool {
-        if self.greedy && self.greedy(inv, c, scope, counts) {
-            return true;
-        }
-        match search(inv, c, counts, scope, budget, &mut self.s) {
-            Search::Found => true,
-            Search::Infeasible => false,
-            Search::Exhausted => {
-                *exhausted = true;
-                false
-            }
-        }
-    }
-
-    /// Roles one after another, each spread by [`descend`] over what the previous ones
-    /// left, preferring domains and nodes the gang already uses.
-    fn greedy(&mut self, inv: &Inventory, c: &Arc<Compiled>, scope: Scope, counts: &[u64]) -> bool {
-        self.s.fresh_attempt(inv.resources.len());
-        for oi in 0..self.s.order.len() {
-            let i = self.s.order[oi] as usize;
-            let role = &c.roles[i];
-            if counts[i] == 0 {
-                continue;
-            }
-            let grain = Grain::of(c, role);
-            let ok = if role.constrained {
-                // Inside the domain: a roll-up of its nodes, net of earlier roles.
-                let taken = std::mem::take(&mut self.s.taken);
-                let cap = rollup(inv, role, grain, scope, Some(&taken), &mut self.s);
-                self.s.taken = taken;
-                cap >= counts[i]
-            } else {
-                // Cluster-wide: the cached capacities, patched on the nodes earlier roles
-                // took from (and restored after), instead of a roll-up of every node.
-                self.cache.lend(inv, c, i, &mut self.s);
-                self.s.undo.clear();
-                for k in 0..self.s.touched.len() {
-                    let n = self.s.touched[k];
-                    let f = cache::contribution(inv, role, grain, n, Some(&self.s.taken));
-                    let old = self.s.fits[n as usize];
-                    self.s.undo.push((n, old));
-                    cache::set_fit(inv, grain, n, f, &mut self.s);
-                }
-                let ok = self.s.caps[0][0] >= counts[i];
-                if ok {
-                    descend(
-                        inv,
-                        role,
-                        i as u16,
-                        grain,
-                        Scope::CLUSTER,
-                        counts[i],
-                        c.policy,
-                        true,
-                        &mut self.s,
-                    );
-                }
-                while let Some((n, old)) = self.s.undo.pop() {
-                    cache::set_fit(inv, grain, n, old, &mut self.s);
-                }
-                self.cache.give_back(&mut self.s);
-                if !ok {
-                    return false;
-                }
-                continue;
-            };
-            if !ok {
-                return false;
-            }
-            descend(
-                inv,
-                role,
-                i as u16,
-                grain,
-                scope,
-                counts[i],
-                c.policy,
-                true,
-                &mut self.s,
-            );
-        }
-        true
-    }
 }
 
-/// Whether domain `index` at depth `t` has, in total, enough free capacity of every
-/// resource for the constrained roles' minimum members together (a necessary condition
-/// read off the summaries, before any packing is tried).
-fn room_for_minimum(inv: &Inventory, c: &Compiled, t: usize, index: usize) -> bool {
-    for r in 0..inv.resources.len() {
-        let need: u128 = c
-            .roles
-            .iter()
-            .filter(|role| role.constrained)
-            .flat_map(|role| {
-                role.req
-                    .iter()
-                    .filter(|q| q.0 as usize == r)
-                    .map(move |q| u128::from(q.1) * u128::from(role.min))
-            })
-            .sum();
-        let total = inv.summary(t, index, r).total;
-        if total != u64::MAX && need > u128::from(total) {
-            return false;
-        }
-    }
-    true
-}
-
-/// Number of candidate domains at depth `t` (nodes at the node level).
-pub(crate) fn domain_count(inv: &Inventory, t: usize) -> u32 {
-    if t > inv.label_depth() {
-        inv.len() as u32
+/// The best domain at depth `t` for a single-role gang, from its capacities, and its
+/// members spread in it (into `at`).
+fn best_single(
+    inv: &Inventory,
+    c: &Compiled,
+    t: Depth,
+    caps: &Capacities,
+    at: &mut Attempt,
+) -> Option<Scope> {
+    let (r, role) = (RoleIx(0), c.role(RoleIx(0)));
+    let grain = Grain::of(c, role);
+    let (count, min, step) = (
+        u64::from(role.count),
+        u64::from(role.min),
+        grain.at(Depth::CLUSTER),
+    );
+    let best = if inv.is_node_level(t) {
+        let fits = caps.fits.iter().map(|&f| u64::from(f));
+        pick(fits, count, min, step, c.policy)
     } else {
-        inv.domains[t].len() as u32
-    }
+        let domains = caps.caps[t.ix()].iter().copied();
+        pick(domains, count, min, step, c.policy)
+    };
+    let (placed, index) = best?;
+    at.fresh(inv.resources.len());
+    let scope = Scope::new(t, index);
+    let descent = Descent {
+        inv,
+        role,
+        ri: r,
+        grain,
+        policy: c.policy,
+        charge: Charge::Skip,
+    };
+    descent.run(scope, placed, caps, at);
+    Some(scope)
 }
 
 /// The domain (by position in `caps`) that takes the most members, `min..=count` in
@@ -622,6 +365,7 @@ fn pick(
         if best.is_none_or(|(bp, bs, _)| {
             placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
         }) {
+            // Positions index domains or nodes, fewer than u32::MAX.
             best = Some((placed, spare, index as u32));
             if placed == count && spare == 0 && policy != Policy::MostFree {
                 break; // an exact fit: nothing later can be tighter
@@ -670,7 +414,9 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inventory::ix::NodeIx;
     use crate::{NodeSpec, Quantity, Role, Topology};
+    use multi::room_for_minimum;
 
     const GPU: &str = "gpu";
 
@@ -788,23 +534,31 @@ mod tests {
         let mut inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
         let mut s = Scratch::default();
         s.ensure(&inv);
+        let at = &s.attempt;
         assert_eq!(
-            (s.fits.len(), s.node_stamp.len(), s.touched_stamp.len()),
+            (
+                s.caps.fits.len(),
+                at.node_stamp.len(),
+                at.touched_stamp.len()
+            ),
             (3, 3, 3)
         );
-        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(s.dom_stamp.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(s.taken.len(), 3 * inv.resources.len());
+        assert_eq!(s.caps.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            at.dom_stamp.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(at.taken.len(), 3 * inv.resources.len());
         // Same layout (or a clone of it): untouched.
-        s.fits[0] = 7;
-        s.stamp = 5;
+        s.caps.fits[0] = 7;
+        s.attempt.stamp = 5;
         s.ensure(&inv);
         s.ensure(&inv.clone());
-        assert_eq!((s.fits[0], s.stamp), (7, 5));
+        assert_eq!((s.caps.fits[0], s.attempt.stamp), (7, 5));
         // Usage changes keep the layout.
         inv.set_used("a1", GPU, 2)?;
         s.ensure(&inv);
-        assert_eq!(s.fits[0], 7);
+        assert_eq!(s.caps.fits[0], 7);
         // A new node and a new rack: resized and reset.
         inv.add_node(
             NodeSpec::new("c1")
@@ -813,22 +567,25 @@ mod tests {
                 .capacity("cpu", 4),
         )?;
         s.ensure(&inv);
-        assert_eq!((s.fits.len(), s.fits[0], s.stamp), (4, 0, 0));
-        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3]);
-        assert_eq!(s.taken.len(), 4 * 2);
+        assert_eq!(
+            (s.caps.fits.len(), s.caps.fits[0], s.attempt.stamp),
+            (4, 0, 0)
+        );
+        assert_eq!(s.caps.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(s.attempt.taken.len(), 4 * 2);
         Ok(())
     }
 
     #[test]
     fn a_fresh_attempt_forgets_the_last_one() {
         let inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
-        let mut s = Scratch::default();
+        let mut s = Attempt::default();
         s.ensure(&inv);
         // A previous attempt charged node 1 and assigned a member there.
         s.taken[1] = 3000;
-        s.touched.push(1);
+        s.touched.push(NodeIx(1));
         s.assign.push((0, 1, 3));
-        s.fresh_attempt(1);
+        s.fresh(1);
         assert_eq!(s.taken[1], 0);
         assert!(s.touched.is_empty() && s.assign.is_empty());
         assert_eq!(s.stamp, 1);
@@ -837,28 +594,25 @@ mod tests {
         s.node_stamp[2] = 1;
         s.touched_stamp[0] = 1;
         s.dom_stamp[1][1] = 1;
-        s.fresh_attempt(1);
+        s.fresh(1);
         assert_eq!(s.stamp, 1);
         assert!(s.node_stamp.iter().chain(&s.touched_stamp).all(|&x| x == 0));
         assert!(s.dom_stamp.iter().flatten().all(|&x| x == 0));
     }
 
     #[test]
-    fn domain_count_counts_nodes_at_the_node_level() {
+    fn scope_count_counts_nodes_at_the_node_level() {
         let inv = racks(&[
             ("a1", "a", 8),
             ("a2", "a", 8),
             ("b1", "b", 8),
             ("c1", "c", 8),
         ]);
-        assert_eq!(
-            (
-                domain_count(&inv, 0),
-                domain_count(&inv, 1),
-                domain_count(&inv, 2)
-            ),
-            (1, 3, 4)
-        );
+        assert_eq!([0, 1, 2].map(|d| inv.scope_count(Depth(d))), [1, 3, 4]);
+        let nodes: Vec<Scope> = inv.scopes_at(Depth(2)).collect();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(nodes[3], Scope::new(Depth(2), 3));
+        assert_eq!(nodes[3].node(), NodeIx(3));
     }
 
     #[test]
@@ -940,11 +694,12 @@ mod tests {
         };
         // 2 * 2^63 + 1 milli-GPUs: more than u64 holds, and more than the rack has.
         let two = inv.compile(&gang(2))?;
-        assert!(!room_for_minimum(&inv, &two.inner, 1, 0));
+        let rack = Scope::new(Depth(1), 0);
+        assert!(!room_for_minimum(&inv, &two.inner, rack));
         assert!(!Solver::new().place(&inv, &two)?.is_placed());
         // 2^63 + 1 fits in u64::MAX - 1.
         let one = inv.compile(&gang(1))?;
-        assert!(room_for_minimum(&inv, &one.inner, 1, 0));
+        assert!(room_for_minimum(&inv, &one.inner, rack));
         assert!(Solver::new().place(&inv, &one)?.is_placed());
         Ok(())
     }
