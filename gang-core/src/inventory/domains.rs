@@ -20,6 +20,26 @@ pub(crate) struct Domain {
     pub child_end: u32,
 }
 
+impl Domain {
+    /// Its nodes `start..end`, as column indices.
+    #[inline]
+    pub fn nodes(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Its direct nodes `direct..end` (no label of the next level), as column indices.
+    #[inline]
+    pub fn direct_nodes(&self) -> std::ops::Range<usize> {
+        self.direct as usize..self.end as usize
+    }
+
+    /// Its children's indices at the next depth, as column indices.
+    #[inline]
+    pub fn children(&self) -> std::ops::Range<usize> {
+        self.child_start as usize..self.child_end as usize
+    }
+}
+
 /// Free-capacity summary of one domain and one resource: the total (saturating at
 /// `u64::MAX`, which then means "at least that much") and the largest node's amount.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,9 +74,15 @@ impl Scope {
         if inv.is_node_level(self.depth) {
             (self.index, self.index + 1)
         } else {
-            let d = &inv.domains[self.depth.ix()][self.index as usize];
+            let d = inv.domain(self.depth, self.index);
             (d.start, d.end)
         }
+    }
+
+    /// The index as a column index (into per-domain or per-node arrays of its depth).
+    #[inline]
+    pub const fn ix(self) -> usize {
+        self.index as usize
     }
 
     /// The node of a node-level scope.
@@ -142,6 +168,12 @@ impl Inventory {
         self.domains.len() - 1
     }
 
+    /// Domain `index` at label depth `depth`.
+    #[inline]
+    pub(crate) fn domain(&self, depth: Depth, index: u32) -> &Domain {
+        &self.domains[depth.ix()][index as usize]
+    }
+
     /// The node level (L + 1), below every label level: each node is a domain of its own.
     #[inline]
     pub(crate) fn node_depth(&self) -> Depth {
@@ -223,13 +255,13 @@ impl Inventory {
         let dom = self.domains[d][di];
         let mut s = Summary::default();
         if d + 1 < self.domains.len() {
-            for c in dom.child_start..dom.child_end {
-                let cs = self.summaries[d + 1][c as usize * nres + r];
+            for c in dom.children() {
+                let cs = self.summaries[d + 1][c * nres + r];
                 s.total = s.total.saturating_add(cs.total);
                 s.max = s.max.max(cs.max);
             }
         }
-        for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
+        for &f in &self.free[r][dom.direct_nodes()] {
             s.total = s.total.saturating_add(f);
             s.max = s.max.max(f);
         }

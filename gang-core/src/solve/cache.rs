@@ -188,15 +188,13 @@ pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: NodeIx, fit: u32, s:
         let Some(di) = inv.domain_of(n.0, d.ix()) else {
             continue;
         };
-        let dom = inv.domains[d.ix()][di as usize];
+        let dom = inv.domain(d, di);
         let mut cap: u64 = 0;
         if !inv.is_node_level(d.child()) {
-            cap += s.caps[d.child().ix()][dom.child_start as usize..dom.child_end as usize]
-                .iter()
-                .sum::<u64>();
+            cap += s.caps[d.child().ix()][dom.children()].iter().sum::<u64>();
         }
         if d >= grain.min_leaf {
-            cap += s.fits[dom.direct as usize..dom.end as usize]
+            cap += s.fits[dom.direct_nodes()]
                 .iter()
                 .map(|&f| u64::from(f))
                 .sum::<u64>();

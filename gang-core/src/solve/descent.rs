@@ -72,7 +72,7 @@ impl Descent<'_> {
         }
         let base = at.items.len();
         let (depth, child) = (scope.depth, scope.depth.child());
-        let dom = inv.domains[depth.ix()][scope.index as usize];
+        let dom = inv.domain(depth, scope.index);
         let stamp = at.stamp;
         let mut pos = 0u32;
         if !inv.is_node_level(child) {
@@ -111,7 +111,7 @@ impl Descent<'_> {
             self.grain.at(child),
             self.policy,
         );
-        at.dom_stamp[depth.ix()][scope.index as usize] = stamp;
+        at.dom_stamp[depth.ix()][scope.ix()] = stamp;
         for k in base..at.items.len() {
             let it = at.items[k];
             if it.take == 0 {

@@ -88,8 +88,8 @@ fn role_reports(
         let mut labelled = Bitset::full(inv.len());
         if need_depth > Depth::CLUSTER && !inv.is_node_level(need_depth) {
             labelled = Bitset::new(inv.len());
-            for dm in &inv.domains[need_depth.ix()] {
-                labelled.set_range(dm.start as usize, dm.end as usize);
+            for nodes in inv.domains[need_depth.ix()].iter().map(|dm| dm.nodes()) {
+                labelled.set_range(nodes.start, nodes.end);
             }
         }
         let mut ex = Exclusions::default();
@@ -187,7 +187,7 @@ fn domain_report(
     let mut sliced_short = false;
     for (&r, role_caps) in standing.roles.iter().zip(&standing.caps) {
         let role = c.role(r);
-        let cap = role_caps[scope.index as usize];
+        let cap = role_caps[scope.ix()];
         fits.push(RoleFit {
             role: c.gang.roles[r.ix()].name.clone(),
             fits: cap,
@@ -356,7 +356,7 @@ fn count(n: usize) -> u32 {
 /// `b1/r2` for a domain, the node's name at the node level, empty for the cluster.
 fn scope_path(inv: &Inventory, scope: Scope) -> String {
     if inv.is_node_level(scope.depth) {
-        inv.names[scope.index as usize].clone()
+        inv.names[scope.ix()].clone()
     } else {
         inv.domain_values(scope.depth.ix(), scope.index).join("/")
     }

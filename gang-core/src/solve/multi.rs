@@ -161,7 +161,7 @@ impl Solver {
             let step = Grain::of(c, role).at(Depth::CLUSTER);
             let role_caps = &self.s.candidates.role_caps[i];
             let cap = if role.constrained {
-                role_caps[scope.index as usize]
+                role_caps[scope.ix()]
             } else {
                 role_caps[0]
             };
@@ -283,7 +283,7 @@ fn rank_candidates(
                 continue;
             }
             let step = Grain::of(c, role).at(Depth::CLUSTER);
-            let cap = caps[scope.index as usize];
+            let cap = caps[scope.ix()];
             let up = u64::from(role.count).min(cap / step * step);
             if up < u64::from(role.min) {
                 continue 'dom;
@@ -338,7 +338,7 @@ pub(super) fn room_for_minimum(inv: &Inventory, c: &Compiled, dom: Scope) -> boo
                     .map(move |q| u128::from(q.1) * u128::from(role.min))
             })
             .sum();
-        let total = inv.summary(dom.depth.ix(), dom.index as usize, r).total;
+        let total = inv.summary(dom.depth.ix(), dom.ix(), r).total;
         if total != u64::MAX && need > u128::from(total) {
             return false;
         }

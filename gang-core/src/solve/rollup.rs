@@ -220,8 +220,8 @@ impl Roll<'_> {
     /// descendants' capacities.
     fn domain(&self, depth: Depth, di: u32, out: &mut Capacities) -> u64 {
         let (inv, role, grain) = (self.inv, self.role, self.grain);
-        let dom = inv.domains[depth.ix()][di as usize];
-        let (start, direct, end) = (dom.start as usize, dom.direct as usize, dom.end as usize);
+        let dom = inv.domain(depth, di);
+        let (nodes, direct) = (dom.nodes(), dom.direct_nodes());
         // Skip domains no node of which could take a member: by the free summaries, or
         // because no node in the range matches the role's labels (a word-wise test).
         let prunable = !role.missing.is_empty()
@@ -229,9 +229,9 @@ impl Roll<'_> {
                 .req
                 .iter()
                 .any(|&(r, q)| inv.summary(depth.ix(), di as usize, r as usize).max < q)
-            || !role.eligible.any_in(start, end);
+            || !role.eligible.any_in(nodes.start, nodes.end);
         if prunable {
-            out.fits[start..end].fill(0);
+            out.fits[nodes].fill(0);
             return 0;
         }
         let mut cap = 0u64;
@@ -245,8 +245,8 @@ impl Roll<'_> {
         }
         if depth >= grain.min_leaf {
             let node_grain = grain.at(inv.node_depth());
-            let fits = &mut out.fits[direct..end];
-            for (ix, fit) in (direct..end).zip(fits.iter_mut()) {
+            let fits = &mut out.fits[direct.clone()];
+            for (ix, fit) in direct.zip(fits.iter_mut()) {
                 *fit = if role.eligible.get(ix) {
                     round_fit(
                         fit_eligible(inv, role, NodeIx::at(ix), self.taken),
@@ -258,7 +258,7 @@ impl Roll<'_> {
                 cap += u64::from(*fit);
             }
         } else {
-            out.fits[direct..end].fill(0);
+            out.fits[direct].fill(0);
         }
         let cap = round_down(cap, grain.floor_at(depth));
         out.caps[depth.ix()][di as usize] = cap;
