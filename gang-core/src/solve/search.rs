@@ -295,6 +295,12 @@ impl SearchSpace {
         }
     }
 
+    /// The `t`-th node in search order.
+    #[inline]
+    fn node_at(&self, t: usize) -> NodeIx {
+        self.nodes[self.order[t] as usize]
+    }
+
     /// Returns node `t`'s pattern to the members still to place.
     fn give_back(&self, t: usize, k: usize, rem: &mut [u64]) {
         for (i, r) in rem.iter_mut().enumerate() {
@@ -307,7 +313,7 @@ impl SearchSpace {
     fn write(&self, t: usize, k: usize, assign: &mut Vec<Member>) {
         assign.clear();
         for tt in 0..=t {
-            let n = self.nodes[self.order[tt] as usize];
+            let n = self.node_at(tt);
             for i in 0..k {
                 let x = self.pattern[tt * k + i];
                 if x > 0 {
@@ -445,7 +451,7 @@ impl SearchSpace {
                     if x == 0 {
                         continue;
                     }
-                    let n = self.nodes[self.order[tt] as usize];
+                    let n = self.node_at(tt);
                     let dom = if inv.is_node_level(Depth(d)) {
                         Some(n.0)
                     } else {
