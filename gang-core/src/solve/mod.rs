@@ -310,12 +310,10 @@ fn best_single(
     at: &mut Attempt,
 ) -> Option<Scope> {
     let (r, role) = (RoleIx(0), c.role(RoleIx(0)));
-    let grain = Grain::of(c, role);
-    let (count, min, step) = (
-        u64::from(role.count),
-        u64::from(role.min),
-        grain.at(Depth::CLUSTER),
-    );
+    let (count, min) = (u64::from(role.count), u64::from(role.min));
+    let step = Grain::of(c, role).at(Depth::CLUSTER);
+    // The grain is looked up again after the scan, so that it does not hold registers
+    // through the scan over every domain.
     let best = if inv.is_node_level(t) {
         let fits = caps.fits.iter().map(|&f| u64::from(f));
         pick(fits, count, min, step, c.policy)
@@ -330,7 +328,7 @@ fn best_single(
         inv,
         role,
         ri: r,
-        grain,
+        grain: Grain::of(c, role),
         policy: c.policy,
         charge: Charge::Skip,
     };
@@ -348,6 +346,33 @@ fn pick(
     step: u64,
     policy: Policy,
 ) -> Option<(u64, u32)> {
+    // One loop per policy, so that the scan over every domain compares spare slots
+    // without dispatching on the policy at each domain.
+    match policy {
+        Policy::MostFree => pick_by(caps, count, min, step, |a, b| a > b, Exact::Continue),
+        Policy::BestFit | Policy::Balanced => {
+            pick_by(caps, count, min, step, |a, b| a < b, Exact::Stop)
+        }
+    }
+}
+
+/// Whether [`pick_by`] stops at an exact fit (nothing later can be tighter).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exact {
+    Stop,
+    Continue,
+}
+
+/// [`pick`] with the policy as `prefers(spare, best spare)`.
+#[inline(always)]
+fn pick_by(
+    caps: impl Iterator<Item = u64>,
+    count: u64,
+    min: u64,
+    step: u64,
+    prefers: impl Fn(u64, u64) -> bool,
+    exact: Exact,
+) -> Option<(u64, u32)> {
     let mut best: Option<(u64, u64, u32)> = None;
     for (index, cap) in caps.enumerate() {
         if cap < min.max(1) {
@@ -362,13 +387,11 @@ fn pick(
             continue;
         }
         let spare = cap - placed;
-        if best.is_none_or(|(bp, bs, _)| {
-            placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
-        }) {
+        if best.is_none_or(|(bp, bs, _)| placed > bp || (placed == bp && prefers(spare, bs))) {
             // Positions index domains or nodes, fewer than u32::MAX.
             best = Some((placed, spare, index as u32));
-            if placed == count && spare == 0 && policy != Policy::MostFree {
-                break; // an exact fit: nothing later can be tighter
+            if placed == count && spare == 0 && exact == Exact::Stop {
+                break;
             }
         }
     }
