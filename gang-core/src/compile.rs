@@ -41,7 +41,7 @@ pub(crate) struct CRole {
     pub count: u32,
     pub min: u32,
     /// `(resource id, milli-units per member)`, zero requests dropped.
-    pub req: SmallVec<[(u32, u64); 4]>,
+    pub req: DenseRequest,
     /// Requested resources that no node offers (nothing fits while non-empty).
     pub missing: Vec<String>,
     /// `max_per_node`, or `u32::MAX`.
@@ -222,6 +222,12 @@ impl Inventory {
     }
 }
 
+/// Validates and compiles `gang`, in the order its checks are documented to apply:
+/// the gang's name and roles, its levels ([`levels_of`]), each role
+/// ([`compile_role`]), its slices ([`slices_of`]) and their granularity
+/// ([`granularity`]), `max_per_node` against the widest hard domain
+/// ([`check_max_per_node`], skipped on recompilation), and the depths to try
+/// ([`depths_to_try`]).
 fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compiled, Error> {
     check_object_name(&gang.name).map_err(|r| Error::request("gang.name", &gang.name, r))?;
     if gang.roles.is_empty() {
@@ -238,41 +244,7 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
             format!("a gang has at most {MAX_ROLES} roles"),
         ));
     }
-    let topo = &inv.topology;
-    let l = inv.label_depth();
-    let level = |field: &str, key: &str| -> Result<usize, Error> {
-        topo.depth_of(key).ok_or_else(|| {
-            Error::request(
-                field,
-                key,
-                format!("not a topology level (levels: {})", level_list(inv)),
-            )
-        })
-    };
-    let t = &gang.topology;
-    let required = t
-        .required
-        .as_deref()
-        .map(|k| level("gang.topology.required", k))
-        .transpose()?;
-    let preferred = t
-        .preferred
-        .as_deref()
-        .map(|k| level("gang.topology.preferred", k))
-        .transpose()?;
-    if let (Some(r), Some(p)) = (required, preferred) {
-        if p < r {
-            return Err(Error::contradictory(
-                "gang.topology.preferred",
-                t.preferred.as_deref().unwrap_or_default(),
-                format!(
-                    "preferred level is above the required level {:?}; it can never be met",
-                    t.required.as_deref().unwrap_or_default()
-                ),
-            ));
-        }
-    }
-
+    let (required, preferred) = levels_of(inv, gang)?;
     let mut roles = Vec::with_capacity(gang.roles.len());
     for (i, role) in gang.roles.iter().enumerate() {
         if gang.roles[..i].iter().any(|r| r.name == role.name) {
@@ -291,12 +263,77 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
             "every role has min_count 0: the gang would be empty",
         ));
     }
+    let slices = slices_of(inv, gang, required, &roles)?;
+    let (gran, slice_min_leaf) = granularity(&slices, inv.label_depth());
+    if structure == Structure::Check {
+        check_max_per_node(inv, gang, &roles, required, &slices)?;
+    }
+    Ok(Compiled {
+        gang: gang.clone(),
+        levels: depths_to_try(&roles, required, preferred),
+        roles,
+        required,
+        slices,
+        gran,
+        slice_min_leaf,
+        policy: gang.policy,
+        layout_id: inv.layout_id,
+    })
+}
 
-    // Slices: outer to inner, strictly deeper, sizes dividing each other and the counts.
+/// The depth of a level key, or the error naming `field`.
+fn level_at(inv: &Inventory, field: &str, key: &str) -> Result<usize, Error> {
+    inv.topology.depth_of(key).ok_or_else(|| {
+        Error::request(
+            field,
+            key,
+            format!("not a topology level (levels: {})", level_list(inv)),
+        )
+    })
+}
+
+/// The required and preferred depths; a preferred level above the required one can
+/// never be met.
+fn levels_of(inv: &Inventory, gang: &Gang) -> Result<(Option<usize>, Option<usize>), Error> {
+    let t = &gang.topology;
+    let required = t
+        .required
+        .as_deref()
+        .map(|k| level_at(inv, "gang.topology.required", k))
+        .transpose()?;
+    let preferred = t
+        .preferred
+        .as_deref()
+        .map(|k| level_at(inv, "gang.topology.preferred", k))
+        .transpose()?;
+    if let (Some(r), Some(p)) = (required, preferred) {
+        if p < r {
+            return Err(Error::contradictory(
+                "gang.topology.preferred",
+                t.preferred.as_deref().unwrap_or_default(),
+                format!(
+                    "preferred level is above the required level {:?}; it can never be met",
+                    t.required.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok((required, preferred))
+}
+
+/// The slices as `(depth, size)`: outer to inner, strictly deeper, sizes dividing each
+/// other and the constrained roles' counts, none above the required level.
+fn slices_of(
+    inv: &Inventory,
+    gang: &Gang,
+    required: Option<usize>,
+    roles: &[CRole],
+) -> Result<SmallVec<[(usize, u32); 2]>, Error> {
+    let t = &gang.topology;
     let mut slices: SmallVec<[(usize, u32); 2]> = SmallVec::new();
     for (i, s) in t.slices.iter().enumerate() {
         let f = format!("gang.topology.slices[{i}]");
-        let d = level(&format!("{f}.level"), &s.level)?;
+        let d = level_at(inv, &format!("{f}.level"), &s.level)?;
         if s.size == 0 {
             return Err(Error::request(
                 format!("{f}.size"),
@@ -359,6 +396,12 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
             }
         }
     }
+    Ok(slices)
+}
+
+/// `gran[d]` (members given to a domain at depth `d` come in multiples of it, for
+/// `d` in `0..=L+1`) and the shallowest leaf depth a sliced member's node may have.
+fn granularity(slices: &[(usize, u32)], l: usize) -> (Vec<u64>, usize) {
     let mut gran = vec![1u64; l + 2];
     for (d, g) in gran.iter_mut().enumerate() {
         if let Some(&(_, s)) = slices.iter().find(|&&(sd, _)| sd >= d) {
@@ -371,8 +414,18 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
         .filter(|&d| d <= l)
         .max()
         .unwrap_or(0);
+    (gran, slice_min_leaf)
+}
 
-    // max_per_node that no domain of the hard level could ever satisfy.
+/// A `max_per_node` that no domain of a hard level (the required one, or a slice level)
+/// could ever satisfy is a contradiction.
+fn check_max_per_node(
+    inv: &Inventory,
+    gang: &Gang,
+    roles: &[CRole],
+    required: Option<usize>,
+    slices: &[(usize, u32)],
+) -> Result<(), Error> {
     let hard: SmallVec<[(usize, u32, String); 3]> = required
         .map(|r| (r, 0u32, "gang.topology.required".to_owned()))
         .into_iter()
@@ -383,10 +436,10 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
                 .map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))),
         )
         .collect();
-    for (depth, slice_size, field) in hard.into_iter().filter(|_| structure == Structure::Check) {
+    for (depth, slice_size, field) in hard {
         let widest = widest_domain(inv, depth);
-        for (i, r) in roles.iter().enumerate() {
-            if !r.constrained || gang.roles[i].max_per_node.is_none() {
+        for (r, spec) in roles.iter().zip(&gang.roles) {
+            if !r.constrained || spec.max_per_node.is_none() {
                 continue;
             }
             // An elastic role that may place none needs nothing; one that must place
@@ -397,9 +450,9 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
                 (_, size) => size,
             };
             if widest.saturating_mul(u64::from(r.per_node)) < u64::from(need) {
-                let key = topo.key_of(depth).unwrap_or_default();
+                let key = inv.topology.key_of(depth).unwrap_or_default();
                 return Err(Error::contradictory(
-                    format!("gang.roles[{}].max_per_node", gang.roles[i].name),
+                    format!("gang.roles[{}].max_per_node", spec.name),
                     r.per_node,
                     format!(
                         "{need} members at most {} per node need {} nodes, but the widest {} has {widest} (from {field})",
@@ -411,28 +464,25 @@ fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compile
             }
         }
     }
+    Ok(())
+}
 
-    let levels = if !roles.iter().any(|r| r.constrained) {
-        SmallVec::from_slice(&[0])
-    } else {
-        match (required, preferred) {
-            (Some(r), Some(p)) => (r..=p).rev().collect(),
-            (Some(r), None) => SmallVec::from_slice(&[r]),
-            (None, Some(p)) => (0..=p).rev().collect(),
-            (None, None) => SmallVec::from_slice(&[0]),
-        }
-    };
-    Ok(Compiled {
-        gang: gang.clone(),
-        roles,
-        levels,
-        required,
-        slices,
-        gran,
-        slice_min_leaf,
-        policy: gang.policy,
-        layout_id: inv.layout_id,
-    })
+/// The depths to try, deepest first: the required one; from the preferred one up to the
+/// required one (or the cluster); the cluster alone when nothing is constrained.
+fn depths_to_try(
+    roles: &[CRole],
+    required: Option<usize>,
+    preferred: Option<usize>,
+) -> SmallVec<[usize; 4]> {
+    if !roles.iter().any(|r| r.constrained) {
+        return SmallVec::from_slice(&[0]);
+    }
+    match (required, preferred) {
+        (Some(r), Some(p)) => (r..=p).rev().collect(),
+        (Some(r), None) => SmallVec::from_slice(&[r]),
+        (None, Some(p)) => (0..=p).rev().collect(),
+        (None, None) => SmallVec::from_slice(&[0]),
+    }
 }
 
 fn level_list(inv: &Inventory) -> String {
@@ -458,6 +508,9 @@ fn widest_domain(inv: &Inventory, depth: usize) -> u64 {
         .unwrap_or(0)
 }
 
+/// Validates role `i` and makes it dense: its counts, its requests as resource ids
+/// ([`dense_requests`]), its selector ([`check_selector`]) and tolerations
+/// ([`check_tolerations`]), then its eligible nodes and weight.
 fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> {
     let f = format!("gang.roles[{i}]");
     check_object_name(&role.name)
@@ -485,6 +538,33 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             "max_per_node must be at least 1",
         ));
     }
+    let (req, missing) = dense_requests(inv, role, &f)?;
+    check_selector(role, &f)?;
+    check_tolerations(role, &f)?;
+    Ok(CRole {
+        count: role.count,
+        min,
+        weight: dominant_weight(inv, &req, role.count),
+        req,
+        missing,
+        // Not capped by the count: best-fit compares how much room a domain really has.
+        per_node: role.max_per_node.unwrap_or(u32::MAX),
+        constrained: role.constrained,
+        eligible: eligibility(inv, role),
+        node_caps: Vec::new(),
+    })
+}
+
+/// A dense request: `(resource id, milli-units per member)`, zero requests dropped.
+type DenseRequest = SmallVec<[(u32, u64); 4]>;
+
+/// The role's requests as resource ids and amounts, and the requested resources no node
+/// offers. `f` is the role's field prefix.
+fn dense_requests(
+    inv: &Inventory,
+    role: &Role,
+    f: &str,
+) -> Result<(DenseRequest, Vec<String>), Error> {
     let mut req = SmallVec::new();
     let mut missing = Vec::new();
     for (name, amount) in &role.requests {
@@ -494,10 +574,16 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             continue;
         }
         match inv.resources.get_index_of(name) {
+            // Resource ids are below the number of resources, far below u32::MAX.
             Some(r) => req.push((r as u32, q.millis())),
             None => missing.push(name.clone()),
         }
     }
+    Ok((req, missing))
+}
+
+/// The node selector and match expressions are well formed.
+fn check_selector(role: &Role, f: &str) -> Result<(), Error> {
     for (k, v) in &role.node_selector {
         check_qualified_name(k).map_err(|r| Error::request(format!("{f}.node_selector"), k, r))?;
         check_label_value(v).map_err(|r| Error::request(format!("{f}.node_selector.{k}"), v, r))?;
@@ -524,6 +610,11 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             check_label_value(v).map_err(|r| Error::request(format!("{ef}.values"), v, r))?;
         }
     }
+    Ok(())
+}
+
+/// The tolerations are well formed.
+fn check_tolerations(role: &Role, f: &str) -> Result<(), Error> {
     for (j, t) in role.tolerations.iter().enumerate() {
         let tf = format!("{f}.tolerations[{j}]");
         if t.key.is_empty() {
@@ -548,12 +639,14 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         check_label_value(&t.value)
             .map_err(|r| Error::request(format!("{tf}.value"), &t.value, r))?;
     }
+    Ok(())
+}
 
-    let eligible = eligibility(inv, role);
-    // Not capped by the count: best-fit compares how much room a domain really has.
-    let per_node = role.max_per_node.unwrap_or(u32::MAX);
-    let weight = req
-        .iter()
+/// The role's dominant share (its largest request relative to the largest node's
+/// capacity of that resource, in millionths) times its count, for ordering roles in
+/// greedy packing; a resource no node has weighs the most.
+fn dominant_weight(inv: &Inventory, req: &[(u32, u64)], count: u32) -> u128 {
+    req.iter()
         .map(|&(r, q)| {
             let widest = inv.max_capacity[r as usize];
             if widest == 0 {
@@ -564,18 +657,7 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         })
         .max()
         .unwrap_or(0)
-        * u128::from(role.count);
-    Ok(CRole {
-        count: role.count,
-        min,
-        req,
-        missing,
-        per_node,
-        constrained: role.constrained,
-        eligible,
-        node_caps: Vec::new(),
-        weight,
-    })
+        * u128::from(count)
 }
 
 /// Nodes whose labels and taints admit `role`. Schedulability is checked at query

@@ -315,11 +315,9 @@ fn best_single(
     // The grain is looked up again after the scan, so that it does not hold registers
     // through the scan over every domain.
     let best = if inv.is_node_level(t) {
-        let fits = caps.fits.iter().map(|&f| u64::from(f));
-        pick(fits, count, min, step, c.policy)
+        pick(&caps.fits, count, min, step, c.policy)
     } else {
-        let domains = caps.caps[t.ix()].iter().copied();
-        pick(domains, count, min, step, c.policy)
+        pick(&caps.caps[t.ix()], count, min, step, c.policy)
     };
     let (placed, index) = best?;
     at.fresh(inv.resources.len());
@@ -339,15 +337,15 @@ fn best_single(
 /// The domain (by position in `caps`) that takes the most members, `min..=count` in
 /// multiples of `step`, breaking ties by `policy` on spare slots, then by position.
 /// Returns the members placed and the position.
-fn pick(
-    caps: impl Iterator<Item = u64>,
+fn pick<T: Copy + Into<u64>>(
+    caps: &[T],
     count: u64,
     min: u64,
     step: u64,
     policy: Policy,
 ) -> Option<(u64, u32)> {
-    // One loop per policy, so that the scan over every domain compares spare slots
-    // without dispatching on the policy at each domain.
+    // One scan per policy, so that the scan compares spare slots without dispatching on
+    // the policy at each domain.
     match policy {
         Policy::MostFree => pick_by(caps, count, min, step, |a, b| a > b, Exact::Continue),
         Policy::BestFit | Policy::Balanced => {
@@ -363,20 +361,25 @@ enum Exact {
     Continue,
 }
 
+/// Domains [`pick_by`] tests at once before looking at each.
+const CHUNK: usize = 8;
+
 /// [`pick`] with the policy as `prefers(spare, best spare)`.
 #[inline(always)]
-fn pick_by(
-    caps: impl Iterator<Item = u64>,
+fn pick_by<T: Copy + Into<u64>>(
+    caps: &[T],
     count: u64,
     min: u64,
     step: u64,
     prefers: impl Fn(u64, u64) -> bool,
     exact: Exact,
 ) -> Option<(u64, u32)> {
+    let floor = min.max(1);
     let mut best: Option<(u64, u64, u32)> = None;
-    for (index, cap) in caps.enumerate() {
-        if cap < min.max(1) {
-            continue;
+    // Domain `index`: whether it is the best so far, and whether the scan may stop.
+    let mut consider = |index: usize, cap: u64| -> bool {
+        if cap < floor {
+            return false;
         }
         let placed = if step == 1 {
             count.min(cap)
@@ -384,14 +387,40 @@ fn pick_by(
             count.min(cap / step * step)
         };
         if placed < min || placed == 0 {
-            continue;
+            return false;
         }
         let spare = cap - placed;
         if best.is_none_or(|(bp, bs, _)| placed > bp || (placed == bp && prefers(spare, bs))) {
             // Positions index domains or nodes, fewer than u32::MAX.
             best = Some((placed, spare, index as u32));
-            if placed == count && spare == 0 && exact == Exact::Stop {
-                break;
+            return placed == count && spare == 0 && exact == Exact::Stop;
+        }
+        false
+    };
+    let chunks = caps.chunks_exact(CHUNK);
+    let rest = chunks.remainder();
+    'scan: {
+        for (c, chunk) in chunks.enumerate() {
+            // Most domains of a busy cluster cannot take the gang: a chunk is tested
+            // without a branch per domain (the compiler vectorises it), and only a
+            // chunk with a candidate is looked at domain by domain. The result is the
+            // scan's over every domain.
+            if !chunk
+                .iter()
+                .fold(false, |any, &cap| any | (cap.into() >= floor))
+            {
+                continue;
+            }
+            for (j, &cap) in chunk.iter().enumerate() {
+                if consider(c * CHUNK + j, cap.into()) {
+                    break 'scan;
+                }
+            }
+        }
+        let base = caps.len() - rest.len();
+        for (j, &cap) in rest.iter().enumerate() {
+            if consider(base + j, cap.into()) {
+                break 'scan;
             }
         }
     }
@@ -456,8 +485,7 @@ mod tests {
     #[test]
     fn pick_takes_the_most_members_then_the_policy_then_the_first() {
         use Policy::*;
-        let pick1 =
-            |caps: &[u64], count, min, policy| pick(caps.iter().copied(), count, min, 1, policy);
+        let pick1 = |caps: &[u64], count, min, policy| pick(caps, count, min, 1, policy);
         // Elastic: the domain taking 4 beats the one taking 3, whatever the policy.
         for policy in [BestFit, MostFree, Balanced] {
             assert_eq!(pick1(&[3, 10], 4, 2, policy), Some((4, 1)));
@@ -482,35 +510,17 @@ mod tests {
     #[test]
     fn pick_respects_min_count_and_slice_steps() {
         // min 2: the 1 is too small, the 2 takes 2 of 4.
-        assert_eq!(
-            pick([1, 2].into_iter(), 4, 2, 1, Policy::BestFit),
-            Some((2, 1))
-        );
+        assert_eq!(pick(&[1u64, 2], 4, 2, 1, Policy::BestFit), Some((2, 1)));
         // min 0 still needs one member somewhere.
-        assert_eq!(
-            pick([0, 1].into_iter(), 4, 0, 1, Policy::BestFit),
-            Some((1, 1))
-        );
+        assert_eq!(pick(&[0u64, 1], 4, 0, 1, Policy::BestFit), Some((1, 1)));
         // Steps of 2: capacity 5 takes 4 (spare 1), capacity 3 takes 2.
-        assert_eq!(
-            pick([3, 5].into_iter(), 4, 2, 2, Policy::BestFit),
-            Some((4, 1))
-        );
-        assert_eq!(
-            pick([3].into_iter(), 4, 2, 2, Policy::BestFit),
-            Some((2, 0))
-        );
+        assert_eq!(pick(&[3u64, 5], 4, 2, 2, Policy::BestFit), Some((4, 1)));
+        assert_eq!(pick(&[3u64], 4, 2, 2, Policy::BestFit), Some((2, 0)));
         // Capacity 3 holds one slice of 2: not the 4 required.
-        assert_eq!(pick([3].into_iter(), 4, 4, 2, Policy::BestFit), None);
+        assert_eq!(pick(&[3u64], 4, 4, 2, Policy::BestFit), None);
         // Spare counts capacity lost to rounding: 7 -> 4 (spare 3) vs 5 -> 4 (spare 1).
-        assert_eq!(
-            pick([7, 5].into_iter(), 4, 4, 2, Policy::BestFit),
-            Some((4, 1))
-        );
-        assert_eq!(
-            pick([7, 5].into_iter(), 4, 4, 2, Policy::MostFree),
-            Some((4, 0))
-        );
+        assert_eq!(pick(&[7u64, 5], 4, 4, 2, Policy::BestFit), Some((4, 1)));
+        assert_eq!(pick(&[7u64, 5], 4, 4, 2, Policy::MostFree), Some((4, 0)));
     }
 
     #[test]
@@ -518,22 +528,78 @@ mod tests {
         let count = u64::from(u32::MAX);
         let caps = [u64::MAX, 5_000_000_000, count];
         assert_eq!(
-            pick(caps.into_iter(), count, count, 1, Policy::BestFit),
+            pick(&caps, count, count, 1, Policy::BestFit),
             Some((count, 2))
         );
         assert_eq!(
-            pick(caps.into_iter(), count, count, 1, Policy::MostFree),
+            pick(&caps, count, count, 1, Policy::MostFree),
             Some((count, 0))
         );
         let even = count - 1;
+        assert_eq!(pick(&caps, even, 2, 2, Policy::BestFit), Some((even, 2)));
         assert_eq!(
-            pick(caps.into_iter(), even, 2, 2, Policy::BestFit),
-            Some((even, 2))
-        );
-        assert_eq!(
-            pick([u64::MAX].into_iter(), u64::MAX, 1, 3, Policy::BestFit),
+            pick(&[u64::MAX], u64::MAX, 1, 3, Policy::BestFit),
             Some((u64::MAX / 3 * 3, 0))
         );
+    }
+
+    #[test]
+    fn pick_scans_in_chunks_as_it_would_one_by_one() {
+        // The scan of `pick` before it tested chunks of domains at once.
+        fn one_by_one(
+            caps: &[u64],
+            count: u64,
+            min: u64,
+            step: u64,
+            policy: Policy,
+        ) -> Option<(u64, u32)> {
+            let mut best: Option<(u64, u64, u32)> = None;
+            for (index, &cap) in caps.iter().enumerate() {
+                if cap < min.max(1) {
+                    continue;
+                }
+                let placed = count.min(cap / step * step);
+                if placed < min || placed == 0 {
+                    continue;
+                }
+                let spare = cap - placed;
+                if best.is_none_or(|(bp, bs, _)| {
+                    placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
+                }) {
+                    best = Some((placed, spare, u32::try_from(index).unwrap()));
+                    if placed == count && spare == 0 && policy != Policy::MostFree {
+                        break;
+                    }
+                }
+            }
+            best.map(|(placed, _, index)| (placed, index))
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..4000 {
+            let len = usize::try_from(next(41)).unwrap();
+            // Mostly too small, as on a busy cluster, with a few candidates.
+            let caps: Vec<u64> = (0..len)
+                .map(|_| if next(4) == 0 { next(12) } else { next(3) })
+                .collect();
+            let (count, step) = (1 + next(8), 1 + next(2));
+            let min = next(count + 1);
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                let want = one_by_one(&caps, count, min, step, policy);
+                assert_eq!(
+                    pick(&caps, count, min, step, policy),
+                    want,
+                    "{caps:?} {count} {min} {step} {policy:?}"
+                );
+                let fits: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
+                assert_eq!(pick(&fits, count, min, step, policy), want);
+            }
+        }
     }
 
     #[test]
