@@ -38,6 +38,9 @@ pub(crate) struct Candidates {
     list: Vec<Cand>,
     /// The best filled domain's members so far.
     best_assign: Vec<Member>,
+    /// `(resource, amount)`: what the constrained roles' minimum members need together,
+    /// for the resources they request.
+    need: Vec<(usize, u128)>,
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -273,8 +276,9 @@ fn rank_candidates(
     cand: &mut Candidates,
 ) {
     cand.list.clear();
+    minimum_need(inv, c, &mut cand.need);
     'dom: for scope in inv.scopes_at(t) {
-        if !inv.is_node_level(t) && !room_for_minimum(inv, c, scope) {
+        if !inv.is_node_level(t) && !room_for(inv, &cand.need, scope) {
             continue;
         }
         let (mut upper, mut score) = (unconstrained_upper, 0u64);
@@ -322,12 +326,12 @@ fn greedy_order(c: &Compiled, order: &mut Vec<RoleIx>) {
     });
 }
 
-/// Whether domain `dom` (at a label depth) has, in total, enough free capacity of every
-/// resource for the constrained roles' minimum members together (a necessary condition
-/// read off the summaries, before any packing is tried).
-pub(super) fn room_for_minimum(inv: &Inventory, c: &Compiled, dom: Scope) -> bool {
+/// What the constrained roles' minimum members need together, per resource they request
+/// (`(resource, amount)`, into `need`): the same for every candidate domain.
+fn minimum_need(inv: &Inventory, c: &Compiled, need: &mut Vec<(usize, u128)>) {
+    need.clear();
     for r in 0..inv.resources.len() {
-        let need: u128 = c
+        let amount: u128 = c
             .roles
             .iter()
             .filter(|role| role.constrained)
@@ -338,10 +342,26 @@ pub(super) fn room_for_minimum(inv: &Inventory, c: &Compiled, dom: Scope) -> boo
                     .map(move |q| u128::from(q.1) * u128::from(role.min))
             })
             .sum();
-        let total = inv.summary(dom.depth.ix(), dom.ix(), r).total;
-        if total != u64::MAX && need > u128::from(total) {
-            return false;
+        if amount > 0 {
+            need.push((r, amount));
         }
     }
-    true
+}
+
+/// Whether domain `dom` (at a label depth) has, in total, enough free capacity of every
+/// resource for `need` (see [`minimum_need`]): a necessary condition for the minimum
+/// members together, read off the summaries before any packing is tried.
+fn room_for(inv: &Inventory, need: &[(usize, u128)], dom: Scope) -> bool {
+    need.iter().all(|&(r, amount)| {
+        let total = inv.summary(dom.depth.ix(), dom.ix(), r).total;
+        total == u64::MAX || amount <= u128::from(total)
+    })
+}
+
+/// [`room_for`] the constrained roles' minimum members of `c`.
+#[cfg(test)]
+pub(super) fn room_for_minimum(inv: &Inventory, c: &Compiled, dom: Scope) -> bool {
+    let mut need = Vec::new();
+    minimum_need(inv, c, &mut need);
+    room_for(inv, &need, dom)
 }
