@@ -81,6 +81,13 @@ pub struct Solver {
     packing: Packing,
 }
 
+/// Where an attempt placed the gang, and how its search ended.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    scope: Scope,
+    search: Search,
+}
+
 /// How multi-role gangs are packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Packing {
@@ -152,16 +159,10 @@ impl Solver {
     /// # Errors
     /// Only when that recompilation fails (as [`Inventory::compile`]).
     pub fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
-        let fresh;
-        let gang = match self.current(inv, gang)? {
-            Some(recompiled) => {
-                fresh = recompiled;
-                &fresh
-            }
-            None => gang,
-        };
+        let fresh = self.current(inv, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
         Ok(match self.attempt(inv, gang) {
-            Verdict::Placed(placement) => Outcome::Placed(placement),
+            Verdict::Placed(found) => Outcome::Placed(self.placement(inv, gang, found)),
             Verdict::NoFit => {
                 Outcome::Unschedulable(diagnose::diagnose(self, inv, &gang.inner, Search::Complete))
             }
@@ -204,12 +205,10 @@ impl Solver {
         inv: &Inventory,
         gang: &CompiledGang,
     ) -> Result<Option<Placement>, Error> {
-        let verdict = match self.current(inv, gang)? {
-            Some(fresh) => self.attempt(inv, &fresh),
-            None => self.attempt(inv, gang),
-        };
-        Ok(match verdict {
-            Verdict::Placed(placement) => Some(placement),
+        let fresh = self.current(inv, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        Ok(match self.attempt(inv, gang) {
+            Verdict::Placed(found) => Some(self.placement(inv, gang, found)),
             Verdict::NoFit | Verdict::Exhausted => None,
         })
     }
@@ -230,28 +229,36 @@ impl Solver {
         }
     }
 
-    /// Tries every depth of the gang in turn, deepest first. A placement found after the
-    /// search ran out of budget (at a tighter depth, or in another domain) says its search
-    /// was not complete.
-    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Placement> {
+    /// Tries every depth of the gang in turn, deepest first; when placed, the members
+    /// are in the attempt's assignment. A placement found after the search ran out of
+    /// budget (at a tighter depth, or in another domain) says its search was not
+    /// complete.
+    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Found> {
         let c = &gang.inner;
         self.s.ensure(inv);
         let mut budget = Budget::new(self.budget);
         for &t in &c.levels {
-            if let Verdict::Placed(found) = self.place_at(inv, c, Depth(t), &mut budget) {
-                let s = &mut self.s;
-                let complete = budget.search() == Search::Complete;
-                return Verdict::Placed(Placement::new(
-                    inv,
-                    gang,
-                    found,
-                    &s.attempt.assign,
-                    complete,
-                    &mut s.seen,
-                ));
+            if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), &mut budget) {
+                let search = budget.search();
+                return Verdict::Placed(Found { scope, search });
             }
         }
         budget.unplaced()
+    }
+
+    /// The placement an attempt found, built from its assignment (built where the
+    /// caller returns it, so that the large result is not moved through a `Verdict`).
+    fn placement(&mut self, inv: &Inventory, gang: &CompiledGang, found: Found) -> Placement {
+        let s = &mut self.s;
+        let complete = found.search == Search::Complete;
+        Placement::new(
+            inv,
+            gang,
+            found.scope,
+            &s.attempt.assign,
+            complete,
+            &mut s.seen,
+        )
     }
 
     /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.
