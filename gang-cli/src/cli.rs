@@ -233,7 +233,7 @@ pub struct SimulateArgs {
     #[arg(value_name = "FILE")]
     pub file: String,
     /// Also write each variant's jobs.jsonl, jobs.csv, summary.json and timeline.csv to
-    /// DIR/<variant>/.
+    /// `DIR/<variant>/`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<String>,
     #[command(flatten)]

@@ -107,12 +107,12 @@ impl Placement {
             })
             .collect();
         let l = inv.label_depth();
-        let (path_depth, path_index, node) = if found.depth > l {
+        let (path_depth, path_index, node) = if found.depth.ix() > l {
             let node = found.index;
             let leaf = inv.leaf_depth(node);
             (leaf, inv.domain_of(node, leaf).unwrap_or(0), Some(node))
         } else {
-            (found.depth, found.index, None)
+            (found.depth.ix(), found.index, None)
         };
         let mut domain = Vec::with_capacity(path_depth + usize::from(node.is_some()));
         let (mut d, mut i) = (path_depth, path_index);
@@ -134,9 +134,9 @@ impl Placement {
         }
         Placement {
             compiled: compiled.clone(),
-            depth: found.depth,
+            depth: found.depth.ix(),
             index: found.index,
-            level: inv.topology.key_of(found.depth).map(str::to_owned),
+            level: inv.topology.key_of(found.depth.ix()).map(str::to_owned),
             domain,
             assignments,
             members,
@@ -286,7 +286,7 @@ impl Placement {
                     inv.names[n as usize]
                 ));
             }
-            if k > role.cap_on(n) {
+            if k > role.cap_on(crate::inventory::ix::NodeIx(n)) {
                 return Err(format!(
                     "role {name}: {k} members on {} exceed max_per_node",
                     inv.names[n as usize]
@@ -401,7 +401,7 @@ impl Placement {
 /// "search_complete"}` and reads back the same.
 ///
 /// ```
-/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology, HOSTNAME_LEVEL};
+/// use gang_core::{Gang, HOSTNAME_LEVEL, Inventory, NodeSpec, Role, Topology};
 /// let node = |n: &str, rack: Option<&str>| {
 ///     let s = NodeSpec::new(n).label("block", "b1").capacity("gpu", 2);
 ///     match rack { Some(r) => s.label("rack", r), None => s }
@@ -717,7 +717,7 @@ mod tests {
     /// `p` with other members, what it reports derived from them as the solver does.
     fn with_members(p: &Placement, inv: &Inventory, members: Vec<Member>) -> Placement {
         let found = crate::inventory::domains::Scope {
-            depth: p.depth,
+            depth: crate::inventory::ix::Depth(p.depth),
             index: p.index,
         };
         Placement::new(

@@ -12,6 +12,7 @@ mod build;
 pub(crate) mod changes;
 pub(crate) mod document;
 pub(crate) mod domains;
+pub(crate) mod ix;
 pub(crate) mod journal;
 pub(crate) mod ledger;
 mod validate;
@@ -205,7 +206,7 @@ impl Inventory {
     /// level the topology does not have.
     ///
     /// ```
-    /// use gang_core::{Inventory, NodeSpec, Topology, HOSTNAME_LEVEL};
+    /// use gang_core::{HOSTNAME_LEVEL, Inventory, NodeSpec, Topology};
     /// let node = |n: &str, b: &str, r: &str| NodeSpec::new(n).label("block", b).label("rack", r);
     /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
     ///     .nodes([node("n1", "b2", "r1"), node("n2", "b1", "r1"), node("n3", "b1", "r2")])

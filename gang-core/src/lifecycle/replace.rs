@@ -7,13 +7,13 @@ use smallvec::SmallVec;
 
 use crate::answer::diagnosis::RoleFit;
 use crate::answer::Outcome;
-use crate::compile::{CRole, Compiled, CompiledGang};
+use crate::compile::{CRole, Compiled, CompiledGang, RoleIx};
 use crate::inventory::domains::Scope;
+use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 use crate::model::names::short_level;
 use crate::model::{Assignment, Error, Gang, GangTopology, ReservationId};
-use crate::solve::rollup::{cap_of, rollup, Grain};
-use crate::solve::{domain_count, Solver};
+use crate::solve::Solver;
 
 /// The answer to [`Inventory::replace`].
 ///
@@ -329,7 +329,7 @@ impl Inventory {
                 role.node_caps = held
                     .iter()
                     .filter(|m| m.0 == g.role)
-                    .map(|m| (m.1, role.per_node.saturating_sub(m.2)))
+                    .map(|m| (NodeIx(m.1), role.per_node.saturating_sub(m.2)))
                     .collect();
                 role.node_caps.sort_unstable();
             }
@@ -423,8 +423,8 @@ impl Inventory {
         if depth > l {
             // The node, if it still exists (cordoned or not: the solver skips cordoned
             // nodes, and the report says so).
-            let ix = self.names.get_index_of(path.last()?.as_str())? as u32;
-            return Some(Scope { depth, index: ix });
+            let ix = self.names.get_index_of(path.last()?.as_str())?;
+            return Some(Scope::new(Depth(depth), NodeIx::at(ix).0));
         }
         // Walk down from the root, one level's value at a time.
         let mut index = 0u32;
@@ -434,7 +434,7 @@ impl Inventory {
             index = (parent.child_start..parent.child_end)
                 .find(|&c| self.domains[d + 1][c as usize].value == v)?;
         }
-        Some(Scope { depth, index })
+        Some(Scope::new(Depth(depth), index))
     }
 
     fn pending(
@@ -447,8 +447,6 @@ impl Inventory {
         exhausted: bool,
     ) -> Pending {
         let c = &*sub.inner;
-        let s = &mut solver.s;
-        s.ensure(self);
         let mut domains: Vec<PendingDomain> = Vec::new();
         // A domain's name: its path, or the node's name at the node level.
         let l = self.label_depth();
@@ -485,7 +483,7 @@ impl Inventory {
             };
             let role = &c.roles[gi];
             let fits = match g.scope {
-                Some(sc) => rollup(self, role, Grain::of(c, role), sc, None, s),
+                Some(sc) => solver.role_capacity(self, c, RoleIx::at(gi), sc),
                 None => 0,
             };
             let d = &mut domains[at];
@@ -502,7 +500,8 @@ impl Inventory {
                         .ones_in(start as usize, end as usize)
                         .filter(|&n| self.schedulable.get(n))
                         .map(|n| {
-                            (self.free[r as usize][n] / q).min(u64::from(role.cap_on(n as u32)))
+                            (self.free[r as usize][n] / q)
+                                .min(u64::from(role.cap_on(NodeIx::at(n))))
                         })
                         .sum();
                     let name = &self.resources[r as usize];
@@ -530,21 +529,17 @@ impl Inventory {
                 })
                 .map(|(i, _)| i)
                 .collect();
-            let mut ok: Vec<bool> = vec![true; domain_count(self, depth) as usize];
+            let mut ok: Vec<bool> = vec![true; self.scope_count(Depth(depth)) as usize];
             for &gi in &members {
                 // The role without its confinement: eligibility as the gang's own role.
                 let mut role = c.roles[gi].clone();
                 role.eligible = crate::compile::eligibility(self, &c.gang.roles[gi]);
-                rollup(self, &role, Grain::NONE, Scope::CLUSTER, None, s);
-                for (i, o) in ok.iter_mut().enumerate() {
-                    *o &= cap_of(
-                        self,
-                        Scope {
-                            depth,
-                            index: i as u32,
-                        },
-                        s,
-                    ) >= u64::from(groups[gi].count);
+                let need = u64::from(groups[gi].count);
+                for (o, cap) in ok
+                    .iter_mut()
+                    .zip(solver.capacities_at(self, &role, Depth(depth)))
+                {
+                    *o &= cap >= need;
                 }
             }
             for (i, o) in ok.iter().enumerate() {

@@ -147,7 +147,7 @@ impl Inventory {
             if !self.schedulable.get(n as usize) {
                 return Err(Conflict::Unschedulable { node: name.clone() });
             }
-            if !r.eligible.get(n as usize) || k > r.cap_on(n) {
+            if !r.eligible.get(n as usize) || k > r.cap_on(crate::inventory::ix::NodeIx(n)) {
                 return Err(Conflict::NotEligible {
                     node: name.clone(),
                     role: c.gang.roles[role as usize].name.clone(),
