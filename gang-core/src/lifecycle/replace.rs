@@ -226,6 +226,24 @@ struct Group {
     path: Vec<String>,
 }
 
+/// The label values of the domain at `depth` that binds a lost member: the
+/// reservation's own domain (`held`, outermost first) as far as it goes — not the path
+/// of the node the member was lost on, which a relabel may have moved — and below it
+/// (a slice level deeper than the reservation's domain) the lost member's path, if that
+/// path still runs through the reservation's domain. Shorter than `depth` when no such
+/// domain can be named; the replacement is then pending.
+fn binding_path(held: &[&str], lost: &[String], depth: usize) -> Vec<String> {
+    let common = depth.min(held.len());
+    let mut path: Vec<String> = held[..common].iter().map(|v| (*v).to_owned()).collect();
+    if depth > common {
+        let inside = lost.len() >= depth && lost[..common].iter().zip(held).all(|(a, b)| a == b);
+        if inside {
+            path.extend(lost[common..depth].iter().cloned());
+        }
+    }
+    path
+}
+
 impl Inventory {
     /// Places the members a reservation lost (see [`Inventory::remove_node`] and
     /// [`Inventory::fail_node`]) inside the gang's original domain at its required level
@@ -274,6 +292,15 @@ impl Inventory {
         let l = self.label_depth();
         let bind = c.required.unwrap_or(0).max(c.slice_min_leaf).min(l + 1);
 
+        // The reservation's domain, label levels only: what binds every constrained
+        // member, whatever happened to the labels of the node a member was lost on.
+        let held: Vec<&str> = r
+            .domain
+            .iter()
+            .take(r.depth.min(l))
+            .map(|(_, v)| v.as_str())
+            .collect();
+
         // Group the lost members by role and binding domain.
         let mut groups: Vec<Group> = Vec::new();
         for lost in &r.lost {
@@ -285,7 +312,7 @@ impl Inventory {
                 p.push(lost.node.clone());
                 p
             } else {
-                lost.path.iter().take(depth).cloned().collect()
+                binding_path(&held, &lost.path, depth)
             };
             match groups
                 .iter_mut()
@@ -419,6 +446,11 @@ impl Inventory {
         let l = self.label_depth();
         if depth == 0 {
             return Some(Scope::CLUSTER);
+        }
+        if depth <= l && path.len() < depth {
+            // The member's node was outside every domain of that level when it was
+            // lost: there is no domain to stay in.
+            return None;
         }
         if depth > l {
             // The node, if it still exists (cordoned or not: the solver skips cordoned
