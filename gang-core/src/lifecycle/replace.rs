@@ -279,11 +279,8 @@ impl Inventory {
     /// only what recompiling the gang after a layout change can return; "no room" is
     /// [`Replacement::Pending`], never an error.
     pub fn replace(&mut self, id: ReservationId) -> Result<Replacement, Error> {
-        let r = self
-            .ledger
-            .live
-            .get(&id)
-            .ok_or(Error::UnknownReservation { id })?;
+        // Another inventory's id is an error naming both inventories.
+        let r = self.ledger.find(id)?;
         if r.lost.is_empty() {
             return Ok(Replacement::Placed { added: Vec::new() });
         }
