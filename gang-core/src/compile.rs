@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use crate::inventory::bitset::Bitset;
 use crate::inventory::ix::NodeIx;
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, POD, PODS};
 use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
 use crate::model::{Error, TolerationOperator};
 use crate::model::{Gang, Policy, Role, SelectorOperator};
@@ -570,6 +570,18 @@ fn dense_requests(
     for (name, amount) in &role.requests {
         check_qualified_name(name).map_err(|r| Error::request(format!("{f}.requests"), name, r))?;
         let q = amount.resolve(&format!("{f}.requests.{name}"))?;
+        if name == PODS {
+            // Every member is one pod, charged below; saying so is allowed, saying
+            // anything else is a mistake.
+            if q.millis() != POD {
+                return Err(Error::request(
+                    format!("{f}.requests.{name}"),
+                    q,
+                    "a member is one pod: request pods 1, or leave it out (it is charged anyway)",
+                ));
+            }
+            continue;
+        }
         if q.millis() == 0 {
             continue;
         }
@@ -578,6 +590,11 @@ fn dense_requests(
             Some(r) => req.push((r as u32, q.millis())),
             None => missing.push(name.clone()),
         }
+    }
+    // Kubernetes charges one pod per member on nodes that declare a pod limit; nodes
+    // that do not have no limit (see `inventory::PODS`).
+    if let Some(p) = inv.resources.get_index_of(PODS) {
+        req.push((p as u32, POD));
     }
     Ok((req, missing))
 }
@@ -1075,7 +1092,7 @@ mod tests {
                 Role::new("w", 3)
                     .request(GPU, 2)
                     .request("cpu", "12")
-                    .request("pods", 0)
+                    .request("memory", 0)
                     .request("tpu", 1),
             )
             .role(Role::new("m", 2).request("memory", "1Mi").max_per_node(3))
@@ -1227,5 +1244,50 @@ mod tests {
             [cap_on(&role, 1), cap_on(&role, 3), cap_on(&role, 5)],
             [2, 9, u32::MAX]
         );
+    }
+
+    /// Every member is one pod: on an inventory with a `pods` column every role is
+    /// charged one (an explicit `pods: 1` is the same); any other `pods` request is
+    /// invalid; without a `pods` column nothing is charged.
+    #[test]
+    fn every_member_is_one_pod() {
+        let node = |n: &str, pods: Option<i64>| {
+            let s = NodeSpec::new(n).capacity("cpu", 8);
+            match pods {
+                Some(p) => s.capacity("pods", p),
+                None => s,
+            }
+        };
+        let inv = Inventory::builder(Topology::flat())
+            .nodes([node("a1", Some(2)), node("a2", None)])
+            .build()
+            .unwrap();
+        let pods = inv.resources.get_index_of("pods").unwrap() as u32;
+        let cpu = inv.resources.get_index_of("cpu").unwrap() as u32;
+        for role in [
+            Role::new("w", 1).request("cpu", "100m"),
+            Role::new("w", 1).request("cpu", "100m").request("pods", 1),
+        ] {
+            let c = inv.compile(&Gang::new("g").role(role)).unwrap();
+            assert_eq!(c.inner.roles[0].req.to_vec(), [(cpu, 100), (pods, 1000)]);
+        }
+        for bad in [0, 2] {
+            let err = inv
+                .compile(&Gang::new("g").role(Role::new("w", 1).request("pods", bad)))
+                .unwrap_err();
+            assert_eq!(
+                (err.kind(), err.field()),
+                (ErrorKind::InvalidRequest, "gang.roles[w].requests.pods")
+            );
+        }
+        // No node declares pods: no column, nothing charged, `pods: 1` still accepted.
+        let free = Inventory::builder(Topology::flat())
+            .node(node("b1", None))
+            .build()
+            .unwrap();
+        let c = free
+            .compile(&Gang::new("g").role(Role::new("w", 1).request("pods", 1)))
+            .unwrap();
+        assert!(c.inner.roles[0].req.is_empty());
     }
 }

@@ -7,7 +7,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use super::bitset::{Bitset, NodeSet};
 use super::domains::build_domains;
 use super::journal::Journal;
-use super::{Inventory, NONE};
+use super::{Inventory, NONE, PODS, UNLIMITED};
 use crate::model::names::{check_label_value, check_node_name, check_qualified_name};
 use crate::model::{Error, NodeSpec, Taint, Topology};
 
@@ -322,6 +322,11 @@ impl Input {
                 for (r, a) in map {
                     let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
                     cols[ri][i] = a.resolve_at(|| format!("nodes[{n}].{what}.{r}"))?.millis();
+                }
+            }
+            if let Some(p) = resources.get_index_of(PODS) {
+                if !spec.capacity.contains_key(PODS) {
+                    input.capacity[p][i] = UNLIMITED;
                 }
             }
             let taints = input.intern_taints(spec)?;

@@ -25,6 +25,20 @@ use journal::Journal;
 use crate::model::{Quantity, Taint, Topology};
 pub use build::InventoryBuilder;
 
+/// The resource Kubernetes counts pods in (`allocatable.pods`, 110 by default). Every
+/// member is one pod: on a node that declares a `pods` capacity each member uses one
+/// (compiling adds it to every role's request); a node that declares none has no pod
+/// limit, which the inventory stores as a capacity of [`UNLIMITED`] so that placement,
+/// reservation and diagnosis need no special case. A `pods` request other than 1 is an
+/// invalid request.
+pub(crate) const PODS: &str = "pods";
+
+/// One pod, in milli-units.
+pub(crate) const POD: u64 = 1000;
+
+/// The capacity of a resource a node does not limit (only `pods` is stored so).
+pub(crate) const UNLIMITED: u64 = u64::MAX;
+
 /// Sentinel for "no parent / no value".
 pub(crate) const NONE: u32 = u32::MAX;
 

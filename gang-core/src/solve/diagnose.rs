@@ -15,7 +15,7 @@ use crate::compile::{selector_set, untolerated_set, Compiled, RoleIx};
 use crate::inventory::bitset::Bitset;
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, PODS};
 use crate::solve::rollup::{rollup, Capacities, Grain};
 use crate::solve::verdict::{Budget, Search, Verdict};
 use crate::solve::{policy_prefers, Solver};
@@ -234,6 +234,31 @@ fn domain_report(
                 if !short_of.contains(name) {
                     short_of.push(name.clone());
                 }
+            }
+        }
+        // Every member is a pod: a role that would fit but for the nodes' pod limits is
+        // short of pods (each resource alone, above, cannot see it: nodes without a
+        // limit count as endless room).
+        if let Some(p) = inv.resources.get_index_of(PODS) {
+            // Members the domain's nodes hold one by one, with and without the pods.
+            let held = |with_pods: bool| {
+                (start..end)
+                    .map(NodeIx)
+                    .filter(|&n| usable(n))
+                    .map(|n| {
+                        role.req
+                            .iter()
+                            .filter(|&&(res, _)| with_pods || res as usize != p)
+                            .map(|&(res, q)| inv.free[res as usize][n.ix()] / q)
+                            .min()
+                            .unwrap_or(u64::MAX)
+                            .min(u64::from(role.cap_on(n)))
+                    })
+                    .fold(0u64, u64::saturating_add)
+            };
+            let min = u64::from(role.min);
+            if held(true) < min && held(false) >= min && !short_of.iter().any(|s| s == PODS) {
+                short_of.push(PODS.to_owned());
             }
         }
         // Room for the members on nodes that can hold a slice, ignoring the slice sizes?
