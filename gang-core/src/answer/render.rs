@@ -142,17 +142,12 @@ impl fmt::Display for Diagnosis {
     }
 }
 
-/// Resources a domain is short of, in words; `pods` is said as what it means.
+/// Resources a domain is short of, in words: `pods` is said as what it means, the
+/// nodes' free pod slots under their pod limit.
 pub(crate) fn short_of(resources: &[String]) -> String {
-    resources
+    let words: Vec<&str> = resources
         .iter()
-        .map(|r| {
-            if r == "pods" {
-                "pods, its nodes being at their pod limit".to_owned()
-            } else {
-                r.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(|r| if r == "pods" { "pod slots" } else { r.as_str() })
+        .collect();
+    words.join(", ")
 }
