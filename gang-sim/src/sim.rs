@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::{Discipline, Policy, RecoveryMode, Requeue, SimConfig};
 use crate::engine::{
@@ -191,6 +191,10 @@ pub struct Simulation {
     memo: Vec<u64>,
     /// Per request: its roles' one-member gangs (for the backfill rule), once asked.
     pods_of: FxHashMap<usize, Vec<crate::engine::Req>>,
+    /// The requests that fit the free cluster but were not backfilled beside the head,
+    /// and the state (version, head) that answer holds for: until the inventory or the
+    /// head changes, asking again would cordon the same nodes and fail the same way.
+    backfill_fails: ((u64, (i64, u64)), FxHashSet<usize>),
     fits_empty: Vec<Option<bool>>,
     jobs: Vec<Job>,
     tables: Vec<Vec<f64>>,
@@ -249,6 +253,7 @@ impl Simulation {
             reqs: Vec::new(),
             memo: Vec::new(),
             pods_of: FxHashMap::default(),
+            backfill_fails: ((u64::MAX, (0, 0)), FxHashSet::default()),
             fits_empty: Vec::new(),
             jobs: Vec::with_capacity(trace.jobs.len()),
             tables: Vec::new(),
@@ -1456,6 +1461,10 @@ impl Simulation {
             return Ok(()); // a spread head: FIFO only
         };
         let head_req = variants[self.jobs[hj].step];
+        let state = (self.state_version, hk);
+        if self.backfill_fails.0 != state {
+            self.backfill_fails = (state, FxHashSet::default());
+        }
         let mut cands: Vec<(u32, usize)> = Vec::new();
         let mut fits_now = vec![false; 0];
         fits_now.resize(self.reqs.len(), false);
@@ -1469,7 +1478,7 @@ impl Simulation {
                 continue;
             };
             let r = variants[self.jobs[j as usize].step];
-            if self.memo_fails(r) {
+            if self.memo_fails(r) || self.backfill_fails.1.contains(&r) {
                 continue;
             }
             if !fits_now[r] {
@@ -1511,6 +1520,11 @@ impl Simulation {
             let keys: Vec<usize> = cands.iter().map(|&(_, r)| r).collect();
             self.e.backfill(&heads, &refs, &keys)?
         };
+        // Nothing placed: the state is as it was, and every candidate's request failed
+        // in it.
+        if ids.iter().all(Option::is_none) {
+            self.backfill_fails.1.extend(cands.iter().map(|&(_, r)| r));
+        }
         for ((j, _), id) in cands.into_iter().zip(ids) {
             if let Some(id) = id {
                 let key = (-self.jobs[j as usize].priority, self.jobs[j as usize].order);
