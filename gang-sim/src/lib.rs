@@ -167,6 +167,7 @@ mod output;
 mod rng;
 mod sim;
 mod trace;
+mod waiting;
 mod workload;
 
 pub use config::{

@@ -17,6 +17,7 @@ use crate::error::SimError;
 use crate::output::{FinalState, Group, JobRecord, Profile, Sample, SimResult, Summary};
 use crate::rng::{draw, ln};
 use crate::trace::Trace;
+use crate::waiting::{Key, Waiting};
 
 /// Milliseconds since the start of the trace.
 type Ms = u64;
@@ -201,7 +202,7 @@ pub struct Simulation {
     labels: Vec<String>,
     tenants: Vec<String>,
     owner: FxHashMap<ResId, u32>,
-    queue: BTreeMap<(i64, u64), u32>,
+    queue: Waiting,
     pods: BTreeMap<(i64, u64, u64, u32), u16>,
     pending_pods: FxHashMap<u32, u32>,
     /// Pending no-gang members per request.
@@ -260,7 +261,7 @@ impl Simulation {
             labels: Vec::new(),
             tenants: Vec::new(),
             owner: FxHashMap::default(),
-            queue: BTreeMap::new(),
+            queue: Waiting::default(),
             pods: BTreeMap::new(),
             pending_pods: FxHashMap::default(),
             pod_reqs: BTreeMap::new(),
@@ -826,7 +827,7 @@ impl Simulation {
         }
         let mut failed = vec![false; self.reqs.len()];
         let mut trial: Vec<ResId> = Vec::new();
-        let waiting: Vec<u32> = self.queue.values().copied().collect();
+        let waiting: Vec<u32> = self.queue.jobs().collect();
         for j in waiting {
             match self.jobs[j as usize].kind.clone() {
                 Kind::Gang { variants, .. } => {
@@ -1014,16 +1015,14 @@ impl Simulation {
                 self.pending_pods.insert(j as u32, total);
             }
             Kind::Gang { variants, after } => {
+                self.queue.insert((prio, order), j as u32, Some(variants[0]));
                 if let (Some(a), true) = (after, variants.len() > 1) {
                     let t = self.now.saturating_add(*a);
-                    self.queue.insert((prio, order), j as u32);
                     self.push(t, RELAX, j as u64, epoch);
-                } else {
-                    self.queue.insert((prio, order), j as u32);
                 }
             }
             Kind::Spread { .. } => {
-                self.queue.insert((prio, order), j as u32);
+                self.queue.insert((prio, order), j as u32, None);
             }
         }
         self.dirty = true;
@@ -1058,6 +1057,8 @@ impl Simulation {
         job.step += 1;
         let more = job.step + 1 < variants.len();
         let (after, epoch) = (*after, job.epoch);
+        let (key, req) = ((-job.priority, job.order), variants[job.step]);
+        self.queue.set_request(&key, j as u32, req);
         if let (true, Some(a)) = (more, after) {
             let t = self.now.saturating_add(a);
             self.push(t, RELAX, j as u64, epoch);
@@ -1437,7 +1438,7 @@ impl Simulation {
         self.replacements()?;
         // Head first, in queue order, until one waits.
         let mut head: Option<(i64, u64)> = None;
-        while let Some((&key, &j)) = self.queue.first_key_value() {
+        while let Some((key, j)) = self.queue.first() {
             if self.try_place(j as usize)? {
                 self.queue.remove(&key);
             } else {
@@ -1453,7 +1454,7 @@ impl Simulation {
     }
 
     fn backfill(&mut self, hk: (i64, u64)) -> Result<(), SimError> {
-        let Some(&hj) = self.queue.get(&hk) else {
+        let Some(hj) = self.queue.get(&hk) else {
             return Ok(());
         };
         let hj = hj as usize;
@@ -1465,35 +1466,24 @@ impl Simulation {
         if self.backfill_fails.0 != state {
             self.backfill_fails = (state, FxHashSet::default());
         }
-        let mut cands: Vec<(u32, usize)> = Vec::new();
-        let mut fits_now = vec![false; 0];
-        fits_now.resize(self.reqs.len(), false);
-        let after: Vec<u32> = self
-            .queue
-            .range((std::ops::Bound::Excluded(hk), std::ops::Bound::Unbounded))
-            .map(|(_, &j)| j)
-            .collect();
-        for j in after {
-            let Kind::Gang { variants, .. } = &self.jobs[j as usize].kind else {
-                continue;
-            };
-            let r = variants[self.jobs[j as usize].step];
-            if self.memo_fails(r) || self.backfill_fails.1.contains(&r) {
+        // The candidates: the jobs behind the head whose request fits the free cluster
+        // now, in queue order. One question per request waiting, not per job.
+        let mut cands: Vec<(Key, u32, usize)> = Vec::new();
+        for (r, keys) in self.queue.requests_behind(&hk) {
+            if self.memo[r] == self.free_epoch + 1 || self.backfill_fails.1.contains(&r) {
                 continue;
             }
-            if !fits_now[r] {
-                if self.e.find(&self.reqs[r])?.is_some() {
-                    fits_now[r] = true;
-                } else {
-                    self.memo[r] = self.free_epoch + 1;
-                    continue;
-                }
+            if self.e.find(&self.reqs[r])?.is_none() {
+                self.memo[r] = self.free_epoch + 1;
+                continue;
             }
-            cands.push((j, r));
+            cands.extend(keys.filter_map(|k| Some((*k, self.queue.get(k)?, r))));
         }
         if cands.is_empty() {
             return Ok(());
         }
+        cands.sort_unstable();
+        let cands: Vec<(u32, usize)> = cands.into_iter().map(|(_, j, r)| (j, r)).collect();
         let ids = if self.cfg.queue.via_admit {
             let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
             let (head_id, ids) = self.e.admit_backfill(&self.reqs[head_req], &refs)?;
@@ -1833,7 +1823,7 @@ impl Simulation {
             } else {
                 self.remove_pods(j);
                 let key = (-self.jobs[j].priority, self.jobs[j].order);
-                if self.queue.get(&key) == Some(&(j as u32)) {
+                if self.queue.get(&key) == Some(j as u32) {
                     self.queue.remove(&key);
                 }
             }
