@@ -661,6 +661,11 @@ impl Run {
                 if let Some(p) = fresh.placement() {
                     p.validate(&self.inv)?;
                 }
+                // The answer renders: a diagnosis as a paragraph, any outcome as JSON.
+                if let Some(d) = fresh.diagnosis() {
+                    ensure!(!d.to_string().is_empty(), "an empty diagnosis");
+                }
+                ensure!(fresh.to_json().starts_with('{'), "outcome JSON");
                 if let Some(c) = self.compiled(g).cloned() {
                     let warm = self
                         .inv
