@@ -571,6 +571,10 @@ struct Run {
     /// Placements kept for `ReserveKept` (the last four).
     kept: Vec<Placement>,
     next_node: usize,
+    /// Reservations that lost members on a node missing a topology label: replacing
+    /// them panics today (known finding, gang-core/tests/fuzz_regressions.rs), so the
+    /// target does not ask. Drop this once fixed.
+    known_replace_panic: BTreeSet<ReservationId>,
 }
 
 /// The only errors a request may meet: `Contradictory` for the fixed gangs (narrow
@@ -774,6 +778,9 @@ impl Run {
                     return Ok(());
                 }
                 let (id, whole) = self.live[usize::from(slot) % self.live.len()].clone();
+                if self.known_replace_panic.contains(&id) {
+                    return Ok(());
+                }
                 let before = free_map(&self.inv);
                 let usage = |inv: &Inventory| -> BTreeMap<(String, String), u64> {
                     inv.reservation(id)
@@ -848,7 +855,9 @@ impl Run {
             }
             Op::FailNode { node } => {
                 if let Some(n) = self.node(node) {
+                    let spec = self.inv.node_spec(&n);
                     if let Some(lost) = self.node_change(&n, |i, n| i.fail_node(n), &[])? {
+                        self.note_known(&lost, spec.as_ref());
                         ensure!(
                             !self.inv.node_spec(&n).unwrap().is_schedulable(),
                             "failed node schedulable"
@@ -883,7 +892,9 @@ impl Run {
             }
             Op::RemoveNode { node } => {
                 if let Some(n) = self.node(node) {
+                    let spec = self.inv.node_spec(&n);
                     if let Some(lost) = self.node_change(&n, |i, n| i.remove_node(n), &[])? {
+                        self.note_known(&lost, spec.as_ref());
                         ensure!(self.inv.node_spec(&n).is_none(), "removed node still there");
                         self.check_lost(&lost, &n)?;
                     }
@@ -1094,6 +1105,16 @@ impl Run {
         Ok(())
     }
 
+    /// Notes reservations whose members were lost on a node (as it was before the
+    /// change) that lacks a topology label: see `known_replace_panic`.
+    fn note_known(&mut self, lost: &[gang_core::lifecycle::Lost], spec: Option<&NodeSpec>) {
+        let unlabelled = spec.is_none_or(|s| LEVELS.iter().any(|l| s.get_label(l).is_none()));
+        if unlabelled {
+            self.known_replace_panic
+                .extend(lost.iter().map(|l| l.reservation));
+        }
+    }
+
     fn check_lost(&self, lost: &[gang_core::lifecycle::Lost], node: &str) -> Result<(), String> {
         for l in lost {
             ensure!(
@@ -1213,6 +1234,7 @@ fn run(input: &Input) -> Result<(), String> {
         live: Vec::new(),
         kept: Vec::new(),
         next_node: input.nodes.len(),
+        known_replace_panic: BTreeSet::new(),
     };
     run.after_each()?;
     for (i, op) in input.ops.iter().enumerate() {
