@@ -537,10 +537,15 @@ fn check_new(inv: &Inventory, ids: &[ReservationId], before: &FreeMap) -> Result
     Ok(())
 }
 
-/// What the reservation's constrained members must share to be "inside" per
-/// `set_labels`: every topology level of its domain.
+/// Whether `set_labels` must report the reservation: some constrained member is no
+/// longer under every topology label of its domain (one-node and cluster-wide
+/// placements never are).
 fn displaced(inv: &Inventory, id: ReservationId) -> bool {
     let r = inv.reservation(id).unwrap();
+    // A one-node placement stays on its node whatever the node's labels.
+    if r.domain().iter().any(|(k, _)| k == HOSTNAME_LEVEL) {
+        return false;
+    }
     let want: Vec<(&str, &str)> = r
         .domain()
         .iter()
