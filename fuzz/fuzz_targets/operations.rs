@@ -576,10 +576,11 @@ struct Run {
     /// Placements kept for `ReserveKept` (the last four).
     kept: Vec<Placement>,
     next_node: usize,
-    /// Reservations that lost members on a node missing a topology label: replacing
-    /// them panics today (known finding, gang-core/tests/fuzz_regressions.rs), so the
-    /// target does not ask. Drop this once fixed.
-    known_replace_panic: BTreeSet<ReservationId>,
+    /// Reservations that lost members on a node missing a topology label (replacing
+    /// them panics today) or relabelled out of the reservation's domain (replacing them
+    /// follows the node out of it): known findings, gang-core/tests/fuzz_regressions.rs.
+    /// The target does not ask for those replacements; drop this once fixed.
+    known_replace_bug: BTreeSet<ReservationId>,
 }
 
 /// The only errors a request may meet: `Contradictory` for the fixed gangs (narrow
@@ -783,7 +784,7 @@ impl Run {
                     return Ok(());
                 }
                 let (id, whole) = self.live[usize::from(slot) % self.live.len()].clone();
-                if self.known_replace_panic.contains(&id) {
+                if self.known_replace_bug.contains(&id) {
                     return Ok(());
                 }
                 let before = free_map(&self.inv);
@@ -1111,12 +1112,21 @@ impl Run {
     }
 
     /// Notes reservations whose members were lost on a node (as it was before the
-    /// change) that lacks a topology label: see `known_replace_panic`.
+    /// change) that lacks a topology label, or whose labels no longer match the
+    /// reservation's domain: see `known_replace_bug`.
     fn note_known(&mut self, lost: &[gang_core::lifecycle::Lost], spec: Option<&NodeSpec>) {
-        let unlabelled = spec.is_none_or(|s| LEVELS.iter().any(|l| s.get_label(l).is_none()));
-        if unlabelled {
-            self.known_replace_panic
-                .extend(lost.iter().map(|l| l.reservation));
+        for l in lost {
+            let r = self.inv.reservation(l.reservation).unwrap();
+            let moved = spec.is_none_or(|s| {
+                LEVELS.iter().any(|k| s.get_label(k).is_none())
+                    || r.domain()
+                        .iter()
+                        .filter(|(k, _)| LEVELS.contains(&k.as_str()))
+                        .any(|(k, v)| s.get_label(k) != Some(v.as_str()))
+            });
+            if moved {
+                self.known_replace_bug.insert(l.reservation);
+            }
         }
     }
 
@@ -1239,7 +1249,7 @@ fn run(input: &Input) -> Result<(), String> {
         live: Vec::new(),
         kept: Vec::new(),
         next_node: input.nodes.len(),
-        known_replace_panic: BTreeSet::new(),
+        known_replace_bug: BTreeSet::new(),
     };
     run.after_each()?;
     for (i, op) in input.ops.iter().enumerate() {
