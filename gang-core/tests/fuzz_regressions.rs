@@ -59,6 +59,9 @@ fn two_thousand_levels_are_refused_quickly() {
     });
     if let (Ok(s), Ok(inv)) = (&scenario, &inv) {
         let t = Instant::now();
+        let valid = inv.validate().is_ok();
+        eprintln!("validate: {:?} ({valid})", t.elapsed());
+        let t = Instant::now();
         let placed = inv.place(&s.gang).map(|o| o.is_placed());
         eprintln!("place: {:?} ({placed:?})", t.elapsed());
         let t = Instant::now();
@@ -68,7 +71,9 @@ fn two_thousand_levels_are_refused_quickly() {
         let _ = s.check();
         eprintln!("check: {:?}", t.elapsed());
     }
-    let err = inv.expect_err("2,000 levels must be refused");
+    let Err(err) = inv else {
+        panic!("2,000 levels were accepted");
+    };
     assert_eq!(err.field(), "topology.levels", "{err}");
 }
 
