@@ -24,6 +24,7 @@ step "rust tests (unit, property vs oracle, scenarios, examples, doctests)"
 cargo test --workspace --locked
 
 step "examples run"
+cargo run --locked --quiet -p gang-cli -- demo >/dev/null   # the README's main job
 cargo run --locked --quiet --example quickstart >/dev/null
 cargo run --locked --quiet --example place -- --check examples/scenarios/*.json
 

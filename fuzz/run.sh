@@ -5,8 +5,8 @@
 # hand with a larger SECONDS.
 #
 # Each target starts from fuzz/corpus/<target> (kept between runs, not committed) plus
-# the committed inputs of fuzz/regressions/<target> (not its slow/ folder), which
-# therefore run first every time; scenario_json also starts from examples/scenarios and uses a dictionary.
+# the committed inputs of fuzz/regressions/<target>, which therefore run first every
+# time; scenario_json also starts from examples/scenarios and uses a dictionary.
 # FUZZ_CORPUS=DIR keeps the corpora under DIR/<target> instead; with a new empty DIR
 # each target starts from those seeds alone, which is how the numbers in fuzz/README.md
 # were measured: FUZZ_CORPUS="$(mktemp -d)" fuzz/run.sh 300.
@@ -46,8 +46,7 @@ base="${FUZZ_CORPUS:-corpus}"
 for t in "${targets[@]}"; do
     corpus="$base/$t"
     mkdir -p "$corpus" "artifacts/$t"
-    # Regression inputs run first; those under regressions/<target>/slow/ take minutes
-    # today and are run by hand (fuzz/README.md).
+    # Regression inputs run first.
     if [ -d "regressions/$t" ]; then
         find "regressions/$t" -maxdepth 1 -type f -exec cp {} "$corpus"/ \;
     fi

@@ -29,7 +29,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::floor::Columns;
-use gang_benches::gen::{Cluster, Flavor, Size, Spec};
+use gang_benches::gen::{Baselines, Cluster, Flavor, Size, Spec};
 use gang_benches::outcomes::{describe, record};
 use gang_benches::reference::RefCluster;
 use gang_core::{Gang, Inventory, Solver};

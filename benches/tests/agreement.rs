@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use gang_benches::gen::{
-    Cluster, Rng, Spec, SynthNode, BLOCK, CPU, GPU, MAINTENANCE_TAINT, MEMORY, PRODUCT, RACK,
-    RESOURCES, ZONE,
+    Baselines, Cluster, Rng, Spec, SynthNode, BLOCK, CPU, GPU, MAINTENANCE_TAINT, MEMORY, PRODUCT,
+    RACK, RESOURCES, ZONE,
 };
 use gang_benches::reference::{RefAnswer, RefCluster};
 use gang_core::{

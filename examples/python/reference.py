@@ -187,7 +187,7 @@ def check_placement(inst: Instance, placement) -> list:
         if depth > inst.depth(inst.preferred):
             problems.append(f"placed at {placement.level}, below the preferred {inst.preferred}")
     # The reported domain, as a tuple like domain_of's.
-    values = list(placement.domain.values())
+    values = list(placement.domain_labels.values())
     if depth > len(inst.levels):
         want = ("#node", values[-1])
     else:

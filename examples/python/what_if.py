@@ -16,7 +16,7 @@ import gang
 def describe(inventory, g):
     result = inventory.try_place(g)
     if isinstance(result, gang.Placement):
-        where = result.domain_path or "the cluster (split)"
+        where = result.domain or "the cluster (split)"
         level = (result.level or "cluster").rsplit("/", 1)[-1]
         return f"lands in {level} {where}: {result.nodes}"
     d = result

@@ -576,11 +576,6 @@ struct Run {
     /// Placements kept for `ReserveKept` (the last four).
     kept: Vec<Placement>,
     next_node: usize,
-    /// Reservations that lost members on a node missing a topology label (replacing
-    /// them panics today) or relabelled out of the reservation's domain (replacing them
-    /// follows the node out of it): known findings, gang-core/tests/fuzz_regressions.rs.
-    /// The target does not ask for those replacements; drop this once fixed.
-    known_replace_bug: BTreeSet<ReservationId>,
 }
 
 /// The only errors a request may meet: `Contradictory` for the fixed gangs (narrow
@@ -784,9 +779,6 @@ impl Run {
                     return Ok(());
                 }
                 let (id, whole) = self.live[usize::from(slot) % self.live.len()].clone();
-                if self.known_replace_bug.contains(&id) {
-                    return Ok(());
-                }
                 let before = free_map(&self.inv);
                 let usage = |inv: &Inventory| -> BTreeMap<(String, String), u64> {
                     inv.reservation(id)
@@ -861,9 +853,7 @@ impl Run {
             }
             Op::FailNode { node } => {
                 if let Some(n) = self.node(node) {
-                    let spec = self.inv.node_spec(&n);
                     if let Some(lost) = self.node_change(&n, |i, n| i.fail_node(n), &[])? {
-                        self.note_known(&lost, spec.as_ref());
                         ensure!(
                             !self.inv.node_spec(&n).unwrap().is_schedulable(),
                             "failed node schedulable"
@@ -898,9 +888,7 @@ impl Run {
             }
             Op::RemoveNode { node } => {
                 if let Some(n) = self.node(node) {
-                    let spec = self.inv.node_spec(&n);
                     if let Some(lost) = self.node_change(&n, |i, n| i.remove_node(n), &[])? {
-                        self.note_known(&lost, spec.as_ref());
                         ensure!(self.inv.node_spec(&n).is_none(), "removed node still there");
                         self.check_lost(&lost, &n)?;
                     }
@@ -1111,25 +1099,6 @@ impl Run {
         Ok(())
     }
 
-    /// Notes reservations whose members were lost on a node (as it was before the
-    /// change) that lacks a topology label, or whose labels no longer match the
-    /// reservation's domain: see `known_replace_bug`.
-    fn note_known(&mut self, lost: &[gang_core::lifecycle::Lost], spec: Option<&NodeSpec>) {
-        for l in lost {
-            let r = self.inv.reservation(l.reservation).unwrap();
-            let moved = spec.is_none_or(|s| {
-                LEVELS.iter().any(|k| s.get_label(k).is_none())
-                    || r.domain()
-                        .iter()
-                        .filter(|(k, _)| LEVELS.contains(&k.as_str()))
-                        .any(|(k, v)| s.get_label(k) != Some(v.as_str()))
-            });
-            if moved {
-                self.known_replace_bug.insert(l.reservation);
-            }
-        }
-    }
-
     fn check_lost(&self, lost: &[gang_core::lifecycle::Lost], node: &str) -> Result<(), String> {
         for l in lost {
             ensure!(
@@ -1249,7 +1218,6 @@ fn run(input: &Input) -> Result<(), String> {
         live: Vec::new(),
         kept: Vec::new(),
         next_node: input.nodes.len(),
-        known_replace_bug: BTreeSet::new(),
     };
     run.after_each()?;
     for (i, op) in input.ops.iter().enumerate() {

@@ -18,10 +18,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(s) => s,
         Err(e) => {
             assert_eq!(e.kind(), ErrorKind::InvalidScenario, "{e}");
-            // Known finding, open: an unknown key "" at the root names no field
-            // (gang-core/tests/fuzz_regressions.rs). Drop this exception once fixed.
-            let known = e.field().is_empty() && e.to_string().contains("unknown field ``");
-            assert!(known || !e.field().is_empty(), "{e}");
+            assert!(!e.field().is_empty(), "{e}");
             return;
         }
     };

@@ -5,10 +5,35 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::inventory::bitset::Bitset;
-use crate::inventory::Inventory;
+use crate::inventory::ix::NodeIx;
+use crate::inventory::{Inventory, POD, PODS};
 use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
 use crate::model::{Error, TolerationOperator};
 use crate::model::{Gang, Policy, Role, SelectorOperator};
+
+/// A role's position in its gang (the order the roles were given in), as members and
+/// reservations record it. A gang has at most `u16::MAX + 1` roles (checked when it is
+/// compiled), so a `u16` holds every position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub(crate) struct RoleIx(pub u16);
+
+impl RoleIx {
+    /// The position as an index into the gang's roles.
+    #[inline(always)]
+    pub const fn ix(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The role at index `i` of a compiled gang.
+    #[inline(always)]
+    pub fn at(i: usize) -> RoleIx {
+        debug_assert!(u16::try_from(i).is_ok(), "role index {i} out of range");
+        RoleIx(i as u16)
+    }
+}
+
+/// The most roles a gang may have: every role index fits a [`RoleIx`].
+const MAX_ROLES: usize = u16::MAX as usize + 1;
 
 /// A role made dense: resource ids, amounts, eligible nodes.
 #[derive(Debug, Clone)]
@@ -16,7 +41,7 @@ pub(crate) struct CRole {
     pub count: u32,
     pub min: u32,
     /// `(resource id, milli-units per member)`, zero requests dropped.
-    pub req: SmallVec<[(u32, u64); 4]>,
+    pub req: DenseRequest,
     /// Requested resources that no node offers (nothing fits while non-empty).
     pub missing: Vec<String>,
     /// `max_per_node`, or `u32::MAX`.
@@ -26,7 +51,7 @@ pub(crate) struct CRole {
     pub eligible: Bitset,
     /// Per-node caps tighter than `per_node`, `(node, cap)` sorted (replacements:
     /// `max_per_node` minus the members already there).
-    pub node_caps: Vec<(u32, u32)>,
+    pub node_caps: Vec<(NodeIx, u32)>,
     /// Dominant share of the whole role, for ordering roles in greedy packing.
     pub weight: u128,
 }
@@ -107,11 +132,11 @@ impl CRole {
     /// The most members of this role node `ix` may hold (`max_per_node`, or less for a
     /// replacement on a node that already holds some).
     #[inline]
-    pub fn cap_on(&self, ix: u32) -> u32 {
+    pub fn cap_on(&self, n: NodeIx) -> u32 {
         if self.node_caps.is_empty() {
             return self.per_node;
         }
-        match self.node_caps.binary_search_by_key(&ix, |c| c.0) {
+        match self.node_caps.binary_search_by_key(&n, |c| c.0) {
             Ok(i) => self.per_node.min(self.node_caps[i].1),
             Err(_) => self.per_node,
         }
@@ -127,6 +152,31 @@ impl Compiled {
     pub fn any_constrained(&self) -> bool {
         self.roles.iter().any(|r| r.constrained)
     }
+
+    /// Role `r`.
+    #[inline]
+    pub fn role(&self, r: RoleIx) -> &CRole {
+        &self.roles[r.ix()]
+    }
+
+    /// Every role with its index, in the order given.
+    pub fn indexed_roles(&self) -> impl ExactSizeIterator<Item = (RoleIx, &CRole)> + '_ {
+        self.roles
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (RoleIx::at(i), r))
+    }
+}
+
+/// Whether [`compile`] checks that `max_per_node` leaves room in the widest domain of
+/// every hard level (a structural contradiction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Structure {
+    /// A new request: contradictions are errors.
+    Check,
+    /// A request valid when first compiled, against a changed layout: nodes that made it
+    /// hold may be gone, which is "does not fit now", not an invalid request.
+    Skip,
 }
 
 impl Inventory {
@@ -161,18 +211,24 @@ impl Inventory {
     /// together (a slice level above the required level, `max_per_node` too small for
     /// any domain of the level).
     pub fn compile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
-        compile(self, gang, true).map(|c| CompiledGang { inner: Arc::new(c) })
+        compile(self, gang, Structure::Check).map(|c| CompiledGang { inner: Arc::new(c) })
     }
 
     /// Compiles a gang that was valid when first compiled, against a changed layout:
     /// the structural `max_per_node` check is skipped (the nodes that made it hold may
     /// be gone; that is "does not fit now", not an invalid request).
     pub(crate) fn recompile(&self, gang: &Gang) -> Result<CompiledGang, Error> {
-        compile(self, gang, false).map(|c| CompiledGang { inner: Arc::new(c) })
+        compile(self, gang, Structure::Skip).map(|c| CompiledGang { inner: Arc::new(c) })
     }
 }
 
-fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, Error> {
+/// Validates and compiles `gang`, in the order its checks are documented to apply:
+/// the gang's name and roles, its levels ([`levels_of`]), each role
+/// ([`compile_role`]), its slices ([`slices_of`]) and their granularity
+/// ([`granularity`]), `max_per_node` against the widest hard domain
+/// ([`check_max_per_node`], skipped on recompilation), and the depths to try
+/// ([`depths_to_try`]).
+fn compile(inv: &Inventory, gang: &Gang, structure: Structure) -> Result<Compiled, Error> {
     check_object_name(&gang.name).map_err(|r| Error::request("gang.name", &gang.name, r))?;
     if gang.roles.is_empty() {
         return Err(Error::request(
@@ -181,41 +237,14 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
             "a gang needs at least one role",
         ));
     }
-    let topo = &inv.topology;
-    let l = inv.label_depth();
-    let level = |field: &str, key: &str| -> Result<usize, Error> {
-        topo.depth_of(key).ok_or_else(|| {
-            Error::request(
-                field,
-                key,
-                format!("not a topology level (levels: {})", level_list(inv)),
-            )
-        })
-    };
-    let t = &gang.topology;
-    let required = t
-        .required
-        .as_deref()
-        .map(|k| level("gang.topology.required", k))
-        .transpose()?;
-    let preferred = t
-        .preferred
-        .as_deref()
-        .map(|k| level("gang.topology.preferred", k))
-        .transpose()?;
-    if let (Some(r), Some(p)) = (required, preferred) {
-        if p < r {
-            return Err(Error::contradictory(
-                "gang.topology.preferred",
-                t.preferred.as_deref().unwrap_or_default(),
-                format!(
-                    "preferred level is above the required level {:?}; it can never be met",
-                    t.required.as_deref().unwrap_or_default()
-                ),
-            ));
-        }
+    if gang.roles.len() > MAX_ROLES {
+        return Err(Error::request(
+            "gang.roles",
+            gang.roles.len(),
+            format!("a gang has at most {MAX_ROLES} roles"),
+        ));
     }
-
+    let (required, preferred) = levels_of(inv, gang)?;
     let mut roles = Vec::with_capacity(gang.roles.len());
     for (i, role) in gang.roles.iter().enumerate() {
         if gang.roles[..i].iter().any(|r| r.name == role.name) {
@@ -234,12 +263,77 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
             "every role has min_count 0: the gang would be empty",
         ));
     }
+    let slices = slices_of(inv, gang, required, &roles)?;
+    let (gran, slice_min_leaf) = granularity(&slices, inv.label_depth());
+    if structure == Structure::Check {
+        check_max_per_node(inv, gang, &roles, required, &slices)?;
+    }
+    Ok(Compiled {
+        gang: gang.clone(),
+        levels: depths_to_try(&roles, required, preferred),
+        roles,
+        required,
+        slices,
+        gran,
+        slice_min_leaf,
+        policy: gang.policy,
+        layout_id: inv.layout_id,
+    })
+}
 
-    // Slices: outer to inner, strictly deeper, sizes dividing each other and the counts.
+/// The depth of a level key, or the error naming `field`.
+fn level_at(inv: &Inventory, field: &str, key: &str) -> Result<usize, Error> {
+    inv.topology.depth_of(key).ok_or_else(|| {
+        Error::request(
+            field,
+            key,
+            format!("not a topology level (levels: {})", level_list(inv)),
+        )
+    })
+}
+
+/// The required and preferred depths; a preferred level above the required one can
+/// never be met.
+fn levels_of(inv: &Inventory, gang: &Gang) -> Result<(Option<usize>, Option<usize>), Error> {
+    let t = &gang.topology;
+    let required = t
+        .required
+        .as_deref()
+        .map(|k| level_at(inv, "gang.topology.required", k))
+        .transpose()?;
+    let preferred = t
+        .preferred
+        .as_deref()
+        .map(|k| level_at(inv, "gang.topology.preferred", k))
+        .transpose()?;
+    if let (Some(r), Some(p)) = (required, preferred) {
+        if p < r {
+            return Err(Error::contradictory(
+                "gang.topology.preferred",
+                t.preferred.as_deref().unwrap_or_default(),
+                format!(
+                    "preferred level is above the required level {:?}; it can never be met",
+                    t.required.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok((required, preferred))
+}
+
+/// The slices as `(depth, size)`: outer to inner, strictly deeper, sizes dividing each
+/// other and the constrained roles' counts, none above the required level.
+fn slices_of(
+    inv: &Inventory,
+    gang: &Gang,
+    required: Option<usize>,
+    roles: &[CRole],
+) -> Result<SmallVec<[(usize, u32); 2]>, Error> {
+    let t = &gang.topology;
     let mut slices: SmallVec<[(usize, u32); 2]> = SmallVec::new();
     for (i, s) in t.slices.iter().enumerate() {
         let f = format!("gang.topology.slices[{i}]");
-        let d = level(&format!("{f}.level"), &s.level)?;
+        let d = level_at(inv, &format!("{f}.level"), &s.level)?;
         if s.size == 0 {
             return Err(Error::request(
                 format!("{f}.size"),
@@ -302,6 +396,12 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
             }
         }
     }
+    Ok(slices)
+}
+
+/// `gran[d]` (members given to a domain at depth `d` come in multiples of it, for
+/// `d` in `0..=L+1`) and the shallowest leaf depth a sliced member's node may have.
+fn granularity(slices: &[(usize, u32)], l: usize) -> (Vec<u64>, usize) {
     let mut gran = vec![1u64; l + 2];
     for (d, g) in gran.iter_mut().enumerate() {
         if let Some(&(_, s)) = slices.iter().find(|&&(sd, _)| sd >= d) {
@@ -314,8 +414,18 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
         .filter(|&d| d <= l)
         .max()
         .unwrap_or(0);
+    (gran, slice_min_leaf)
+}
 
-    // max_per_node that no domain of the hard level could ever satisfy.
+/// A `max_per_node` that no domain of a hard level (the required one, or a slice level)
+/// could ever satisfy is a contradiction.
+fn check_max_per_node(
+    inv: &Inventory,
+    gang: &Gang,
+    roles: &[CRole],
+    required: Option<usize>,
+    slices: &[(usize, u32)],
+) -> Result<(), Error> {
     let hard: SmallVec<[(usize, u32, String); 3]> = required
         .map(|r| (r, 0u32, "gang.topology.required".to_owned()))
         .into_iter()
@@ -326,10 +436,10 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
                 .map(|(i, &(d, s))| (d, s, format!("gang.topology.slices[{i}].size"))),
         )
         .collect();
-    for (depth, slice_size, field) in hard.into_iter().filter(|_| structural) {
+    for (depth, slice_size, field) in hard {
         let widest = widest_domain(inv, depth);
-        for (i, r) in roles.iter().enumerate() {
-            if !r.constrained || gang.roles[i].max_per_node.is_none() {
+        for (r, spec) in roles.iter().zip(&gang.roles) {
+            if !r.constrained || spec.max_per_node.is_none() {
                 continue;
             }
             // An elastic role that may place none needs nothing; one that must place
@@ -340,9 +450,9 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
                 (_, size) => size,
             };
             if widest.saturating_mul(u64::from(r.per_node)) < u64::from(need) {
-                let key = topo.key_of(depth).unwrap_or_default();
+                let key = inv.topology.key_of(depth).unwrap_or_default();
                 return Err(Error::contradictory(
-                    format!("gang.roles[{}].max_per_node", gang.roles[i].name),
+                    format!("gang.roles[{}].max_per_node", spec.name),
                     r.per_node,
                     format!(
                         "{need} members at most {} per node need {} nodes, but the widest {} has {widest} (from {field})",
@@ -354,28 +464,25 @@ fn compile(inv: &Inventory, gang: &Gang, structural: bool) -> Result<Compiled, E
             }
         }
     }
+    Ok(())
+}
 
-    let levels = if !roles.iter().any(|r| r.constrained) {
-        SmallVec::from_slice(&[0])
-    } else {
-        match (required, preferred) {
-            (Some(r), Some(p)) => (r..=p).rev().collect(),
-            (Some(r), None) => SmallVec::from_slice(&[r]),
-            (None, Some(p)) => (0..=p).rev().collect(),
-            (None, None) => SmallVec::from_slice(&[0]),
-        }
-    };
-    Ok(Compiled {
-        gang: gang.clone(),
-        roles,
-        levels,
-        required,
-        slices,
-        gran,
-        slice_min_leaf,
-        policy: gang.policy,
-        layout_id: inv.layout_id,
-    })
+/// The depths to try, deepest first: the required one; from the preferred one up to the
+/// required one (or the cluster); the cluster alone when nothing is constrained.
+fn depths_to_try(
+    roles: &[CRole],
+    required: Option<usize>,
+    preferred: Option<usize>,
+) -> SmallVec<[usize; 4]> {
+    if !roles.iter().any(|r| r.constrained) {
+        return SmallVec::from_slice(&[0]);
+    }
+    match (required, preferred) {
+        (Some(r), Some(p)) => (r..=p).rev().collect(),
+        (Some(r), None) => SmallVec::from_slice(&[r]),
+        (None, Some(p)) => (0..=p).rev().collect(),
+        (None, None) => SmallVec::from_slice(&[0]),
+    }
 }
 
 fn level_list(inv: &Inventory) -> String {
@@ -401,6 +508,9 @@ fn widest_domain(inv: &Inventory, depth: usize) -> u64 {
         .unwrap_or(0)
 }
 
+/// Validates role `i` and makes it dense: its counts, its requests as resource ids
+/// ([`dense_requests`]), its selector ([`check_selector`]) and tolerations
+/// ([`check_tolerations`]), then its eligible nodes and weight.
 fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> {
     let f = format!("gang.roles[{i}]");
     check_object_name(&role.name)
@@ -428,19 +538,69 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             "max_per_node must be at least 1",
         ));
     }
+    let (req, missing) = dense_requests(inv, role, &f)?;
+    check_selector(role, &f)?;
+    check_tolerations(role, &f)?;
+    Ok(CRole {
+        count: role.count,
+        min,
+        weight: dominant_weight(inv, &req, role.count),
+        req,
+        missing,
+        // Not capped by the count: best-fit compares how much room a domain really has.
+        per_node: role.max_per_node.unwrap_or(u32::MAX),
+        constrained: role.constrained,
+        eligible: eligibility(inv, role),
+        node_caps: Vec::new(),
+    })
+}
+
+/// A dense request: `(resource id, milli-units per member)`, zero requests dropped.
+type DenseRequest = SmallVec<[(u32, u64); 4]>;
+
+/// The role's requests as resource ids and amounts, and the requested resources no node
+/// offers. `f` is the role's field prefix.
+fn dense_requests(
+    inv: &Inventory,
+    role: &Role,
+    f: &str,
+) -> Result<(DenseRequest, Vec<String>), Error> {
     let mut req = SmallVec::new();
     let mut missing = Vec::new();
     for (name, amount) in &role.requests {
         check_qualified_name(name).map_err(|r| Error::request(format!("{f}.requests"), name, r))?;
         let q = amount.resolve(&format!("{f}.requests.{name}"))?;
+        if name == PODS {
+            // Every member is one pod, charged below; saying so is allowed, saying
+            // anything else is a mistake.
+            if q.millis() != POD {
+                return Err(Error::request(
+                    format!("{f}.requests.{name}"),
+                    q,
+                    "a member is one pod: request pods 1, or leave it out (it is charged anyway)",
+                ));
+            }
+            continue;
+        }
         if q.millis() == 0 {
             continue;
         }
         match inv.resources.get_index_of(name) {
+            // Resource ids are below the number of resources, far below u32::MAX.
             Some(r) => req.push((r as u32, q.millis())),
             None => missing.push(name.clone()),
         }
     }
+    // Kubernetes charges one pod per member on nodes that declare a pod limit; nodes
+    // that do not have no limit (see `inventory::PODS`).
+    if let Some(p) = inv.resources.get_index_of(PODS) {
+        req.push((p as u32, POD));
+    }
+    Ok((req, missing))
+}
+
+/// The node selector and match expressions are well formed.
+fn check_selector(role: &Role, f: &str) -> Result<(), Error> {
     for (k, v) in &role.node_selector {
         check_qualified_name(k).map_err(|r| Error::request(format!("{f}.node_selector"), k, r))?;
         check_label_value(v).map_err(|r| Error::request(format!("{f}.node_selector.{k}"), v, r))?;
@@ -467,6 +627,11 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
             check_label_value(v).map_err(|r| Error::request(format!("{ef}.values"), v, r))?;
         }
     }
+    Ok(())
+}
+
+/// The tolerations are well formed.
+fn check_tolerations(role: &Role, f: &str) -> Result<(), Error> {
     for (j, t) in role.tolerations.iter().enumerate() {
         let tf = format!("{f}.tolerations[{j}]");
         if t.key.is_empty() {
@@ -491,12 +656,14 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         check_label_value(&t.value)
             .map_err(|r| Error::request(format!("{tf}.value"), &t.value, r))?;
     }
+    Ok(())
+}
 
-    let eligible = eligibility(inv, role);
-    // Not capped by the count: best-fit compares how much room a domain really has.
-    let per_node = role.max_per_node.unwrap_or(u32::MAX);
-    let weight = req
-        .iter()
+/// The role's dominant share (its largest request relative to the largest node's
+/// capacity of that resource, in millionths) times its count, for ordering roles in
+/// greedy packing; a resource no node has weighs the most.
+fn dominant_weight(inv: &Inventory, req: &[(u32, u64)], count: u32) -> u128 {
+    req.iter()
         .map(|&(r, q)| {
             let widest = inv.max_capacity[r as usize];
             if widest == 0 {
@@ -507,18 +674,7 @@ fn compile_role(inv: &Inventory, role: &Role, i: usize) -> Result<CRole, Error> 
         })
         .max()
         .unwrap_or(0)
-        * u128::from(role.count);
-    Ok(CRole {
-        count: role.count,
-        min,
-        req,
-        missing,
-        per_node,
-        constrained: role.constrained,
-        eligible,
-        node_caps: Vec::new(),
-        weight,
-    })
+        * u128::from(count)
 }
 
 /// Nodes whose labels and taints admit `role`. Schedulability is checked at query
@@ -813,6 +969,25 @@ mod tests {
     }
 
     #[test]
+    fn role_indices_fit_their_type() {
+        let inv = cluster();
+        let many =
+            |n: usize| (0..n).fold(Gang::new("g"), |g, i| g.role(Role::new(format!("r{i}"), 1)));
+        assert_eq!(
+            err(&inv, &many(MAX_ROLES + 1)),
+            request("gang.roles", "65537")
+        );
+        let c = inv.compile(&many(3)).unwrap();
+        let ixs: Vec<RoleIx> = c.inner.indexed_roles().map(|(r, _)| r).collect();
+        assert_eq!(ixs, [RoleIx(0), RoleIx(1), RoleIx(2)]);
+        assert_eq!(c.inner.role(RoleIx(2)).count, 1);
+        assert_eq!(
+            RoleIx::at(usize::from(u16::MAX)).ix(),
+            usize::from(u16::MAX)
+        );
+    }
+
+    #[test]
     fn roles_and_names_are_validated() {
         let inv = cluster();
         let g = |role: Role| Gang::new("g").role(role);
@@ -917,7 +1092,7 @@ mod tests {
                 Role::new("w", 3)
                     .request(GPU, 2)
                     .request("cpu", "12")
-                    .request("pods", 0)
+                    .request("memory", 0)
                     .request("tpu", 1),
             )
             .role(Role::new("m", 2).request("memory", "1Mi").max_per_node(3))
@@ -1052,21 +1227,67 @@ mod tests {
             .compile(&Gang::new("g").role(w(4).max_per_node(4)))
             .unwrap();
         let mut role = c.inner.roles[0].clone();
-        assert_eq!(role.cap_on(0), 4);
-        role.node_caps = vec![(1, 2), (3, 9)];
+        let cap_on = |role: &CRole, n: u32| role.cap_on(NodeIx(n));
+        assert_eq!(cap_on(&role, 0), 4);
+        role.node_caps = vec![(NodeIx(1), 2), (NodeIx(3), 9)];
         assert_eq!(
             [
-                role.cap_on(0),
-                role.cap_on(1),
-                role.cap_on(2),
-                role.cap_on(3)
+                cap_on(&role, 0),
+                cap_on(&role, 1),
+                cap_on(&role, 2),
+                cap_on(&role, 3)
             ],
             [4, 2, 4, 4]
         );
         role.per_node = u32::MAX;
         assert_eq!(
-            [role.cap_on(1), role.cap_on(3), role.cap_on(5)],
+            [cap_on(&role, 1), cap_on(&role, 3), cap_on(&role, 5)],
             [2, 9, u32::MAX]
         );
+    }
+
+    /// Every member is one pod: on an inventory with a `pods` column every role is
+    /// charged one (an explicit `pods: 1` is the same); any other `pods` request is
+    /// invalid; without a `pods` column nothing is charged.
+    #[test]
+    fn every_member_is_one_pod() {
+        let node = |n: &str, pods: Option<i64>| {
+            let s = NodeSpec::new(n).capacity("cpu", 8);
+            match pods {
+                Some(p) => s.capacity("pods", p),
+                None => s,
+            }
+        };
+        let inv = Inventory::builder(Topology::flat())
+            .nodes([node("a1", Some(2)), node("a2", None)])
+            .build()
+            .unwrap();
+        let pods = inv.resources.get_index_of("pods").unwrap() as u32;
+        let cpu = inv.resources.get_index_of("cpu").unwrap() as u32;
+        for role in [
+            Role::new("w", 1).request("cpu", "100m"),
+            Role::new("w", 1).request("cpu", "100m").request("pods", 1),
+        ] {
+            let c = inv.compile(&Gang::new("g").role(role)).unwrap();
+            assert_eq!(c.inner.roles[0].req.to_vec(), [(cpu, 100), (pods, 1000)]);
+        }
+        for bad in [0, 2] {
+            let err = inv
+                .compile(&Gang::new("g").role(Role::new("w", 1).request("pods", bad)))
+                .unwrap_err();
+            assert_eq!(
+                (err.kind(), err.field()),
+                (ErrorKind::InvalidRequest, "gang.roles[w].requests.pods")
+            );
+        }
+        // No node declares pods: no column, nothing charged, `pods: 1` still accepted.
+        let free = Inventory::builder(Topology::flat())
+            .node(node("b1", None))
+            .build()
+            .unwrap();
+        let c = free
+            .compile(&Gang::new("g").role(Role::new("w", 1).request("pods", 1)))
+            .unwrap();
+        assert!(c.inner.roles[0].req.is_empty());
     }
 }

@@ -166,7 +166,8 @@ impl Serialize for SpreadOutcome {
     /// let three = serde_json::to_value(inv.spread(&Spread::new(replica.clone(), 3, "rack"))?).unwrap();
     /// assert_eq!((three["status"].as_str(), three["fit"].as_u64()), (Some("unschedulable"), Some(2)));
     /// let two = serde_json::to_value(inv.spread(&Spread::new(replica, 2, "rack"))?).unwrap();
-    /// assert_eq!(two["reservations"], serde_json::json!([0, 1]));
+    /// let ids = [0, 1].map(|serial| gang_core::ReservationId::new(inv.id(), serial).0);
+    /// assert_eq!(two["reservations"], serde_json::json!(ids));
     /// assert_eq!(two["placements"][1]["domain"], serde_json::json!({"rack": "b"}));
     /// # Ok::<(), gang_core::Error>(())
     /// ```
@@ -210,7 +211,8 @@ impl Serialize for Admission {
     /// let job = |n: &str| Gang::new(n).role(Role::new("w", 8).request("gpu", 1));
     /// let out = inv.admit(&[job("a"), job("b")], AdmitMode::Fifo)?;
     /// let json = serde_json::to_value(&out).unwrap();
-    /// assert_eq!((json[0]["status"].as_str(), json[0]["reservation"].as_u64()), (Some("placed"), Some(0)));
+    /// let first = gang_core::ReservationId::new(inv.id(), 0);
+    /// assert_eq!((json[0]["status"].as_str(), json[0]["reservation"].as_u64()), (Some("placed"), Some(first.0)));
     /// assert_eq!(json[1]["status"], "waiting");
     /// assert!(json[1]["message"].as_str().unwrap().contains("0 of 8 w"));
     /// # Ok::<(), gang_core::Error>(())

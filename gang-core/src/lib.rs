@@ -88,14 +88,15 @@ mod testkit;
 
 // The root: what a user needs to describe a cluster and a gang, ask, and read the answer.
 pub use answer::diagnosis::Diagnosis;
-pub use answer::placement::Placement;
+pub use answer::placement::{Placement, PlacementSnapshot};
 pub use answer::Outcome;
 pub use compile::CompiledGang;
+pub use inventory::document::InventoryDocument;
 pub use inventory::ledger::Reservation;
 pub use inventory::{Inventory, InventoryBuilder};
 pub use model::assignment::Assignment;
 pub use model::error::{Error, ErrorKind};
-pub use model::ids::ReservationId;
+pub use model::ids::{InventoryId, ReservationId};
 pub use model::names::HOSTNAME_LEVEL;
 pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
 pub use model::quantity::Quantity;
@@ -109,6 +110,13 @@ pub mod request {
     pub use crate::model::node::TolerationOperator;
     pub use crate::model::quantity::QuantitySpec;
     pub use crate::model::request::{GangTopology, Requirement, SelectorOperator, Slice};
+}
+
+/// The parts of the plain-data snapshots: an [`InventoryDocument`]'s reservation
+/// records, and a [`PlacementSnapshot`]'s node assignments and per-domain counts.
+pub mod document {
+    pub use crate::answer::placement::{DomainCounts, NodeAssignment};
+    pub use crate::inventory::document::{LostRecord, ReservationRecord};
 }
 
 /// The parts of a [`Diagnosis`]: per-role reports, the best domain,

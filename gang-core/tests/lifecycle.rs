@@ -534,3 +534,23 @@ fn gangs_of_one_shape_share_the_solver_cache_and_stay_exact() {
         inv.validate().unwrap();
     }
 }
+
+/// `replace` with another inventory's reservation id is an error naming both
+/// inventories, as `release` is (and changes nothing).
+#[test]
+fn replace_with_another_inventorys_id_names_both() {
+    let mut a = cluster(vec![node("a1", "b1", "a", 4)]);
+    let mut b = a.clone();
+    let gang = Gang::new("g").role(workers(2)).required("rack");
+    let p = a.place(&gang).unwrap().placement().cloned().unwrap();
+    let id = a.reserve(&p).unwrap();
+    let err = b.replace(id).unwrap_err();
+    assert_eq!(err.kind(), gang_core::ErrorKind::UnknownReservation);
+    let text = err.to_string();
+    assert!(
+        text.contains(&id.inventory().to_string()) && text.contains(&b.id().to_string()),
+        "{text}"
+    );
+    a.validate().unwrap();
+    b.validate().unwrap();
+}

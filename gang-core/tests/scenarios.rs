@@ -84,3 +84,39 @@ fn scenario_parse_errors_name_the_path() {
     let e = Scenario::from_json("not json").unwrap_err();
     assert_eq!(e.kind(), gang_core::ErrorKind::InvalidScenario);
 }
+
+/// The documents in `examples/scenarios/invalid/` are refused when read, each with the
+/// error `expected.json` names (duplicate map keys, nesting beyond the parser's limit).
+#[test]
+fn invalid_documents_are_refused_with_the_expected_error() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/invalid");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let docs = expected["documents"].as_object().expect("documents");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if name == "expected.json" {
+            continue;
+        }
+        let want = docs
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name} has no entry in expected.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let err = Scenario::from_json(&text).expect_err(&name);
+        assert_eq!(err.kind().as_str(), want["error_kind"], "{name}: {err}");
+        if let Some(field) = want.get("error_field") {
+            assert_eq!(err.field(), field, "{name}: {err}");
+        }
+        for sub in want["message_contains"].as_array().unwrap() {
+            let sub = sub.as_str().unwrap();
+            assert!(
+                err.to_string().contains(sub),
+                "{name}: {sub:?} not in {err}"
+            );
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, docs.len(), "every listed document exists");
+}

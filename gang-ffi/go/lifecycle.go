@@ -11,7 +11,9 @@ import (
 )
 
 // ReservationID identifies a live reservation of an Inventory. Ids are never reused
-// within an inventory.
+// within an inventory and are opaque: an id carries the identity of the inventory that
+// made it, so using it on another Inventory is ErrUnknownReservation (the message names
+// both), never that inventory's reservation with the same number.
 type ReservationID uint64
 
 // Reserve holds a placement's capacity on the inventory: every member is re-checked

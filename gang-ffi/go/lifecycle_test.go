@@ -889,3 +889,57 @@ func TestScenarioSteps(t *testing.T) {
 		t.Errorf("only %d scenario files have steps", ran)
 	}
 }
+
+// A reservation id carries its inventory: releasing it on another inventory (which
+// made a reservation with the same serial number) is ErrUnknownReservation naming
+// both inventories, and frees nothing in either.
+func TestReleaseOnAnotherInventory(t *testing.T) {
+	build := func() *gang.Inventory {
+		inv, err := gang.NewInventory([]string{rack}, []gang.Node{{Name: "a1", Labels: map[string]string{rack: "a"},
+			Capacity: map[string]gang.Amount{gpu: gang.Units(2)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inv
+	}
+	a, b := build(), build()
+	defer a.Close()
+	defer b.Close()
+	g, err := gang.NewGang(gang.GangSpec{Name: "g",
+		Roles: []gang.Role{{Name: "w", Count: 2, Requests: map[string]gang.Amount{gpu: gang.Units(1)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	reserve := func(inv *gang.Inventory) gang.ReservationID {
+		out, err := inv.Place(g)
+		if err != nil || out.Status != gang.StatusPlaced {
+			t.Fatalf("place: %v", err)
+		}
+		defer out.Close()
+		id, err := inv.Reserve(out.Placement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	ida, idb := reserve(a), reserve(b)
+	if ida == idb {
+		t.Fatalf("two inventories handed out the same id %d", ida)
+	}
+	err = b.Release(ida)
+	if !errors.Is(err, gang.ErrUnknownReservation) || !strings.Contains(err.Error(), "holds no such reservation") {
+		t.Fatalf("release on another inventory: %v", err)
+	}
+	for _, inv := range []*gang.Inventory{a, b} {
+		if free, err := inv.Available("a1", gpu); err != nil || free != 0 {
+			t.Errorf("free after the refused release: %d %v", free, err)
+		}
+	}
+	if err := a.Release(ida); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Release(idb); err != nil {
+		t.Fatal(err)
+	}
+}

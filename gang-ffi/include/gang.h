@@ -1835,8 +1835,9 @@ gang_result gang_inventory_release(gang_inventory *inventory, uint64_t id, gang_
  * not borrow the inventory and does not change with it. On failure, a new `gang_error`
  * is stored in `*error_out` if `error_out` is not NULL.
  *
- * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
- * an argument (other than `error_out`) is NULL.
+ * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+ * another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+ * (other than `error_out`) is NULL.
  *
  * # Safety
  * `inventory` must be NULL or a live inventory not being changed by another thread;
@@ -2103,8 +2104,9 @@ gang_result gang_inventory_set_used_millis(gang_inventory *inventory,
  * the caller: free it with `gang_replacement_free`. On failure, nothing is written but
  * a new `gang_error` in `*error_out` if `error_out` is not NULL.
  *
- * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
- * an argument (other than `error_out`) is NULL.
+ * Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+ * another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+ * (other than `error_out`) is NULL.
  *
  * # Safety
  * `inventory` must be NULL or a live inventory no other thread uses during the call;

@@ -95,8 +95,9 @@ pub unsafe extern "C" fn gang_inventory_release(
 /// not borrow the inventory and does not change with it. On failure, a new `gang_error`
 /// is stored in `*error_out` if `error_out` is not NULL.
 ///
-/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
-/// an argument (other than `error_out`) is NULL.
+/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+/// another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
 ///
 /// # Safety
 /// `inventory` must be NULL or a live inventory not being changed by another thread;
@@ -111,10 +112,7 @@ pub unsafe extern "C" fn gang_inventory_reservation(
     ffi_boundary!(error_out, {
         let inv = gang_inventory::get(inventory, "inventory")?;
         let out = Out::new(reservation_out, "reservation_out")?;
-        let id = ReservationId(id);
-        let r = inv
-            .reservation(id)
-            .ok_or(Error::UnknownReservation { id })?;
+        let r = inv.live_reservation(ReservationId(id))?;
         out.write(gang_reservation::into_raw(ReservationInner::of(r, inv)));
         Ok(())
     })
@@ -515,8 +513,9 @@ pub unsafe extern "C" fn gang_inventory_set_used_millis(
 /// the caller: free it with `gang_replacement_free`. On failure, nothing is written but
 /// a new `gang_error` in `*error_out` if `error_out` is not NULL.
 ///
-/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live; `GANG_NULL_ARGUMENT` when
-/// an argument (other than `error_out`) is NULL.
+/// Returns `GANG_UNKNOWN_RESERVATION` when `id` is not live (released, or made by
+/// another inventory: the message names both); `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
 ///
 /// # Safety
 /// `inventory` must be NULL or a live inventory no other thread uses during the call;
@@ -533,7 +532,10 @@ pub unsafe extern "C" fn gang_inventory_replace(
         let inv = gang_inventory::get_mut(inventory, "inventory")?;
         let status_out = Out::new(status_out, "status_out")?;
         let out = Out::new(replacement_out, "replacement_out")?;
-        let r = ReplacementInner::new(inv.replace(ReservationId(id))?);
+        let id = ReservationId(id);
+        // An id of another inventory is reported as such (naming both) before replacing.
+        inv.live_reservation(id)?;
+        let r = ReplacementInner::new(inv.replace(id)?);
         status_out.write(r.status());
         out.write(gang_replacement::into_raw(r));
         Ok(())
@@ -760,11 +762,15 @@ mod tests {
         let gang = gang_core::Gang::from_json(GANG).unwrap();
         let placed = core.place(&gang).unwrap();
         let id = core.reserve(placed.placement().unwrap()).unwrap();
-        let lost = core.remove_node("a1").unwrap();
-        let Replacement::Pending(pending) = core.replace(id).unwrap() else {
+        let mut lost = core.remove_node("a1").unwrap();
+        let Replacement::Pending(mut pending) = core.replace(id).unwrap() else {
             panic!("rack a has no room left");
         };
-        let unknown = core.release(ReservationId(id.0 + 1)).unwrap_err();
+        let next = ReservationId::new(id.inventory(), id.serial() + 1);
+        assert_eq!(
+            core.release(next).unwrap_err(),
+            Error::UnknownReservation { id: next }
+        );
 
         unsafe {
             let mut inv = ptr::null_mut();
@@ -793,7 +799,17 @@ mod tests {
                 gang_inventory_reserve(inv, p, &mut rid, ptr::null_mut()),
                 gang_result::GANG_OK
             );
-            assert_eq!(rid, id.0);
+            // The same serial, in the ABI's own inventory.
+            let rid_core = ReservationId(rid);
+            assert_eq!(rid_core.serial(), id.serial());
+            assert_ne!(rid_core.inventory(), id.inventory());
+            for l in &mut lost {
+                l.reservation = rid_core;
+            }
+            pending.reservation = rid_core;
+            let unknown = Error::UnknownReservation {
+                id: ReservationId::new(rid_core.inventory(), rid_core.serial() + 1),
+            };
 
             let mut change = ptr::null_mut();
             let rc = gang_inventory_remove_node(inv, c"a1".as_ptr(), &mut change, ptr::null_mut());

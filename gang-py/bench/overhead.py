@@ -87,7 +87,7 @@ def main():
     py_compiled = per_call_ns(lambda: inv.place(compiled), args.iterations)
     py_gang = per_call_ns(lambda: inv.place(g), args.iterations)
     print(f"warm inventory of {len(inv)} nodes; query: {GANG['roles'][0]['count']} workers x 8 GPUs, "
-          f"one rack required -> {p.domain_path} ({rust['placed']=})")
+          f"one rack required -> {p.domain} ({rust['placed']=})")
     print(f"{'':10s} {'Rust ns':>10s} {'Python ns':>10s} {'added ns':>10s}")
     for name, r, py in (("compiled", rust["compiled_ns"], py_compiled), ("gang", rust["gang_ns"], py_gang)):
         print(f"{name:10s} {r:10.0f} {py:10.0f} {py - r:10.0f}")

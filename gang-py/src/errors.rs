@@ -1,139 +1,218 @@
 //! The exception hierarchy and the one place core errors become Python exceptions.
 //!
 //! ```text
-//! GangError
-//! ├── InvalidQuantity        core ErrorKind::InvalidQuantity   (kind "invalid_quantity")
-//! ├── InvalidInventory       core ErrorKind::InvalidInventory  (kind "invalid_inventory")
-//! ├── InvalidRequest         core ErrorKind::InvalidRequest    (kind "invalid_request")
-//! ├── Contradictory   core ErrorKind::Contradictory     (kind "contradictory")
-//! ├── InvalidScenario        core ErrorKind::InvalidScenario   (kind "invalid_scenario")
-//! ├── Conflict               core ErrorKind::Conflict          (kind "conflict")
-//! ├── UnknownReservation     core ErrorKind::UnknownReservation (kind "unknown_reservation")
-//! ├── UnknownNode            core ErrorKind::UnknownNode       (kind "unknown_node")
-//! ├── NotPlaced              valid, but no placement: carries `.diagnosis`
-//! │   ├── Unschedulable      Outcome::Unschedulable: does not fit now
-//! │   └── Undecided          Outcome::Undecided: the search budget ran out
-//! ├── Pending                Inventory.replace: the binding domain has no room now
-//! └── InternalError          a Rust panic caught at the boundary (a bug)
+//! GangError                  .kind .code .field .value .reason (None where they do not apply)
+//! ├── InvalidQuantity        core ErrorKind::InvalidQuantity    (kind "invalid_quantity", 1)
+//! ├── InvalidInventory       core ErrorKind::InvalidInventory   (kind "invalid_inventory", 2)
+//! ├── InvalidRequest         core ErrorKind::InvalidRequest     (kind "invalid_request", 3)
+//! ├── Contradictory          core ErrorKind::Contradictory      (kind "contradictory", 4)
+//! ├── InvalidScenario        core ErrorKind::InvalidScenario    (kind "invalid_scenario", 5)
+//! ├── Conflict               core ErrorKind::Conflict           (kind "conflict", 6)
+//! ├── UnknownReservation     core ErrorKind::UnknownReservation (kind "unknown_reservation", 7)
+//! ├── UnknownNode            core ErrorKind::UnknownNode        (kind "unknown_node", 8); also a KeyError
+//! ├── NotPlaced              valid, but no placement: .diagnosis, .status
+//! │   ├── Unschedulable      Outcome::Unschedulable: does not fit now   (kind "unschedulable")
+//! │   └── Undecided          Outcome::Undecided: the search budget ran out (kind "undecided")
+//! ├── Pending                Inventory.replace: the binding domain has no room now (kind "pending")
+//! └── InternalError          a Rust panic caught at the boundary (kind "internal_error")
 //! ```
+//!
+//! The classes are written in Python (below), because `UnknownNode` derives from
+//! `KeyError` too and every class carries its attributes as class-level defaults; the
+//! native code raises them through [`class`].
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use gang_core::{Error, ErrorKind};
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+use pyo3::BoundObject;
 
-create_exception!(
-    gang,
-    GangError,
-    PyException,
-    "Root of every exception raised by gang.\n\nAttributes (for invalid input): `kind` (stable \
-     snake_case name such as \"invalid_request\"), `code` (stable number, as in the C ABI), \
-     `field` (dotted path of the offending field), `value` (the value as given, or None) and \
-     `reason`."
-);
-create_exception!(
-    gang,
-    InvalidQuantity,
-    GangError,
-    "A quantity that is malformed, negative, finer than 1m, or overflows (kind \"invalid_quantity\")."
-);
-create_exception!(
-    gang,
-    InvalidInventory,
-    GangError,
-    "The cluster description is invalid: duplicate node, bad label, bad level... (kind \"invalid_inventory\")."
-);
-create_exception!(
-    gang,
-    InvalidRequest,
-    GangError,
-    "The gang request is invalid: unknown level, bad count, bad slice... (kind \"invalid_request\")."
-);
-create_exception!(
-    gang,
-    Contradictory,
-    GangError,
-    "The request's constraints can never hold together, whatever the capacity (kind \"contradictory\")."
-);
-create_exception!(
-    gang,
-    InvalidScenario,
-    GangError,
-    "A document (scenario, cluster or gang, as JSON or dicts) that does not match the format (kind \"invalid_scenario\")."
-);
-create_exception!(
-    gang,
-    Conflict,
-    GangError,
-    "A placement could not be reserved because the inventory changed since it was computed; nothing was applied (kind \"conflict\")."
-);
-create_exception!(
-    gang,
-    UnknownReservation,
-    GangError,
-    "No live reservation has this id: never made, or already released (kind \"unknown_reservation\")."
-);
-create_exception!(
-    gang,
-    UnknownNode,
-    GangError,
-    "No node has this name (kind \"unknown_node\")."
-);
-create_exception!(
-    gang,
-    NotPlaced,
-    GangError,
-    "The request is valid but was not placed; `diagnosis` says why. See Unschedulable and Undecided."
-);
-create_exception!(
-    gang,
-    Unschedulable,
-    NotPlaced,
-    "The gang does not fit now. `diagnosis` is the Diagnosis; str() is its paragraph."
-);
-create_exception!(
-    gang,
-    Undecided,
-    NotPlaced,
-    "The exact multi-role search ran out of budget before deciding: a placement may exist. \
-     `diagnosis` is the Diagnosis (its search_exhausted is True)."
-);
-create_exception!(
-    gang,
-    Pending,
-    GangError,
-    "Inventory.replace: the domain that binds the gang has no room for its lost members \
-     now; nothing was applied. str() says which domain binds it and what it lacks; \
-     attributes: `reservation` (id), `gang`, `domains` (list of dicts), `search_exhausted`."
-);
-create_exception!(
-    gang,
-    InternalError,
-    GangError,
-    "A bug in gang: a Rust panic caught at the Python boundary. Please report it."
-);
+const CLASSES: &std::ffi::CStr = cr#"
+class GangError(Exception):
+    """Root of every exception raised by gang.
 
-/// Converts a core error into its Python exception, one class per [`ErrorKind`].
-///
-/// This `match` is the only place where core error kinds meet Python classes.
-pub fn to_py_err(err: Error) -> PyErr {
-    let kind = err.kind();
-    let message = err.to_string();
-    let py_err = match kind {
-        ErrorKind::InvalidQuantity => InvalidQuantity::new_err(message),
-        ErrorKind::InvalidInventory => InvalidInventory::new_err(message),
-        ErrorKind::InvalidRequest => InvalidRequest::new_err(message),
-        ErrorKind::Contradictory => Contradictory::new_err(message),
-        ErrorKind::InvalidScenario => InvalidScenario::new_err(message),
-        ErrorKind::Conflict => Conflict::new_err(message),
-        ErrorKind::UnknownReservation => UnknownReservation::new_err(message),
-        ErrorKind::UnknownNode => UnknownNode::new_err(message),
+    Every subclass has these attributes (None where they do not apply): ``kind`` (a
+    stable snake_case name such as "invalid_request", "unschedulable" or
+    "internal_error"), ``code`` (the stable number of the core's error kinds, as in the
+    C ABI; None for the classes that are not core error kinds), ``field`` (dotted path
+    of the offending field, as the user wrote it), ``value`` (the value as given) and
+    ``reason`` (why, in words).
+    """
+    kind = None
+    code = None
+    field = None
+    value = None
+    reason = None
+    __module__ = "gang"
+
+class InvalidQuantity(GangError):
+    """A quantity that is malformed, negative, finer than 1m, not a finite number, or overflows (kind "invalid_quantity")."""
+    __module__ = "gang"
+
+class InvalidInventory(GangError):
+    """The cluster description is invalid: duplicate node, bad label, bad level... (kind "invalid_inventory")."""
+    __module__ = "gang"
+
+class InvalidRequest(GangError):
+    """The gang request is invalid: unknown level, bad count, bad slice... (kind "invalid_request")."""
+    __module__ = "gang"
+
+class Contradictory(GangError):
+    """The request's constraints can never hold together, whatever the capacity (kind "contradictory")."""
+    __module__ = "gang"
+
+class InvalidScenario(GangError):
+    """A document (scenario, cluster or gang, as JSON or dicts) that does not match the format (kind "invalid_scenario")."""
+    __module__ = "gang"
+
+class Conflict(GangError):
+    """A placement could not be reserved because the inventory changed since it was computed; nothing was applied (kind "conflict")."""
+    __module__ = "gang"
+
+class UnknownReservation(GangError):
+    """No live reservation has this id in this inventory: released already, or made by another inventory (the message names both) (kind "unknown_reservation")."""
+    __module__ = "gang"
+
+class UnknownNode(GangError, KeyError):
+    """No node has this name (kind "unknown_node"). Also a KeyError, so ``except KeyError`` catches it."""
+    __module__ = "gang"
+    __str__ = Exception.__str__
+
+class NotPlaced(GangError):
+    """The request is valid but was not placed; ``diagnosis`` says why and ``status`` is "unschedulable" or "undecided". See Unschedulable and Undecided."""
+    diagnosis = None
+    status = None
+    __module__ = "gang"
+
+class Unschedulable(NotPlaced):
+    """The gang does not fit now. ``diagnosis`` is the Diagnosis; str() is its paragraph."""
+    __module__ = "gang"
+
+class Undecided(NotPlaced):
+    """The exact multi-role search ran out of budget before deciding: a placement may exist. ``diagnosis`` is the Diagnosis (its search_exhausted is True)."""
+    __module__ = "gang"
+
+class Pending(GangError):
+    """Inventory.replace: the domain that binds the gang has no room for its lost members now; nothing was applied. str() says which domain binds it and what it lacks; attributes: ``reservation`` (its ReservationId), ``gang``, ``domains`` (list of dicts), ``search_exhausted``."""
+    reservation = None
+    gang = None
+    domains = None
+    search_exhausted = None
+    __module__ = "gang"
+
+class InternalError(GangError):
+    """A bug in gang: a Rust panic caught at the Python boundary. Please report it."""
+    __module__ = "gang"
+"#;
+
+/// The exception classes, in this order.
+pub const NAMES: [&str; 14] = [
+    "GangError",
+    "InvalidQuantity",
+    "InvalidInventory",
+    "InvalidRequest",
+    "Contradictory",
+    "InvalidScenario",
+    "Conflict",
+    "UnknownReservation",
+    "UnknownNode",
+    "NotPlaced",
+    "Unschedulable",
+    "Undecided",
+    "Pending",
+    "InternalError",
+];
+
+static TYPES: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
+
+/// The exception class `name` (one of [`NAMES`]).
+pub fn class<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyType> {
+    let types = TYPES.get_or_init(py, || {
+        let m = PyModule::from_code(py, CLASSES, c"gang/_errors.py", c"gang._errors")
+            .expect("the exception classes compile");
+        NAMES
+            .iter()
+            .map(|n| {
+                m.getattr(*n)
+                    .and_then(|t| t.cast_into::<PyType>().map_err(Into::into))
+                    .expect("defined above")
+                    .unbind()
+            })
+            .collect()
+    });
+    let i = NAMES.iter().position(|n| *n == name).unwrap_or(0);
+    types[i].bind(py).clone()
+}
+
+/// A new exception of class `name` with `message`, and its attributes set.
+pub fn raise(name: &str, message: String, attrs: &[(&str, Option<Py<PyAny>>)]) -> PyErr {
+    Python::attach(|py| {
+        let err = PyErr::from_type(class(py, name), message);
+        let v = err.value(py);
+        for (k, val) in attrs {
+            // Setting attributes on a fresh exception instance cannot fail in practice;
+            // if it did, the exception still has the right class and message.
+            let _ = v.setattr(*k, val);
+        }
+        err
+    })
+}
+
+/// `InternalError(message)`.
+pub struct InternalError;
+
+impl InternalError {
+    pub fn new_err(message: impl Into<String>) -> PyErr {
+        let message = message.into();
+        Python::attach(|py| {
+            let reason = message
+                .clone()
+                .into_pyobject(py)
+                .map(|s| s.into_any().unbind())
+                .ok();
+            raise(
+                "InternalError",
+                message,
+                &[
+                    ("kind", Some(into(py, "internal_error"))),
+                    ("reason", reason),
+                ],
+            )
+        })
+    }
+}
+
+fn into<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> Py<PyAny> {
+    v.into_pyobject(py)
+        .map(|b| b.into_any().into_bound().unbind())
+        .unwrap_or_else(|_| py.None())
+}
+
+/// The class of a core error kind. This `match` is the only place where core error
+/// kinds meet Python classes.
+fn class_of(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::InvalidQuantity => "InvalidQuantity",
+        ErrorKind::InvalidInventory => "InvalidInventory",
+        ErrorKind::InvalidRequest => "InvalidRequest",
+        ErrorKind::Contradictory => "Contradictory",
+        ErrorKind::InvalidScenario => "InvalidScenario",
+        ErrorKind::Conflict => "Conflict",
+        ErrorKind::UnknownReservation => "UnknownReservation",
+        ErrorKind::UnknownNode => "UnknownNode",
         // ErrorKind is #[non_exhaustive]: a kind added to the core later is still a
         // GangError (with its `kind` attribute set) until it gets a class of its own.
-        _ => GangError::new_err(message),
-    };
+        _ => "GangError",
+    }
+}
+
+/// Converts a core error into its Python exception, one class per [`ErrorKind`].
+pub fn to_py_err(err: Error) -> PyErr {
+    let kind = err.kind();
     let (value, reason) = match &err {
         Error::InvalidQuantity { value, reason, .. }
         | Error::InvalidInventory { value, reason, .. }
@@ -141,21 +220,30 @@ pub fn to_py_err(err: Error) -> PyErr {
         | Error::Contradictory { value, reason, .. } => (Some(value.clone()), reason.clone()),
         Error::InvalidScenario { reason, .. } => (None, reason.clone()),
         Error::Conflict(c) => (None, c.to_string()),
-        Error::UnknownReservation { id } => (Some(id.to_string()), "unknown reservation".into()),
+        Error::UnknownReservation { id } => (
+            Some(id.to_string()),
+            format!("no live reservation {id} in {}", id.inventory()),
+        ),
+        Error::ForeignReservation { id, inventory } => (
+            Some(id.to_string()),
+            format!("made by {}, used on {inventory}", id.inventory()),
+        ),
         Error::UnknownNode { name } => (Some(name.clone()), "unknown node".into()),
-        _ => (None, String::new()),
+        _ => (None, err.to_string()),
     };
     Python::attach(|py| {
-        let v = py_err.value(py);
-        // Setting attributes on a fresh exception instance cannot fail in practice; if it
-        // did, the exception is still of the right class with the right message.
-        let _ = v.setattr("kind", kind.as_str());
-        let _ = v.setattr("code", kind.code());
-        let _ = v.setattr("field", err.field());
-        let _ = v.setattr("value", value);
-        let _ = v.setattr("reason", reason);
-    });
-    py_err
+        raise(
+            class_of(kind),
+            err.to_string(),
+            &[
+                ("kind", Some(into(py, kind.as_str()))),
+                ("code", Some(into(py, kind.code()))),
+                ("field", Some(into(py, err.field()))),
+                ("value", value.map(|v| into(py, v))),
+                ("reason", Some(into(py, reason))),
+            ],
+        )
+    })
 }
 
 /// An error at the edge (a Python value that cannot become a core value), of the kind the
@@ -189,6 +277,30 @@ pub fn edge_error(kind: ErrorKind, field: &str, value: &str, reason: &str) -> Py
     })
 }
 
+thread_local! {
+    /// Where the last panic on this thread happened (set by the hook, read by [`guard`]).
+    static WHERE: Cell<Option<String>> = const { Cell::new(None) };
+}
+
+static HOOK: Once = Once::new();
+
+/// Installs (once) this extension's panic hook: it prints nothing and records where the
+/// panic happened. Every panic in the extension is caught at the boundary — by
+/// [`guard`] as `InternalError`, or by PyO3 as `PanicException` — and carries its
+/// message, so "thread panicked at …" on stderr would only be noise. (Each Rust
+/// extension module has its own copy of the standard library, so this hook does not
+/// touch other extensions' panics.)
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
+            WHERE.with(|w| w.set(at));
+        }));
+    });
+}
+
 /// Runs `f`, turning a Rust panic into [`InternalError`] instead of letting it cross into
 /// Python (where PyO3 would raise `PanicException`, which is not a `GangError`).
 pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
@@ -198,7 +310,13 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        InternalError::new_err(format!("internal error in gang (please report): {what}"))
+        let at = WHERE
+            .with(Cell::take)
+            .map(|w| format!(" at {w}"))
+            .unwrap_or_default();
+        InternalError::new_err(format!(
+            "internal error in gang (please report): {what}{at}"
+        ))
     })
 }
 
@@ -210,23 +328,9 @@ pub fn core<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
 
 /// Registers the exception classes on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("GangError", py.get_type::<GangError>())?;
-    m.add("InvalidQuantity", py.get_type::<InvalidQuantity>())?;
-    m.add("InvalidInventory", py.get_type::<InvalidInventory>())?;
-    m.add("InvalidRequest", py.get_type::<InvalidRequest>())?;
-    m.add(
-        "Contradictory",
-        py.get_type::<Contradictory>(),
-    )?;
-    m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
-    m.add("Conflict", py.get_type::<Conflict>())?;
-    m.add("UnknownReservation", py.get_type::<UnknownReservation>())?;
-    m.add("UnknownNode", py.get_type::<UnknownNode>())?;
-    m.add("NotPlaced", py.get_type::<NotPlaced>())?;
-    m.add("Unschedulable", py.get_type::<Unschedulable>())?;
-    m.add("Undecided", py.get_type::<Undecided>())?;
-    m.add("Pending", py.get_type::<Pending>())?;
-    m.add("InternalError", py.get_type::<InternalError>())?;
+    install_panic_hook();
+    for name in NAMES {
+        m.add(name, class(m.py(), name))?;
+    }
     Ok(())
 }

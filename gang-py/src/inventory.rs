@@ -1,39 +1,46 @@
-//! `Inventory` and `CompiledGang`: placement queries, with the GIL released.
+//! `Inventory` and `CompiledGang`: placement queries with the GIL released, the
+//! lifecycle operations, and the inventory as a document.
 //!
-//! The Python `Inventory` keeps the core inventory, the node specs it was built from
-//! (its pickled form), each node's label path (for per-domain views of placements) and
-//! a small pool of solvers so that repeated queries reuse scratch space.
+//! The Python `Inventory` holds the core inventory behind a read-write lock (queries
+//! share it, changes take it alone) and a small pool of solvers so that repeated
+//! queries reuse scratch space. It keeps no model of its own: node paths, documents
+//! and snapshots all come from the core.
 //!
-//! Every query goes through [`InvState::with_inventory`]; when the core's lifecycle
-//! operations (reserve / release / replace / admit) land, the inventory moves behind a
-//! lock there and the new methods sit beside `place`.
+//! A placement reads its node paths lazily (so `place` costs no more than the core
+//! call); it keeps the inventory's current [`Generation`]. Before a change that moves
+//! nodes (add, remove, relabel), if placements of the current generation are alive,
+//! the generation is closed with a copy of the inventory as it was, which those
+//! placements then read.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use gang_core::lifecycle::{
     Admission, AdmitMode, Replacement, ReservationSnapshot, Spread, SpreadOutcome,
 };
-use gang_core::request::QuantitySpec;
 use gang_core::{
-    CompiledGang, Error, ErrorKind, Inventory, NodeSpec, Outcome, Placement, Quantity,
-    ReservationId, Solver, Topology, HOSTNAME_LEVEL,
+    CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, NodeSpec, Outcome,
+    Placement, PlacementSnapshot, ReservationId, Solver, Topology, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
-use serde::Deserialize;
+use pyo3::types::{PyBytes, PyString, PyType};
 
-use crate::convert::{self, items, json_text};
-use crate::errors::{core, edge_error, guard};
+use crate::convert::{self, items, json_text, parse_json, repr_str};
+use crate::errors::{core, edge_error, guard, to_py_err};
 use crate::lifecycle::{
-    self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PySpreadOutcome,
+    self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PyReservationId,
+    PySpreadOutcome,
 };
-use crate::outcome::{not_placed, PyAssignment, PyDiagnosis, PyPlacement, RoleNames};
+use crate::outcome::{html_table, not_placed, PyAssignment, PyDiagnosis, PyPlacement};
+use crate::pyde;
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
 
 /// Solvers kept per inventory for reuse (one per concurrent caller is enough).
 const POOL: usize = 8;
+
+/// The inventory as it was, once nodes moved: what placements of that generation read
+/// their node paths from (unset while the generation is current).
+pub type Generation = Arc<OnceLock<Inventory>>;
 
 pub struct InvState {
     inner: RwLock<Inner>,
@@ -42,85 +49,32 @@ pub struct InvState {
 
 struct Inner {
     inv: Inventory,
-    /// Topology levels as given.
-    levels: Vec<String>,
-    /// Node names and label paths; replaced (not mutated) when nodes are added,
-    /// removed or relabelled, so placements keep the snapshot they were made with.
-    layout: Arc<Layout>,
+    generation: Generation,
 }
 
-/// Node order and label paths of one inventory layout.
-pub struct Layout {
-    /// Label levels (the levels without a trailing `kubernetes.io/hostname`).
-    label_levels: Vec<String>,
-    /// Node names in storage (topology) order.
-    names: Vec<String>,
-    /// Node name → index into `names` / `paths`.
-    index: HashMap<String, usize>,
-    /// Per node: label values of the label levels, up to the first missing one (a
-    /// node missing a level's label is outside that level and finer).
-    paths: Vec<Vec<String>>,
+/// Where a placement came from: its inventory and the generation it was made in.
+pub struct Source {
+    state: Arc<InvState>,
+    generation: Generation,
 }
 
-impl Layout {
-    fn of(inv: &Inventory, levels: &[String]) -> Layout {
-        let label_levels: Vec<String> = match levels.last() {
-            Some(l) if l == HOSTNAME_LEVEL => levels[..levels.len() - 1].to_vec(),
-            _ => levels.to_vec(),
-        };
-        let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
-        let paths = names
-            .iter()
-            .map(|n| {
-                let spec = inv.node_spec(n).unwrap_or_else(|| NodeSpec::new(n.clone()));
-                label_levels
-                    .iter()
-                    .map_while(|l| spec.get_label(l).map(str::to_owned))
-                    .collect()
-            })
-            .collect();
-        let index = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
-        Layout {
-            label_levels,
-            names,
-            index,
-            paths,
+impl Source {
+    /// The core snapshot of `p`, read from the inventory as it was when `p` was made.
+    pub fn snapshot(&self, p: &Placement) -> PlacementSnapshot {
+        let inner = self.state.read();
+        match self.generation.get() {
+            Some(then) => p.snapshot(then),
+            None => p.snapshot(&inner.inv),
         }
-    }
-
-    /// The label levels, outermost first.
-    pub fn label_levels(&self) -> &[String] {
-        &self.label_levels
-    }
-
-    /// A node's label values for the label levels, up to its first missing label.
-    pub fn path_of(&self, node: &str) -> Vec<String> {
-        self.index
-            .get(node)
-            .map(|&i| self.paths[i].clone())
-            .unwrap_or_default()
     }
 }
 
 impl InvState {
-    fn new(levels: Vec<String>, specs: Vec<NodeSpec>) -> Result<InvState, Error> {
-        let inv = Inventory::builder(Topology::new(levels.clone())?)
-            .nodes(specs)
-            .build()?;
-        Ok(InvState::from_parts(inv, levels))
-    }
-
-    fn from_parts(inv: Inventory, levels: Vec<String>) -> InvState {
-        let layout = Arc::new(Layout::of(&inv, &levels));
+    fn new(inv: Inventory) -> InvState {
         InvState {
             inner: RwLock::new(Inner {
                 inv,
-                levels,
-                layout,
+                generation: Arc::new(OnceLock::new()),
             }),
             solvers: Mutex::new(Vec::new()),
         }
@@ -135,25 +89,17 @@ impl InvState {
         f(&self.read().inv)
     }
 
-    /// Runs `f` on the core inventory (exclusive: lifecycle operations). With
-    /// `relayout`, the node paths are read again afterwards (nodes added, removed or
-    /// relabelled).
-    pub fn with_inventory_mut<R>(&self, relayout: bool, f: impl FnOnce(&mut Inventory) -> R) -> R {
+    /// Runs `f` on the core inventory (exclusive: changes). With `moves` (nodes added,
+    /// removed or relabelled), the current generation is closed first if placements
+    /// of it are alive.
+    pub fn with_inventory_mut<R>(&self, moves: bool, f: impl FnOnce(&mut Inventory) -> R) -> R {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        let r = f(&mut inner.inv);
-        if relayout {
-            inner.layout = Arc::new(Layout::of(&inner.inv, &inner.levels));
+        if moves && Arc::strong_count(&inner.generation) > 1 {
+            let then = inner.inv.clone();
+            let _ = inner.generation.set(then);
+            inner.generation = Arc::new(OnceLock::new());
         }
-        r
-    }
-
-    /// The current node layout.
-    pub fn layout(&self) -> Arc<Layout> {
-        self.read().layout.clone()
-    }
-
-    fn levels(&self) -> Vec<String> {
-        self.read().levels.clone()
+        f(&mut inner.inv)
     }
 
     /// Runs `f` with a pooled solver of the given budget.
@@ -172,121 +118,36 @@ impl InvState {
         }
         r
     }
+}
 
-    /// The nodes as they stand now, in topology order. With `fold_reserved`, the
-    /// capacity held by reservations is added to each node's external use (the form
-    /// used for pickling: same free capacity, no reservations).
-    fn specs(&self, fold_reserved: bool) -> Vec<NodeSpec> {
-        let inner = self.read();
-        let inv = &inner.inv;
-        let mut specs: Vec<NodeSpec> = inv
-            .node_names()
-            .filter_map(|n| inv.node_spec(n))
-            .map(plain)
-            .collect();
-        if fold_reserved {
-            let mut held: HashMap<(String, String), u64> = HashMap::new();
-            for r in inv.reservations() {
-                for (node, res, q) in r.usage(inv) {
-                    *held.entry((node, res)).or_default() += q.millis();
-                }
-            }
-            for s in &mut specs {
-                for ((node, res), millis) in &held {
-                    if *node != s.get_name() {
-                        continue;
-                    }
-                    let used = s
-                        .get_used()
-                        .find(|(r, _)| r == res)
-                        .and_then(|(_, a)| a.resolve("used").ok())
-                        .map_or(0, |q| q.millis());
-                    s.set_used(
-                        res.clone(),
-                        QuantitySpec::Exact(Quantity::from_millis(used.saturating_add(*millis))),
-                    );
-                }
-            }
-        }
-        specs
-    }
-
-    fn cluster_json(&self, fold_reserved: bool) -> String {
-        serde_json::json!({
-            "topology": { "levels": self.levels() },
-            "nodes": self.specs(fold_reserved),
-        })
-        .to_string()
-    }
-
-    /// Asks the solver about a gang (compiled here, under the same lock, when not given
-    /// compiled); `ask` gets a function that wraps a core placement for Python
-    /// (converted lazily).
-    fn solve<T>(
-        self: &Arc<Self>,
-        gang: Option<&gang_core::Gang>,
-        compiled: Option<&CompiledGang>,
-        budget: u64,
-        ask: impl FnOnce(
-            &mut Solver,
-            &Inventory,
-            &CompiledGang,
-            &dyn Fn(Placement) -> PyPlacement,
-        ) -> Result<T, Error>,
-    ) -> Result<T, Error> {
-        let inner = self.read();
-        let fresh;
-        let compiled = match (compiled, gang) {
-            (Some(c), _) => c,
-            (None, Some(g)) => {
-                fresh = inner.inv.compile(g)?;
-                &fresh
-            }
-            (None, None) => {
-                return Err(Error::InvalidRequest {
-                    field: "gang".into(),
-                    value: String::new(),
-                    reason: "no gang given".into(),
-                })
-            }
-        };
-        let wrap = |p: Placement| {
-            PyPlacement::from_core(
-                p,
-                RoleNames::Compiled(compiled.clone()),
-                inner.layout.clone(),
-            )
-        };
-        self.with_solver(budget, |s| ask(s, &inner.inv, compiled, &wrap))
-    }
+/// The label levels of an inventory (its levels without the node level).
+fn label_levels(inv: &Inventory) -> Vec<String> {
+    inv.topology()
+        .levels()
+        .iter()
+        .filter(|l| *l != HOSTNAME_LEVEL)
+        .cloned()
+        .collect()
 }
 
 /// A query's answer; both variants are moved once, straight into Python objects.
 #[allow(clippy::large_enum_variant)]
 enum Solved {
-    Placed(PyPlacement),
-    NotPlaced(gang_core::Diagnosis),
+    Placed(Placement),
+    NotPlaced(gang_core::Diagnosis, Vec<String>),
 }
 
-/// The cluster half of a scenario: `{"topology": {"levels": [...]}, "nodes": [...]}`
-/// (only the levels are read here; the core parses the rest).
-#[derive(Deserialize)]
-struct ClusterDoc {
-    topology: TopologyDoc,
-}
-
-#[derive(Deserialize)]
-struct TopologyDoc {
-    #[serde(default)]
-    levels: Vec<String>,
-}
-
-/// A validated cluster snapshot, ready for placement queries.
+/// A cluster snapshot, ready for placement queries, that can be changed in place.
 ///
-/// Build it from topology levels (outermost first) and nodes (`Node` objects or dicts
-/// in the scenario format), from a dict (`from_dict`) or JSON text (`from_json`), or
-/// take it from a scenario (`load_scenario(path).inventory`). It is immutable; queries
-/// release the GIL and may run from several threads at once.
+/// Build it from topology levels (outermost first; an empty list means no label levels,
+/// so only the node level `kubernetes.io/hostname` is a domain) and nodes (`Node`
+/// objects or dicts in the scenario format), from a dict (`from_dict`) or JSON text
+/// (`from_json`), or take it from a scenario (`load_scenario(path).inventory`).
+/// Queries release the GIL and may run from several threads at once; changes
+/// (`set_used`, `add_node`, `reserve`…) take it alone. Changing one inventory in place
+/// is the fast way to sweep what-ifs; `copy.copy` / `copy.deepcopy` give an
+/// independent copy with the same reservations (their ids valid in both), and pickling
+/// keeps everything (see `to_dict`).
 ///
 /// >>> import gang
 /// >>> BLOCK, RACK = "topology.example.com/block", "topology.example.com/rack"
@@ -295,7 +156,7 @@ struct TopologyDoc {
 /// ...                      capacity={"nvidia.com/gpu": 8, "cpu": "96"}, used={"nvidia.com/gpu": used})
 /// >>> inv = gang.Inventory([BLOCK, RACK], [node("a1", "a", 6), node("a2", "a", 6), node("b1", "b", 5)])
 /// >>> inv
-/// Inventory(levels=['topology.example.com/block', 'topology.example.com/rack'], nodes=3, resources=['cpu', 'nvidia.com/gpu'])
+/// Inventory(levels=['topology.example.com/block', 'topology.example.com/rack'], nodes=3, resources=['cpu', 'nvidia.com/gpu'], reservations=0)
 /// >>> workers = gang.Role("worker", 4, requests={"nvidia.com/gpu": 1, "cpu": "500m"})
 /// >>> inv.place(gang.Gang("train", [workers], required=RACK)).nodes
 /// {'a1': 2, 'a2': 2}
@@ -303,6 +164,10 @@ struct TopologyDoc {
 /// Traceback (most recent call last):
 ///   ...
 /// gang.Unschedulable: gang train (5 worker) does not fit in one rack (topology.example.com/rack). Best rack: rack b1/a fits 4 of 5 worker (short of nvidia.com/gpu). Cluster-wide, ignoring topology, 7 worker fit. Relaxing to block: block b1 fits all 5 now (across 2 racks).
+/// >>> gang.Inventory(RACK, [])
+/// Traceback (most recent call last):
+///   ...
+/// TypeError: Inventory(levels, nodes): levels must be a list of level names, not a str ('topology.example.com/rack'); write ['topology.example.com/rack']
 #[pyclass(name = "Inventory", module = "gang", frozen)]
 pub struct PyInventory {
     pub state: Arc<InvState>,
@@ -311,7 +176,7 @@ pub struct PyInventory {
 /// What `place` accepts: a `Gang`, a gang dict, or a `CompiledGang`.
 enum Target {
     Gang(Py<PyGang>),
-    Parsed(gang_core::Gang),
+    Parsed(Gang),
     Compiled(Py<PyCompiledGang>),
 }
 
@@ -327,50 +192,72 @@ impl Target {
     }
 }
 
+/// The levels argument: a list of strings (a `str` is a `TypeError`: it would be read
+/// as a list of one-letter levels).
+fn levels_arg(levels: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if levels.is_instance_of::<PyString>() || levels.is_instance_of::<PyBytes>() {
+        let r = pyde::obj_repr(levels);
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "Inventory(levels, nodes): levels must be a list of level names, not a str ({r}); write [{r}]"
+        )));
+    }
+    let mut out = Vec::new();
+    for (i, l) in items(Some(levels), "topology.levels", ErrorKind::InvalidInventory)?
+        .iter()
+        .enumerate()
+    {
+        out.push(convert::string(
+            l,
+            &format!("topology.levels[{i}]"),
+            ErrorKind::InvalidInventory,
+        )?);
+    }
+    Ok(out)
+}
+
 impl PyInventory {
-    pub fn from_state(state: InvState) -> Self {
+    pub fn from_inventory(inv: Inventory) -> Self {
         PyInventory {
-            state: Arc::new(state),
+            state: Arc::new(InvState::new(inv)),
         }
     }
 
     pub fn build(py: Python<'_>, levels: Vec<String>, specs: Vec<NodeSpec>) -> PyResult<Self> {
-        let state = py.detach(|| core(|| InvState::new(levels, specs)))?;
-        Ok(PyInventory::from_state(state))
-    }
-
-    fn parse_json(py: Python<'_>, text: String) -> PyResult<Self> {
-        let state = py.detach(|| {
+        let inv = py.detach(|| {
             core(|| {
-                // The core parser validates and names the JSON path of any problem; the
-                // specs are then read again for the Python view and pickling.
-                let inv = Inventory::from_json(&text)?;
-                let doc: ClusterDoc =
-                    serde_json::from_str(&text).map_err(|e| Error::InvalidScenario {
-                        field: "document".into(),
-                        reason: e.to_string(),
-                    })?;
-                Ok(InvState::from_parts(inv, doc.topology.levels))
+                Inventory::builder(Topology::new(levels)?)
+                    .nodes(specs)
+                    .build()
             })
         })?;
-        Ok(PyInventory::from_state(state))
+        Ok(PyInventory::from_inventory(inv))
+    }
+
+    fn from_document(py: Python<'_>, doc: InventoryDocument) -> PyResult<Self> {
+        let inv = py.detach(|| core(|| Inventory::from_document(doc)))?;
+        Ok(PyInventory::from_inventory(inv))
+    }
+
+    fn document(&self) -> InventoryDocument {
+        self.state.with_inventory(|inv| inv.to_document())
+    }
+
+    fn source(&self) -> Source {
+        Source {
+            state: self.state.clone(),
+            generation: self.state.read().generation.clone(),
+        }
     }
 
     fn run<T: Send>(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<u64>,
-        ask: impl Send
-            + FnOnce(
-                &mut Solver,
-                &Inventory,
-                &CompiledGang,
-                &dyn Fn(Placement) -> PyPlacement,
-            ) -> Result<T, Error>,
-    ) -> PyResult<T> {
+        search_budget: Option<&Bound<'_, PyAny>>,
+        ask: impl Send + FnOnce(&mut Solver, &Inventory, &CompiledGang) -> Result<T, Error>,
+    ) -> PyResult<(T, Generation)> {
         let target = Target::extract(gang)?;
-        let budget = search_budget.unwrap_or(Solver::DEFAULT_SEARCH_BUDGET);
+        let budget = convert::budget(search_budget)?;
         if let Target::Compiled(c) = &target {
             if !Arc::ptr_eq(&c.get().inventory, &self.state) {
                 return Err(edge_error(
@@ -383,10 +270,23 @@ impl PyInventory {
         }
         let state = &self.state;
         py.detach(|| {
-            core(|| match &target {
-                Target::Gang(g) => state.solve(Some(&g.get().0), None, budget, ask),
-                Target::Parsed(g) => state.solve(Some(g), None, budget, ask),
-                Target::Compiled(c) => state.solve(None, Some(&c.get().compiled), budget, ask),
+            core(|| {
+                let inner = state.read();
+                let fresh;
+                let compiled = match &target {
+                    Target::Gang(g) => {
+                        fresh = inner.inv.compile(&g.get().0)?;
+                        &fresh
+                    }
+                    Target::Parsed(g) => {
+                        fresh = inner.inv.compile(g)?;
+                        &fresh
+                    }
+                    Target::Compiled(c) => &c.get().compiled,
+                };
+                let answer = state.with_solver(budget, |s| ask(s, &inner.inv, compiled))?;
+                // The generation under the same lock: what the placement's paths are read from.
+                Ok((answer, inner.generation.clone()))
             })
         })
     }
@@ -396,40 +296,63 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<u64>,
-    ) -> PyResult<Solved> {
-        self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
+        search_budget: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Solved, Generation)> {
+        self.run(py, gang, search_budget, |solver, inv, compiled| {
             Ok(match inv.place_with(solver, compiled)? {
-                Outcome::Placed(p) => Solved::Placed(wrap(p)),
-                Outcome::Unschedulable(d) | Outcome::Undecided(d) => Solved::NotPlaced(d),
+                Outcome::Placed(p) => Solved::Placed(p),
+                Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
+                    Solved::NotPlaced(d, label_levels(inv))
+                }
             })
         })
     }
+
+    fn wrap(&self, p: Placement) -> PyPlacement {
+        PyPlacement::new(p, self.source())
+    }
+
+    fn wrap_in(&self, p: Placement, generation: Generation) -> PyPlacement {
+        PyPlacement::new(
+            p,
+            Source {
+                state: self.state.clone(),
+                generation,
+            },
+        )
+    }
+
+    fn diagnosis(&self, d: gang_core::Diagnosis) -> PyDiagnosis {
+        let levels = self.state.with_inventory(label_levels);
+        PyDiagnosis::new(d, levels)
+    }
+}
+
+/// A snapshot of the live reservation `id`.
+fn reservation_data(inv: &Inventory, id: ReservationId) -> Result<ReservationSnapshot, Error> {
+    inv.live_reservation(id).map(|r| r.snapshot(inv))
 }
 
 #[pymethods]
 impl PyInventory {
-    /// Builds and validates an inventory from topology levels (outermost first) and
-    /// nodes (`Node` objects or dicts).
+    /// Builds and validates an inventory from topology levels (a list, outermost
+    /// first) and nodes (`Node` objects or dicts).
     #[new]
     fn new(py: Python<'_>, levels: &Bound<'_, PyAny>, nodes: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut lv = Vec::new();
-        for (i, l) in items(Some(levels))?.iter().enumerate() {
-            lv.push(convert::string(
-                l,
-                &format!("topology.levels[{i}]"),
-                ErrorKind::InvalidInventory,
-            )?);
-        }
+        let levels = levels_arg(levels)?;
         let mut specs = Vec::new();
-        for (i, n) in items(Some(nodes))?.iter().enumerate() {
+        for (i, n) in items(Some(nodes), "nodes", ErrorKind::InvalidInventory)?
+            .iter()
+            .enumerate()
+        {
             specs.push(node_from(n, &format!("nodes[{i}]"))?);
         }
-        PyInventory::build(py, lv, specs)
+        PyInventory::build(py, levels, specs)
     }
 
-    /// An inventory from a dict in the scenario format:
-    /// `{"topology": {"levels": [...]}, "nodes": [...]}` (nodes may be `Node` objects).
+    /// An inventory from a dict in the scenario format — `{"topology": {"levels":
+    /// [...]}, "nodes": [...]}`, nodes may be `Node` objects — plus, as `to_dict`
+    /// writes them, its reservations.
     ///
     /// >>> import gang
     /// >>> inv = gang.Inventory.from_dict({"topology": {"levels": ["rack"]},
@@ -447,11 +370,32 @@ impl PyInventory {
         py: Python<'_>,
         doc: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let text = convert::to_json(doc, "")?;
-        PyInventory::parse_json(py, text)
+        let doc: InventoryDocument = pyde::read(doc, "", ErrorKind::InvalidScenario)?;
+        PyInventory::from_document(py, doc)
     }
 
-    /// An inventory from JSON text in the scenario format (the cluster half).
+    /// The inventory of Kubernetes objects (`kubectl get nodes,pods -o json`, Kueue
+    /// objects): `gang.kube.load(*sources, …)`'s inventory. Naming a `workload` leaves
+    /// its own bound pods out of the usage.
+    ///
+    /// >>> import gang
+    /// >>> node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a1", "labels": {"rack": "a"}}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}'
+    /// >>> inv = gang.Inventory.from_kube(("node.json", node), topology=["rack"])
+    /// >>> inv.levels, inv.free("a1", "nvidia.com/gpu")
+    /// (['rack'], Quantity('8'))
+    #[classmethod]
+    #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
+    fn from_kube<'py>(
+        _cls: &Bound<'py, PyType>,
+        sources: &Bound<'py, pyo3::types::PyTuple>,
+        topology: Option<&Bound<'py, PyAny>>,
+        workload: Option<&str>,
+        namespace: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::kube::load_py(sources, topology, workload, namespace)?.getattr("inventory")
+    }
+
+    /// An inventory from JSON text in the same format.
     #[classmethod]
     fn from_json(
         _cls: &Bound<'_, PyType>,
@@ -459,37 +403,60 @@ impl PyInventory {
         text: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         let text = json_text(text)?;
-        PyInventory::parse_json(py, text)
+        let doc: InventoryDocument = py.detach(|| parse_json(&text))?;
+        PyInventory::from_document(py, doc)
     }
 
-    /// The cluster document: `{"topology": {"levels": [...]}, "nodes": [...]}`, nodes
-    /// in topology order, quantities as given.
+    /// Everything the inventory holds, as a dict: the cluster document of scenario
+    /// files (`topology`, `nodes` in topology order with exact amounts, external use in
+    /// `used`) and, when there are any, its live `reservations` (what each holds) and
+    /// `next_reservation`. `from_dict` builds the same inventory back: a new one (with
+    /// its own `id`), holding the same reservations under the same serial numbers.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory(["rack"], [gang.Node("a1", labels={"rack": "a"}, capacity={"gpu": 8})])
+    /// >>> r = inv.reserve(inv.place(gang.Gang("g", [gang.Role("w", 2, requests={"gpu": 4})])))
+    /// >>> again = gang.Inventory.from_dict(inv.to_dict())
+    /// >>> again == inv, again.free("a1", "gpu"), [x.id.serial for x in again.reservations]
+    /// (True, Quantity('0'), [0])
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = self.state.cluster_json(false);
-        py.import("json")?.call_method1("loads", (text,))
+        crate::pyser::to_py(py, &self.document())
     }
 
-    /// The cluster document as JSON text.
+    /// `to_dict()` as JSON text.
     fn to_json(&self) -> String {
-        self.state.cluster_json(false)
+        serde_json::to_string(&self.document()).unwrap_or_default()
+    }
+
+    /// This inventory's identity (what its reservation ids carry; a copy has its own).
+    #[getter]
+    fn id(&self) -> u32 {
+        self.state.with_inventory(|inv| inv.id().get())
     }
 
     /// Topology levels as given, outermost first.
     #[getter]
     fn levels(&self) -> Vec<String> {
-        self.state.levels()
+        self.state
+            .with_inventory(|inv| inv.topology().levels().to_vec())
     }
 
     /// Node names in topology order.
     #[getter]
     fn node_names(&self) -> Vec<String> {
-        self.state.layout().names.clone()
+        self.state
+            .with_inventory(|inv| inv.node_names().map(str::to_owned).collect())
     }
 
-    /// The nodes as `Node` objects, in topology order.
+    /// The nodes as `Node` objects, in topology order (also `list(inventory)`).
     #[getter]
     fn nodes(&self) -> Vec<PyNode> {
-        self.state.specs(false).into_iter().map(PyNode).collect()
+        self.state.with_inventory(|inv| {
+            inv.node_names()
+                .filter_map(|n| inv.node_spec(n))
+                .map(PyNode)
+                .collect()
+        })
     }
 
     /// Resource names known to the inventory, sorted.
@@ -499,47 +466,63 @@ impl PyInventory {
             .with_inventory(|inv| inv.resources().map(str::to_owned).collect())
     }
 
-    /// The node called `name` (KeyError if there is none).
-    fn node(&self, name: &str) -> PyResult<PyNode> {
-        match self.state.with_inventory(|inv| inv.node_spec(name)) {
-            Some(spec) => Ok(PyNode(plain(spec))),
-            None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_owned())),
-        }
+    /// The node called `name`; `UnknownNode` (a `KeyError` too) if there is none.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory([], [gang.Node("a1", capacity={"gpu": 8})])
+    /// >>> inv.node("a1") == gang.Node("a1", capacity={"gpu": "8"})
+    /// True
+    /// >>> inv.node("a2")
+    /// Traceback (most recent call last):
+    ///   ...
+    /// gang.UnknownNode: unknown node "a2"
+    fn node(&self, name: &Bound<'_, PyAny>) -> PyResult<PyNode> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
+        self.state
+            .with_inventory(|inv| inv.node_spec(&name))
+            .map(PyNode)
+            .ok_or_else(|| to_py_err(Error::UnknownNode { name }))
     }
 
-    /// Free amount of `resource` on `node` (capacity minus external use, never below
-    /// zero); None when the node or resource is unknown.
-    fn free(&self, node: &str, resource: &str) -> Option<PyQuantity> {
-        self.state
-            .with_inventory(|inv| inv.free(node, resource))
-            .map(PyQuantity)
+    /// Free amount of `resource` on `node` (capacity minus external use minus what
+    /// reservations hold, never below zero). An unknown node is `UnknownNode`; a
+    /// resource the node does not have has nothing free: `Quantity(0)`.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory([], [gang.Node("a1", capacity={"gpu": 8})])
+    /// >>> inv.free("a1", "gpu"), inv.free("a1", "fpga")
+    /// (Quantity('8'), Quantity('0'))
+    /// >>> inv.free("typo", "gpu")
+    /// Traceback (most recent call last):
+    ///   ...
+    /// gang.UnknownNode: unknown node "typo"
+    fn free(&self, node: &Bound<'_, PyAny>, resource: &Bound<'_, PyAny>) -> PyResult<PyQuantity> {
+        let node = convert::string(node, "node", ErrorKind::UnknownNode)?;
+        let resource = convert::string(resource, "resource", ErrorKind::InvalidRequest)?;
+        self.state.with_inventory(|inv| {
+            if inv.node_spec(&node).is_none() {
+                return Err(to_py_err(Error::UnknownNode { name: node.clone() }));
+            }
+            Ok(PyQuantity(
+                inv.free(&node, &resource)
+                    .unwrap_or(gang_core::Quantity::ZERO),
+            ))
+        })
     }
 
     /// Domain paths of `level` ("b1/a"), in topology order; node names at the node
     /// level.
     fn domains(&self, level: &str) -> PyResult<Vec<String>> {
-        if level == HOSTNAME_LEVEL {
-            return Ok(self.node_names());
-        }
-        let layout = self.state.layout();
-        let Some(depth) = layout.label_levels.iter().position(|l| l == level) else {
-            return Err(edge_error(
-                ErrorKind::InvalidRequest,
-                "level",
-                level,
-                "not a level of the inventory's topology",
-            ));
-        };
-        let mut out: Vec<String> = Vec::new();
-        for p in &layout.paths {
-            if p.len() > depth {
-                let path = p[..=depth].join("/");
-                if out.last() != Some(&path) {
-                    out.push(path);
-                }
-            }
-        }
-        Ok(out)
+        self.state
+            .with_inventory(|inv| inv.domain_paths(level))
+            .ok_or_else(|| {
+                edge_error(
+                    ErrorKind::InvalidRequest,
+                    "level",
+                    level,
+                    "not a level of the inventory's topology",
+                )
+            })
     }
 
     /// Validates `gang` against this inventory once, for repeated `place` calls.
@@ -550,10 +533,7 @@ impl PyInventory {
     /// >>> [inv.place(c).members for _ in range(3)]
     /// [2, 2, 2]
     fn compile(&self, py: Python<'_>, gang: &Bound<'_, PyAny>) -> PyResult<PyCompiledGang> {
-        let g = match gang.cast::<PyGang>() {
-            Ok(g) => g.get().0.clone(),
-            Err(_) => gang_from(gang)?,
-        };
+        let g = gang_from(gang)?;
         let state = &self.state;
         let compiled = py.detach(|| core(|| state.with_inventory(|inv| inv.compile(&g))))?;
         Ok(PyCompiledGang {
@@ -573,11 +553,11 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<u64>,
+        search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyPlacement> {
         match self.place_or_diagnose(py, gang, search_budget)? {
-            Solved::Placed(p) => Ok(p),
-            Solved::NotPlaced(d) => Err(not_placed(py, d)),
+            (Solved::Placed(p), g) => Ok(self.wrap_in(p, g)),
+            (Solved::NotPlaced(d, levels), _) => Err(not_placed(py, d, levels)),
         }
     }
 
@@ -594,11 +574,13 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<u64>,
+        search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         Ok(match self.place_or_diagnose(py, gang, search_budget)? {
-            Solved::Placed(p) => Py::new(py, p)?.into_any(),
-            Solved::NotPlaced(d) => Py::new(py, PyDiagnosis::new(d))?.into_any(),
+            (Solved::Placed(p), g) => Py::new(py, self.wrap_in(p, g))?.into_any(),
+            (Solved::NotPlaced(d, levels), _) => {
+                Py::new(py, PyDiagnosis::new(d, levels))?.into_any()
+            }
         })
     }
 
@@ -619,11 +601,12 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<u64>,
+        search_budget: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyPlacement>> {
-        self.run(py, gang, search_budget, |solver, inv, compiled, wrap| {
-            Ok(inv.find_with(solver, compiled)?.map(wrap))
-        })
+        let (found, g) = self.run(py, gang, search_budget, |solver, inv, compiled| {
+            inv.find_with(solver, compiled)
+        })?;
+        Ok(found.map(|p| self.wrap_in(p, g)))
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -631,7 +614,16 @@ impl PyInventory {
     /// Applies a placement atomically: re-checks every member against the inventory
     /// as it is now and, if all still fit, holds their capacity under a new id.
     /// Raises `Conflict` (naming the node and resource) and changes nothing otherwise.
-    fn reserve(&self, py: Python<'_>, placement: &PyPlacement) -> PyResult<PyReservation> {
+    fn reserve(&self, py: Python<'_>, placement: &Bound<'_, PyAny>) -> PyResult<PyReservation> {
+        let Ok(placement) = placement.cast::<PyPlacement>() else {
+            return Err(edge_error(
+                ErrorKind::InvalidRequest,
+                "placement",
+                &pyde::obj_repr(placement),
+                "expected a Placement (from place, try_place or find)",
+            ));
+        };
+        let placement = placement.get();
         let Some(p) = placement.core() else {
             return Err(edge_error(
                 ErrorKind::InvalidRequest,
@@ -649,12 +641,13 @@ impl PyInventory {
                 })
             })
         })
-        .map(|data| PyReservation { data })
+        .map(PyReservation)
     }
 
     /// Gives back exactly what a reservation holds, and forgets it; returns it as it
-    /// was. Raises `UnknownReservation` when it is not live (never made, or released
-    /// already): nothing is ever credited twice.
+    /// was. Raises `UnknownReservation` when it is not live here: released already
+    /// (nothing is ever credited twice), or made by another inventory (the message
+    /// names both).
     fn release(&self, py: Python<'_>, reservation: &Bound<'_, PyAny>) -> PyResult<PyReservation> {
         let id = reservation_id(reservation)?;
         let state = &self.state;
@@ -667,16 +660,19 @@ impl PyInventory {
                 })
             })
         })
-        .map(|data| PyReservation { data })
+        .map(PyReservation)
     }
 
-    /// The live reservation with this id, or None.
+    /// The live reservation with this id; None when this inventory made it and it was
+    /// released. An id of another inventory raises `UnknownReservation`.
     fn reservation(&self, reservation: &Bound<'_, PyAny>) -> PyResult<Option<PyReservation>> {
         let id = reservation_id(reservation)?;
-        Ok(self
-            .state
-            .with_inventory(|inv| inv.reservation(id).map(|r| r.snapshot(inv)))
-            .map(|data| PyReservation { data }))
+        self.state
+            .with_inventory(|inv| match inv.live_reservation(id) {
+                Ok(r) => Ok(Some(PyReservation(r.snapshot(inv)))),
+                Err(Error::UnknownReservation { .. }) => Ok(None),
+                Err(e) => Err(to_py_err(e)),
+            })
     }
 
     /// Live reservations, by id.
@@ -684,9 +680,7 @@ impl PyInventory {
     fn reservations(&self) -> Vec<PyReservation> {
         self.state.with_inventory(|inv| {
             inv.reservations()
-                .map(|r| PyReservation {
-                    data: r.snapshot(inv),
-                })
+                .map(|r| PyReservation(r.snapshot(inv)))
                 .collect()
         })
     }
@@ -702,12 +696,17 @@ impl PyInventory {
     ) -> PyResult<Vec<PyAssignment>> {
         let id = reservation_id(reservation)?;
         let state = &self.state;
-        let r = py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.replace(id))))?;
+        let r = py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    // An id of another inventory is reported as such, naming both.
+                    inv.live_reservation(id)?;
+                    inv.replace(id)
+                })
+            })
+        })?;
         match r {
-            Replacement::Placed { added } => Ok(added
-                .into_iter()
-                .map(|a| PyAssignment::new(a.role, a.node, a.count))
-                .collect()),
+            Replacement::Placed { added } => Ok(added.into_iter().map(PyAssignment).collect()),
             Replacement::Pending(p) => Err(lifecycle::pending(py, p)),
         }
     }
@@ -720,30 +719,34 @@ impl PyInventory {
     }
 
     /// Removes a node; returns what reservations lost with it (see `replace`).
-    fn remove_node(&self, py: Python<'_>, name: &str) -> PyResult<Vec<PyLost>> {
+    fn remove_node(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Vec<PyLost>> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
         let state = &self.state;
-        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.remove_node(name))))
+        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.remove_node(&name))))
             .map(lifecycle::lost_list)
     }
 
     /// Marks a node failed: it is cordoned and reservations lose their members there
     /// (their capacity is given back); returns what was lost.
-    fn fail_node(&self, py: Python<'_>, name: &str) -> PyResult<Vec<PyLost>> {
+    fn fail_node(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Vec<PyLost>> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
         let state = &self.state;
-        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.fail_node(name))))
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.fail_node(&name))))
             .map(lifecycle::lost_list)
     }
 
     /// Cordons a node: nothing new is placed on it; reservations there stay.
-    fn cordon(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+    fn cordon(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<()> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
         let state = &self.state;
-        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.cordon(name))))
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.cordon(&name))))
     }
 
     /// Uncordons a node.
-    fn uncordon(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+    fn uncordon(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<()> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
         let state = &self.state;
-        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.uncordon(name))))
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.uncordon(&name))))
     }
 
     /// Replaces a node's labels; returns the ids of reservations whose constrained
@@ -751,51 +754,58 @@ impl PyInventory {
     fn set_labels(
         &self,
         py: Python<'_>,
-        name: &str,
+        name: &Bound<'_, PyAny>,
         labels: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<u64>> {
+    ) -> PyResult<Vec<PyReservationId>> {
+        let name = convert::string(name, "node", ErrorKind::UnknownNode)?;
+        let k = ErrorKind::InvalidInventory;
         let labels: IndexMap<String, String> =
-            convert::str_map(Some(labels), &format!("nodes[{name}].labels"), |v, f| {
-                convert::string(v, f, ErrorKind::InvalidInventory)
+            convert::str_map(Some(labels), &format!("nodes[{name}].labels"), k, |v, f| {
+                convert::string(v, f, k)
             })?
             .into_iter()
             .collect();
         let state = &self.state;
-        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.set_labels(name, labels))))
-            .map(|ids| ids.into_iter().map(|r| r.0).collect())
+        py.detach(|| core(|| state.with_inventory_mut(true, |inv| inv.set_labels(&name, labels))))
+            .map(|ids| ids.into_iter().map(PyReservationId).collect())
     }
 
-    /// Sets a node's allocatable capacity of a resource (int or Kubernetes string);
+    /// Sets a node's allocatable capacity of a resource (any amount `Node` takes);
     /// returns where capacity is now below what is used and reserved (the change is
     /// applied; those reservations are reported).
     fn set_capacity(
         &self,
         py: Python<'_>,
-        node: &str,
-        resource: &str,
+        node: &Bound<'_, PyAny>,
+        resource: &Bound<'_, PyAny>,
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyOvercommit>> {
-        let a = convert::amount(amount, &format!("nodes[{node}].capacity.{resource}"))?;
+        let node = convert::string(node, "node", ErrorKind::UnknownNode)?;
+        let resource = convert::string(resource, "resource", ErrorKind::InvalidInventory)?;
+        let a = convert::exact(amount, &format!("nodes[{node}].capacity.{resource}"))?;
         let state = &self.state;
         py.detach(|| {
-            core(|| state.with_inventory_mut(false, |inv| inv.set_capacity(node, resource, a)))
+            core(|| state.with_inventory_mut(false, |inv| inv.set_capacity(&node, &resource, a)))
         })
         .map(|v| v.into_iter().map(PyOvercommit).collect())
     }
 
     /// Sets the amount of a resource used on a node by workloads gang did not place;
-    /// reports overcommitment like `set_capacity`.
+    /// reports overcommitment like `set_capacity`. With numpy or pandas values too:
+    /// anything with `__index__` or that `float()` accepts.
     fn set_used(
         &self,
         py: Python<'_>,
-        node: &str,
-        resource: &str,
+        node: &Bound<'_, PyAny>,
+        resource: &Bound<'_, PyAny>,
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyOvercommit>> {
-        let a = convert::amount(amount, &format!("nodes[{node}].used.{resource}"))?;
+        let node = convert::string(node, "node", ErrorKind::UnknownNode)?;
+        let resource = convert::string(resource, "resource", ErrorKind::InvalidInventory)?;
+        let a = convert::exact(amount, &format!("nodes[{node}].used.{resource}"))?;
         let state = &self.state;
         py.detach(|| {
-            core(|| state.with_inventory_mut(false, |inv| inv.set_used(node, resource, a)))
+            core(|| state.with_inventory_mut(false, |inv| inv.set_used(&node, &resource, a)))
         })
         .map(|v| v.into_iter().map(PyOvercommit).collect())
     }
@@ -808,23 +818,20 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        replicas: u32,
-        level: String,
-        min_replicas: Option<u32>,
-        within: Option<String>,
+        replicas: &Bound<'_, PyAny>,
+        level: &Bound<'_, PyAny>,
+        min_replicas: Option<&Bound<'_, PyAny>>,
+        within: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PySpreadOutcome> {
+        let k = ErrorKind::InvalidRequest;
         let g = gang_from(gang)?;
-        let roles = RoleNames::Names(
-            g.get_roles()
-                .iter()
-                .map(|r| r.get_name().to_owned())
-                .collect(),
-        );
+        let replicas = convert::count(replicas, "spread.replicas", k)?;
+        let level = convert::string(level, "spread.level", k)?;
         let mut spread = Spread::new(g, replicas, level);
-        if let Some(m) = min_replicas {
+        if let Some(m) = convert::opt_count(min_replicas, "spread.min_replicas", k)? {
             spread = spread.min_replicas(m);
         }
-        if let Some(w) = within {
+        if let Some(w) = convert::opt_string(within, "spread.within", k)? {
             spread = spread.within(w);
         }
         let state = &self.state;
@@ -843,18 +850,17 @@ impl PyInventory {
                 })
             })
         })?;
-        let layout = self.state.layout();
         Ok(match out {
             SpreadOutcome::Placed { placements, .. } => PySpreadOutcome {
                 fit: reservations.len() as u32,
                 needed: spread.get_min_replicas().unwrap_or(spread.get_replicas()),
                 reservations: reservations
                     .into_iter()
-                    .map(|data| Py::new(py, PyReservation { data }))
+                    .map(|d| Py::new(py, PyReservation(d)))
                     .collect::<PyResult<_>>()?,
                 placements: placements
                     .into_iter()
-                    .map(|p| Py::new(py, PyPlacement::from_core(p, roles.clone(), layout.clone())))
+                    .map(|p| Py::new(py, self.wrap(p)))
                     .collect::<PyResult<_>>()?,
                 diagnosis: None,
             },
@@ -868,7 +874,7 @@ impl PyInventory {
                 fit,
                 needed,
                 diagnosis: diagnosis
-                    .map(|d| Py::new(py, PyDiagnosis::new(d)))
+                    .map(|d| Py::new(py, self.diagnosis(d)))
                     .transpose()?,
             },
         })
@@ -878,17 +884,17 @@ impl PyInventory {
     /// holding nothing. `mode` is "fifo" (the first gang that does not fit blocks the
     /// rest) or "backfill" (later gangs may go ahead, only on nodes the waiting head
     /// cannot use).
-    #[pyo3(signature = (queue, mode = "fifo"))]
+    #[pyo3(signature = (queue, mode = None))]
     fn admit(
         &self,
         py: Python<'_>,
         queue: &Bound<'_, PyAny>,
-        mode: &str,
+        mode: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyAdmission>> {
-        let mode = match mode {
-            "fifo" => AdmitMode::Fifo,
-            "backfill" => AdmitMode::Backfill,
-            other => {
+        let mode = match convert::opt_string(mode, "mode", ErrorKind::InvalidRequest)?.as_deref() {
+            None | Some("fifo") => AdmitMode::Fifo,
+            Some("backfill") => AdmitMode::Backfill,
+            Some(other) => {
                 return Err(edge_error(
                     ErrorKind::InvalidRequest,
                     "mode",
@@ -897,7 +903,7 @@ impl PyInventory {
                 ))
             }
         };
-        let gangs: Vec<gang_core::Gang> = items(Some(queue))?
+        let gangs: Vec<Gang> = items(Some(queue), "queue", ErrorKind::InvalidRequest)?
             .iter()
             .map(|g| gang_from(g))
             .collect::<PyResult<_>>()?;
@@ -919,28 +925,16 @@ impl PyInventory {
                 })
             })
         })?;
-        let layout = self.state.layout();
         gangs
             .iter()
             .zip(out)
             .zip(data)
             .map(|((g, a), data)| {
-                let roles = RoleNames::Names(
-                    g.get_roles()
-                        .iter()
-                        .map(|r| r.get_name().to_owned())
-                        .collect(),
-                );
                 Ok(match a {
                     Admission::Placed { placement, .. } => PyAdmission {
                         gang: g.get_name().to_owned(),
-                        reservation: data
-                            .map(|data| Py::new(py, PyReservation { data }))
-                            .transpose()?,
-                        placement: Some(Py::new(
-                            py,
-                            PyPlacement::from_core(placement, roles, layout.clone()),
-                        )?),
+                        reservation: data.map(|d| Py::new(py, PyReservation(d))).transpose()?,
+                        placement: Some(Py::new(py, self.wrap(placement))?),
                         diagnosis: None,
                         blocked_by: None,
                     },
@@ -952,7 +946,7 @@ impl PyInventory {
                         reservation: None,
                         placement: None,
                         diagnosis: diagnosis
-                            .map(|d| Py::new(py, PyDiagnosis::new(d)))
+                            .map(|d| Py::new(py, self.diagnosis(d)))
                             .transpose()?,
                         blocked_by,
                     },
@@ -972,31 +966,125 @@ impl PyInventory {
         self.state.with_inventory(|inv| inv.len())
     }
 
-    fn __contains__(&self, name: &str) -> bool {
-        self.state.layout().index.contains_key(name)
+    fn __contains__(&self, name: &Bound<'_, PyAny>) -> bool {
+        match name.cast::<PyString>() {
+            Ok(s) => self
+                .state
+                .with_inventory(|inv| inv.node_spec(&s.to_string_lossy()).is_some()),
+            Err(_) => name.cast::<PyNode>().is_ok_and(|n| {
+                self.state.with_inventory(|inv| {
+                    inv.node_spec(n.get().0.get_name()).as_ref() == Some(&n.get().0)
+                })
+            }),
+        }
+    }
+
+    /// The nodes, in topology order.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let nodes = self.nodes().into_pyobject(py)?;
+        nodes.try_iter().map(Bound::into_any)
+    }
+
+    /// Equal when both hold the same nodes (as they stand now) and the same
+    /// reservations (by serial number): `to_dict()` is equal. Inventories change, so
+    /// they are not hashable.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> Py<PyAny> {
+        let py = other.py();
+        match other.cast::<Self>() {
+            Ok(o) => {
+                let same = Arc::ptr_eq(&o.get().state, &self.state)
+                    || o.get().document() == self.document();
+                pyo3::types::PyBool::new(py, same)
+                    .to_owned()
+                    .into_any()
+                    .unbind()
+            }
+            Err(_) => py.NotImplemented(),
+        }
     }
 
     fn __repr__(&self) -> String {
+        let (levels, n, res, r) = self.state.with_inventory(|inv| {
+            (
+                inv.topology().levels().to_vec(),
+                inv.len(),
+                inv.resources().map(str::to_owned).collect::<Vec<_>>(),
+                inv.reservations().count(),
+            )
+        });
         let q = |v: &[String]| {
-            let items: Vec<String> = v
-                .iter()
-                .map(|s| format!("{s:?}").replace('"', "'"))
-                .collect();
-            format!("[{}]", items.join(", "))
+            format!(
+                "[{}]",
+                v.iter().map(|s| repr_str(s)).collect::<Vec<_>>().join(", ")
+            )
         };
         format!(
-            "Inventory(levels={}, nodes={}, resources={})",
-            q(&self.state.levels()),
-            self.__len__(),
-            q(&self.resources())
+            "Inventory(levels={}, nodes={n}, resources={}, reservations={r})",
+            q(&levels),
+            q(&res)
         )
     }
 
-    /// Pickles as the cluster document with the capacity held by reservations folded
-    /// into each node's external use: the same free capacity, no reservations.
+    /// For notebooks: one row per node, with its labels at each level and free amounts.
+    fn _repr_html_(&self) -> String {
+        self.state.with_inventory(|inv| {
+            let levels = label_levels(inv);
+            let res: Vec<String> = inv.resources().map(str::to_owned).collect();
+            let mut head: Vec<String> = vec!["node".into()];
+            head.extend(levels.iter().cloned());
+            head.extend(res.iter().map(|r| format!("free {r}")));
+            head.push("schedulable".into());
+            const SHOWN: usize = 50;
+            let rows: Vec<Vec<String>> = inv
+                .node_names()
+                .take(SHOWN)
+                .filter_map(|n| inv.node_spec(n))
+                .map(|s| {
+                    let mut row = vec![s.get_name().to_owned()];
+                    row.extend(
+                        levels
+                            .iter()
+                            .map(|l| s.get_label(l).unwrap_or("").to_owned()),
+                    );
+                    row.extend(res.iter().map(|r| {
+                        inv.free(s.get_name(), r)
+                            .map(|q| q.to_string())
+                            .unwrap_or_default()
+                    }));
+                    row.push(s.is_schedulable().to_string());
+                    row
+                })
+                .collect();
+            let more = if inv.len() > SHOWN {
+                format!(" (first {SHOWN} shown)")
+            } else {
+                String::new()
+            };
+            let head: Vec<&str> = head.iter().map(String::as_str).collect();
+            html_table(
+                &format!(
+                    "Inventory: {} nodes, {} reservations{more}",
+                    inv.len(),
+                    inv.reservations().count()
+                ),
+                &head,
+                &rows,
+            )
+        })
+    }
+
+    /// Pickles as its document (`to_json`): nodes, free capacity and reservations.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let text = slf.get().state.cluster_json(true);
-        Ok((slf.get_type().getattr("from_json")?, (text,)))
+        Ok((slf.get_type().getattr("from_json")?, (slf.get().to_json(),)))
+    }
+
+    /// An independent copy holding the same reservations under the same ids.
+    fn __copy__(&self) -> Self {
+        PyInventory::from_inventory(self.state.with_inventory(Inventory::clone))
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.__copy__()
     }
 }
 
@@ -1014,61 +1102,18 @@ impl PyCompiledGang {
     /// The gang as given.
     #[getter]
     fn gang(&self) -> PyGang {
-        PyGang(self.compiled.gang().clone())
+        PyGang::of(self.compiled.gang().clone())
     }
     fn __repr__(&self) -> String {
         format!(
-            "CompiledGang({:?}, inventory of {} nodes)",
-            self.compiled.gang().get_name(),
+            "CompiledGang({}, inventory of {} nodes)",
+            repr_str(self.compiled.gang().get_name()),
             self.inventory.with_inventory(|inv| inv.len())
         )
-        .replace('"', "'")
     }
-}
-
-/// Used by the scenario module.
-pub fn inventory_from_specs(
-    py: Python<'_>,
-    levels: Vec<String>,
-    specs: Vec<NodeSpec>,
-) -> PyResult<PyInventory> {
-    PyInventory::build(py, levels, specs)
-}
-
-/// A node as the core reports it, with exact amounts written as a person would give
-/// them (whole units as ints, else milli-unit text), so that it equals the same node
-/// read back from its dict.
-fn plain(mut spec: NodeSpec) -> NodeSpec {
-    let fix = |a: &QuantitySpec| match a {
-        QuantitySpec::Exact(q) => {
-            let m = q.millis();
-            match i64::try_from(m / 1000) {
-                Ok(units) if m % 1000 == 0 => QuantitySpec::Units(units),
-                _ => QuantitySpec::Text(q.to_string()),
-            }
-        }
-        other => other.clone(),
-    };
-    let capacity: Vec<(String, QuantitySpec)> = spec
-        .get_capacity()
-        .map(|(r, a)| (r.to_owned(), fix(a)))
-        .collect();
-    let used: Vec<(String, QuantitySpec)> = spec
-        .get_used()
-        .map(|(r, a)| (r.to_owned(), fix(a)))
-        .collect();
-    for (r, a) in capacity {
-        spec.set_capacity(r, a);
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "a CompiledGang is tied to its inventory and cannot be pickled or copied; pickle the Gang and compile it again",
+        ))
     }
-    for (r, a) in used {
-        spec.set_used(r, a);
-    }
-    spec
-}
-
-/// A snapshot of the live reservation `id`.
-fn reservation_data(inv: &Inventory, id: ReservationId) -> Result<ReservationSnapshot, Error> {
-    inv.reservation(id)
-        .map(|r| r.snapshot(inv))
-        .ok_or(Error::UnknownReservation { id })
 }

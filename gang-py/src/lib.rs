@@ -6,11 +6,16 @@
 //! (`gang._gang`); `python/gang/_gang.pyi` are its stubs.
 
 mod convert;
+mod dunder;
 mod errors;
 mod inventory;
+mod kube;
 mod lifecycle;
 mod outcome;
+mod pyde;
+mod pyser;
 mod scenario;
+mod sim;
 mod spec;
 
 use pyo3::prelude::*;
@@ -37,6 +42,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<outcome::PyRoleFit>()?;
     m.add_class::<outcome::PyRelaxation>()?;
     m.add_class::<outcome::PySliceReport>()?;
+    m.add_class::<lifecycle::PyReservationId>()?;
     m.add_class::<lifecycle::PyReservation>()?;
     m.add_class::<lifecycle::PyLost>()?;
     m.add_class::<lifecycle::PyOvercommit>()?;
@@ -45,16 +51,31 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    sim::register(m)?;
+    kube::register(m)?;
     m.add(
         "DEFAULT_SEARCH_BUDGET",
         gang_core::Solver::DEFAULT_SEARCH_BUDGET,
     )?;
     m.add("HOSTNAME_LEVEL", gang_core::HOSTNAME_LEVEL)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Private and dunder names stay out of `__all__` (PyO3 lists every added name).
+    let all = m.index()?;
+    for name in [
+        "_panic_for_tests",
+        "_sim_run",
+        "_sim_experiment",
+        "_kube_load",
+        "__version__",
+    ] {
+        all.call_method1("remove", (name,))?;
+    }
     Ok(())
 }
 
 /// Panics inside the boundary guard, so tests can check that a Rust panic becomes
-/// `gang.InternalError` rather than crashing or raising a non-`GangError`.
+/// `gang.InternalError` (silently: nothing on stderr) rather than crashing or raising
+/// a non-`GangError`. Private: not in `gang.__all__`.
 #[pyfunction]
 fn _panic_for_tests() -> PyResult<()> {
     errors::guard(|| {

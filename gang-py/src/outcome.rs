@@ -1,64 +1,62 @@
 //! Results: `Placement` (+ `Assignment`) and `Diagnosis` (+ its reports).
 //!
-//! Both are immutable, comparable, hashable and picklable. A `Placement` keeps the core
-//! placement it came from (for the lifecycle operations to come) plus a plain-data copy
-//! that is what gets pickled; a `Diagnosis` is the core diagnosis itself, pickled as its
-//! JSON form and read back field by field.
+//! A `Placement` made in this process wraps the core placement itself; the views that
+//! need node paths (`domain_counts`, `to_records`, pickling) read the core's
+//! [`PlacementSnapshot`], taken once on first use from the inventory the placement was
+//! made on (as it was then: see [`crate::inventory::Generation`]). An unpickled
+//! placement is that snapshot alone. A `Diagnosis` is the core diagnosis, with the
+//! inventory's levels for its summary record.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use gang_core::diagnosis::{
     DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SliceReport,
 };
-use gang_core::{CompiledGang, Diagnosis, ErrorKind};
+use gang_core::{Diagnosis, ErrorKind, Placement, PlacementSnapshot, HOSTNAME_LEVEL};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::convert::{from_value, json_text};
-use crate::errors::{edge_error, NotPlaced, Undecided, Unschedulable};
-use crate::inventory::Layout;
-use crate::spec::{dict_of, hash_json, json_of, parse_value};
+use crate::convert::{json_text, parse_json, repr_str};
+use crate::dunder::{value_class, Repr};
+use crate::errors::{edge_error, raise};
+use crate::inventory::Source;
+use crate::pyser::{hash_of, to_py};
+
+/// Escapes text for HTML.
+pub fn html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A small HTML table: a caption, column names, rows.
+pub fn html_table(caption: &str, head: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = format!("<table><caption>{}</caption><thead><tr>", html(caption));
+    for h in head {
+        s.push_str(&format!("<th>{}</th>", html(h)));
+    }
+    s.push_str("</tr></thead><tbody>");
+    for r in rows {
+        s.push_str("<tr>");
+        for c in r {
+            s.push_str(&format!("<td>{}</td>", html(c)));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
 
 // ------------------------------------------------------------------------- Placement
 
-/// Everything a `Placement` shows, as plain data (this is what is pickled).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlacementData {
-    pub gang: String,
-    pub level: Option<String>,
-    pub domain: Vec<(String, String)>,
-    pub assignments: Vec<AssignmentData>,
-    pub placed: Vec<(String, u32)>,
-    pub domains_used: Vec<(String, u32)>,
-    pub search_complete: bool,
-    /// The inventory's label levels, outermost first (for per-domain counts).
-    pub levels: Vec<String>,
-    /// The core's JSON form (the README's "Scenario files"), filled lazily from `core`.
-    #[serde(default)]
-    pub json: Option<Value>,
-    /// The core's one-line rendering, filled lazily from `core`.
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AssignmentData {
-    pub role: String,
-    pub node: String,
-    pub count: u32,
-    /// The node's label values for the inventory's levels, outermost first, up to its
-    /// first missing label.
-    pub path: Vec<String>,
-}
-
 /// Where a gang goes: the level and domain, and how many members of each role on
-/// which node. Returned by `Inventory.place`; immutable, hashable and picklable.
+/// which node. Returned by `Inventory.place`; immutable, comparable, hashable and
+/// picklable.
+///
+/// A domain is spelled one way everywhere: its full path (`domain`, "b1/r1"), with the
+/// label value at the placement's level apart (`domain_value`, "r1") and per level in
+/// `domain_labels`.
 ///
 /// >>> import gang
 /// >>> inv = gang.Inventory(["block", "rack"], [
@@ -67,181 +65,238 @@ pub struct AssignmentData {
 /// >>> p = inv.place(gang.Gang("g", [gang.Role("w", 2, requests={"gpu": 8})], required="rack"))
 /// >>> p
 /// Placement(gang='g', level='rack', domain='b1/r1', nodes={'n0': 1, 'n1': 1})
-/// >>> p.domain, p.placed, p.members
-/// ({'block': 'b1', 'rack': 'r1'}, {'w': 2}, 2)
+/// >>> p.domain, p.domain_value, p.domain_labels, p.placed, p.members
+/// ('b1/r1', 'r1', {'block': 'b1', 'rack': 'r1'}, {'w': 2}, 2)
 /// >>> p.to_records()[0]
 /// {'gang': 'g', 'role': 'w', 'node': 'n0', 'count': 1, 'block': 'b1', 'rack': 'r1'}
+/// >>> p.summary()
+/// {'status': 'placed', 'gang': 'g', 'level': 'rack', 'domain': 'b1/r1', 'members': 2, 'nodes_used': 2, 'domains_used.block': 1, 'domains_used.rack': 1, 'best_domain': None, 'best_fits': None, 'short_of': None}
 #[pyclass(name = "Placement", module = "gang", frozen)]
 pub struct PyPlacement {
-    /// The plain data, built on first use from `live` (or given when unpickled).
-    data: OnceLock<PlacementData>,
-    /// The core placement and what it was made from, when made in this process (absent
-    /// after unpickling). The lifecycle operations (reserve...) will take it from here.
+    /// The core placement and where it came from, when made in this process.
     live: Option<Live>,
-    json: OnceLock<Value>,
-    text: OnceLock<String>,
+    /// The snapshot, taken on first use (given when unpickled).
+    snap: OnceLock<PlacementSnapshot>,
+    /// The core's JSON form and text, when unpickled.
+    saved: Option<(String, String)>,
 }
 
-/// A placement made in this process: the core value, its role names, and the node
-/// layout it was made on (for node paths).
-pub struct Live {
-    pub placement: gang_core::Placement,
-    pub roles: RoleNames,
-    pub layout: Arc<Layout>,
-}
+/// What placements compare and hash by: gang, level, domain, assignments, completeness.
+type Key<'a> = (
+    &'a str,
+    Option<&'a str>,
+    &'a [(String, String)],
+    Vec<(&'a str, &'a str, u32)>,
+    bool,
+);
 
-/// The gang's role names, in order (cheap to carry: a compiled gang is one `Arc`).
-#[derive(Clone)]
-pub enum RoleNames {
-    Compiled(CompiledGang),
-    Names(Vec<String>),
-}
+/// A diagnosis' pickled form: its JSON text and the inventory's levels.
+type DiagnosisState<'py> = (Bound<'py, PyAny>, (String, Vec<String>));
 
-impl RoleNames {
-    fn names(&self) -> Vec<&str> {
-        match self {
-            RoleNames::Compiled(c) => c.gang().get_roles().iter().map(|r| r.get_name()).collect(),
-            RoleNames::Names(v) => v.iter().map(String::as_str).collect(),
-        }
-    }
+struct Live {
+    placement: Placement,
+    source: Source,
 }
 
 impl PyPlacement {
-    /// Wraps a core placement; converting it to Python-facing data waits until asked,
-    /// so `place` itself does no more than the core call.
-    pub fn from_core(
-        placement: gang_core::Placement,
-        roles: RoleNames,
-        layout: Arc<Layout>,
-    ) -> PyPlacement {
+    /// Wraps a core placement; nothing is converted until asked, so `place` itself
+    /// does no more than the core call.
+    pub fn new(placement: Placement, source: Source) -> PyPlacement {
         PyPlacement {
-            data: OnceLock::new(),
-            live: Some(Live {
-                placement,
-                roles,
-                layout,
-            }),
-            json: OnceLock::new(),
-            text: OnceLock::new(),
+            live: Some(Live { placement, source }),
+            snap: OnceLock::new(),
+            saved: None,
         }
     }
 
-    fn data(&self) -> &PlacementData {
-        self.data.get_or_init(|| {
-            let Some(live) = &self.live else {
-                unreachable!("an unpickled placement is built with its data")
-            };
-            let p = &live.placement;
-            PlacementData {
-                gang: p.gang().to_owned(),
-                level: p.level().map(str::to_owned),
-                domain: p.domain().to_vec(),
-                assignments: p
-                    .assignments()
-                    .iter()
-                    .map(|a| AssignmentData {
-                        role: a.role.clone(),
-                        node: a.node.clone(),
-                        count: a.count,
-                        path: live.layout.path_of(&a.node),
-                    })
-                    .collect(),
-                placed: live
-                    .roles
-                    .names()
-                    .into_iter()
-                    .map(|r| (r.to_owned(), p.placed(r).unwrap_or(0)))
-                    .collect(),
-                domains_used: p.domains_used().to_vec(),
-                search_complete: p.search_complete(),
-                levels: live.layout.label_levels().to_vec(),
-                json: None,
-                text: None,
-            }
-        })
-    }
-
-    fn json(&self) -> &Value {
-        self.json.get_or_init(|| match &self.live {
-            Some(l) => json_of(&l.placement),
-            None => self.data().json.clone().unwrap_or(Value::Null),
-        })
-    }
-
-    fn text(&self) -> &str {
-        self.text.get_or_init(|| match &self.live {
-            Some(l) => l.placement.to_string(),
-            None => self.data().text.clone().unwrap_or_default(),
-        })
-    }
-
-    fn state(&self) -> PlacementData {
-        let mut d = self.data().clone();
-        d.json = Some(self.json().clone());
-        d.text = Some(self.text().to_owned());
-        d
-    }
-
     /// The core placement, when made in this process.
-    pub fn core(&self) -> Option<&gang_core::Placement> {
+    pub fn core(&self) -> Option<&Placement> {
         self.live.as_ref().map(|l| &l.placement)
     }
 
-    /// The gang's name.
-    pub fn gang_name(&self) -> &str {
-        &self.data().gang
+    /// The plain-data snapshot (taken on first use).
+    pub fn snapshot(&self) -> &PlacementSnapshot {
+        self.snap.get_or_init(|| match &self.live {
+            Some(l) => l.source.snapshot(&l.placement),
+            None => unreachable!("an unpickled placement is built with its snapshot"),
+        })
     }
 
-    fn domain_path(&self) -> String {
-        self.data()
-            .domain
+    fn level_opt(&self) -> Option<&str> {
+        match &self.live {
+            Some(l) => l.placement.level(),
+            None => self.snapshot().level.as_deref(),
+        }
+    }
+
+    fn domain_pairs(&self) -> &[(String, String)] {
+        match &self.live {
+            Some(l) => l.placement.domain(),
+            None => &self.snapshot().domain,
+        }
+    }
+
+    pub fn gang_name(&self) -> &str {
+        match &self.live {
+            Some(l) => l.placement.gang(),
+            None => &self.snapshot().gang,
+        }
+    }
+
+    fn path(&self) -> String {
+        self.domain_pairs()
             .iter()
             .map(|(_, v)| v.as_str())
             .collect::<Vec<_>>()
             .join("/")
     }
+
+    /// `(role, node, count)` per assignment.
+    fn triples(&self) -> Vec<(&str, &str, u32)> {
+        match &self.live {
+            Some(l) => l
+                .placement
+                .assignments()
+                .iter()
+                .map(|a| (a.role.as_str(), a.node.as_str(), a.count))
+                .collect(),
+            None => self
+                .snapshot()
+                .assignments
+                .iter()
+                .map(|a| (a.role.as_str(), a.node.as_str(), a.count))
+                .collect(),
+        }
+    }
+
+    fn node_counts(&self) -> Vec<(&str, u32)> {
+        match &self.live {
+            Some(l) => l.placement.node_counts(),
+            None => self
+                .snapshot()
+                .nodes
+                .iter()
+                .map(|(n, k)| (n.as_str(), *k))
+                .collect(),
+        }
+    }
+
+    fn placed_pairs(&self) -> Vec<(&str, u32)> {
+        match &self.live {
+            Some(l) => l.placement.placed_by_role().collect(),
+            None => self
+                .snapshot()
+                .placed
+                .iter()
+                .map(|(r, k)| (r.as_str(), *k))
+                .collect(),
+        }
+    }
+
+    fn used(&self) -> &[(String, u32)] {
+        match &self.live {
+            Some(l) => l.placement.domains_used(),
+            None => &self.snapshot().domains_used,
+        }
+    }
+
+    fn complete(&self) -> bool {
+        match &self.live {
+            Some(l) => l.placement.search_complete(),
+            None => self.snapshot().search_complete,
+        }
+    }
+
+    fn json(&self) -> String {
+        match (&self.live, &self.saved) {
+            (Some(l), _) => serde_json::to_string(&l.placement).unwrap_or_default(),
+            (None, Some((json, _))) => json.clone(),
+            (None, None) => String::new(),
+        }
+    }
+
+    fn text(&self) -> String {
+        match (&self.live, &self.saved) {
+            (Some(l), _) => l.placement.to_string(),
+            (None, Some((_, text))) => text.clone(),
+            (None, None) => String::new(),
+        }
+    }
+
+    fn key(&self) -> Key<'_> {
+        (
+            self.gang_name(),
+            self.level_opt(),
+            self.domain_pairs(),
+            self.triples(),
+            self.complete(),
+        )
+    }
 }
 
 /// Members of one role on one node.
-#[pyclass(name = "Assignment", module = "gang", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PyAssignment {
-    #[pyo3(get)]
-    role: String,
-    #[pyo3(get)]
-    node: String,
-    #[pyo3(get)]
-    count: u32,
+#[pyclass(name = "Assignment", module = "gang", frozen)]
+#[derive(Clone)]
+pub struct PyAssignment(pub gang_core::Assignment);
+
+impl Repr for PyAssignment {
+    fn repr(&self) -> String {
+        format!(
+            "Assignment(role={}, node={}, count={})",
+            repr_str(&self.0.role),
+            repr_str(&self.0.node),
+            self.0.count
+        )
+    }
 }
 
-#[pymethods]
-impl PyAssignment {
+value_class!(PyAssignment, "_from_dict", {
     #[new]
-    pub fn new(role: String, node: String, count: u32) -> Self {
-        PyAssignment { role, node, count }
+    fn new(
+        role: &Bound<'_, PyAny>,
+        node: &Bound<'_, PyAny>,
+        count: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let k = ErrorKind::InvalidRequest;
+        Ok(PyAssignment(gang_core::Assignment {
+            role: crate::convert::string(role, "role", k)?,
+            node: crate::convert::string(node, "node", k)?,
+            count: crate::convert::count(count, "count", k)?,
+        }))
     }
-    fn __repr__(&self) -> String {
-        format!(
-            "Assignment(role={:?}, node={:?}, count={})",
-            self.role, self.node, self.count
-        )
-        .replace('"', "'")
+    #[classmethod]
+    fn _from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
+        crate::pyde::read(doc, "assignment", ErrorKind::InvalidScenario).map(PyAssignment)
     }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, String, u32))> {
-        let a = slf.get();
-        Ok((
-            slf.get_type().into_any(),
-            (a.role.clone(), a.node.clone(), a.count),
-        ))
+    #[getter]
+    fn role(&self) -> &str {
+        &self.0.role
+    }
+    #[getter]
+    fn node(&self) -> &str {
+        &self.0.node
+    }
+    #[getter]
+    fn count(&self) -> u32 {
+        self.0.count
     }
     /// `(role, node, count)`, so that `role, node, count = assignment` works.
     fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let a = slf.get();
+        let a = &slf.get().0;
         let t = (a.role.clone(), a.node.clone(), a.count).into_pyobject(slf.py())?;
         t.try_iter().map(Bound::into_any)
     }
+});
+
+fn pairs_dict<'py, K: AsRef<str>>(
+    py: Python<'py>,
+    pairs: impl Iterator<Item = (K, u32)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in pairs {
+        d.set_item(k.as_ref(), v)?;
+    }
+    Ok(d)
 }
 
 #[pymethods]
@@ -249,220 +304,223 @@ impl PyPlacement {
     /// The gang's name.
     #[getter]
     fn gang(&self) -> &str {
-        &self.data().gang
+        self.gang_name()
     }
     /// The level whose single domain holds the constrained members; None when the gang
     /// was placed cluster-wide (unconstrained, or split above the top level).
     #[getter]
     fn level(&self) -> Option<&str> {
-        self.data().level.as_deref()
+        self.level_opt()
+    }
+    /// The domain's full path ("b1/r1"; "" cluster-wide).
+    #[getter]
+    fn domain(&self) -> String {
+        self.path()
+    }
+    /// The label value at the placement's level ("r1"; None cluster-wide).
+    #[getter]
+    fn domain_value(&self) -> Option<&str> {
+        self.domain_pairs().last().map(|(_, v)| v.as_str())
     }
     /// The domain as {level: value}, outermost first (empty cluster-wide).
     #[getter]
-    fn domain<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn domain_labels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in &self.data().domain {
+        for (k, v) in self.domain_pairs() {
             d.set_item(k, v)?;
         }
         Ok(d)
     }
-    /// The domain's values joined by "/" ("b1/r1"; "" cluster-wide).
-    #[getter(domain_path)]
-    fn py_domain_path(&self) -> String {
-        self.domain_path()
-    }
     /// Per-role per-node member counts, ordered by role then node (topology order).
     #[getter]
     fn assignments(&self) -> Vec<PyAssignment> {
-        self.data()
-            .assignments
-            .iter()
-            .map(|a| PyAssignment {
-                role: a.role.clone(),
-                node: a.node.clone(),
-                count: a.count,
+        self.triples()
+            .into_iter()
+            .map(|(role, node, count)| {
+                PyAssignment(gang_core::Assignment {
+                    role: role.to_owned(),
+                    node: node.to_owned(),
+                    count,
+                })
             })
             .collect()
     }
     /// Members per node, summed over roles, in topology order.
     #[getter]
     fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let mut order: Vec<(&Vec<String>, &str, u32)> = self
-            .data()
-            .assignments
-            .iter()
-            .map(|a| (&a.path, a.node.as_str(), a.count))
-            .collect();
-        // Topology order: the path, then the name (as the inventory stores nodes).
-        order.sort_by(|a, b| {
-            let (pa, pb) = (a.0, b.0);
-            for i in 0..pa.len().max(pb.len()) {
-                let o = match (pa.get(i), pb.get(i)) {
-                    (Some(x), Some(y)) => x.cmp(y),
-                    (Some(_), None) => std::cmp::Ordering::Less,
-                    (None, Some(_)) => std::cmp::Ordering::Greater,
-                    (None, None) => std::cmp::Ordering::Equal,
-                };
-                if o.is_ne() {
-                    return o;
-                }
-            }
-            a.1.cmp(b.1)
-        });
-        for (_, node, count) in order {
-            let prev: u32 = match d.get_item(node)? {
-                Some(v) => v.extract()?,
-                None => 0,
-            };
-            d.set_item(node, prev + count)?;
-        }
-        Ok(d)
+        pairs_dict(py, self.node_counts().into_iter())
     }
     /// Members placed per role (below the count only for elastic roles).
     #[getter]
     fn placed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.data().placed {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
+        pairs_dict(py, self.placed_pairs().into_iter())
     }
     /// Total members placed.
     #[getter]
     fn members(&self) -> u64 {
-        self.data().placed.iter().map(|p| u64::from(p.1)).sum()
+        self.placed_pairs().iter().map(|p| u64::from(p.1)).sum()
     }
     /// Distinct domains used per level, the node level last
     /// ({"block": 1, "rack": 2, "kubernetes.io/hostname": 3}).
     #[getter]
     fn domains_used<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.data().domains_used {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
+        pairs_dict(py, self.used().iter().map(|(k, v)| (k.as_str(), *v)))
     }
     /// False when the exact search ran out of budget at a tighter level first, so a
     /// tighter placement might exist.
     #[getter]
     fn search_complete(&self) -> bool {
-        self.data().search_complete
+        self.complete()
     }
     /// Members per domain of `level`, keyed by domain path ("b1/a"); members on nodes
-    /// without that level's label are not counted. At the node level
+    /// without that level's label are counted under the key None. At the node level
     /// ("kubernetes.io/hostname") the keys are node names.
     ///
     /// >>> import gang
     /// >>> inv = gang.Inventory(["rack"], [gang.Node("a1", labels={"rack": "a"}, capacity={"gpu": 1}),
-    /// ...                                 gang.Node("b1", labels={"rack": "b"}, capacity={"gpu": 1})])
-    /// >>> inv.place(gang.Gang("g", [gang.Role("w", 2, requests={"gpu": 1})])).domain_counts("rack")
-    /// {'a': 1, 'b': 1}
+    /// ...                                 gang.Node("b1", labels={"rack": "b"}, capacity={"gpu": 1}),
+    /// ...                                 gang.Node("x1", capacity={"gpu": 1})])
+    /// >>> inv.place(gang.Gang("g", [gang.Role("w", 3, requests={"gpu": 1})])).domain_counts("rack")
+    /// {'a': 1, 'b': 1, None: 1}
     fn domain_counts<'py>(&self, py: Python<'py>, level: &str) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let depth = self.data().levels.iter().position(|l| l == level);
-        let node_level = level == gang_core::HOSTNAME_LEVEL;
-        if depth.is_none() && !node_level {
+        let Some(c) = self.snapshot().domain_counts(level) else {
             return Err(edge_error(
                 ErrorKind::InvalidRequest,
                 "level",
                 level,
                 "not a level of the inventory's topology",
             ));
-        }
-        for a in &self.data().assignments {
-            let key = match depth {
-                Some(i) if a.path.len() > i => a.path[..=i].join("/"),
-                Some(_) => continue,
-                None => a.node.clone(),
-            };
-            let prev: u32 = match d.get_item(&key)? {
-                Some(v) => v.extract()?,
-                None => 0,
-            };
-            d.set_item(key, prev + a.count)?;
+        };
+        let d = pairs_dict(py, c.domains.iter().map(|(k, v)| (k.as_str(), *v)))?;
+        if c.outside > 0 {
+            d.set_item(py.None(), c.outside)?;
         }
         Ok(d)
     }
     /// The core's JSON form as a dict: {"status": "placed", "gang", "level", "domain",
     /// "assignments", "placed", "domains_used", "search_complete"}.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        from_value(py, self.json())
+        match &self.live {
+            Some(l) => to_py(py, &l.placement),
+            None => to_py(py, &parse_json::<serde_json::Value>(&self.json())?),
+        }
     }
     /// The core's JSON form as text.
     fn to_json(&self) -> String {
-        self.json().to_string()
+        self.json()
     }
     /// One dict per assignment: gang, role, node, count, and the node's domain value
-    /// at each topology level (missing labels are None). Ready for pandas.DataFrame.
+    /// at each topology level (None where the node has no label for it). Ready for
+    /// pandas.DataFrame.
     fn to_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let s = self.snapshot();
         let out = PyList::empty(py);
-        for a in &self.data().assignments {
+        for a in &s.assignments {
             let d = PyDict::new(py);
-            d.set_item("gang", &self.data().gang)?;
+            d.set_item("gang", &s.gang)?;
             d.set_item("role", &a.role)?;
             d.set_item("node", &a.node)?;
             d.set_item("count", a.count)?;
-            for (i, l) in self.data().levels.iter().enumerate() {
+            for (i, l) in s.levels.iter().enumerate() {
                 d.set_item(l, a.path.get(i))?;
             }
             out.append(d)?;
         }
         Ok(out)
     }
-    fn __str__(&self) -> &str {
+    /// One flat record for this result, with the same columns as `Diagnosis.summary()`
+    /// (so a list of results is one table: see `gang.to_pandas`).
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("status", "placed")?;
+        d.set_item("gang", self.gang_name())?;
+        d.set_item("level", self.level_opt())?;
+        d.set_item("domain", self.path())?;
+        d.set_item("members", self.members())?;
+        let used = self.used();
+        let nodes = used
+            .iter()
+            .find(|(k, _)| k == HOSTNAME_LEVEL)
+            .map_or(0, |x| x.1);
+        d.set_item("nodes_used", nodes)?;
+        for (k, v) in used.iter().filter(|(k, _)| k != HOSTNAME_LEVEL) {
+            d.set_item(format!("domains_used.{k}"), v)?;
+        }
+        d.set_item("best_domain", py.None())?;
+        d.set_item("best_fits", py.None())?;
+        d.set_item("short_of", py.None())?;
+        Ok(d)
+    }
+    fn __str__(&self) -> String {
         self.text()
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let level = match &self.data().level {
-            Some(l) => format!("{l:?}").replace('"', "'"),
-            None => "None".to_owned(),
-        };
-        Ok(format!(
-            "Placement(gang={}, level={level}, domain={}, nodes={})",
-            format!("{:?}", self.data().gang).replace('"', "'"),
-            format!("{:?}", self.domain_path()).replace('"', "'"),
-            self.nodes(py)?.repr()?
-        ))
+    fn __repr__(&self) -> String {
+        let nodes: Vec<String> = self
+            .node_counts()
+            .iter()
+            .map(|(n, k)| format!("{}: {k}", repr_str(n)))
+            .collect();
+        format!(
+            "Placement(gang={}, level={}, domain={}, nodes={{{}}})",
+            repr_str(self.gang_name()),
+            self.level_opt().map_or("None".to_owned(), repr_str),
+            repr_str(&self.path()),
+            nodes.join(", ")
+        )
     }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        let Ok(o) = other.cast::<Self>() else {
-            return false;
-        };
-        let (a, b) = (self.data(), o.get().data());
-        a.gang == b.gang
-            && a.level == b.level
-            && a.domain == b.domain
-            && a.assignments == b.assignments
-            && a.search_complete == b.search_complete
-            && a.placed == b.placed
+    /// An HTML table for notebooks: one row per assignment, with the node's path.
+    fn _repr_html_(&self) -> String {
+        let s = self.snapshot();
+        let mut head: Vec<&str> = vec!["role", "node", "count"];
+        head.extend(s.levels.iter().map(String::as_str));
+        let rows: Vec<Vec<String>> = s
+            .assignments
+            .iter()
+            .map(|a| {
+                let mut r = vec![a.role.clone(), a.node.clone(), a.count.to_string()];
+                r.extend((0..s.levels.len()).map(|i| a.path.get(i).cloned().unwrap_or_default()));
+                r
+            })
+            .collect();
+        html_table(&self.text(), &head, &rows)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> Py<PyAny> {
+        let py = other.py();
+        match other.cast::<Self>() {
+            Ok(o) => pyo3::types::PyBool::new(py, self.key() == o.get().key())
+                .to_owned()
+                .into_any()
+                .unbind(),
+            Err(_) => py.NotImplemented(),
+        }
     }
     fn __hash__(&self) -> isize {
-        let mut h = DefaultHasher::new();
-        self.data().gang.hash(&mut h);
-        self.data().level.hash(&mut h);
-        self.data().domain.hash(&mut h);
-        self.data().assignments.hash(&mut h);
-        self.data().search_complete.hash(&mut h);
-        h.finish() as isize
+        hash_of(&self.key())
     }
-    /// Rebuilds a placement from its pickled state.
+    /// Rebuilds a placement from its pickled state (snapshot, JSON form, text).
     #[classmethod]
-    fn _from_state(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = json_text(state)?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| edge_error(ErrorKind::InvalidScenario, "placement", "", &e.to_string()))?;
-        let data: PlacementData = parse_value(v, "placement")?;
+    fn _from_state(
+        _cls: &Bound<'_, PyType>,
+        snapshot: &Bound<'_, PyAny>,
+        json: String,
+        text: String,
+    ) -> PyResult<Self> {
+        let snap: PlacementSnapshot = parse_json(&json_text(snapshot)?)?;
         Ok(PyPlacement {
-            data: OnceLock::from(data),
             live: None,
-            json: OnceLock::new(),
-            text: OnceLock::new(),
+            snap: OnceLock::from(snap),
+            saved: Some((json, text)),
         })
     }
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let state = serde_json::to_string(&slf.get().state()).unwrap_or_default();
-        Ok((slf.get_type().getattr("_from_state")?, (state,)))
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String, String, String))> {
+        let p = slf.get();
+        let snap = serde_json::to_string(p.snapshot()).unwrap_or_default();
+        Ok((
+            slf.get_type().getattr("_from_state")?,
+            (snap, p.json(), p.text()),
+        ))
     }
 }
 
@@ -486,14 +544,29 @@ impl PyPlacement {
 /// ('b', 4, 7)
 /// >>> print(d)
 /// gang train (5 worker) does not fit in one rack (rack). Best rack: rack b fits 4 of 5 worker (short of nvidia.com/gpu). Cluster-wide, ignoring topology, 7 worker fit. Without the topology constraint all 5 fit now, across 2 racks.
+/// >>> d.summary()
+/// {'status': 'unschedulable', 'gang': 'train', 'level': 'rack', 'domain': None, 'members': 0, 'nodes_used': 0, 'domains_used.rack': 0, 'best_domain': 'b', 'best_fits': 4, 'short_of': 'nvidia.com/gpu'}
 #[pyclass(name = "Diagnosis", module = "gang", frozen)]
 pub struct PyDiagnosis {
     pub d: Arc<Diagnosis>,
+    /// The inventory's label levels (for the summary's columns).
+    pub levels: Vec<String>,
 }
 
 impl PyDiagnosis {
-    pub fn new(d: Diagnosis) -> Self {
-        PyDiagnosis { d: Arc::new(d) }
+    pub fn new(d: Diagnosis, levels: Vec<String>) -> Self {
+        PyDiagnosis {
+            d: Arc::new(d),
+            levels,
+        }
+    }
+
+    fn status(&self) -> &'static str {
+        if self.d.search_exhausted {
+            "undecided"
+        } else {
+            "unschedulable"
+        }
     }
 }
 
@@ -535,21 +608,17 @@ impl PyDiagnosis {
         self.d.search_exhausted
     }
     /// "undecided" when the search budget ran out, else "unschedulable".
-    #[getter]
-    fn status(&self) -> &'static str {
-        if self.d.search_exhausted {
-            "undecided"
-        } else {
-            "unschedulable"
-        }
+    #[getter(status)]
+    fn py_status(&self) -> &'static str {
+        self.status()
     }
     /// The core's JSON form of the diagnosis, as a dict.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &*self.d)
+        to_py(py, &*self.d)
     }
     /// The core's JSON form of the diagnosis, as text.
     fn to_json(&self) -> String {
-        json_of(&*self.d).to_string()
+        serde_json::to_string(&*self.d).unwrap_or_default()
     }
     /// One flat dict per role: demand, fits, exclusions by reason, and the best
     /// domain's numbers for that role. Ready for pandas.DataFrame.
@@ -583,139 +652,298 @@ impl PyDiagnosis {
         }
         Ok(out)
     }
+    /// One flat record for this result, with the same columns as `Placement.summary()`:
+    /// nothing placed, and the best domain, how many members it takes (all roles) and
+    /// what it is short of.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("status", self.status())?;
+        d.set_item("gang", &self.d.gang)?;
+        d.set_item("level", self.d.level.as_deref())?;
+        d.set_item("domain", py.None())?;
+        d.set_item("members", 0)?;
+        d.set_item("nodes_used", 0)?;
+        for l in &self.levels {
+            d.set_item(format!("domains_used.{l}"), 0)?;
+        }
+        let best = self.d.best.as_ref();
+        d.set_item("best_domain", best.map(|b| b.domain.as_str()))?;
+        d.set_item(
+            "best_fits",
+            best.map(|b| b.fits.iter().map(|f| f.fits).sum::<u64>()),
+        )?;
+        d.set_item("short_of", best.map(|b| b.short_of.join(",")))?;
+        Ok(d)
+    }
     fn __str__(&self) -> String {
         self.d.to_string()
     }
     fn __repr__(&self) -> String {
-        let level = match &self.d.level {
-            Some(l) => format!("{l:?}").replace('"', "'"),
-            None => "None".to_owned(),
-        };
-        let best = match &self.d.best {
-            Some(b) => format!("{:?}", b.domain).replace('"', "'"),
-            None => "None".to_owned(),
-        };
         format!(
-            "Diagnosis(gang={}, status='{}', level={level}, best={best})",
-            format!("{:?}", self.d.gang).replace('"', "'"),
-            self.status()
+            "Diagnosis(gang={}, status={}, level={}, best={})",
+            repr_str(&self.d.gang),
+            repr_str(self.status()),
+            self.d.level.as_deref().map_or("None".to_owned(), repr_str),
+            self.d
+                .best
+                .as_ref()
+                .map_or("None".to_owned(), |b| repr_str(&b.domain))
         )
     }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| *o.get().d == *self.d)
+    /// For notebooks: the paragraph, then one row per role.
+    fn _repr_html_(&self) -> String {
+        let best = self.d.best.as_ref();
+        let rows: Vec<Vec<String>> = self
+            .d
+            .roles
+            .iter()
+            .map(|r| {
+                let fit = best.and_then(|b| b.fits.iter().find(|f| f.role == r.role));
+                vec![
+                    r.role.clone(),
+                    r.count.to_string(),
+                    r.needed.to_string(),
+                    r.cluster_fit.to_string(),
+                    fit.map_or(String::new(), |f| f.fits.to_string()),
+                    r.excluded.total().to_string(),
+                ]
+            })
+            .collect();
+        format!(
+            "<p>{}</p>{}",
+            html(&self.d.to_string()),
+            html_table(
+                "per role",
+                &[
+                    "role",
+                    "count",
+                    "needed",
+                    "cluster_fit",
+                    "best_domain_fits",
+                    "excluded"
+                ],
+                &rows
+            )
+        )
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> Py<PyAny> {
+        let py = other.py();
+        match other.cast::<Self>() {
+            Ok(o) => pyo3::types::PyBool::new(py, *o.get().d == *self.d)
+                .to_owned()
+                .into_any()
+                .unbind(),
+            Err(_) => py.NotImplemented(),
+        }
     }
     fn __hash__(&self) -> isize {
-        hash_json(&*self.d)
+        hash_of(&*self.d)
     }
     /// Rebuilds a diagnosis from its JSON form (as produced by `to_json`).
     #[classmethod]
-    fn from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = json_text(text)?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| edge_error(ErrorKind::InvalidScenario, "diagnosis", "", &e.to_string()))?;
-        let d: Diagnosis = parse_value(v, "diagnosis")?;
-        Ok(PyDiagnosis::new(d))
+    #[pyo3(signature = (text, levels = None))]
+    fn from_json(
+        _cls: &Bound<'_, PyType>,
+        text: &Bound<'_, PyAny>,
+        levels: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let d: Diagnosis = parse_json(&json_text(text)?).map_err(|e| {
+            Python::attach(|py| {
+                let field: String = e
+                    .value(py)
+                    .getattr("field")
+                    .and_then(|f| f.extract())
+                    .unwrap_or_default();
+                let reason: String = e
+                    .value(py)
+                    .getattr("reason")
+                    .and_then(|f| f.extract())
+                    .unwrap_or_default();
+                let at = if field == "document" {
+                    "diagnosis".to_owned()
+                } else {
+                    format!("diagnosis.{field}")
+                };
+                edge_error(ErrorKind::InvalidScenario, &at, "", &reason)
+            })
+        })?;
+        Ok(PyDiagnosis::new(d, levels.unwrap_or_default()))
     }
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        Ok((slf.get_type().getattr("from_json")?, (slf.get().to_json(),)))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<DiagnosisState<'py>> {
+        let d = slf.get();
+        Ok((
+            slf.get_type().getattr("from_json")?,
+            (d.to_json(), d.levels.clone()),
+        ))
     }
 }
 
 /// The Python exception for a diagnosis: `Unschedulable` or `Undecided`, with the
 /// paragraph as message and the `Diagnosis` as `.diagnosis`.
-pub fn not_placed(py: Python<'_>, d: Diagnosis) -> PyErr {
+pub fn not_placed(py: Python<'_>, d: Diagnosis, levels: Vec<String>) -> PyErr {
     let undecided = d.search_exhausted;
     let message = d.to_string();
-    let err = if undecided {
-        Undecided::new_err(message)
-    } else {
-        Unschedulable::new_err(message)
-    };
-    let value = err.value(py);
     let status = if undecided {
         "undecided"
     } else {
         "unschedulable"
     };
-    match Bound::new(py, PyDiagnosis::new(d)) {
-        Ok(diag) => {
-            let _ = value.setattr("diagnosis", diag);
-            let _ = value.setattr("status", status);
-            err
-        }
-        Err(e) => NotPlaced::new_err(e.to_string()),
-    }
+    let diag = Py::new(py, PyDiagnosis::new(d, levels)).map(|d| d.into_any());
+    let reason = message
+        .clone()
+        .into_pyobject(py)
+        .ok()
+        .map(|s| s.into_any().unbind());
+    let st = || status.into_pyobject(py).ok().map(|s| s.into_any().unbind());
+    raise(
+        if undecided {
+            "Undecided"
+        } else {
+            "Unschedulable"
+        },
+        message,
+        &[
+            ("diagnosis", diag.ok()),
+            ("status", st()),
+            ("kind", st()),
+            ("reason", reason),
+        ],
+    )
 }
 
 // ------------------------------------------------------------------------- reports
 
-/// One `#[pymethods]` block per report class: the shared methods plus its getters.
-macro_rules! report_methods {
-    ($t:ident, $de:ty { $($items:tt)* }) => {
-        #[pymethods]
-        impl $t {
-            /// Rebuilds the report from its JSON form (for pickling).
-            #[classmethod]
-            fn _from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
-                let text = json_text(text)?;
-                let v: Value = serde_json::from_str(&text).map_err(|e| {
-                    edge_error(ErrorKind::InvalidScenario, "report", "", &e.to_string())
-                })?;
-                let report: $de = parse_value(v, "report")?;
-                Ok($t(report))
-            }
-            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-                let text = json_of(&slf.get().0).to_string();
-                Ok((slf.get_type().getattr("_from_json")?, (text,)))
-            }
-            /// The JSON form, as a dict.
-            fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                dict_of(py, &self.0)
-            }
-            fn __repr__(&self) -> String {
-                format!("{}({})", stringify!($t).trim_start_matches("Py"), json_of(&self.0))
-            }
-            fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-                other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-            }
-            fn __hash__(&self) -> isize {
-                hash_json(&self.0)
-            }
-            $($items)*
-        }
+macro_rules! report {
+    ($t:ident, $core:ty, $name:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(name = $name, module = "gang", frozen)]
+        #[derive(Clone)]
+        pub struct $t(pub $core);
     };
 }
 
-/// One role's side of a Diagnosis.
-#[pyclass(name = "RoleReport", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyRoleReport(RoleReport);
+report!(
+    PyRoleReport,
+    RoleReport,
+    "RoleReport",
+    "One role's side of a Diagnosis."
+);
+report!(PyExclusions, Exclusions, "Exclusions", "Nodes excluded for a role, each counted once under its first reason in this order: cordoned, selector, taint, missing_label, too_small.");
+report!(
+    PyDomainReport,
+    DomainReport,
+    "DomainReport",
+    "How much of the gang one domain can take."
+);
+report!(
+    PyRoleFit,
+    RoleFit,
+    "RoleFit",
+    "Members of one role that fit in a domain."
+);
+report!(
+    PyRelaxation,
+    Relaxation,
+    "Relaxation",
+    "What relaxing the required level would give now."
+);
+report!(
+    PySliceReport,
+    SliceReport,
+    "SliceReport",
+    "How close the best domain comes to holding whole slices of one level."
+);
 
-/// Nodes excluded for a role, each counted once under its first reason in this order:
-/// cordoned, selector, taint, missing_label, too_small.
-#[pyclass(name = "Exclusions", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyExclusions(Exclusions);
+fn opt(s: &Option<String>) -> String {
+    s.as_deref().map_or("None".to_owned(), repr_str)
+}
 
-/// How much of the gang one domain can take.
-#[pyclass(name = "DomainReport", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyDomainReport(DomainReport);
+impl Repr for PyRoleReport {
+    fn repr(&self) -> String {
+        let r = &self.0;
+        format!(
+            "RoleReport(role={}, count={}, needed={}, cluster_fit={}, fitting_nodes={}, excluded={})",
+            repr_str(&r.role),
+            r.count,
+            r.needed,
+            r.cluster_fit,
+            r.fitting_nodes,
+            r.excluded.total()
+        )
+    }
+}
+impl Repr for PyExclusions {
+    fn repr(&self) -> String {
+        let e = &self.0;
+        format!(
+            "Exclusions(cordoned={}, selector={}, taint={}, missing_label={}, too_small={})",
+            e.cordoned, e.selector, e.taint, e.missing_label, e.too_small
+        )
+    }
+}
+impl Repr for PyDomainReport {
+    fn repr(&self) -> String {
+        let d = &self.0;
+        format!(
+            "DomainReport(level={}, domain={}, fits={}, short_of={:?}, reason={})",
+            opt(&d.level),
+            repr_str(&d.domain),
+            d.fits.iter().map(|f| f.fits).sum::<u64>(),
+            d.short_of,
+            repr_str(d.reason.as_str())
+        )
+        .replace('"', "'")
+    }
+}
+impl Repr for PyRoleFit {
+    fn repr(&self) -> String {
+        format!(
+            "RoleFit(role={}, fits={}, needed={})",
+            repr_str(&self.0.role),
+            self.0.fits,
+            self.0.needed
+        )
+    }
+}
+impl Repr for PyRelaxation {
+    fn repr(&self) -> String {
+        let r = &self.0;
+        format!(
+            "Relaxation(level={}, domain={}, spans={}, outside={})",
+            opt(&r.level),
+            repr_str(&r.domain),
+            r.spans,
+            r.outside
+        )
+    }
+}
+impl Repr for PySliceReport {
+    fn repr(&self) -> String {
+        let s = &self.0;
+        format!(
+            "SliceReport(level={}, size={}, role={}, largest={}, available={}, needed={})",
+            repr_str(&s.level),
+            s.size,
+            repr_str(&s.role),
+            s.largest,
+            s.available,
+            s.needed
+        )
+    }
+}
 
-/// Members of one role that fit in a domain.
-#[pyclass(name = "RoleFit", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyRoleFit(RoleFit);
-
-/// What relaxing the required level would give now.
-#[pyclass(name = "Relaxation", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyRelaxation(Relaxation);
-
-/// How close the best domain comes to holding whole slices of one level.
-#[pyclass(name = "SliceReport", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PySliceReport(SliceReport);
+macro_rules! report_methods {
+    ($t:ident, $core:ty { $($items:tt)* }) => {
+        value_class!($t, "_from_dict", {
+            /// Rebuilds the report from its dict form (for pickling).
+            #[classmethod]
+            fn _from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
+                crate::pyde::read::<$core>(doc, "report", ErrorKind::InvalidScenario).map($t)
+            }
+            $($items)*
+        });
+    };
+}
 
 report_methods!(PyRoleReport, RoleReport {
     /// Role name.
@@ -794,10 +1022,19 @@ report_methods!(PyDomainReport, DomainReport {
     fn level(&self) -> Option<&str> {
         self.0.level.as_deref()
     }
-    /// Domain path ("b1/r2"; "" for the cluster).
+    /// The domain's full path ("b1/r2"; "" for the cluster).
     #[getter]
     fn domain(&self) -> &str {
         &self.0.domain
+    }
+    /// The label value at the level ("r2"; None for the cluster).
+    #[getter]
+    fn domain_value(&self) -> Option<&str> {
+        if self.0.level.is_none() {
+            None
+        } else {
+            self.0.domain.rsplit('/').next()
+        }
     }
     /// Per constrained role (every role when cluster-wide).
     #[getter]
@@ -839,7 +1076,7 @@ report_methods!(PyRelaxation, Relaxation {
     fn level(&self) -> Option<&str> {
         self.0.level.as_deref()
     }
-    /// The domain that would be used ("" when cluster-wide).
+    /// The domain that would be used, as its full path ("" when cluster-wide).
     #[getter]
     fn domain(&self) -> &str {
         &self.0.domain
@@ -874,6 +1111,7 @@ report_methods!(PySliceReport, SliceReport {
     fn largest(&self) -> u64 {
         self.0.largest
     }
+    /// The full path of that domain.
     #[getter]
     fn largest_domain(&self) -> &str {
         &self.0.largest_domain

@@ -1,16 +1,18 @@
 //! Scenario files (the README's "Scenario files"): a cluster, a gang, and what must come out.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use gang_core::scenario::Scenario;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
-use crate::convert::{self, from_value, json_text};
+use gang_core::ErrorKind;
+
+use crate::convert::json_text;
 use crate::errors::{core, guard};
-use crate::inventory::{inventory_from_specs, PyInventory};
-use crate::spec::{json_of, PyGang, PyNode};
+use crate::inventory::PyInventory;
+use crate::pyser::to_py;
+use crate::spec::{PyGang, PyNode};
 
 /// A scenario document: `topology`, `nodes`, `gang`, optional `description` and
 /// `expect`. Parsing checks the format; the inventory is built (and validated) when
@@ -34,6 +36,19 @@ pub struct PyScenario {
 }
 
 impl PyScenario {
+    fn ask<'py>(
+        &self,
+        py: Python<'py>,
+        how: &str,
+        search_budget: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let inv = self.inventory_obj(py)?;
+        let gang = Bound::new(py, PyGang::of(self.s.gang.clone()))?;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("search_budget", search_budget)?;
+        inv.call_method(how, (gang,), Some(&kwargs))
+    }
+
     fn new(s: Scenario) -> Self {
         PyScenario {
             s,
@@ -45,7 +60,7 @@ impl PyScenario {
         if let Some(inv) = self.inventory.get() {
             return Ok(inv.bind(py).clone());
         }
-        let inv = inventory_from_specs(py, self.s.topology.levels.clone(), self.s.nodes.clone())?;
+        let inv = PyInventory::build(py, self.s.topology.levels.clone(), self.s.nodes.clone())?;
         let inv = Py::new(py, inv)?;
         // Another thread may have won the race; either inventory is the same.
         let _ = self.inventory.set(inv.clone_ref(py));
@@ -65,8 +80,7 @@ impl PyScenario {
     /// A scenario from a dict in the same format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = convert::to_json(doc, "")?;
-        core(|| Scenario::from_json(&text)).map(PyScenario::new)
+        crate::pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyScenario::new)
     }
     /// What the scenario is about, if it says.
     #[getter]
@@ -81,21 +95,17 @@ impl PyScenario {
     /// The nodes as given.
     #[getter]
     fn nodes(&self) -> Vec<PyNode> {
-        self.s.nodes.iter().cloned().map(PyNode).collect()
+        self.s.nodes.iter().cloned().map(PyNode::of).collect()
     }
     /// The gang to place.
     #[getter]
     fn gang(&self) -> PyGang {
-        PyGang(self.s.gang.clone())
+        PyGang::of(self.s.gang.clone())
     }
     /// The `expect` block as a dict (None when absent).
     #[getter]
     fn expect<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.s
-            .expect
-            .as_ref()
-            .map(|e| from_value(py, &json_of(e)))
-            .transpose()
+        self.s.expect.as_ref().map(|e| to_py(py, e)).transpose()
     }
     /// The inventory, built on first use (raises when the cluster is invalid).
     #[getter]
@@ -107,26 +117,18 @@ impl PyScenario {
     fn place<'py>(
         &self,
         py: Python<'py>,
-        search_budget: Option<u64>,
+        search_budget: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let inv = self.inventory_obj(py)?;
-        let gang = Bound::new(py, self.gang())?;
-        let kwargs = pyo3::types::PyDict::new(py);
-        kwargs.set_item("search_budget", search_budget)?;
-        inv.call_method("place", (gang,), Some(&kwargs))
+        self.ask(py, "place", search_budget)
     }
     /// Like `place`, returning the `Diagnosis` instead of raising when not placed.
     #[pyo3(signature = (*, search_budget = None))]
     fn try_place<'py>(
         &self,
         py: Python<'py>,
-        search_budget: Option<u64>,
+        search_budget: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let inv = self.inventory_obj(py)?;
-        let gang = Bound::new(py, self.gang())?;
-        let kwargs = pyo3::types::PyDict::new(py);
-        kwargs.set_item("search_budget", search_budget)?;
-        inv.call_method("try_place", (gang,), Some(&kwargs))
+        self.ask(py, "try_place", search_budget)
     }
     /// Runs the scenario in the core and checks its `expect` block there; returns the
     /// expectations that did not hold, in words (empty: all held).
@@ -136,7 +138,7 @@ impl PyScenario {
     }
     /// The scenario as a dict.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        from_value(py, &json_of(&self.s))
+        to_py(py, &self.s)
     }
     /// The scenario as JSON text.
     fn to_json(&self) -> String {
@@ -157,7 +159,7 @@ impl PyScenario {
 }
 
 /// Reads a scenario file (the README's "Scenario files"). Raises `InvalidScenario` when it does not parse
-/// (naming the JSON path) and `OSError` when it cannot be read.
+/// (naming the JSON path) and `OSError` (`FileNotFoundError`…, with its `filename`) when it cannot be read.
 ///
 /// >>> import gang, json, tempfile, os
 /// >>> doc = {"topology": {"levels": ["rack"]},
@@ -171,7 +173,14 @@ impl PyScenario {
 /// >>> s.try_place().status
 /// 'unschedulable'
 #[pyfunction]
-pub fn load_scenario(path: PathBuf) -> PyResult<PyScenario> {
-    let text = std::fs::read_to_string(&path)?;
+pub fn load_scenario(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<PyScenario> {
+    // Python's own open(): an OSError names the file, as Python users expect.
+    let builtins = py.import("builtins")?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("encoding", "utf-8")?;
+    let f = builtins.getattr("open")?.call((path,), Some(&kwargs))?;
+    let text = f.call_method0("read");
+    f.call_method0("close")?;
+    let text: String = text?.extract()?;
     core(|| Scenario::from_json(&text)).map(PyScenario::new)
 }

@@ -1,150 +1,241 @@
 //! Inputs: `Quantity`, `Taint`, `Toleration`, `Requirement`, `Node`, `Role`, `Gang`.
 //!
-//! Each class is a frozen newtype over the core type. Keyword constructors convert
-//! field by field; `from_dict` goes through the core's JSON format, so a dict and a
-//! scenario file are read by the same code.
+//! Each class is a frozen newtype over the core type with value semantics: amounts are
+//! exact quantities from the moment the object is built (so `{"memory": "1Gi"}` and
+//! `{"memory": 1073741824}` are the same node), whatever can be checked without an
+//! inventory is checked when the object is built, with the core's own rules (a node by
+//! building a one-node inventory, a role or gang by compiling it against an empty one,
+//! its topology left out), and equality and hashing are by content.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
-use gang_core::request::{Requirement, SelectorOperator, Slice, TolerationOperator};
+use gang_core::request::{QuantitySpec, Requirement, SelectorOperator, TolerationOperator};
 use gang_core::{
-    ErrorKind, Gang, NodeSpec, Policy, Quantity, Role, Taint, TaintEffect, Toleration,
+    ErrorKind, Gang, Inventory, NodeSpec, Policy, Quantity, Role, Taint, TaintEffect, Toleration,
+    Topology,
 };
+use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-use serde_json::Value;
 
-use crate::convert::{self, amount, amount_to_py, count, items, str_map, string};
-use crate::errors::{core, edge_error};
+use crate::convert::{self, count, exact, items, opt_count, opt_string, repr_str, str_map, string};
+use crate::dunder::{value_class, Repr};
+use crate::errors::{core, edge_error, to_py_err};
+use crate::pyde::{self, number, Number};
 
-/// Parses a JSON value into `T`, naming the JSON path (under `at`) on error.
-pub fn parse_value<T: DeserializeOwned>(v: Value, at: &str) -> PyResult<T> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| path_error(e, at))
-}
-
-/// Parses JSON text into `T`, naming the JSON path (under `at`) on error.
-pub fn parse_text<T: DeserializeOwned>(text: &str, at: &str) -> PyResult<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|e| path_error(e, at))
-}
-
-fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>, at: &str) -> PyErr {
-    {
-        let path = e.path().to_string();
-        let field = match (at.is_empty(), path == ".") {
-            (true, true) => "document".to_owned(),
-            (true, false) => path,
-            (false, true) => at.to_owned(),
-            (false, false) => format!("{at}.{path}"),
-        };
-        edge_error(
-            ErrorKind::InvalidScenario,
-            &field,
-            "",
-            &e.into_inner().to_string(),
-        )
+/// The JSON document a spec object stands for, when `obj` is one (for spec objects
+/// inside documents given as dicts).
+pub fn spec_document(obj: &Bound<'_, PyAny>) -> Option<serde_json::Value> {
+    fn doc<T: serde::Serialize>(v: &T) -> Option<serde_json::Value> {
+        serde_json::to_value(v).ok()
     }
-}
-
-/// Converts a Python value (a spec object or a dict) into the core type `T`.
-pub fn parse_py<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<T> {
-    parse_text(&convert::to_json(obj, at)?, at)
-}
-
-pub fn json_of<T: Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
-}
-
-pub fn hash_json<T: Serialize>(v: &T) -> isize {
-    let mut h = DefaultHasher::new();
-    json_of(v).to_string().hash(&mut h);
-    h.finish() as isize
-}
-
-/// A core value as plain Python data, keys in the core's order (fields as declared,
-/// maps as given): serialised to JSON text and read back by Python's `json`.
-pub fn dict_of<'py, T: Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
-    let text = serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned());
-    py.import("json")?.call_method1("loads", (text,))
-}
-
-fn reduce<'py, T: Serialize>(
-    slf: &Bound<'py, PyAny>,
-    v: &T,
-) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-    let py = slf.py();
-    let ctor = slf.get_type().getattr("from_dict")?;
-    Ok((ctor, (dict_of(py, v)?,)))
-}
-
-fn repr_str(s: &str) -> String {
-    format!("{s:?}").replace('"', "'")
-}
-
-/// The JSON text of a spec object (`Node`, `Role`, `Gang`, `Taint`, `Toleration`,
-/// `Requirement`), if `obj` is one.
-pub fn spec_json(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    fn text<T: Serialize>(v: &T) -> Option<String> {
-        serde_json::to_string(v).ok()
-    }
-    Ok(if let Ok(v) = obj.cast::<PyNode>() {
-        text(&v.get().0)
+    if let Ok(v) = obj.cast::<PyNode>() {
+        doc(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyRole>() {
-        text(&v.get().0)
+        doc(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyGang>() {
-        text(&v.get().0)
+        doc(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyTaint>() {
-        text(&v.get().0)
+        doc(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyToleration>() {
-        text(&v.get().0)
+        doc(&v.get().0)
     } else if let Ok(v) = obj.cast::<PyRequirement>() {
-        text(&v.get().0)
+        doc(&v.get().0)
     } else {
         None
-    })
+    }
+}
+
+fn list_repr<T>(v: &[T], f: impl Fn(&T) -> String) -> String {
+    format!("[{}]", v.iter().map(f).collect::<Vec<_>>().join(", "))
+}
+
+fn dict_repr<'a>(pairs: impl Iterator<Item = (&'a str, String)>) -> String {
+    let items: Vec<String> = pairs
+        .map(|(k, v)| format!("{}: {v}", repr_str(k)))
+        .collect();
+    format!("{{{}}}", items.join(", "))
 }
 
 // ------------------------------------------------------------------------- Quantity
 
-/// An exact, non-negative resource amount in integer milli-units (Kubernetes syntax).
+/// Python's hash of the rational number `millis / 1000`, so that a `Quantity` hashes
+/// like the int or float it equals (`hash(Quantity(2)) == hash(2)`,
+/// `hash(Quantity("1.5")) == hash(1.5)`).
+fn numeric_hash(millis: u64) -> isize {
+    const P: u128 = (1 << 61) - 1;
+    fn pow(mut b: u128, mut e: u128) -> u128 {
+        let mut r = 1;
+        b %= P;
+        while e > 0 {
+            if e & 1 == 1 {
+                r = r * b % P;
+            }
+            b = b * b % P;
+            e >>= 1;
+        }
+        r
+    }
+    let h = (u128::from(millis) % P) * pow(1000, P - 2) % P;
+    h as isize
+}
+
+/// An exact, non-negative resource amount in integer milli-units (Kubernetes syntax),
+/// and a number in the resource's natural unit (cores, bytes, devices): `int()` and
+/// `float()` convert it, it compares with other quantities and with numbers, and `+`,
+/// `-` and `sum()` work.
 ///
 /// >>> import gang
 /// >>> gang.Quantity("1.5").millis
 /// 1500
-/// >>> str(gang.Quantity("16Gi")) == str(16 * 2**30)
+/// >>> int(gang.Quantity("16Gi")) == 16 * 2**30, float(gang.Quantity("500m"))
+/// (True, 0.5)
+/// >>> gang.Quantity("500m") < 1 and gang.Quantity(2) == 2
 /// True
-/// >>> gang.Quantity("500m") < gang.Quantity(1)
-/// True
+/// >>> sum([gang.Quantity("1.5"), gang.Quantity("500m")]) + 1
+/// Quantity('3')
 /// >>> gang.Quantity("12 GB")
 /// Traceback (most recent call last):
 ///   ...
 /// gang.InvalidQuantity: invalid quantity at quantity: "12 GB": unknown suffix
-#[pyclass(name = "Quantity", module = "gang", frozen, eq, ord, hash)]
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[pyclass(name = "Quantity", module = "gang", frozen)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PyQuantity(pub Quantity);
+
+impl PyQuantity {
+    /// `other` as exact milli-units (a Quantity, or a number/amount in natural units),
+    /// or `None` when it is not a number at all.
+    fn other_millis(other: &Bound<'_, PyAny>) -> Option<f64> {
+        if let Ok(q) = other.cast::<PyQuantity>() {
+            return Some(q.get().0.millis() as f64);
+        }
+        match number(other).ok()? {
+            Some(Number::Int(i)) => Some(i as f64 * 1000.0),
+            Some(Number::UInt(u)) => Some(u as f64 * 1000.0),
+            Some(Number::Float(f)) => Some(f * 1000.0),
+            _ => None,
+        }
+    }
+
+    fn operand(other: &Bound<'_, PyAny>) -> PyResult<Option<Quantity>> {
+        let text = other.is_instance_of::<pyo3::types::PyString>();
+        if !text && other.cast::<PyQuantity>().is_err() && number(other).ok().flatten().is_none() {
+            return Ok(None);
+        }
+        convert::amount(other, "quantity").map(Some)
+    }
+}
 
 #[pymethods]
 impl PyQuantity {
-    /// Parses an int (whole units), a Kubernetes quantity string, a float or a Quantity.
+    /// Parses anything with `__index__` (whole units), anything `float()` accepts, a
+    /// Kubernetes quantity string, or a Quantity.
     #[new]
     fn new(amount: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let a = convert::amount(amount, "quantity")?;
-        core(|| a.resolve("quantity")).map(PyQuantity)
+        convert::amount(amount, "quantity").map(PyQuantity)
     }
 
     /// A quantity of `millis` milli-units.
+    ///
+    /// >>> import gang
+    /// >>> gang.Quantity.from_millis(1500)
+    /// Quantity('1500m')
     #[staticmethod]
-    fn from_millis(millis: u64) -> Self {
-        PyQuantity(Quantity::from_millis(millis))
+    fn from_millis(millis: &Bound<'_, PyAny>) -> PyResult<Self> {
+        convert::int_in(millis, "millis", ErrorKind::InvalidQuantity, 0, u64::MAX)
+            .map(|m| PyQuantity(Quantity::from_millis(m)))
     }
 
     /// The amount in milli-units.
     #[getter]
     fn millis(&self) -> u64 {
         self.0.millis()
+    }
+
+    /// Whole units, rounded down (as `int()` of a float).
+    fn __int__(&self) -> u64 {
+        self.0.millis() / 1000
+    }
+
+    /// The amount in units.
+    fn __float__(&self) -> f64 {
+        self.0.millis() as f64 / 1000.0
+    }
+
+    fn __bool__(&self) -> bool {
+        self.0.millis() != 0
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
+        let py = other.py();
+        let Some(o) = PyQuantity::other_millis(other) else {
+            return py.NotImplemented();
+        };
+        let exact = other.cast::<PyQuantity>().ok().map(|q| q.get().0.millis());
+        let ord = match exact {
+            Some(m) => self.0.millis().cmp(&m),
+            None => match (self.0.millis() as f64).partial_cmp(&o) {
+                Some(ord) => ord,
+                None => {
+                    return pyo3::types::PyBool::new(py, matches!(op, CompareOp::Ne))
+                        .to_owned()
+                        .into_any()
+                        .unbind()
+                }
+            },
+        };
+        pyo3::types::PyBool::new(py, op.matches(ord))
+            .to_owned()
+            .into_any()
+            .unbind()
+    }
+
+    fn __hash__(&self) -> isize {
+        numeric_hash(self.0.millis())
+    }
+
+    fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match PyQuantity::operand(other)? {
+            None => Ok(py.NotImplemented()),
+            Some(q) => match self.0.millis().checked_add(q.millis()) {
+                Some(m) => Ok(Py::new(py, PyQuantity(Quantity::from_millis(m)))?.into_any()),
+                None => Err(edge_error(
+                    ErrorKind::InvalidQuantity,
+                    "quantity",
+                    &format!("{} + {}", self.0, q),
+                    "overflows",
+                )),
+            },
+        }
+    }
+
+    fn __radd__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.__add__(other)
+    }
+
+    fn __sub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match PyQuantity::operand(other)? {
+            None => Ok(py.NotImplemented()),
+            Some(q) => match self.0.millis().checked_sub(q.millis()) {
+                Some(m) => Ok(Py::new(py, PyQuantity(Quantity::from_millis(m)))?.into_any()),
+                None => Err(edge_error(
+                    ErrorKind::InvalidQuantity,
+                    "quantity",
+                    &format!("{} - {}", self.0, q),
+                    "a quantity cannot be negative",
+                )),
+            },
+        }
+    }
+
+    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match PyQuantity::operand(other)? {
+            None => Ok(py.NotImplemented()),
+            Some(q) => PyQuantity(q).__sub__(Bound::new(py, *self)?.as_any()),
+        }
     }
 
     fn __str__(&self) -> String {
@@ -158,6 +249,32 @@ impl PyQuantity {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         Ok((slf.get_type().into_any(), (slf.get().0.to_string(),)))
     }
+}
+
+/// A dict of exact amounts, as Quantity objects.
+fn amounts<'py, 'a>(
+    py: Python<'py>,
+    it: impl Iterator<Item = (&'a str, &'a QuantitySpec)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in it {
+        match v.resolve(k) {
+            Ok(q) => d.set_item(k, PyQuantity(q))?,
+            Err(_) => d.set_item(k, pyo3::types::PyString::new(py, &format!("{v:?}")))?,
+        }
+    }
+    Ok(d)
+}
+
+fn amounts_repr<'a>(it: impl Iterator<Item = (&'a str, &'a QuantitySpec)>) -> String {
+    dict_repr(it.map(|(k, v)| {
+        let shown = match v.resolve(k) {
+            Ok(q) if q.millis() % 1000 == 0 => (q.millis() / 1000).to_string(),
+            Ok(q) => format!("'{q}'"),
+            Err(_) => format!("{v:?}"),
+        };
+        (k, shown)
+    }))
 }
 
 // ------------------------------------------------------------------------- Taint
@@ -194,20 +311,38 @@ fn effect_name(e: TaintEffect) -> &'static str {
 #[derive(Clone)]
 pub struct PyTaint(pub Taint);
 
-#[pymethods]
-impl PyTaint {
+impl Repr for PyTaint {
+    fn repr(&self) -> String {
+        format!(
+            "Taint({}, {}, {})",
+            repr_str(&self.0.key),
+            repr_str(&self.0.value),
+            repr_str(effect_name(self.0.effect))
+        )
+    }
+}
+
+value_class!(PyTaint, "from_dict", {
     #[new]
-    #[pyo3(signature = (key, value = "", effect = None))]
-    fn new(key: String, value: &str, effect: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let effect = match effect {
-            Some(e) => taint_effect(e, "taint.effect", ErrorKind::InvalidInventory)?,
+    #[pyo3(signature = (key, value = None, effect = None))]
+    fn new(
+        key: &Bound<'_, PyAny>,
+        value: Option<&Bound<'_, PyAny>>,
+        effect: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let k = ErrorKind::InvalidInventory;
+        let key = string(key, "taint.key", k)?;
+        let value = opt_string(value, "taint.value", k)?.unwrap_or_default();
+        let effect = match effect.filter(|e| !e.is_none()) {
+            Some(e) => taint_effect(e, "taint.effect", k)?,
             None => TaintEffect::NoSchedule,
         };
-        Ok(PyTaint(Taint::new(key, value.to_owned(), effect)))
+        Ok(PyTaint(Taint::new(key, value, effect)))
     }
+    /// A taint from a dict in the scenario format (`{"key", "value", "effect"}`).
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyTaint)
+        pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyTaint)
     }
     #[getter]
     fn key(&self) -> &str {
@@ -221,29 +356,7 @@ impl PyTaint {
     fn effect(&self) -> &'static str {
         effect_name(self.0.effect)
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "Taint({}, {}, {})",
-            repr_str(&self.0.key),
-            repr_str(&self.0.value),
-            repr_str(effect_name(self.0.effect))
-        )
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
-    }
-}
+});
 
 // ------------------------------------------------------------------------- Toleration
 
@@ -261,22 +374,47 @@ impl PyTaint {
 #[derive(Clone)]
 pub struct PyToleration(pub Toleration);
 
-#[pymethods]
-impl PyToleration {
+fn toleration_operator(t: &Toleration) -> &'static str {
+    match t.operator {
+        TolerationOperator::Equal => "Equal",
+        TolerationOperator::Exists => "Exists",
+    }
+}
+
+impl Repr for PyToleration {
+    fn repr(&self) -> String {
+        let mut s = format!(
+            "Toleration({}, {}, {}",
+            repr_str(&self.0.key),
+            repr_str(toleration_operator(&self.0)),
+            repr_str(&self.0.value)
+        );
+        if let Some(e) = self.0.effect {
+            s.push_str(&format!(", {}", repr_str(effect_name(e))));
+        }
+        s.push(')');
+        s
+    }
+}
+
+value_class!(PyToleration, "from_dict", {
     #[new]
-    #[pyo3(signature = (key = "", operator = "Equal", value = "", effect = None))]
+    #[pyo3(signature = (key = None, operator = None, value = None, effect = None))]
     fn new(
-        key: &str,
-        operator: &str,
-        value: &str,
+        key: Option<&Bound<'_, PyAny>>,
+        operator: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
         effect: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let op = match operator {
-            "Equal" => TolerationOperator::Equal,
-            "Exists" => TolerationOperator::Exists,
-            other => {
+        let k = ErrorKind::InvalidRequest;
+        let key = opt_string(key, "toleration.key", k)?.unwrap_or_default();
+        let value = opt_string(value, "toleration.value", k)?.unwrap_or_default();
+        let op = match opt_string(operator, "toleration.operator", k)?.as_deref() {
+            None | Some("Equal") => TolerationOperator::Equal,
+            Some("Exists") => TolerationOperator::Exists,
+            Some(other) => {
                 return Err(edge_error(
-                    ErrorKind::InvalidRequest,
+                    k,
                     "toleration.operator",
                     other,
                     "expected Equal or Exists",
@@ -284,34 +422,36 @@ impl PyToleration {
             }
         };
         let effect = match effect.filter(|e| !e.is_none()) {
-            Some(e) => Some(taint_effect(
-                e,
-                "toleration.effect",
-                ErrorKind::InvalidRequest,
-            )?),
+            Some(e) => Some(taint_effect(e, "toleration.effect", k)?),
             None => None,
         };
         Ok(PyToleration(Toleration {
-            key: key.to_owned(),
+            key,
             operator: op,
-            value: value.to_owned(),
+            value,
             effect,
         }))
     }
     /// Tolerates taints with this key and value.
     #[staticmethod]
-    fn equal(key: String, value: String) -> Self {
-        PyToleration(Toleration::equal(key, value))
+    fn equal(key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let k = ErrorKind::InvalidRequest;
+        Ok(PyToleration(Toleration::equal(
+            string(key, "toleration.key", k)?,
+            string(value, "toleration.value", k)?,
+        )))
     }
     /// Tolerates taints with this key, whatever the value (empty key: every taint).
     #[staticmethod]
-    #[pyo3(signature = (key = ""))]
-    fn exists(key: &str) -> Self {
-        PyToleration(Toleration::exists(key))
+    #[pyo3(signature = (key = None))]
+    fn exists(key: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let key = opt_string(key, "toleration.key", ErrorKind::InvalidRequest)?.unwrap_or_default();
+        Ok(PyToleration(Toleration::exists(key)))
     }
+    /// A toleration from a dict in the scenario format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyToleration)
+        pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyToleration)
     }
     /// Whether this toleration tolerates `taint`.
     fn tolerates(&self, taint: &PyTaint) -> bool {
@@ -323,10 +463,7 @@ impl PyToleration {
     }
     #[getter]
     fn operator(&self) -> &'static str {
-        match self.0.operator {
-            TolerationOperator::Equal => "Equal",
-            TolerationOperator::Exists => "Exists",
-        }
+        toleration_operator(&self.0)
     }
     #[getter]
     fn value(&self) -> &str {
@@ -336,34 +473,7 @@ impl PyToleration {
     fn effect(&self) -> Option<&'static str> {
         self.0.effect.map(effect_name)
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
-    }
-    fn __repr__(&self) -> String {
-        let mut s = format!(
-            "Toleration({}, {}, {}",
-            repr_str(&self.0.key),
-            repr_str(self.operator()),
-            repr_str(&self.0.value)
-        );
-        if let Some(e) = self.effect() {
-            s.push_str(&format!(", {}", repr_str(e)));
-        }
-        s.push(')');
-        s
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
-    }
-}
+});
 
 // ------------------------------------------------------------------------- Requirement
 
@@ -386,19 +496,35 @@ fn selector_op(op: SelectorOperator) -> &'static str {
     }
 }
 
-#[pymethods]
-impl PyRequirement {
+impl Repr for PyRequirement {
+    fn repr(&self) -> String {
+        format!(
+            "Requirement({}, {}, {})",
+            repr_str(&self.0.key),
+            repr_str(selector_op(self.0.operator)),
+            list_repr(&self.0.values, |v| repr_str(v))
+        )
+    }
+}
+
+value_class!(PyRequirement, "from_dict", {
     #[new]
     #[pyo3(signature = (key, operator, values = None))]
-    fn new(key: String, operator: &str, values: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let op = match operator {
+    fn new(
+        key: &Bound<'_, PyAny>,
+        operator: &Bound<'_, PyAny>,
+        values: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let k = ErrorKind::InvalidRequest;
+        let key = string(key, "match_expressions.key", k)?;
+        let op = match string(operator, "match_expressions.operator", k)?.as_str() {
             "In" => SelectorOperator::In,
             "NotIn" => SelectorOperator::NotIn,
             "Exists" => SelectorOperator::Exists,
             "DoesNotExist" => SelectorOperator::DoesNotExist,
             other => {
                 return Err(edge_error(
-                    ErrorKind::InvalidRequest,
+                    k,
                     "match_expressions.operator",
                     other,
                     "expected In, NotIn, Exists or DoesNotExist",
@@ -406,12 +532,11 @@ impl PyRequirement {
             }
         };
         let mut vals = Vec::new();
-        for (i, v) in items(values)?.iter().enumerate() {
-            vals.push(string(
-                v,
-                &format!("match_expressions.values[{i}]"),
-                ErrorKind::InvalidRequest,
-            )?);
+        for (i, v) in items(values, "match_expressions.values", k)?
+            .iter()
+            .enumerate()
+        {
+            vals.push(string(v, &format!("match_expressions.values[{i}]"), k)?);
         }
         Ok(PyRequirement(Requirement {
             key,
@@ -419,9 +544,10 @@ impl PyRequirement {
             values: vals,
         }))
     }
+    /// A requirement from a dict in the scenario format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyRequirement)
+        pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyRequirement)
     }
     #[getter]
     fn key(&self) -> &str {
@@ -435,96 +561,136 @@ impl PyRequirement {
     fn values(&self) -> Vec<String> {
         self.0.values.clone()
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
-    }
-    fn __repr__(&self) -> String {
-        let vals: Vec<String> = self.0.values.iter().map(|v| repr_str(v)).collect();
-        format!(
-            "Requirement({}, {}, [{}])",
-            repr_str(&self.0.key),
-            repr_str(self.operator()),
-            vals.join(", ")
-        )
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
-    }
-}
+});
 
 // ------------------------------------------------------------------------- Node
 
-/// A node as the platform describes it. Quantities are ints (whole units) or
-/// Kubernetes strings ("96", "1.5", "500m", "16Gi"); they are validated when the
-/// inventory is built, and errors name the field (`nodes[a1].capacity.memory`).
+/// Checks a node alone with the core's rules (by building a one-node inventory), and
+/// makes its amounts exact.
+fn checked_node(mut n: NodeSpec) -> PyResult<NodeSpec> {
+    core(|| Inventory::builder(Topology::flat()).node(n.clone()).build())?;
+    let cap: Vec<(String, QuantitySpec)> = n
+        .get_capacity()
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    let used: Vec<(String, QuantitySpec)> = n
+        .get_used()
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    for (k, v) in cap {
+        let q = v.resolve(&k).map_err(to_py_err)?;
+        n.set_capacity(k, QuantitySpec::Exact(q));
+    }
+    for (k, v) in used {
+        let q = v.resolve(&k).map_err(to_py_err)?;
+        n.set_used(k, QuantitySpec::Exact(q));
+    }
+    Ok(n)
+}
+
+/// A node as the platform describes it. Quantities are anything with `__index__`
+/// (whole units), numbers, Kubernetes strings ("96", "1.5", "500m", "16Gi") or
+/// Quantity objects; the node is checked when built, and errors name the field
+/// (`nodes[a1].capacity.memory`). Two nodes are equal when they describe the same
+/// node: `capacity={"memory": "1Gi"}` equals `capacity={"memory": 2**30}`, and a node
+/// you built equals `inventory.node(name)`.
 ///
 /// >>> import gang
 /// >>> n = gang.Node("a1", labels={"rack": "a"}, capacity={"nvidia.com/gpu": 8, "memory": "1Ti"},
 /// ...               used={"nvidia.com/gpu": 6}, taints=[gang.Taint("dedicated", "training")])
-/// >>> n.capacity["memory"], n.schedulable
-/// ('1Ti', True)
-/// >>> gang.Node.from_dict(n.to_dict()) == n
+/// >>> n.capacity["memory"] == 2**40, n.schedulable
+/// (True, True)
+/// >>> gang.Node.from_dict(n.to_dict()) == n == gang.Node("a1", labels={"rack": "a"},
+/// ...     capacity={"memory": 2**40, "nvidia.com/gpu": "8"}, used={"nvidia.com/gpu": 6.0},
+/// ...     taints=[gang.Taint("dedicated", "training")])
 /// True
+/// >>> gang.Node("a1", capacity={"memory": "12 GB"})
+/// Traceback (most recent call last):
+///   ...
+/// gang.InvalidQuantity: invalid quantity at nodes[a1].capacity.memory: "12 GB": unknown suffix
 #[pyclass(name = "Node", module = "gang", frozen)]
 #[derive(Clone)]
 pub struct PyNode(pub NodeSpec);
 
-fn labels_from(obj: Option<&Bound<'_, PyAny>>, field: &str) -> PyResult<Vec<(String, String)>> {
-    str_map(obj, field, |v, f| string(v, f, ErrorKind::InvalidInventory))
-}
-
+/// A node from a `Node` or a dict.
 pub fn node_from(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<NodeSpec> {
     match obj.cast::<PyNode>() {
         Ok(n) => Ok(n.get().0.clone()),
-        Err(_) => parse_py(obj, at),
+        Err(_) => pyde::read(obj, at, ErrorKind::InvalidScenario),
     }
 }
 
-#[pymethods]
-impl PyNode {
+impl Repr for PyNode {
+    fn repr(&self) -> String {
+        let n = &self.0;
+        let mut s = format!("Node({}", repr_str(n.get_name()));
+        if n.get_labels().len() > 0 {
+            s.push_str(&format!(
+                ", labels={}",
+                dict_repr(n.get_labels().map(|(k, v)| (k, repr_str(v))))
+            ));
+        }
+        if n.get_capacity().len() > 0 {
+            s.push_str(&format!(", capacity={}", amounts_repr(n.get_capacity())));
+        }
+        if n.get_used().len() > 0 {
+            s.push_str(&format!(", used={}", amounts_repr(n.get_used())));
+        }
+        if !n.get_taints().is_empty() {
+            s.push_str(&format!(
+                ", taints={}",
+                list_repr(n.get_taints(), |t| PyTaint(t.clone()).repr())
+            ));
+        }
+        if !n.is_schedulable() {
+            s.push_str(", schedulable=False");
+        }
+        s.push(')');
+        s
+    }
+}
+
+value_class!(PyNode, "from_dict", {
     #[new]
     #[pyo3(signature = (name, *, labels = None, capacity = None, used = None, taints = None, schedulable = true))]
     fn new(
-        name: String,
+        name: &Bound<'_, PyAny>,
         labels: Option<&Bound<'_, PyAny>>,
         capacity: Option<&Bound<'_, PyAny>>,
         used: Option<&Bound<'_, PyAny>>,
         taints: Option<&Bound<'_, PyAny>>,
         schedulable: bool,
     ) -> PyResult<Self> {
-        let mut n = NodeSpec::new(name.clone());
-        for (k, v) in labels_from(labels, &format!("nodes[{name}].labels"))? {
-            n.set_label(k, v);
+        let k = ErrorKind::InvalidInventory;
+        let name = string(name, "nodes[].name", k)?;
+        let at = format!("nodes[{name}]");
+        let mut n = NodeSpec::new(name);
+        for (key, v) in str_map(labels, &format!("{at}.labels"), k, |v, f| string(v, f, k))? {
+            n.set_label(key, v);
         }
-        for (r, a) in str_map(capacity, &format!("nodes[{name}].capacity"), amount)? {
+        for (r, a) in str_map(capacity, &format!("{at}.capacity"), k, exact)? {
             n.set_capacity(r, a);
         }
-        for (r, a) in str_map(used, &format!("nodes[{name}].used"), amount)? {
+        for (r, a) in str_map(used, &format!("{at}.used"), k, exact)? {
             n.set_used(r, a);
         }
-        for (i, t) in items(taints)?.iter().enumerate() {
-            let at = format!("nodes[{name}].taints[{i}]");
+        for (i, t) in items(taints, &format!("{at}.taints"), k)?
+            .iter()
+            .enumerate()
+        {
             n.add_taint(match t.cast::<PyTaint>() {
                 Ok(t) => t.get().0.clone(),
-                Err(_) => parse_py(t, &at)?,
+                Err(_) => pyde::read(t, &format!("{at}.taints[{i}]"), k)?,
             });
         }
         n.set_schedulable(schedulable);
-        Ok(PyNode(n))
+        checked_node(n).map(PyNode)
     }
     /// A node from a dict in the scenario format (`{"name", "labels", "capacity",
-    /// "used", "taints", "schedulable"}`).
+    /// "used", "taints", "schedulable"}`), checked as when built.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyNode)
+        checked_node(pyde::read(doc, "", ErrorKind::InvalidScenario)?).map(PyNode)
     }
     #[getter]
     fn name(&self) -> &str {
@@ -538,23 +704,15 @@ impl PyNode {
         }
         Ok(d)
     }
-    /// Allocatable capacity per resource, as given (int or str).
+    /// Allocatable capacity per resource, as Quantity objects.
     #[getter]
     fn capacity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in self.0.get_capacity() {
-            d.set_item(k, amount_to_py(py, v)?)?;
-        }
-        Ok(d)
+        amounts(py, self.0.get_capacity())
     }
-    /// Amounts used outside gang, as given.
+    /// Amounts used outside gang, as Quantity objects.
     #[getter]
     fn used<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in self.0.get_used() {
-            d.set_item(k, amount_to_py(py, v)?)?;
-        }
-        Ok(d)
+        amounts(py, self.0.get_used())
     }
     #[getter]
     fn taints(&self) -> Vec<PyTaint> {
@@ -564,84 +722,148 @@ impl PyNode {
     fn schedulable(&self) -> bool {
         self.0.is_schedulable()
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
+});
+
+// ------------------------------------------------------------------------- Role
+
+/// An inventory with no nodes and no levels: roles and gangs are checked against it
+/// (their topology left out) when they are built.
+fn probe() -> &'static Inventory {
+    static PROBE: OnceLock<Inventory> = OnceLock::new();
+    PROBE.get_or_init(|| {
+        Inventory::builder(Topology::flat())
+            .build()
+            .unwrap_or_else(|e| unreachable!("an empty inventory is valid: {e}"))
+    })
+}
+
+/// Checks what can be checked about a gang without an inventory (names, counts,
+/// min_count, max_per_node, duplicate roles, requests, selectors, tolerations), by
+/// compiling it without its topology against an empty inventory.
+fn check_alone(g: &Gang, whole: bool) -> PyResult<()> {
+    let mut bare = Gang::new(g.get_name());
+    for r in g.get_roles() {
+        bare.add_role(r.clone());
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!("Node({}", repr_str(self.0.get_name()));
-        if !self.0.get_labels().len() == 0 {
-            s.push_str(&format!(", labels={}", self.labels(py)?.repr()?));
-        }
-        if !self.0.get_capacity().len() == 0 {
-            s.push_str(&format!(", capacity={}", self.capacity(py)?.repr()?));
-        }
-        if !self.0.get_used().len() == 0 {
-            s.push_str(&format!(", used={}", self.used(py)?.repr()?));
-        }
-        if !self.0.get_taints().is_empty() {
-            let t: Vec<String> = self.taints().iter().map(PyTaint::__repr__).collect();
-            s.push_str(&format!(", taints=[{}]", t.join(", ")));
-        }
-        if !self.0.is_schedulable() {
-            s.push_str(", schedulable=False");
-        }
-        s.push(')');
-        Ok(s)
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
+    match probe().compile(&bare) {
+        Ok(_) => Ok(()),
+        // A single role may have min_count 0 (the gang's other roles may not).
+        Err(e) if !whole && e.field() == "gang.roles" => Ok(()),
+        Err(e) => Err(to_py_err(e)),
     }
 }
 
-// ------------------------------------------------------------------------- Role
+/// Makes every request amount exact (they were checked already).
+fn exact_role(mut r: Role) -> Role {
+    let reqs: Vec<(String, QuantitySpec)> = r
+        .get_requests()
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    for (k, v) in reqs {
+        if let Ok(q) = v.resolve(&k) {
+            r.set_request(k, QuantitySpec::Exact(q));
+        }
+    }
+    r
+}
+
+pub fn exact_gang(g: Gang) -> Gang {
+    let mut out = Gang::new(g.get_name());
+    for r in g.get_roles() {
+        out.add_role(exact_role(r.clone()));
+    }
+    out.set_required(g.get_topology().required.clone());
+    out.set_preferred(g.get_topology().preferred.clone());
+    for s in &g.get_topology().slices {
+        out.add_slice(s.level.clone(), s.size);
+    }
+    out.set_policy(g.get_policy());
+    out
+}
 
 /// One kind of member: how many, what each needs on one node, where it may run.
 ///
 /// `requests` are per member and must all fit on one node (devices never merge across
 /// nodes). `min_count` makes the role elastic; `max_per_node` caps members per node;
-/// `constrained=False` lets the role run anywhere (still all-or-nothing).
+/// `constrained=False` lets the role run anywhere (still all-or-nothing). Checked when
+/// built (count at least 1, min_count at most count, valid names and amounts).
 ///
 /// >>> import gang
 /// >>> w = gang.Role("worker", 8, requests={"nvidia.com/gpu": 1, "cpu": "500m"},
 /// ...               node_selector={"nvidia.com/gpu.product": "H200"},
 /// ...               tolerations=[gang.Toleration.equal("dedicated", "training")])
 /// >>> w.count, w.requests["cpu"], w.constrained
-/// (8, '500m', True)
+/// (8, Quantity('500m'), True)
+/// >>> gang.Role("w", 1, requests={"gpu": 1}) == gang.Role("w", 1, requests={"gpu": "1"})
+/// True
+/// >>> gang.Role("worker", 2, min_count=3)
+/// Traceback (most recent call last):
+///   ...
+/// gang.InvalidRequest: invalid request at gang.roles[worker].min_count: "3": min_count exceeds count 2
 #[pyclass(name = "Role", module = "gang", frozen)]
 #[derive(Clone)]
 pub struct PyRole(pub Role);
 
-pub fn role_from(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<Role> {
+/// A role from a `Role` or a dict (checked alone).
+pub fn role_from(obj: &Bound<'_, PyAny>, at: &str, kind: ErrorKind) -> PyResult<Role> {
     match obj.cast::<PyRole>() {
         Ok(r) => Ok(r.get().0.clone()),
-        Err(_) => parse_py(obj, at),
+        Err(_) => {
+            let r: Role = pyde::read(obj, at, kind)?;
+            check_alone(&Gang::new("g").role(r.clone()), false)?;
+            Ok(exact_role(r))
+        }
     }
 }
 
-fn opt_count(obj: Option<&Bound<'_, PyAny>>, field: &str) -> PyResult<Option<u32>> {
-    match obj.filter(|o| !o.is_none()) {
-        None => Ok(None),
-        Some(o) => count(o, field, ErrorKind::InvalidRequest).map(Some),
+impl Repr for PyRole {
+    fn repr(&self) -> String {
+        let r = &self.0;
+        let mut s = format!("Role({}, {}", repr_str(r.get_name()), r.get_count());
+        if r.get_requests().len() > 0 {
+            s.push_str(&format!(", requests={}", amounts_repr(r.get_requests())));
+        }
+        if let Some(m) = r.get_min_count() {
+            s.push_str(&format!(", min_count={m}"));
+        }
+        if r.get_node_selector().len() > 0 {
+            s.push_str(&format!(
+                ", node_selector={}",
+                dict_repr(r.get_node_selector().map(|(k, v)| (k, repr_str(v))))
+            ));
+        }
+        if !r.get_match_expressions().is_empty() {
+            s.push_str(&format!(
+                ", match_expressions={}",
+                list_repr(r.get_match_expressions(), |e| PyRequirement(e.clone())
+                    .repr())
+            ));
+        }
+        if !r.get_tolerations().is_empty() {
+            s.push_str(&format!(
+                ", tolerations={}",
+                list_repr(r.get_tolerations(), |t| PyToleration(t.clone()).repr())
+            ));
+        }
+        if let Some(m) = r.get_max_per_node() {
+            s.push_str(&format!(", max_per_node={m}"));
+        }
+        if !r.is_constrained() {
+            s.push_str(", constrained=False");
+        }
+        s.push(')');
+        s
     }
 }
 
-#[pymethods]
-impl PyRole {
+value_class!(PyRole, "from_dict", {
     #[new]
     #[pyo3(signature = (name, count, *, requests = None, min_count = None, node_selector = None,
                         match_expressions = None, tolerations = None, max_per_node = None,
                         constrained = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        name: String,
+        name: &Bound<'_, PyAny>,
         count: &Bound<'_, PyAny>,
         requests: Option<&Bound<'_, PyAny>>,
         min_count: Option<&Bound<'_, PyAny>>,
@@ -651,39 +873,47 @@ impl PyRole {
         max_per_node: Option<&Bound<'_, PyAny>>,
         constrained: bool,
     ) -> PyResult<Self> {
+        let k = ErrorKind::InvalidRequest;
+        let name = string(name, "gang.roles[].name", k)?;
         let at = format!("gang.roles[{name}]");
-        let n = convert::count(count, &format!("{at}.count"), ErrorKind::InvalidRequest)?;
-        let mut r = Role::new(name.clone(), n);
-        r.set_min_count(opt_count(min_count, &format!("{at}.min_count"))?);
-        r.set_max_per_node(opt_count(max_per_node, &format!("{at}.max_per_node"))?);
-        for (res, a) in str_map(requests, &format!("{at}.requests"), amount)? {
+        let n = convert::count(count, &format!("{at}.count"), k)?;
+        let mut r = Role::new(name, n);
+        r.set_min_count(opt_count(min_count, &format!("{at}.min_count"), k)?);
+        r.set_max_per_node(opt_count(max_per_node, &format!("{at}.max_per_node"), k)?);
+        for (res, a) in str_map(requests, &format!("{at}.requests"), k, exact)? {
             r.set_request(res, a);
         }
-        let selector = str_map(node_selector, &format!("{at}.node_selector"), |v, f| {
-            string(v, f, ErrorKind::InvalidRequest)
-        })?;
-        for (k, v) in selector {
-            r.set_selector(k, v);
+        for (key, v) in str_map(node_selector, &format!("{at}.node_selector"), k, |v, f| {
+            string(v, f, k)
+        })? {
+            r.set_selector(key, v);
         }
-        for (i, e) in items(match_expressions)?.iter().enumerate() {
+        for (i, e) in items(match_expressions, &format!("{at}.match_expressions"), k)?
+            .iter()
+            .enumerate()
+        {
             r.add_requirement(match e.cast::<PyRequirement>() {
                 Ok(x) => x.get().0.clone(),
-                Err(_) => parse_py(e, &format!("{at}.match_expressions[{i}]"))?,
+                Err(_) => pyde::read(e, &format!("{at}.match_expressions[{i}]"), k)?,
             });
         }
-        for (i, t) in items(tolerations)?.iter().enumerate() {
+        for (i, t) in items(tolerations, &format!("{at}.tolerations"), k)?
+            .iter()
+            .enumerate()
+        {
             r.add_toleration(match t.cast::<PyToleration>() {
                 Ok(x) => x.get().0.clone(),
-                Err(_) => parse_py(t, &format!("{at}.tolerations[{i}]"))?,
+                Err(_) => pyde::read(t, &format!("{at}.tolerations[{i}]"), k)?,
             });
         }
         r.set_constrained(constrained);
+        check_alone(&Gang::new("g").role(r.clone()), false)?;
         Ok(PyRole(r))
     }
-    /// A role from a dict in the scenario format.
+    /// A role from a dict in the scenario format, checked as when built.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyRole)
+        role_from(doc, "", ErrorKind::InvalidScenario).map(PyRole)
     }
     #[getter]
     fn name(&self) -> &str {
@@ -697,14 +927,10 @@ impl PyRole {
     fn min_count(&self) -> Option<u32> {
         self.0.get_min_count()
     }
-    /// Per-member requests, as given (int or str).
+    /// Per-member requests, as Quantity objects.
     #[getter]
     fn requests<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in self.0.get_requests() {
-            d.set_item(k, amount_to_py(py, v)?)?;
-        }
-        Ok(d)
+        amounts(py, self.0.get_requests())
     }
     #[getter]
     fn node_selector<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -740,64 +966,7 @@ impl PyRole {
     fn constrained(&self) -> bool {
         self.0.is_constrained()
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
-    }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!(
-            "Role({}, {}",
-            repr_str(self.0.get_name()),
-            self.0.get_count()
-        );
-        if !self.0.get_requests().len() == 0 {
-            s.push_str(&format!(", requests={}", self.requests(py)?.repr()?));
-        }
-        if let Some(m) = self.0.get_min_count() {
-            s.push_str(&format!(", min_count={m}"));
-        }
-        if !self.0.get_node_selector().len() == 0 {
-            s.push_str(&format!(
-                ", node_selector={}",
-                self.node_selector(py)?.repr()?
-            ));
-        }
-        if !self.0.get_match_expressions().is_empty() {
-            let v: Vec<String> = self
-                .match_expressions()
-                .iter()
-                .map(PyRequirement::__repr__)
-                .collect();
-            s.push_str(&format!(", match_expressions=[{}]", v.join(", ")));
-        }
-        if !self.0.get_tolerations().is_empty() {
-            let v: Vec<String> = self
-                .tolerations()
-                .iter()
-                .map(PyToleration::__repr__)
-                .collect();
-            s.push_str(&format!(", tolerations=[{}]", v.join(", ")));
-        }
-        if let Some(m) = self.0.get_max_per_node() {
-            s.push_str(&format!(", max_per_node={m}"));
-        }
-        if !self.0.is_constrained() {
-            s.push_str(", constrained=False");
-        }
-        s.push(')');
-        Ok(s)
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
-    }
-}
+});
 
 // ------------------------------------------------------------------------- Gang
 
@@ -806,8 +975,9 @@ impl PyRole {
 /// `required` is a level every constrained member must share one domain of;
 /// `preferred` is tried first, walking up a level at a time (never above `required`).
 /// `slices` is a list of `(level, size)` pairs, outermost first. `policy` is
-/// "best-fit" (default), "most-free" or "balanced". The gang is validated against an
-/// inventory when placed or compiled.
+/// "best-fit" (default), "most-free" or "balanced". What can be checked without an
+/// inventory is checked when the gang is built; its levels are checked against an
+/// inventory when it is placed or compiled.
 ///
 /// >>> import gang
 /// >>> g = gang.Gang("train", [gang.Role("worker", 4, requests={"nvidia.com/gpu": 1})],
@@ -816,15 +986,58 @@ impl PyRole {
 /// ('topology.example.com/rack', 'best-fit', ['worker'])
 /// >>> gang.Gang.from_json(g.to_json()) == g
 /// True
+/// >>> gang.Gang("g", [])
+/// Traceback (most recent call last):
+///   ...
+/// gang.InvalidRequest: invalid request at gang.roles: "[]": a gang needs at least one role
 #[pyclass(name = "Gang", module = "gang", frozen)]
 #[derive(Clone)]
 pub struct PyGang(pub Gang);
 
+impl PyGang {
+    /// Wraps a core gang (from a scenario, a reservation…) with its amounts exact, so
+    /// it equals the same gang built in Python.
+    pub fn of(g: Gang) -> PyGang {
+        PyGang(exact_gang(g))
+    }
+}
+
+impl PyNode {
+    /// Wraps a core node description with its valid amounts exact.
+    pub fn of(mut n: NodeSpec) -> PyNode {
+        let cap: Vec<(String, QuantitySpec)> = n
+            .get_capacity()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        let used: Vec<(String, QuantitySpec)> = n
+            .get_used()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        for (k, v) in cap {
+            if let Ok(q) = v.resolve(&k) {
+                n.set_capacity(k, QuantitySpec::Exact(q));
+            }
+        }
+        for (k, v) in used {
+            if let Ok(q) = v.resolve(&k) {
+                n.set_used(k, QuantitySpec::Exact(q));
+            }
+        }
+        PyNode(n)
+    }
+}
+
+/// A gang from a `Gang` or a dict in the scenario format (checked alone).
 pub fn gang_from(obj: &Bound<'_, PyAny>) -> PyResult<Gang> {
     match obj.cast::<PyGang>() {
         Ok(g) => Ok(g.get().0.clone()),
-        Err(_) => parse_py(obj, ""),
+        Err(_) => checked_gang(pyde::read(obj, "", ErrorKind::InvalidScenario)?),
     }
+}
+
+fn checked_gang(g: Gang) -> PyResult<Gang> {
+    check_alone(&g, true)?;
+    Ok(exact_gang(g))
 }
 
 fn policy_from(obj: &Bound<'_, PyAny>) -> PyResult<Policy> {
@@ -841,58 +1054,84 @@ fn policy_from(obj: &Bound<'_, PyAny>) -> PyResult<Policy> {
     }
 }
 
-fn opt_level(obj: Option<&Bound<'_, PyAny>>, field: &str) -> PyResult<Option<String>> {
-    match obj.filter(|o| !o.is_none()) {
-        None => Ok(None),
-        Some(o) => string(o, field, ErrorKind::InvalidRequest).map(Some),
+impl Repr for PyGang {
+    fn repr(&self) -> String {
+        let g = &self.0;
+        let mut s = format!(
+            "Gang({}, {}",
+            repr_str(g.get_name()),
+            list_repr(g.get_roles(), |r| PyRole(r.clone()).repr())
+        );
+        if let Some(r) = &g.get_topology().required {
+            s.push_str(&format!(", required={}", repr_str(r)));
+        }
+        if let Some(p) = &g.get_topology().preferred {
+            s.push_str(&format!(", preferred={}", repr_str(p)));
+        }
+        if !g.get_topology().slices.is_empty() {
+            s.push_str(&format!(
+                ", slices={}",
+                list_repr(&g.get_topology().slices, |x| format!(
+                    "({}, {})",
+                    repr_str(&x.level),
+                    x.size
+                ))
+            ));
+        }
+        if g.get_policy() != Policy::BestFit {
+            s.push_str(&format!(", policy={}", repr_str(g.get_policy().as_str())));
+        }
+        s.push(')');
+        s
     }
 }
 
-#[pymethods]
-impl PyGang {
+value_class!(PyGang, "from_dict", {
     #[new]
     #[pyo3(signature = (name, roles, *, required = None, preferred = None, slices = None, policy = None))]
     fn new(
-        name: String,
+        name: &Bound<'_, PyAny>,
         roles: &Bound<'_, PyAny>,
         required: Option<&Bound<'_, PyAny>>,
         preferred: Option<&Bound<'_, PyAny>>,
         slices: Option<&Bound<'_, PyAny>>,
         policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut g = Gang::new(name);
-        for (i, r) in items(Some(roles))?.iter().enumerate() {
-            g.add_role(role_from(r, &format!("gang.roles[{i}]"))?);
+        let k = ErrorKind::InvalidRequest;
+        let mut g = Gang::new(string(name, "gang.name", k)?);
+        for (i, r) in items(Some(roles), "gang.roles", k)?.iter().enumerate() {
+            g.add_role(role_from(r, &format!("gang.roles[{i}]"), k)?);
         }
-        g.set_required(opt_level(required, "gang.topology.required")?);
-        g.set_preferred(opt_level(preferred, "gang.topology.preferred")?);
-        for (i, s) in items(slices)?.iter().enumerate() {
+        g.set_required(opt_string(required, "gang.topology.required", k)?);
+        g.set_preferred(opt_string(preferred, "gang.topology.preferred", k)?);
+        for (i, s) in items(slices, "gang.topology.slices", k)?.iter().enumerate() {
             let at = format!("gang.topology.slices[{i}]");
-            let slice = if s.is_instance_of::<PyTuple>() || s.is_instance_of::<PyList>() {
-                let parts: Vec<Bound<'_, PyAny>> = items(Some(s))?;
+            if s.is_instance_of::<PyTuple>() || s.is_instance_of::<PyList>() {
+                let parts = items(Some(s), &at, k)?;
                 if parts.len() != 2 {
                     return Err(edge_error(
-                        ErrorKind::InvalidRequest,
+                        k,
                         &at,
-                        &s.repr()?.to_string(),
+                        &pyde::obj_repr(s),
                         "a slice is a (level, size) pair",
                     ));
                 }
-                Slice {
-                    level: string(&parts[0], &format!("{at}.level"), ErrorKind::InvalidRequest)?,
-                    size: count(&parts[1], &format!("{at}.size"), ErrorKind::InvalidRequest)?,
-                }
+                g.add_slice(
+                    string(&parts[0], &format!("{at}.level"), k)?,
+                    count(&parts[1], &format!("{at}.size"), k)?,
+                );
             } else {
-                parse_py(s, &at)?
-            };
-            g.add_slice(slice.level, slice.size);
+                let slice: gang_core::request::Slice = pyde::read(s, &at, k)?;
+                g.add_slice(slice.level, slice.size);
+            }
         }
         if let Some(p) = policy.filter(|p| !p.is_none()) {
             g.set_policy(policy_from(p)?);
         }
-        Ok(PyGang(g))
+        checked_gang(g).map(PyGang)
     }
-    /// A gang from a dict in the scenario format (the `gang` object of a scenario).
+    /// A gang from a dict in the scenario format (the `gang` object of a scenario),
+    /// checked as when built.
     ///
     /// >>> import gang
     /// >>> g = gang.Gang.from_dict({"name": "g", "roles": [{"name": "w", "count": 2}],
@@ -905,13 +1144,53 @@ impl PyGang {
     /// gang.InvalidScenario: invalid scenario at colour: unknown field `colour`, expected one of `name`, `roles`, `topology`, `policy`...
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        parse_py(doc, "").map(PyGang)
+        gang_from(doc).map(PyGang)
     }
     /// A gang from JSON text (the `gang` object of a scenario file).
     #[classmethod]
     fn from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = convert::json_text(text)?;
-        core(|| Gang::from_json(&text)).map(PyGang)
+        checked_gang(core(|| Gang::from_json(&text))?).map(PyGang)
+    }
+    /// The gang of a Kubernetes workload (a PodGroup with its pods, a Job, JobSet,
+    /// PyTorchJob, …): `gang.kube.load(*sources, …)`'s gang. With several workloads in
+    /// the sources, `workload` (kubectl style: `job/train`) picks one.
+    ///
+    /// >>> import gang
+    /// >>> job = '{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "ml"}, "spec": {"parallelism": 2, "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}}}}'
+    /// >>> node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a1"}, "status": {"allocatable": {"nvidia.com/gpu": "8"}}}'
+    /// >>> g = gang.Gang.from_kube(("job.json", job), ("node.json", node))
+    /// >>> g.name, g.roles[0].count
+    /// ('train', 2)
+    #[classmethod]
+    #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
+    fn from_kube<'py>(
+        _cls: &Bound<'py, PyType>,
+        sources: &Bound<'py, PyTuple>,
+        topology: Option<&Bound<'py, PyAny>>,
+        workload: Option<&str>,
+        namespace: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let loaded = crate::kube::load_py(sources, topology, workload, namespace)?;
+        let gangs = loaded.getattr("gangs")?;
+        if gangs.len()? == 1 {
+            return gangs.get_item(0);
+        }
+        let names: Vec<String> = loaded
+            .getattr("workloads")?
+            .try_iter()?
+            .map(|w| w.and_then(|w| w.get_item("name")?.extract::<String>()))
+            .collect::<PyResult<_>>()?;
+        Err(crate::errors::edge_error(
+            ErrorKind::InvalidRequest,
+            "workload",
+            &names.join(", "),
+            &format!(
+                "{} gangs in the sources ({}): name one with workload=",
+                gangs.len()?,
+                names.join(", ")
+            ),
+        ))
     }
     #[getter]
     fn name(&self) -> &str {
@@ -952,57 +1231,8 @@ impl PyGang {
             .map(|r| u64::from(r.get_count()))
             .sum()
     }
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dict_of(py, &self.0)
-    }
+    /// The gang as JSON text (what `from_json` reads).
     fn to_json(&self) -> String {
         self.0.to_json()
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let roles: Vec<String> = self
-            .roles()
-            .iter()
-            .map(|r| r.__repr__(py))
-            .collect::<PyResult<_>>()?;
-        let mut s = format!(
-            "Gang({}, [{}]",
-            repr_str(self.0.get_name()),
-            roles.join(", ")
-        );
-        if let Some(r) = &self.0.get_topology().required {
-            s.push_str(&format!(", required={}", repr_str(r)));
-        }
-        if let Some(p) = &self.0.get_topology().preferred {
-            s.push_str(&format!(", preferred={}", repr_str(p)));
-        }
-        if !self.0.get_topology().slices.is_empty() {
-            let v: Vec<String> = self
-                .0
-                .get_topology()
-                .slices
-                .iter()
-                .map(|x| format!("({}, {})", repr_str(&x.level), x.size))
-                .collect();
-            s.push_str(&format!(", slices=[{}]", v.join(", ")));
-        }
-        if self.0.get_policy() != Policy::BestFit {
-            s.push_str(&format!(
-                ", policy={}",
-                repr_str(self.0.get_policy().as_str())
-            ));
-        }
-        s.push(')');
-        Ok(s)
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
-    }
-    fn __hash__(&self) -> isize {
-        hash_json(&self.0)
-    }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        reduce(slf.as_any(), &slf.get().0)
-    }
-}
+});

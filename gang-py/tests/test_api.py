@@ -56,7 +56,9 @@ def test_inventory_views():
     assert inv.domains(gang.HOSTNAME_LEVEL) == inv.node_names
     assert inv.free("a1", "nvidia.com/gpu") == gang.Quantity(2)
     assert inv.free("a1", "memory").millis == 2**40 * 1000
-    assert inv.free("a1", "nope") is None and inv.free("zz", "cpu") is None
+    assert inv.free("a1", "nope") == gang.Quantity(0)  # a resource the node lacks: nothing free
+    with pytest.raises(gang.UnknownNode):
+        inv.free("zz", "cpu")
     assert inv.node("b2").used == {"nvidia.com/gpu": 5}
     with pytest.raises(KeyError):
         inv.node("zz")
@@ -65,7 +67,7 @@ def test_inventory_views():
 
 def test_placement_views_and_records():
     p = cluster().place(gang.Gang("train", [WORKERS], preferred=RACK))
-    assert p.level == BLOCK and p.domain == {BLOCK: "b1"} and p.domain_path == "b1"
+    assert p.level == BLOCK and p.domain_labels == {BLOCK: "b1"} and p.domain == "b1" and p.domain_value == "b1"
     assert p.placed == {"worker": 4} and p.members == 4
     assert sum(p.nodes.values()) == 4
     assert p.domain_counts(RACK) == {"b1/a": 3, "b1/b": 1}
@@ -179,7 +181,8 @@ def test_quantities():
     assert sorted([gang.Quantity(2), gang.Quantity("500m")]) == [gang.Quantity("500m"), gang.Quantity(2)]
     assert gang.Quantity(gang.Quantity(3)) == gang.Quantity(3)
     n = gang.Node("n", capacity={"cpu": 1.5, "memory": "16Gi", "gpu": 8, "x": gang.Quantity("250m")})
-    assert n.capacity == {"cpu": "1.5", "memory": "16Gi", "gpu": 8, "x": "250m"}
+    assert n.capacity == {"cpu": gang.Quantity("1.5"), "memory": gang.Quantity("16Gi"), "gpu": 8,
+                          "x": gang.Quantity("250m")}
     inv = gang.Inventory([], [n])
     assert inv.free("n", "cpu") == gang.Quantity("1500m")
     assert inv.free("n", "x").millis == 250

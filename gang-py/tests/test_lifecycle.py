@@ -24,10 +24,10 @@ def test_reserve_and_release_exactly():
     inv = cluster()
     p = inv.place(GANG)
     r = inv.reserve(p)
-    assert r.id == 0 and r.member_count == 4 and r.domain == {RACK: "a"}
+    assert r.id.serial == 0 and r.id.inventory == inv.id and r.member_count == 4 and r.domain == "a"
     assert sorted((a.node, a.count) for a in r.members) == [("a1", 2), ("a2", 2)]
-    assert inv.free("a1", "gpu").millis == 0 and [x.id for x in inv.reservations] == [0]
-    assert inv.reservation(r.id) == r and inv.reservation(99) is None
+    assert inv.free("a1", "gpu").millis == 0 and [x.id for x in inv.reservations] == [r.id]
+    assert inv.reservation(r.id) == r
     assert ("a1", "gpu", gang.Quantity(2)) in r.usage
     # The same placement again no longer fits: Conflict, nothing applied.
     with pytest.raises(gang.Conflict) as info:
@@ -36,6 +36,7 @@ def test_reserve_and_release_exactly():
     assert len(inv.reservations) == 1
     released = inv.release(r)
     assert released == r and inv.free("a1", "gpu").millis == 2000 and inv.reservations == []
+    assert inv.reservation(r.id) is None  # this inventory's, released
     # Releasing twice is an error, never a double credit.
     with pytest.raises(gang.UnknownReservation) as info:
         inv.release(r.id)
@@ -89,7 +90,7 @@ def test_capacity_changes_report_overcommit():
     assert isinstance(inv.try_place(gang.Gang("h", [gang.Role("w", 6, requests={"gpu": 1})], required=RACK)),
                       gang.Diagnosis)
     inv.uncordon("b1")
-    assert inv.place(gang.Gang("h", [gang.Role("w", 6, requests={"gpu": 1})], required=RACK)).domain_path == "b"
+    assert inv.place(gang.Gang("h", [gang.Role("w", 6, requests={"gpu": 1})], required=RACK)).domain == "b"
     displaced = inv.set_labels("a1", {RACK: "b"})
     assert displaced == [r.id]
     assert inv.domains(RACK) == ["a", "b"] and inv.node("a1").labels == {RACK: "b"}
@@ -101,7 +102,7 @@ def test_spread_and_admit():
     replica = gang.Gang("serve", [gang.Role("w", 2, requests={"gpu": 1})], required=RACK)
     res = inv.spread(replica, 2, RACK)
     assert res.placed and res.fit == 2 and len(res.reservations) == 2
-    assert {p.domain_path for p in res.placements} == {"a", "b"}
+    assert {p.domain for p in res.placements} == {"a", "b"}
     too_many = inv.spread(replica, 3, RACK)
     assert not too_many.placed and too_many.needed == 3 and too_many.reservations == []
     for r in res.reservations:
@@ -109,7 +110,7 @@ def test_spread_and_admit():
     job = lambda n, k: gang.Gang(n, [gang.Role("w", k, requests={"gpu": 1})], required=RACK)  # noqa: E731
     out = inv.admit([job("first", 6), job("second", 6), job("small", 1)], "fifo")
     assert [(a.gang, a.placed) for a in out] == [("first", True), ("second", False), ("small", False)]
-    assert out[0].reservation.member_count == 6 and out[0].placement.domain_path == "b"
+    assert out[0].reservation.member_count == 6 and out[0].placement.domain == "b"
     assert out[2].blocked_by == "second"
     # Backfill: a later gang goes ahead only on nodes the waiting head cannot use.
     big = gang.Gang("big", [gang.Role("w", 1, requests={"gpu": 3})])  # no node has 3 GPUs
@@ -121,14 +122,18 @@ def test_spread_and_admit():
     inv._validate()
 
 
-def test_pickled_inventory_keeps_free_capacity_not_reservations():
+def test_pickled_inventory_keeps_free_capacity_and_reservations():
     inv = cluster()
     r = inv.reserve(inv.place(GANG))
     copy = pickle.loads(pickle.dumps(inv))
-    assert copy.reservations == []
+    assert copy == inv and copy.id != inv.id
+    (held,) = copy.reservations
+    assert held.id.serial == r.id.serial and held.id.inventory == copy.id and held.members == r.members
     for n in inv.node_names:
         assert copy.free(n, "gpu") == inv.free(n, "gpu")
-    assert inv.to_dict()["nodes"][0].get("used", {}) == {}  # to_dict keeps external use only
+    assert inv.to_dict()["nodes"][0].get("used", {}) == {}  # external use only; reservations apart
+    copy.release(held)
+    assert copy.free("a1", "gpu") == 2 and inv.free("a1", "gpu") == 0
     again = pickle.loads(pickle.dumps(r))
     assert again == r and hash(again) == hash(r) and int(again) == r.id
     # With lost members too.
@@ -137,6 +142,8 @@ def test_pickled_inventory_keeps_free_capacity_not_reservations():
     assert hurt.lost and hurt != r
     again = pickle.loads(pickle.dumps(hurt))
     assert again == hurt and hash(again) == hash(hurt) and again.lost == hurt.lost
+    (restored,) = pickle.loads(pickle.dumps(inv)).reservations
+    assert [(l.role, l.node, l.count) for l in restored.lost] == [(l.role, l.node, l.count) for l in hurt.lost]
     # An unpickled placement cannot be reserved: it belongs to another process.
     p = pickle.loads(pickle.dumps(cluster().place(GANG)))
     with pytest.raises(gang.InvalidRequest):

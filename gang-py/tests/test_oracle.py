@@ -75,7 +75,7 @@ def spare(inst, depth, dom):
 
 def domain_key(inst, p):
     depth = inst.depth(p.level)
-    values = list(p.domain.values())
+    values = list(p.domain_labels.values())
     if depth > len(inst.levels):
         return ("#node", values[-1])
     return tuple(values)

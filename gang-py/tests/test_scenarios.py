@@ -120,9 +120,9 @@ def test_scenario(path):
     if "level" in expect:
         assert p.level == expect["level"]
     if "domain" in expect:
-        assert p.domain == expect["domain"]
-        assert p.domain_path == "/".join(p.domain.values())
-        assert list(p.domain) == [k for k in scenario.levels + [gang.HOSTNAME_LEVEL] if k in p.domain]
+        assert p.domain_labels == expect["domain"]
+        assert p.domain == "/".join(p.domain_labels.values())
+        assert list(p.domain_labels) == [k for k in scenario.levels + [gang.HOSTNAME_LEVEL] if k in p.domain_labels]
     if "nodes" in expect:
         assert p.nodes == expect["nodes"]
     if "placed" in expect:
@@ -169,7 +169,7 @@ def run_steps(scenario, steps):
                     seen["status"], seen["message"] = r.status, str(r)
                 else:
                     seen["status"] = "placed"
-                    seen["domain_path"], seen["nodes"] = r.domain_path, r.nodes
+                    seen["domain_path"], seen["nodes"] = r.domain, r.nodes
                     if op == "reserve":
                         names[step.get("as", g.name)] = inv.reserve(r).id
             elif op == "release":

@@ -107,12 +107,12 @@ impl Placement {
             })
             .collect();
         let l = inv.label_depth();
-        let (path_depth, path_index, node) = if found.depth > l {
+        let (path_depth, path_index, node) = if found.depth.ix() > l {
             let node = found.index;
             let leaf = inv.leaf_depth(node);
             (leaf, inv.domain_of(node, leaf).unwrap_or(0), Some(node))
         } else {
-            (found.depth, found.index, None)
+            (found.depth.ix(), found.index, None)
         };
         let mut domain = Vec::with_capacity(path_depth + usize::from(node.is_some()));
         let (mut d, mut i) = (path_depth, path_index);
@@ -134,9 +134,9 @@ impl Placement {
         }
         Placement {
             compiled: compiled.clone(),
-            depth: found.depth,
+            depth: found.depth.ix(),
             index: found.index,
-            level: inv.topology.key_of(found.depth).map(str::to_owned),
+            level: inv.topology.key_of(found.depth.ix()).map(str::to_owned),
             domain,
             assignments,
             members,
@@ -286,7 +286,7 @@ impl Placement {
                     inv.names[n as usize]
                 ));
             }
-            if k > role.cap_on(n) {
+            if k > role.cap_on(crate::inventory::ix::NodeIx(n)) {
                 return Err(format!(
                     "role {name}: {k} members on {} exceed max_per_node",
                     inv.names[n as usize]
@@ -388,6 +388,194 @@ impl Placement {
             }
         }
         Ok(())
+    }
+}
+
+/// A placement as plain data, with the topology path of every node it uses, taken from
+/// the inventory it was made on: what bindings keep, pickle and turn into tables.
+/// [`Placement::snapshot`] takes it.
+///
+/// With the `serde` feature it serialises as `{"gang", "level", "domain": [[level,
+/// value]…], "levels", "assignments": [{"role", "node", "count", "path"}…], "nodes":
+/// [[node, count]…], "placed": [[role, count]…], "domains_used": [[level, count]…],
+/// "search_complete"}` and reads back the same.
+///
+/// ```
+/// use gang_core::{Gang, HOSTNAME_LEVEL, Inventory, NodeSpec, Role, Topology};
+/// let node = |n: &str, rack: Option<&str>| {
+///     let s = NodeSpec::new(n).label("block", "b1").capacity("gpu", 2);
+///     match rack { Some(r) => s.label("rack", r), None => s }
+/// };
+/// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+///     .nodes([node("a1", Some("a")), node("b1", Some("b")), node("x1", None)])
+///     .build()?;
+/// let gang = Gang::new("g").role(Role::new("w", 6).request("gpu", 1)).required("block");
+/// let p = inv.place(&gang)?.placement().cloned().unwrap();
+/// let s = p.snapshot(&inv);
+/// assert_eq!((s.gang.as_str(), s.levels.as_slice()), ("g", ["block".to_owned(), "rack".to_owned()].as_slice()));
+/// assert_eq!(s.assignments[0].path, ["b1", "a"]);
+/// assert_eq!(s.nodes, [("a1".to_owned(), 2), ("b1".to_owned(), 2), ("x1".to_owned(), 2)]);
+/// // x1 has no rack label: its members are outside every rack.
+/// let racks = s.domain_counts("rack").unwrap();
+/// assert_eq!(racks.domains, [("b1/a".to_owned(), 2), ("b1/b".to_owned(), 2)]);
+/// assert_eq!(racks.outside, 2);
+/// assert_eq!(s.domain_counts(HOSTNAME_LEVEL).unwrap().domains.len(), 3);
+/// assert!(s.domain_counts("zone").is_none());
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
+pub struct PlacementSnapshot {
+    /// The gang's name.
+    pub gang: String,
+    /// As [`Placement::level`].
+    pub level: Option<String>,
+    /// As [`Placement::domain`].
+    pub domain: Vec<(String, String)>,
+    /// The inventory's label levels, outermost first (the node level not included).
+    pub levels: Vec<String>,
+    /// As [`Placement::assignments`], each with its node's path.
+    pub assignments: Vec<NodeAssignment>,
+    /// As [`Placement::node_counts`]: members per node, in topology order.
+    pub nodes: Vec<(String, u32)>,
+    /// As [`Placement::placed_by_role`].
+    pub placed: Vec<(String, u32)>,
+    /// As [`Placement::domains_used`].
+    pub domains_used: Vec<(String, u32)>,
+    /// As [`Placement::search_complete`].
+    pub search_complete: bool,
+}
+
+/// Members of one role on one node, with the node's topology path (see
+/// [`PlacementSnapshot`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
+pub struct NodeAssignment {
+    /// Role name.
+    pub role: String,
+    /// Node name.
+    pub node: String,
+    /// Members of the role on the node.
+    pub count: u32,
+    /// The node's label values for the levels, outermost first, up to its first missing
+    /// label (a node without a level's label is outside that level and every finer one).
+    pub path: Vec<String>,
+}
+
+/// Members per domain of one level (see [`PlacementSnapshot::domain_counts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DomainCounts {
+    /// `(domain path, members)` in topology order; node names at the node level.
+    pub domains: Vec<(String, u32)>,
+    /// Members on nodes outside every domain of the level (without its label).
+    pub outside: u32,
+}
+
+impl Placement {
+    /// The placement as data, with node paths read from `inv`, the inventory it was
+    /// made on (a node that is no longer there has an empty path). See
+    /// [`PlacementSnapshot`].
+    pub fn snapshot(&self, inv: &Inventory) -> PlacementSnapshot {
+        let same = self.compiled.inner.layout_id == inv.layout_id;
+        let path_of = |n: u32, name: &str| -> Vec<String> {
+            let ix = if same {
+                Some(n)
+            } else {
+                inv.names.get_index_of(name).map(|i| i as u32)
+            };
+            let Some(ix) = ix else {
+                return Vec::new();
+            };
+            let leaf = inv.leaf_depth(ix);
+            match inv.domain_of(ix, leaf) {
+                Some(d) if leaf > 0 => inv
+                    .domain_values(leaf, d)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        PlacementSnapshot {
+            gang: self.gang().to_owned(),
+            level: self.level.clone(),
+            domain: self.domain.clone(),
+            levels: inv.topology.label_levels().to_vec(),
+            assignments: self
+                .members
+                .iter()
+                .zip(&self.assignments)
+                .map(|(&(_, n, _), a)| NodeAssignment {
+                    role: a.role.clone(),
+                    node: a.node.clone(),
+                    count: a.count,
+                    path: path_of(n, &a.node),
+                })
+                .collect(),
+            nodes: self
+                .node_counts()
+                .into_iter()
+                .map(|(n, k)| (n.to_owned(), k))
+                .collect(),
+            placed: self
+                .placed_by_role()
+                .map(|(r, k)| (r.to_owned(), k))
+                .collect(),
+            domains_used: self.domains_used.clone(),
+            search_complete: self.complete,
+        }
+    }
+}
+
+impl PlacementSnapshot {
+    /// Members per domain of `level` (a label level, or [`HOSTNAME_LEVEL`] for nodes),
+    /// with the members on nodes outside every domain of that level counted apart;
+    /// `None` for a level the inventory does not have. See [`PlacementSnapshot`].
+    pub fn domain_counts(&self, level: &str) -> Option<DomainCounts> {
+        let depth = self.levels.iter().position(|l| l == level);
+        if depth.is_none() && level != HOSTNAME_LEVEL {
+            return None;
+        }
+        let mut out = DomainCounts {
+            domains: Vec::new(),
+            outside: 0,
+        };
+        for (node, _) in &self.nodes {
+            for a in self.assignments.iter().filter(|a| &a.node == node) {
+                let key = match depth {
+                    None => a.node.clone(),
+                    Some(i) if a.path.len() > i => a.path[..=i].join("/"),
+                    Some(_) => {
+                        out.outside += a.count;
+                        continue;
+                    }
+                };
+                match out.domains.iter_mut().find(|(k, _)| *k == key) {
+                    Some(e) => e.1 += a.count,
+                    None => out.domains.push((key, a.count)),
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Total members placed. See [`PlacementSnapshot`].
+    pub fn member_count(&self) -> u64 {
+        self.placed.iter().map(|p| u64::from(p.1)).sum()
+    }
+
+    /// The domain's values joined by `/`, as [`Placement::domain_path`].
+    pub fn domain_path(&self) -> String {
+        self.domain
+            .iter()
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join("/")
     }
 }
 
@@ -529,7 +717,7 @@ mod tests {
     /// `p` with other members, what it reports derived from them as the solver does.
     fn with_members(p: &Placement, inv: &Inventory, members: Vec<Member>) -> Placement {
         let found = crate::inventory::domains::Scope {
-            depth: p.depth,
+            depth: crate::inventory::ix::Depth(p.depth),
             index: p.index,
         };
         Placement::new(

@@ -37,7 +37,7 @@ impl fmt::Display for Diagnosis {
                 None => write!(f, " Cluster-wide {} fit", parts.join(", "))?,
             }
             match b.reason {
-                Shortfall::Resources => write!(f, " (short of {})", b.short_of.join(", "))?,
+                Shortfall::Resources => write!(f, " (short of {})", short_of(&b.short_of))?,
                 Shortfall::Fragmented => {
                     f.write_str(" (enough of each resource, but not together on the same nodes)")?
                 }
@@ -140,4 +140,14 @@ impl fmt::Display for Diagnosis {
         }
         Ok(())
     }
+}
+
+/// Resources a domain is short of, in words: `pods` is said as what it means, the
+/// nodes' free pod slots under their pod limit.
+pub(crate) fn short_of(resources: &[String]) -> String {
+    let words: Vec<&str> = resources
+        .iter()
+        .map(|r| if r == "pods" { "pod slots" } else { r.as_str() })
+        .collect();
+    words.join(", ")
 }

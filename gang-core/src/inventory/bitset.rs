@@ -121,7 +121,6 @@ impl Bitset {
         self.clear_range(end, self.len);
     }
 
-    #[cfg(test)]
     pub fn count(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }

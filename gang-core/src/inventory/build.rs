@@ -7,8 +7,8 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use super::bitset::{Bitset, NodeSet};
 use super::domains::build_domains;
 use super::journal::Journal;
-use super::{Inventory, NONE};
-use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
+use super::{Inventory, NONE, PODS, UNLIMITED};
+use crate::model::names::{check_label_value, check_node_name, check_qualified_name};
 use crate::model::{Error, NodeSpec, Taint, Topology};
 
 /// Short per-node lists in one allocation (compressed rows): row `i` is
@@ -56,7 +56,7 @@ impl Csr {
 ///     .node(node("a1", "a"))
 ///     .nodes([node("a2", "a"), node("b1", "b")]);
 /// for i in 2..4 {
-///     builder.push(node(&format!("b{i}"), "b"));
+///     builder.add_node(node(&format!("b{i}"), "b"));
 /// }
 /// assert_eq!(builder.build()?.len(), 5);
 ///
@@ -85,10 +85,8 @@ impl InventoryBuilder {
         self
     }
 
-    /// Adds a node in place, for loops (the chained form is [`InventoryBuilder::node`];
-    /// adding a node to a built inventory is [`Inventory::add_node`]). See
-    /// [`InventoryBuilder`].
-    pub fn push(&mut self, node: NodeSpec) -> &mut Self {
+    /// Adds a node (in place, for loops). See [`InventoryBuilder`].
+    pub fn add_node(&mut self, node: NodeSpec) -> &mut Self {
         self.nodes.push(node);
         self
     }
@@ -140,6 +138,12 @@ impl Inventory {
 
     /// Builds from node descriptions; `keep` names resources to have columns for even if
     /// no node mentions them (a rebuild keeps what reservations refer to).
+    ///
+    /// Phases: the resource set ([`resource_names`]); one validating pass over the nodes
+    /// in input order that interns names and fills input-order columns ([`Input::read`]);
+    /// the storage order ([`Input::storage_order`]); everything per node permuted into it
+    /// ([`Sorted::lay_out`]); the label and taint indexes ([`label_index`],
+    /// [`taint_index`]); and the domains, free columns, summaries and fingerprint.
     pub(crate) fn from_specs(
         topology: Topology,
         specs: &[NodeSpec],
@@ -149,208 +153,60 @@ impl Inventory {
         if len >= NONE as usize {
             return Err(Error::inventory("nodes", len, "too many nodes"));
         }
+        // Level keys are interned first, so they keep the smallest key ids.
         let mut keys: IndexSet<String, FxBuildHasher> = IndexSet::default();
-        let mut values: IndexSet<String, FxBuildHasher> = IndexSet::default();
-        let mut taint_ids: IndexSet<Taint, FxBuildHasher> = IndexSet::default();
         let level_keys: Vec<u32> = topology
             .label_levels()
             .iter()
-            .map(|k| keys.insert_full(k.clone()).0 as u32)
+            .map(|k| id(keys.insert_full(k.clone()).0))
             .collect();
-        // Resources are numbered in name order, so nothing depends on node order.
-        let mut resources: IndexSet<String, FxBuildHasher> = IndexSet::default();
-        {
-            let mut seen: rustc_hash::FxHashSet<&str> = keep.iter().map(String::as_str).collect();
-            for spec in specs {
-                for r in spec.capacity.keys().chain(spec.used.keys()) {
-                    if seen.insert(r.as_str()) {
-                        check_qualified_name(r).map_err(|e| {
-                            let what = if spec.capacity.contains_key(r) {
-                                "capacity"
-                            } else {
-                                "used"
-                            };
-                            Error::inventory(format!("nodes[{}].{what}", spec.name), r, e)
-                        })?;
-                    }
-                }
-            }
-            let mut sorted: Vec<&str> = seen.into_iter().collect();
-            sorted.sort_unstable();
-            resources.extend(sorted.into_iter().map(str::to_owned));
-        }
-        let nres = resources.len();
-        let depth = level_keys.len();
-
-        // One pass in input order: validate, intern, and fill input-order columns.
-        let mut names_in: IndexSet<&str, FxBuildHasher> = IndexSet::default();
-        names_in.reserve(len);
-        let mut labels_in: Vec<Vec<(u32, u32)>> = Vec::with_capacity(len);
-        let mut taints_in: Vec<Vec<u32>> = Vec::with_capacity(len);
-        let mut paths = vec![NONE; len * depth];
-        let mut cap_in = vec![vec![0u64; len]; nres];
-        let mut used_in = vec![vec![0u64; len]; nres];
-        for (i, spec) in specs.iter().enumerate() {
-            let n = &spec.name;
-            check_object_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
-            if !names_in.insert(n.as_str()) {
-                return Err(Error::inventory(
-                    format!("nodes[{n}].name"),
-                    n,
-                    "duplicate node name",
-                ));
-            }
-            let mut labels = Vec::with_capacity(spec.labels.len());
-            for (k, v) in &spec.labels {
-                // Names are checked once, when first seen.
-                let kid = match keys.get_index_of(k.as_str()) {
-                    Some(i) => i,
-                    None => {
-                        check_qualified_name(k)
-                            .map_err(|r| Error::inventory(format!("nodes[{n}].labels"), k, r))?;
-                        keys.insert_full(k.clone()).0
-                    }
-                };
-                let vid = match values.get_index_of(v.as_str()) {
-                    Some(i) => i,
-                    None => {
-                        check_label_value(v).map_err(|r| {
-                            Error::inventory(format!("nodes[{n}].labels.{k}"), v, r)
-                        })?;
-                        values.insert_full(v.clone()).0
-                    }
-                };
-                labels.push((kid as u32, vid as u32));
-            }
-            labels.sort_unstable();
-            for (l, &lk) in level_keys.iter().enumerate() {
-                match labels.binary_search_by_key(&lk, |&(k, _)| k) {
-                    Ok(j) => paths[i * depth + l] = labels[j].1,
-                    Err(_) => break,
-                }
-            }
-            for (map, cols, what) in [
-                (&spec.capacity, &mut cap_in, "capacity"),
-                (&spec.used, &mut used_in, "used"),
-            ] {
-                for (r, a) in map {
-                    let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
-                    cols[ri][i] = a.resolve_at(|| format!("nodes[{n}].{what}.{r}"))?.millis();
-                }
-            }
-            let mut taints = Vec::with_capacity(spec.taints.len());
-            for (j, t) in spec.taints.iter().enumerate() {
-                let f = || format!("nodes[{n}].taints[{j}]");
-                check_qualified_name(&t.key)
-                    .map_err(|r| Error::inventory(format!("{}.key", f()), &t.key, r))?;
-                check_label_value(&t.value)
-                    .map_err(|r| Error::inventory(format!("{}.value", f()), &t.value, r))?;
-                let id = match taint_ids.get_index_of(t) {
-                    Some(i) => i,
-                    None => taint_ids.insert_full(t.clone()).0,
-                };
-                taints.push(id as u32);
-            }
-            taints.sort_unstable();
-            taints.dedup();
-            labels_in.push(labels);
-            taints_in.push(taints);
-        }
-
-        // Storage order: topology path (values compared as text, a missing label after
-        // every value), then name. Independent of the order nodes were given in.
-        let mut rank = vec![0u32; values.len()];
-        {
-            let mut by_text: Vec<u32> = (0..values.len() as u32).collect();
-            by_text.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
-            for (r, &v) in by_text.iter().enumerate() {
-                rank[v as usize] = r as u32;
-            }
-        }
-        // Sort keys, flat: value ranks per level (a missing label ranks last).
-        let ranks: Vec<u32> = paths
-            .iter()
-            .map(|&v| if v == NONE { NONE } else { rank[v as usize] })
-            .collect();
-        let key = |i: u32| &ranks[i as usize * depth..i as usize * depth + depth];
-        let mut order: Vec<u32> = (0..len as u32).collect();
-        order.sort_unstable_by(|&a, &b| {
-            key(a)
-                .cmp(key(b))
-                .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
-        });
-
-        let mut names: IndexSet<String, FxBuildHasher> = IndexSet::default();
-        names.reserve(len);
-        let mut labels = Vec::with_capacity(len);
-        let mut taints_of = Csr::with_capacity(len);
-        let mut sorted_paths: Vec<u32> = Vec::with_capacity(len * depth);
-        let mut schedulable = Bitset::new(len);
-        for (ix, &orig) in order.iter().enumerate() {
-            let o = orig as usize;
-            names.insert(specs[o].name.clone());
-            schedulable.set(ix, specs[o].schedulable);
-            labels.push(std::mem::take(&mut labels_in[o]));
-            taints_of.push(&taints_in[o]);
-            sorted_paths.extend_from_slice(&paths[o * depth..o * depth + depth]);
-        }
+        let resources = resource_names(specs, keep)?;
+        let input = Input::read(specs, keys, &level_keys, &resources)?;
+        let order = input.storage_order(specs, level_keys.len());
+        let Input {
+            keys,
+            values,
+            taint_ids,
+            labels,
+            taints,
+            paths,
+            capacity,
+            used,
+        } = input;
+        let sorted = Sorted::lay_out(specs, &order, labels, &taints, &paths, level_keys.len());
         let permute = |cols: Vec<Vec<u64>>| -> Vec<Vec<u64>> {
             cols.into_iter()
                 .map(|c| order.iter().map(|&o| c[o as usize]).collect())
                 .collect()
         };
-        let capacity = permute(cap_in);
-        let used = permute(used_in);
+        let (capacity, used) = (permute(capacity), permute(used));
+        let (pair_sets, key_sets) = label_index(&sorted, &level_keys, keys.len());
+        let taints = taint_index(taint_ids, &sorted.taints_of, len);
 
-        // Label and taint indexes. A topology label of a node inside that level's domain
-        // is answered from the domain ranges (see `label_set`); only the others are listed.
-        let mut pair_lists: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-        let mut key_lists: Vec<Vec<u32>> = vec![Vec::new(); keys.len()];
-        for (ix, ls) in labels.iter().enumerate() {
-            for &(k, v) in ls {
-                if let Some(l) = level_keys.iter().position(|&lk| lk == k) {
-                    if sorted_paths[ix * depth + l] != NONE {
-                        continue;
-                    }
-                }
-                pair_lists.entry((k, v)).or_default().push(ix as u32);
-                key_lists[k as usize].push(ix as u32);
-            }
-        }
-        let pair_sets = pair_lists
-            .into_iter()
-            .map(|(kv, l)| (kv, NodeSet::from_sorted(l, len)))
+        let domains = build_domains(&sorted.paths, len, level_keys.len());
+        let free = capacity
+            .iter()
+            .zip(&used)
+            .map(|(cap, used)| {
+                cap.iter()
+                    .zip(used)
+                    .map(|(c, u)| c.saturating_sub(*u))
+                    .collect()
+            })
             .collect();
-        let key_sets = key_lists
-            .into_iter()
-            .map(|l| NodeSet::from_sorted(l, len))
-            .collect();
-        let mut taint_lists: Vec<Vec<u32>> = vec![Vec::new(); taint_ids.len()];
-        for (ix, ts) in taints_of.rows().enumerate() {
-            for &t in ts {
-                taint_lists[t as usize].push(ix as u32);
-            }
-        }
-        let taints = taint_ids
-            .into_iter()
-            .zip(taint_lists)
-            .map(|(t, l)| (t, NodeSet::from_sorted(l, len)))
-            .collect();
-
-        let domains = build_domains(&sorted_paths, len, depth);
         let mut inv = Inventory {
             topology,
-            names,
-            labels,
-            schedulable,
+            names: sorted.names,
+            labels: sorted.labels,
+            schedulable: sorted.schedulable,
             resources,
-            free: Vec::new(),
+            free,
             overcommit: FxHashMap::default(),
             max_capacity: capacity
                 .iter()
                 .map(|c| c.iter().copied().max().unwrap_or(0))
                 .collect(),
-            taints_of,
+            taints_of: sorted.taints_of,
             capacity,
             used,
             keys,
@@ -364,19 +220,292 @@ impl Inventory {
             ledger: crate::inventory::ledger::Ledger::default(),
             journal: Journal::new(),
         };
-        inv.free = (0..nres)
-            .map(|r| {
-                inv.capacity[r]
-                    .iter()
-                    .zip(&inv.used[r])
-                    .map(|(c, u)| c.saturating_sub(*u))
-                    .collect()
-            })
-            .collect();
         inv.rebuild_summaries();
         inv.layout_id = fingerprint(&inv);
         Ok(inv)
     }
+}
+
+/// An id or a node position as stored: every interned set and the node list are
+/// smaller than [`NONE`] (nodes are checked; names come from at most that many nodes'
+/// finitely many labels and taints).
+#[inline]
+fn id(i: usize) -> u32 {
+    i as u32
+}
+
+/// Every resource name: `keep`, then each one a node mentions (checked when first
+/// seen), numbered in name order so that nothing depends on node order.
+fn resource_names(
+    specs: &[NodeSpec],
+    keep: &[String],
+) -> Result<IndexSet<String, FxBuildHasher>, Error> {
+    let mut seen: rustc_hash::FxHashSet<&str> = keep.iter().map(String::as_str).collect();
+    for spec in specs {
+        for r in spec.capacity.keys().chain(spec.used.keys()) {
+            if seen.insert(r.as_str()) {
+                check_qualified_name(r).map_err(|e| {
+                    let what = if spec.capacity.contains_key(r) {
+                        "capacity"
+                    } else {
+                        "used"
+                    };
+                    Error::inventory(format!("nodes[{}].{what}", spec.name), r, e)
+                })?;
+            }
+        }
+    }
+    let mut sorted: Vec<&str> = seen.into_iter().collect();
+    sorted.sort_unstable();
+    Ok(sorted.into_iter().map(str::to_owned).collect())
+}
+
+/// The nodes as given, validated once and interned, in input order.
+struct Input {
+    keys: IndexSet<String, FxBuildHasher>,
+    values: IndexSet<String, FxBuildHasher>,
+    taint_ids: IndexSet<Taint, FxBuildHasher>,
+    /// `[node]`: interned `(key, value)` labels, sorted by key.
+    labels: Vec<Vec<(u32, u32)>>,
+    /// `[node]`: taint ids, sorted, each once.
+    taints: Vec<Vec<u32>>,
+    /// `[node * levels + level]`: the level's value id, [`NONE`] from the first missing
+    /// label on.
+    paths: Vec<u32>,
+    /// `[resource][node]`, milli-units.
+    capacity: Vec<Vec<u64>>,
+    used: Vec<Vec<u64>>,
+}
+
+impl Input {
+    /// One pass in input order: validate every node, intern its names, fill its columns.
+    fn read(
+        specs: &[NodeSpec],
+        keys: IndexSet<String, FxBuildHasher>,
+        level_keys: &[u32],
+        resources: &IndexSet<String, FxBuildHasher>,
+    ) -> Result<Input, Error> {
+        let (len, depth, nres) = (specs.len(), level_keys.len(), resources.len());
+        let mut input = Input {
+            keys,
+            values: IndexSet::default(),
+            taint_ids: IndexSet::default(),
+            labels: Vec::with_capacity(len),
+            taints: Vec::with_capacity(len),
+            paths: vec![NONE; len * depth],
+            capacity: vec![vec![0u64; len]; nres],
+            used: vec![vec![0u64; len]; nres],
+        };
+        let mut names: IndexSet<&str, FxBuildHasher> = IndexSet::default();
+        names.reserve(len);
+        for (i, spec) in specs.iter().enumerate() {
+            let n = &spec.name;
+            check_node_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
+            if !names.insert(n.as_str()) {
+                return Err(Error::inventory(
+                    format!("nodes[{n}].name"),
+                    n,
+                    "duplicate node name",
+                ));
+            }
+            let labels = input.intern_labels(spec)?;
+            for (l, &lk) in level_keys.iter().enumerate() {
+                match labels.binary_search_by_key(&lk, |&(k, _)| k) {
+                    Ok(j) => input.paths[i * depth + l] = labels[j].1,
+                    Err(_) => break,
+                }
+            }
+            for (map, cols, what) in [
+                (&spec.capacity, &mut input.capacity, "capacity"),
+                (&spec.used, &mut input.used, "used"),
+            ] {
+                for (r, a) in map {
+                    let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
+                    cols[ri][i] = a.resolve_at(|| format!("nodes[{n}].{what}.{r}"))?.millis();
+                }
+            }
+            if let Some(p) = resources.get_index_of(PODS) {
+                if !spec.capacity.contains_key(PODS) {
+                    input.capacity[p][i] = UNLIMITED;
+                }
+            }
+            let taints = input.intern_taints(spec)?;
+            input.labels.push(labels);
+            input.taints.push(taints);
+        }
+        Ok(input)
+    }
+
+    /// A node's labels as `(key, value)` ids, sorted by key; names are checked once,
+    /// when first seen.
+    fn intern_labels(&mut self, spec: &NodeSpec) -> Result<Vec<(u32, u32)>, Error> {
+        let n = &spec.name;
+        let mut labels = Vec::with_capacity(spec.labels.len());
+        for (k, v) in &spec.labels {
+            let kid = match self.keys.get_index_of(k.as_str()) {
+                Some(i) => i,
+                None => {
+                    check_qualified_name(k)
+                        .map_err(|r| Error::inventory(format!("nodes[{n}].labels"), k, r))?;
+                    self.keys.insert_full(k.clone()).0
+                }
+            };
+            let vid = match self.values.get_index_of(v.as_str()) {
+                Some(i) => i,
+                None => {
+                    check_label_value(v)
+                        .map_err(|r| Error::inventory(format!("nodes[{n}].labels.{k}"), v, r))?;
+                    self.values.insert_full(v.clone()).0
+                }
+            };
+            labels.push((id(kid), id(vid)));
+        }
+        labels.sort_unstable();
+        Ok(labels)
+    }
+
+    /// A node's taints as ids, sorted, each once; each is checked.
+    fn intern_taints(&mut self, spec: &NodeSpec) -> Result<Vec<u32>, Error> {
+        let n = &spec.name;
+        let mut taints = Vec::with_capacity(spec.taints.len());
+        for (j, t) in spec.taints.iter().enumerate() {
+            let f = || format!("nodes[{n}].taints[{j}]");
+            check_qualified_name(&t.key)
+                .map_err(|r| Error::inventory(format!("{}.key", f()), &t.key, r))?;
+            check_label_value(&t.value)
+                .map_err(|r| Error::inventory(format!("{}.value", f()), &t.value, r))?;
+            let tid = match self.taint_ids.get_index_of(t) {
+                Some(i) => i,
+                None => self.taint_ids.insert_full(t.clone()).0,
+            };
+            taints.push(id(tid));
+        }
+        taints.sort_unstable();
+        taints.dedup();
+        Ok(taints)
+    }
+
+    /// Storage order (input positions): topology path (values compared as text, a
+    /// missing label after every value), then name. Independent of the input order.
+    fn storage_order(&self, specs: &[NodeSpec], depth: usize) -> Vec<u32> {
+        let values = &self.values;
+        let mut rank = vec![0u32; values.len()];
+        {
+            let mut by_text: Vec<usize> = (0..values.len()).collect();
+            by_text.sort_unstable_by(|&a, &b| values[a].cmp(&values[b]));
+            for (r, &v) in by_text.iter().enumerate() {
+                rank[v] = id(r);
+            }
+        }
+        // Sort keys, flat: value ranks per level (a missing label ranks last).
+        let ranks: Vec<u32> = self
+            .paths
+            .iter()
+            .map(|&v| if v == NONE { NONE } else { rank[v as usize] })
+            .collect();
+        let key = |i: u32| &ranks[i as usize * depth..i as usize * depth + depth];
+        let mut order: Vec<u32> = (0..specs.len()).map(id).collect();
+        order.sort_unstable_by(|&a, &b| {
+            key(a)
+                .cmp(key(b))
+                .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+        });
+        order
+    }
+}
+
+/// Per node, in storage order.
+struct Sorted {
+    names: IndexSet<String, FxBuildHasher>,
+    labels: Vec<Vec<(u32, u32)>>,
+    taints_of: Csr,
+    /// `[node * levels + level]`, as [`Input::paths`].
+    paths: Vec<u32>,
+    schedulable: Bitset,
+}
+
+impl Sorted {
+    /// Names, labels, taints, paths and schedulability permuted into `order`.
+    fn lay_out(
+        specs: &[NodeSpec],
+        order: &[u32],
+        mut labels_in: Vec<Vec<(u32, u32)>>,
+        taints_in: &[Vec<u32>],
+        paths_in: &[u32],
+        depth: usize,
+    ) -> Sorted {
+        let len = order.len();
+        let mut out = Sorted {
+            names: IndexSet::default(),
+            labels: Vec::with_capacity(len),
+            taints_of: Csr::with_capacity(len),
+            paths: Vec::with_capacity(len * depth),
+            schedulable: Bitset::new(len),
+        };
+        out.names.reserve(len);
+        for (ix, &orig) in order.iter().enumerate() {
+            let o = orig as usize;
+            out.names.insert(specs[o].name.clone());
+            out.schedulable.set(ix, specs[o].schedulable);
+            out.labels.push(std::mem::take(&mut labels_in[o]));
+            out.taints_of.push(&taints_in[o]);
+            out.paths
+                .extend_from_slice(&paths_in[o * depth..o * depth + depth]);
+        }
+        out
+    }
+}
+
+/// The label indexes: nodes per `(key, value)` and per key. A topology label of a node
+/// inside that level's domain is answered from the domain ranges (see `label_set`);
+/// only the others are listed.
+fn label_index(
+    sorted: &Sorted,
+    level_keys: &[u32],
+    nkeys: usize,
+) -> (FxHashMap<(u32, u32), NodeSet>, Vec<NodeSet>) {
+    let (len, depth) = (sorted.labels.len(), level_keys.len());
+    let mut pair_lists: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    let mut key_lists: Vec<Vec<u32>> = vec![Vec::new(); nkeys];
+    for (ix, ls) in sorted.labels.iter().enumerate() {
+        for &(k, v) in ls {
+            if let Some(l) = level_keys.iter().position(|&lk| lk == k) {
+                if sorted.paths[ix * depth + l] != NONE {
+                    continue;
+                }
+            }
+            pair_lists.entry((k, v)).or_default().push(id(ix));
+            key_lists[k as usize].push(id(ix));
+        }
+    }
+    let pair_sets = pair_lists
+        .into_iter()
+        .map(|(kv, l)| (kv, NodeSet::from_sorted(l, len)))
+        .collect();
+    let key_sets = key_lists
+        .into_iter()
+        .map(|l| NodeSet::from_sorted(l, len))
+        .collect();
+    (pair_sets, key_sets)
+}
+
+/// Nodes per taint.
+fn taint_index(
+    taint_ids: IndexSet<Taint, FxBuildHasher>,
+    taints_of: &Csr,
+    len: usize,
+) -> Vec<(Taint, NodeSet)> {
+    let mut taint_lists: Vec<Vec<u32>> = vec![Vec::new(); taint_ids.len()];
+    for (ix, ts) in taints_of.rows().enumerate() {
+        for &t in ts {
+            taint_lists[t as usize].push(id(ix));
+        }
+    }
+    taint_ids
+        .into_iter()
+        .zip(taint_lists)
+        .map(|(t, l)| (t, NodeSet::from_sorted(l, len)))
+        .collect()
 }
 
 /// FNV-1a over everything a compiled gang depends on: levels, resources, and per node

@@ -9,7 +9,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::inventory::ledger::{Lost, Member};
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, PODS, UNLIMITED};
 use crate::model::{Error, NodeSpec, ReservationId};
 use crate::model::{Quantity, QuantitySpec};
 
@@ -39,7 +39,7 @@ use crate::model::{Quantity, QuantitySpec};
 /// # Ok::<(), gang_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Overcommit {
     /// Node name.
@@ -89,7 +89,9 @@ impl Inventory {
             );
         }
         for (r, name) in self.resources.iter().enumerate() {
-            if self.capacity[r][ix] > 0 {
+            // A node without a pod limit is described without one.
+            let unlimited = name == PODS && self.capacity[r][ix] == UNLIMITED;
+            if self.capacity[r][ix] > 0 && !unlimited {
                 n.capacity.insert(
                     name.clone(),
                     QuantitySpec::Exact(Quantity::from_millis(self.capacity[r][ix])),

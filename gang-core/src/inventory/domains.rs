@@ -1,6 +1,7 @@
 //! Domains: contiguous node ranges per topology depth, and their free-capacity
 //! summaries.
 
+use super::ix::{Depth, NodeIx};
 use super::{Inventory, NONE};
 
 /// One domain: a contiguous range of nodes sharing a topology path prefix.
@@ -19,6 +20,26 @@ pub(crate) struct Domain {
     pub child_end: u32,
 }
 
+impl Domain {
+    /// Its nodes `start..end`, as column indices.
+    #[inline]
+    pub fn nodes(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Its direct nodes `direct..end` (no label of the next level), as column indices.
+    #[inline]
+    pub fn direct_nodes(&self) -> std::ops::Range<usize> {
+        self.direct as usize..self.end as usize
+    }
+
+    /// Its children's indices at the next depth, as column indices.
+    #[inline]
+    pub fn children(&self) -> std::ops::Range<usize> {
+        self.child_start as usize..self.child_end as usize
+    }
+}
+
 /// Free-capacity summary of one domain and one resource: the total (saturating at
 /// `u64::MAX`, which then means "at least that much") and the largest node's amount.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,21 +52,43 @@ pub(crate) struct Summary {
 /// computation is confined, or where a gang was placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Scope {
-    pub depth: usize,
+    pub depth: Depth,
+    /// The domain's index at `depth`, or the node's index at the node level.
     pub index: u32,
 }
 
 impl Scope {
-    pub const CLUSTER: Scope = Scope { depth: 0, index: 0 };
+    pub const CLUSTER: Scope = Scope {
+        depth: Depth::CLUSTER,
+        index: 0,
+    };
+
+    /// Domain `index` at `depth` (the node `index` at the node level).
+    #[inline]
+    pub const fn new(depth: Depth, index: u32) -> Scope {
+        Scope { depth, index }
+    }
 
     /// The node range `start..end` of the scope.
     pub fn range(self, inv: &Inventory) -> (u32, u32) {
-        if self.depth > inv.label_depth() {
+        if inv.is_node_level(self.depth) {
             (self.index, self.index + 1)
         } else {
-            let d = &inv.domains[self.depth][self.index as usize];
+            let d = inv.domain(self.depth, self.index);
             (d.start, d.end)
         }
+    }
+
+    /// The index as a column index (into per-domain or per-node arrays of its depth).
+    #[inline]
+    pub const fn ix(self) -> usize {
+        self.index as usize
+    }
+
+    /// The node of a node-level scope.
+    #[inline]
+    pub const fn node(self) -> NodeIx {
+        NodeIx(self.index)
     }
 }
 
@@ -125,6 +168,45 @@ impl Inventory {
         self.domains.len() - 1
     }
 
+    /// Domain `index` at label depth `depth`.
+    #[inline]
+    pub(crate) fn domain(&self, depth: Depth, index: u32) -> &Domain {
+        &self.domains[depth.ix()][index as usize]
+    }
+
+    /// The node level (L + 1), below every label level: each node is a domain of its own.
+    #[inline]
+    pub(crate) fn node_depth(&self) -> Depth {
+        Depth(self.domains.len())
+    }
+
+    /// Whether `depth` is the node level (see [`Inventory::node_depth`]).
+    #[inline]
+    pub(crate) fn is_node_level(&self, depth: Depth) -> bool {
+        depth.ix() >= self.domains.len()
+    }
+
+    /// How many domains there are at `depth` (nodes, at the node level).
+    pub(crate) fn scope_count(&self, depth: Depth) -> u32 {
+        let n = match self.domains.get(depth.ix()) {
+            Some(level) => level.len(),
+            None => self.len(),
+        };
+        // Fewer than `NONE` nodes, so fewer domains at any depth.
+        n as u32
+    }
+
+    /// Every scope at `depth`, in storage order.
+    pub(crate) fn scopes_at(&self, depth: Depth) -> impl Iterator<Item = Scope> {
+        (0..self.scope_count(depth)).map(move |index| Scope::new(depth, index))
+    }
+
+    /// Whether node `n` is labelled down to `depth` (every node reaches depth 0).
+    #[inline]
+    pub(crate) fn reaches(&self, n: NodeIx, depth: Depth) -> bool {
+        depth == Depth::CLUSTER || self.leaf_depth(n.0) >= depth.ix()
+    }
+
     #[inline]
     pub(crate) fn summary(&self, depth: usize, dom: usize, res: usize) -> Summary {
         self.summaries[depth][dom * self.resources.len() + res]
@@ -173,13 +255,13 @@ impl Inventory {
         let dom = self.domains[d][di];
         let mut s = Summary::default();
         if d + 1 < self.domains.len() {
-            for c in dom.child_start..dom.child_end {
-                let cs = self.summaries[d + 1][c as usize * nres + r];
+            for c in dom.children() {
+                let cs = self.summaries[d + 1][c * nres + r];
                 s.total = s.total.saturating_add(cs.total);
                 s.max = s.max.max(cs.max);
             }
         }
-        for &f in &self.free[r][dom.direct as usize..dom.end as usize] {
+        for &f in &self.free[r][dom.direct_nodes()] {
             s.total = s.total.saturating_add(f);
             s.max = s.max.max(f);
         }

@@ -2,6 +2,7 @@
 //! of free capacity that keeps the columns and summaries exact.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use smallvec::SmallVec;
 
@@ -9,7 +10,7 @@ use smallvec::SmallVec;
 pub(crate) type Member = (u16, u32, u32);
 
 use super::Inventory;
-use crate::model::{Assignment, Gang, Quantity, ReservationId};
+use crate::model::{Assignment, Error, Gang, InventoryId, Quantity, ReservationId};
 /// Members of a reservation lost with a node that was removed or failed.
 ///
 /// Returned by [`Inventory::remove_node`] and [`Inventory::fail_node`], and kept in
@@ -222,14 +223,66 @@ pub struct ReservationSnapshot {
     pub lost: Vec<Lost>,
 }
 
-/// The live reservations of an inventory.
-#[derive(Debug, Clone, Default)]
+/// The live reservations of an inventory, and its identity.
+///
+/// The identity ([`InventoryId`]) is taken when first needed, so building or relaying
+/// out an inventory takes none. A clone holds the same reservations under the same ids
+/// (they are valid in both), but gets an identity of its own for the ones it makes
+/// after, so that no two inventories ever hand out the same id.
+#[derive(Debug, Default)]
 pub(crate) struct Ledger {
     pub live: BTreeMap<ReservationId, Reservation>,
+    /// Serial number of the next reservation.
     pub next: u64,
+    id: OnceLock<InventoryId>,
+}
+
+impl Clone for Ledger {
+    fn clone(&self) -> Ledger {
+        Ledger {
+            live: self.live.clone(),
+            next: self.next,
+            id: OnceLock::new(),
+        }
+    }
 }
 
 impl Ledger {
+    /// The inventory's identity (taken on first use).
+    pub fn id(&self) -> InventoryId {
+        *self.id.get_or_init(InventoryId::fresh)
+    }
+
+    /// The id the next reservation gets (the caller then counts `next` up).
+    pub fn next_id(&self) -> ReservationId {
+        ReservationId::new(self.id(), self.next)
+    }
+
+    /// The live reservation `id`, or the error saying why there is none: released (or
+    /// never made) here, or made by another inventory.
+    pub fn find(&self, id: ReservationId) -> Result<&Reservation, Error> {
+        self.live.get(&id).ok_or_else(|| self.missing(id))
+    }
+
+    /// Removes and returns the live reservation `id` (errors as [`Ledger::find`]).
+    pub fn take(&mut self, id: ReservationId) -> Result<Reservation, Error> {
+        match self.live.remove(&id) {
+            Some(r) => Ok(r),
+            None => Err(self.missing(id)),
+        }
+    }
+
+    fn missing(&self, id: ReservationId) -> Error {
+        if id.inventory() == self.id() {
+            Error::UnknownReservation { id }
+        } else {
+            Error::ForeignReservation {
+                id,
+                inventory: self.id(),
+            }
+        }
+    }
+
     /// Checks that the reserved columns equal the sum of live reservations and that no
     /// reservation is partial.
     pub fn validate(&self, inv: &Inventory) -> Result<(), String> {
@@ -281,6 +334,32 @@ impl Ledger {
 }
 
 impl Inventory {
+    /// The live reservation `id`, or the error that says why there is none (what
+    /// [`Inventory::release`] and [`Inventory::replace`] would report).
+    ///
+    /// ```
+    /// use gang_core::{Error, ErrorKind, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let build = || Inventory::builder(Topology::flat()).node(NodeSpec::new("n1").capacity("gpu", 4)).build();
+    /// let (mut a, b) = (build()?, build()?);
+    /// let gang = Gang::new("g").role(Role::new("w", 2).request("gpu", 1));
+    /// let id = a.reserve(a.place(&gang)?.placement().unwrap())?;
+    /// assert_eq!(a.live_reservation(id)?.member_count(), 2);
+    /// // Another inventory never made it: the error names both.
+    /// let err = b.live_reservation(id).unwrap_err();
+    /// assert_eq!(err, Error::ForeignReservation { id, inventory: b.id() });
+    /// assert_eq!(err.kind(), ErrorKind::UnknownReservation);
+    /// a.release(id)?;
+    /// assert_eq!(a.live_reservation(id).unwrap_err(), Error::UnknownReservation { id });
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownReservation`] for an id this inventory made that is not live
+    /// (released); [`Error::ForeignReservation`] for an id of another inventory.
+    pub fn live_reservation(&self, id: ReservationId) -> Result<&Reservation, Error> {
+        self.ledger.find(id)
+    }
+
     /// Adds (`take`) or removes a reservation's holdings, keeping summaries exact.
     pub(crate) fn hold(&mut self, r: &Reservation, take: bool) {
         self.adjust(&r.shapes, &r.members, take);

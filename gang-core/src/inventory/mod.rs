@@ -10,7 +10,9 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 pub(crate) mod bitset;
 mod build;
 pub(crate) mod changes;
+pub(crate) mod document;
 pub(crate) mod domains;
+pub(crate) mod ix;
 pub(crate) mod journal;
 pub(crate) mod ledger;
 mod validate;
@@ -22,6 +24,20 @@ use journal::Journal;
 
 use crate::model::{Quantity, Taint, Topology};
 pub use build::InventoryBuilder;
+
+/// The resource Kubernetes counts pods in (`allocatable.pods`, 110 by default). Every
+/// member is one pod: on a node that declares a `pods` capacity each member uses one
+/// (compiling adds it to every role's request); a node that declares none has no pod
+/// limit, which the inventory stores as a capacity of [`UNLIMITED`] so that placement,
+/// reservation and diagnosis need no special case. A `pods` request other than 1 is an
+/// invalid request.
+pub(crate) const PODS: &str = "pods";
+
+/// One pod, in milli-units.
+pub(crate) const POD: u64 = 1000;
+
+/// The capacity of a resource a node does not limit (only `pods` is stored so).
+pub(crate) const UNLIMITED: u64 = u64::MAX;
 
 /// Sentinel for "no parent / no value".
 pub(crate) const NONE: u32 = u32::MAX;
@@ -179,6 +195,52 @@ impl Inventory {
         }
         listed.or_into(&mut set);
         Some(Cow::Owned(NodeSet::Dense(set)))
+    }
+
+    /// This inventory's identity: what its reservation ids carry (see
+    /// [`InventoryId`](crate::InventoryId)). A clone, or an inventory read back from
+    /// its document, has an identity of its own.
+    ///
+    /// ```
+    /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    /// let mut inv = Inventory::builder(Topology::flat()).node(NodeSpec::new("n1").capacity("gpu", 1)).build()?;
+    /// let id = inv.reserve(inv.place(&Gang::new("g").role(Role::new("w", 1).request("gpu", 1)))?.placement().unwrap())?;
+    /// assert_eq!(id.inventory(), inv.id());
+    /// let copy = inv.clone();
+    /// assert_ne!(copy.id(), inv.id());
+    /// assert!(copy.reservation(id).is_some()); // a copy holds the same reservations
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn id(&self) -> crate::model::InventoryId {
+        self.ledger.id()
+    }
+
+    /// The domains of `level` as full paths (`"b1/r1"`), in storage order; node names
+    /// at the node level ([`HOSTNAME_LEVEL`](crate::HOSTNAME_LEVEL)); `None` for a
+    /// level the topology does not have.
+    ///
+    /// ```
+    /// use gang_core::{HOSTNAME_LEVEL, Inventory, NodeSpec, Topology};
+    /// let node = |n: &str, b: &str, r: &str| NodeSpec::new(n).label("block", b).label("rack", r);
+    /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+    ///     .nodes([node("n1", "b2", "r1"), node("n2", "b1", "r1"), node("n3", "b1", "r2")])
+    ///     .build()?;
+    /// assert_eq!(inv.domain_paths("rack").unwrap(), ["b1/r1", "b1/r2", "b2/r1"]);
+    /// assert_eq!(inv.domain_paths("block").unwrap(), ["b1", "b2"]);
+    /// assert_eq!(inv.domain_paths(HOSTNAME_LEVEL).unwrap(), ["n2", "n3", "n1"]);
+    /// assert!(inv.domain_paths("zone").is_none());
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn domain_paths(&self, level: &str) -> Option<Vec<String>> {
+        if level == crate::model::names::HOSTNAME_LEVEL {
+            return Some(self.names.iter().cloned().collect());
+        }
+        let depth = self.level_depth(level)?;
+        Some(
+            (0..self.domains[depth].len())
+                .map(|i| self.domain_values(depth, i as u32).join("/"))
+                .collect(),
+        )
     }
 
     /// Number of nodes. See [`Inventory`].

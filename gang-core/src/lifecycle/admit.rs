@@ -4,12 +4,10 @@
 use crate::answer::diagnosis::Diagnosis;
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
-use crate::compile::{Compiled, CompiledGang, Narrow};
+use crate::compile::{CompiledGang, Narrow};
 use crate::inventory::bitset::Bitset;
-use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
 use crate::model::{Error, Gang, ReservationId};
-use crate::solve::rollup::{rollup, Grain};
 use crate::solve::Solver;
 
 /// How a queue of gangs is admitted by [`Inventory::admit`].
@@ -143,7 +141,7 @@ impl Inventory {
                 (None, _) => match solver.place(self, c)? {
                     Outcome::Placed(p) => p,
                     Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
-                        let mut others = self.usable_by(&c.inner, &mut solver);
+                        let mut others = solver.usable_nodes(self, &c.inner);
                         others.negate();
                         head = Some((g.name.clone(), others));
                         out.push(Admission::Waiting {
@@ -189,21 +187,6 @@ impl Inventory {
             });
         }
         Ok(out)
-    }
-
-    /// Nodes where some role of the gang fits at least one member now.
-    fn usable_by(&self, c: &Compiled, solver: &mut Solver) -> Bitset {
-        let mut usable = Bitset::new(self.len());
-        solver.s.ensure(self);
-        for role in &c.roles {
-            rollup(self, role, Grain::NONE, Scope::CLUSTER, None, &mut solver.s);
-            for (n, &f) in solver.s.fits.iter().enumerate() {
-                if f > 0 {
-                    usable.set(n, true);
-                }
-            }
-        }
-        usable
     }
 }
 

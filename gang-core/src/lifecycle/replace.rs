@@ -6,14 +6,15 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::answer::diagnosis::RoleFit;
+use crate::answer::render::short_of;
 use crate::answer::Outcome;
-use crate::compile::{CRole, Compiled, CompiledGang};
+use crate::compile::{CRole, Compiled, CompiledGang, RoleIx};
 use crate::inventory::domains::Scope;
+use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 use crate::model::names::short_level;
 use crate::model::{Assignment, Error, Gang, GangTopology, ReservationId};
-use crate::solve::rollup::{cap_of, rollup, Grain};
-use crate::solve::{domain_count, Solver};
+use crate::solve::Solver;
 
 /// The answer to [`Inventory::replace`].
 ///
@@ -192,7 +193,7 @@ impl fmt::Display for Pending {
                 fits.join(", ")
             );
             if !d.short_of.is_empty() {
-                p.push_str(&format!("; short of {}", d.short_of.join(", ")));
+                p.push_str(&format!("; short of {}", short_of(&d.short_of)));
             }
             p.push(')');
             if !room && !d.elsewhere.is_empty() {
@@ -224,6 +225,24 @@ struct Group {
     scope: Option<Scope>,
     depth: usize,
     path: Vec<String>,
+}
+
+/// The label values of the domain at `depth` that binds a lost member: the
+/// reservation's own domain (`held`, outermost first) as far as it goes — not the path
+/// of the node the member was lost on, which a relabel may have moved — and below it
+/// (a slice level deeper than the reservation's domain) the lost member's path, if that
+/// path still runs through the reservation's domain. Shorter than `depth` when no such
+/// domain can be named; the replacement is then pending.
+fn binding_path(held: &[&str], lost: &[String], depth: usize) -> Vec<String> {
+    let common = depth.min(held.len());
+    let mut path: Vec<String> = held[..common].iter().map(|v| (*v).to_owned()).collect();
+    if depth > common {
+        let inside = lost.len() >= depth && lost[..common].iter().zip(held).all(|(a, b)| a == b);
+        if inside {
+            path.extend(lost[common..depth].iter().cloned());
+        }
+    }
+    path
 }
 
 impl Inventory {
@@ -261,11 +280,8 @@ impl Inventory {
     /// only what recompiling the gang after a layout change can return; "no room" is
     /// [`Replacement::Pending`], never an error.
     pub fn replace(&mut self, id: ReservationId) -> Result<Replacement, Error> {
-        let r = self
-            .ledger
-            .live
-            .get(&id)
-            .ok_or(Error::UnknownReservation { id })?;
+        // Another inventory's id is an error naming both inventories.
+        let r = self.ledger.find(id)?;
         if r.lost.is_empty() {
             return Ok(Replacement::Placed { added: Vec::new() });
         }
@@ -273,6 +289,15 @@ impl Inventory {
         let c = &*base.inner;
         let l = self.label_depth();
         let bind = c.required.unwrap_or(0).max(c.slice_min_leaf).min(l + 1);
+
+        // The reservation's domain, label levels only: what binds every constrained
+        // member, whatever happened to the labels of the node a member was lost on.
+        let held: Vec<&str> = r
+            .domain
+            .iter()
+            .take(r.depth.min(l))
+            .map(|(_, v)| v.as_str())
+            .collect();
 
         // Group the lost members by role and binding domain.
         let mut groups: Vec<Group> = Vec::new();
@@ -285,7 +310,7 @@ impl Inventory {
                 p.push(lost.node.clone());
                 p
             } else {
-                lost.path.iter().take(depth).cloned().collect()
+                binding_path(&held, &lost.path, depth)
             };
             match groups
                 .iter_mut()
@@ -329,7 +354,7 @@ impl Inventory {
                 role.node_caps = held
                     .iter()
                     .filter(|m| m.0 == g.role)
-                    .map(|m| (m.1, role.per_node.saturating_sub(m.2)))
+                    .map(|m| (NodeIx(m.1), role.per_node.saturating_sub(m.2)))
                     .collect();
                 role.node_caps.sort_unstable();
             }
@@ -420,11 +445,16 @@ impl Inventory {
         if depth == 0 {
             return Some(Scope::CLUSTER);
         }
+        if depth <= l && path.len() < depth {
+            // The member's node was outside every domain of that level when it was
+            // lost: there is no domain to stay in.
+            return None;
+        }
         if depth > l {
             // The node, if it still exists (cordoned or not: the solver skips cordoned
             // nodes, and the report says so).
-            let ix = self.names.get_index_of(path.last()?.as_str())? as u32;
-            return Some(Scope { depth, index: ix });
+            let ix = self.names.get_index_of(path.last()?.as_str())?;
+            return Some(Scope::new(Depth(depth), NodeIx::at(ix).0));
         }
         // Walk down from the root, one level's value at a time.
         let mut index = 0u32;
@@ -434,7 +464,7 @@ impl Inventory {
             index = (parent.child_start..parent.child_end)
                 .find(|&c| self.domains[d + 1][c as usize].value == v)?;
         }
-        Some(Scope { depth, index })
+        Some(Scope::new(Depth(depth), index))
     }
 
     fn pending(
@@ -447,8 +477,6 @@ impl Inventory {
         exhausted: bool,
     ) -> Pending {
         let c = &*sub.inner;
-        let s = &mut solver.s;
-        s.ensure(self);
         let mut domains: Vec<PendingDomain> = Vec::new();
         // A domain's name: its path, or the node's name at the node level.
         let l = self.label_depth();
@@ -485,7 +513,7 @@ impl Inventory {
             };
             let role = &c.roles[gi];
             let fits = match g.scope {
-                Some(sc) => rollup(self, role, Grain::of(c, role), sc, None, s),
+                Some(sc) => solver.role_capacity(self, c, RoleIx::at(gi), sc),
                 None => 0,
             };
             let d = &mut domains[at];
@@ -502,7 +530,8 @@ impl Inventory {
                         .ones_in(start as usize, end as usize)
                         .filter(|&n| self.schedulable.get(n))
                         .map(|n| {
-                            (self.free[r as usize][n] / q).min(u64::from(role.cap_on(n as u32)))
+                            (self.free[r as usize][n] / q)
+                                .min(u64::from(role.cap_on(NodeIx::at(n))))
                         })
                         .sum();
                     let name = &self.resources[r as usize];
@@ -530,21 +559,17 @@ impl Inventory {
                 })
                 .map(|(i, _)| i)
                 .collect();
-            let mut ok: Vec<bool> = vec![true; domain_count(self, depth) as usize];
+            let mut ok: Vec<bool> = vec![true; self.scope_count(Depth(depth)) as usize];
             for &gi in &members {
                 // The role without its confinement: eligibility as the gang's own role.
                 let mut role = c.roles[gi].clone();
                 role.eligible = crate::compile::eligibility(self, &c.gang.roles[gi]);
-                rollup(self, &role, Grain::NONE, Scope::CLUSTER, None, s);
-                for (i, o) in ok.iter_mut().enumerate() {
-                    *o &= cap_of(
-                        self,
-                        Scope {
-                            depth,
-                            index: i as u32,
-                        },
-                        s,
-                    ) >= u64::from(groups[gi].count);
+                let need = u64::from(groups[gi].count);
+                for (o, cap) in ok
+                    .iter_mut()
+                    .zip(solver.capacities_at(self, &role, Depth(depth)))
+                {
+                    *o &= cap >= need;
                 }
             }
             for (i, o) in ok.iter().enumerate() {

@@ -38,7 +38,7 @@ impl Inventory {
         // A placement found with a narrowed copy of the request (backfill, spread) holds
         // the gang as requested, so replacements may use every node the request admits.
         let (gang, members) = self.resolve(placement)?;
-        let id = ReservationId(self.ledger.next);
+        let id = self.ledger.next_id();
         let c = &gang.inner;
         let shapes = c
             .roles
@@ -89,13 +89,10 @@ impl Inventory {
     ///
     /// # Errors
     /// [`Error::UnknownReservation`] when `id` is not live (never made, or released
-    /// already); nothing is credited.
+    /// already), [`Error::ForeignReservation`] when another inventory made it; nothing
+    /// is credited.
     pub fn release(&mut self, id: ReservationId) -> Result<Reservation, Error> {
-        let r = self
-            .ledger
-            .live
-            .remove(&id)
-            .ok_or(Error::UnknownReservation { id })?;
+        let r = self.ledger.take(id)?;
         self.hold(&r, false);
         Ok(r)
     }
@@ -150,7 +147,7 @@ impl Inventory {
             if !self.schedulable.get(n as usize) {
                 return Err(Conflict::Unschedulable { node: name.clone() });
             }
-            if !r.eligible.get(n as usize) || k > r.cap_on(n) {
+            if !r.eligible.get(n as usize) || k > r.cap_on(crate::inventory::ix::NodeIx(n)) {
                 return Err(Conflict::NotEligible {
                     node: name.clone(),
                     role: c.gang.roles[role as usize].name.clone(),
@@ -518,7 +515,7 @@ mod tests {
         inv.validate().unwrap();
         // The first id is still the first one handed out.
         inv.set_used("n2", "cpu", 0).unwrap();
-        assert_eq!(inv.reserve(&p).unwrap(), ReservationId(0));
+        assert_eq!(inv.reserve(&p).unwrap(), ReservationId::new(inv.id(), 0));
         assert_eq!((free(&inv, "n1", GPU), free(&inv, "n2", GPU)), (0, 2));
         assert_eq!(free(&inv, "n2", "cpu"), 0);
         inv.validate().unwrap();

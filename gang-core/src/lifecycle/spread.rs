@@ -6,6 +6,7 @@ use crate::answer::Outcome;
 use crate::compile::{CompiledGang, Narrow};
 use crate::inventory::bitset::Bitset;
 use crate::inventory::domains::Scope;
+use crate::inventory::ix::Depth;
 use crate::inventory::Inventory;
 use crate::model::{Error, Gang, ReservationId};
 use crate::solve::Solver;
@@ -243,9 +244,7 @@ impl Inventory {
         }
         let scopes: Vec<Scope> = match within {
             None => vec![Scope::CLUSTER],
-            Some(w) => (0..crate::solve::domain_count(self, w))
-                .map(|index| Scope { depth: w, index })
-                .collect(),
+            Some(w) => self.scopes_at(Depth(w)).collect(),
         };
         // Trial runs (each reserved, then released), then the best one for real.
         // Trial reservations never escape, so their ids are handed out again after.

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::ids::ReservationId;
+use super::ids::{InventoryId, ReservationId};
 use super::quantity::Quantity;
 
 /// What went wrong with the input. Every variant names the offending field (a dotted
@@ -82,10 +82,25 @@ pub enum Error {
     #[error("conflict: {0}")]
     Conflict(Conflict),
     /// No live reservation has this id (never made, or already released).
-    #[error("unknown reservation {id}")]
+    #[error("unknown reservation {id} of {}", .id.inventory())]
     UnknownReservation {
         /// The id as given.
         id: ReservationId,
+    },
+    /// The reservation id is not one this inventory holds, and it was made by another
+    /// inventory (or by the one this inventory was copied from, and has been released
+    /// here): a reservation belongs to the inventory that made it. Its kind is
+    /// [`ErrorKind::UnknownReservation`], as for an id released already.
+    #[error(
+        "unknown reservation {id} of {}: {inventory} holds no such reservation \
+         (a reservation id is only valid in the inventory that made it)",
+        .id.inventory()
+    )]
+    ForeignReservation {
+        /// The id as given (it names the inventory that made it).
+        id: ReservationId,
+        /// The inventory it was used on.
+        inventory: InventoryId,
     },
     /// No node has this name.
     #[error("unknown node {name:?}")]
@@ -168,7 +183,9 @@ impl Error {
             Error::Contradictory { .. } => ErrorKind::Contradictory,
             Error::InvalidScenario { .. } => ErrorKind::InvalidScenario,
             Error::Conflict(_) => ErrorKind::Conflict,
-            Error::UnknownReservation { .. } => ErrorKind::UnknownReservation,
+            Error::UnknownReservation { .. } | Error::ForeignReservation { .. } => {
+                ErrorKind::UnknownReservation
+            }
             Error::UnknownNode { .. } => ErrorKind::UnknownNode,
         }
     }
@@ -200,7 +217,7 @@ impl Error {
             | Error::Contradictory { field, .. }
             | Error::InvalidScenario { field, .. } => field,
             Error::Conflict(_) => "placement",
-            Error::UnknownReservation { .. } => "reservation",
+            Error::UnknownReservation { .. } | Error::ForeignReservation { .. } => "reservation",
             Error::UnknownNode { .. } => "node",
         }
     }
@@ -492,7 +509,7 @@ mod tests {
                 r#"contradictory request at gang.topology.preferred: "block": above required"#,
                 "invalid scenario at gang.roles[0].count: expected u32",
                 "conflict: node a1 no longer exists",
-                "unknown reservation #42",
+                "unknown reservation #42 of inventory 0",
                 r#"unknown node "zz""#,
             ]
         );
@@ -570,12 +587,28 @@ mod tests {
         assert!(e.to_string().contains(": \"4\": "), "{e}");
         let e = inv.release(ReservationId(9)).unwrap_err();
         assert_eq!(
-            (e.kind(), e.field(), e.to_string().as_str()),
+            (e.kind(), e.field(), e.to_string()),
             (
                 ErrorKind::UnknownReservation,
                 "reservation",
-                "unknown reservation #9"
+                format!(
+                    "unknown reservation #9 of inventory 0: {} holds no such reservation \
+                     (a reservation id is only valid in the inventory that made it)",
+                    inv.id()
+                )
             )
+        );
+        // Released: unknown in the inventory that made it.
+        let gang = Gang::new("g").role(Role::new("w", 1).request("gpu", 1));
+        let id = inv
+            .reserve(inv.place(&gang).unwrap().placement().unwrap())
+            .unwrap();
+        inv.release(id).unwrap();
+        let e = inv.release(id).unwrap_err();
+        assert_eq!(e, Error::UnknownReservation { id });
+        assert_eq!(
+            e.to_string(),
+            format!("unknown reservation #0 of {}", inv.id())
         );
         let e = inv.set_used("b7", "gpu", 1).unwrap_err();
         assert_eq!(

@@ -10,10 +10,12 @@ pub(crate) mod node;
 pub(crate) mod quantity;
 pub(crate) mod request;
 pub(crate) mod topology;
+#[cfg(feature = "serde")]
+pub(crate) mod unique;
 
 pub(crate) use assignment::Assignment;
 pub(crate) use error::{Conflict, Error};
-pub(crate) use ids::ReservationId;
+pub(crate) use ids::{InventoryId, ReservationId};
 pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
 pub(crate) use quantity::{Quantity, QuantitySpec};
 pub(crate) use request::{Gang, GangTopology, Policy, Role, SelectorOperator};

@@ -76,7 +76,26 @@ pub(crate) fn check_label_value(s: &str) -> Result<(), &'static str> {
     }
 }
 
-/// A node or object name: non-empty, at most 253 bytes, printable, no whitespace.
+/// A node name, with Kubernetes' rule for node names (an RFC 1123 DNS subdomain):
+/// lowercase letters, digits, `-` and `.`, at most 253 characters, each dot-separated
+/// part starting and ending with a letter or digit. So a name in a diagnosis is the name
+/// `kubectl get nodes` shows.
+pub(crate) fn check_node_name(s: &str) -> Result<(), &'static str> {
+    if s.is_empty() {
+        Err("must not be empty")
+    } else if s.len() > 253 {
+        Err("longer than 253 characters")
+    } else if !is_dns_subdomain(s) {
+        Err("a node name is a DNS subdomain: lowercase letters, digits, '-' and '.', each part starting and ending alphanumeric")
+    } else {
+        Ok(())
+    }
+}
+
+/// A gang or role name: non-empty, at most 253 bytes, and nothing that displays as
+/// something else: no whitespace, control, bidirectional-override or zero-width
+/// characters (other letters are allowed: these names are the user's own, not
+/// Kubernetes objects).
 pub(crate) fn check_object_name(s: &str) -> Result<(), &'static str> {
     if s.is_empty() {
         Err("must not be empty")
@@ -84,9 +103,23 @@ pub(crate) fn check_object_name(s: &str) -> Result<(), &'static str> {
         Err("longer than 253 bytes")
     } else if s.chars().any(|c| c.is_control() || c.is_whitespace()) {
         Err("contains whitespace or control characters")
+    } else if s.chars().any(is_invisible) {
+        Err("contains a bidirectional-override or zero-width character")
     } else {
         Ok(())
     }
+}
+
+/// Characters that change how text around them displays, or display as nothing.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{200B}'..='\u{200F}' // zero-width space, joiners, LRM, RLM
+        | '\u{202A}'..='\u{202E}' // bidi embeddings and overrides
+        | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
+        | '\u{2066}'..='\u{2069}' // bidi isolates
+        | '\u{061C}' // Arabic letter mark
+        | '\u{FEFF}' // zero-width no-break space
+    )
 }
 
 /// The short form of a level key for prose: `topology.example.com/rack` → `rack`.
@@ -135,8 +168,30 @@ mod tests {
         assert!(check_label_value("a b").is_err());
         assert!(check_label_value("-a").is_err());
         assert!(check_object_name("node-1").is_ok());
+        assert!(check_object_name("Worker_1").is_ok());
         assert!(check_object_name("").is_err());
         assert!(check_object_name("a b").is_err());
+        assert!(check_object_name("a\u{202E}b").is_err());
+        assert!(check_object_name("a\u{200B}b").is_err());
+        assert!(check_object_name("worker\u{FEFF}").is_err());
+        for ok in ["a1", "node-1", "n1.rack-a.example.com", &"a".repeat(253)] {
+            assert!(check_node_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "A1",
+            "a_1",
+            "-a",
+            "a-",
+            "a..b",
+            ".a",
+            "emoji-\u{1F680}",
+            "a\u{202E}b",
+            "a b",
+            &"a".repeat(254),
+        ] {
+            assert!(check_node_name(bad).is_err(), "{bad:?}");
+        }
         assert_eq!(short_level("topology.example.com/block"), "block");
         assert_eq!(short_level("rack"), "rack");
         assert_eq!(short_level(HOSTNAME_LEVEL), "node");

@@ -39,13 +39,22 @@ pub struct NodeSpec {
     /// Unique node name.
     pub(crate) name: String,
     /// Node labels (topology levels are labels too).
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) labels: IndexMap<String, String>,
     /// Allocatable capacity per resource.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) capacity: IndexMap<String, QuantitySpec>,
     /// Amounts used by workloads the library did not place (other pods).
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) used: IndexMap<String, QuantitySpec>,
     /// Taints.
     #[cfg_attr(feature = "serde", serde(default))]

@@ -316,11 +316,12 @@ mod serde_impl {
     }
 
     impl<'de> Deserialize<'de> for QuantitySpec {
-        /// Accepts a JSON integer, a JSON number with a fraction (read back through its
-        /// shortest decimal text, so `1.5` is exactly 1500m) or a quantity string.
+        /// Accepts a JSON integer, a JSON number with a fraction (its text as written,
+        /// so `1.5` is exactly 1500m and `18446744073709551616` is quoted back as that,
+        /// not through a float) or a quantity string.
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             struct V;
-            impl Visitor<'_> for V {
+            impl<'de> Visitor<'de> for V {
                 type Value = QuantitySpec;
                 fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                     f.write_str("a quantity: an integer, a number or a string like \"16Gi\"")
@@ -343,6 +344,21 @@ mod serde_impl {
                 }
                 fn visit_str<E: de::Error>(self, v: &str) -> Result<QuantitySpec, E> {
                     Ok(QuantitySpec::Text(v.to_owned()))
+                }
+                /// serde_json (with `arbitrary_precision`) hands a number over as a
+                /// one-entry map holding its text.
+                fn visit_map<A: de::MapAccess<'de>>(
+                    self,
+                    map: A,
+                ) -> Result<QuantitySpec, A::Error> {
+                    let n = serde_json::Number::deserialize(
+                        de::value::MapAccessDeserializer::new(map),
+                    )?;
+                    let text = n.to_string();
+                    Ok(match text.parse::<i64>() {
+                        Ok(units) => QuantitySpec::Units(units),
+                        Err(_) => QuantitySpec::Text(text),
+                    })
                 }
             }
             d.deserialize_any(V)

@@ -223,10 +223,16 @@ pub struct Role {
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) min_count: Option<u32>,
     /// Per-member requests; each member needs all of them on one node.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) requests: IndexMap<String, QuantitySpec>,
     /// Required label values (equality).
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "crate::model::unique::deserialize")
+    )]
     pub(crate) node_selector: IndexMap<String, String>,
     /// Further label requirements (`In`, `NotIn`, `Exists`, `DoesNotExist`).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -357,6 +363,12 @@ impl Role {
 
     // In-place forms of the builder methods, for loops and for bindings that hold a
     // role behind a handle.
+
+    /// Sets the number of members in place (a role built from a template, say).
+    pub fn set_count(&mut self, count: u32) -> &mut Self {
+        self.count = count;
+        self
+    }
 
     /// Sets or clears the elastic minimum in place. See [`Role::min_count`].
     pub fn set_min_count(&mut self, min: Option<u32>) -> &mut Self {

@@ -25,6 +25,18 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The most levels a topology may have (Kueue's `Topology` allows 16). Every walk
+    /// over levels is bounded by it, so no input can make a call's stack depth grow.
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, Topology};
+    /// let levels = |n: usize| (0..n).map(|i| format!("level-{i}")).collect::<Vec<_>>();
+    /// assert!(Topology::new(levels(Topology::MAX_LEVELS)).is_ok());
+    /// let err = Topology::new(levels(Topology::MAX_LEVELS + 1)).unwrap_err();
+    /// assert_eq!((err.kind(), err.field()), (ErrorKind::InvalidInventory, "topology.levels"));
+    /// ```
+    pub const MAX_LEVELS: usize = 64;
+
     /// A topology from level keys, outermost first.
     ///
     /// ```
@@ -35,13 +47,30 @@ impl Topology {
     ///
     /// # Errors
     /// [`Error::InvalidInventory`] (field `topology.levels[i]`) for a malformed or repeated
-    /// key, or `kubernetes.io/hostname` anywhere but last.
+    /// key, or `kubernetes.io/hostname` anywhere but last; (field `topology.levels`) for
+    /// more than [`Topology::MAX_LEVELS`] levels.
     pub fn new<I, S>(levels: I) -> Result<Self, Error>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let levels: Vec<String> = levels.into_iter().map(Into::into).collect();
+        // Take one more than allowed at most, so a huge input is refused without being
+        // collected.
+        let levels: Vec<String> = levels
+            .into_iter()
+            .take(Self::MAX_LEVELS + 1)
+            .map(Into::into)
+            .collect();
+        if levels.len() > Self::MAX_LEVELS {
+            return Err(Error::inventory(
+                "topology.levels",
+                format!("more than {}", Self::MAX_LEVELS),
+                format!(
+                    "at most {} levels (Kueue allows 16); the node level is implicit",
+                    Self::MAX_LEVELS
+                ),
+            ));
+        }
         for (i, key) in levels.iter().enumerate() {
             let field = format!("topology.levels[{i}]");
             check_qualified_name(key).map_err(|r| Error::inventory(&field, key, r))?;

@@ -79,7 +79,8 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Error> {
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         Error::scenario(
-            if path == "." || path == "?" {
+            // The root itself, or a key that renders as nothing (an empty key).
+            if path.is_empty() || path == "." || path == "?" {
                 "document".to_owned()
             } else {
                 path

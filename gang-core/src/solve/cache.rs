@@ -10,12 +10,12 @@
 
 use std::sync::{Arc, Weak};
 
-use crate::compile::{CRole, Compiled};
+use crate::compile::{CRole, Compiled, RoleIx};
+use crate::inventory::domains::Scope;
+use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
-use super::rollup::{node_fit, rollup, Grain};
-use super::Scratch;
-use crate::inventory::domains::Scope;
+use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
 
 /// At most this many shapes are kept (least recently used evicted).
 const ENTRIES: usize = 16;
@@ -23,7 +23,7 @@ const ENTRIES: usize = 16;
 #[derive(Debug)]
 struct Entry {
     gang: Arc<Compiled>,
-    role: usize,
+    role: RoleIx,
     /// Fingerprint of the role's eligible nodes, to find equal shapes quickly.
     elig_hash: u64,
     inventory: Weak<()>,
@@ -42,16 +42,16 @@ pub(crate) struct Cache {
 }
 
 impl Cache {
-    /// Puts the up-to-date single-role capacities of `c.roles[role]` into `s.fits` and
-    /// `s.caps` (as [`rollup`] over the whole cluster would), until [`Cache::give_back`].
-    pub fn lend(&mut self, inv: &Inventory, c: &Arc<Compiled>, role: usize, s: &mut Scratch) {
+    /// Puts the up-to-date single-role capacities of role `role` of `c` into `s` (as
+    /// [`rollup`] over the whole cluster would), until [`Cache::give_back`].
+    pub fn lend(&mut self, inv: &Inventory, c: &Arc<Compiled>, role: RoleIx, s: &mut Capacities) {
         debug_assert!(self.lent.is_none(), "one entry at a time");
         s.ensure(inv);
         self.clock += 1;
         let me = &inv.journal.identity.0;
         // The same compiled gang, or failing that one with the same shape (a queue of
         // identical gangs compiled one by one shares one entry).
-        let r = &c.roles[role];
+        let r = c.role(role);
         let found = self
             .entries
             .iter()
@@ -106,7 +106,7 @@ impl Cache {
         match inv.journal.since(e.version).filter(|_| same) {
             Some(touched) => {
                 for &n in touched {
-                    update(inv, r, grain, n, s);
+                    update(inv, r, grain, NodeIx(n), s);
                 }
             }
             None => {
@@ -119,7 +119,7 @@ impl Cache {
     }
 
     /// Returns the lent arrays to their entry.
-    pub fn give_back(&mut self, s: &mut Scratch) {
+    pub fn give_back(&mut self, s: &mut Capacities) {
         if let Some(at) = self.lent.take() {
             let e = &mut self.entries[at];
             std::mem::swap(&mut e.fits, &mut s.fits);
@@ -130,8 +130,8 @@ impl Cache {
 
 /// Whether role `ra` of `a` and role `rb` of `b` have the same fits on every node:
 /// requests, per-node caps, eligibility and slice arithmetic all equal.
-fn same_shape(a: &Compiled, ra: usize, b: &Compiled, rb: usize) -> bool {
-    let (x, y) = (&a.roles[ra], &b.roles[rb]);
+fn same_shape(a: &Compiled, ra: RoleIx, b: &Compiled, rb: RoleIx) -> bool {
+    let (x, y) = (a.role(ra), b.role(rb));
     let (gx, gy) = (Grain::of(a, x), Grain::of(b, y));
     x.req == y.req
         && x.per_node == y.per_node
@@ -149,36 +149,34 @@ pub(crate) fn contribution(
     inv: &Inventory,
     role: &CRole,
     grain: Grain<'_>,
-    n: u32,
+    n: NodeIx,
     taken: Option<&[u64]>,
 ) -> u32 {
-    if inv.leaf_depth(n) < grain.min_leaf {
+    if !inv.reaches(n, grain.min_leaf) {
         return 0;
     }
-    let f = u64::from(node_fit(inv, role, n as usize, taken));
-    let g = grain.at(inv.label_depth() + 1);
-    (if g > 1 { f / g * g } else { f }) as u32
+    round_fit(node_fit(inv, role, n, taken), grain.at(inv.node_depth()))
 }
 
 /// Brings node `n`'s contribution and its domains' capacities up to date.
-fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: u32, s: &mut Scratch) {
+fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: NodeIx, s: &mut Capacities) {
     let fit = contribution(inv, role, grain, n, None);
     set_fit(inv, grain, n, fit, s);
 }
 
 /// Sets node `n`'s contribution to `fit` and adjusts every domain above it.
-pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: u32, fit: u32, s: &mut Scratch) {
-    let (fit, old) = (u64::from(fit), u64::from(s.fits[n as usize]));
+pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: NodeIx, fit: u32, s: &mut Capacities) {
+    let old = s.fit(n);
     if fit == old {
         return;
     }
-    s.fits[n as usize] = fit as u32;
-    let l = inv.label_depth();
-    let leaf = inv.leaf_depth(n);
+    s.fits[n.ix()] = fit;
+    let (fit, old) = (u64::from(fit), u64::from(old));
+    let leaf = inv.leaf_depth(n.0);
     if grain.floors.is_empty() {
         // Plain sums: add the difference along the path.
         for d in 0..=leaf {
-            if let Some(dom) = inv.domain_of(n, d) {
+            if let Some(dom) = inv.domain_of(n.0, d) {
                 let c = &mut s.caps[d][dom as usize];
                 *c = (*c + fit).wrapping_sub(old);
             }
@@ -186,29 +184,23 @@ pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: u32, fit: u32, s: &m
         return;
     }
     // Slice floors: recompute each ancestor from its children, innermost first.
-    for d in (0..=leaf).rev() {
-        let Some(di) = inv.domain_of(n, d) else {
+    for d in (0..=leaf).rev().map(Depth) {
+        let Some(di) = inv.domain_of(n.0, d.ix()) else {
             continue;
         };
-        let dom = inv.domains[d][di as usize];
+        let dom = inv.domain(d, di);
         let mut cap: u64 = 0;
-        if d < l {
-            cap += s.caps[d + 1][dom.child_start as usize..dom.child_end as usize]
-                .iter()
-                .sum::<u64>();
+        if !inv.is_node_level(d.child()) {
+            cap += s.caps[d.child().ix()][dom.children()].iter().sum::<u64>();
         }
         if d >= grain.min_leaf {
-            cap += s.fits[dom.direct as usize..dom.end as usize]
+            cap += s.fits[dom.direct_nodes()]
                 .iter()
                 .map(|&f| u64::from(f))
                 .sum::<u64>();
         }
-        let floor = grain
-            .floors
-            .iter()
-            .find(|&&(fd, _)| fd == d)
-            .map_or(1, |&(_, sz)| u64::from(sz));
-        s.caps[d][di as usize] = cap / floor * floor;
+        let floor = grain.floor_at(d);
+        s.caps[d.ix()][di as usize] = cap / floor * floor;
     }
 }
 
@@ -256,8 +248,8 @@ mod tests {
     }
 
     /// `(rack a, rack b, rack c, block b1, block b2, cluster)` as the cache lends them.
-    fn lent(cache: &mut Cache, inv: &Inventory, c: &CompiledGang, s: &mut Scratch) -> [u64; 6] {
-        cache.lend(inv, &c.inner, 0, s);
+    fn lent(cache: &mut Cache, inv: &Inventory, c: &CompiledGang, s: &mut Capacities) -> [u64; 6] {
+        cache.lend(inv, &c.inner, RoleIx(0), s);
         let out = [
             s.caps[2][dom(inv, &["b1", "a"])],
             s.caps[2][dom(inv, &["b1", "b"])],
@@ -273,10 +265,10 @@ mod tests {
     #[test]
     fn lent_capacities_equal_a_full_rollup_and_are_given_back() {
         let inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(&inv, Gang::new("g").role(role(2)));
         // Fits for 2 GPUs: a1 4, a2 0, b1 2, x1 3, z1 1.
-        cache.lend(&inv, &c.inner, 0, &mut s);
+        cache.lend(&inv, &c.inner, RoleIx(0), &mut s);
         assert_eq!(s.fits, [4, 0, 2, 3, 1]);
         assert_eq!(s.caps[0][0], 10);
         let lent_fits = s.fits.clone();
@@ -294,7 +286,7 @@ mod tests {
     #[test]
     fn a_touched_node_is_updated_incrementally() -> Result<(), Error> {
         let mut inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(&inv, Gang::new("g").role(role(2)));
         assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
         // Mark a domain no journal entry touches: an incremental update leaves it, a
@@ -314,7 +306,7 @@ mod tests {
     #[test]
     fn reserve_release_and_cordon_are_seen() -> Result<(), Error> {
         let mut inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(&inv, Gang::new("g").role(role(2)));
         assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
         // Three 2-GPU members in one rack: only rack b1/a (a1) has room; a1 keeps 2 GPUs.
@@ -336,7 +328,7 @@ mod tests {
     #[test]
     fn slice_floors_are_recomputed_not_patched() -> Result<(), Error> {
         let mut inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(
             &inv,
             Gang::new("g")
@@ -363,7 +355,7 @@ mod tests {
     fn another_inventory_value_is_rolled_up_in_full() -> Result<(), Error> {
         let mut inv = cluster();
         let mut other = inv.clone();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(&inv, Gang::new("g").role(role(2)));
         // Both journals at version 1, with different nodes touched.
         inv.set_used("b1", GPU, 4)?; // rack b 0
@@ -388,7 +380,7 @@ mod tests {
     #[test]
     fn a_journal_that_moved_past_the_entry_forces_a_full_rollup() -> Result<(), Error> {
         let mut inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let c = compile(&inv, Gang::new("g").role(role(2)));
         assert_eq!(lent(&mut cache, &inv, &c, &mut s), [4, 2, 1, 9, 1, 10]);
         // a1 changes first, then so many other touches that a1 leaves the journal.
@@ -405,10 +397,10 @@ mod tests {
     #[test]
     fn equal_shapes_share_an_entry() {
         let inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
-        let lend = |cache: &mut Cache, s: &mut Scratch, gang: Gang| {
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
+        let lend = |cache: &mut Cache, s: &mut Capacities, gang: Gang| {
             let c = compile(&inv, gang);
-            cache.lend(&inv, &c.inner, 0, s);
+            cache.lend(&inv, &c.inner, RoleIx(0), s);
             cache.give_back(s);
             cache.entries.len()
         };
@@ -441,12 +433,17 @@ mod tests {
         let plain = compile(&inv, Gang::new("p").role(role(2)));
         let other = compile(&inv, Gang::new("q").role(Role::new("v", 5).request(GPU, 2)));
         let picky = compile(&inv, Gang::new("r").role(role(2).selector("rack", "a")));
-        assert!(same_shape(&plain.inner, 0, &other.inner, 0));
-        assert!(!same_shape(&plain.inner, 0, &picky.inner, 0));
+        assert!(same_shape(&plain.inner, RoleIx(0), &other.inner, RoleIx(0)));
+        assert!(!same_shape(
+            &plain.inner,
+            RoleIx(0),
+            &picky.inner,
+            RoleIx(0)
+        ));
         // Replacement caps make a role's fits its own.
         let mut capped = (*other.inner).clone();
-        capped.roles[0].node_caps = vec![(0, 1)];
-        assert!(!same_shape(&plain.inner, 0, &capped, 0));
+        capped.roles[0].node_caps = vec![(NodeIx(0), 1)];
+        assert!(!same_shape(&plain.inner, RoleIx(0), &capped, RoleIx(0)));
         // Shared entries answer for the gang asking: 1 GPU each on rack a is 9.
         let selected_one = compile(&inv, Gang::new("h").role(role(1).selector("rack", "a")));
         assert_eq!(
@@ -458,7 +455,7 @@ mod tests {
     #[test]
     fn the_least_recently_used_entry_is_evicted() {
         let inv = cluster();
-        let (mut cache, mut s) = (Cache::default(), Scratch::default());
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
         let gangs: Vec<CompiledGang> = (1..=17)
             .map(|i| {
                 compile(
@@ -468,14 +465,14 @@ mod tests {
             })
             .collect();
         for c in &gangs[..16] {
-            cache.lend(&inv, &c.inner, 0, &mut s);
+            cache.lend(&inv, &c.inner, RoleIx(0), &mut s);
             cache.give_back(&mut s);
         }
         assert_eq!(cache.entries.len(), ENTRIES);
         // Use the first again, then a 17th shape: the second is the oldest.
-        cache.lend(&inv, &gangs[0].inner, 0, &mut s);
+        cache.lend(&inv, &gangs[0].inner, RoleIx(0), &mut s);
         cache.give_back(&mut s);
-        cache.lend(&inv, &gangs[16].inner, 0, &mut s);
+        cache.lend(&inv, &gangs[16].inner, RoleIx(0), &mut s);
         cache.give_back(&mut s);
         assert_eq!(cache.entries.len(), ENTRIES);
         let held = |c: &CompiledGang| cache.entries.iter().any(|e| Arc::ptr_eq(&e.gang, &c.inner));
@@ -487,7 +484,7 @@ mod tests {
     #[test]
     fn contribution_and_set_fit() {
         let inv = cluster();
-        let mut s = Scratch::default();
+        let mut s = Capacities::default();
         let c = compile(
             &inv,
             Gang::new("g")
@@ -497,21 +494,21 @@ mod tests {
         );
         let r = &c.inner.roles[0];
         let grain = Grain::of(&c.inner, r);
-        let at = |n: &str| inv.names.get_index_of(n).unwrap() as u32;
+        let at = |n: &str| NodeIx::at(inv.names.get_index_of(n).unwrap());
         // Outside the innermost slice level: nothing, whatever is free.
         assert_eq!(contribution(&inv, r, grain, at("x1"), None), 0);
         assert_eq!(contribution(&inv, r, Grain::NONE, at("x1"), None), 6);
         assert_eq!(contribution(&inv, r, grain, at("a1"), None), 8);
         let nres = inv.resources.len();
         let mut taken = vec![0u64; inv.len() * nres];
-        taken[at("a1") as usize * nres] = 2500;
+        taken[at("a1").ix() * nres] = 2500;
         assert_eq!(contribution(&inv, r, grain, at("a1"), Some(&taken)), 5);
         // Plain sums: set_fit moves every ancestor by the difference.
         s.ensure(&inv);
         rollup(&inv, r, Grain::NONE, Scope::CLUSTER, None, &mut s);
         assert_eq!(s.caps[0][0], 8 + 1 + 4 + 6 + 3);
         set_fit(&inv, Grain::NONE, at("a1"), 2, &mut s);
-        assert_eq!(s.fits[at("a1") as usize], 2);
+        assert_eq!(s.fit(at("a1")), 2);
         assert_eq!(s.caps[2][dom(&inv, &["b1", "a"])], 3);
         assert_eq!(s.caps[1][dom(&inv, &["b1"])], 3 + 4 + 6);
         assert_eq!(s.caps[0][0], 16);

@@ -6,128 +6,208 @@
 //! Under the `balanced` policy the chosen children get counts as even as their
 //! capacities allow. Amounts are multiples of the level's slice granularity.
 
-use crate::compile::CRole;
+use crate::compile::{CRole, RoleIx};
+use crate::inventory::domains::Scope;
+use crate::inventory::ix::NodeIx;
+use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
 use crate::model::Policy;
 
-use super::rollup::Grain;
-use super::Scratch;
-use crate::inventory::domains::Scope;
+use super::rollup::{Capacities, Grain};
+
+/// A child of a domain, as one descent step sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Child {
+    /// A child domain (its index at the next depth).
+    Domain(u32),
+    /// A node directly in the domain (no label of the next level).
+    Node(NodeIx),
+}
 
 /// A child considered by one descent step.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Item {
     pub cap: u64,
     pub take: u64,
-    /// Child domain index, or node index when `node`.
-    pub index: u32,
-    pub node: bool,
+    pub child: Child,
+    /// Already used by the gang in this attempt.
     pub used: bool,
     /// Position among the siblings, for deterministic ties.
     pub pos: u32,
 }
 
-/// Assigns `need` members of `role` (index `ri`) inside `scope`, appending
-/// `(role, node, count)` to `s.assign`. Capacities must come from a preceding
-/// [`rollup`](super::rollup::rollup) of the same role and scope. Members taken are
-/// charged to `s.taken` when `charge` is set, and every domain and node used is stamped.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn descend(
-    inv: &Inventory,
-    role: &CRole,
-    ri: u16,
-    grain: Grain<'_>,
-    scope: Scope,
-    need: u64,
-    policy: Policy,
-    charge: bool,
-    s: &mut Scratch,
-) {
-    if need == 0 {
-        return;
-    }
-    let l = inv.label_depth();
-    if scope.depth > l {
-        assign(inv, role, ri, scope.index, need, charge, s);
-        return;
-    }
-    let base = s.items.len();
-    let dom = inv.domains[scope.depth][scope.index as usize];
-    let stamp = s.stamp;
-    let mut pos = 0u32;
-    if scope.depth < l {
-        for c in dom.child_start..dom.child_end {
-            let cap = s.caps[scope.depth + 1][c as usize];
+/// Whether a descent records what its members take on each node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Charge {
+    /// Record it in the attempt, so that roles placed later see only what is left.
+    Record,
+    /// Do not (the only role, or the last).
+    Skip,
+}
+
+/// One role's descent: whose members, how they are cut into slices, how children are
+/// chosen, and whether what they take is recorded.
+pub(crate) struct Descent<'a> {
+    pub inv: &'a Inventory,
+    pub role: &'a CRole,
+    pub ri: RoleIx,
+    pub grain: Grain<'a>,
+    pub policy: Policy,
+    pub charge: Charge,
+}
+
+impl Descent<'_> {
+    /// Assigns `need` members inside `scope`, appending `(role, node, count)` to
+    /// `at.assign`. `caps` must come from a preceding
+    /// [`rollup`](super::rollup::rollup) of the same role and scope (or the cache). Every
+    /// domain and node used is stamped with the attempt's number.
+    pub fn run(&self, scope: Scope, need: u64, caps: &Capacities, at: &mut Attempt) {
+        if need == 0 {
+            return;
+        }
+        let inv = self.inv;
+        if inv.is_node_level(scope.depth) {
+            self.assign(scope.node(), need, at);
+            return;
+        }
+        let base = at.items.len();
+        let (depth, child) = (scope.depth, scope.depth.child());
+        let dom = inv.domain(depth, scope.index);
+        let stamp = at.stamp;
+        let mut pos = 0u32;
+        if !inv.is_node_level(child) {
+            let (caps, stamps) = (&caps.caps[child.ix()], &at.dom_stamp[child.ix()]);
+            for c in dom.child_start..dom.child_end {
+                let cap = caps[c as usize];
+                if cap > 0 {
+                    at.items.push(Item {
+                        cap,
+                        take: 0,
+                        child: Child::Domain(c),
+                        used: stamps[c as usize] == stamp,
+                        pos,
+                    });
+                }
+                pos += 1;
+            }
+        }
+        for ix in dom.direct..dom.end {
+            let n = NodeIx(ix);
+            let cap = u64::from(caps.fit(n));
             if cap > 0 {
-                let used = s.dom_stamp[scope.depth + 1][c as usize] == stamp;
-                s.items.push(Item {
+                at.items.push(Item {
                     cap,
                     take: 0,
-                    index: c,
-                    node: false,
-                    used,
+                    child: Child::Node(n),
+                    used: at.node_stamp[n.ix()] == stamp,
                     pos,
                 });
             }
             pos += 1;
         }
-    }
-    for ix in dom.direct..dom.end {
-        let cap = u64::from(s.fits[ix as usize]);
-        if cap > 0 {
-            let used = s.node_stamp[ix as usize] == stamp;
-            s.items.push(Item {
-                cap,
-                take: 0,
-                index: ix,
-                node: true,
-                used,
-                pos,
-            });
+        choose(
+            &mut at.items[base..],
+            need,
+            self.grain.at(child),
+            self.policy,
+        );
+        at.dom_stamp[depth.ix()][scope.ix()] = stamp;
+        for k in base..at.items.len() {
+            let it = at.items[k];
+            if it.take == 0 {
+                continue;
+            }
+            match it.child {
+                Child::Node(n) => self.assign(n, it.take, at),
+                Child::Domain(c) => self.run(Scope::new(child, c), it.take, caps, at),
+            }
         }
-        pos += 1;
+        at.items.truncate(base);
     }
-    let g = grain.at(scope.depth + 1);
-    choose(&mut s.items[base..], need, g, policy);
-    s.dom_stamp[scope.depth][scope.index as usize] = stamp;
-    for k in base..s.items.len() {
-        let it = s.items[k];
-        if it.take == 0 {
-            continue;
-        }
-        if it.node {
-            assign(inv, role, ri, it.index, it.take, charge, s);
-        } else {
-            let child = Scope {
-                depth: scope.depth + 1,
-                index: it.index,
-            };
-            descend(inv, role, ri, grain, child, it.take, policy, charge, s);
+
+    /// `count` members on node `n`.
+    fn assign(&self, n: NodeIx, count: u64, at: &mut Attempt) {
+        // At most the node's fit, a u32.
+        at.assign.push(member(self.ri, n, count as u32));
+        at.node_stamp[n.ix()] = at.stamp;
+        if self.charge == Charge::Record {
+            let nres = self.inv.resources.len();
+            if at.touched_stamp[n.ix()] != at.stamp {
+                at.touched_stamp[n.ix()] = at.stamp;
+                at.touched.push(n);
+            }
+            for &(r, q) in &self.role.req {
+                at.taken[n.ix() * nres + r as usize] += q * count;
+            }
         }
     }
-    s.items.truncate(base);
 }
 
-fn assign(
-    inv: &Inventory,
-    role: &CRole,
-    ri: u16,
-    ix: u32,
-    count: u64,
-    charge: bool,
-    s: &mut Scratch,
-) {
-    s.assign.push((ri, ix, count as u32));
-    s.node_stamp[ix as usize] = s.stamp;
-    if charge {
-        let nres = inv.resources.len();
-        if s.touched_stamp[ix as usize] != s.stamp {
-            s.touched_stamp[ix as usize] = s.stamp;
-            s.touched.push(ix);
+/// A member record `(role, node, count)` as placements and reservations keep it.
+#[inline]
+pub(crate) fn member(role: RoleIx, node: NodeIx, count: u32) -> Member {
+    (role.0, node.0, count)
+}
+
+/// The packing attempt under way: the members assigned so far, which domains and nodes
+/// they use (stamped with the attempt's number), and what they take from each node (so
+/// that later roles of the same attempt see only what is left).
+#[derive(Debug, Default)]
+pub(crate) struct Attempt {
+    layout: u64,
+    /// `(role, node, count)` assigned so far.
+    pub assign: Vec<Member>,
+    /// This attempt's number: a domain or node stamped with it is used by the gang.
+    pub stamp: u32,
+    /// `[node]`: the last attempt that used the node.
+    pub node_stamp: Vec<u32>,
+    /// `[depth][domain]`: the last attempt that used the domain.
+    pub dom_stamp: Vec<Vec<u32>>,
+    /// `[node * resources + resource]`: what the members assigned so far take.
+    pub taken: Vec<u64>,
+    /// Nodes with something in `taken`, each once (`touched_stamp`).
+    pub touched: Vec<NodeIx>,
+    /// `[node]`: the last attempt that charged the node.
+    pub touched_stamp: Vec<u32>,
+    /// Descent's work list: the children considered at each level.
+    pub items: Vec<Item>,
+}
+
+impl Attempt {
+    /// Sizes the per-node and per-domain arrays for `inv` (a no-op when already sized
+    /// for its layout).
+    pub fn ensure(&mut self, inv: &Inventory) {
+        let n = inv.len();
+        if self.layout == inv.layout_id
+            && self.node_stamp.len() == n
+            && self.dom_stamp.len() == inv.domains.len()
+        {
+            return;
         }
-        for &(r, q) in &role.req {
-            s.taken[ix as usize * nres + r as usize] += q * count;
+        self.layout = inv.layout_id;
+        self.dom_stamp = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
+        self.node_stamp = vec![0; n];
+        self.touched_stamp = vec![0; n];
+        self.taken = vec![0; n * inv.resources.len()];
+        self.touched.clear();
+        self.stamp = 0;
+    }
+
+    /// Starts a fresh packing attempt: no node charged, nothing used, nothing assigned.
+    pub fn fresh(&mut self, nres: usize) {
+        for &n in &self.touched {
+            let ix = n.ix();
+            self.taken[ix * nres..ix * nres + nres].fill(0);
         }
+        self.touched.clear();
+        self.assign.clear();
+        if self.stamp == u32::MAX {
+            self.stamp = 0;
+            self.node_stamp.fill(0);
+            self.touched_stamp.fill(0);
+            self.dom_stamp.iter_mut().for_each(|v| v.fill(0));
+        }
+        self.stamp += 1;
     }
 }
 
@@ -229,10 +309,9 @@ mod tests {
             .map(|(i, &cap)| Item {
                 cap,
                 take: 0,
-                index: i as u32,
-                node: true,
+                child: Child::Node(NodeIx::at(i)),
                 used: false,
-                pos: i as u32,
+                pos: u32::try_from(i).unwrap(),
             })
             .collect()
     }

@@ -1,66 +1,98 @@
 //! Building a diagnosis: what the solver's roll-ups say about a gang that no level
 //! could take. A cold path: it recomputes exclusions and tries coarser levels.
+//!
+//! The phases of [`diagnose`]: per role, its cluster-wide fit and the nodes excluded
+//! and why ([`role_reports`]); the best domain at the requested level and what it lacks
+//! ([`Standing`], [`domain_report`]); slices inside it ([`slice_reports`]); and the
+//! tightest coarser level that fits now ([`relaxation`]).
+
+use std::sync::Arc;
 
 use crate::answer::diagnosis::{
     Diagnosis, DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
 };
-use crate::compile::{selector_set, untolerated_set, Compiled};
+use crate::compile::{selector_set, untolerated_set, Compiled, RoleIx};
+use crate::inventory::bitset::Bitset;
 use crate::inventory::domains::Scope;
-use crate::inventory::Inventory;
-use crate::solve::rollup::{cap_of, rollup, Grain};
-use crate::solve::{domain_count, policy_prefers, Solver};
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::{Inventory, PODS};
+use crate::solve::rollup::{rollup, Capacities, Grain};
+use crate::solve::verdict::{Budget, Search, Verdict};
+use crate::solve::{policy_prefers, Solver};
 
-/// Builds the diagnosis for a gang that no level could take. Cold path.
+/// Builds the diagnosis for a gang that no level could take, whose search ended as
+/// `search`. Cold path.
 pub(crate) fn diagnose(
     solver: &mut Solver,
     inv: &Inventory,
-    c: &std::sync::Arc<Compiled>,
-    exhausted: bool,
+    c: &Arc<Compiled>,
+    search: Search,
 ) -> Diagnosis {
-    let l = inv.label_depth();
-    let depth = if c.any_constrained() { c.levels[0] } else { 0 };
-    // At the node level every node is a domain of its own: no label is needed.
-    let check_depth = if depth > l { 0 } else { depth };
-    let s = &mut solver.s;
+    let depth = if c.any_constrained() {
+        Depth(c.levels[0])
+    } else {
+        Depth::CLUSTER
+    };
+    let caps = &mut solver.s.caps;
+    let roles = role_reports(inv, c, depth, caps);
+    let standing = Standing::at(inv, c, depth, caps);
+    let best = standing
+        .best
+        .map(|scope| domain_report(inv, c, caps, &standing, scope, search));
+    let slices = match standing.best {
+        Some(scope) => slice_reports(inv, c, scope, caps),
+        None => Vec::new(),
+    };
+    let relaxation = relaxation(solver, inv, c);
+    Diagnosis {
+        gang: c.gang.name.clone(),
+        level: inv.topology.key_of(depth.ix()).map(str::to_owned),
+        roles,
+        best,
+        relaxation,
+        slices,
+        search_exhausted: search == Search::Exhausted,
+    }
+}
 
-    // Per role: cluster-wide fit and exclusions.
+/// Per role: how many fit cluster-wide, ignoring topology, and the nodes excluded for it
+/// (each under the first reason that applies, in the documented order).
+fn role_reports(
+    inv: &Inventory,
+    c: &Compiled,
+    depth: Depth,
+    caps: &mut Capacities,
+) -> Vec<RoleReport> {
+    // At the node level every node is a domain of its own: no label is needed.
+    let check_depth = if inv.is_node_level(depth) {
+        Depth::CLUSTER
+    } else {
+        depth
+    };
     let mut roles = Vec::with_capacity(c.roles.len());
-    for (i, role) in c.roles.iter().enumerate() {
-        let spec = &c.gang.roles[i];
-        let cluster_fit = rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, s);
+    for (role, spec) in c.roles.iter().zip(&c.gang.roles) {
+        let cluster_fit = rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, caps);
         let sel = selector_set(inv, spec);
         let unt = untolerated_set(inv, spec);
         let need_depth = if role.constrained {
-            let slice = if c.has_slices() { c.slice_min_leaf } else { 0 };
+            let slice = if c.has_slices() {
+                Depth(c.slice_min_leaf)
+            } else {
+                Depth::CLUSTER
+            };
             check_depth.max(slice)
         } else {
-            0
+            Depth::CLUSTER
         };
         // Nodes inside some domain of the needed level: the union of its ranges.
-        let mut labelled = crate::inventory::bitset::Bitset::full(inv.len());
-        if need_depth > 0 && need_depth <= l {
-            labelled = crate::inventory::bitset::Bitset::new(inv.len());
-            for dm in &inv.domains[need_depth] {
-                labelled.set_range(dm.start as usize, dm.end as usize);
+        let mut labelled = Bitset::full(inv.len());
+        if need_depth > Depth::CLUSTER && !inv.is_node_level(need_depth) {
+            labelled = Bitset::new(inv.len());
+            for nodes in inv.domains[need_depth.ix()].iter().map(|dm| dm.nodes()) {
+                labelled.set_range(nodes.start, nodes.end);
             }
         }
-        let mut ex = Exclusions::default();
-        let mut fitting = 0u32;
-        for n in 0..inv.len() {
-            if !inv.schedulable.get(n) {
-                ex.cordoned += 1;
-            } else if !sel.get(n) {
-                ex.selector += 1;
-            } else if unt.get(n) {
-                ex.taint += 1;
-            } else if !labelled.get(n) {
-                ex.missing_label += 1;
-            } else if s.fits[n] == 0 {
-                ex.too_small += 1;
-            } else {
-                fitting += 1;
-            }
-        }
+        let (ex, fitting) = exclusions(inv, &sel, &unt, &labelled, &caps.fits);
         roles.push(RoleReport {
             role: spec.name.clone(),
             count: role.count,
@@ -72,163 +104,107 @@ pub(crate) fn diagnose(
             unknown_resources: role.missing.clone(),
         });
     }
+    roles
+}
 
-    // The best domain at the requested level (the cluster when unconstrained).
-    let constrained: Vec<usize> = (0..c.roles.len())
-        .filter(|&i| c.roles[i].constrained || depth == 0)
-        .collect();
-    let mut caps: Vec<Vec<u64>> = Vec::with_capacity(constrained.len());
-    let ndom = domain_count(inv, depth);
-    for &i in &constrained {
-        let role = &c.roles[i];
-        rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, s);
-        caps.push(
-            (0..ndom)
-                .map(|index| cap_of(inv, Scope { depth, index }, s))
-                .collect(),
-        );
-    }
-    let mut best: Option<(u64, u64, u32)> = None;
-    for index in 0..ndom {
-        let (mut got, mut spare) = (0u64, 0u64);
-        for (j, &i) in constrained.iter().enumerate() {
-            let cap = caps[j][index as usize];
-            let need = u64::from(c.roles[i].min);
-            got += cap.min(need);
-            spare += cap.saturating_sub(need);
-        }
-        if best.is_none_or(|(bg, bs, _)| {
-            got > bg || (got == bg && policy_prefers(c.policy, spare, bs))
-        }) {
-            best = Some((got, spare, index));
-        }
-    }
-    let best_report = best.map(|(_, _, index)| {
-        let scope = Scope { depth, index };
-        domain_report(inv, c, s, scope, &constrained, &caps, exhausted)
-    });
+/// The nodes excluded for a role, each under the first reason that applies (cordoned,
+/// not selected, an untolerated taint, missing the level's label, too small for one
+/// member by `fits`), and the nodes that fit one: counted a word of 64 nodes at a time,
+/// narrowing the set of candidates reason by reason.
+fn exclusions(
+    inv: &Inventory,
+    selected: &Bitset,
+    untolerated: &Bitset,
+    labelled: &Bitset,
+    fits: &[u32],
+) -> (Exclusions, u32) {
+    let all = inv.len();
+    let mut open = inv.schedulable.clone();
+    let schedulable = open.count();
+    open.and_with(selected);
+    let matching = open.count();
+    open.and_not_with(untolerated);
+    let tolerated = open.count();
+    open.and_with(labelled);
+    let placeable = open.count();
+    let fitting = open.ones_in(0, all).filter(|&n| fits[n] > 0).count();
+    let excluded = Exclusions {
+        cordoned: count(all - schedulable),
+        selector: count(schedulable - matching),
+        taint: count(matching - tolerated),
+        missing_label: count(tolerated - placeable),
+        too_small: count(placeable - fitting),
+    };
+    (excluded, count(fitting))
+}
 
-    // Slices, inside the best domain.
-    let mut slices = Vec::new();
-    if let (Some(first), Some((_, _, index))) = (c.roles.iter().position(|r| r.constrained), best) {
-        let role = &c.roles[first];
-        let scope = Scope { depth, index };
-        let (start, end) = scope.range(inv);
-        for &(d, size) in &c.slices {
-            rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, s);
-            let mut largest = (0u64, None);
-            let inside: Vec<u32> = (0..domain_count(inv, d))
-                .filter(|&j| {
-                    let (a, b) = Scope { depth: d, index: j }.range(inv);
-                    a >= start && b <= end
-                })
-                .collect();
-            for &j in &inside {
-                let cap = cap_of(inv, Scope { depth: d, index: j }, s);
-                if cap > largest.0 || largest.1.is_none() {
-                    largest = (cap, Some(j));
-                }
+/// How the domains at the requested depth stand: each counted role's capacity in every
+/// domain, and the best domain (the most of the roles' minimums, then the policy on
+/// their spare capacity, then the first).
+struct Standing {
+    /// The roles counted: the constrained ones (every role, cluster-wide).
+    roles: Vec<RoleIx>,
+    /// `[counted role][domain]`: the role's capacity there, alone, in whole slices.
+    caps: Vec<Vec<u64>>,
+    best: Option<Scope>,
+}
+
+impl Standing {
+    fn at(inv: &Inventory, c: &Compiled, depth: Depth, caps: &mut Capacities) -> Standing {
+        let roles: Vec<RoleIx> = c
+            .indexed_roles()
+            .filter(|(_, role)| role.constrained || depth == Depth::CLUSTER)
+            .map(|(r, _)| r)
+            .collect();
+        let mut per_role: Vec<Vec<u64>> = Vec::with_capacity(roles.len());
+        for &r in &roles {
+            let role = c.role(r);
+            rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, caps);
+            per_role.push(inv.scopes_at(depth).map(|sc| caps.of(inv, sc)).collect());
+        }
+        let mut best: Option<(u64, u64, u32)> = None;
+        for index in 0..inv.scope_count(depth) {
+            let (mut got, mut spare) = (0u64, 0u64);
+            for (&r, caps) in roles.iter().zip(&per_role) {
+                let cap = caps[index as usize];
+                let need = u64::from(c.role(r).min);
+                got += cap.min(need);
+                spare += cap.saturating_sub(need);
             }
-            rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, s);
-            let available: u64 = inside
-                .iter()
-                .map(|&j| cap_of(inv, Scope { depth: d, index: j }, s) / u64::from(size))
-                .sum();
-            slices.push(SliceReport {
-                level: inv.topology.key_of(d).unwrap_or_default().to_owned(),
-                size,
-                role: c.gang.roles[first].name.clone(),
-                largest: largest.0,
-                largest_domain: largest
-                    .1
-                    .map(|j| scope_path(inv, Scope { depth: d, index: j }))
-                    .unwrap_or_default(),
-                available,
-                needed: u64::from(role.min) / u64::from(size),
-            });
-        }
-    }
-
-    // Relaxation: the tightest coarser level at which the gang fits now.
-    let mut relaxation = None;
-    if let Some(r) = c.required.filter(|_| c.any_constrained()) {
-        // The same budget as the query; a relaxation found only after the budget ran
-        // out would contradict an undecided answer, so none is reported then.
-        let mut budget = solver.budget();
-        let mut exhausted_too = false;
-        for d in (0..r).rev() {
-            let found = solver.place_at(inv, c, d, &mut budget, &mut exhausted_too);
-            if exhausted_too {
-                break;
-            }
-            if let Some(found) = found {
-                let (mut spans, mut outside): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-                for m in solver
-                    .s
-                    .assign
-                    .iter()
-                    .filter(|m| c.roles[m.0 as usize].constrained)
-                {
-                    match if r > l {
-                        Some(m.1)
-                    } else {
-                        inv.domain_of(m.1, r)
-                    } {
-                        Some(dom) => spans.push(dom),
-                        None => outside.push(m.1),
-                    }
-                }
-                for v in [&mut spans, &mut outside] {
-                    v.sort_unstable();
-                    v.dedup();
-                }
-                relaxation = Some(Relaxation {
-                    level: inv.topology.key_of(d).map(str::to_owned),
-                    domain: scope_path(
-                        inv,
-                        Scope {
-                            depth: found.depth,
-                            index: found.index,
-                        },
-                    ),
-                    spans: spans.len() as u32,
-                    outside: outside.len() as u32,
-                });
-                break;
+            if best.is_none_or(|(bg, bs, _)| {
+                got > bg || (got == bg && policy_prefers(c.policy, spare, bs))
+            }) {
+                best = Some((got, spare, index));
             }
         }
-    }
-
-    Diagnosis {
-        gang: c.gang.name.clone(),
-        level: inv.topology.key_of(depth).map(str::to_owned),
-        roles,
-        best: best_report,
-        relaxation,
-        slices,
-        search_exhausted: exhausted,
+        Standing {
+            roles,
+            caps: per_role,
+            best: best.map(|(_, _, index)| Scope::new(depth, index)),
+        }
     }
 }
 
+/// What the best domain lacks: per counted role its fit, the resources short on their
+/// own, and the reason.
 fn domain_report(
     inv: &Inventory,
     c: &Compiled,
-    s: &mut crate::solve::Scratch,
+    caps: &mut Capacities,
+    standing: &Standing,
     scope: Scope,
-    constrained: &[usize],
-    caps: &[Vec<u64>],
-    exhausted: bool,
+    search: Search,
 ) -> DomainReport {
     let (start, end) = scope.range(inv);
     let mut fits = Vec::new();
     let mut short_of: Vec<String> = Vec::new();
     let mut any_short_role = false;
     let mut sliced_short = false;
-    for (j, &i) in constrained.iter().enumerate() {
-        let role = &c.roles[i];
-        let cap = caps[j][scope.index as usize];
+    for (&r, role_caps) in standing.roles.iter().zip(&standing.caps) {
+        let role = c.role(r);
+        let cap = role_caps[scope.ix()];
         fits.push(RoleFit {
-            role: c.gang.roles[i].name.clone(),
+            role: c.gang.roles[r.ix()].name.clone(),
             fits: cap,
             needed: role.min,
         });
@@ -243,22 +219,46 @@ fn domain_report(
         }
         // Sliced members need nodes labelled down to the innermost slice level.
         let min_leaf = Grain::of(c, role).min_leaf;
-        let usable = |n: u32| {
-            role.eligible.get(n as usize)
-                && inv.schedulable.get(n as usize)
-                && (min_leaf == 0 || inv.leaf_depth(n) >= min_leaf)
+        let usable = |n: NodeIx| {
+            role.eligible.get(n.ix()) && inv.schedulable.get(n.ix()) && inv.reaches(n, min_leaf)
         };
         // Each resource on its own: would the role fit if only that resource counted?
-        for &(r, q) in &role.req {
+        for &(res, q) in &role.req {
             let alone: u64 = (start..end)
+                .map(NodeIx)
                 .filter(|&n| usable(n))
-                .map(|n| (inv.free[r as usize][n as usize] / q).min(u64::from(role.cap_on(n))))
+                .map(|n| (inv.free[res as usize][n.ix()] / q).min(u64::from(role.cap_on(n))))
                 .sum();
             if alone < u64::from(role.min) {
-                let name = &inv.resources[r as usize];
+                let name = &inv.resources[res as usize];
                 if !short_of.contains(name) {
                     short_of.push(name.clone());
                 }
+            }
+        }
+        // Every member is a pod: a role that would fit but for the nodes' pod limits is
+        // short of pods (each resource alone, above, cannot see it: nodes without a
+        // limit count as endless room).
+        if let Some(p) = inv.resources.get_index_of(PODS) {
+            // Members the domain's nodes hold one by one, with and without the pods.
+            let held = |with_pods: bool| {
+                (start..end)
+                    .map(NodeIx)
+                    .filter(|&n| usable(n))
+                    .map(|n| {
+                        role.req
+                            .iter()
+                            .filter(|&&(res, _)| with_pods || res as usize != p)
+                            .map(|&(res, q)| inv.free[res as usize][n.ix()] / q)
+                            .min()
+                            .unwrap_or(u64::MAX)
+                            .min(u64::from(role.cap_on(n)))
+                    })
+                    .fold(0u64, u64::saturating_add)
+            };
+            let min = u64::from(role.min);
+            if held(true) < min && held(false) >= min && !short_of.iter().any(|s| s == PODS) {
+                short_of.push(PODS.to_owned());
             }
         }
         // Room for the members on nodes that can hold a slice, ignoring the slice sizes?
@@ -268,7 +268,7 @@ fn domain_report(
         };
         if role.constrained
             && c.has_slices()
-            && rollup(inv, role, unsliced, scope, None, s) >= u64::from(role.min)
+            && rollup(inv, role, unsliced, scope, None, caps) >= u64::from(role.min)
         {
             sliced_short = true;
         }
@@ -278,16 +278,15 @@ fn domain_report(
     } else if sliced_short {
         Shortfall::Slices
     } else if !any_short_role {
-        if exhausted {
-            Shortfall::Undecided
-        } else {
-            Shortfall::RolesTogether
+        match search {
+            Search::Exhausted => Shortfall::Undecided,
+            Search::Complete => Shortfall::RolesTogether,
         }
     } else {
         Shortfall::Fragmented
     };
     DomainReport {
-        level: inv.topology.key_of(scope.depth).map(str::to_owned),
+        level: inv.topology.key_of(scope.depth.ix()).map(str::to_owned),
         domain: scope_path(inv, scope),
         fits,
         short_of,
@@ -295,12 +294,111 @@ fn domain_report(
     }
 }
 
+/// Per slice level, inside the best domain `scope`: the largest slice domain's room for
+/// the first constrained role, and how many whole slices fit in all.
+fn slice_reports(
+    inv: &Inventory,
+    c: &Compiled,
+    scope: Scope,
+    caps: &mut Capacities,
+) -> Vec<SliceReport> {
+    let mut slices = Vec::new();
+    let Some(first) = c.roles.iter().position(|r| r.constrained) else {
+        return slices;
+    };
+    let role = &c.roles[first];
+    let (start, end) = scope.range(inv);
+    for &(d, size) in &c.slices {
+        let d = Depth(d);
+        rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, caps);
+        let mut largest = (0u64, None);
+        let inside: Vec<Scope> = inv
+            .scopes_at(d)
+            .filter(|sc| {
+                let (a, b) = sc.range(inv);
+                a >= start && b <= end
+            })
+            .collect();
+        for &sc in &inside {
+            let cap = caps.of(inv, sc);
+            if cap > largest.0 || largest.1.is_none() {
+                largest = (cap, Some(sc));
+            }
+        }
+        rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, caps);
+        let available: u64 = inside
+            .iter()
+            .map(|&sc| caps.of(inv, sc) / u64::from(size))
+            .sum();
+        slices.push(SliceReport {
+            level: inv.topology.key_of(d.ix()).unwrap_or_default().to_owned(),
+            size,
+            role: c.gang.roles[first].name.clone(),
+            largest: largest.0,
+            largest_domain: largest.1.map(|sc| scope_path(inv, sc)).unwrap_or_default(),
+            available,
+            needed: u64::from(role.min) / u64::from(size),
+        });
+    }
+    slices
+}
+
+/// The tightest level above the required one at which the gang fits now, and how many
+/// domains of the required level (or nodes outside any) it would then span.
+fn relaxation(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Option<Relaxation> {
+    let r = c.required.filter(|_| c.any_constrained())?;
+    let l = inv.label_depth();
+    // The same budget as the query; a relaxation found only after the budget ran out
+    // would contradict an undecided answer, so none is reported then.
+    let mut budget = Budget::new(solver.budget());
+    for d in (0..r).rev().map(Depth) {
+        let found = match solver.place_at(inv, c, d, &mut budget) {
+            Verdict::Placed(found) if !budget.ran_out() => found,
+            Verdict::NoFit => continue,
+            Verdict::Placed(_) | Verdict::Exhausted => return None,
+        };
+        let (mut spans, mut outside): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        for m in solver
+            .s
+            .attempt
+            .assign
+            .iter()
+            .filter(|m| c.roles[usize::from(m.0)].constrained)
+        {
+            match if r > l {
+                Some(m.1)
+            } else {
+                inv.domain_of(m.1, r)
+            } {
+                Some(dom) => spans.push(dom),
+                None => outside.push(m.1),
+            }
+        }
+        for v in [&mut spans, &mut outside] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        return Some(Relaxation {
+            level: inv.topology.key_of(d.ix()).map(str::to_owned),
+            domain: scope_path(inv, found),
+            spans: count(spans.len()),
+            outside: count(outside.len()),
+        });
+    }
+    None
+}
+
+/// A count of distinct domains or nodes, which are fewer than `u32::MAX`.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// `b1/r2` for a domain, the node's name at the node level, empty for the cluster.
 fn scope_path(inv: &Inventory, scope: Scope) -> String {
-    if scope.depth > inv.label_depth() {
-        inv.names[scope.index as usize].clone()
+    if inv.is_node_level(scope.depth) {
+        inv.names[scope.ix()].clone()
     } else {
-        inv.domain_values(scope.depth, scope.index).join("/")
+        inv.domain_values(scope.depth.ix(), scope.index).join("/")
     }
 }
 

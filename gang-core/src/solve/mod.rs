@@ -1,26 +1,38 @@
 //! The solver: choose a level and a domain, then spread the members inside it.
+//!
+//! [`Solver::attempt`] tries the gang's depths in turn (deepest first); at each,
+//! a single-role gang reads the best domain off the cached roll-up ([`Solver::single_at`])
+//! and a multi-role gang goes through [`multi`]'s candidates, greedy packing and exact
+//! [`search`]. Inside the chosen domain, [`descent`] spreads the members over as few
+//! children as possible, level by level. A gang that is not placed is explained by
+//! [`diagnose`]. Every try answers a [`Verdict`]: placed, does not fit, or the exact
+//! search's [`Budget`] ran out.
 
 pub(crate) mod cache;
+pub(crate) mod capacity;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
+pub(crate) mod multi;
 mod query;
 pub(crate) mod rollup;
 pub(crate) mod scratch;
 pub(crate) mod search;
+pub(crate) mod verdict;
 
 use std::sync::Arc;
 
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
-use crate::compile::{Compiled, CompiledGang};
+use crate::compile::{Compiled, CompiledGang, RoleIx};
 use crate::inventory::domains::Scope;
+use crate::inventory::ix::Depth;
 use crate::inventory::Inventory;
 use crate::model::{Error, Policy};
 
-use descent::descend;
-use rollup::{cap_of, rollup, Grain};
-use scratch::{Cand, Scratch};
-use search::{search, Search};
+use descent::{Attempt, Charge, Descent};
+use rollup::{Capacities, Grain};
+use scratch::Scratch;
+use verdict::{Budget, Search, Verdict};
 
 /// Default number of patterns the exact multi-role search may try per query.
 pub(crate) const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
@@ -57,12 +69,28 @@ pub(crate) const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
 /// ```
 #[derive(Debug)]
 pub struct Solver {
-    pub(crate) s: Scratch,
+    s: Scratch,
     cache: cache::Cache,
     /// Stale compiled gangs and their recompilation for the current layout.
     recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
     budget: u64,
-    greedy: bool,
+    packing: Packing,
+}
+
+/// Where an attempt placed the gang, and how its search ended.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    scope: Scope,
+    search: Search,
+}
+
+/// How multi-role gangs are packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Packing {
+    /// Greedy packing, and the exact search when it fails.
+    GreedyFirst,
+    /// The exact search alone (for testing it).
+    ExactOnly,
 }
 
 impl Default for Solver {
@@ -86,13 +114,7 @@ impl Solver {
     /// A solver with the default search budget ([`Solver::DEFAULT_SEARCH_BUDGET`]). See
     /// [`Solver`].
     pub fn new() -> Self {
-        Solver {
-            s: Scratch::default(),
-            cache: cache::Cache::default(),
-            recompiled: Vec::new(),
-            budget: Solver::DEFAULT_SEARCH_BUDGET,
-            greedy: true,
-        }
+        Solver::with_search_budget(Solver::DEFAULT_SEARCH_BUDGET)
     }
 
     /// A solver whose exact multi-role search may try at most `budget` patterns per query.
@@ -103,7 +125,7 @@ impl Solver {
             cache: cache::Cache::default(),
             recompiled: Vec::new(),
             budget,
-            greedy: true,
+            packing: Packing::GreedyFirst,
         }
     }
 
@@ -117,7 +139,7 @@ impl Solver {
     /// For testing the search on its own.
     #[doc(hidden)]
     pub fn exact_only(mut self) -> Self {
-        self.greedy = false;
+        self.packing = Packing::ExactOnly;
         self
     }
 
@@ -125,23 +147,19 @@ impl Solver {
     /// gang compiled before nodes were added, removed or relabelled is compiled again
     /// on the fly. The public form is [`Inventory::place_with`].
     pub(crate) fn place(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Outcome, Error> {
-        let fresh;
-        let gang = match self.current(inv, gang)? {
-            Some(recompiled) => {
-                fresh = recompiled;
-                &fresh
+        let fresh = self.current(inv, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        Ok(match self.attempt(inv, gang) {
+            Verdict::Placed(found) => Outcome::Placed(self.placement(inv, gang, found)),
+            Verdict::NoFit => {
+                Outcome::Unschedulable(diagnose::diagnose(self, inv, &gang.inner, Search::Complete))
             }
-            None => gang,
-        };
-        let exhausted = match self.attempt(inv, gang) {
-            Ok(placement) => return Ok(Outcome::Placed(placement)),
-            Err(exhausted) => exhausted,
-        };
-        let diag = diagnose::diagnose(self, inv, &gang.inner, exhausted);
-        Ok(if exhausted {
-            Outcome::Undecided(diag)
-        } else {
-            Outcome::Unschedulable(diag)
+            Verdict::Exhausted => Outcome::Undecided(diagnose::diagnose(
+                self,
+                inv,
+                &gang.inner,
+                Search::Exhausted,
+            )),
         })
     }
 
@@ -152,11 +170,12 @@ impl Solver {
         inv: &Inventory,
         gang: &CompiledGang,
     ) -> Result<Option<Placement>, Error> {
-        Ok(match self.current(inv, gang)? {
-            Some(fresh) => self.attempt(inv, &fresh),
-            None => self.attempt(inv, gang),
-        }
-        .ok())
+        let fresh = self.current(inv, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        Ok(match self.attempt(inv, gang) {
+            Verdict::Placed(found) => Some(self.placement(inv, gang, found)),
+            Verdict::NoFit | Verdict::Exhausted => None,
+        })
     }
 
     /// `None` when `gang` is compiled for `inv`'s layout; otherwise the gang compiled
@@ -175,27 +194,36 @@ impl Solver {
         }
     }
 
-    /// Tries every level of the gang in turn: the placement, or whether the exact
-    /// search ran out of budget.
-    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Result<Placement, bool> {
+    /// Tries every depth of the gang in turn, deepest first; when placed, the members
+    /// are in the attempt's assignment. A placement found after the search ran out of
+    /// budget (at a tighter depth, or in another domain) says its search was not
+    /// complete.
+    fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Found> {
         let c = &gang.inner;
         self.s.ensure(inv);
-        let mut budget = self.budget;
-        let mut exhausted = false;
+        let mut budget = Budget::new(self.budget);
         for &t in &c.levels {
-            if let Some(found) = self.place_at(inv, c, t, &mut budget, &mut exhausted) {
-                let s = &mut self.s;
-                return Ok(Placement::new(
-                    inv,
-                    gang,
-                    found,
-                    &s.assign,
-                    !exhausted,
-                    &mut s.seen,
-                ));
+            if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), &mut budget) {
+                let search = budget.search();
+                return Verdict::Placed(Found { scope, search });
             }
         }
-        Err(exhausted)
+        budget.unplaced()
+    }
+
+    /// The placement an attempt found, built from its assignment (built where the
+    /// caller returns it, so that the large result is not moved through a `Verdict`).
+    fn placement(&mut self, inv: &Inventory, gang: &CompiledGang, found: Found) -> Placement {
+        let s = &mut self.s;
+        let complete = found.search == Search::Complete;
+        Placement::new(
+            inv,
+            gang,
+            found.scope,
+            &s.attempt.assign,
+            complete,
+            &mut s.seen,
+        )
     }
 
     /// The gang compiled again for `inv`'s layout, reusing an earlier recompilation.
@@ -216,364 +244,114 @@ impl Solver {
         Ok(fresh)
     }
 
-    /// Tries to place the gang in one domain at depth `t`; on success the members are in
-    /// `s.assign`.
+    /// Tries to place the gang in one domain at depth `t`; when placed, the members are
+    /// in the attempt's assignment.
     pub(crate) fn place_at(
         &mut self,
         inv: &Inventory,
         c: &Arc<Compiled>,
-        t: usize,
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<Scope> {
-        if c.roles.len() == 1 {
-            self.single_at(inv, c, t)
-        } else {
-            self.multi_at(inv, c, t, budget, exhausted)
+        t: Depth,
+        budget: &mut Budget,
+    ) -> Verdict<Scope> {
+        if c.roles.len() > 1 {
+            return self.multi_at(inv, c, t, budget);
+        }
+        match self.single_at(inv, c, t) {
+            Some(scope) => Verdict::Placed(scope),
+            None => budget.unplaced(),
         }
     }
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
-    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: usize) -> Option<Scope> {
-        let role = &c.roles[0];
-        let grain = Grain::of(c, role);
-        let step = grain.at(0);
-        self.cache.lend(inv, c, 0, &mut self.s);
-        let found = self.best_single(inv, c, t, grain, step);
-        self.cache.give_back(&mut self.s);
+    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<Scope> {
+        let Solver { s, cache, .. } = self;
+        cache.lend(inv, c, RoleIx(0), &mut s.caps);
+        let found = best_single(inv, c, t, &s.caps, &mut s.attempt);
+        cache.give_back(&mut s.caps);
         found
     }
-
-    /// The best domain at depth `t` from the lent capacities, and the members spread in it.
-    fn best_single(
-        &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        t: usize,
-        grain: Grain<'_>,
-        step: u64,
-    ) -> Option<Scope> {
-        let role = &c.roles[0];
-        let (count, min) = (u64::from(role.count), u64::from(role.min));
-        let best = if t > inv.label_depth() {
-            pick(
-                self.s.fits.iter().map(|&f| u64::from(f)),
-                count,
-                min,
-                step,
-                c.policy,
-            )
-        } else {
-            pick(self.s.caps[t].iter().copied(), count, min, step, c.policy)
-        };
-        let (placed, index) = best?;
-        self.s.fresh_attempt(inv.resources.len());
-        let scope = Scope { depth: t, index };
-        descend(
-            inv,
-            role,
-            0,
-            grain,
-            scope,
-            placed,
-            c.policy,
-            false,
-            &mut self.s,
-        );
-        Some(Scope { depth: t, index })
-    }
-
-    /// Several roles: candidates from single-role bounds, each tried by greedy packing
-    /// and, if that fails, exact search.
-    fn multi_at(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        t: usize,
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<Scope> {
-        let k = c.roles.len();
-        let ndom = domain_count(inv, t);
-        self.s.role_caps.resize_with(k, Vec::new);
-        let mut unconstrained_upper = 0u64;
-        for (i, role) in c.roles.iter().enumerate() {
-            self.cache.lend(inv, c, i, &mut self.s);
-            let mut caps = std::mem::take(&mut self.s.role_caps[i]);
-            caps.clear();
-            if role.constrained {
-                caps.extend((0..ndom).map(|index| cap_of(inv, Scope { depth: t, index }, &self.s)));
-            } else {
-                let cap = self.s.caps[0][0];
-                if cap < u64::from(role.min) {
-                    self.s.role_caps[i] = caps;
-                    self.cache.give_back(&mut self.s);
-                    return None;
-                }
-                unconstrained_upper += cap.min(u64::from(role.count));
-                caps.push(cap);
-            }
-            self.s.role_caps[i] = caps;
-            self.cache.give_back(&mut self.s);
-        }
-        self.s.cands.clear();
-        'dom: for index in 0..ndom {
-            if t <= inv.label_depth() && !room_for_minimum(inv, c, t, index as usize) {
-                continue;
-            }
-            let (mut upper, mut score) = (unconstrained_upper, 0u64);
-            for (i, role) in c.roles.iter().enumerate() {
-                if !role.constrained {
-                    continue;
-                }
-                let step = Grain::of(c, role).at(0);
-                let cap = self.s.role_caps[i][index as usize];
-                let up = u64::from(role.count).min(cap / step * step);
-                if up < u64::from(role.min) {
-                    continue 'dom;
-                }
-                upper += up;
-                score += cap - up;
-            }
-            self.s.cands.push(Cand {
-                upper,
-                score,
-                index,
-            });
-        }
-        let policy = c.policy;
-        self.s.cands.sort_unstable_by(|a, b| {
-            b.upper
-                .cmp(&a.upper)
-                .then_with(|| match policy {
-                    Policy::MostFree => b.score.cmp(&a.score),
-                    _ => a.score.cmp(&b.score),
-                })
-                .then(a.index.cmp(&b.index))
-        });
-        // Role order for greedy packing: constrained first, then the heaviest.
-        self.s.order.clear();
-        self.s.order.extend(0..k as u16);
-        self.s.order.sort_unstable_by(|&a, &b| {
-            let (ra, rb) = (&c.roles[a as usize], &c.roles[b as usize]);
-            rb.constrained
-                .cmp(&ra.constrained)
-                .then(rb.weight.cmp(&ra.weight))
-                .then(a.cmp(&b))
-        });
-
-        let mut best: Option<(u64, u32)> = None;
-        let mut counts: smallvec::SmallVec<[u64; 4]> = smallvec::SmallVec::from_elem(0, k);
-        for ci in 0..self.s.cands.len() {
-            let cand = self.s.cands[ci];
-            if best.is_some_and(|(total, _)| cand.upper <= total) {
-                break;
-            }
-            let scope = Scope {
-                depth: t,
-                index: cand.index,
-            };
-            if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget, exhausted) {
-                if best.is_none_or(|(bt, _)| total > bt) {
-                    best = Some((total, cand.index));
-                    std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
-                }
-                if total == cand.upper {
-                    break;
-                }
-            }
-        }
-        let (_, index) = best?;
-        std::mem::swap(&mut self.s.assign, &mut self.s.best_assign);
-        Some(Scope { depth: t, index })
-    }
-
-    /// The most members (lexicographically by role order, each at least `min_count`) that
-    /// fit with constrained roles inside `scope`; the assignment is left in `s.assign`.
-    fn fill_domain(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        scope: Scope,
-        counts: &mut [u64],
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> Option<u64> {
-        for (i, r) in c.roles.iter().enumerate() {
-            counts[i] = u64::from(r.min);
-        }
-        if !self.feasible(inv, c, scope, counts, budget, exhausted) {
-            return None;
-        }
-        let mut last_ok = std::mem::take(&mut self.s.assign);
-        for i in 0..c.roles.len() {
-            let role = &c.roles[i];
-            let step = Grain::of(c, role).at(0);
-            let cap = if role.constrained {
-                self.s.role_caps[i][scope.index as usize]
-            } else {
-                self.s.role_caps[i][0]
-            };
-            let upper = u64::from(role.count).min(cap / step * step);
-            // Binary search over multiples of `step` in (counts[i], upper].
-            let (mut lo, mut hi) = (counts[i] / step, upper / step);
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                counts[i] = mid * step;
-                if self.feasible(inv, c, scope, counts, budget, exhausted) {
-                    lo = mid;
-                    std::mem::swap(&mut last_ok, &mut self.s.assign);
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            counts[i] = lo * step;
-        }
-        self.s.assign = last_ok;
-        Some(counts.iter().sum())
-    }
-
-    /// Whether exactly `counts` members fit: greedy packing, then exact search.
-    fn feasible(
-        &mut self,
-        inv: &Inventory,
-        c: &Arc<Compiled>,
-        scope: Scope,
-        counts: &[u64],
-        budget: &mut u64,
-        exhausted: &mut bool,
-    ) -> bool {
-        if self.greedy && self.greedy(inv, c, scope, counts) {
-            return true;
-        }
-        match search(inv, c, counts, scope, budget, &mut self.s) {
-            Search::Found => true,
-            Search::Infeasible => false,
-            Search::Exhausted => {
-                *exhausted = true;
-                false
-            }
-        }
-    }
-
-    /// Roles one after another, each spread by [`descend`] over what the previous ones
-    /// left, preferring domains and nodes the gang already uses.
-    fn greedy(&mut self, inv: &Inventory, c: &Arc<Compiled>, scope: Scope, counts: &[u64]) -> bool {
-        self.s.fresh_attempt(inv.resources.len());
-        for oi in 0..self.s.order.len() {
-            let i = self.s.order[oi] as usize;
-            let role = &c.roles[i];
-            if counts[i] == 0 {
-                continue;
-            }
-            let grain = Grain::of(c, role);
-            let ok = if role.constrained {
-                // Inside the domain: a roll-up of its nodes, net of earlier roles.
-                let taken = std::mem::take(&mut self.s.taken);
-                let cap = rollup(inv, role, grain, scope, Some(&taken), &mut self.s);
-                self.s.taken = taken;
-                cap >= counts[i]
-            } else {
-                // Cluster-wide: the cached capacities, patched on the nodes earlier roles
-                // took from (and restored after), instead of a roll-up of every node.
-                self.cache.lend(inv, c, i, &mut self.s);
-                self.s.undo.clear();
-                for k in 0..self.s.touched.len() {
-                    let n = self.s.touched[k];
-                    let f = cache::contribution(inv, role, grain, n, Some(&self.s.taken));
-                    let old = self.s.fits[n as usize];
-                    self.s.undo.push((n, old));
-                    cache::set_fit(inv, grain, n, f, &mut self.s);
-                }
-                let ok = self.s.caps[0][0] >= counts[i];
-                if ok {
-                    descend(
-                        inv,
-                        role,
-                        i as u16,
-                        grain,
-                        Scope::CLUSTER,
-                        counts[i],
-                        c.policy,
-                        true,
-                        &mut self.s,
-                    );
-                }
-                while let Some((n, old)) = self.s.undo.pop() {
-                    cache::set_fit(inv, grain, n, old, &mut self.s);
-                }
-                self.cache.give_back(&mut self.s);
-                if !ok {
-                    return false;
-                }
-                continue;
-            };
-            if !ok {
-                return false;
-            }
-            descend(
-                inv,
-                role,
-                i as u16,
-                grain,
-                scope,
-                counts[i],
-                c.policy,
-                true,
-                &mut self.s,
-            );
-        }
-        true
-    }
 }
 
-/// Whether domain `index` at depth `t` has, in total, enough free capacity of every
-/// resource for the constrained roles' minimum members together (a necessary condition
-/// read off the summaries, before any packing is tried).
-fn room_for_minimum(inv: &Inventory, c: &Compiled, t: usize, index: usize) -> bool {
-    for r in 0..inv.resources.len() {
-        let need: u128 = c
-            .roles
-            .iter()
-            .filter(|role| role.constrained)
-            .flat_map(|role| {
-                role.req
-                    .iter()
-                    .filter(|q| q.0 as usize == r)
-                    .map(move |q| u128::from(q.1) * u128::from(role.min))
-            })
-            .sum();
-        let total = inv.summary(t, index, r).total;
-        if total != u64::MAX && need > u128::from(total) {
-            return false;
-        }
-    }
-    true
-}
-
-/// Number of candidate domains at depth `t` (nodes at the node level).
-pub(crate) fn domain_count(inv: &Inventory, t: usize) -> u32 {
-    if t > inv.label_depth() {
-        inv.len() as u32
+/// The best domain at depth `t` for a single-role gang, from its capacities, and its
+/// members spread in it (into `at`).
+fn best_single(
+    inv: &Inventory,
+    c: &Compiled,
+    t: Depth,
+    caps: &Capacities,
+    at: &mut Attempt,
+) -> Option<Scope> {
+    let (r, role) = (RoleIx(0), c.role(RoleIx(0)));
+    let (count, min) = (u64::from(role.count), u64::from(role.min));
+    let step = Grain::of(c, role).at(Depth::CLUSTER);
+    // The grain is looked up again after the scan, so that it does not hold registers
+    // through the scan over every domain.
+    let best = if inv.is_node_level(t) {
+        pick(&caps.fits, count, min, step, c.policy)
     } else {
-        inv.domains[t].len() as u32
-    }
+        pick(&caps.caps[t.ix()], count, min, step, c.policy)
+    };
+    let (placed, index) = best?;
+    at.fresh(inv.resources.len());
+    let scope = Scope::new(t, index);
+    let descent = Descent {
+        inv,
+        role,
+        ri: r,
+        grain: Grain::of(c, role),
+        policy: c.policy,
+        charge: Charge::Skip,
+    };
+    descent.run(scope, placed, caps, at);
+    Some(scope)
 }
 
 /// The domain (by position in `caps`) that takes the most members, `min..=count` in
 /// multiples of `step`, breaking ties by `policy` on spare slots, then by position.
 /// Returns the members placed and the position.
-fn pick(
-    caps: impl Iterator<Item = u64>,
+fn pick<T: Copy + Into<u64>>(
+    caps: &[T],
     count: u64,
     min: u64,
     step: u64,
     policy: Policy,
 ) -> Option<(u64, u32)> {
+    // One scan per policy, so that the scan compares spare slots without dispatching on
+    // the policy at each domain.
+    match policy {
+        Policy::MostFree => pick_by(caps, count, min, step, |a, b| a > b, Exact::Continue),
+        Policy::BestFit | Policy::Balanced => {
+            pick_by(caps, count, min, step, |a, b| a < b, Exact::Stop)
+        }
+    }
+}
+
+/// Whether [`pick_by`] stops at an exact fit (nothing later can be tighter).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exact {
+    Stop,
+    Continue,
+}
+
+/// Domains [`pick_by`] tests at once before looking at each.
+const CHUNK: usize = 8;
+
+/// [`pick`] with the policy as `prefers(spare, best spare)`.
+#[inline(always)]
+fn pick_by<T: Copy + Into<u64>>(
+    caps: &[T],
+    count: u64,
+    min: u64,
+    step: u64,
+    prefers: impl Fn(u64, u64) -> bool,
+    exact: Exact,
+) -> Option<(u64, u32)> {
+    let floor = min.max(1);
     let mut best: Option<(u64, u64, u32)> = None;
-    for (index, cap) in caps.enumerate() {
-        if cap < min.max(1) {
-            continue;
+    // Domain `index`: whether it is the best so far, and whether the scan may stop.
+    let mut consider = |index: usize, cap: u64| -> bool {
+        if cap < floor {
+            return false;
         }
         let placed = if step == 1 {
             count.min(cap)
@@ -581,15 +359,40 @@ fn pick(
             count.min(cap / step * step)
         };
         if placed < min || placed == 0 {
-            continue;
+            return false;
         }
         let spare = cap - placed;
-        if best.is_none_or(|(bp, bs, _)| {
-            placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
-        }) {
+        if best.is_none_or(|(bp, bs, _)| placed > bp || (placed == bp && prefers(spare, bs))) {
+            // Positions index domains or nodes, fewer than u32::MAX.
             best = Some((placed, spare, index as u32));
-            if placed == count && spare == 0 && policy != Policy::MostFree {
-                break; // an exact fit: nothing later can be tighter
+            return placed == count && spare == 0 && exact == Exact::Stop;
+        }
+        false
+    };
+    let chunks = caps.chunks_exact(CHUNK);
+    let rest = chunks.remainder();
+    'scan: {
+        for (c, chunk) in chunks.enumerate() {
+            // Most domains of a busy cluster cannot take the gang: a chunk is tested
+            // without a branch per domain (the compiler vectorises it), and only a
+            // chunk with a candidate is looked at domain by domain. The result is the
+            // scan's over every domain.
+            if !chunk
+                .iter()
+                .fold(false, |any, &cap| any | (cap.into() >= floor))
+            {
+                continue;
+            }
+            for (j, &cap) in chunk.iter().enumerate() {
+                if consider(c * CHUNK + j, cap.into()) {
+                    break 'scan;
+                }
+            }
+        }
+        let base = caps.len() - rest.len();
+        for (j, &cap) in rest.iter().enumerate() {
+            if consider(base + j, cap.into()) {
+                break 'scan;
             }
         }
     }
@@ -607,7 +410,9 @@ pub(crate) fn policy_prefers(policy: Policy, a: u64, b: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inventory::ix::NodeIx;
     use crate::{Gang, NodeSpec, Quantity, Role, Topology};
+    use multi::room_for_minimum;
 
     const GPU: &str = "gpu";
 
@@ -624,8 +429,7 @@ mod tests {
     #[test]
     fn pick_takes_the_most_members_then_the_policy_then_the_first() {
         use Policy::*;
-        let pick1 =
-            |caps: &[u64], count, min, policy| pick(caps.iter().copied(), count, min, 1, policy);
+        let pick1 = |caps: &[u64], count, min, policy| pick(caps, count, min, 1, policy);
         // Elastic: the domain taking 4 beats the one taking 3, whatever the policy.
         for policy in [BestFit, MostFree, Balanced] {
             assert_eq!(pick1(&[3, 10], 4, 2, policy), Some((4, 1)));
@@ -650,35 +454,17 @@ mod tests {
     #[test]
     fn pick_respects_min_count_and_slice_steps() {
         // min 2: the 1 is too small, the 2 takes 2 of 4.
-        assert_eq!(
-            pick([1, 2].into_iter(), 4, 2, 1, Policy::BestFit),
-            Some((2, 1))
-        );
+        assert_eq!(pick(&[1u64, 2], 4, 2, 1, Policy::BestFit), Some((2, 1)));
         // min 0 still needs one member somewhere.
-        assert_eq!(
-            pick([0, 1].into_iter(), 4, 0, 1, Policy::BestFit),
-            Some((1, 1))
-        );
+        assert_eq!(pick(&[0u64, 1], 4, 0, 1, Policy::BestFit), Some((1, 1)));
         // Steps of 2: capacity 5 takes 4 (spare 1), capacity 3 takes 2.
-        assert_eq!(
-            pick([3, 5].into_iter(), 4, 2, 2, Policy::BestFit),
-            Some((4, 1))
-        );
-        assert_eq!(
-            pick([3].into_iter(), 4, 2, 2, Policy::BestFit),
-            Some((2, 0))
-        );
+        assert_eq!(pick(&[3u64, 5], 4, 2, 2, Policy::BestFit), Some((4, 1)));
+        assert_eq!(pick(&[3u64], 4, 2, 2, Policy::BestFit), Some((2, 0)));
         // Capacity 3 holds one slice of 2: not the 4 required.
-        assert_eq!(pick([3].into_iter(), 4, 4, 2, Policy::BestFit), None);
+        assert_eq!(pick(&[3u64], 4, 4, 2, Policy::BestFit), None);
         // Spare counts capacity lost to rounding: 7 -> 4 (spare 3) vs 5 -> 4 (spare 1).
-        assert_eq!(
-            pick([7, 5].into_iter(), 4, 4, 2, Policy::BestFit),
-            Some((4, 1))
-        );
-        assert_eq!(
-            pick([7, 5].into_iter(), 4, 4, 2, Policy::MostFree),
-            Some((4, 0))
-        );
+        assert_eq!(pick(&[7u64, 5], 4, 4, 2, Policy::BestFit), Some((4, 1)));
+        assert_eq!(pick(&[7u64, 5], 4, 4, 2, Policy::MostFree), Some((4, 0)));
     }
 
     #[test]
@@ -686,22 +472,78 @@ mod tests {
         let count = u64::from(u32::MAX);
         let caps = [u64::MAX, 5_000_000_000, count];
         assert_eq!(
-            pick(caps.into_iter(), count, count, 1, Policy::BestFit),
+            pick(&caps, count, count, 1, Policy::BestFit),
             Some((count, 2))
         );
         assert_eq!(
-            pick(caps.into_iter(), count, count, 1, Policy::MostFree),
+            pick(&caps, count, count, 1, Policy::MostFree),
             Some((count, 0))
         );
         let even = count - 1;
+        assert_eq!(pick(&caps, even, 2, 2, Policy::BestFit), Some((even, 2)));
         assert_eq!(
-            pick(caps.into_iter(), even, 2, 2, Policy::BestFit),
-            Some((even, 2))
-        );
-        assert_eq!(
-            pick([u64::MAX].into_iter(), u64::MAX, 1, 3, Policy::BestFit),
+            pick(&[u64::MAX], u64::MAX, 1, 3, Policy::BestFit),
             Some((u64::MAX / 3 * 3, 0))
         );
+    }
+
+    #[test]
+    fn pick_scans_in_chunks_as_it_would_one_by_one() {
+        // The scan of `pick` before it tested chunks of domains at once.
+        fn one_by_one(
+            caps: &[u64],
+            count: u64,
+            min: u64,
+            step: u64,
+            policy: Policy,
+        ) -> Option<(u64, u32)> {
+            let mut best: Option<(u64, u64, u32)> = None;
+            for (index, &cap) in caps.iter().enumerate() {
+                if cap < min.max(1) {
+                    continue;
+                }
+                let placed = count.min(cap / step * step);
+                if placed < min || placed == 0 {
+                    continue;
+                }
+                let spare = cap - placed;
+                if best.is_none_or(|(bp, bs, _)| {
+                    placed > bp || (placed == bp && policy_prefers(policy, spare, bs))
+                }) {
+                    best = Some((placed, spare, u32::try_from(index).unwrap()));
+                    if placed == count && spare == 0 && policy != Policy::MostFree {
+                        break;
+                    }
+                }
+            }
+            best.map(|(placed, _, index)| (placed, index))
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..4000 {
+            let len = usize::try_from(next(41)).unwrap();
+            // Mostly too small, as on a busy cluster, with a few candidates.
+            let caps: Vec<u64> = (0..len)
+                .map(|_| if next(4) == 0 { next(12) } else { next(3) })
+                .collect();
+            let (count, step) = (1 + next(8), 1 + next(2));
+            let min = next(count + 1);
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                let want = one_by_one(&caps, count, min, step, policy);
+                assert_eq!(
+                    pick(&caps, count, min, step, policy),
+                    want,
+                    "{caps:?} {count} {min} {step} {policy:?}"
+                );
+                let fits: Vec<u32> = caps.iter().map(|&c| u32::try_from(c).unwrap()).collect();
+                assert_eq!(pick(&fits, count, min, step, policy), want);
+            }
+        }
     }
 
     #[test]
@@ -725,23 +567,31 @@ mod tests {
         let mut inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
         let mut s = Scratch::default();
         s.ensure(&inv);
+        let at = &s.attempt;
         assert_eq!(
-            (s.fits.len(), s.node_stamp.len(), s.touched_stamp.len()),
+            (
+                s.caps.fits.len(),
+                at.node_stamp.len(),
+                at.touched_stamp.len()
+            ),
             (3, 3, 3)
         );
-        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(s.dom_stamp.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(s.taken.len(), 3 * inv.resources.len());
+        assert_eq!(s.caps.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            at.dom_stamp.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(at.taken.len(), 3 * inv.resources.len());
         // Same layout (or a clone of it): untouched.
-        s.fits[0] = 7;
-        s.stamp = 5;
+        s.caps.fits[0] = 7;
+        s.attempt.stamp = 5;
         s.ensure(&inv);
         s.ensure(&inv.clone());
-        assert_eq!((s.fits[0], s.stamp), (7, 5));
+        assert_eq!((s.caps.fits[0], s.attempt.stamp), (7, 5));
         // Usage changes keep the layout.
         inv.set_used("a1", GPU, 2)?;
         s.ensure(&inv);
-        assert_eq!(s.fits[0], 7);
+        assert_eq!(s.caps.fits[0], 7);
         // A new node and a new rack: resized and reset.
         inv.add_node(
             NodeSpec::new("c1")
@@ -750,22 +600,25 @@ mod tests {
                 .capacity("cpu", 4),
         )?;
         s.ensure(&inv);
-        assert_eq!((s.fits.len(), s.fits[0], s.stamp), (4, 0, 0));
-        assert_eq!(s.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3]);
-        assert_eq!(s.taken.len(), 4 * 2);
+        assert_eq!(
+            (s.caps.fits.len(), s.caps.fits[0], s.attempt.stamp),
+            (4, 0, 0)
+        );
+        assert_eq!(s.caps.caps.iter().map(Vec::len).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(s.attempt.taken.len(), 4 * 2);
         Ok(())
     }
 
     #[test]
     fn a_fresh_attempt_forgets_the_last_one() {
         let inv = racks(&[("a1", "a", 8), ("a2", "a", 8), ("b1", "b", 8)]);
-        let mut s = Scratch::default();
+        let mut s = Attempt::default();
         s.ensure(&inv);
         // A previous attempt charged node 1 and assigned a member there.
         s.taken[1] = 3000;
-        s.touched.push(1);
+        s.touched.push(NodeIx(1));
         s.assign.push((0, 1, 3));
-        s.fresh_attempt(1);
+        s.fresh(1);
         assert_eq!(s.taken[1], 0);
         assert!(s.touched.is_empty() && s.assign.is_empty());
         assert_eq!(s.stamp, 1);
@@ -774,28 +627,25 @@ mod tests {
         s.node_stamp[2] = 1;
         s.touched_stamp[0] = 1;
         s.dom_stamp[1][1] = 1;
-        s.fresh_attempt(1);
+        s.fresh(1);
         assert_eq!(s.stamp, 1);
         assert!(s.node_stamp.iter().chain(&s.touched_stamp).all(|&x| x == 0));
         assert!(s.dom_stamp.iter().flatten().all(|&x| x == 0));
     }
 
     #[test]
-    fn domain_count_counts_nodes_at_the_node_level() {
+    fn scope_count_counts_nodes_at_the_node_level() {
         let inv = racks(&[
             ("a1", "a", 8),
             ("a2", "a", 8),
             ("b1", "b", 8),
             ("c1", "c", 8),
         ]);
-        assert_eq!(
-            (
-                domain_count(&inv, 0),
-                domain_count(&inv, 1),
-                domain_count(&inv, 2)
-            ),
-            (1, 3, 4)
-        );
+        assert_eq!([0, 1, 2].map(|d| inv.scope_count(Depth(d))), [1, 3, 4]);
+        let nodes: Vec<Scope> = inv.scopes_at(Depth(2)).collect();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(nodes[3], Scope::new(Depth(2), 3));
+        assert_eq!(nodes[3].node(), NodeIx(3));
     }
 
     #[test]
@@ -877,11 +727,12 @@ mod tests {
         };
         // 2 * 2^63 + 1 milli-GPUs: more than u64 holds, and more than the rack has.
         let two = inv.compile(&gang(2))?;
-        assert!(!room_for_minimum(&inv, &two.inner, 1, 0));
+        let rack = Scope::new(Depth(1), 0);
+        assert!(!room_for_minimum(&inv, &two.inner, rack));
         assert!(!inv.place_with(&mut Solver::new(), &two)?.is_placed());
         // 2^63 + 1 fits in u64::MAX - 1.
         let one = inv.compile(&gang(1))?;
-        assert!(room_for_minimum(&inv, &one.inner, 1, 0));
+        assert!(room_for_minimum(&inv, &one.inner, rack));
         assert!(inv.place_with(&mut Solver::new(), &one)?.is_placed());
         Ok(())
     }

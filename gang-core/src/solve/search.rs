@@ -15,89 +15,190 @@
 //!
 //! Every pattern tried costs one unit of the solver's search budget; when the budget runs
 //! out the answer is "undecided", never "does not fit".
+//!
+//! The phases of [`search`]: the gang's [`Shape`] (roles × resources), the candidate
+//! nodes and their fits ([`SearchSpace::collect`]), their order
+//! ([`SearchSpace::sort`]), dense arrays and suffix bounds in that order
+//! ([`SearchSpace::bound`]), and the depth-first walk ([`SearchSpace::explore`]).
 
 use smallvec::SmallVec;
 
-use crate::compile::Compiled;
+use crate::compile::{Compiled, RoleIx};
+use crate::inventory::domains::Scope;
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
 
+use super::descent::member;
 use super::rollup::node_fit;
-use super::Scratch;
-use crate::inventory::domains::Scope;
+use super::verdict::{Budget, Verdict};
 
+/// The exact search's arrays, reused from one search to the next.
+#[derive(Debug, Default)]
+pub(crate) struct SearchSpace {
+    /// Candidate nodes, in storage order.
+    nodes: Vec<NodeIx>,
+    /// `[candidate * k + role]`: single-role fits of the candidates.
+    fit: Vec<u32>,
+    /// Candidates (positions in `nodes`) in search order.
+    order: Vec<u32>,
+    /// `[t * k + role]`: fits of the `t`-th node in search order.
+    sfit: Vec<u32>,
+    /// `[t * nr + j]`: free amount of the shape's resource `j` on the `t`-th node.
+    sfree: Vec<u64>,
+    /// `[t * k + role]`: sum of `sfit` over nodes `t..`.
+    suf_fit: Vec<u64>,
+    /// `[t * nr + j]`: sum of `sfree` over nodes `t..`.
+    suf_free: Vec<u128>,
+    /// `[t * k + role]`: the pattern chosen for the `t`-th node.
+    pattern: Vec<u32>,
+}
+
+/// Which patterns a node is offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Search {
-    Found,
-    Infeasible,
-    Exhausted,
+enum Patterns {
+    /// Only maximal ones, and after an identical node none above its pattern (no
+    /// slices: see the module docs).
+    Maximal,
+    /// Every one (with slices), checked for whole slices once complete.
+    All,
+}
+
+/// The request in the search's terms: its roles and the resources any of them asks for.
+struct Shape {
+    /// Roles.
+    k: usize,
+    /// Resources requested by some role.
+    nr: usize,
+    /// Their ids, ascending.
+    res: SmallVec<[u32; 4]>,
+    /// `[i * nr + j]`: role `i`'s request of resource `res[j]`.
+    q: SmallVec<[u64; 16]>,
+    patterns: Patterns,
+}
+
+impl Shape {
+    fn of(c: &Compiled) -> Shape {
+        let k = c.roles.len();
+        let mut res: SmallVec<[u32; 4]> = SmallVec::new();
+        for r in &c.roles {
+            for &(id, _) in &r.req {
+                if !res.contains(&id) {
+                    res.push(id);
+                }
+            }
+        }
+        res.sort_unstable();
+        let nr = res.len();
+        let mut q: SmallVec<[u64; 16]> = SmallVec::from_elem(0, k * nr);
+        for (i, r) in c.roles.iter().enumerate() {
+            for &(id, amount) in &r.req {
+                let j = res.iter().position(|&x| x == id).unwrap_or(0);
+                q[i * nr + j] = amount;
+            }
+        }
+        let patterns = if c.has_slices() {
+            Patterns::All
+        } else {
+            Patterns::Maximal
+        };
+        Shape {
+            k,
+            nr,
+            res,
+            q,
+            patterns,
+        }
+    }
+
+    /// Role `i`'s request of the shape's resource `j`.
+    #[inline(always)]
+    fn q(&self, i: usize, j: usize) -> u64 {
+        self.q[i * self.nr + j]
+    }
 }
 
 /// Looks for an assignment of exactly `counts[i]` members of each role, constrained roles
-/// inside `scope`, unconstrained ones anywhere. On success the members are in `s.assign`.
+/// inside `scope`, unconstrained ones anywhere. When placed, the members are in `assign`.
 pub(crate) fn search(
     inv: &Inventory,
     c: &Compiled,
     counts: &[u64],
     scope: Scope,
-    budget: &mut u64,
-    s: &mut Scratch,
-) -> Search {
-    let k = c.roles.len();
-    let mut res: SmallVec<[u32; 4]> = SmallVec::new();
-    for r in &c.roles {
-        for &(id, _) in &r.req {
-            if !res.contains(&id) {
-                res.push(id);
+    budget: &mut Budget,
+    space: &mut SearchSpace,
+    assign: &mut Vec<Member>,
+) -> Verdict {
+    let shape = Shape::of(c);
+    space.collect(inv, c, counts, scope);
+    space.sort(inv, &shape);
+    space.bound(inv, &shape);
+    space.explore(inv, c, &shape, counts, budget, assign)
+}
+
+/// Where [`SearchSpace::next_pattern`] starts on a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// The node's first (largest) pattern.
+    First,
+    /// The pattern after its current one.
+    After,
+}
+
+/// What [`SearchSpace::next_pattern`] found.
+enum Step {
+    /// A pattern, written for the node.
+    Pattern,
+    /// No pattern left for the node.
+    Done,
+    /// The budget ran out.
+    Exhausted,
+}
+
+impl SearchSpace {
+    /// Candidate nodes: in scope for any role, outside it for unconstrained roles only;
+    /// a node is a candidate when some role with members to place fits on it.
+    fn collect(&mut self, inv: &Inventory, c: &Compiled, counts: &[u64], scope: Scope) {
+        let (start, end) = scope.range(inv);
+        let min_leaf = Depth(c.slice_min_leaf);
+        self.nodes.clear();
+        self.fit.clear();
+        for ix in 0..inv.len() {
+            let n = NodeIx::at(ix);
+            let inside = (start..end).contains(&n.0);
+            let mut any = false;
+            let base = self.fit.len();
+            for (r, &count) in c.roles.iter().zip(counts) {
+                let f = if (inside || !r.constrained)
+                    && count > 0
+                    && (!r.constrained || inv.reaches(n, min_leaf))
+                {
+                    node_fit(inv, r, n, None)
+                } else {
+                    0
+                };
+                any |= f > 0;
+                self.fit.push(f);
+            }
+            if any {
+                self.nodes.push(n);
+            } else {
+                self.fit.truncate(base);
             }
         }
     }
-    res.sort_unstable();
-    let nr = res.len();
-    // q[i * nr + j]: request of role i for resource res[j].
-    let mut q: SmallVec<[u64; 16]> = SmallVec::from_elem(0, k * nr);
-    for (i, r) in c.roles.iter().enumerate() {
-        for &(id, amount) in &r.req {
-            let j = res.iter().position(|&x| x == id).unwrap_or(0);
-            q[i * nr + j] = amount;
-        }
-    }
 
-    // Candidate nodes: in scope for any role, outside it for unconstrained roles only.
-    let (start, end) = scope.range(inv);
-    s.search_nodes.clear();
-    s.search_fit.clear();
-    for ix in 0..inv.len() as u32 {
-        let inside = ix >= start && ix < end;
-        let mut any = false;
-        let base = s.search_fit.len();
-        for (i, r) in c.roles.iter().enumerate() {
-            let in_slice = !r.constrained || inv.leaf_depth(ix) >= c.slice_min_leaf;
-            let f = if (inside || !r.constrained) && counts[i] > 0 && in_slice {
-                node_fit(inv, r, ix as usize, None)
-            } else {
-                0
-            };
-            any |= f > 0;
-            s.search_fit.push(f);
-        }
-        if any {
-            s.search_nodes.push(ix);
-        } else {
-            s.search_fit.truncate(base);
-        }
-    }
-    let m = s.search_nodes.len();
-    // Order: most capable first, identical nodes adjacent.
-    s.search_order.clear();
-    s.search_order.extend(0..m as u32);
-    {
-        let fit = &s.search_fit;
-        let nodes = &s.search_nodes;
-        let free = |a: u32, j: usize| inv.free[res[j] as usize][nodes[a as usize] as usize];
-        s.search_order.sort_unstable_by(|&a, &b| {
-            let fa = &fit[a as usize * k..a as usize * k + k];
-            let fb = &fit[b as usize * k..b as usize * k + k];
-            fb.cmp(fa)
+    /// Search order: most capable first, identical nodes adjacent.
+    fn sort(&mut self, inv: &Inventory, shape: &Shape) {
+        let (k, nr) = (shape.k, shape.nr);
+        self.order.clear();
+        self.order.extend(0..self.nodes.len() as u32);
+        let (fit, nodes) = (&self.fit, &self.nodes);
+        let free = |a: u32, j: usize| inv.free[shape.res[j] as usize][nodes[a as usize].ix()];
+        let fits = |a: u32| &fit[a as usize * k..a as usize * k + k];
+        self.order.sort_unstable_by(|&a, &b| {
+            fits(b)
+                .cmp(fits(a))
                 .then_with(|| {
                     (0..nr)
                         .map(|j| free(b, j).cmp(&free(a, j)))
@@ -107,236 +208,268 @@ pub(crate) fn search(
                 .then(nodes[a as usize].cmp(&nodes[b as usize]))
         });
     }
-    // Dense arrays in search order, and suffix bounds.
-    s.sfit.clear();
-    s.sfree.clear();
-    for &o in &s.search_order {
-        let o = o as usize;
-        s.sfit.extend_from_slice(&s.search_fit[o * k..o * k + k]);
-        let ix = s.search_nodes[o] as usize;
-        s.sfree
-            .extend(res.iter().map(|&r| inv.free[r as usize][ix]));
-    }
-    s.suf_fit.clear();
-    s.suf_fit.resize((m + 1) * k, 0);
-    s.suf_free.clear();
-    s.suf_free.resize((m + 1) * nr, 0);
-    for t in (0..m).rev() {
-        for i in 0..k {
-            s.suf_fit[t * k + i] = s.suf_fit[(t + 1) * k + i] + u64::from(s.sfit[t * k + i]);
-        }
-        for j in 0..nr {
-            s.suf_free[t * nr + j] = s.suf_free[(t + 1) * nr + j] + u128::from(s.sfree[t * nr + j]);
-        }
-    }
 
-    let mut rem: SmallVec<[u64; 4]> = counts.iter().copied().collect();
-    if rem.iter().all(|&r| r == 0) {
-        s.assign.clear();
-        return Search::Found;
-    }
-    if !bounds_ok(&rem, 0, k, nr, &q, s) {
-        return Search::Infeasible;
-    }
-    s.pattern.clear();
-    s.pattern.resize(m * k, 0);
-    let mut t = 0usize;
-    let mut fresh = true;
-    let prune = !c.has_slices();
-    loop {
-        let ok = next_pattern(t, fresh, prune, &rem, k, nr, &q, budget, s);
-        match ok {
-            Step::Exhausted => return Search::Exhausted,
-            Step::None => {
-                if t == 0 {
-                    return Search::Infeasible;
-                }
-                t -= 1;
-                for i in 0..k {
-                    rem[i] += u64::from(s.pattern[t * k + i]);
-                }
-                fresh = false;
-                continue;
-            }
-            Step::Some => {}
+    /// Dense arrays in search order, and their suffix sums (the bounds).
+    fn bound(&mut self, inv: &Inventory, shape: &Shape) {
+        let (k, nr) = (shape.k, shape.nr);
+        let m = self.nodes.len();
+        self.sfit.clear();
+        self.sfree.clear();
+        for &o in &self.order {
+            let o = o as usize;
+            self.sfit.extend_from_slice(&self.fit[o * k..o * k + k]);
+            let ix = self.nodes[o].ix();
+            self.sfree
+                .extend(shape.res.iter().map(|&r| inv.free[r as usize][ix]));
         }
-        for i in 0..k {
-            rem[i] -= u64::from(s.pattern[t * k + i]);
-        }
-        if rem.iter().all(|&r| r == 0) && (prune || whole_slices(inv, c, t, k, s)) {
-            s.assign.clear();
-            for tt in 0..=t {
-                let ix = s.search_nodes[s.search_order[tt] as usize];
-                for i in 0..k {
-                    let x = s.pattern[tt * k + i];
-                    if x > 0 {
-                        s.assign.push((i as u16, ix, x));
-                    }
-                }
-            }
-            return Search::Found;
-        }
-        if rem.iter().any(|&r| r > 0) && t + 1 < m && bounds_ok(&rem, t + 1, k, nr, &q, s) {
-            t += 1;
-            fresh = true;
-        } else {
+        self.suf_fit.clear();
+        self.suf_fit.resize((m + 1) * k, 0);
+        self.suf_free.clear();
+        self.suf_free.resize((m + 1) * nr, 0);
+        for t in (0..m).rev() {
             for i in 0..k {
-                rem[i] += u64::from(s.pattern[t * k + i]);
+                self.suf_fit[t * k + i] =
+                    self.suf_fit[(t + 1) * k + i] + u64::from(self.sfit[t * k + i]);
             }
-            fresh = false;
-        }
-    }
-}
-
-fn bounds_ok(rem: &[u64], t: usize, k: usize, nr: usize, q: &[u64], s: &Scratch) -> bool {
-    if rem
-        .iter()
-        .zip(&s.suf_fit[t * k..t * k + k])
-        .any(|(r, f)| r > f)
-    {
-        return false;
-    }
-    for j in 0..nr {
-        let need: u128 = (0..k)
-            .map(|i| u128::from(rem[i]) * u128::from(q[i * nr + j]))
-            .sum();
-        if need > s.suf_free[t * nr + j] {
-            return false;
-        }
-    }
-    true
-}
-
-enum Step {
-    Some,
-    None,
-    Exhausted,
-}
-
-/// Writes node `t`'s next pattern (the first when `fresh`) in decreasing lexicographic
-/// order, skipping non-maximal ones and, after an identical node, ones above its pattern.
-#[allow(clippy::too_many_arguments)]
-fn next_pattern(
-    t: usize,
-    fresh: bool,
-    prune: bool,
-    rem: &[u64],
-    k: usize,
-    nr: usize,
-    q: &[u64],
-    budget: &mut u64,
-    s: &mut Scratch,
-) -> Step {
-    let identical = prune
-        && t > 0
-        && s.sfit[t * k..t * k + k] == s.sfit[(t - 1) * k..t * k]
-        && s.sfree[t * nr..t * nr + nr] == s.sfree[(t - 1) * nr..t * nr];
-    let mut first = fresh;
-    loop {
-        if first {
-            fill_from(t, 0, rem, k, nr, q, s);
-            first = false;
-        } else {
-            // Decrement the last role that has members, refilling the later ones. When
-            // pruning, the final role is always at its maximum, so it is never the one.
-            let x = &s.pattern[t * k..t * k + k];
-            let last = if prune { k.saturating_sub(1) } else { k };
-            let Some(j) = (0..last).rev().find(|&j| x[j] > 0) else {
-                return Step::None;
-            };
-            s.pattern[t * k + j] -= 1;
-            fill_from(t, j + 1, rem, k, nr, q, s);
-        }
-        if *budget == 0 {
-            return Step::Exhausted;
-        }
-        *budget -= 1;
-        let x = &s.pattern[t * k..t * k + k];
-        if identical && x > &s.pattern[(t - 1) * k..t * k] {
-            continue;
-        }
-        // Non-maximal patterns (taking nothing included, when something fits) are
-        // dominated: see the module docs.
-        if prune && !maximal(t, rem, k, nr, q, s) {
-            continue;
-        }
-        return Step::Some;
-    }
-}
-
-/// Sets roles `from..k` of node `t`'s pattern to their largest values given the rest.
-fn fill_from(t: usize, from: usize, rem: &[u64], k: usize, nr: usize, q: &[u64], s: &mut Scratch) {
-    for i in from..k {
-        let mut hi = u64::from(s.sfit[t * k + i]).min(rem[i]);
-        for j in 0..nr {
-            let qi = q[i * nr + j];
-            if qi == 0 {
-                continue;
+            for j in 0..nr {
+                self.suf_free[t * nr + j] =
+                    self.suf_free[(t + 1) * nr + j] + u128::from(self.sfree[t * nr + j]);
             }
-            let load: u64 = (0..i)
-                .map(|p| u64::from(s.pattern[t * k + p]) * q[p * nr + j])
-                .sum();
-            let left = s.sfree[t * nr + j].saturating_sub(load);
-            hi = hi.min(left / qi);
-        }
-        s.pattern[t * k + i] = hi as u32;
-    }
-}
-
-/// Whether no role could take one more member on node `t` under its pattern.
-fn maximal(t: usize, rem: &[u64], k: usize, nr: usize, q: &[u64], s: &Scratch) -> bool {
-    let x = &s.pattern[t * k..t * k + k];
-    for i in 0..k {
-        if u64::from(x[i]) >= rem[i].min(u64::from(s.sfit[t * k + i])) {
-            continue;
-        }
-        let room = (0..nr).all(|j| {
-            let load: u128 = (0..k)
-                .map(|p| u128::from(x[p]) * u128::from(q[p * nr + j]))
-                .sum();
-            load + u128::from(q[i * nr + j]) <= u128::from(s.sfree[t * nr + j])
-        });
-        if room {
-            return false;
         }
     }
-    true
-}
 
-/// Whether the assignment of nodes `0..=t` gives every slice domain whole slices of
-/// every constrained role.
-fn whole_slices(inv: &Inventory, c: &Compiled, t: usize, k: usize, s: &Scratch) -> bool {
-    let l = inv.label_depth();
-    let mut per: SmallVec<[(u32, u64); 16]> = SmallVec::new();
-    for &(d, size) in &c.slices {
-        for (i, role) in c.roles.iter().enumerate() {
-            if !role.constrained {
-                continue;
-            }
-            per.clear();
-            for tt in 0..=t {
-                let x = u64::from(s.pattern[tt * k + i]);
-                if x == 0 {
+    /// The depth-first walk over nodes in search order, one pattern per node.
+    fn explore(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Verdict {
+        let k = shape.k;
+        let m = self.nodes.len();
+        let mut rem: SmallVec<[u64; 4]> = counts.iter().copied().collect();
+        if rem.iter().all(|&r| r == 0) {
+            assign.clear();
+            return Verdict::Placed(());
+        }
+        if !self.bounds_ok(&rem, 0, shape) {
+            return Verdict::NoFit;
+        }
+        self.pattern.clear();
+        self.pattern.resize(m * k, 0);
+        let mut t = 0usize;
+        let mut start = Start::First;
+        loop {
+            match self.next_pattern(t, start, &rem, shape, budget) {
+                Step::Exhausted => return Verdict::Exhausted,
+                Step::Done => {
+                    if t == 0 {
+                        return Verdict::NoFit;
+                    }
+                    t -= 1;
+                    self.give_back(t, k, &mut rem);
+                    start = Start::After;
                     continue;
                 }
-                let ix = s.search_nodes[s.search_order[tt] as usize];
-                let dom = if d > l {
-                    Some(ix)
-                } else {
-                    inv.domain_of(ix, d)
-                };
-                let Some(dom) = dom else { return false };
-                match per.iter_mut().find(|p| p.0 == dom) {
-                    Some(p) => p.1 += x,
-                    None => per.push((dom, x)),
+                Step::Pattern => {}
+            }
+            for (i, r) in rem.iter_mut().enumerate() {
+                *r -= u64::from(self.pattern[t * k + i]);
+            }
+            let complete = rem.iter().all(|&r| r == 0);
+            if complete && (shape.patterns == Patterns::Maximal || self.whole_slices(inv, c, t, k))
+            {
+                self.write(t, k, assign);
+                return Verdict::Placed(());
+            }
+            if !complete && t + 1 < m && self.bounds_ok(&rem, t + 1, shape) {
+                t += 1;
+                start = Start::First;
+            } else {
+                self.give_back(t, k, &mut rem);
+                start = Start::After;
+            }
+        }
+    }
+
+    /// The `t`-th node in search order.
+    #[inline]
+    fn node_at(&self, t: usize) -> NodeIx {
+        self.nodes[self.order[t] as usize]
+    }
+
+    /// Returns node `t`'s pattern to the members still to place.
+    fn give_back(&self, t: usize, k: usize, rem: &mut [u64]) {
+        for (i, r) in rem.iter_mut().enumerate() {
+            *r += u64::from(self.pattern[t * k + i]);
+        }
+        debug_assert_eq!(rem.len(), k);
+    }
+
+    /// The patterns of nodes `0..=t` as members.
+    fn write(&self, t: usize, k: usize, assign: &mut Vec<Member>) {
+        assign.clear();
+        for tt in 0..=t {
+            let n = self.node_at(tt);
+            for i in 0..k {
+                let x = self.pattern[tt * k + i];
+                if x > 0 {
+                    assign.push(member(RoleIx::at(i), n, x));
                 }
             }
-            if per.iter().any(|p| p.1 % u64::from(size) != 0) {
+        }
+    }
+
+    /// Whether the nodes from `t` on can still hold `rem`, per role and per resource.
+    fn bounds_ok(&self, rem: &[u64], t: usize, shape: &Shape) -> bool {
+        let (k, nr) = (shape.k, shape.nr);
+        if rem
+            .iter()
+            .zip(&self.suf_fit[t * k..t * k + k])
+            .any(|(r, f)| r > f)
+        {
+            return false;
+        }
+        for j in 0..nr {
+            let need: u128 = (0..k)
+                .map(|i| u128::from(rem[i]) * u128::from(shape.q(i, j)))
+                .sum();
+            if need > self.suf_free[t * nr + j] {
                 return false;
             }
         }
+        true
     }
-    true
+
+    /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
+    /// skipping non-maximal ones and, after an identical node, ones above its pattern
+    /// (when only maximal patterns are offered).
+    fn next_pattern(
+        &mut self,
+        t: usize,
+        start: Start,
+        rem: &[u64],
+        shape: &Shape,
+        budget: &mut Budget,
+    ) -> Step {
+        let (k, nr) = (shape.k, shape.nr);
+        let prune = shape.patterns == Patterns::Maximal;
+        let identical = prune
+            && t > 0
+            && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
+            && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr];
+        let mut first = start == Start::First;
+        loop {
+            if first {
+                self.fill_from(t, 0, rem, shape);
+                first = false;
+            } else {
+                // Decrement the last role that has members, refilling the later ones.
+                // When pruning, the final role is always at its maximum, so it is never
+                // the one.
+                let x = &self.pattern[t * k..t * k + k];
+                let last = if prune { k.saturating_sub(1) } else { k };
+                let Some(j) = (0..last).rev().find(|&j| x[j] > 0) else {
+                    return Step::Done;
+                };
+                self.pattern[t * k + j] -= 1;
+                self.fill_from(t, j + 1, rem, shape);
+            }
+            if !budget.spend() {
+                return Step::Exhausted;
+            }
+            let x = &self.pattern[t * k..t * k + k];
+            if identical && x > &self.pattern[(t - 1) * k..t * k] {
+                continue;
+            }
+            // Non-maximal patterns (taking nothing included, when something fits) are
+            // dominated: see the module docs.
+            if prune && !self.maximal(t, rem, shape) {
+                continue;
+            }
+            return Step::Pattern;
+        }
+    }
+
+    /// Sets roles `from..k` of node `t`'s pattern to their largest values given the rest.
+    fn fill_from(&mut self, t: usize, from: usize, rem: &[u64], shape: &Shape) {
+        let (k, nr) = (shape.k, shape.nr);
+        for (i, &left_i) in rem.iter().enumerate().take(k).skip(from) {
+            let mut hi = u64::from(self.sfit[t * k + i]).min(left_i);
+            for j in 0..nr {
+                let qi = shape.q(i, j);
+                if qi == 0 {
+                    continue;
+                }
+                let load: u64 = (0..i)
+                    .map(|p| u64::from(self.pattern[t * k + p]) * shape.q(p, j))
+                    .sum();
+                let left = self.sfree[t * nr + j].saturating_sub(load);
+                hi = hi.min(left / qi);
+            }
+            // At most the node's fit, a u32.
+            self.pattern[t * k + i] = hi as u32;
+        }
+    }
+
+    /// Whether no role could take one more member on node `t` under its pattern.
+    fn maximal(&self, t: usize, rem: &[u64], shape: &Shape) -> bool {
+        let (k, nr) = (shape.k, shape.nr);
+        let x = &self.pattern[t * k..t * k + k];
+        for i in 0..k {
+            if u64::from(x[i]) >= rem[i].min(u64::from(self.sfit[t * k + i])) {
+                continue;
+            }
+            let room = (0..nr).all(|j| {
+                let load: u128 = (0..k)
+                    .map(|p| u128::from(x[p]) * u128::from(shape.q(p, j)))
+                    .sum();
+                load + u128::from(shape.q(i, j)) <= u128::from(self.sfree[t * nr + j])
+            });
+            if room {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the assignment of nodes `0..=t` gives every slice domain whole slices of
+    /// every constrained role.
+    fn whole_slices(&self, inv: &Inventory, c: &Compiled, t: usize, k: usize) -> bool {
+        let mut per: SmallVec<[(u32, u64); 16]> = SmallVec::new();
+        for &(d, size) in &c.slices {
+            for (i, role) in c.roles.iter().enumerate() {
+                if !role.constrained {
+                    continue;
+                }
+                per.clear();
+                for tt in 0..=t {
+                    let x = u64::from(self.pattern[tt * k + i]);
+                    if x == 0 {
+                        continue;
+                    }
+                    let n = self.node_at(tt);
+                    let dom = if inv.is_node_level(Depth(d)) {
+                        Some(n.0)
+                    } else {
+                        inv.domain_of(n.0, d)
+                    };
+                    let Some(dom) = dom else { return false };
+                    match per.iter_mut().find(|p| p.0 == dom) {
+                        Some(p) => p.1 += x,
+                        None => per.push((dom, x)),
+                    }
+                }
+                if per.iter().any(|p| p.1 % u64::from(size) != 0) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -371,12 +504,19 @@ mod tests {
         c: &CompiledGang,
         counts: &[u64],
         scope: Scope,
-        budget: &mut u64,
-    ) -> (Search, Scratch) {
-        let mut s = Scratch::default();
-        s.ensure(inv);
-        let out = search(inv, &c.inner, counts, scope, budget, &mut s);
-        (out, s)
+        budget: &mut Budget,
+    ) -> (Verdict, Vec<Member>) {
+        let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
+        let out = search(
+            inv,
+            &c.inner,
+            counts,
+            scope,
+            budget,
+            &mut space,
+            &mut assign,
+        );
+        (out, assign)
     }
 
     /// The assignment as `(role, node name, count)`, sorted, after checking it against
@@ -386,40 +526,35 @@ mod tests {
         c: &CompiledGang,
         counts: &[u64],
         scope: Scope,
-        s: &Scratch,
+        assign: &[Member],
     ) -> Vec<(u16, String, u32)> {
         let c = &c.inner;
         let nres = inv.resources.len();
         let mut per_role = vec![0u64; counts.len()];
         let mut load = vec![0u128; inv.len() * nres];
         let (start, end) = scope.range(inv);
-        for &(r, n, k) in &s.assign {
+        for &(r, n, k) in assign {
             let role = &c.roles[r as usize];
             per_role[r as usize] += u64::from(k);
-            assert!(k <= role.per_node, "max_per_node broken: {:?}", s.assign);
+            assert!(k <= role.per_node, "max_per_node broken: {:?}", assign);
             if role.constrained {
-                assert!(
-                    (start..end).contains(&n),
-                    "outside the scope: {:?}",
-                    s.assign
-                );
+                assert!((start..end).contains(&n), "outside the scope: {:?}", assign);
             }
             for &(res, q) in &role.req {
                 load[n as usize * nres + res as usize] += u128::from(q) * u128::from(k);
             }
         }
-        assert_eq!(per_role, counts, "{:?}", s.assign);
+        assert_eq!(per_role, counts, "{:?}", assign);
         for n in 0..inv.len() {
             for r in 0..nres {
                 assert!(
                     load[n * nres + r] <= u128::from(inv.free[r][n]),
                     "over capacity: {:?}",
-                    s.assign
+                    assign
                 );
             }
         }
-        let mut out: Vec<(u16, String, u32)> = s
-            .assign
+        let mut out: Vec<(u16, String, u32)> = assign
             .iter()
             .map(|&(r, n, k)| (r, inv.names[n as usize].clone(), k))
             .collect();
@@ -431,7 +566,7 @@ mod tests {
         (r, n.to_owned(), k)
     }
 
-    const RACK: Scope = Scope { depth: 1, index: 0 };
+    const RACK: Scope = Scope::new(Depth(1), 0);
 
     #[test]
     fn finds_the_packing_greedy_misses() -> Result<(), Error> {
@@ -445,9 +580,9 @@ mod tests {
             matches!(hasty, Outcome::Undecided(_)),
             "greedy alone must fail here"
         );
-        let mut budget = 1000;
+        let mut budget = Budget::new(1000);
         let (out, s) = run(&inv, &c, &[2, 4], RACK, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&inv, &c, &[2, 4], RACK, &s),
             [
@@ -459,7 +594,7 @@ mod tests {
             ]
         );
         // One pattern per node: (1,1), (1,1), (0,2); nothing tried twice.
-        assert_eq!(budget, 997);
+        assert_eq!(budget.left(), 997);
         Ok(())
     }
 
@@ -469,17 +604,14 @@ mod tests {
         // bounds (3 <= 3 fits, 23 <= 24 GPUs) cannot tell: only the search can.
         let inv = rack(3, 8);
         let c = inv.compile(&two((3, 5), (2, 4)))?;
-        let mut budget = 0;
+        let mut budget = Budget::new(0);
         assert_eq!(
             run(&inv, &c, &[3, 2], RACK, &mut budget).0,
-            Search::Exhausted
+            Verdict::Exhausted
         );
-        let mut budget = 1000;
-        assert_eq!(
-            run(&inv, &c, &[3, 2], RACK, &mut budget).0,
-            Search::Infeasible
-        );
-        assert!(budget < 1000, "the search ran");
+        let mut budget = Budget::new(1000);
+        assert_eq!(run(&inv, &c, &[3, 2], RACK, &mut budget).0, Verdict::NoFit);
+        assert!(budget.left() < 1000, "the search ran");
         // The same through the solver: undecided with no budget, unschedulable with one.
         let out = inv.place_with(&mut Solver::with_search_budget(0), &c)?;
         assert!(matches!(out, Outcome::Undecided(_)));
@@ -493,32 +625,29 @@ mod tests {
         // Per role: four 5s, but each node takes one.
         let inv = rack(3, 8);
         let c = inv.compile(&two((4, 5), (1, 1)))?;
-        let mut budget = 5;
-        assert_eq!(
-            run(&inv, &c, &[4, 1], RACK, &mut budget).0,
-            Search::Infeasible
-        );
-        assert_eq!(budget, 5);
+        let mut budget = Budget::new(5);
+        assert_eq!(run(&inv, &c, &[4, 1], RACK, &mut budget).0, Verdict::NoFit);
+        assert_eq!(budget.left(), 5);
         // Per resource: one 10-GPU node takes three of either, but not 2 + 2 of 3 GPUs.
         let inv = rack(1, 10);
         let c = inv.compile(&two((2, 3), (2, 3)))?;
-        let mut budget = 5;
-        assert_eq!(
-            run(&inv, &c, &[2, 2], RACK, &mut budget).0,
-            Search::Infeasible
-        );
-        assert_eq!(budget, 5);
+        let mut budget = Budget::new(5);
+        assert_eq!(run(&inv, &c, &[2, 2], RACK, &mut budget).0, Verdict::NoFit);
+        assert_eq!(budget.left(), 5);
         // One less fits.
-        let mut budget = 5;
+        let mut budget = Budget::new(5);
         let (out, s) = run(&inv, &c, &[2, 1], RACK, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&inv, &c, &[2, 1], RACK, &s),
             [a(0, "n1", 2), a(1, "n1", 1)]
         );
         // Nothing to place is found at once.
-        let mut budget = 0;
-        assert_eq!(run(&inv, &c, &[0, 0], RACK, &mut budget).0, Search::Found);
+        let mut budget = Budget::new(0);
+        assert_eq!(
+            run(&inv, &c, &[0, 0], RACK, &mut budget).0,
+            Verdict::Placed(())
+        );
         Ok(())
     }
 
@@ -537,20 +666,20 @@ mod tests {
                 .required("rack")
         };
         let free = inv.compile(&gang(Role::new("l", 1).request(GPU, 4).unconstrained()))?;
-        let rack_a = Scope { depth: 1, index: 0 };
-        let mut budget = 100;
+        let rack_a = Scope::new(Depth(1), 0);
+        let mut budget = Budget::new(100);
         let (out, s) = run(&inv, &free, &[2, 1], rack_a, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&inv, &free, &[2, 1], rack_a, &s),
             [a(0, "a1", 2), a(1, "b1", 1)]
         );
         // Constrained, the launcher must share rack a's 8 GPUs: 12 needed.
         let bound = inv.compile(&gang(Role::new("l", 1).request(GPU, 4)))?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         assert_eq!(
             run(&inv, &bound, &[2, 1], rack_a, &mut budget).0,
-            Search::Infeasible
+            Verdict::NoFit
         );
         Ok(())
     }
@@ -575,19 +704,19 @@ mod tests {
         // GPU-heavy members fit only on x (y has 2 GPUs), CPU-heavy only on y (x has
         // 2 CPUs): one packing.
         let c = inv.compile(&gang(2))?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         let (out, s) = run(&inv, &c, &[2, 2], Scope::CLUSTER, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&inv, &c, &[2, 2], Scope::CLUSTER, &s),
             [a(0, "x", 2), a(1, "y", 2)]
         );
         // y takes at most 2 CPU-heavy members (16 CPUs, 2 GPUs).
         let c = inv.compile(&gang(3))?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         assert_eq!(
             run(&inv, &c, &[2, 3], Scope::CLUSTER, &mut budget).0,
-            Search::Infeasible
+            Verdict::NoFit
         );
         Ok(())
     }
@@ -601,15 +730,12 @@ mod tests {
                 .role(Role::new("b", 2).request(GPU, 1))
         };
         let c = inv.compile(&gang(3))?;
-        let mut budget = 100;
-        assert_eq!(
-            run(&inv, &c, &[3, 2], RACK, &mut budget).0,
-            Search::Infeasible
-        );
+        let mut budget = Budget::new(100);
+        assert_eq!(run(&inv, &c, &[3, 2], RACK, &mut budget).0, Verdict::NoFit);
         let c = inv.compile(&gang(2))?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         let (out, s) = run(&inv, &c, &[2, 2], RACK, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         let got = checked(&inv, &c, &[2, 2], RACK, &s);
         assert!(
             got.contains(&a(0, "n1", 1)) && got.contains(&a(0, "n2", 1)),
@@ -640,14 +766,14 @@ mod tests {
             .role(Role::new("x", 2).request(GPU, 1))
             .required("block")
             .slice("rack", 2);
-        let block = Scope { depth: 1, index: 0 };
+        let block = Scope::new(Depth(1), 0);
         // First complete assignment in search order is w 2 + x 1 on n1, x 1 on n2: x
         // split across racks. The first whole-slice one is w on r1, x on r2.
         let roomy = inv(3);
         let c = roomy.compile(&gang)?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         let (out, s) = run(&roomy, &c, &[2, 2], block, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&roomy, &c, &[2, 2], block, &s),
             [a(0, "n1", 2), a(1, "n2", 2)]
@@ -656,10 +782,10 @@ mod tests {
         // members, and still no placement.
         let tight = inv(1);
         let c = tight.compile(&gang)?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         assert_eq!(
             run(&tight, &c, &[2, 2], block, &mut budget).0,
-            Search::Infeasible
+            Verdict::NoFit
         );
         // Without the slice the same instance fits.
         let plain = tight.compile(
@@ -668,10 +794,10 @@ mod tests {
                 .role(Role::new("x", 2).request(GPU, 1))
                 .required("block"),
         )?;
-        let mut budget = 100;
+        let mut budget = Budget::new(100);
         assert_eq!(
             run(&tight, &plain, &[2, 2], block, &mut budget).0,
-            Search::Found
+            Verdict::Placed(())
         );
         Ok(())
     }
@@ -683,51 +809,55 @@ mod tests {
         // fits for 5s, 5 <= 12 for 4s, 40 <= 48 GPUs).
         let inv = rack(6, 8);
         let c = inv.compile(&two((4, 5), (5, 4)))?;
-        let mut budget = 1000;
-        assert_eq!(
-            run(&inv, &c, &[4, 5], RACK, &mut budget).0,
-            Search::Infeasible
-        );
+        let mut budget = Budget::new(1000);
+        assert_eq!(run(&inv, &c, &[4, 5], RACK, &mut budget).0, Verdict::NoFit);
         // By hand: with a node's pattern never above its identical predecessor's and
         // only maximal patterns ((1,0) or (0,2), or (0,1) for the last 4), the search
         // visits 5-nodes first, then fewer; 18 patterns in all, 6 of them skipped as
         // above the predecessor's. Trying swapped orders or dominated patterns costs
         // more.
-        let used = 1000 - budget;
+        let used = 1000 - budget.left();
         assert!(used > 0 && used <= 18, "{used} patterns");
         // The same with one 4 fewer fits.
         let c = inv.compile(&two((4, 5), (4, 4)))?;
-        let mut budget = 60;
+        let mut budget = Budget::new(60);
         let (out, s) = run(&inv, &c, &[4, 4], RACK, &mut budget);
-        assert_eq!(out, Search::Found);
+        assert_eq!(out, Verdict::Placed(()));
         checked(&inv, &c, &[4, 4], RACK, &s);
         Ok(())
     }
 
     /// Every pattern `next_pattern` yields for one node, and the budget it spent.
     fn patterns(
-        prune: bool,
+        patterns: Patterns,
         rem: &[u64],
         fit: &[u32],
         free: u64,
         q: &[u64],
     ) -> (Vec<Vec<u32>>, u64) {
-        let mut s = Scratch {
+        let mut space = SearchSpace {
             sfit: fit.to_vec(),
             sfree: vec![free],
             pattern: vec![0; fit.len()],
-            ..Scratch::default()
+            ..SearchSpace::default()
         };
-        let (k, mut budget) = (fit.len(), 1000);
+        let shape = Shape {
+            k: fit.len(),
+            nr: 1,
+            res: SmallVec::from_slice(&[0]),
+            q: q.iter().copied().collect(),
+            patterns,
+        };
+        let mut budget = Budget::new(1000);
         let mut out = Vec::new();
-        let mut fresh = true;
+        let mut start = Start::First;
         loop {
-            match next_pattern(0, fresh, prune, rem, k, 1, q, &mut budget, &mut s) {
-                Step::Some => out.push(s.pattern.clone()),
-                Step::None => return (out, 1000 - budget),
+            match space.next_pattern(0, start, rem, &shape, &mut budget) {
+                Step::Pattern => out.push(space.pattern.clone()),
+                Step::Done => return (out, 1000 - budget.left()),
                 Step::Exhausted => unreachable!(),
             }
-            fresh = false;
+            start = Start::After;
         }
     }
 
@@ -735,12 +865,12 @@ mod tests {
     fn patterns_are_tried_largest_first_and_only_maximal_ones_kept() {
         // A 10-GPU node; role a takes 1 GPU (3 left to place), role b 4 GPUs (2 left).
         let (fit, q) = ([10, 2], [1, 4]);
-        let (got, spent) = patterns(true, &[3, 2], &fit, 10, &q);
+        let (got, spent) = patterns(Patterns::Maximal, &[3, 2], &fit, 10, &q);
         // (1,2) and (0,2) leave room for another a: dominated, tried but skipped.
         assert_eq!(got, [vec![3, 1], vec![2, 2]]);
         assert_eq!(spent, 4);
         // With slices nothing is dominated: every pattern, in decreasing order.
-        let (got, spent) = patterns(false, &[3, 2], &fit, 10, &q);
+        let (got, spent) = patterns(Patterns::All, &[3, 2], &fit, 10, &q);
         let all: Vec<Vec<u32>> = [
             [3, 1],
             [3, 0],
@@ -760,6 +890,9 @@ mod tests {
         assert_eq!(got, all);
         assert_eq!(spent, 11);
         // Taking nothing is not dominated when nothing fits (3 GPUs, a b needs 4).
-        assert_eq!(patterns(true, &[0, 1], &fit, 3, &q).0, [vec![0, 0]]);
+        assert_eq!(
+            patterns(Patterns::Maximal, &[0, 1], &fit, 3, &q).0,
+            [vec![0, 0]]
+        );
     }
 }

@@ -9,6 +9,7 @@
  *   test_gang <scenario directory>
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1182,6 +1183,102 @@ static void test_scenarios(const char *dir) {
     printf("scenarios: %zu of %zu agree with the core\n", ok, n);
 }
 
+/* Setting a label, a capacity or a usage twice on one node is a documented overwrite:
+ * the later value replaces the earlier one (as in the core's set_* builders). */
+static void test_setting_twice_replaces(void) {
+    const char *levels[] = {RACK};
+    gang_inventory_builder *b = NULL;
+    gang_error *err = NULL;
+    OK(gang_inventory_builder_new(levels, 1, &b, &err));
+    gang_node *n = NULL;
+    OK(gang_node_new("n1", &n));
+    OK(gang_node_add_label(n, RACK, "a"));
+    OK(gang_node_add_label(n, RACK, "b"));
+    OK(gang_node_set_capacity(n, GPU, "8"));
+    OK(gang_node_set_capacity_millis(n, GPU, 2000));
+    OK(gang_node_set_used(n, GPU, "1"));
+    OK(gang_node_set_used_millis(n, GPU, 500));
+    OK(gang_inventory_builder_add_node(b, n));
+    gang_node_free(n);
+    gang_inventory *inv = NULL;
+    OK(gang_inventory_builder_build(b, &inv, &err));
+    gang_inventory_builder_free(b);
+    uint64_t free_gpu = 0;
+    OK(gang_inventory_available_millis(inv, "n1", GPU, &free_gpu));
+    CHECK(free_gpu == 1500); /* capacity 2000m (the second), used 500m (the second) */
+    gang_string *json = NULL;
+    OK(gang_inventory_node_json(inv, "n1", &json, &err));
+    gang_str view = {0};
+    OK(gang_string_view(json, &view));
+    CHECK(strstr(view.data, "\"b\"") != NULL && strstr(view.data, "\"a\"") == NULL);
+    gang_string_free(json);
+    gang_inventory_free(inv);
+}
+
+/* The deepest topology allowed (64 levels, gang_core's MAX_LEVELS) places and is
+ * diagnosed on a thread with a 256 KiB stack: no call's stack depth grows with the
+ * input. 65 levels are refused up front. */
+static void *deep_topology(void *arg) {
+    (void)arg;
+    enum { LEVELS = 64 };
+    static char names[LEVELS + 1][24];
+    const char *levels[LEVELS + 1];
+    for (int i = 0; i <= LEVELS; i++) {
+        snprintf(names[i], sizeof names[i], "level-%d", i);
+        levels[i] = names[i];
+    }
+    gang_inventory_builder *b = NULL;
+    gang_error *err = NULL;
+    CHECK(gang_inventory_builder_new(levels, LEVELS + 1, &b, &err) == GANG_INVALID_INVENTORY);
+    gang_error_free(err);
+    err = NULL;
+    OK(gang_inventory_builder_new(levels, LEVELS, &b, &err));
+    for (int k = 0; k < 2; k++) {
+        gang_node *n = NULL;
+        OK(gang_node_new(k == 0 ? "n1" : "n2", &n));
+        for (int i = 0; i < LEVELS; i++) {
+            OK(gang_node_add_label(n, levels[i], "x"));
+        }
+        OK(gang_node_set_capacity(n, GPU, "2"));
+        OK(gang_inventory_builder_add_node(b, n));
+        gang_node_free(n);
+    }
+    gang_inventory *inv = NULL;
+    OK(gang_inventory_builder_build(b, &inv, &err));
+    gang_inventory_builder_free(b);
+    for (int members = 4; members <= 5; members++) {
+        gang_role *r = NULL;
+        OK(gang_role_new("w", members, &r));
+        OK(gang_role_set_request(r, GPU, "1"));
+        gang_gang *g = NULL;
+        OK(gang_gang_new("g", &g));
+        OK(gang_gang_add_role(g, r));
+        OK(gang_gang_set_required(g, levels[LEVELS - 1]));
+        gang_status status = 0;
+        gang_placement *p = NULL;
+        gang_diagnosis *d = NULL;
+        OK(gang_inventory_place(inv, g, &status, &p, &d, &err));
+        /* 4 members fit the two 2-GPU nodes of the innermost domain; 5 do not. */
+        CHECK(status == (members == 4 ? GANG_STATUS_PLACED : GANG_STATUS_UNSCHEDULABLE));
+        gang_placement_free(p);
+        gang_diagnosis_free(d);
+        gang_gang_free(g);
+        gang_role_free(r);
+    }
+    gang_inventory_free(inv);
+    return NULL;
+}
+
+static void test_small_stack(void) {
+    pthread_attr_t attr;
+    pthread_t thread;
+    CHECK(pthread_attr_init(&attr) == 0);
+    CHECK(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
+    CHECK(pthread_create(&thread, &attr, deep_topology, NULL) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    pthread_attr_destroy(&attr);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s <scenario directory>\n", argv[0]);
@@ -1198,6 +1295,8 @@ int main(int argc, char **argv) {
     test_bad_strings_and_enums();
     test_free_contract();
     test_lifecycle();
+    test_setting_twice_replaces();
+    test_small_stack();
     test_scenarios(argv[1]);
     if (failures) {
         fprintf(stderr, "%d of %d checks FAILED\n", failures, checks);

@@ -99,6 +99,27 @@ static void test_reserve_release(void) {
     CHECK(available(inv, "b1") == 8000);
     valid(inv);
 
+    /* The id carries its inventory: another inventory, holding a reservation with the
+     * same serial number, refuses it (naming both) and frees nothing. */
+    {
+        gang_inventory *other = inventory_from(CLUSTER(NODE("a1", "b1", "a", "4") ","
+                                                       NODE("a2", "b1", "a", "6") ","
+                                                       NODE("b1", "b1", "b", "0")));
+        gang_placement *q = place(other, g);
+        uint64_t mine = 0;
+        OK(gang_inventory_reserve(other, q, &mine, NULL));
+        CHECK(mine != id);
+        CHECK_RC(gang_inventory_release(other, id, &err), GANG_UNKNOWN_RESERVATION);
+        check_error(err, GANG_UNKNOWN_RESERVATION, "unknown_reservation", "reservation",
+                    "holds no such reservation");
+        gang_error_free(err);
+        err = NULL;
+        CHECK(live_reservations(other) == 1 && live_reservations(inv) == 1);
+        CHECK(available(other, "a1") + available(other, "a2") == 2000);
+        gang_placement_free(q);
+        gang_inventory_free(other);
+    }
+
     /* The snapshot. */
     gang_reservation *r = NULL;
     OK(gang_inventory_reservation(inv, id, &r, &err));

@@ -20,6 +20,10 @@ Placement(gang='train', level='topology.example.com/rack', domain='a', nodes={'a
 ...     print(e.diagnosis.best.domain, e.diagnosis.best.fits[0].fits)
 a 4
 
+Results become tables: ``gang.to_pandas(results)`` (or ``to_polars``, ``to_arrow``,
+``to_records``) gives one row per result, with the same columns for placed and not
+placed (pandas, polars and pyarrow are optional: ``pip install gang[pandas]`` ...).
+
 The placement engine is the Rust crate gang-core; this package converts at its edge
 and holds no placement logic of its own.
 """
@@ -53,6 +57,7 @@ from ._gang import (
     Relaxation,
     Requirement,
     Reservation,
+    ReservationId,
     Role,
     RoleFit,
     RoleReport,
@@ -66,7 +71,10 @@ from ._gang import (
     UnknownReservation,
     Unschedulable,
     load_scenario,
+    __version__ as __version__,
 )
+
+from ._tables import to_arrow, to_pandas, to_polars, to_records
 
 __all__ = [
     "Admission",
@@ -97,6 +105,7 @@ __all__ = [
     "Relaxation",
     "Requirement",
     "Reservation",
+    "ReservationId",
     "Role",
     "RoleFit",
     "RoleReport",
@@ -110,4 +119,12 @@ __all__ = [
     "UnknownReservation",
     "Unschedulable",
     "load_scenario",
+    "to_arrow",
+    "to_pandas",
+    "to_polars",
+    "to_records",
 ]
+
+# gang.sim (gang-sim) and gang.kube (gang-kube): plain-Python modules over JSON; their
+# optional dependencies (pandas, matplotlib, tqdm, distributed) are imported when used.
+from . import kube, sim  # noqa: E402

@@ -1,0 +1,196 @@
+//! What can go wrong, and the exit code each answer or failure gives.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// The process exit codes of `gang`. Stable: never renumbered.
+///
+/// ```
+/// use gang_cli::Exit;
+/// assert_eq!(Exit::Placed.code(), 0);
+/// assert_eq!(Exit::DoesNotFit.code(), 1);
+/// assert_eq!(Exit::Invalid.code(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exit {
+    /// 0: placed (`place`, `explain`), or done (`topology`, `demo`, `simulate`, `--help`).
+    Placed = 0,
+    /// 1: valid input, but the workload does not fit now.
+    DoesNotFit = 1,
+    /// 2: invalid input: a file that cannot be read, malformed JSON or YAML, an object
+    /// of the wrong kind, a bad value, no workload or several to choose from, a bad
+    /// command line.
+    Invalid = 2,
+    /// 3: the exact multi-role search ran out of budget: a placement may exist.
+    Undecided = 3,
+    /// 4: `kubectl` failed or could not be run (plugin mode).
+    Kubectl = 4,
+}
+
+impl Exit {
+    /// The numeric exit code. See [`Exit`].
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// The exit codes as `gang --help` and the README print them.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  placed (place, explain), or done (topology, demo, simulate)
+  1  does not fit now (the answer says why)
+  2  invalid input: unreadable file, malformed JSON/YAML, wrong kind of object,
+     bad value (the message names the file, object and field), no workload or
+     several to choose from (--workload), bad command line
+  3  undecided: the exact multi-role search ran out of budget (a placement may exist)
+  4  kubectl failed or could not be run (kubectl-gang plugin)";
+
+/// A failure: invalid input (exit 2) or a failing `kubectl` (exit 4).
+#[derive(Debug, Clone)]
+pub enum CliError {
+    /// gang-kube rejected the objects: names the file, object, field and value.
+    Kube(gang_kube::Error),
+    /// A file or standard input could not be read.
+    Read {
+        /// The file name as given (`-` for standard input).
+        source: String,
+        /// Why.
+        reason: String,
+    },
+    /// The input is readable but the question cannot be asked: no workload, several
+    /// to choose from, a reference that matches none, a bad option value.
+    Input {
+        /// Where (a file, `--workload`, `--levels`).
+        source: String,
+        /// The object, if one.
+        object: Option<String>,
+        /// The field, if one.
+        field: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// `kubectl` could not be run or failed (plugin mode).
+    Kubectl {
+        /// The command line run.
+        command: String,
+        /// What it printed on stderr, or why it could not run.
+        reason: String,
+    },
+}
+
+impl CliError {
+    /// The exit code this failure gives. See [`Exit`].
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Kubectl { .. } => Exit::Kubectl,
+            _ => Exit::Invalid,
+        }
+    }
+
+    /// A stable name: the gang-kube error kind (`malformed`, `invalid_value`, …), or
+    /// `unreadable`, `input`, `kubectl`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CliError::Kube(e) => e.kind().as_str(),
+            CliError::Read { .. } => "unreadable",
+            CliError::Input { .. } => "input",
+            CliError::Kubectl { .. } => "kubectl",
+        }
+    }
+
+    pub(crate) fn input(source: impl Into<String>, reason: impl Into<String>) -> Self {
+        CliError::Input {
+            source: source.into(),
+            object: None,
+            field: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// The error as a JSON-ready document: `{"status": "error", "exit_code", "kind",
+    /// "source", "object", "field", "value", "message"}`.
+    pub fn document(&self) -> ErrorDocument {
+        let (source, object, field, value) = match self {
+            CliError::Kube(e) => (
+                Some(e.source_name().to_owned()),
+                e.object().map(str::to_owned),
+                e.field().map(str::to_owned),
+                e.value().map(str::to_owned),
+            ),
+            CliError::Read { source, .. } => (Some(source.clone()), None, None, None),
+            CliError::Input {
+                source,
+                object,
+                field,
+                ..
+            } => (Some(source.clone()), object.clone(), field.clone(), None),
+            CliError::Kubectl { command, .. } => (Some(command.clone()), None, None, None),
+        };
+        ErrorDocument {
+            status: "error",
+            exit_code: self.exit().code(),
+            kind: self.kind(),
+            source,
+            object,
+            field,
+            value,
+            message: self.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Kube(e) => write!(f, "{e}"),
+            CliError::Read { source, reason } => write!(f, "{source}: cannot read: {reason}"),
+            CliError::Input {
+                source,
+                object,
+                field,
+                reason,
+            } => {
+                write!(f, "{source}")?;
+                if let Some(o) = object {
+                    write!(f, ": {o}")?;
+                }
+                if let Some(fl) = field {
+                    write!(f, ": {fl}")?;
+                }
+                write!(f, ": {reason}")
+            }
+            CliError::Kubectl { command, reason } => write!(f, "`{command}` failed: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<gang_kube::Error> for CliError {
+    fn from(e: gang_kube::Error) -> Self {
+        CliError::Kube(e)
+    }
+}
+
+/// An error as the JSON and YAML outputs print it. See [`CliError::document`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorDocument {
+    /// Always `"error"`.
+    pub status: &'static str,
+    /// The process exit code.
+    pub exit_code: i32,
+    /// [`CliError::kind`].
+    pub kind: &'static str,
+    /// The file (or `kubectl` command) it is about.
+    pub source: Option<String>,
+    /// The object (`Node/a1`, `PodGroup/ml-team/training-workers`).
+    pub object: Option<String>,
+    /// The field inside the object (`status.allocatable.cpu`).
+    pub field: Option<String>,
+    /// The value as written.
+    pub value: Option<String>,
+    /// The whole message.
+    pub message: String,
+}

@@ -1,0 +1,18 @@
+//! `gang`: the command. All of it is in the library ([`gang_cli::run`]).
+
+use std::io::IsTerminal;
+
+fn main() {
+    let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
+    let mut stdin = stdin.lock();
+    let mut stdout = stdout.lock();
+    let mut stderr = stderr.lock();
+    let is_terminal = std::io::stdout().is_terminal();
+    let mut env = gang_cli::Env::new(&mut stdin, &mut stdout, &mut stderr);
+    env.stdout_is_terminal = is_terminal;
+    env.no_color = std::env::var("NO_COLOR").ok();
+    env.leak = true;
+    let code = gang_cli::run(std::env::args_os(), &mut env);
+    drop(env);
+    std::process::exit(code);
+}

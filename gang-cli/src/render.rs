@@ -1,0 +1,797 @@
+//! Output formatting: every report as text for people (optionally coloured), and as
+//! JSON or YAML documents (the reports serialise as they are).
+
+use std::fmt::Write;
+
+use gang_core::Quantity;
+use gang_kube::{CheckStatus, Framework, RoleExclusions, TopologyChoice};
+use serde::Serialize;
+
+use crate::cli::{ColorMode, Format};
+use crate::report::{
+    short_level, ClusterSummary, ExplainReport, LevelRow, PlaceReport, WorkloadSummary,
+};
+use crate::tree::{Domain, TopologyReport};
+
+/// Whether to colour: `always`, `never`, or (`auto`) when standard output is a terminal
+/// and `NO_COLOR` is unset or empty (<https://no-color.org>).
+///
+/// ```
+/// use gang_cli::{cli::ColorMode, render::use_color};
+/// assert!(use_color(ColorMode::Auto, true, None));
+/// assert!(!use_color(ColorMode::Auto, true, Some("1")));
+/// assert!(use_color(ColorMode::Auto, true, Some(""))); // empty: not set
+/// assert!(!use_color(ColorMode::Auto, false, None)); // a pipe or a file
+/// assert!(use_color(ColorMode::Always, false, Some("1")));
+/// assert!(!use_color(ColorMode::Never, true, None));
+/// ```
+pub fn use_color(mode: ColorMode, is_terminal: bool, no_color: Option<&str>) -> bool {
+    match mode {
+        ColorMode::Always => true,
+        ColorMode::Never => false,
+        ColorMode::Auto => is_terminal && no_color.is_none_or(str::is_empty),
+    }
+}
+
+/// ANSI styling, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    /// Whether to emit escape codes.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn green(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    fn yellow(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    fn red(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+}
+
+/// Serialises `value` as the format asks (`text` is not handled here).
+pub fn document<T: Serialize>(value: &T, format: Format) -> String {
+    let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+    match format {
+        Format::Yaml => serde_yaml_ng::to_string(&to_yaml(&json)).unwrap_or_default(),
+        _ => {
+            let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+    }
+}
+
+/// JSON to YAML values: numbers through their integer or float value (gang-core's
+/// serde_json keeps numbers as text, which YAML would print as a map).
+fn to_yaml(v: &serde_json::Value) -> serde_yaml_ng::Value {
+    use serde_json::Value as J;
+    use serde_yaml_ng::Value as Y;
+    match v {
+        J::Null => Y::Null,
+        J::Bool(b) => Y::Bool(*b),
+        J::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                Y::Number(u.into())
+            } else if let Some(i) = n.as_i64() {
+                Y::Number(i.into())
+            } else if let Some(f) = n.as_f64() {
+                Y::Number(f.into())
+            } else {
+                Y::String(n.to_string())
+            }
+        }
+        J::String(s) => Y::String(s.clone()),
+        J::Array(a) => Y::Sequence(a.iter().map(to_yaml).collect()),
+        J::Object(m) => Y::Mapping(
+            m.iter()
+                .map(|(k, v)| (Y::String(k.clone()), to_yaml(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// An amount for people: cores for `cpu` (`500m`, `96`), binary units for bytes
+/// (`memory`, `ephemeral-storage`, `hugepages-*`: `16Gi`, `1.5Ti`), else the quantity.
+///
+/// ```
+/// use gang_cli::render::human;
+/// use gang_core::Quantity;
+/// let q = |s| Quantity::parse(s).unwrap();
+/// assert_eq!(human("memory", q("1Ti")), "1Ti");
+/// assert_eq!(human("memory", q("1536Mi")), "1.5Gi");
+/// assert_eq!(human("memory", q("100")), "100");
+/// assert_eq!(human("cpu", q("500m")), "500m");
+/// assert_eq!(human("nvidia.com/gpu", q("8")), "8");
+/// ```
+pub fn human(resource: &str, q: Quantity) -> String {
+    let bytes = resource == "memory"
+        || resource == "ephemeral-storage"
+        || resource.starts_with("hugepages-");
+    if !bytes || q.millis() % 1000 != 0 {
+        return q.to_string();
+    }
+    let b = q.millis() / 1000;
+    for (unit, shift) in [("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
+        let u = 1u64 << shift;
+        if b >= u {
+            return if b % u == 0 {
+                format!("{}{unit}", b / u)
+            } else {
+                let tenths = (b as u128 * 10 + u as u128 / 2) / u as u128;
+                if tenths % 10 == 0 {
+                    format!("{}{unit}", tenths / 10)
+                } else {
+                    format!("{}.{}{unit}", tenths / 10, tenths % 10)
+                }
+            };
+        }
+    }
+    b.to_string()
+}
+
+fn shape(r: &gang_kube::Resources) -> String {
+    r.iter()
+        .map(|(k, v)| format!("{k} {}", human(k, *v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `native PodGroup`, `PyTorchJob`, …
+pub fn framework_name(f: Framework) -> &'static str {
+    match f {
+        Framework::NativePodGroup => "Kubernetes PodGroup",
+        Framework::VolcanoPodGroup => "Volcano PodGroup",
+        Framework::CoschedulingPodGroup => "scheduler-plugins PodGroup",
+        Framework::KaiPodGroup => "KAI PodGroup",
+        Framework::Job => "Job",
+        Framework::JobSet => "JobSet",
+        Framework::PyTorchJob => "PyTorchJob",
+        Framework::MpiJob => "MPIJob",
+        Framework::TfJob => "TFJob",
+        Framework::VolcanoJob => "Volcano Job",
+        _ => "workload",
+    }
+}
+
+/// Wraps `text` at [`WIDTH`] columns: the first line starts at the column of `indent`'s
+/// end (after a label of that width), every later line is indented by `indent`.
+fn wrap(text: &str, indent: &str) -> String {
+    wrap_at(text, indent.chars().count(), indent)
+}
+
+/// As [`wrap`], the first line starting at column `start`.
+fn wrap_at(text: &str, start: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = start;
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if !fresh && line + 1 + w > WIDTH {
+            out.push('\n');
+            out.push_str(indent);
+            line = indent.chars().count();
+        } else if !fresh {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += w;
+        fresh = false;
+    }
+    out
+}
+
+const WIDTH: usize = 88;
+
+fn topology_line(t: &TopologyChoice) -> String {
+    let levels = if t.levels.is_empty() {
+        "flat (no levels)".to_owned()
+    } else {
+        t.levels.join(" > ")
+    };
+    format!("{levels} — {}", t.reason)
+}
+
+fn request_text(w: &WorkloadSummary) -> String {
+    match &w.request {
+        None => "—".to_owned(),
+        Some(r) => {
+            let mut parts = Vec::new();
+            if let Some(l) = &r.required {
+                parts.push(format!("required: one {} ({l})", short_level(l)));
+            }
+            if let Some(l) = &r.preferred {
+                parts.push(format!("preferred: one {} ({l})", short_level(l)));
+            }
+            for (l, size) in &r.slices {
+                parts.push(format!("slices of {size} per {}", short_level(l)));
+            }
+            if parts.is_empty() {
+                "none (any nodes, still all-or-nothing)".to_owned()
+            } else {
+                parts.join("; ")
+            }
+        }
+    }
+}
+
+fn label(s: &Style, name: &str) -> String {
+    s.bold(&format!("{name:<12}"))
+}
+
+fn cluster_line(c: &ClusterSummary) -> String {
+    let mut s = format!("{} nodes, {} schedulable", c.nodes, c.schedulable);
+    if !c.excluded.is_empty() {
+        let shown: Vec<String> = c
+            .excluded
+            .iter()
+            .take(3)
+            .map(|e| {
+                let why: Vec<String> = e.reasons.iter().map(ToString::to_string).collect();
+                format!("{}: {}", e.node, why.join(", "))
+            })
+            .collect();
+        let more = if c.excluded.len() > 3 {
+            format!(", {} more", c.excluded.len() - 3)
+        } else {
+            String::new()
+        };
+        let _ = write!(s, " (excluded {}{more})", shown.join("; "));
+    }
+    let p = &c.pods;
+    let _ = write!(s, "; {} pods counted", p.counted);
+    let mut extra = Vec::new();
+    if p.ignored > 0 {
+        extra.push(format!("{} the workload's own", p.ignored));
+    }
+    if p.unbound > 0 {
+        extra.push(format!("{} pending", p.unbound));
+    }
+    if p.terminal > 0 {
+        extra.push(format!("{} finished", p.terminal));
+    }
+    if p.on_unknown_nodes > 0 {
+        extra.push(format!("{} on unknown nodes", p.on_unknown_nodes));
+    }
+    if !extra.is_empty() {
+        let _ = write!(s, " (not counted: {})", extra.join(", "));
+    }
+    s
+}
+
+fn workload_head(s: &Style, w: &WorkloadSummary) -> String {
+    let at = if w.source.is_empty() {
+        w.position.clone()
+    } else {
+        format!("{} {}", w.source, w.position)
+    };
+    format!(
+        "{} {} ({}, {at})",
+        s.bold("Workload"),
+        s.bold(&w.object),
+        framework_name(w.framework)
+    )
+}
+
+fn warnings_text(out: &mut String, s: &Style, warnings: &[String]) {
+    if warnings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{}", s.bold("Warnings"));
+    for w in warnings {
+        let _ = writeln!(out, "  {} {}", s.yellow("!"), wrap(w, "    "));
+    }
+}
+
+/// `gang place` as text.
+pub fn place_text(r: &PlaceReport, s: &Style) -> String {
+    let mut out = String::new();
+    let w = &r.workload;
+    match &r.outcome {
+        gang_core::Outcome::Placed(p) => {
+            let place = match p.level() {
+                Some(l) => format!("{} {} ({l})", short_level(l), p.domain_path()),
+                None => "the cluster (no single domain)".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "{} {}: {} members in {place}",
+                s.green("placed"),
+                s.bold(&w.object),
+                p.member_count()
+            );
+            for (role, k) in p.placed_by_role() {
+                let nodes: Vec<String> = p
+                    .assignments()
+                    .iter()
+                    .filter(|a| a.role == role)
+                    .map(|a| format!("{} ×{}", a.node, a.count))
+                    .collect();
+                let count = w
+                    .roles
+                    .iter()
+                    .find(|x| x.name == role)
+                    .map_or(k, |x| x.members);
+                let head = format!("  {role} {k} of {count}: ");
+                let _ = writeln!(
+                    out,
+                    "{head}{}",
+                    wrap_at(&nodes.join(", "), head.chars().count(), "    ")
+                );
+            }
+            let preferred = w.request.as_ref().and_then(|r| r.preferred.as_deref());
+            if let Some(pref) = preferred.filter(|pref| Some(*pref) != p.level()) {
+                let _ = writeln!(
+                    out,
+                    "  (no one {} holds it: preferred, so it walked up to {})",
+                    short_level(pref),
+                    p.level().map_or("the whole cluster", short_level)
+                );
+            }
+            if !p.search_complete() {
+                let _ = writeln!(
+                    out,
+                    "  (the exact search ran out of budget at a tighter level first: a tighter placement may exist)"
+                );
+            }
+        }
+        other => {
+            let word = if other.status() == "undecided" {
+                s.yellow("undecided")
+            } else {
+                s.red("does not fit")
+            };
+            let _ = writeln!(out, "{word} {}", s.bold(&w.object));
+            if let Some(d) = other.diagnosis() {
+                let _ = writeln!(out, "  {}", wrap(&d.to_string(), "  "));
+            }
+            let _ = writeln!(
+                out,
+                "  (`gang explain` with the same arguments walks through the checklist)"
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Request"),
+        wrap(&request_text(w), "             ")
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Topology"),
+        wrap(&topology_line(&r.topology), "             ")
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Cluster"),
+        wrap(&cluster_line(&r.cluster), "             ")
+    );
+    warnings_text(&mut out, s, &r.warnings);
+    out
+}
+
+fn status_word(s: &Style, st: CheckStatus) -> String {
+    match st {
+        CheckStatus::Ok => s.green("ok   "),
+        CheckStatus::Warning => s.yellow("warn "),
+        CheckStatus::Error => s.red("error"),
+    }
+}
+
+fn exclusion_parts(x: &RoleExclusions) -> Vec<String> {
+    let mut parts = Vec::new();
+    if x.not_ready > 0 {
+        parts.push(format!("{} not ready", x.not_ready));
+    }
+    if x.unschedulable > 0 {
+        parts.push(format!("{} unschedulable", x.unschedulable));
+    }
+    if x.outside_flavor > 0 {
+        parts.push(format!("{} outside the ResourceFlavor", x.outside_flavor));
+    }
+    for (k, n) in &x.taints {
+        parts.push(format!("{n} taint {k}"));
+    }
+    for (k, n) in &x.selector {
+        parts.push(format!("{n} selector {k}"));
+    }
+    for (k, n) in &x.missing_level {
+        parts.push(format!("{n} missing label {k}"));
+    }
+    for (k, n) in &x.too_small {
+        parts.push(format!("{n} too small in {k}"));
+    }
+    for (k, n) in &x.short_now {
+        parts.push(format!("{n} short of {k} now"));
+    }
+    parts
+}
+
+fn fits_text(row: &LevelRow) -> String {
+    row.fits
+        .iter()
+        .map(|f| {
+            if row.status == "fits" && u64::from(f.count) == f.fits {
+                format!("fits all {} {}", f.count, f.role)
+            } else if row.status == "fits" {
+                format!(
+                    "fits {} of {} {} (minimum {})",
+                    f.fits, f.count, f.role, f.needed
+                )
+            } else {
+                format!(
+                    "fits {} of {} {}",
+                    f.fits.min(u64::from(f.needed)),
+                    f.needed,
+                    f.role
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn level_line(s: &Style, row: &LevelRow, name_w: usize, dom_w: usize) -> String {
+    let none = row.status != "fits" && row.fits.iter().all(|f| f.fits == 0);
+    let mut text = match row.status {
+        "invalid" => format!("not asked: {}", row.message.as_deref().unwrap_or("")),
+        _ if row.fits.is_empty() => "no constrained role".to_owned(),
+        _ if none => format!(
+            "{}: no node in it can take one member now (see the nodes by role)",
+            fits_text(row)
+        ),
+        _ => fits_text(row),
+    };
+    if !row.short_of.is_empty() && row.status != "fits" && !none {
+        let _ = write!(text, "; short of {}", row.short_of.join(", "));
+    }
+    if let Some(r) = row.reason {
+        let why = match r {
+            "fragmented" => "enough of each resource, not together on the same nodes",
+            "slices" => "room for the members, not in whole slices",
+            "roles_together" => "each role fits alone, not all together",
+            "undecided" => "the search ran out of budget",
+            other => other,
+        };
+        let _ = write!(text, "; {why}");
+    }
+    if !row.dropped_slices.is_empty() {
+        let _ = write!(text, " (without slices {})", row.dropped_slices.join(", "));
+    }
+    let domain = if row.domain.is_empty() {
+        "—".to_owned()
+    } else {
+        row.domain.clone()
+    };
+    let mark = if row.requested { "  ← requested" } else { "" };
+    let line = format!("  {:<name_w$}  {:<dom_w$}  {text}{mark}", row.name, domain);
+    match row.status {
+        "fits" => s.green(&line),
+        "invalid" => s.dim(&line),
+        _ => line,
+    }
+}
+
+/// `gang explain` as text: one screen.
+pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
+    let mut out = String::new();
+    let w = &r.workload;
+    let ind = "             ";
+    let _ = writeln!(out, "{}", workload_head(s, w));
+    let kinds: Vec<String> = r
+        .objects
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Objects"),
+        wrap(
+            &format!(
+                "{} in {}: {}",
+                r.objects.total,
+                r.objects.sources.join(", "),
+                kinds.join(", ")
+            ),
+            ind
+        )
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Topology"),
+        wrap(&topology_line(&r.topology), ind)
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Cluster"),
+        wrap(&cluster_line(&r.cluster), ind)
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Members"),
+        wrap(
+            &format!(
+                "{} members, minimum {} ({}); {}",
+                w.members,
+                w.minimum,
+                w.minimum_field,
+                request_text(w)
+            ),
+            ind
+        )
+    );
+    for role in &w.roles {
+        let min = role
+            .min_count
+            .map(|m| format!(" (at least {m})"))
+            .unwrap_or_default();
+        let free = if role.constrained { "" } else { ", anywhere" };
+        let head = format!("{ind}{} × {}{min}{free}: ", role.members, role.name);
+        let _ = writeln!(
+            out,
+            "{head}{}",
+            wrap_at(
+                &shape(&role.requests),
+                head.chars().count(),
+                &format!("{ind}  ")
+            )
+        );
+    }
+    let _ = writeln!(out, "{}", s.bold("Checklist"));
+    for c in &r.checks {
+        let _ = writeln!(
+            out,
+            "  {} {:<15} {}",
+            status_word(s, c.status),
+            c.id,
+            wrap(&c.message, "                        ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        s.bold("Nodes by role (each node under its first reason)")
+    );
+    for x in &r.exclusions {
+        let parts = exclusion_parts(x);
+        let excl = if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; excluded: {}", parts.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  {}",
+            wrap(
+                &format!(
+                    "{}: {} of {} nodes fit one member now{excl}",
+                    x.role, x.fits_now, x.nodes
+                ),
+                "    "
+            )
+        );
+    }
+    if !r.levels.is_empty() {
+        let _ = writeln!(out, "{}", s.bold("Best domain per level"));
+        let name_w = r
+            .levels
+            .iter()
+            .map(|l| l.name.chars().count())
+            .max()
+            .unwrap_or(4);
+        let dom_w = r
+            .levels
+            .iter()
+            .map(|l| l.domain.chars().count().max(1))
+            .max()
+            .unwrap_or(1)
+            .min(40);
+        for row in &r.levels {
+            let _ = writeln!(out, "{}", level_line(s, row, name_w, dom_w));
+        }
+    }
+    let a = &r.answer;
+    let head = match a.status {
+        "placed" => s.green("placed"),
+        "undecided" => s.yellow("undecided"),
+        "invalid" => s.red("invalid"),
+        _ => s.red("does not fit"),
+    };
+    let body = match a.status {
+        "placed" => {
+            let place = match &a.level {
+                Some(l) => format!("{} {}", short_level(l), a.domain),
+                None => "the cluster".to_owned(),
+            };
+            format!("in {place}: {}", assignments_text(&a.assignments))
+        }
+        _ => a.message.clone().unwrap_or_default(),
+    };
+    let plain_head = match a.status {
+        "placed" | "undecided" | "invalid" => a.status,
+        _ => "does not fit",
+    };
+    let body = wrap_at(&body, 13 + plain_head.chars().count() + 2, ind);
+    let _ = writeln!(out, "{} {head}: {body}", label(s, "Answer"));
+    for x in &r.relaxations {
+        let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&x.message, ind));
+    }
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Not checked"),
+        s.dim(&wrap(r.not_checked, ind))
+    );
+    warnings_text(&mut out, s, &r.warnings);
+    out
+}
+
+/// `worker: a1 ×2, a2 ×2; master: a1 ×1`.
+fn assignments_text(a: &[gang_core::Assignment]) -> String {
+    let mut roles: Vec<(&str, Vec<String>)> = Vec::new();
+    for x in a {
+        let item = format!("{} ×{}", x.node, x.count);
+        match roles.iter_mut().find(|(r, _)| *r == x.role) {
+            Some((_, v)) => v.push(item),
+            None => roles.push((x.role.as_str(), vec![item])),
+        }
+    }
+    roles
+        .iter()
+        .map(|(r, v)| format!("{r}: {}", v.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+const BAR: usize = 20;
+
+fn bar(s: &Style, free: Quantity, alloc: Quantity) -> String {
+    let (f, a) = (free.millis() as u128, alloc.millis() as u128);
+    let mut cells = (f * BAR as u128 + a / 2)
+        .checked_div(a)
+        .map_or(0, |c| c as usize);
+    if f > 0 && cells == 0 {
+        cells = 1;
+    }
+    if f < a && cells == BAR {
+        cells = BAR - 1;
+    }
+    let cells = cells.min(BAR);
+    format!(
+        "{}{}",
+        s.green(&"█".repeat(cells)),
+        s.dim(&"░".repeat(BAR - cells))
+    )
+}
+
+struct Row {
+    prefix: String,
+    label: String,
+    d: Domain,
+}
+
+fn flatten(d: &Domain, prefix: &str, child_prefix: &str, rows: &mut Vec<Row>) {
+    let label = match &d.level {
+        None => "cluster".to_owned(),
+        Some(l) if l == gang_core::HOSTNAME_LEVEL => d.name.clone(),
+        Some(_) if d.unlabelled => d.name.clone(),
+        Some(l) => format!("{} {}", short_level(l), d.name),
+    };
+    let mut shallow = d.clone();
+    shallow.children = Vec::new();
+    rows.push(Row {
+        prefix: prefix.to_owned(),
+        label,
+        d: shallow,
+    });
+    let n = d.children.len();
+    for (i, c) in d.children.iter().enumerate() {
+        let last = i + 1 == n;
+        let p = format!("{child_prefix}{}", if last { "└─ " } else { "├─ " });
+        let cp = format!("{child_prefix}{}", if last { "   " } else { "│  " });
+        flatten(c, &p, &cp, rows);
+    }
+}
+
+/// `gang topology` as text: the tree, one bar per drawn resource (free on schedulable
+/// nodes / allocatable), nodes and schedulable counts.
+pub fn topology_text(r: &TopologyReport, s: &Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Topology"),
+        wrap(&topology_line(&r.topology), "             ")
+    );
+    let _ = writeln!(
+        out,
+        "{} free on schedulable nodes / allocatable, per domain",
+        label(s, "Bars")
+    );
+    let mut rows = Vec::new();
+    flatten(&r.tree, "", "", &mut rows);
+    let name_w = rows
+        .iter()
+        .map(|x| x.prefix.chars().count() + x.label.chars().count())
+        .max()
+        .unwrap_or(7);
+    let nums: Vec<Vec<String>> = rows
+        .iter()
+        .map(|x| {
+            r.resources
+                .iter()
+                .map(|res| {
+                    let f = x.d.free.get(res).copied().unwrap_or_default();
+                    let a = x.d.allocatable.get(res).copied().unwrap_or_default();
+                    format!("{}/{}", human(res, f), human(res, a))
+                })
+                .collect()
+        })
+        .collect();
+    let num_w: Vec<usize> = (0..r.resources.len())
+        .map(|i| nums.iter().map(|n| n[i].chars().count()).max().unwrap_or(1))
+        .collect();
+    let mut head = format!("{:name_w$}", "");
+    for (i, res) in r.resources.iter().enumerate() {
+        let col = BAR + 1 + num_w[i];
+        let _ = write!(head, "  {:<col$}", res);
+    }
+    let _ = writeln!(out, "{}", s.bold(head.trim_end()));
+    for (x, n) in rows.iter().zip(&nums) {
+        let name = format!("{}{}", x.prefix, x.label);
+        let pad = name_w - name.chars().count();
+        let shown = if !x.d.excluded.is_empty() {
+            s.red(&x.label)
+        } else if x.d.unlabelled {
+            s.dim(&x.label)
+        } else {
+            x.label.clone()
+        };
+        let mut line = format!("{}{shown}{}", x.prefix, " ".repeat(pad));
+        for (i, res) in r.resources.iter().enumerate() {
+            let f = x.d.free.get(res).copied().unwrap_or_default();
+            let a = x.d.allocatable.get(res).copied().unwrap_or_default();
+            let _ = write!(line, "  {} {:>w$}", bar(s, f, a), n[i], w = num_w[i]);
+        }
+        let is_node = x.d.level.as_deref() == Some(gang_core::HOSTNAME_LEVEL);
+        if is_node {
+            if !x.d.excluded.is_empty() {
+                let _ = write!(line, "  {}", s.red(&x.d.excluded.join(", ")));
+            }
+        } else {
+            let plural = if x.d.nodes == 1 { "node" } else { "nodes" };
+            let _ = write!(line, "  {} {plural}", x.d.nodes);
+            if x.d.schedulable != x.d.nodes {
+                let _ = write!(line, ", {} schedulable", x.d.schedulable);
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    warnings_text(&mut out, s, &r.warnings);
+    out
+}

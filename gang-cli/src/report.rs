@@ -1,0 +1,810 @@
+//! The answers of `place` and `explain` as data: computed here from gang-kube and
+//! gang-core, worded in [`crate::render`], serialised as they are for `--output json|yaml`.
+
+use std::collections::BTreeMap;
+
+use gang_core::diagnosis::{DomainReport, Shortfall};
+use gang_core::{Gang, Inventory, Outcome, Placement, HOSTNAME_LEVEL};
+use gang_kube::{
+    workloads, Check, Cluster, ClusterOptions, ExcludedNode, Framework, LevelCoverage, Objects,
+    PodCounts, Resources, RoleExclusions, TopologyChoice, TopologySource, WorkloadGang,
+};
+use serde::Serialize;
+
+use crate::cli::WorkloadChoice;
+use crate::error::{CliError, ErrorDocument, Exit};
+
+/// The workload asked about, as read.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkloadSummary {
+    /// `Kind/namespace/name`.
+    pub object: String,
+    /// What kind of workload.
+    pub framework: Framework,
+    /// The file (or kubectl command) it came from; empty for a group named only by pods.
+    pub source: String,
+    /// Where in the source.
+    pub position: String,
+    /// Whether the group object itself is in the input.
+    pub found: bool,
+    /// Members: pods, not GPUs.
+    pub members: u32,
+    /// The group minimum.
+    pub minimum: u32,
+    /// The field the minimum was read from.
+    pub minimum_field: String,
+    /// Member pods found in the input.
+    pub member_pods: usize,
+    /// Roles, leaders first.
+    pub roles: Vec<RoleSummary>,
+    /// The topology request as resolved against the cluster (absent when the gang
+    /// could not be built).
+    pub request: Option<RequestSummary>,
+}
+
+/// One role of the workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleSummary {
+    /// Role name.
+    pub name: String,
+    /// Members of this role.
+    pub members: u32,
+    /// Elastic minimum, if any.
+    pub min_count: Option<u32>,
+    /// Bound by the topology request.
+    pub constrained: bool,
+    /// Per-member requests (with `pods: 1`).
+    pub requests: Resources,
+    /// `nodeSelector`.
+    pub node_selector: BTreeMap<String, String>,
+    /// Tolerations (the workload's and, for Kueue workloads, the flavor's).
+    pub tolerations: usize,
+}
+
+/// The topology request of the gang, resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestSummary {
+    /// Every constrained member in one domain of this level.
+    pub required: Option<String>,
+    /// Try this level first, then walk up.
+    pub preferred: Option<String>,
+    /// Slices `(level, size)`, outermost first.
+    pub slices: Vec<(String, u32)>,
+}
+
+/// What reading the cluster found.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterSummary {
+    /// Node objects read.
+    pub nodes: usize,
+    /// Nodes that can take members.
+    pub schedulable: usize,
+    /// Excluded nodes and why.
+    pub excluded: Vec<ExcludedNode>,
+    /// How the pods were counted (`ignored`: the workload's own member pods).
+    pub pods: PodCounts,
+    /// Label coverage per level.
+    pub levels: Vec<LevelCoverage>,
+}
+
+impl ClusterSummary {
+    fn of(c: &Cluster) -> Self {
+        let r = c.report();
+        ClusterSummary {
+            nodes: r.nodes,
+            schedulable: r.schedulable,
+            excluded: r.excluded.clone(),
+            pods: r.pods.clone(),
+            levels: r.levels.clone(),
+        }
+    }
+}
+
+/// `gang place`: where the workload would go.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlaceReport {
+    /// `"place"`.
+    pub command: &'static str,
+    /// `placed`, `unschedulable` or `undecided`.
+    pub status: &'static str,
+    /// The process exit code.
+    pub exit_code: i32,
+    /// The workload.
+    pub workload: WorkloadSummary,
+    /// The topology chosen and why.
+    pub topology: TopologyChoice,
+    /// The cluster as read.
+    pub cluster: ClusterSummary,
+    /// gang-core's answer (`{"status": "placed", "level", "domain", "assignments", …}`
+    /// or `{"status": "unschedulable", "message", "diagnosis"}`).
+    pub result: serde_json::Value,
+    /// Fields read but not honoured exactly, and notes.
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    pub(crate) outcome: Outcome,
+}
+
+/// Objects found in the input.
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectsFound {
+    /// Objects read.
+    pub total: usize,
+    /// Sources, in the order given.
+    pub sources: Vec<String>,
+    /// Objects per kind.
+    pub kinds: BTreeMap<String, usize>,
+    /// Workloads found (`Kind/namespace/name`).
+    pub workloads: Vec<String>,
+}
+
+/// How the best domain of one level does (a row of `explain`).
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelRow {
+    /// Level key (`kubernetes.io/hostname` for the node row).
+    pub level: String,
+    /// Short name (`rack`, `node`).
+    pub name: String,
+    /// The level the workload asks for.
+    pub requested: bool,
+    /// `fits` (some domain holds the gang), `short` (none does), `undecided`, `invalid`.
+    pub status: &'static str,
+    /// The domain: where it would go, or the closest one.
+    pub domain: String,
+    /// Per constrained role: members that fit in that domain and members needed.
+    pub fits: Vec<FitRow>,
+    /// Resources short in that domain.
+    pub short_of: Vec<String>,
+    /// Why, when no single resource is short (`fragmented`, `slices`, `roles_together`).
+    pub reason: Option<&'static str>,
+    /// Slices of a coarser level left out to ask about this level.
+    pub dropped_slices: Vec<String>,
+    /// For `invalid`: gang-core's message.
+    pub message: Option<String>,
+}
+
+/// Members of one role in a domain.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitRow {
+    /// Role.
+    pub role: String,
+    /// Members that fit (at most `count`).
+    pub fits: u64,
+    /// Members needed (the role's minimum).
+    pub needed: u32,
+    /// Members the role has.
+    pub count: u32,
+}
+
+/// A change to the request that would place the workload now.
+#[derive(Debug, Clone, Serialize)]
+pub struct Relaxation {
+    /// `coarser_level`, `without_topology` or `fewer_members`.
+    pub kind: &'static str,
+    /// The level it would be placed at.
+    pub level: Option<String>,
+    /// The domain.
+    pub domain: String,
+    /// Members it would place (`fewer_members`: the smaller minimum).
+    pub members: u64,
+    /// One sentence.
+    pub message: String,
+}
+
+/// The answer part of `explain`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// `placed`, `unschedulable`, `undecided`, or `invalid` (no gang could be built).
+    pub status: &'static str,
+    /// The level and domain it would use.
+    pub level: Option<String>,
+    /// Domain path.
+    pub domain: String,
+    /// Members per role and node (gang-core's assignments).
+    pub assignments: Vec<gang_core::Assignment>,
+    /// gang-core's paragraph when it does not fit.
+    pub message: Option<String>,
+}
+
+/// `gang explain`: the guides' checklist for a group that never becomes ready.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExplainReport {
+    /// `"explain"`.
+    pub command: &'static str,
+    /// As [`Answer::status`].
+    pub status: &'static str,
+    /// The process exit code.
+    pub exit_code: i32,
+    /// The workload.
+    pub workload: WorkloadSummary,
+    /// 1. Objects found.
+    pub objects: ObjectsFound,
+    /// The topology chosen and why.
+    pub topology: TopologyChoice,
+    /// The cluster as read.
+    pub cluster: ClusterSummary,
+    /// 1–4. The checks (objects, members vs minimum, member shape, scheduler, fit).
+    pub checks: Vec<Check>,
+    /// 4. Nodes excluded per role, by reason.
+    pub exclusions: Vec<RoleExclusions>,
+    /// 4. The best domain per level, outermost first, then one node.
+    pub levels: Vec<LevelRow>,
+    /// Where it would go, or why not.
+    pub answer: Answer,
+    /// The smallest changes that would place it now.
+    pub relaxations: Vec<Relaxation>,
+    /// What offline objects cannot show (checklist items 5 and 6).
+    pub not_checked: &'static str,
+    /// Fields read but not honoured exactly, and notes.
+    pub warnings: Vec<String>,
+    /// Why no gang could be built (exit 2), if so.
+    pub error: Option<ErrorDocument>,
+    #[serde(skip)]
+    pub(crate) failure: Option<CliError>,
+}
+
+/// What offline objects cannot show.
+pub const NOT_CHECKED: &str = "image pulls, storage mounts, worker logs and rendezvous (after placement), and what happens at the scheduling or readiness timeout: look at the pods' events and the controller";
+
+/// The workload the options name among those in `objects`.
+///
+/// # Errors
+/// [`CliError::Input`] when none matches, there is none, or several match without a
+/// `--workload` to choose; [`CliError::Kube`] for workload objects gang-kube rejects.
+pub fn pick_workload(
+    objects: &Objects,
+    choice: &WorkloadChoice,
+    source: &str,
+) -> Result<WorkloadGang, CliError> {
+    let all = workloads(objects)?;
+    let names = |ws: &[&WorkloadGang]| -> String {
+        ws.iter().map(|w| w.name()).collect::<Vec<_>>().join(", ")
+    };
+    let ns = choice.namespace.as_deref();
+    let matching: Vec<&WorkloadGang> = match &choice.workload {
+        Some(r) => all.iter().filter(|w| w.is(r, ns)).collect(),
+        None => all
+            .iter()
+            .filter(|w| ns.is_none_or(|n| w.object.namespace.as_deref().unwrap_or("") == n))
+            .collect(),
+    };
+    let every: Vec<&WorkloadGang> = all.iter().collect();
+    if every.is_empty() {
+        no_nodes(objects)?;
+    }
+    match (matching.len(), &choice.workload) {
+        (1, _) => Ok(matching[0].clone()),
+        (0, Some(r)) => Err(CliError::Input {
+            source: "--workload".into(),
+            object: None,
+            field: None,
+            reason: format!(
+                "no workload {r}{} in {source}; found: {}",
+                ns.map(|n| format!(" in namespace {n}")).unwrap_or_default(),
+                if every.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names(&every)
+                }
+            ),
+        }),
+        (0, None) => Err(CliError::input(
+            source,
+            format!(
+                "no workload{} (give a PodGroup with its pods, a Job, JobSet, PyTorchJob, MPIJob, TFJob or Volcano Job){}",
+                ns.map(|n| format!(" in namespace {n}")).unwrap_or_default(),
+                if every.is_empty() {
+                    String::new()
+                } else {
+                    format!("; found: {}", names(&every))
+                }
+            ),
+        )),
+        (n, _) => Err(CliError::Input {
+            source: source.to_owned(),
+            object: None,
+            field: None,
+            reason: format!(
+                "{n} workloads found ({}); choose one with --workload KIND/NAME (and -n NAMESPACE)",
+                names(&matching)
+            ),
+        }),
+    }
+}
+
+/// The cluster with the workload's own member pods left out of the usage (the question
+/// is where the whole group would go).
+///
+/// # Errors
+/// As [`Cluster::from_objects`].
+pub fn cluster_for(
+    objects: &Objects,
+    topology: TopologySource,
+    w: Option<&WorkloadGang>,
+) -> Result<Cluster, CliError> {
+    let mut opts = ClusterOptions::new().topology(topology);
+    if let Some(w) = w {
+        opts = opts.ignore_pods(&w.member_pods);
+    }
+    Cluster::from_objects(objects, &opts).map_err(|e| {
+        if e.kind() == gang_kube::ErrorKind::UnexpectedKind {
+            if let Err(better) = no_nodes(objects) {
+                return better;
+            }
+        }
+        e.into()
+    })
+}
+
+/// Kinds gang reads besides nodes.
+const KNOWN_KINDS: [&str; 12] = [
+    "Pod",
+    "PodGroup",
+    "Job",
+    "JobSet",
+    "PyTorchJob",
+    "MPIJob",
+    "TFJob",
+    "Topology",
+    "ResourceFlavor",
+    "List",
+    "PodList",
+    "NodeList",
+];
+
+/// Without any Node, names the first object that looks like it was meant to be the
+/// nodes (an object of a kind gang does not read), else the sources.
+fn no_nodes(objects: &Objects) -> Result<(), CliError> {
+    let refs = objects.refs();
+    if refs.iter().any(|r| r.kind == "Node") {
+        return Ok(());
+    }
+    match refs.iter().find(|r| !KNOWN_KINDS.contains(&r.kind.as_str())) {
+        Some(r) => Err(CliError::Input {
+            source: r.source.clone(),
+            object: Some(format!("{r} ({})", r.position)),
+            field: Some("kind".into()),
+            reason: format!(
+                "expected Node objects (`kubectl get nodes,pods -A -o json`), found {} {}; the input has no Node",
+                r.api_version, r.kind
+            ),
+        }),
+        None => {
+            let mut sources: Vec<&str> = refs.iter().map(|r| r.source.as_str()).collect();
+            sources.dedup();
+            Err(CliError::input(
+                sources.join(", "),
+                "no Node objects in the input (give `kubectl get nodes,pods -A -o json` too)",
+            ))
+        }
+    }
+}
+
+fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
+    let tolerations = |name: &str, own: usize| -> usize {
+        gang.and_then(|g| g.get_roles().iter().find(|r| r.get_name() == name))
+            .map_or(own, |r| r.get_tolerations().len())
+    };
+    WorkloadSummary {
+        object: w.name(),
+        framework: w.framework,
+        source: w.object.source.clone(),
+        position: w.object.position.clone(),
+        found: w.found,
+        members: w.members,
+        minimum: w.minimum,
+        minimum_field: w.minimum_field.clone(),
+        member_pods: w.member_pods.len(),
+        roles: w
+            .roles
+            .iter()
+            .map(|r| RoleSummary {
+                name: r.name.clone(),
+                members: r.members,
+                min_count: r.min_count,
+                constrained: r.constrained,
+                requests: r.requests.clone(),
+                node_selector: r.node_selector.clone(),
+                tolerations: tolerations(&r.name, r.tolerations.len()),
+            })
+            .collect(),
+        request: gang.map(|g| {
+            let t = g.get_topology();
+            RequestSummary {
+                required: t.required.clone(),
+                preferred: t.preferred.clone(),
+                slices: t.slices.iter().map(|s| (s.level.clone(), s.size)).collect(),
+            }
+        }),
+    }
+}
+
+fn warnings(c: &Cluster, w: &WorkloadGang, notes: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = notes.to_vec();
+    out.extend(c.report().warnings.iter().cloned());
+    out.extend(
+        w.warnings
+            .iter()
+            .map(|x| format!("{}: {}", x.field, x.message)),
+    );
+    out
+}
+
+fn status_exit(o: &Outcome) -> Exit {
+    match o {
+        Outcome::Placed(_) => Exit::Placed,
+        Outcome::Unschedulable(_) => Exit::DoesNotFit,
+        Outcome::Undecided(_) => Exit::Undecided,
+    }
+}
+
+/// `gang place`: the workload against the cluster.
+///
+/// # Errors
+/// Invalid input ([`CliError`]): objects gang-kube rejects, no workload to choose, a
+/// workload that cannot become a gang (minimum above its members, unknown level).
+pub fn place(
+    objects: &Objects,
+    choice: &WorkloadChoice,
+    topology: TopologySource,
+    source: &str,
+    notes: &[String],
+) -> Result<PlaceReport, CliError> {
+    let w = pick_workload(objects, choice, source)?;
+    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let inventory = cluster.inventory()?;
+    let gang = cluster.gang_for(&w)?;
+    let outcome = cluster.place(&inventory, &w)?;
+    let exit = status_exit(&outcome);
+    Ok(PlaceReport {
+        command: "place",
+        status: outcome.status(),
+        exit_code: exit.code(),
+        workload: summary(&w, Some(&gang)),
+        topology: cluster.report().topology.clone(),
+        cluster: ClusterSummary::of(&cluster),
+        result: serde_json::to_value(&outcome).unwrap_or(serde_json::Value::Null),
+        warnings: warnings(&cluster, &w, notes),
+        outcome,
+    })
+}
+
+/// A level's short name, as gang-core's diagnoses word it (`rack`, `node`).
+pub fn short_level(key: &str) -> &str {
+    if key == HOSTNAME_LEVEL {
+        return "node";
+    }
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+/// `gang` with `level` required (and no preference), keeping the slices at or inside
+/// it; the slices left out are returned.
+fn at_level(gang: &Gang, level: &str, levels: &[String]) -> (Gang, Vec<String>) {
+    let depth = |l: &str| {
+        if l == HOSTNAME_LEVEL {
+            usize::MAX
+        } else {
+            levels.iter().position(|x| x == l).unwrap_or(usize::MAX)
+        }
+    };
+    let mut g = Gang::new(gang.get_name()).policy(gang.get_policy());
+    for r in gang.get_roles() {
+        g = g.role(r.clone());
+    }
+    g = g.required(level);
+    let mut dropped = Vec::new();
+    for s in &gang.get_topology().slices {
+        if depth(&s.level) >= depth(level) {
+            g = g.slice(s.level.clone(), s.size);
+        } else {
+            dropped.push(format!("{} of {}", short_level(&s.level), s.size));
+        }
+    }
+    (g, dropped)
+}
+
+fn fit_rows(gang: &Gang, best: Option<&DomainReport>, placed: Option<&Placement>) -> Vec<FitRow> {
+    gang.get_roles()
+        .iter()
+        .filter(|r| r.is_constrained())
+        .map(|r| {
+            let needed = r.get_min_count().unwrap_or(r.get_count());
+            let fits = match (placed, best) {
+                (Some(p), _) => u64::from(p.placed(r.get_name()).unwrap_or(0)),
+                (None, Some(b)) => b
+                    .fits
+                    .iter()
+                    .find(|f| f.role == r.get_name())
+                    .map_or(0, |f| f.fits.min(u64::from(r.get_count()))),
+                (None, None) => 0,
+            };
+            FitRow {
+                role: r.get_name().to_owned(),
+                fits,
+                needed,
+                count: r.get_count(),
+            }
+        })
+        .collect()
+}
+
+/// The best domain of every level (outermost first, then one node), asking gang-core
+/// the gang with that level required.
+pub fn level_rows(inventory: &Inventory, gang: &Gang) -> Vec<LevelRow> {
+    let levels: Vec<String> = inventory.topology().levels().to_vec();
+    let mut keys: Vec<String> = levels
+        .iter()
+        .filter(|l| *l != HOSTNAME_LEVEL)
+        .cloned()
+        .collect();
+    keys.push(HOSTNAME_LEVEL.to_owned());
+    let t = gang.get_topology();
+    let requested = t.required.clone().or_else(|| t.preferred.clone());
+    keys.iter()
+        .map(|key| {
+            let (g, dropped) = at_level(gang, key, &levels);
+            let mut row = LevelRow {
+                level: key.clone(),
+                name: short_level(key).to_owned(),
+                requested: requested.as_deref() == Some(key.as_str()),
+                status: "short",
+                domain: String::new(),
+                fits: Vec::new(),
+                short_of: Vec::new(),
+                reason: None,
+                dropped_slices: dropped,
+                message: None,
+            };
+            match inventory.place(&g) {
+                Ok(Outcome::Placed(p)) => {
+                    row.status = "fits";
+                    row.domain = p.domain_path();
+                    if row.domain.is_empty() && key == HOSTNAME_LEVEL {
+                        row.domain = p
+                            .node_counts()
+                            .first()
+                            .map(|(n, _)| (*n).to_owned())
+                            .unwrap_or_default();
+                    }
+                    row.fits = fit_rows(&g, None, Some(&p));
+                }
+                Ok(o @ (Outcome::Unschedulable(_) | Outcome::Undecided(_))) => {
+                    let undecided = matches!(o, Outcome::Undecided(_));
+                    let d = o.diagnosis().expect("not placed");
+                    if undecided {
+                        row.status = "undecided";
+                    }
+                    if let Some(b) = &d.best {
+                        row.domain = b.domain.clone();
+                        row.short_of = b.short_of.clone();
+                        row.reason = match b.reason {
+                            Shortfall::Resources => None,
+                            other => Some(other.as_str()),
+                        };
+                    }
+                    row.fits = fit_rows(&g, d.best.as_ref(), None);
+                }
+                Err(e) => {
+                    row.status = "invalid";
+                    row.message = Some(e.to_string());
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// Lowers each constrained role's minimum to what the best domain holds and asks again:
+/// the elastic relaxation.
+fn fewer_members(
+    inventory: &Inventory,
+    gang: &Gang,
+    best: &DomainReport,
+) -> Option<(Placement, u64)> {
+    let t = gang.get_topology();
+    let mut g = Gang::new(gang.get_name()).policy(gang.get_policy());
+    let mut minimum = 0u64;
+    for r in gang.get_roles() {
+        let mut r = r.clone();
+        if r.is_constrained() {
+            let fits = best
+                .fits
+                .iter()
+                .find(|f| f.role == r.get_name())
+                .map_or(0, |f| f.fits.min(u64::from(r.get_count())));
+            let fits = u32::try_from(fits).ok()?;
+            if fits == 0 {
+                return None;
+            }
+            let needed = r.get_min_count().unwrap_or(r.get_count());
+            r.set_min_count(Some(fits.min(needed)));
+        }
+        minimum += u64::from(r.get_min_count().unwrap_or(r.get_count()));
+        g = g.role(r);
+    }
+    if let Some(l) = &t.required {
+        g = g.required(l.clone());
+    }
+    if let Some(l) = &t.preferred {
+        g = g.preferred(l.clone());
+    }
+    for s in &t.slices {
+        g = g.slice(s.level.clone(), s.size);
+    }
+    match inventory.place(&g) {
+        Ok(Outcome::Placed(p)) => Some((p, minimum)),
+        _ => None,
+    }
+}
+
+fn relaxations(
+    inventory: &Inventory,
+    gang: &Gang,
+    w: &WorkloadGang,
+    o: &Outcome,
+) -> Vec<Relaxation> {
+    let Some(d) = o.diagnosis() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let needed: u32 = d.roles.iter().map(|r| r.needed).sum();
+    let orig = d.level.as_deref().map(short_level);
+    if let (Some(r), Some(orig)) = (&d.relaxation, orig) {
+        let plural = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let mut across = plural(r.spans, orig);
+        if r.outside > 0 {
+            across.push_str(&format!(
+                " and {} without a {orig} label",
+                plural(r.outside, "node")
+            ));
+        }
+        out.push(match &r.level {
+            Some(k) => Relaxation {
+                kind: "coarser_level",
+                level: Some(k.clone()),
+                domain: r.domain.clone(),
+                members: u64::from(needed),
+                message: format!(
+                    "require one {} instead of one {orig}: {} {} fits all {needed} now (across {across})",
+                    short_level(k),
+                    short_level(k),
+                    r.domain
+                ),
+            },
+            None => Relaxation {
+                kind: "without_topology",
+                level: None,
+                domain: String::new(),
+                members: u64::from(needed),
+                message: format!(
+                    "drop the topology requirement: all {needed} fit now, across {across}"
+                ),
+            },
+        });
+    }
+    let elastic =
+        w.minimum < w.members || gang.get_roles().iter().any(|r| r.get_min_count().is_some());
+    if elastic {
+        if let Some(best) = &d.best {
+            if let Some((p, min)) = fewer_members(inventory, gang, best) {
+                let k = p.member_count();
+                let where_ = match p.level() {
+                    Some(l) => format!("{} {}", short_level(l), p.domain_path()),
+                    None => "the cluster".to_owned(),
+                };
+                out.push(Relaxation {
+                    kind: "fewer_members",
+                    level: p.level().map(str::to_owned),
+                    domain: p.domain_path(),
+                    members: k,
+                    message: format!(
+                        "an elastic group: with {} {min} instead of {}, {where_} takes {k} members now",
+                        w.minimum_field, w.minimum
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn objects_found(objects: &Objects, all: &[WorkloadGang]) -> ObjectsFound {
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sources: Vec<String> = Vec::new();
+    for r in objects.refs() {
+        *kinds.entry(r.kind).or_default() += 1;
+        if sources.last() != Some(&r.source) && !sources.contains(&r.source) {
+            sources.push(r.source);
+        }
+    }
+    ObjectsFound {
+        total: objects.len(),
+        sources,
+        kinds,
+        workloads: all.iter().map(WorkloadGang::name).collect(),
+    }
+}
+
+/// `gang explain`: the checklist, the best domain per level, the answer and the
+/// smallest relaxation. A workload that cannot become a gang (its minimum above the
+/// members found, no member pods) still gets its checklist, with `error` set and exit 2.
+///
+/// # Errors
+/// Invalid input that leaves nothing to explain: unreadable objects, no workload.
+pub fn explain(
+    objects: &Objects,
+    choice: &WorkloadChoice,
+    topology: TopologySource,
+    source: &str,
+    notes: &[String],
+) -> Result<ExplainReport, CliError> {
+    let w = pick_workload(objects, choice, source)?;
+    let all = workloads(objects)?;
+    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let inventory = cluster.inventory()?;
+    let mut checks = w.checks.clone();
+    checks.extend(cluster.checks(&w));
+    let exclusions: Vec<RoleExclusions> =
+        w.roles.iter().map(|r| cluster.exclusions(&w, r)).collect();
+    let gang = cluster.gang_for(&w);
+    let outcome = match &gang {
+        Ok(_) => Some(cluster.place(&inventory, &w)),
+        Err(_) => None,
+    };
+    let mut report = ExplainReport {
+        command: "explain",
+        status: "invalid",
+        exit_code: Exit::Invalid.code(),
+        workload: summary(&w, gang.as_ref().ok()),
+        objects: objects_found(objects, &all),
+        topology: cluster.report().topology.clone(),
+        cluster: ClusterSummary::of(&cluster),
+        checks,
+        exclusions,
+        levels: Vec::new(),
+        answer: Answer {
+            status: "invalid",
+            level: None,
+            domain: String::new(),
+            assignments: Vec::new(),
+            message: None,
+        },
+        relaxations: Vec::new(),
+        not_checked: NOT_CHECKED,
+        warnings: warnings(&cluster, &w, notes),
+        error: None,
+        failure: None,
+    };
+    let (gang, outcome) = match (gang, outcome) {
+        (Ok(g), Some(Ok(o))) => (g, o),
+        (Err(e), _) | (Ok(_), Some(Err(e))) => {
+            let e = CliError::from(e);
+            report.answer.message = Some(e.to_string());
+            report.error = Some(e.document());
+            report.failure = Some(e);
+            return Ok(report);
+        }
+        (Ok(_), None) => unreachable!("placed whenever the gang was built"),
+    };
+    report.levels = level_rows(&inventory, &gang);
+    report.relaxations = relaxations(&inventory, &gang, &w, &outcome);
+    let exit = status_exit(&outcome);
+    report.status = outcome.status();
+    report.exit_code = exit.code();
+    report.answer = match &outcome {
+        Outcome::Placed(p) => Answer {
+            status: "placed",
+            level: p.level().map(str::to_owned),
+            domain: p.domain_path(),
+            assignments: p.assignments().to_vec(),
+            message: None,
+        },
+        other => Answer {
+            status: other.status(),
+            level: other.diagnosis().and_then(|d| d.level.clone()),
+            domain: String::new(),
+            assignments: Vec::new(),
+            message: other.diagnosis().map(ToString::to_string),
+        },
+    };
+    Ok(report)
+}

@@ -1,0 +1,310 @@
+//! The kubectl plugin: the `gang` binary run as `kubectl-gang` (a symlink, as the
+//! README installs it) and as `gang kubectl …`, against a stand-in `kubectl` on `PATH`
+//! that serves gang-kube's fixtures and fails the test on any call it does not expect.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{json, kube, output, Run};
+
+/// A YAML or JSON fixture as `kubectl -o json` prints it: one object, or a List.
+fn as_json(path: &str, docs: std::ops::Range<usize>) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    if path.ends_with(".json") {
+        return serde_json::from_str(&text).unwrap();
+    }
+    let values: Vec<serde_json::Value> = serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect();
+    let items: Vec<serde_json::Value> = values[docs].to_vec();
+    if items.len() == 1 {
+        items.into_iter().next().unwrap()
+    } else {
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+    }
+}
+
+fn list(parts: Vec<serde_json::Value>) -> serde_json::Value {
+    let mut items = Vec::new();
+    for p in parts {
+        match p.get("items") {
+            Some(serde_json::Value::Array(a)) => items.extend(a.iter().cloned()),
+            _ => items.push(p),
+        }
+    }
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+struct Cluster {
+    dir: PathBuf,
+}
+
+impl Cluster {
+    /// A directory with `kubectl` (the stand-in), `kubectl-gang` (a symlink to the
+    /// binary) and the files it serves, one `case` arm per expected call.
+    fn new(name: &str, calls: &[(&str, Option<serde_json::Value>)]) -> Cluster {
+        let dir = std::env::temp_dir().join(format!("gang-plugin-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut script = String::from(
+            "#!/bin/sh\n# Stand-in kubectl: serves fixture files for the exact calls expected.\necho \"$*\" >> \"$(dirname \"$0\")/calls.log\"\ncase \"$*\" in\n",
+        );
+        for (i, (args, body)) in calls.iter().enumerate() {
+            match body {
+                Some(v) => {
+                    let f = dir.join(format!("reply-{i}.json"));
+                    std::fs::write(&f, serde_json::to_string_pretty(v).unwrap()).unwrap();
+                    script.push_str(&format!("  \"{args}\") cat \"{}\" ;;\n", f.display()));
+                }
+                None => script.push_str(&format!(
+                    "  \"{args}\") echo 'error: the server does not have a resource type' >&2; exit 1 ;;\n"
+                )),
+            }
+        }
+        script.push_str(
+            "  *) echo \"stand-in kubectl: unexpected call: kubectl $*\" >&2; exit 99 ;;\nesac\n",
+        );
+        let k = dir.join("kubectl");
+        std::fs::write(&k, script).unwrap();
+        std::fs::set_permissions(&k, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_gang"), dir.join("kubectl-gang")).unwrap();
+        Cluster { dir }
+    }
+
+    fn path_env(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    /// `kubectl-gang ARGS…` (what `kubectl gang ARGS…` runs).
+    fn plugin(&self, args: &[&str]) -> Run {
+        let mut c = Command::new(self.dir.join("kubectl-gang"));
+        c.args(args)
+            .env("PATH", self.path_env())
+            .env_remove("NO_COLOR");
+        output(c)
+    }
+
+    /// `gang kubectl ARGS…`.
+    fn subcommand(&self, args: &[&str]) -> Run {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gang"));
+        c.arg("kubectl").args(args).env("PATH", self.path_env());
+        output(c)
+    }
+
+    fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn clear(&self) {
+        let _ = std::fs::remove_file(self.dir.join("calls.log"));
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const NODES_PODS: &str = "get nodes,pods --all-namespaces -o json";
+const KUEUE: &str = "get topologies.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io -o json";
+
+fn racks_cluster(name: &str) -> Cluster {
+    let group = kube("training-workers.yaml");
+    // The nodes and pods of racks.json plus the group's four (pending) member pods.
+    let nodes_pods = list(vec![
+        as_json(&kube("racks.json"), 0..1),
+        as_json(&group, 1..5),
+    ]);
+    Cluster::new(
+        name,
+        &[
+            (
+                "get podgroup/training-workers -n ml-team -o json",
+                Some(as_json(&group, 0..1)),
+            ),
+            (
+                "get podgroup/training-workers -o json",
+                Some(as_json(&group, 0..1)),
+            ),
+            (NODES_PODS, Some(nodes_pods)),
+            (KUEUE, None), // Kueue is not installed
+        ],
+    )
+}
+
+#[test]
+fn kubectl_gang_explain_reads_the_workload_then_the_cluster() {
+    let c = racks_cluster("explain");
+    let r = c.plugin(&["explain", "podgroup/training-workers", "-n", "ml-team"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        c.calls(),
+        [
+            "get podgroup/training-workers -n ml-team -o json",
+            NODES_PODS,
+            KUEUE
+        ]
+    );
+    assert!(r.stdout.starts_with("Workload PodGroup/ml-team/training-workers (Kubernetes PodGroup, kubectl get podgroup/training-workers -n ml-team -o json"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("rack   b1/a  fits all 4 training-workers  ← requested"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("Answer       placed: in rack b1/a: training-workers: a1 ×2, a2 ×2"),
+        "{}",
+        r.stdout
+    );
+    // Kueue missing is a note, not a failure.
+    assert!(
+        r.stdout
+            .contains("no Kueue Topology or ResourceFlavor read"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn gang_kubectl_place_is_the_same_plugin() {
+    let c = racks_cluster("place");
+    let r = c.subcommand(&[
+        "place",
+        "podgroup/training-workers",
+        "-n",
+        "ml-team",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["result"]["domain"]["topology.example.com/rack"], "a");
+    assert_eq!(c.calls().len(), 3);
+}
+
+#[test]
+fn without_a_namespace_the_workload_objects_namespace_is_used() {
+    let c = racks_cluster("no-namespace");
+    let r = c.plugin(&["place", "podgroup/training-workers"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(c.calls()[0], "get podgroup/training-workers -o json");
+    assert!(
+        r.stdout
+            .starts_with("placed PodGroup/ml-team/training-workers"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn kueue_objects_are_read_from_the_cluster() {
+    let job = kube("pytorchjob.yaml");
+    let c = Cluster::new(
+        "kueue",
+        &[
+            (
+                "get pytorchjob/llama-ft -n ml -o json",
+                Some(as_json(&job, 0..1)),
+            ),
+            (NODES_PODS, Some(as_json(&kube("gke-h100.json"), 0..1))),
+            (KUEUE, Some(as_json(&kube("kueue-gke.yaml"), 0..2))),
+        ],
+    );
+    let r = c.plugin(&[
+        "place",
+        "pytorchjob/llama-ft",
+        "-n",
+        "ml",
+        "--output",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["topology"]["origin"], "kueue-topology");
+    assert_eq!(v["topology"]["flavor"]["name"], "a3mega");
+    assert_eq!(
+        v["result"]["domain"]["cloud.google.com/gce-topology-subblock"],
+        "s1"
+    );
+    assert_eq!(
+        v["result"]["domain"]["cloud.google.com/gce-topology-block"],
+        "b2"
+    );
+    assert_eq!(c.calls().len(), 3);
+}
+
+#[test]
+fn given_levels_skip_kueue_and_topology_reads_only_the_cluster() {
+    let c = racks_cluster("topology");
+    let r = c.plugin(&[
+        "topology",
+        "--levels",
+        "topology.example.com/block,topology.example.com/rack",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(c.calls(), [NODES_PODS]);
+    assert!(r.stdout.contains("rack a"), "{}", r.stdout);
+    c.clear();
+    let r = c.plugin(&["topology"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(c.calls(), [NODES_PODS, KUEUE]);
+}
+
+#[test]
+fn a_failing_kubectl_is_exit_4_with_its_message() {
+    let c = racks_cluster("missing");
+    // The stand-in knows no job/nope: it fails as kubectl would, naming the call.
+    let r = c.plugin(&["explain", "job/nope", "-n", "ml-team"]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("`kubectl get job/nope -n ml-team -o json` failed"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("unexpected call"), "{}", r.stderr);
+    // The workload is asked for first: nothing else was read.
+    assert_eq!(c.calls(), ["get job/nope -n ml-team -o json"]);
+    let r = c.plugin(&["place", "job/nope", "-o", "json"]);
+    assert_eq!(r.code, 4);
+    assert_eq!(json(&r.stdout)["kind"], "kubectl");
+}
+
+#[test]
+fn no_kubectl_on_path_is_exit_4() {
+    let dir = std::env::temp_dir().join(format!("gang-plugin-nokubectl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let link: &Path = &dir.join("kubectl-gang");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_gang"), link).unwrap();
+    let mut c = Command::new(link);
+    c.args(["topology"]).env("PATH", &dir);
+    let r = output(c);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("cannot run kubectl"), "{}", r.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plugin_help_names_kubectl_gang() {
+    let c = racks_cluster("help");
+    let r = c.plugin(&["--help"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("Usage: kubectl gang"), "{}", r.stdout);
+    assert!(r.stdout.contains("Exit codes:"));
+    assert!(c.calls().is_empty());
+}

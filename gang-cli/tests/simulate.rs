@@ -1,0 +1,107 @@
+//! `gang simulate`: the guides' experiments from the command line, their conclusions
+//! read back from the JSON output, and bad input.
+
+mod common;
+
+use common::{gang, json};
+
+const SIM: &str = "../examples/sim";
+
+fn mean_completion(doc: &serde_json::Value, variant: &str) -> f64 {
+    let v = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == variant)
+        .unwrap_or_else(|| panic!("no variant {variant}: {doc}"));
+    v["summary"]["all"]["completion"]["mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{variant}: no mean completion"))
+}
+
+/// Guide question 1: a small, compute-bound experiment on a busy cluster waits longer
+/// under a hard same-rack rule than the rule saves; unconstrained completes sooner.
+#[test]
+fn a_small_experiment_completes_sooner_unconstrained() {
+    let file = format!("{SIM}/01-small-experiment.json");
+    let r = gang(&["simulate", &file, "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r.stdout);
+    assert_eq!(doc["status"], "done");
+    let rack = mean_completion(&doc, "rack required");
+    let free = mean_completion(&doc, "unconstrained");
+    assert!(free < rack, "unconstrained {free} vs rack required {rack}");
+    // The text form names every variant on a line of its own.
+    let t = gang(&["simulate", &file]);
+    assert_eq!(t.code, 0);
+    for v in ["rack required", "rack preferred", "unconstrained"] {
+        assert!(
+            t.stdout.lines().any(|l| l.starts_with(v)),
+            "{v} missing:\n{}",
+            t.stdout
+        );
+    }
+}
+
+/// Guide question 2: a communication-bound job wins with a block-required rule despite
+/// the wait.
+#[test]
+fn a_communication_bound_job_completes_sooner_in_one_block() {
+    let file = format!("{SIM}/02-communication-bound.json");
+    let r = gang(&["simulate", &file, "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r.stdout);
+    let names: Vec<&str> = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    let block = names
+        .iter()
+        .find(|n| n.contains("block"))
+        .expect("a block variant");
+    let free = names
+        .iter()
+        .find(|n| n.contains("unconstrained"))
+        .expect("an unconstrained variant");
+    assert!(mean_completion(&doc, block) < mean_completion(&doc, free));
+}
+
+/// `--out DIR` writes each variant's files.
+#[test]
+fn out_writes_the_files_of_every_variant() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-simulate-{}", std::process::id()));
+    let file = format!("{SIM}/03a-fits.json");
+    let r = gang(&["simulate", &file, "--out", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let variants: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(!variants.is_empty());
+    for v in variants {
+        let v = v.unwrap().path();
+        for f in ["jobs.jsonl", "jobs.csv", "summary.json", "timeline.csv"] {
+            assert!(v.join(f).is_file(), "{} has no {f}", v.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A missing file, or a document gang-sim refuses, is exit 2 with the file named.
+#[test]
+fn bad_simulation_input_is_exit_2_naming_the_file() {
+    let r = gang(&["simulate", "no-such-run.json"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no-such-run.json"), "{}", r.stderr);
+    let bad = std::env::temp_dir().join(format!("gang-cli-bad-run-{}.json", std::process::id()));
+    std::fs::write(
+        &bad,
+        r#"{"cluster": {"inline": {}}, "trace": {"inline": []}, "config": {"colour": 1}}"#,
+    )
+    .unwrap();
+    let r = gang(&["simulate", bad.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let doc = json(&r.stdout);
+    assert_eq!(doc["status"], "error");
+    assert!(doc["message"].as_str().unwrap().contains("colour"), "{doc}");
+    let _ = std::fs::remove_file(&bad);
+}

@@ -1,0 +1,367 @@
+//! Several roles in one domain at one depth.
+//!
+//! The phases of [`Solver::multi_at`]:
+//! 1. **bounds** — each role's single-role capacity in every candidate domain (the
+//!    cluster's for unconstrained roles), from the capacity cache;
+//! 2. **candidates** — the domains whose bounds reach every role's minimum (and whose
+//!    summaries hold the minimum members together), most members first, then by policy;
+//! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
+//! 4. **the best candidate** — each domain filled in turn (the most members, role by
+//!    role, each count found by binary search over "do exactly these counts fit?":
+//!    greedy packing, then the exact search) until no later candidate can hold more.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::compile::{Compiled, RoleIx};
+use crate::inventory::domains::Scope;
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::ledger::Member;
+use crate::inventory::Inventory;
+use crate::model::Policy;
+
+use super::cache;
+use super::descent::{Charge, Descent};
+use super::rollup::{rollup, Grain};
+use super::search::search;
+use super::verdict::{Budget, Verdict};
+use super::{Packing, Solver};
+
+/// Candidate domains of one multi-role query, and their bounds.
+#[derive(Debug, Default)]
+pub(crate) struct Candidates {
+    /// `[role][candidate domain]`: single-role capacity (one entry, the cluster's, for
+    /// an unconstrained role).
+    role_caps: Vec<Vec<u64>>,
+    /// Domains that may hold the gang, best first.
+    list: Vec<Cand>,
+    /// The best filled domain's members so far.
+    best_assign: Vec<Member>,
+    /// `(resource, amount)`: what the constrained roles' minimum members need together,
+    /// for the resources they request.
+    need: Vec<(usize, u128)>,
+}
+
+/// A candidate domain: the most members it could take, its spare capacity, its index.
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    upper: u64,
+    score: u64,
+    index: u32,
+}
+
+/// Greedy packing's role order, and the cached fits it patches for one role.
+#[derive(Debug, Default)]
+pub(crate) struct Greedy {
+    order: Vec<RoleIx>,
+    /// `(node, fit before the patch)`, to restore.
+    undo: Vec<(NodeIx, u32)>,
+}
+
+impl Solver {
+    /// Several roles: the best domain at depth `t` (see the module docs); when placed,
+    /// the members are in the attempt's assignment.
+    pub(super) fn multi_at(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        t: Depth,
+        budget: &mut Budget,
+    ) -> Verdict<Scope> {
+        let Some(unconstrained_upper) = self.role_bounds(inv, c, t) else {
+            return budget.unplaced();
+        };
+        rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
+        greedy_order(c, &mut self.s.greedy.order);
+        match self.best_candidate(inv, c, t, budget) {
+            Some(index) => Verdict::Placed(Scope::new(t, index)),
+            None => budget.unplaced(),
+        }
+    }
+
+    /// Phase 1: every role's capacity per domain at `t` (constrained roles) or in the
+    /// cluster (unconstrained ones); the members unconstrained roles can add, or `None`
+    /// when one of them cannot reach its minimum anywhere.
+    fn role_bounds(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<u64> {
+        let Solver { s, cache, .. } = self;
+        let role_caps = &mut s.candidates.role_caps;
+        role_caps.resize_with(c.roles.len(), Vec::new);
+        let mut unconstrained_upper = 0u64;
+        for (r, role) in c.indexed_roles() {
+            cache.lend(inv, c, r, &mut s.caps);
+            let caps = &mut role_caps[r.ix()];
+            caps.clear();
+            if role.constrained {
+                s.caps.copy_level(inv, t, caps);
+            } else {
+                let cap = s.caps.at(Depth::CLUSTER, 0);
+                if cap < u64::from(role.min) {
+                    cache.give_back(&mut s.caps);
+                    return None;
+                }
+                unconstrained_upper += cap.min(u64::from(role.count));
+                caps.push(cap);
+            }
+            cache.give_back(&mut s.caps);
+        }
+        Some(unconstrained_upper)
+    }
+
+    /// Phase 4: fills candidates in order; the index of the domain taking the most
+    /// members (the first among equals), its members left in the attempt.
+    fn best_candidate(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        t: Depth,
+        budget: &mut Budget,
+    ) -> Option<u32> {
+        let mut best: Option<(u64, u32)> = None;
+        let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
+        for ci in 0..self.s.candidates.list.len() {
+            let cand = self.s.candidates.list[ci];
+            if best.is_some_and(|(total, _)| cand.upper <= total) {
+                break;
+            }
+            let scope = Scope::new(t, cand.index);
+            if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) {
+                if best.is_none_or(|(bt, _)| total > bt) {
+                    best = Some((total, cand.index));
+                    let s = &mut self.s;
+                    std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
+                }
+                if total == cand.upper {
+                    break;
+                }
+            }
+        }
+        let (_, index) = best?;
+        let s = &mut self.s;
+        std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
+        Some(index)
+    }
+
+    /// The most members (lexicographically by role order, each at least `min_count`) that
+    /// fit with constrained roles inside `scope`; the assignment is left in the attempt.
+    fn fill_domain(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        scope: Scope,
+        counts: &mut [u64],
+        budget: &mut Budget,
+    ) -> Option<u64> {
+        for (count, r) in counts.iter_mut().zip(&c.roles) {
+            *count = u64::from(r.min);
+        }
+        if !self.feasible(inv, c, scope, counts, budget).is_placed() {
+            return None;
+        }
+        let mut last_ok = std::mem::take(&mut self.s.attempt.assign);
+        for (r, role) in c.indexed_roles() {
+            let i = r.ix();
+            let step = Grain::of(c, role).at(Depth::CLUSTER);
+            let role_caps = &self.s.candidates.role_caps[i];
+            let cap = if role.constrained {
+                role_caps[scope.ix()]
+            } else {
+                role_caps[0]
+            };
+            let upper = u64::from(role.count).min(cap / step * step);
+            // Binary search over multiples of `step` in (counts[i], upper].
+            let (mut lo, mut hi) = (counts[i] / step, upper / step);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                counts[i] = mid * step;
+                if self.feasible(inv, c, scope, counts, budget).is_placed() {
+                    lo = mid;
+                    std::mem::swap(&mut last_ok, &mut self.s.attempt.assign);
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            counts[i] = lo * step;
+        }
+        self.s.attempt.assign = last_ok;
+        Some(counts.iter().sum())
+    }
+
+    /// Whether exactly `counts` members fit: greedy packing, then exact search.
+    fn feasible(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        scope: Scope,
+        counts: &[u64],
+        budget: &mut Budget,
+    ) -> Verdict {
+        if self.packing == Packing::GreedyFirst && self.greedy(inv, c, scope, counts) {
+            return Verdict::Placed(());
+        }
+        let s = &mut self.s;
+        search(
+            inv,
+            c,
+            counts,
+            scope,
+            budget,
+            &mut s.search,
+            &mut s.attempt.assign,
+        )
+    }
+
+    /// Roles one after another (in the greedy order), each spread by [`Descent`] over
+    /// what the previous ones left, preferring domains and nodes the gang already uses.
+    fn greedy(&mut self, inv: &Inventory, c: &Arc<Compiled>, scope: Scope, counts: &[u64]) -> bool {
+        let Solver { s, cache, .. } = self;
+        let (caps, at) = (&mut s.caps, &mut s.attempt);
+        let Greedy { order, undo } = &mut s.greedy;
+        at.fresh(inv.resources.len());
+        for &r in order.iter() {
+            let role = c.role(r);
+            let need = counts[r.ix()];
+            if need == 0 {
+                continue;
+            }
+            let grain = Grain::of(c, role);
+            let descent = Descent {
+                inv,
+                role,
+                ri: r,
+                grain,
+                policy: c.policy,
+                charge: Charge::Record,
+            };
+            if role.constrained {
+                // Inside the domain: a roll-up of its nodes, net of earlier roles.
+                if rollup(inv, role, grain, scope, Some(&at.taken), caps) < need {
+                    return false;
+                }
+                descent.run(scope, need, caps, at);
+                continue;
+            }
+            // Cluster-wide: the cached capacities, patched on the nodes earlier roles
+            // took from (and restored after), instead of a roll-up of every node.
+            cache.lend(inv, c, r, caps);
+            undo.clear();
+            for &n in &at.touched {
+                let f = cache::contribution(inv, role, grain, n, Some(&at.taken));
+                undo.push((n, caps.fit(n)));
+                cache::set_fit(inv, grain, n, f, caps);
+            }
+            let ok = caps.at(Depth::CLUSTER, 0) >= need;
+            if ok {
+                descent.run(Scope::CLUSTER, need, caps, at);
+            }
+            while let Some((n, old)) = undo.pop() {
+                cache::set_fit(inv, grain, n, old, caps);
+            }
+            cache.give_back(caps);
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Phase 2: the candidate domains at `t`, best first: the most members their bounds
+/// allow, then the policy on their spare capacity, then their order.
+fn rank_candidates(
+    inv: &Inventory,
+    c: &Compiled,
+    t: Depth,
+    unconstrained_upper: u64,
+    cand: &mut Candidates,
+) {
+    cand.list.clear();
+    minimum_need(inv, c, &mut cand.need);
+    'dom: for scope in inv.scopes_at(t) {
+        if !inv.is_node_level(t) && !room_for(inv, &cand.need, scope) {
+            continue;
+        }
+        let (mut upper, mut score) = (unconstrained_upper, 0u64);
+        for (role, caps) in c.roles.iter().zip(&cand.role_caps) {
+            if !role.constrained {
+                continue;
+            }
+            let step = Grain::of(c, role).at(Depth::CLUSTER);
+            let cap = caps[scope.ix()];
+            let up = u64::from(role.count).min(cap / step * step);
+            if up < u64::from(role.min) {
+                continue 'dom;
+            }
+            upper += up;
+            score += cap - up;
+        }
+        cand.list.push(Cand {
+            upper,
+            score,
+            index: scope.index,
+        });
+    }
+    let policy = c.policy;
+    cand.list.sort_unstable_by(|a, b| {
+        b.upper
+            .cmp(&a.upper)
+            .then_with(|| match policy {
+                Policy::MostFree => b.score.cmp(&a.score),
+                _ => a.score.cmp(&b.score),
+            })
+            .then(a.index.cmp(&b.index))
+    });
+}
+
+/// Phase 3: the role order for greedy packing: constrained first, then the heaviest.
+fn greedy_order(c: &Compiled, order: &mut Vec<RoleIx>) {
+    order.clear();
+    order.extend(c.indexed_roles().map(|(r, _)| r));
+    order.sort_unstable_by(|&a, &b| {
+        let (ra, rb) = (c.role(a), c.role(b));
+        rb.constrained
+            .cmp(&ra.constrained)
+            .then(rb.weight.cmp(&ra.weight))
+            .then(a.cmp(&b))
+    });
+}
+
+/// What the constrained roles' minimum members need together, per resource they request
+/// (`(resource, amount)`, into `need`): the same for every candidate domain.
+fn minimum_need(inv: &Inventory, c: &Compiled, need: &mut Vec<(usize, u128)>) {
+    need.clear();
+    for r in 0..inv.resources.len() {
+        let amount: u128 = c
+            .roles
+            .iter()
+            .filter(|role| role.constrained)
+            .flat_map(|role| {
+                role.req
+                    .iter()
+                    .filter(|q| q.0 as usize == r)
+                    .map(move |q| u128::from(q.1) * u128::from(role.min))
+            })
+            .sum();
+        if amount > 0 {
+            need.push((r, amount));
+        }
+    }
+}
+
+/// Whether domain `dom` (at a label depth) has, in total, enough free capacity of every
+/// resource for `need` (see [`minimum_need`]): a necessary condition for the minimum
+/// members together, read off the summaries before any packing is tried.
+fn room_for(inv: &Inventory, need: &[(usize, u128)], dom: Scope) -> bool {
+    need.iter().all(|&(r, amount)| {
+        let total = inv.summary(dom.depth.ix(), dom.ix(), r).total;
+        total == u64::MAX || amount <= u128::from(total)
+    })
+}
+
+/// [`room_for`] the constrained roles' minimum members of `c`.
+#[cfg(test)]
+pub(super) fn room_for_minimum(inv: &Inventory, c: &Compiled, dom: Scope) -> bool {
+    let mut need = Vec::new();
+    minimum_need(inv, c, &mut need);
+    room_for(inv, &need, dom)
+}

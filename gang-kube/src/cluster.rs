@@ -1,0 +1,593 @@
+//! Nodes and the pods running on them → gang-core [`NodeSpec`]s and an [`Inventory`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use gang_core::{Inventory, NodeSpec, Quantity, Taint, Topology};
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind};
+use crate::objects::{Body, ObjectRef, Objects, Origin};
+use crate::requests::{pod_requests_acc, Resources};
+use crate::topology::{choose, TopologyChoice, TopologySource};
+
+/// How to read a cluster from objects: the topology source and pods not to count.
+///
+/// ```
+/// use gang_kube::{ClusterOptions, TopologySource};
+/// let o = ClusterOptions::new()
+///     .topology(TopologySource::Levels(vec!["topology.example.com/rack".into()]))
+///     .ignore_pod("ml-team", "training-workers-0");
+/// assert_eq!(o.ignored_pods().len(), 1);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ClusterOptions {
+    topology: TopologySource,
+    ignore: HashSet<(String, String)>,
+}
+
+impl ClusterOptions {
+    /// Topology [`TopologySource::Auto`], every bound pod counted. See [`ClusterOptions`].
+    pub fn new() -> Self {
+        ClusterOptions::default()
+    }
+
+    /// Where the topology levels come from. See [`ClusterOptions`].
+    pub fn topology(mut self, source: TopologySource) -> Self {
+        self.topology = source;
+        self
+    }
+
+    /// Does not count this pod's usage (a member of the gang being asked about, already
+    /// bound). See [`ClusterOptions`].
+    pub fn ignore_pod(mut self, namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        self.ignore.insert((namespace.into(), name.into()));
+        self
+    }
+
+    /// Ignores every pod in `pods` (e.g. a workload's
+    /// [`member_pods`](crate::WorkloadGang::member_pods)). See [`ClusterOptions`].
+    pub fn ignore_pods<'a>(mut self, pods: impl IntoIterator<Item = &'a ObjectRef>) -> Self {
+        for p in pods {
+            self.ignore
+                .insert((p.namespace.clone().unwrap_or_default(), p.name.clone()));
+        }
+        self
+    }
+
+    /// The pods not counted, as (namespace, name). See [`ClusterOptions`].
+    pub fn ignored_pods(&self) -> &HashSet<(String, String)> {
+        &self.ignore
+    }
+}
+
+/// Why a node takes no members. Part of an [`ExcludedNode`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum NodeExclusion {
+    /// The `Ready` condition is not `True` (its taint may lag the condition).
+    NotReady {
+        /// The condition's status (`False`, `Unknown`).
+        status: String,
+        /// The condition's reason (`KubeletNotReady`), if given.
+        detail: String,
+    },
+    /// `spec.unschedulable` (cordoned).
+    Unschedulable,
+    /// The node lacks a label of the Kueue ResourceFlavor the topology came from.
+    OutsideFlavor {
+        /// The flavor.
+        flavor: String,
+        /// The label key.
+        label: String,
+        /// The value the flavor asks for.
+        want: String,
+        /// The node's value, if it has the label.
+        have: Option<String>,
+    },
+}
+
+impl std::fmt::Display for NodeExclusion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeExclusion::NotReady { status, detail } if detail.is_empty() => {
+                write!(f, "not ready (Ready={status})")
+            }
+            NodeExclusion::NotReady { status, detail } => {
+                write!(f, "not ready (Ready={status}, {detail})")
+            }
+            NodeExclusion::Unschedulable => f.write_str("unschedulable (cordoned)"),
+            NodeExclusion::OutsideFlavor {
+                flavor,
+                label,
+                want,
+                ..
+            } => write!(f, "outside ResourceFlavor {flavor} ({label}={want})"),
+        }
+    }
+}
+
+/// A node that takes no members, and every reason why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExcludedNode {
+    /// Node name.
+    pub node: String,
+    /// Reasons, in the order not ready, unschedulable, outside the flavor.
+    pub reasons: Vec<NodeExclusion>,
+}
+
+/// How the pods in the input were counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PodCounts {
+    /// Pods counted against their node.
+    pub counted: usize,
+    /// Pods in phase `Succeeded` or `Failed` (they hold nothing).
+    pub terminal: usize,
+    /// Pods not bound to a node (pending): they hold nothing.
+    pub unbound: usize,
+    /// Pods left out on request ([`ClusterOptions::ignore_pod`]).
+    pub ignored: usize,
+    /// Pods bound to a node that is not in the input (not counted).
+    pub on_unknown_nodes: usize,
+}
+
+/// Nodes whose label of a topology level is missing (they are outside every domain of
+/// that level and finer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LevelCoverage {
+    /// The level key.
+    pub level: String,
+    /// Nodes with the label.
+    pub labelled: usize,
+    /// Nodes without it.
+    pub missing: usize,
+    /// Distinct domains at this level.
+    pub domains: usize,
+}
+
+/// What reading the cluster found: the topology and why, nodes excluded and why, taints,
+/// label coverage, pods, warnings. Serialisable for a command's JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterReport {
+    /// The topology chosen.
+    pub topology: TopologyChoice,
+    /// Node objects read.
+    pub nodes: usize,
+    /// Nodes that can take members (not excluded).
+    pub schedulable: usize,
+    /// Excluded nodes with their reasons, in input order.
+    pub excluded: Vec<ExcludedNode>,
+    /// Nodes per taint (`key=value:Effect`), among all nodes.
+    pub taints: BTreeMap<String, usize>,
+    /// Per topology level, how many nodes carry its label.
+    pub levels: Vec<LevelCoverage>,
+    /// How the pods were counted.
+    pub pods: PodCounts,
+    /// What was read but could not be honoured exactly, or looks wrong.
+    pub warnings: Vec<String>,
+}
+
+/// A node's allocatable capacity and what running pods use of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeUsage {
+    /// Node name.
+    pub node: String,
+    /// `status.allocatable`.
+    pub allocatable: Resources,
+    /// Requests of the non-terminal pods bound to it (with `pods` their count).
+    pub used: Resources,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct NodeInfo {
+    pub labels: BTreeMap<String, String>,
+    pub taints: Vec<Taint>,
+    pub exclusions: Vec<NodeExclusion>,
+    pub origin: ObjectRef,
+}
+
+/// A cluster read from Kubernetes objects: gang-core node descriptions, the topology,
+/// what running pods use, and a report of what was found.
+///
+/// ```
+/// use gang_kube::{Cluster, ClusterOptions, Objects};
+/// let objects = Objects::parse("snapshot.yaml", r#"
+/// apiVersion: v1
+/// kind: Node
+/// metadata:
+///   name: gpu-1
+///   labels: {topology.example.com/rack: r1}
+/// status:
+///   allocatable: {cpu: "96", memory: 1Ti, nvidia.com/gpu: "8", pods: "110"}
+///   conditions: [{type: Ready, status: "True"}]
+/// ---
+/// apiVersion: v1
+/// kind: Node
+/// metadata: {name: gpu-2, labels: {topology.example.com/rack: r1}}
+/// spec: {unschedulable: true}
+/// status:
+///   allocatable: {cpu: "96", nvidia.com/gpu: "8", pods: "110"}
+/// ---
+/// apiVersion: v1
+/// kind: Pod
+/// metadata: {name: busy, namespace: default}
+/// spec:
+///   nodeName: gpu-1
+///   containers: [{name: c, resources: {requests: {nvidia.com/gpu: "6", cpu: "8"}}}]
+/// status: {phase: Running}
+/// "#)?;
+/// let cluster = Cluster::from_objects(&objects, &ClusterOptions::new())?;
+/// let report = cluster.report();
+/// assert_eq!(report.topology.levels, ["topology.example.com/rack"]);
+/// assert_eq!((report.nodes, report.schedulable), (2, 1));
+/// assert_eq!(report.excluded[0].reasons[0].to_string(), "unschedulable (cordoned)");
+/// let inventory = cluster.inventory()?;
+/// assert_eq!(inventory.free("gpu-1", "nvidia.com/gpu").unwrap().to_string(), "2");
+/// assert_eq!(inventory.free("gpu-1", "pods").unwrap().to_string(), "109");
+/// # Ok::<(), gang_kube::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub(crate) nodes: Vec<NodeSpec>,
+    pub(crate) info: Vec<NodeInfo>,
+    pub(crate) usage: Vec<NodeUsage>,
+    pub(crate) topology: Topology,
+    pub(crate) report: ClusterReport,
+}
+
+fn kind_error(source: &str, reason: &str) -> Error {
+    Error::new(ErrorKind::UnexpectedKind, source, reason.to_owned())
+}
+
+impl Cluster {
+    /// Reads the nodes, the pods bound to them and the topology from `objects`.
+    ///
+    /// Nodes: `status.allocatable` is the capacity; labels; `spec.taints`;
+    /// `spec.unschedulable` and a `Ready` condition that is not `True` exclude the node
+    /// (it stays in the inventory, cordoned, and the report says why; a node without a
+    /// `Ready` condition is taken as ready, with a warning). Pods: every pod bound to a
+    /// node (`spec.nodeName`) and not `Succeeded` or `Failed` uses its requests, counted
+    /// as kube-scheduler does, and one `pods`. See [`TopologySource`] for the levels.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnexpectedKind`] when there is no Node; [`ErrorKind::InvalidValue`]
+    /// for an unknown taint effect or a usage sum that overflows;
+    /// [`ErrorKind::MissingLabel`], [`ErrorKind::InvalidTopology`] for a topology that
+    /// names a label no node has, or is invalid.
+    pub fn from_objects(objects: &Objects, options: &ClusterOptions) -> Result<Cluster, Error> {
+        let node_items: Vec<(&crate::model::Node, &Origin)> = objects
+            .items
+            .iter()
+            .filter_map(|i| match &i.body {
+                Body::Node(n) => Some((&**n, &i.origin)),
+                _ => None,
+            })
+            .collect();
+        if node_items.is_empty() {
+            let sources: Vec<String> = {
+                let mut s: Vec<String> = objects
+                    .items
+                    .iter()
+                    .map(|i| i.origin.source.to_string())
+                    .collect();
+                s.dedup();
+                s
+            };
+            let source = sources.first().map(String::as_str).unwrap_or("input");
+            return Err(kind_error(
+                source,
+                "no Node objects in the input (give `kubectl get nodes -o json`)",
+            ));
+        }
+        let labels: Vec<&BTreeMap<String, String>> =
+            node_items.iter().map(|(n, _)| &n.metadata.labels).collect();
+        let chosen = choose(objects, &options.topology, &labels)?;
+        let flavor = chosen.choice.flavor.clone();
+
+        let mut warnings = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(node_items.len());
+        let mut info = Vec::with_capacity(node_items.len());
+        let mut usage = Vec::with_capacity(node_items.len());
+        let mut no_ready = 0usize;
+        let mut taints_seen: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, (n, origin)) in node_items.iter().enumerate() {
+            let name = n.metadata.name.as_str();
+            if name.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::InvalidValue,
+                    &origin.source,
+                    "a Node needs a name",
+                )
+                .at(origin)
+                .with_field("metadata.name"));
+            }
+            if let Some(first) = index.insert(name, i) {
+                return Err(Error::new(
+                    ErrorKind::InvalidValue,
+                    &origin.source,
+                    format!(
+                        "node {name} appears twice (also {} of {})",
+                        node_items[first].1.position, node_items[first].1.source
+                    ),
+                )
+                .at(origin)
+                .with_field("metadata.name")
+                .with_value(name));
+            }
+            let mut exclusions = Vec::new();
+            match n.status.conditions.iter().find(|c| c.type_ == "Ready") {
+                Some(c) if c.status == "True" => {}
+                Some(c) => exclusions.push(NodeExclusion::NotReady {
+                    status: c.status.clone(),
+                    detail: c.reason.clone(),
+                }),
+                None => no_ready += 1,
+            }
+            if n.spec.unschedulable {
+                exclusions.push(NodeExclusion::Unschedulable);
+            }
+            if let Some(f) = &flavor {
+                for (k, want) in &f.node_labels {
+                    let have = n.metadata.labels.get(k);
+                    if have != Some(want) {
+                        exclusions.push(NodeExclusion::OutsideFlavor {
+                            flavor: f.name.clone(),
+                            label: k.clone(),
+                            want: want.clone(),
+                            have: have.cloned(),
+                        });
+                        break;
+                    }
+                }
+            }
+            let mut taints = Vec::with_capacity(n.spec.taints.len());
+            for (t, kt) in n.spec.taints.iter().enumerate() {
+                let taint = crate::convert::taint(kt)
+                    .map_err(|e| e.under(&format!("spec.taints[{t}]")).at(origin))?;
+                let label = if kt.value.is_empty() {
+                    format!("{}:{}", kt.key, kt.effect)
+                } else {
+                    format!("{}={}:{}", kt.key, kt.value, kt.effect)
+                };
+                *taints_seen.entry(label).or_default() += 1;
+                taints.push(taint);
+            }
+            info.push(NodeInfo {
+                labels: n.metadata.labels.clone(),
+                taints,
+                exclusions,
+                origin: origin.to_ref(),
+            });
+            usage.push(NodeUsage {
+                node: name.to_owned(),
+                allocatable: n
+                    .status
+                    .allocatable
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.0))
+                    .collect(),
+                used: Resources::new(),
+            });
+        }
+        if no_ready > 0 {
+            warnings.push(format!(
+                "{no_ready} node(s) have no Ready condition; taken as ready"
+            ));
+        }
+
+        let mut pods = PodCounts::default();
+        let mut unknown_nodes: Vec<String> = Vec::new();
+        for item in &objects.items {
+            let Body::Pod(p) = &item.body else { continue };
+            if !options.ignore.is_empty()
+                && options
+                    .ignore
+                    .contains(&(p.metadata.namespace.clone(), p.metadata.name.clone()))
+            {
+                pods.ignored += 1;
+                continue;
+            }
+            if p.status.phase == "Succeeded" || p.status.phase == "Failed" {
+                pods.terminal += 1;
+                continue;
+            }
+            if p.spec.node_name.is_empty() {
+                pods.unbound += 1;
+                continue;
+            }
+            let Some(&ix) = index.get(p.spec.node_name.as_str()) else {
+                pods.on_unknown_nodes += 1;
+                if unknown_nodes.len() < 5 && !unknown_nodes.contains(&p.spec.node_name) {
+                    unknown_nodes.push(p.spec.node_name.clone());
+                }
+                continue;
+            };
+            let overflow = |resource: String| {
+                Error::new(
+                    ErrorKind::InvalidValue,
+                    &item.origin.source,
+                    format!("the requests of {resource} overflow"),
+                )
+                .at(&item.origin)
+                .with_field("spec")
+            };
+            let reqs = pod_requests_acc(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
+            let used = &mut usage[ix].used;
+            for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
+                match used.get_mut(k) {
+                    Some(have) => {
+                        *have = Quantity::from_millis(
+                            have.millis()
+                                .checked_add(v)
+                                .ok_or_else(|| overflow(k.to_owned()))?,
+                        );
+                    }
+                    None => {
+                        used.insert(k.to_owned(), Quantity::from_millis(v));
+                    }
+                }
+            }
+            pods.counted += 1;
+        }
+        if pods.on_unknown_nodes > 0 {
+            warnings.push(format!(
+                "{} pod(s) are bound to nodes not in the input ({}); not counted",
+                pods.on_unknown_nodes,
+                unknown_nodes.join(", ")
+            ));
+        }
+
+        let mut nodes = Vec::with_capacity(usage.len());
+        for (u, inf) in usage.iter().zip(&info) {
+            let mut spec = NodeSpec::new(u.node.clone());
+            for (k, v) in &inf.labels {
+                spec = spec.label(k.clone(), v.clone());
+            }
+            for (k, v) in &u.allocatable {
+                spec = spec.capacity(k.clone(), *v);
+            }
+            for (k, v) in &u.used {
+                spec = spec.used(k.clone(), *v);
+            }
+            for t in &inf.taints {
+                spec = spec.taint(t.clone());
+            }
+            if !inf.exclusions.is_empty() {
+                spec = spec.cordoned();
+            }
+            nodes.push(spec);
+        }
+
+        let label_levels: Vec<&String> = chosen
+            .choice
+            .levels
+            .iter()
+            .filter(|l| *l != gang_core::HOSTNAME_LEVEL)
+            .collect();
+        let levels = label_levels
+            .iter()
+            .enumerate()
+            .map(|(d, l)| {
+                // Domains are full paths of values: b1/s1 and b2/s1 are two subblocks.
+                let paths: std::collections::BTreeSet<Vec<&str>> = info
+                    .iter()
+                    .filter_map(|i| {
+                        label_levels[..=d]
+                            .iter()
+                            .map(|k| i.labels.get(*k).map(String::as_str))
+                            .collect::<Option<Vec<&str>>>()
+                    })
+                    .collect();
+                let labelled = info.iter().filter(|i| i.labels.contains_key(*l)).count();
+                LevelCoverage {
+                    level: (*l).clone(),
+                    labelled,
+                    missing: info.len() - labelled,
+                    domains: paths.len(),
+                }
+            })
+            .collect();
+        let excluded: Vec<ExcludedNode> = info
+            .iter()
+            .zip(&usage)
+            .filter(|(i, _)| !i.exclusions.is_empty())
+            .map(|(i, u)| ExcludedNode {
+                node: u.node.clone(),
+                reasons: i.exclusions.clone(),
+            })
+            .collect();
+        let report = ClusterReport {
+            topology: chosen.choice,
+            nodes: info.len(),
+            schedulable: info.len() - excluded.len(),
+            excluded,
+            taints: taints_seen,
+            levels,
+            pods,
+            warnings,
+        };
+        Ok(Cluster {
+            nodes,
+            info,
+            usage,
+            topology: chosen.topology,
+            report,
+        })
+    }
+
+    /// The gang-core node descriptions, in input order. See [`Cluster`].
+    pub fn nodes(&self) -> &[NodeSpec] {
+        &self.nodes
+    }
+
+    /// Allocatable and used amounts per node, in input order. See [`Cluster`].
+    pub fn usage(&self) -> &[NodeUsage] {
+        &self.usage
+    }
+
+    /// The topology chosen. See [`Cluster`] and [`TopologySource`].
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// What was found. See [`ClusterReport`].
+    pub fn report(&self) -> &ClusterReport {
+        &self.report
+    }
+
+    /// Builds the gang-core inventory.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Core`] naming the node's object when gang-core rejects it (a label
+    /// value or resource name gang-core does not accept); [`Error::core`] has the
+    /// gang-core error.
+    pub fn inventory(&self) -> Result<Inventory, Error> {
+        Inventory::from_nodes(self.topology.clone(), &self.nodes).map_err(|e| self.core_error(e))
+    }
+
+    pub(crate) fn core_error(&self, e: gang_core::Error) -> Error {
+        // gang-core names nodes as `nodes[NAME].…`: point at the Node object.
+        let field = e.field().to_owned();
+        let node = field
+            .strip_prefix("nodes[")
+            .and_then(|rest| rest.split_once(']'));
+        let reason = crate::topology::core_reason(&e);
+        match node.and_then(|(name, rest)| {
+            self.usage
+                .iter()
+                .position(|u| u.node == name)
+                .map(|i| (i, rest))
+        }) {
+            Some((i, rest)) => {
+                let o = &self.info[i].origin;
+                let mut err = Error::new(ErrorKind::Core, &o.source, reason)
+                    .with_object(o.to_string())
+                    .with_position(o.position.clone())
+                    .with_field(map_node_field(rest.trim_start_matches('.')));
+                if let gang_core::Error::InvalidInventory { value, .. }
+                | gang_core::Error::InvalidQuantity { value, .. } = &e
+                {
+                    err = err.with_value(value.clone());
+                }
+                err.with_core(e)
+            }
+            None => Error::new(ErrorKind::Core, "cluster", reason)
+                .with_field(field)
+                .with_core(e),
+        }
+    }
+}
+
+/// gang-core's node field names → the Kubernetes fields they came from.
+fn map_node_field(rest: &str) -> String {
+    if let Some(r) = rest.strip_prefix("labels.") {
+        format!("metadata.labels.{r}")
+    } else if let Some(r) = rest.strip_prefix("capacity.") {
+        format!("status.allocatable.{r}")
+    } else if let Some(r) = rest.strip_prefix("taints") {
+        format!("spec.taints{r}")
+    } else if rest == "name" || rest.is_empty() {
+        "metadata.name".to_owned()
+    } else {
+        rest.to_owned()
+    }
+}

@@ -1,0 +1,287 @@
+//! The fast path for a JSON `List` (what `kubectl get … -o json` prints): one pass over
+//! the text, each item read straight into its kind's struct once its `apiVersion` and
+//! `kind` are known (Kubernetes writes them first; parts seen before them are kept as
+//! raw text and read after). Any error falls back to the careful path, which names the
+//! object and field.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::model::{self, Meta};
+use crate::objects::{classify, object_label, Body, Class, Item, Origin};
+
+struct One {
+    kind: String,
+    api_version: String,
+    namespace: String,
+    name: String,
+    body: Body,
+}
+
+enum MetaPart<'a> {
+    Meta(Meta),
+    Node(model::NodeMeta),
+    Raw(&'a RawValue),
+}
+
+#[derive(Default)]
+struct Parts<'a> {
+    metadata: Option<MetaPart<'a>>,
+    spec: Option<&'a RawValue>,
+    status: Option<&'a RawValue>,
+}
+
+/// The typed spec and status of an item, read as they come.
+#[allow(clippy::large_enum_variant)] // one at a time, on the stack
+enum Typed {
+    Node(model::NodeSpecK, model::NodeStatus),
+    Pod(model::PodSpec, model::PodStatus),
+}
+
+impl<'de> Deserialize<'de> for One {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = One;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Kubernetes object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<One, A::Error> {
+                let (mut kind, mut api_version) = (None::<String>, None::<String>);
+                let mut parts = Parts::default();
+                let mut typed = None::<Typed>;
+                let mut class = None::<Class>;
+                while let Some(model::Text(key)) = map.next_key::<model::Text<'de>>()? {
+                    match key.as_ref() {
+                        "kind" => kind = Some(map.next_value()?),
+                        "apiVersion" => api_version = Some(map.next_value()?),
+                        "metadata" => {
+                            let known = match (&kind, &api_version) {
+                                (Some(k), Some(a)) => Some(classify(a, k)),
+                                _ => None,
+                            };
+                            parts.metadata = Some(match known {
+                                Some(Class::Node) => MetaPart::Node(
+                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
+                                ),
+                                Some(_) => MetaPart::Meta(
+                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
+                                ),
+                                None => MetaPart::Raw(map.next_value()?),
+                            });
+                        }
+                        "spec" | "status" => {
+                            if class.is_none() {
+                                if let (Some(k), Some(a)) = (&kind, &api_version) {
+                                    class = Some(classify(a, k));
+                                }
+                            }
+                            let is_spec = key.as_ref() == "spec";
+                            match class {
+                                Some(Class::Node) | Some(Class::Pod) => {
+                                    let t = typed.get_or_insert_with(|| match class {
+                                        Some(Class::Node) => {
+                                            Typed::Node(Default::default(), Default::default())
+                                        }
+                                        _ => Typed::Pod(Default::default(), Default::default()),
+                                    });
+                                    match (t, is_spec) {
+                                        (Typed::Node(s, _), true) => {
+                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        }
+                                        (Typed::Node(_, s), false) => {
+                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        }
+                                        (Typed::Pod(s, _), true) => {
+                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        }
+                                        (Typed::Pod(_, s), false) => {
+                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        }
+                                    }
+                                }
+                                _ => {
+                                    let raw: &'de RawValue = map.next_value()?;
+                                    if is_spec {
+                                        parts.spec = Some(raw);
+                                    } else {
+                                        parts.status = Some(raw);
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let kind = kind.unwrap_or_default();
+                let api_version = api_version.unwrap_or_default();
+                if kind.is_empty() || api_version.is_empty() {
+                    return Err(de::Error::custom("apiVersion and kind are required"));
+                }
+                let class = classify(&api_version, &kind);
+                fn late<T: Default + serde::de::DeserializeOwned, E: de::Error>(
+                    raw: Option<&RawValue>,
+                    into: &mut T,
+                ) -> Result<(), E> {
+                    if let Some(raw) = raw {
+                        *into = serde_json::from_str::<Option<T>>(raw.get())
+                            .map_err(E::custom)?
+                            .unwrap_or_default();
+                    }
+                    Ok(())
+                }
+                let mut node_meta = model::NodeMeta::default();
+                let mut metadata = Meta::default();
+                match parts.metadata {
+                    Some(MetaPart::Node(m)) => node_meta = m,
+                    Some(MetaPart::Meta(m)) => metadata = m,
+                    Some(MetaPart::Raw(raw)) if class == Class::Node => {
+                        late(Some(raw), &mut node_meta)?
+                    }
+                    Some(MetaPart::Raw(raw)) => late(Some(raw), &mut metadata)?,
+                    None => {}
+                }
+                let (namespace, name) = if class == Class::Node {
+                    (String::new(), node_meta.name.clone())
+                } else {
+                    (metadata.namespace.clone(), metadata.name.clone())
+                };
+                let body = match class {
+                    Class::Node => {
+                        let Typed::Node(mut spec, mut status) =
+                            typed.unwrap_or(Typed::Node(Default::default(), Default::default()))
+                        else {
+                            return Err(de::Error::custom("node read as a pod"));
+                        };
+                        late(parts.spec, &mut spec)?;
+                        late(parts.status, &mut status)?;
+                        Body::Node(Box::new(model::Node {
+                            metadata: node_meta,
+                            spec,
+                            status,
+                        }))
+                    }
+                    Class::Pod => {
+                        let Typed::Pod(mut spec, mut status) =
+                            typed.unwrap_or(Typed::Pod(Default::default(), Default::default()))
+                        else {
+                            return Err(de::Error::custom("pod read as a node"));
+                        };
+                        late(parts.spec, &mut spec)?;
+                        late(parts.status, &mut status)?;
+                        Body::Pod(Box::new(model::Pod {
+                            metadata,
+                            spec,
+                            status,
+                        }))
+                    }
+                    class => {
+                        // Other kinds: rebuild the object's text from its parts and read
+                        // it whole (few of them in a snapshot).
+                        let mut text = String::from("{\"metadata\":{}");
+                        for (k, v) in [("spec", parts.spec), ("status", parts.status)] {
+                            if let Some(v) = v {
+                                text.push_str(&format!(",\"{k}\":{}", v.get()));
+                            }
+                        }
+                        text.push('}');
+                        let mut body = class
+                            .json(&text)
+                            .map_err(|(path, m)| de::Error::custom(format!("{path}: {m}")))?;
+                        if let Some(m) = body.meta_mut() {
+                            *m = metadata;
+                        }
+                        body
+                    }
+                };
+                Ok(One {
+                    kind,
+                    api_version,
+                    namespace,
+                    name,
+                    body,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct FastList {
+    kind: Option<String>,
+    items: Option<Vec<One>>,
+}
+
+/// The items of a single JSON `List` document, or `None` (not one list, or any error:
+/// the careful path then reads it and reports).
+pub(crate) fn read_list(source: &Arc<str>, text: &str) -> Option<Vec<Item>> {
+    let list: FastList = serde_json::from_str(text).ok()?;
+    if !list.kind.as_deref().is_some_and(|k| k.ends_with("List")) {
+        return None;
+    }
+    let items = list.items?;
+    Some(
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, one)| {
+                let (namespace, name) = (one.namespace, one.name);
+                Item {
+                    origin: Origin {
+                        source: source.clone(),
+                        position: format!("items[{i}]"),
+                        object: object_label(&one.kind, &namespace, &name),
+                        kind: one.kind,
+                        api_version: one.api_version,
+                        namespace,
+                        name,
+                    },
+                    body: one.body,
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path and the careful path read the same objects.
+    #[test]
+    fn fast_and_careful_paths_agree() {
+        let text = r#"{"kind": "List", "apiVersion": "v1", "items": [
+          {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"a": "b"}},
+           "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
+           "status": {"allocatable": {"cpu": "4", "pods": "110"}}},
+          {"spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+           "metadata": {"name": "late", "namespace": "x"}, "kind": "Pod", "apiVersion": "v1",
+           "status": {"phase": "Running"}},
+          {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "t"},
+           "spec": {"levels": [{"nodeLabel": "a"}]}},
+          {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"x": "y"}},
+          {"metadata": {"name": "n2", "labels": {"any": "label"}}, "status": {"allocatable": {"cpu": "2"}},
+           "kind": "Node", "apiVersion": "v1"},
+          {"metadata": {"name": "pg", "namespace": "x"}, "spec": {"minMember": 2},
+           "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"}
+        ]}"#;
+        let source: Arc<str> = Arc::from("t.json");
+        let fast = read_list(&source, text).expect("the fast path reads it");
+        let mut careful = Vec::new();
+        crate::objects::read_json_careful(&source, text, &mut careful).unwrap();
+        assert_eq!(fast.len(), 6);
+        assert_eq!(format!("{fast:?}"), format!("{careful:?}"));
+        // A bad value makes the fast path give up; the careful path names it.
+        let bad = text.replace(r#""cpu": "4""#, r#""cpu": "-4""#);
+        assert!(read_list(&source, &bad).is_none());
+        // Not a list: not for the fast path.
+        assert!(read_list(&source, r#"{"apiVersion": "v1", "kind": "Node"}"#).is_none());
+    }
+}

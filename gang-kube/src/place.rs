@@ -1,0 +1,486 @@
+//! A workload against a cluster: its gang with resolved levels, nodes excluded per role
+//! by reason, and whether each member shape fits any node.
+
+use std::collections::BTreeMap;
+
+use gang_core::{Gang, Inventory, Outcome, Quantity, Toleration, HOSTNAME_LEVEL};
+use serde::Serialize;
+
+use crate::cluster::{Cluster, NodeExclusion};
+use crate::error::{Error, ErrorKind};
+use crate::objects::ObjectRef;
+use crate::workload::{
+    build_gang, Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang,
+};
+
+/// Why nodes cannot take a member of one role, each node counted once under its first
+/// reason in this order: not ready, unschedulable, outside the ResourceFlavor, an
+/// untolerated taint (by key), the node selector or affinity (by label key), a missing
+/// topology label (constrained roles), too small even when empty (by resource), short
+/// of free capacity now (by resource).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RoleExclusions {
+    /// The role.
+    pub role: String,
+    /// Nodes considered.
+    pub nodes: usize,
+    /// Nodes not ready.
+    pub not_ready: usize,
+    /// Nodes cordoned.
+    pub unschedulable: usize,
+    /// Nodes outside the ResourceFlavor's node labels.
+    pub outside_flavor: usize,
+    /// Nodes per untolerated taint key (`NoSchedule` / `NoExecute`).
+    pub taints: BTreeMap<String, usize>,
+    /// Nodes per label key of the selector or affinity they fail.
+    pub selector: BTreeMap<String, usize>,
+    /// Nodes per topology level label they lack (down to the gang's level).
+    pub missing_level: BTreeMap<String, usize>,
+    /// Nodes per resource whose allocatable is below one member's request.
+    pub too_small: BTreeMap<String, usize>,
+    /// Nodes per resource that could hold a member when empty but lack it free now.
+    pub short_now: BTreeMap<String, usize>,
+    /// Nodes that can take at least one member now.
+    pub fits_now: usize,
+    /// Nodes that could take one member if nothing ran on them (eligible and large
+    /// enough).
+    pub fits_empty: usize,
+}
+
+impl RoleExclusions {
+    /// Nodes excluded for any reason. See [`RoleExclusions`].
+    pub fn excluded(&self) -> usize {
+        self.nodes - self.fits_now
+    }
+}
+
+fn at_object(kind: ErrorKind, r: &ObjectRef, reason: impl Into<String>) -> Error {
+    Error::new(kind, &r.source, reason)
+        .with_object(r.to_string())
+        .with_position(r.position.clone())
+}
+
+impl Cluster {
+    fn resolve(&self, w: &WorkloadGang, l: &LevelRequest) -> Result<Option<String>, Error> {
+        let levels = self.topology.levels();
+        let labels: Vec<&String> = levels.iter().filter(|l| *l != HOSTNAME_LEVEL).collect();
+        match &l.level {
+            Level::Key(k) if k == HOSTNAME_LEVEL || levels.contains(k) => Ok(Some(k.clone())),
+            Level::Key(k) => Err(at_object(
+                ErrorKind::UnknownLevel,
+                &w.object,
+                format!(
+                    "not a level of the cluster's topology ({})",
+                    if levels.is_empty() {
+                        "flat: no levels".to_owned()
+                    } else {
+                        levels.join(", ")
+                    }
+                ),
+            )
+            .with_field(l.field.clone())
+            .with_value(k.clone())),
+            Level::Tier(t) => {
+                let t = *t as usize;
+                Ok((t <= labels.len()).then(|| labels[labels.len() - t].clone()))
+            }
+        }
+    }
+
+    fn depth(&self, key: &str) -> usize {
+        self.topology
+            .levels()
+            .iter()
+            .position(|l| l == key)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The required level after resolution: the innermost of those named.
+    fn required_level(&self, w: &WorkloadGang) -> Result<Option<String>, Error> {
+        let mut best: Option<String> = None;
+        for l in w.topology.required.iter().chain(&w.topology.also_required) {
+            if let Some(k) = self.resolve(w, l)? {
+                let deeper = match &best {
+                    None => true,
+                    Some(b) => {
+                        k == HOSTNAME_LEVEL
+                            || (b != HOSTNAME_LEVEL && self.depth(&k) > self.depth(b))
+                    }
+                };
+                if deeper {
+                    best = Some(k);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    fn extra_tolerations(&self, w: &WorkloadGang) -> Vec<Toleration> {
+        match (&self.report.topology.flavor, w.kueue) {
+            (Some(f), true) => f.tolerations.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The workload's gang against this cluster (when its members already run, build
+    /// the cluster with [`ClusterOptions::ignore_pods`](crate::ClusterOptions::ignore_pods)
+    /// over its `member_pods`, so they do not count twice): levels checked against the cluster's
+    /// topology (Volcano tiers resolved: tier 1 is the innermost label level; a tier
+    /// above the top level leaves the gang unconstrained), of several required keys the
+    /// innermost, and for Kueue-managed workloads the ResourceFlavor's tolerations.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects};
+    /// let objects = Objects::parse("all.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1, labels: {topology.example.com/rack: r1}}
+    /// status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: train, namespace: ml}
+    /// spec:
+    ///   parallelism: 2
+    ///   template:
+    ///     metadata:
+    ///       annotations: {kueue.x-k8s.io/podset-required-topology: topology.example.com/block}
+    ///     spec:
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "4"}}}]
+    /// "#)?;
+    /// let cluster = Cluster::from_objects(&objects, &ClusterOptions::new())?;
+    /// let w = &workloads(&objects)?[0];
+    /// let err = cluster.gang_for(w).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::UnknownLevel);
+    /// assert_eq!(err.object(), Some("Job/ml/train"));
+    /// assert_eq!(err.value(), Some("topology.example.com/block"));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownLevel`] for a level the topology does not have;
+    /// [`ErrorKind::InvalidMinimum`] when the workload has no members or a minimum above
+    /// them (the group can never become ready: see its checks).
+    pub fn gang_for(&self, w: &WorkloadGang) -> Result<Gang, Error> {
+        if w.members == 0 || w.roles.is_empty() {
+            return Err(at_object(
+                ErrorKind::InvalidMinimum,
+                &w.object,
+                "no members to place (no member pods found)",
+            ));
+        }
+        if w.minimum > w.members {
+            return Err(at_object(
+                ErrorKind::InvalidMinimum,
+                &w.object,
+                format!(
+                    "more than the {} members found: the group can never become ready",
+                    w.members
+                ),
+            )
+            .with_field(w.minimum_field.clone())
+            .with_value(w.minimum.to_string()));
+        }
+        let required = self.required_level(w)?;
+        let preferred = match &w.topology.preferred {
+            Some(l) => self.resolve(w, l)?,
+            None => None,
+        };
+        let mut slices = Vec::new();
+        for s in &w.topology.slices {
+            let l = LevelRequest {
+                level: s.level.clone(),
+                field: s.field.clone(),
+            };
+            if let Some(k) = self.resolve(w, &l)? {
+                slices.push((k, s.size));
+            }
+        }
+        Ok(build_gang(
+            &w.object.name,
+            &w.roles,
+            required.as_deref(),
+            preferred.as_deref(),
+            &slices,
+            &self.extra_tolerations(w),
+        ))
+    }
+
+    /// Places the workload's gang ([`Cluster::gang_for`]) on `inventory` (built by
+    /// [`Cluster::inventory`]): a placement, or gang-core's diagnosis.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1, labels: {topology.example.com/rack: r1}}
+    /// status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: train, namespace: ml}
+    /// spec:
+    ///   parallelism: 3
+    ///   template:
+    ///     metadata:
+    ///       annotations:
+    ///         kueue.x-k8s.io/podset-required-topology: topology.example.com/rack
+    ///         kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname
+    ///         kueue.x-k8s.io/podset-slice-size: "2"
+    ///     spec:
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new())?;
+    /// let inv = c.inventory()?;
+    /// // 3 pods are not slices of 2: gang-core's error, on the workload object.
+    /// let err = c.place(&inv, &workloads(&o)?[0]).unwrap_err();
+    /// assert_eq!((err.kind(), err.object()), (ErrorKind::Core, Some("Job/ml/train")));
+    /// assert_eq!(err.field(), Some("gang.roles[main].count"));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::gang_for`]; [`ErrorKind::Core`] on the workload object when
+    /// gang-core rejects the request (a slice size that does not divide a role's count,
+    /// a contradictory request), with gang-core's field (`gang.roles[worker].count`).
+    pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
+        let gang = self.gang_for(w)?;
+        inventory.place(&gang).map_err(|e| {
+            let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
+                .with_field(e.field().to_owned());
+            if let gang_core::Error::InvalidRequest { value, .. }
+            | gang_core::Error::Contradictory { value, .. } = &e
+            {
+                err = err.with_value(value.clone());
+            }
+            err.with_core(e)
+        })
+    }
+
+    /// Nodes that cannot take a member of `role`, by reason (see [`RoleExclusions`]).
+    /// Levels that do not resolve are left out of the missing-label count.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, Objects};
+    /// let objects = Objects::parse("all.yaml", r#"
+    /// apiVersion: v1
+    /// kind: List
+    /// items:
+    /// - apiVersion: v1
+    ///   kind: Node
+    ///   metadata: {name: n1}
+    ///   spec: {taints: [{key: nvidia.com/gpu, effect: NoSchedule}]}
+    ///   status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// - apiVersion: v1
+    ///   kind: Node
+    ///   metadata: {name: n2}
+    ///   status: {allocatable: {nvidia.com/gpu: "4", pods: "110"}}
+    /// - apiVersion: batch/v1
+    ///   kind: Job
+    ///   metadata: {name: train}
+    ///   spec:
+    ///     template:
+    ///       spec:
+    ///         containers: [{name: c, resources: {requests: {nvidia.com/gpu: "8"}}}]
+    /// "#)?;
+    /// let cluster = Cluster::from_objects(&objects, &ClusterOptions::new())?;
+    /// let w = &workloads(&objects)?[0];
+    /// let x = cluster.exclusions(w, &w.roles[0]);
+    /// assert_eq!(x.taints["nvidia.com/gpu"], 1); // n1: untolerated taint
+    /// assert_eq!(x.too_small["nvidia.com/gpu"], 1); // n2: 4 GPUs, needs 8
+    /// assert_eq!((x.fits_now, x.excluded()), (0, 2));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn exclusions(&self, w: &WorkloadGang, role: &MemberRole) -> RoleExclusions {
+        let extra = self.extra_tolerations(w);
+        let levels: Vec<String> = match (role.constrained, self.required_level(w).ok().flatten()) {
+            (true, Some(req)) if req != HOSTNAME_LEVEL => {
+                let all = self.topology.levels();
+                let d = self.depth(&req).min(all.len().saturating_sub(1));
+                all.get(..=d).map(<[String]>::to_vec).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let mut x = RoleExclusions {
+            role: role.name.clone(),
+            nodes: self.info.len(),
+            ..RoleExclusions::default()
+        };
+        for (info, usage) in self.info.iter().zip(&self.usage) {
+            if let Some(e) = info.exclusions.first() {
+                match e {
+                    NodeExclusion::NotReady { .. } => x.not_ready += 1,
+                    NodeExclusion::Unschedulable => x.unschedulable += 1,
+                    NodeExclusion::OutsideFlavor { .. } => x.outside_flavor += 1,
+                }
+                continue;
+            }
+            if let Some(t) = info.taints.iter().find(|t| {
+                t.effect.excludes()
+                    && !role
+                        .tolerations
+                        .iter()
+                        .chain(&extra)
+                        .any(|tol| tol.tolerates(t))
+            }) {
+                *x.taints.entry(t.key.clone()).or_default() += 1;
+                continue;
+            }
+            if let Some(key) = failed_selector(role, &info.labels) {
+                *x.selector.entry(key).or_default() += 1;
+                continue;
+            }
+            if let Some(l) = levels.iter().find(|l| !info.labels.contains_key(*l)) {
+                *x.missing_level.entry(l.clone()).or_default() += 1;
+                continue;
+            }
+            let alloc = |k: &str| usage.allocatable.get(k).copied().unwrap_or(Quantity::ZERO);
+            if let Some((k, _)) = role.requests.iter().find(|(k, q)| alloc(k) < **q) {
+                *x.too_small.entry(k.clone()).or_default() += 1;
+                continue;
+            }
+            x.fits_empty += 1;
+            let free = |k: &str| {
+                Quantity::from_millis(
+                    alloc(k)
+                        .millis()
+                        .saturating_sub(usage.used.get(k).map_or(0, |q| q.millis())),
+                )
+            };
+            if let Some((k, _)) = role.requests.iter().find(|(k, q)| free(k) < **q) {
+                *x.short_now.entry(k.clone()).or_default() += 1;
+                continue;
+            }
+            x.fits_now += 1;
+        }
+        x
+    }
+
+    /// The checks that need the cluster: for each role, whether any node can hold one
+    /// member now, or ever (`shape_fits`). Levels that do not resolve are left out (see
+    /// [`Cluster::gang_for`]).
+    ///
+    /// ```
+    /// use gang_kube::{workloads, CheckStatus, Cluster, ClusterOptions, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1}
+    /// status: {allocatable: {nvidia.com/gpu: "4", pods: "110"}}
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: big}
+    /// spec:
+    ///   template:
+    ///     spec:
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new())?;
+    /// let check = &c.checks(&workloads(&o)?[0])[0];
+    /// assert_eq!((check.id, check.status), ("shape_fits", CheckStatus::Error));
+    /// assert!(check.message.contains("largest allocatable 4, one member needs 8"), "{}", check.message);
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn checks(&self, w: &WorkloadGang) -> Vec<Check> {
+        let mut out = Vec::new();
+        for r in &w.roles {
+            let x = self.exclusions(w, r);
+            let shape: Vec<String> = r.requests.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let (status, message) = if x.fits_empty == 0 {
+                let mut why: Vec<String> = Vec::new();
+                for (k, n) in &x.too_small {
+                    let largest = self
+                        .usage
+                        .iter()
+                        .map(|u| u.allocatable.get(k).copied().unwrap_or(Quantity::ZERO))
+                        .max()
+                        .unwrap_or(Quantity::ZERO);
+                    why.push(format!(
+                        "{n} node(s) too small in {k} (largest allocatable {largest}, one member needs {})",
+                        r.requests.get(k).copied().unwrap_or(Quantity::ZERO)
+                    ));
+                }
+                for (k, n) in &x.taints {
+                    if r.requests.contains_key(k) {
+                        why.push(format!(
+                            "{n} with untolerated taint {k} (clusters running the ExtendedResourceToleration admission plugin, as GKE does, add this toleration to pods that request {k} when they are created)"
+                        ));
+                    } else {
+                        why.push(format!("{n} with untolerated taint {k}"));
+                    }
+                }
+                for (k, n) in &x.selector {
+                    why.push(format!("{n} failing the selector on {k}"));
+                }
+                for (k, n) in &x.missing_level {
+                    why.push(format!("{n} without level label {k}"));
+                }
+                let cordoned = x.not_ready + x.unschedulable + x.outside_flavor;
+                if cordoned > 0 {
+                    why.push(format!(
+                        "{cordoned} not ready, cordoned or outside the flavor"
+                    ));
+                }
+                (
+                    CheckStatus::Error,
+                    format!(
+                        "no node can ever hold one {} member ({}): {}",
+                        r.name,
+                        shape.join(", "),
+                        if why.is_empty() {
+                            "no nodes".to_owned()
+                        } else {
+                            why.join("; ")
+                        }
+                    ),
+                )
+            } else if x.fits_now == 0 {
+                (
+                    CheckStatus::Warning,
+                    format!(
+                        "no node has room for one {} member now; {} would when free",
+                        r.name, x.fits_empty
+                    ),
+                )
+            } else {
+                (
+                    CheckStatus::Ok,
+                    format!(
+                        "one {} member fits on {} node(s) now ({} when free)",
+                        r.name, x.fits_now, x.fits_empty
+                    ),
+                )
+            };
+            out.push(Check {
+                id: "shape_fits",
+                status,
+                role: Some(r.name.clone()),
+                message,
+            });
+        }
+        out
+    }
+}
+
+fn failed_selector(role: &MemberRole, labels: &BTreeMap<String, String>) -> Option<String> {
+    for (k, v) in &role.node_selector {
+        if labels.get(k) != Some(v) {
+            return Some(k.clone());
+        }
+    }
+    for q in &role.requirements {
+        let have = labels.get(&q.key);
+        let ok = match q.operator.as_str() {
+            "In" => have.is_some_and(|v| q.values.contains(v)),
+            "NotIn" => have.is_none_or(|v| !q.values.contains(v)),
+            "Exists" => have.is_some(),
+            _ => have.is_none(),
+        };
+        if !ok {
+            return Some(q.key.clone());
+        }
+    }
+    None
+}

@@ -1,0 +1,352 @@
+//! Every kind of bad input gives a typed error naming the file, the object, the field
+//! and the value; nothing panics.
+
+use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
+
+const NODE: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {topology.example.com/rack: r1}}
+status: {allocatable: {cpu: "8", nvidia.com/gpu: "8", pods: "110"}}
+"#;
+
+fn job(annotations: &str) -> String {
+    format!(
+        r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: train, namespace: ml}}
+spec:
+  parallelism: 4
+  template:
+    metadata:
+      annotations: {{{annotations}}}
+    spec:
+      containers: [{{name: c, resources: {{requests: {{nvidia.com/gpu: "1"}}}}}}]
+"#
+    )
+}
+
+fn workload_error(text: &str) -> gang_kube::Error {
+    let objects = Objects::parse("job.yaml", text).unwrap();
+    workloads(&objects).unwrap_err()
+}
+
+#[test]
+fn malformed_json_names_the_line() {
+    let err = Objects::parse(
+        "nodes.json",
+        "{\"apiVersion\": \"v1\",\n \"kind\": \"Node\",\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    assert_eq!(err.source_name(), "nodes.json");
+    assert_eq!(err.location(), Some("line 3 column 0"));
+    assert!(err.to_string().contains("malformed JSON"), "{err}");
+}
+
+#[test]
+fn malformed_yaml_names_the_line() {
+    let err = Objects::parse(
+        "pods.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    assert!(err.location().unwrap().starts_with("line "), "{err}");
+    assert!(err.to_string().starts_with("pods.yaml: line "), "{err}");
+}
+
+#[test]
+fn wrong_shape_names_the_field() {
+    let err = Objects::parse(
+        "nodes.json",
+        r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": "none"}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    assert_eq!(err.object(), Some("Node/n1"));
+    assert_eq!(err.field(), Some("spec.taints"));
+    assert_eq!(err.value(), Some("none"));
+}
+
+#[test]
+fn a_document_that_is_not_an_object() {
+    let err = Objects::parse("x.yaml", "- 1\n- 2\n").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedKind);
+    assert_eq!(err.location(), Some("document 1 [0]"));
+    let err = Objects::parse(
+        "x.yaml",
+        "kind: component\nrun:\n  kind: pytorchjob\n  schedulingPolicy: {minAvailable: 4}\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedKind);
+    assert!(err.reason().contains("Polyaxon"), "{err}");
+}
+
+#[test]
+fn a_non_node_object_where_nodes_are_expected() {
+    let o = Objects::parse(
+        "nodes.yaml",
+        &format!(
+            "{NODE}---\napiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: prod}}\n"
+        ),
+    )
+    .unwrap();
+    let err = o.expect_kinds(&["Node"]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedKind);
+    assert_eq!(
+        (err.object(), err.field(), err.value()),
+        (Some("Service/prod/web"), Some("kind"), Some("Service"))
+    );
+    assert_eq!(err.location(), Some("document 2"));
+    // No nodes at all where a cluster is read.
+    let pods = Objects::parse(
+        "pods.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+    )
+    .unwrap();
+    let err = Cluster::from_objects(&pods, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.source_name()),
+        (ErrorKind::UnexpectedKind, "pods.yaml")
+    );
+}
+
+#[test]
+fn negative_and_unparsable_quantities() {
+    let err = Objects::parse(
+        "nodes.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {memory: -16Gi}}\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        (err.object(), err.field(), err.value()),
+        (
+            Some("Node/n1"),
+            Some("status.allocatable.memory"),
+            Some("-16Gi")
+        )
+    );
+    assert!(err.reason().contains("negative"), "{err}");
+    let text = job("").replace(r#"nvidia.com/gpu: "1""#, r#"memory: 12 GB"#);
+    let err = Objects::parse("job.yaml", &text).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(err.object(), Some("Job/ml/train"));
+    assert_eq!(
+        err.field(),
+        Some("spec.template.spec.containers[0].resources.requests.memory")
+    );
+    assert_eq!(err.value(), Some("12 GB"));
+}
+
+#[test]
+fn unknown_annotation_values() {
+    let f = "spec.template.metadata.annotations.";
+    let err = workload_error(&job("kueue.x-k8s.io/podset-unconstrained-topology: maybe"));
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.field(),
+        Some(&*format!("{f}kueue.x-k8s.io/podset-unconstrained-topology"))
+    );
+    assert_eq!(err.value(), Some("maybe"));
+    let err = workload_error(&job(
+        "kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: two",
+    ));
+    assert_eq!(
+        err.field(),
+        Some(&*format!("{f}kueue.x-k8s.io/podset-slice-size"))
+    );
+    assert_eq!(err.value(), Some("two"));
+    let err = workload_error(&job("kueue.x-k8s.io/podset-slice-size: \"2\""));
+    assert!(err.reason().contains("without"), "{err}");
+    let err = workload_error(&job(
+        "kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-preferred-topology: block",
+    ));
+    assert!(err.reason().contains("mutually exclusive"), "{err}");
+    let err = workload_error(&job(
+        r#"kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{"topology": "rack", "size": 0}]'"#,
+    ));
+    assert_eq!(
+        err.field(),
+        Some(&*format!(
+            "{f}kueue.x-k8s.io/podset-slice-required-topology-constraints[0].size"
+        ))
+    );
+    let err = workload_error(&job("kueue.x-k8s.io/podset-required-topology: \"\""));
+    assert!(err.reason().contains("not a topology level"), "{err}");
+    // Volcano's mode.
+    let err = workload_error(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: v}\nspec:\n  networkTopology: {mode: medium}\n  tasks: [{name: w, replicas: 2, template: {spec: {containers: [{name: c}]}}}]\n",
+    );
+    assert_eq!(
+        (err.field(), err.value()),
+        (Some("spec.networkTopology.mode"), Some("medium"))
+    );
+}
+
+#[test]
+fn minimum_larger_than_the_members() {
+    let text = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: ft, namespace: ml}\nspec:\n  runPolicy: {schedulingPolicy: {minAvailable: 5}}\n  pytorchReplicaSpecs:\n    Master: {replicas: 1, template: {spec: {containers: [{name: c}]}}}\n    Worker: {replicas: 3, template: {spec: {containers: [{name: c}]}}}\n";
+    let err = workload_error(text);
+    assert_eq!(err.kind(), ErrorKind::InvalidMinimum);
+    assert_eq!(err.object(), Some("PyTorchJob/ml/ft"));
+    assert_eq!(
+        err.field(),
+        Some("spec.runPolicy.schedulingPolicy.minAvailable")
+    );
+    assert_eq!(err.value(), Some("5"));
+    assert!(err.reason().contains("4 members"), "{err}");
+    // A negative count.
+    let err = workload_error(&text.replace("minAvailable: 5", "minAvailable: -1"));
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+}
+
+#[test]
+fn missing_level_labels() {
+    let topo = |levels: &str| {
+        format!("{NODE}---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {{name: t}}\nspec:\n  levels: {levels}\n")
+    };
+    let o = Objects::parse(
+        "topo.yaml",
+        &topo("[{nodeLabel: topology.example.com/rack}, {}]"),
+    )
+    .unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MissingLabel);
+    assert_eq!(
+        (err.object(), err.field()),
+        (Some("Topology/t"), Some("spec.levels[1].nodeLabel"))
+    );
+    let o = Objects::parse(
+        "topo.yaml",
+        &topo("[{nodeLabel: topology.example.com/block}]"),
+    )
+    .unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MissingLabel);
+    assert_eq!(err.value(), Some("topology.example.com/block"));
+    let o = Objects::parse(
+        "topo.yaml",
+        &topo("[{nodeLabel: kubernetes.io/hostname}, {nodeLabel: topology.example.com/rack}]"),
+    )
+    .unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidTopology);
+    assert_eq!(err.field(), Some("spec.levels[0].nodeLabel"));
+    // Given levels.
+    let o = Objects::parse("nodes.yaml", NODE).unwrap();
+    let opts = ClusterOptions::new().topology(TopologySource::Levels(vec!["zone".into()]));
+    let err = Cluster::from_objects(&o, &opts).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.field(), err.value()),
+        (ErrorKind::MissingLabel, Some("levels[0]"), Some("zone"))
+    );
+}
+
+#[test]
+fn a_node_given_twice() {
+    let o = Objects::parse("a.yaml", &format!("{NODE}---{NODE}")).unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.object(), err.field()),
+        (
+            ErrorKind::InvalidValue,
+            Some("Node/n1"),
+            Some("metadata.name")
+        )
+    );
+    assert!(err.reason().contains("also document 1 of a.yaml"), "{err}");
+}
+
+#[test]
+fn unknown_level_in_a_workload() {
+    let o = Objects::parse(
+        "all.yaml",
+        &format!(
+            "{NODE}---{}",
+            job("kueue.x-k8s.io/podset-required-topology: topology.example.com/block")
+        ),
+    )
+    .unwrap();
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let w = &workloads(&o).unwrap()[0];
+    let err = c.gang_for(w).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownLevel);
+    assert_eq!(err.source_name(), "all.yaml");
+    assert_eq!(
+        err.field(),
+        Some("spec.template.metadata.annotations.kueue.x-k8s.io/podset-required-topology")
+    );
+    assert!(err.reason().contains("topology.example.com/rack"), "{err}");
+}
+
+#[test]
+fn unknown_taint_effect_and_toleration_operator() {
+    let o = Objects::parse("n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: [{key: k, effect: Sometimes}]}\n").unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.field(), err.value()),
+        (
+            ErrorKind::InvalidValue,
+            Some("spec.taints[0].effect"),
+            Some("Sometimes")
+        )
+    );
+    let text = job("").replace(
+        "containers:",
+        "tolerations: [{key: k, operator: Maybe}]\n      containers:",
+    );
+    let err = workload_error(&text);
+    assert_eq!(
+        err.field(),
+        Some("spec.template.spec.tolerations[0].operator")
+    );
+}
+
+#[test]
+fn truncated_and_mangled_input_never_panics() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/gke-h100.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let yaml = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/pytorchjob.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    for src in [&text, &yaml] {
+        let step = (src.len() / 300).max(1);
+        for cut in (0..src.len()).step_by(step) {
+            if !src.is_char_boundary(cut) {
+                continue;
+            }
+            if let Ok(o) = Objects::parse("cut", &src[..cut]) {
+                let _ = Cluster::from_objects(&o, &ClusterOptions::new());
+                let _ = workloads(&o);
+            }
+        }
+    }
+    for junk in [
+        "",
+        "   ",
+        "null",
+        "42",
+        "\"x\"",
+        "[]",
+        "[1]",
+        "{}",
+        "---\n---\n",
+        "{\"kind\": 3}",
+        "apiVersion: v1\nkind: List\nitems: 3\n",
+    ] {
+        let _ = Objects::parse("junk", junk).map(|o| {
+            (
+                Cluster::from_objects(&o, &ClusterOptions::new()).is_ok(),
+                workloads(&o).is_ok(),
+            )
+        });
+    }
+}

@@ -1,0 +1,179 @@
+"""gang.kube: the Kubernetes objects users already have, as a ``gang.Inventory`` and
+``gang.Gang``s.
+
+A thin face of the Rust crate gang-kube (offline: nothing talks to a cluster). It reads
+``kubectl get nodes,pods -o json`` output, Kueue ``Topology`` / ``ResourceFlavor``
+objects, and the workloads — native, Volcano, KAI and scheduler-plugins PodGroups with
+their pods, Jobs, JobSets, PyTorchJobs, MPIJobs, TFJobs and Volcano Jobs — with pod
+requests counted as kube-scheduler counts them (see gang-kube's README for what is read
+and the decisions taken).
+
+>>> import gang, gang.kube
+>>> nodes = '''
+... apiVersion: v1
+... kind: List
+... items:
+... - apiVersion: v1
+...   kind: Node
+...   metadata: {name: a1, labels: {topology.example.com/rack: a}}
+...   status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+... - apiVersion: v1
+...   kind: Pod
+...   metadata: {name: other, namespace: default}
+...   spec: {nodeName: a1, containers: [{name: c, resources: {requests: {nvidia.com/gpu: "6"}}}]}
+...   status: {phase: Running}
+... '''
+>>> job = '''
+... apiVersion: batch/v1
+... kind: Job
+... metadata: {name: train, namespace: ml}
+... spec:
+...   parallelism: 2
+...   template:
+...     metadata:
+...       annotations: {kueue.x-k8s.io/podset-required-topology: topology.example.com/rack}
+...     spec:
+...       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+... '''
+>>> k = gang.kube.load(("nodes.yaml", nodes), ("job.yaml", job))
+>>> k.inventory.free("a1", "nvidia.com/gpu"), [g.name for g in k.gangs]
+(Quantity('2'), ['train'])
+>>> k.inventory.place(k.gangs[0]).nodes
+{'a1': 2}
+>>> k.report["topology"]["levels"], k.workloads[0]["members"]
+(['topology.example.com/rack'], 2)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from . import _gang
+from ._gang import Gang, Inventory
+
+__all__ = ["Loaded", "load"]
+
+Source = Union[str, "os.PathLike[str]", bytes, tuple[str, Union[str, bytes]], Mapping[str, Any],
+               Sequence[Any]]
+"""One input of ``load``: a file path; a text (JSON or YAML: a ``str`` holding a newline
+or starting with ``{`` or ``[``, or ``bytes``); a ``(name, text)`` pair; or an object
+already parsed (a dict, or a list of dicts)."""
+
+TopologySpec = Union[None, str, Sequence[str], Mapping[str, str]]
+"""How to choose the topology levels: ``None`` or ``"auto"`` (a Kueue Topology in the
+objects, else detection), ``"detect"`` (from node labels only), a list of label keys
+(outermost first), ``{"topology": NAME}`` or ``{"flavor": NAME}`` (a Kueue
+ResourceFlavor: its topology, node labels and tolerations)."""
+
+
+def _source(item: Source, i: int) -> tuple[str, str]:
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+        name, text = item
+        return name, text.decode("utf-8") if isinstance(text, bytes) else str(text)
+    if isinstance(item, bytes):
+        return f"<input {i + 1}>", item.decode("utf-8")
+    if isinstance(item, os.PathLike) or (
+            isinstance(item, str) and "\n" not in item and not item.lstrip().startswith(("{", "["))):
+        path = os.fspath(item)
+        if path == "-":
+            raise ValueError("gang.kube.load: read standard input yourself and pass its text")
+        with open(path, encoding="utf-8") as f:  # FileNotFoundError names the path
+            return path, f.read()
+    if isinstance(item, str):
+        return f"<input {i + 1}>", item
+    if isinstance(item, (Mapping, list)):
+        return f"<input {i + 1}>", json.dumps(item)
+    raise TypeError(f"gang.kube.load: input {i + 1} must be a path, a text, a (name, text) pair or "
+                    f"parsed objects, not {type(item).__name__}")
+
+
+class Loaded:
+    """What ``gang.kube.load`` read.
+
+    - ``inventory``: a ``gang.Inventory`` of the nodes (``status.allocatable`` less what
+      the bound pods request; excluded nodes — not Ready, cordoned, outside the
+      ResourceFlavor — kept, cordoned);
+    - ``gangs``: the ``gang.Gang`` of every workload that can be built, in input order;
+    - ``workloads``: one dict per workload found (``name``, ``framework``, ``found``,
+      ``roles``, ``members``, ``minimum``, ``minimum_field``, ``topology``, ``checks``
+      — the guides' debug list, with ``shape_fits`` per role —, ``warnings``,
+      ``member_pods``, ``gang`` as a dict, and ``error`` when its gang cannot be built);
+    - ``report``: gang-kube's cluster report (topology chosen and why, nodes excluded
+      by reason, taints, level coverage, pod counts, warnings);
+    - ``warnings``: every warning as one line (``Job/ml/train: field: message``);
+    - ``objects``: every object found (kind, name, source, position);
+    - ``document``: the cluster in the scenario format (``{"topology", "nodes"}``),
+      e.g. for ``gang.sim.simulate``.
+    """
+
+    def __init__(self, text: str) -> None:
+        out = json.loads(text)
+        self.document: dict[str, Any] = out["cluster"]
+        self.inventory: Inventory = Inventory.from_json(json.dumps(self.document))
+        self.workloads: list[dict[str, Any]] = out["workloads"]
+        self.gangs: list[Gang] = [Gang.from_json(json.dumps(w["gang"]))
+                                  for w in self.workloads if w["gang"] is not None]
+        self.report: dict[str, Any] = out["report"]
+        self.objects: list[dict[str, Any]] = out["objects"]
+        warnings = [f"cluster: {w}" for w in self.report.get("warnings", [])]
+        for w in self.workloads:
+            warnings += [f"{w['name']}: {x['field']}: {x['message']}" for x in w["warnings"]]
+            if w["error"] is not None:
+                warnings.append(f"{w['name']}: no gang: {w['error']['message']}")
+        self.warnings: list[str] = warnings
+
+    def gang(self, name: str) -> Gang:
+        """The gang of the workload named ``name`` (its ``metadata.name``, or
+        ``Kind/namespace/name``); ``KeyError`` if there is none."""
+        for w, g in zip((w for w in self.workloads if w["gang"] is not None), self.gangs):
+            if name in (w["name"], w["object"]["name"]):
+                return g
+        raise KeyError(name)
+
+    def __repr__(self) -> str:
+        return (f"Loaded(nodes={len(self.inventory)}, gangs={[g.name for g in self.gangs]}, "
+                f"warnings={len(self.warnings)})")
+
+
+def load(*sources: Source, topology: TopologySpec = None, workload: str | None = None,
+         namespace: str | None = None) -> Loaded:
+    """Reads Kubernetes objects from files and texts (JSON or YAML: single objects,
+    ``List``s, ``kubectl … -o json`` output, multi-document YAML) into a ``Loaded``:
+    ``inventory``, ``gangs``, ``workloads``, ``report``, ``warnings``.
+
+    ``topology``: see ``TopologySpec`` (default: a Kueue Topology if there is one, else
+    detected from the node labels; the report says what was chosen and why).
+    ``workload`` (kubectl style: ``job/train``, ``pytorchjobs/llama``, a bare name) and
+    ``namespace`` keep only that workload; then its member pods already bound are not
+    counted as usage, and a gang that cannot be built raises instead of being left out.
+
+    Invalid input raises a ``gang.GangError`` class naming the file, the object and the
+    field (attributes ``file``, ``object``, ``location``, ``field``, ``value``,
+    ``reason``, ``kube_kind``): ``InvalidScenario`` for malformed input, an object of
+    an unexpected kind or a bad value; ``InvalidInventory`` for a topology that names
+    no label or is invalid; ``InvalidRequest`` for a minimum above the members or an
+    unknown level; gang-core's class for what gang-core rejects.
+
+    >>> try:
+    ...     gang.kube.load(("nodes.json", '{"apiVersion": "v1", "kind": "Node", "metadata": '
+    ...         '{"name": "gpu-a1"}, "status": {"allocatable": {"cpu": "-4"}}}'))
+    ... except gang.InvalidScenario as e:
+    ...     print(e.file, e.object, e.field, e.value, e.kube_kind)
+    nodes.json Node/gpu-a1 status.allocatable.cpu -4 invalid_value
+    """
+    if not sources:
+        raise TypeError("gang.kube.load: give at least one file or text")
+    pairs = [_source(s, i) for i, s in enumerate(sources)]
+    if topology is None or isinstance(topology, str):
+        spec: Any = topology
+        if isinstance(topology, str) and topology not in ("auto", "detect"):
+            raise ValueError(f"gang.kube.load: topology must be 'auto', 'detect', a list of label keys, "
+                             f"{{'topology': NAME}} or {{'flavor': NAME}}, not {topology!r}")
+    elif isinstance(topology, Mapping):
+        spec = dict(topology)
+    else:
+        spec = list(topology)
+    return Loaded(_gang._kube_load(pairs, json.dumps(spec), workload, namespace))

@@ -1,0 +1,263 @@
+//! `gang.kube`'s native half: Kubernetes objects (JSON or YAML text) in, JSON text out,
+//! over the gang-kube crate.
+//!
+//! `_kube_load` returns one document: the cluster in the scenario format (what
+//! `gang.Inventory.from_json` reads), every workload found with its gang (what
+//! `gang.Gang.from_json` reads), gang-kube's report and the warnings. The Python module
+//! `gang/kube.py` turns that into `gang.Inventory` and `gang.Gang` objects; nothing is
+//! decided here that gang-kube does not decide.
+//!
+//! Errors: a `gang_kube::Error` becomes a `GangError` class (built with
+//! [`errors::edge_error`], or [`errors::to_py_err`] for the gang-core error behind a
+//! `core` one), its message gang-kube's (`file: Kind/ns/name: field: "value": reason`),
+//! with attributes `file`, `object`, `location`, `field`, `value`, `reason` and
+//! `kube_kind` / `kube_code` (gang-kube's stable `ErrorKind`):
+//!
+//! | gang-kube | Python |
+//! |---|---|
+//! | `malformed`, `unexpected_kind`, `invalid_value` | `InvalidScenario` |
+//! | `missing_label`, `invalid_topology` | `InvalidInventory` |
+//! | `invalid_minimum`, `unknown_level` | `InvalidRequest` |
+//! | `core` | the class of gang-core's error (`InvalidInventory`, `InvalidRequest`, …) |
+
+use gang_core::ErrorKind as CoreKind;
+use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
+use pyo3::prelude::*;
+use serde_json::{json, Value};
+
+use crate::errors::{self, guard};
+
+/// A gang-kube error as the Python exception of its kind (see the module docs).
+pub fn kube_error(err: &gang_kube::Error) -> PyErr {
+    let field = err.field().unwrap_or("");
+    let value = err.value().unwrap_or("");
+    let py_err = match err.core() {
+        Some(core) if err.kind() == ErrorKind::Core => errors::to_py_err(core.clone()),
+        _ => {
+            let kind = match err.kind() {
+                ErrorKind::MissingLabel | ErrorKind::InvalidTopology => CoreKind::InvalidInventory,
+                ErrorKind::InvalidMinimum | ErrorKind::UnknownLevel => CoreKind::InvalidRequest,
+                // Malformed, UnexpectedKind, InvalidValue, and kinds added later.
+                _ => CoreKind::InvalidScenario,
+            };
+            errors::edge_error(kind, field, value, err.reason())
+        }
+    };
+    Python::attach(|py| {
+        let v = py_err.value(py);
+        // str(e) is gang-kube's message: file, object, field, value, reason.
+        let _ = v.setattr("args", (err.to_string(),));
+        let _ = v.setattr("file", err.source_name());
+        let _ = v.setattr("object", err.object());
+        let _ = v.setattr("location", err.location());
+        let _ = v.setattr("field", err.field());
+        let _ = v.setattr("value", err.value());
+        let _ = v.setattr("reason", err.reason());
+        let _ = v.setattr("kube_kind", err.kind().as_str());
+        let _ = v.setattr("kube_code", err.kind().code());
+    });
+    py_err
+}
+
+/// How the topology is chosen, from `_kube_load`'s `topology` argument (JSON text):
+/// `null` or `"auto"`, `"detect"`, a list of label keys, `{"topology": NAME}` or
+/// `{"flavor": NAME}`.
+fn topology_source(spec: &Value) -> Result<TopologySource, String> {
+    match spec {
+        Value::Null => Ok(TopologySource::Auto),
+        Value::String(s) if s == "auto" => Ok(TopologySource::Auto),
+        Value::String(s) if s == "detect" => Ok(TopologySource::Detect),
+        Value::Array(levels) => levels
+            .iter()
+            .map(|l| l.as_str().map(str::to_owned).ok_or("levels must be strings"))
+            .collect::<Result<Vec<_>, _>>()
+            .map(TopologySource::Levels)
+            .map_err(str::to_owned),
+        Value::Object(m) if m.len() == 1 => match m.iter().next() {
+            Some((k, Value::String(name))) if k == "topology" => {
+                Ok(TopologySource::Topology(name.clone()))
+            }
+            Some((k, Value::String(name))) if k == "flavor" => {
+                Ok(TopologySource::Flavor(name.clone()))
+            }
+            _ => Err("give {\"topology\": NAME} or {\"flavor\": NAME}".into()),
+        },
+        _ => Err(
+            "\"auto\", \"detect\", a list of label keys, {\"topology\": NAME} or {\"flavor\": NAME}"
+                .into(),
+        ),
+    }
+}
+
+fn serde_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+enum LoadError {
+    Kube(gang_kube::Error),
+    Arg(&'static str, String, String),
+}
+
+impl From<gang_kube::Error> for LoadError {
+    fn from(e: gang_kube::Error) -> Self {
+        LoadError::Kube(e)
+    }
+}
+
+fn load(
+    sources: &[(String, String)],
+    topology: &str,
+    workload: Option<&str>,
+    namespace: Option<&str>,
+) -> Result<String, LoadError> {
+    let mut objects = Objects::new();
+    for (name, text) in sources {
+        objects.add(name, text)?;
+    }
+    let spec: Value = serde_json::from_str(topology)
+        .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
+    let source =
+        topology_source(&spec).map_err(|m| LoadError::Arg("topology", spec.to_string(), m))?;
+
+    let all = workloads(&objects)?;
+    let chosen: Vec<_> = match workload {
+        None => all.iter().collect(),
+        Some(reference) => {
+            let found: Vec<_> = all.iter().filter(|w| w.is(reference, namespace)).collect();
+            if found.is_empty() {
+                let names: Vec<String> = all.iter().map(|w| w.name()).collect();
+                return Err(LoadError::Arg(
+                    "workload",
+                    reference.to_owned(),
+                    format!(
+                        "no such workload{} among {}",
+                        namespace
+                            .map(|n| format!(" in namespace {n}"))
+                            .unwrap_or_default(),
+                        if names.is_empty() {
+                            "none found".to_owned()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                ));
+            }
+            found
+        }
+    };
+    let mut options = ClusterOptions::new().topology(source);
+    if workload.is_some() {
+        // The gang asked about: its members already bound are not "other pods".
+        for w in &chosen {
+            options = options.ignore_pods(&w.member_pods);
+        }
+    }
+    let cluster = Cluster::from_objects(&objects, &options)?;
+    // The inventory document: gang-core's own node descriptions, in the scenario format.
+    let doc = json!({
+        "topology": {"levels": cluster.topology().levels()},
+        "nodes": serde_value(&cluster.nodes()),
+    });
+    // Validate it now, so that errors name the Node object (gang-kube's core_error).
+    cluster.inventory()?;
+
+    let mut out = Vec::with_capacity(chosen.len());
+    for w in chosen {
+        let mut entry = serde_value(w);
+        let mut checks = w.checks.clone();
+        checks.extend(cluster.checks(w));
+        entry["checks"] = serde_value(&checks);
+        entry["name"] = Value::String(w.name());
+        match cluster.gang_for(w) {
+            Ok(g) => {
+                entry["gang"] = serde_value(&g);
+                entry["error"] = Value::Null;
+            }
+            // Asked for by name: its error is the answer.
+            Err(e) if workload.is_some() => return Err(e.into()),
+            Err(e) => {
+                entry["gang"] = Value::Null;
+                entry["error"] = json!({
+                    "kind": e.kind().as_str(), "object": e.object(), "field": e.field(),
+                    "value": e.value(), "reason": e.reason(), "message": e.to_string(),
+                });
+            }
+        }
+        out.push(entry);
+    }
+    Ok(json!({
+        "cluster": doc,
+        "workloads": out,
+        "report": serde_value(cluster.report()),
+        "objects": objects.refs().iter().map(|r| {
+            json!({"object": r.to_string(), "kind": r.kind, "api_version": r.api_version,
+                   "namespace": r.namespace, "name": r.name, "source": r.source,
+                   "position": r.position})
+        }).collect::<Vec<_>>(),
+    })
+    .to_string())
+}
+
+/// Reads Kubernetes objects and returns the JSON text of `{"cluster": <cluster document>,
+/// "workloads": [...], "report": {...}, "objects": [...]}`.
+///
+/// `sources` are `(name, text)` pairs (the name is what errors call the text);
+/// `topology` is JSON text: `null`/`"auto"`, `"detect"`, a list of label keys,
+/// `{"topology": NAME}` or `{"flavor": NAME}`; `workload` (kubectl style, `job/train`
+/// or a bare name) and `namespace` select workloads — then the selected workloads'
+/// bound member pods are not counted as usage, and a gang that cannot be built raises.
+///
+/// Private: use `gang.kube.load`.
+#[pyfunction]
+#[pyo3(signature = (sources, topology="null", workload=None, namespace=None))]
+pub fn _kube_load(
+    py: Python<'_>,
+    sources: Vec<(String, String)>,
+    topology: &str,
+    workload: Option<&str>,
+    namespace: Option<&str>,
+) -> PyResult<String> {
+    let topology = topology.to_owned();
+    let workload = workload.map(str::to_owned);
+    let namespace = namespace.map(str::to_owned);
+    py.detach(|| {
+        guard(|| {
+            load(
+                &sources,
+                &topology,
+                workload.as_deref(),
+                namespace.as_deref(),
+            )
+        })
+    })?
+    .map_err(|e| match e {
+        LoadError::Kube(e) => kube_error(&e),
+        LoadError::Arg(field, value, reason) => {
+            errors::edge_error(CoreKind::InvalidRequest, field, &value, &reason)
+        }
+    })
+}
+
+/// Registers the functions on the native module.
+/// `gang.kube.load(*sources, topology=…, workload=…, namespace=…)`: the one reader,
+/// which `Inventory.from_kube` and `Gang.from_kube` forward to.
+pub fn load_py<'py>(
+    sources: &Bound<'py, pyo3::types::PyTuple>,
+    topology: Option<&Bound<'py, PyAny>>,
+    workload: Option<&str>,
+    namespace: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = sources.py();
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("topology", topology)?;
+    kwargs.set_item("workload", workload)?;
+    kwargs.set_item("namespace", namespace)?;
+    py.import("gang.kube")?
+        .getattr("load")?
+        .call(sources, Some(&kwargs))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_kube_load, m)?)?;
+    Ok(())
+}

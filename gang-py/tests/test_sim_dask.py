@@ -1,0 +1,65 @@
+"""gang.sim.sweep on a Dask cluster (``distributed.Client``): the same results as a
+serial sweep, errors raised with their gang class, a progress bar over the futures.
+Both a threaded LocalCluster (processes=False) and worker processes (processes=True,
+which import gang themselves and receive only run documents as JSON text)."""
+
+import pytest
+
+import gang
+import gang.sim
+
+distributed = pytest.importorskip("distributed")
+
+
+def runs():
+    return [{"cluster": gang.sim.generated_cluster(racks=2), "policy": p, "seed": s, "name": f"{p} #{s}",
+             "trace": gang.sim.generated_trace(80, seed=s, max_members=32, member_gpus=8)}
+            for s in range(3) for p in ("required(rack)", "preferred(rack)", "unconstrained")]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["threads", "processes"])
+def client(request):
+    # Worker processes talk over TCP on the loopback address; threads in-process.
+    where = {"host": "127.0.0.1"} if request.param else {}
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=request.param,
+                                       dashboard_address=None, **where)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_sweep_on_dask_equals_the_serial_sweep(client):
+    serial = gang.sim.sweep(runs())
+    on_dask = gang.sim.sweep(runs(), client)
+    assert [r.name for r in on_dask] == [r["name"] for r in runs()]
+    assert on_dask == serial
+    assert all(r.summary["all"]["jobs"] == 80 for r in on_dask)
+
+
+def test_dask_is_detected_and_used(client, monkeypatch):
+    calls = []
+    real = client.map
+    monkeypatch.setattr(client, "map", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
+    gang.sim.sweep(runs()[:4], client)
+    assert calls == [4]
+
+
+def test_errors_on_dask_keep_their_class_and_fields(client):
+    bad = runs()[:2] + [{"cluster": gang.sim.generated_cluster(racks=1),
+                         "trace": [{"id": "x", "submit": 0, "duration": 60, "members": 1, "requests": {"cpu": "x"}}]}]
+    with pytest.raises(gang.InvalidQuantity) as e:
+        gang.sim.sweep(bad, client)
+    assert (e.value.line, e.value.field) == (1, "roles[worker].requests.cpu")
+
+
+def test_progress_over_dask_futures(client, capsys):
+    pytest.importorskip("tqdm")
+    gang.sim.sweep(runs()[:3], client, progress=True)
+    assert "3/3" in capsys.readouterr().err
+
+
+def test_compare_and_experiment_take_a_client(client):
+    c = gang.sim.compare(gang.sim.generated_cluster(racks=1), gang.sim.generated_trace(30, seed=1, max_members=8),
+                         ["required(rack)", "unconstrained"], executor=client)
+    assert list(c) == ["required(rack)", "unconstrained"] and c["unconstrained"].summary["all"]["jobs"] == 30

@@ -1,0 +1,137 @@
+"""gang.sim's plots and HTML report, and the report opened in a real headless browser
+(Debian's chromium, driven over the DevTools protocol by ``sim_browser.py``): its plots
+are rendered, its table holds the variants, the console is clean, nothing external is
+loaded."""
+
+import base64
+import re
+import sys
+
+import pytest
+
+import gang.sim
+
+from conftest import HERE
+
+pytest.importorskip("matplotlib")
+import sim_browser  # noqa: E402
+
+SIM = HERE.parent.parent / "examples" / "sim"
+
+
+@pytest.fixture(scope="module")
+def small():
+    return gang.sim.experiment(SIM / "01-small-experiment.json")
+
+
+def test_completion_cdf_one_step_line_per_variant(small):
+    fig = gang.sim.plot_completion_cdf(small)
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.get_lines()] == list(small)
+    # Each line ends at the share 1 at the last completion (hours).
+    for name, line in zip(small, ax.get_lines()):
+        last = max(j["completion"] for j in small[name].jobs) / 3600
+        assert line.get_xdata()[-1] == pytest.approx(last) and line.get_ydata()[-1] == 1.0
+    mine = gang.sim.plot_completion_cdf(small["unconstrained"], tenant="me")
+    assert mine.axes[0].get_lines()[0].get_xdata()[-1] == pytest.approx(4020 / 3600)
+
+
+def test_wait_vs_run_stacks_sum_to_mean_completion(small):
+    fig = gang.sim.plot_wait_vs_run(small, tenant="me")
+    (ax,) = fig.axes
+    bars = [c for c in ax.containers]
+    assert [b.get_label() for b in bars] == ["queue delay", "start-up and retries", "run time"]
+    for i, name in enumerate(small):
+        total = sum(b.patches[i].get_height() for b in bars)
+        assert total == pytest.approx(small[name].job("experiment")["completion"] / 3600)
+    # rack required: 3 hours in the queue.
+    assert bars[0].patches[0].get_height() == pytest.approx(3.0)
+
+
+def test_timeline_two_axes_and_given_axes(small):
+    fig = gang.sim.plot_timeline(small)
+    util, frag = fig.axes
+    assert len(util.get_lines()) == 2 * len(small) and len(frag.get_lines()) == len(small)
+    assert max(max(line.get_ydata()) for line in util.get_lines()) <= 1.0
+    from matplotlib.figure import Figure
+    mine = Figure()
+    ax = mine.add_subplot()
+    assert gang.sim.plot_completion_cdf(small, ax) is mine
+
+
+def test_report_is_self_contained(small, tmp_path):
+    page = gang.sim.report(small, tmp_path / "r.html", title="Small experiment")
+    html = page.read_text()
+    imgs = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
+    assert len(imgs) == 3 and all(base64.b64decode(i).startswith(b"\x89PNG\r\n\x1a\n") for i in imgs)
+    assert "<script" not in html and "<title>Small experiment</title>" in html
+    # Nothing but data: URLs in any src or href.
+    assert all(u.startswith("data:") for u in re.findall(r'(?:src|href)="([^"]*)"', html))
+    for name in small:
+        assert f'<td class="text">{name}</td>' in html
+    assert small.description in html
+    # A single result, a list, a dict work too.
+    assert gang.sim.report(small["unconstrained"], tmp_path / "one.html").read_text().count("<img ") == 3
+    assert gang.sim.report(list(small.values()), tmp_path / "list.html").exists()
+    with pytest.raises(ValueError, match="no results"):
+        gang.sim.report({}, tmp_path / "none.html")
+
+
+def test_report_without_matplotlib_says_which_extra(small, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    import gang._report
+    for mod in ("plots", "html"):  # as if never imported
+        monkeypatch.delitem(sys.modules, f"gang._report.{mod}", raising=False)
+        monkeypatch.delattr(gang._report, mod, raising=False)
+    with pytest.raises(ImportError, match=r"gang\[sim\]"):
+        gang.sim.report(small, tmp_path / "r.html")
+
+
+# ------------------------------------------------------------- in a real browser
+
+
+@pytest.fixture(scope="module")
+def browser_page(small, tmp_path_factory):
+    path = gang.sim.report(small, tmp_path_factory.mktemp("pysim-report") / "report.html")
+    page = sim_browser.inspect(path)
+    (path.parent / "screenshot.png").write_bytes(page.screenshot)
+    return page
+
+
+def test_browser_renders_every_plot(browser_page):
+    imgs = browser_page.images
+    assert [i["figure"] for i in imgs] == ["completion-cdf", "wait-vs-run", "timeline"]
+    for i in imgs:
+        assert i["complete"] and i["naturalWidth"] >= 600 and i["naturalHeight"] >= 300, i
+    assert browser_page.screenshot.startswith(b"\x89PNG") and len(browser_page.screenshot) > 20_000
+
+
+def test_browser_shows_the_summary_table_with_the_variants(browser_page, small):
+    summary = [t for t in browser_page.tables if t["cls"] == "summary"]
+    assert len(summary) == 1
+    head, rows = summary[0]["head"], summary[0]["rows"]
+    assert head[:3] == ["variant", "jobs", "completed"]
+    assert [r[0] for r in rows] == list(small)
+    assert all(r[2] == "5" for r in rows)  # every job completed, in every variant
+
+
+def test_browser_console_is_clean_and_nothing_external_loads(browser_page):
+    assert browser_page.errors() == []
+    assert browser_page.scripts == 0
+    assert browser_page.requests and all(u.startswith(("file:", "data:")) for u in browser_page.requests), [
+        u[:60] for u in browser_page.requests]
+
+
+def test_the_browser_check_catches_a_broken_page(tmp_path):
+    """The same checks on a page with a broken image, a console error, an uncaught
+    exception and an external load: each is caught (so the tests above can fail)."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><head><title>bad</title></head><body>"
+                   '<figure id="broken"><img src="data:image/png;base64,bm90IGEgcG5n" alt="x"></figure>'
+                   '<img src="http://127.0.0.1:9/external.png" alt="y">'
+                   "<script>console.error('boom'); throw new Error('kaput');</script></body></html>")
+    page = sim_browser.inspect(bad)
+    assert [i["naturalWidth"] for i in page.images] == [0, 0]
+    errors = "\n".join(page.errors())
+    assert "console.error: boom" in errors and "kaput" in errors and "failed load" in errors
+    assert any(u.startswith("http://127.0.0.1:9/") for u in page.requests)

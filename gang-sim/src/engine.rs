@@ -1,0 +1,1116 @@
+//! Every call into `gang-core` lives in this module.
+//!
+//! The simulator makes no placement decision of its own: it asks the core where a gang
+//! goes ([`Engine::find`], [`Engine::admit_backfill`], [`Engine::spread`]), holds and
+//! gives back capacity through the core's reservations, fails and repairs nodes
+//! through the core's inventory changes, and repairs gangs with the core's
+//! `replace`. What it keeps itself is bookkeeping read back from the core: free GPUs
+//! per node (`Inventory::free`), each node's topology path (its labels), and what each
+//! reservation holds (`Reservation::usage`).
+//!
+//! Keeping the core's API behind this one module means a change of the core's paths
+//! or names touches this file only.
+
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+
+pub use gang_core::request::{QuantitySpec, Requirement};
+pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
+
+use gang_core::lifecycle::{Admission, AdmitMode, Replacement, Spread, SpreadOutcome};
+use gang_core::scenario::Scenario;
+use gang_core::InventoryDocument;
+use gang_core::{
+    CompiledGang, Gang, Outcome, Placement, Quantity, ReservationId, Solver, HOSTNAME_LEVEL,
+};
+
+use crate::error::SimError;
+
+/// A role's per-member request of `resource`, in milli-units (0 when not requested).
+pub(crate) fn role_request(role: &Role, resource: &str) -> Result<u64, String> {
+    match role.get_requests().find(|(r, _)| *r == resource) {
+        None => Ok(0),
+        Some((_, a)) => a
+            .resolve(&format!("roles[{}].requests.{resource}", role.get_name()))
+            .map(Quantity::millis)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A quantity of whole units, as an amount for a node or role.
+pub(crate) fn units(n: u64) -> QuantitySpec {
+    QuantitySpec::from(n)
+}
+
+/// A quantity in milli-units, as an amount for a node or role.
+pub(crate) fn milli_amount(m: u64) -> QuantitySpec {
+    QuantitySpec::from(Quantity::from_millis(m))
+}
+
+/// `In` requirement on a label.
+pub(crate) fn label_in(key: &str, values: Vec<String>) -> Requirement {
+    Requirement::is_in(key.to_owned(), values)
+}
+
+/// A topology from level keys that are known to be valid.
+///
+/// # Panics
+/// If gang-core rejects the keys (the generators' constants are valid).
+pub(crate) fn topology(levels: &[&str]) -> Topology {
+    Topology::new(levels.iter().copied()).expect("valid levels")
+}
+
+/// Builds an inventory (for the generators).
+pub(crate) fn inventory(levels: &[&str], nodes: Vec<NodeSpec>) -> Result<Inventory, SimError> {
+    Ok(Cluster::from_nodes(levels, nodes)?.inv)
+}
+
+/// Maps a core error to a cluster error.
+fn cluster_err(e: gang_core::Error) -> SimError {
+    SimError::Cluster {
+        field: e.field().to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// A core error about a gang, as (field without the `gang.` prefix, message).
+pub(crate) fn request_error(e: &gang_core::Error) -> (String, String) {
+    let f = e.field();
+    let f = f.strip_prefix("gang.").unwrap_or(f);
+    (f.to_owned(), e.to_string())
+}
+
+/// The cluster a simulation runs on: a validated gang-core inventory.
+///
+/// ```
+/// use gang_sim::Cluster;
+/// let c = Cluster::from_json(r#"{"topology": {"levels": ["rack"]}, "nodes": [
+///     {"name": "a1", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8}}]}"#)?;
+/// assert_eq!((c.len(), c.levels()), (1, &["rack".to_owned()][..]));
+/// let err = Cluster::from_json(r#"{"topology": {"levels": []}, "nodes": [{"name": "x",
+///     "capacity": {"cpu": "lots"}}]}"#).unwrap_err();
+/// assert_eq!((err.kind(), err.field()), ("invalid_cluster", "nodes[x].capacity.cpu"));
+/// # Ok::<(), gang_sim::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    inv: Inventory,
+}
+
+impl Cluster {
+    /// From a cluster document (`{"topology": {"levels": [...]}, "nodes": [...]}`) or a
+    /// whole scenario file (DESIGN §5; its gang and expectations are ignored).
+    ///
+    /// # Errors
+    /// [`SimError::Cluster`] naming the field gang-core rejects.
+    pub fn from_json(text: &str) -> Result<Cluster, SimError> {
+        let keys = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| {
+                v.as_object()
+                    .map(|o| (o.contains_key("gang"), o.contains_key("reservations")))
+            })
+            .unwrap_or((false, false));
+        let inv = match keys {
+            (true, _) => Scenario::from_json(text)
+                .and_then(|s| s.inventory())
+                .map_err(cluster_err)?,
+            // An inventory document (an inventory with its live reservations): they
+            // stay held for the whole run, like capacity other pods use.
+            (false, true) => serde_json::from_str::<InventoryDocument>(text)
+                .map_err(|e| SimError::Cluster {
+                    field: String::new(),
+                    message: e.to_string(),
+                })
+                .and_then(|d| Inventory::from_document(d).map_err(cluster_err))?,
+            (false, false) => Inventory::from_json(text).map_err(cluster_err)?,
+        };
+        Ok(Cluster { inv })
+    }
+
+    /// From topology levels (outermost first) and node descriptions.
+    ///
+    /// ```
+    /// use gang_sim::{Cluster, NodeSpec};
+    /// let c = Cluster::from_nodes(&["rack"], vec![NodeSpec::new("a1").label("rack", "a")])?;
+    /// assert_eq!(c.len(), 1);
+    /// assert!(Cluster::from_nodes(&["Bad Level"], vec![]).is_err());
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SimError::Cluster`] naming the field gang-core rejects.
+    pub fn from_nodes(levels: &[&str], nodes: Vec<NodeSpec>) -> Result<Cluster, SimError> {
+        let topology = Topology::new(levels.iter().copied()).map_err(cluster_err)?;
+        let inv = Inventory::builder(topology)
+            .nodes(nodes)
+            .build()
+            .map_err(cluster_err)?;
+        Ok(Cluster { inv })
+    }
+
+    /// Number of nodes. See [`Cluster::from_json`].
+    pub fn len(&self) -> usize {
+        self.inv.len()
+    }
+
+    /// Whether the cluster has no nodes. See [`Cluster::from_json`].
+    pub fn is_empty(&self) -> bool {
+        self.inv.is_empty()
+    }
+
+    /// Topology level keys, outermost first. See [`Cluster::from_json`].
+    pub fn levels(&self) -> &[String] {
+        self.inv.topology().levels()
+    }
+
+    /// The cluster as a cluster document (`{"topology", "nodes"}`), as
+    /// [`Cluster::from_json`] reads it.
+    ///
+    /// ```
+    /// use gang_sim::{Cluster, NodeSpec};
+    /// let c = Cluster::from_nodes(&["rack"], vec![NodeSpec::new("a1").label("rack", "a")])?;
+    /// assert_eq!(Cluster::from_json(&c.to_json())?.len(), 1);
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        let nodes: Vec<NodeSpec> = self
+            .inv
+            .node_names()
+            .filter_map(|n| self.inv.node_spec(n))
+            .collect();
+        serde_json::json!({
+            "topology": {"levels": self.levels()},
+            "nodes": nodes,
+        })
+        .to_string()
+    }
+}
+
+/// A compiled request: the gang, compiled against the simulation's inventory.
+#[derive(Debug, Clone)]
+pub(crate) struct Req {
+    gang: Gang,
+    compiled: CompiledGang,
+    /// Per role, in order: GPUs (milli) per member.
+    role_gpu: Vec<u64>,
+}
+
+impl Req {
+    /// The gang's roles.
+    pub(crate) fn roles(&self) -> &[Role] {
+        self.gang.get_roles()
+    }
+}
+
+/// A placement found by the core and not yet reserved, with the GPUs (milli) it takes
+/// and the nodes it uses.
+#[derive(Debug)]
+pub(crate) struct Found(Placement, u64, Vec<u32>);
+
+/// A reservation id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ResId(u64);
+
+/// The outcome of a replacement attempt.
+pub(crate) enum Replaced {
+    /// Lost members have new nodes inside their domain.
+    Placed,
+    /// Not now: the core's reason.
+    Pending(String),
+}
+
+/// What the engine spent its time on (only measured when profiling is on).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EngineProfile {
+    /// Calls to `Solver::find`.
+    pub finds: u64,
+    /// Nanoseconds in `Solver::find`.
+    pub find_ns: u64,
+    /// Reservations made (`Inventory::reserve`, and through `admit`/`spread`).
+    pub reserves: u64,
+    /// Nanoseconds in reserve, release, replace, admit, spread and node changes.
+    pub lifecycle_ns: u64,
+    /// Calls to `Inventory::admit` (backfill passes).
+    pub admits: u64,
+    /// Nanoseconds in `Inventory::admit`.
+    pub admit_ns: u64,
+    /// Diagnoses built (`Solver::place` on a gang that does not fit).
+    pub diagnoses: u64,
+}
+
+/// The simulation's view of the core: the inventory, one reusable solver, and what the
+/// simulation reads back from them.
+pub(crate) struct Engine {
+    inv: Inventory,
+    /// The cluster as it was given (no reservations, no failures): for "can this ever
+    /// fit?" and for diagnoses of jobs that never fit.
+    empty: Inventory,
+    solver: Solver,
+    empty_solver: Solver,
+    gpu: String,
+    names: Vec<String>,
+    index: FxHashMap<String, u32>,
+    /// Label levels (a trailing `kubernetes.io/hostname` is the node itself).
+    levels: Vec<String>,
+    /// Per label level (outermost first), per node: the domain id, `u32::MAX` if the node
+    /// lacks a label of this level or any outer one.
+    domain: Vec<Vec<u32>>,
+    free_gpu: Vec<u64>,
+    up: Vec<bool>,
+    failed: Vec<bool>,
+    free_up: u64,
+    allocatable: u64,
+    held_total: u64,
+    /// Per live reservation: GPUs (milli) it holds, and its nodes (sorted).
+    held: FxHashMap<u64, (u64, Vec<u32>)>,
+    profiling: bool,
+    pub(crate) profile: EngineProfile,
+}
+
+/// `u32::MAX`: no domain at this level.
+const NONE: u32 = u32::MAX;
+
+impl Engine {
+    /// Takes over a cluster; `gpu` is the resource counted as GPUs.
+    pub(crate) fn new(cluster: Cluster, gpu: &str) -> Engine {
+        let inv = cluster.inv;
+        let mut levels: Vec<String> = inv.topology().levels().to_vec();
+        if levels.last().map(String::as_str) == Some(HOSTNAME_LEVEL) {
+            levels.pop();
+        }
+        let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
+        let index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        let mut domain = vec![vec![NONE; names.len()]; levels.len()];
+        let mut ids: FxHashMap<Vec<String>, u32> = FxHashMap::default();
+        let mut free_gpu = vec![0; names.len()];
+        let mut up = vec![false; names.len()];
+        let (mut free_up, mut allocatable) = (0, 0);
+        for (i, n) in names.iter().enumerate() {
+            let Some(spec) = inv.node_spec(n) else {
+                continue;
+            };
+            let mut path = Vec::with_capacity(levels.len());
+            for (d, key) in levels.iter().enumerate() {
+                let Some(v) = spec.get_label(key) else {
+                    break;
+                };
+                path.push(v.to_owned());
+                let next = ids.len() as u32;
+                domain[d][i] = *ids.entry(path.clone()).or_insert(next);
+            }
+            let free = inv.free(n, gpu).map_or(0, Quantity::millis);
+            free_gpu[i] = free;
+            allocatable += free;
+            up[i] = spec.is_schedulable();
+            if spec.is_schedulable() {
+                free_up += free;
+            }
+        }
+        Engine {
+            empty: inv.clone(),
+            inv,
+            solver: Solver::new(),
+            empty_solver: Solver::new(),
+            gpu: gpu.to_owned(),
+            failed: vec![false; names.len()],
+            names,
+            index,
+            levels,
+            domain,
+            free_gpu,
+            up,
+            free_up,
+            allocatable,
+            held_total: 0,
+            held: FxHashMap::default(),
+            profiling: false,
+            profile: EngineProfile::default(),
+        }
+    }
+
+    pub(crate) fn set_profiling(&mut self, on: bool) {
+        self.profiling = on;
+    }
+
+    fn clock(&self) -> Option<Instant> {
+        self.profiling.then(Instant::now)
+    }
+
+    fn since(t: Option<Instant>) -> u64 {
+        t.map_or(0, |t| t.elapsed().as_nanos() as u64)
+    }
+
+    /// Label level keys, outermost first.
+    pub(crate) fn levels(&self) -> &[String] {
+        &self.levels
+    }
+
+    /// The index of a node by name.
+    pub(crate) fn node_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| i as usize)
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// GPUs (milli) free on schedulable nodes.
+    pub(crate) fn free_gpu(&self) -> u64 {
+        self.free_up
+    }
+
+    /// GPUs (milli) held by reservations.
+    pub(crate) fn held_gpu(&self) -> u64 {
+        self.held_total
+    }
+
+    /// GPUs (milli) free on every node at the start (capacity less external use).
+    pub(crate) fn allocatable_gpu(&self) -> u64 {
+        self.allocatable
+    }
+
+    pub(crate) fn failed_nodes(&self) -> usize {
+        self.failed.iter().filter(|&&f| f).count()
+    }
+
+    /// Compiles a gang of `roles` with a topology constraint.
+    pub(crate) fn compile(
+        &self,
+        name: &str,
+        roles: &[Role],
+        topo: &GangShape,
+    ) -> Result<Req, gang_core::Error> {
+        let mut gang = Gang::new(name);
+        for r in roles {
+            gang = gang.role(r.clone());
+        }
+        match topo {
+            GangShape::Required(l) => gang = gang.required(l.clone()),
+            GangShape::Preferred(l) => gang = gang.preferred(l.clone()),
+            GangShape::Unconstrained => {}
+        }
+        let compiled = self.inv.compile(&gang)?;
+        let role_gpu = gang
+            .get_roles()
+            .iter()
+            .map(|r| role_request(r, &self.gpu).unwrap_or(0))
+            .collect();
+        Ok(Req {
+            gang,
+            compiled,
+            role_gpu,
+        })
+    }
+
+    /// Where the gang goes now, without a diagnosis when it does not fit (the hot path).
+    pub(crate) fn find(&mut self, req: &Req) -> Result<Option<Found>, SimError> {
+        let t = self.clock();
+        let out = self
+            .inv
+            .find_with(&mut self.solver, &req.compiled)
+            .map_err(|e| SimError::Internal(format!("find: {e}")))?;
+        self.profile.finds += 1;
+        self.profile.find_ns += Self::since(t);
+        Ok(out.map(|p| {
+            let gpu = p
+                .placed_by_role()
+                .zip(&req.role_gpu)
+                .map(|((_, k), g)| u64::from(k) * g)
+                .sum();
+            let mut nodes: Vec<u32> = p
+                .assignments()
+                .iter()
+                .filter_map(|a| self.index.get(&a.node).copied())
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            Found(p, gpu, nodes)
+        }))
+    }
+
+    /// Whether the gang fits the cluster as given (no reservations, no failures).
+    pub(crate) fn fits_empty(&mut self, req: &Req) -> Result<bool, SimError> {
+        self.empty
+            .find_with(&mut self.empty_solver, &req.compiled)
+            .map(|p| p.is_some())
+            .map_err(|e| SimError::Internal(format!("find: {e}")))
+    }
+
+    /// Whether `replicas` replicas fit the cluster as given, in distinct domains of
+    /// `level`: `None` when they do, else why not (gang-core's words).
+    pub(crate) fn spread_empty(
+        &mut self,
+        req: &Req,
+        replicas: u32,
+        level: &str,
+    ) -> Result<Option<String>, SimError> {
+        let out = self
+            .empty
+            .spread(&Spread::new(req.gang.clone(), replicas, level));
+        match out {
+            Ok(SpreadOutcome::Placed { reservations, .. }) => {
+                for r in reservations {
+                    self.empty
+                        .release(r)
+                        .map_err(|e| SimError::Internal(format!("release: {e}")))?;
+                }
+                Ok(None)
+            }
+            Ok(SpreadOutcome::Unschedulable {
+                fit,
+                needed,
+                diagnosis,
+            }) => Ok(Some(match diagnosis {
+                Some(d) => format!("{fit} of {needed} replicas fit in distinct domains; next: {d}"),
+                None => format!("{fit} of {needed} replicas fit in distinct domains"),
+            })),
+            Err(e) => Ok(Some(e.to_string())),
+        }
+    }
+
+    /// Why the gang does not fit the cluster as given: gang-core's diagnosis, as text.
+    pub(crate) fn diagnose_empty(&mut self, req: &Req) -> String {
+        self.profile.diagnoses += 1;
+        match self.empty.place_with(&mut self.empty_solver, &req.compiled) {
+            Ok(Outcome::Placed(p)) => format!("fits: {p}"),
+            Ok(o) => o
+                .diagnosis()
+                .map_or_else(|| o.status().to_owned(), ToString::to_string),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Holds a placement's capacity.
+    pub(crate) fn reserve(&mut self, found: Found) -> Result<ResId, SimError> {
+        let t = self.clock();
+        let id = self
+            .inv
+            .reserve(&found.0)
+            .map_err(|c| SimError::Internal(format!("reserve right after find: {c}")))?;
+        self.profile.reserves += 1;
+        let Found(_, gpu, nodes) = found;
+        self.held_total += gpu;
+        self.refresh(&nodes);
+        self.held.insert(id.0, (gpu, nodes));
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(ResId(id.0))
+    }
+
+    /// GPUs (milli) a reservation holds now, and the nodes of its members (sorted),
+    /// read from the core.
+    fn usage(&self, id: ReservationId) -> (u64, Vec<u32>) {
+        let Some(r) = self.inv.reservation(id) else {
+            return (0, Vec::new());
+        };
+        let gpu = r
+            .usage(&self.inv)
+            .iter()
+            .filter(|(_, res, _)| *res == self.gpu)
+            .map(|(_, _, q)| q.millis())
+            .sum();
+        let mut nodes: Vec<u32> = r
+            .assignments(&self.inv)
+            .iter()
+            .filter_map(|a| self.index.get(&a.node).copied())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        (gpu, nodes)
+    }
+
+    /// GPUs (milli) a reservation holds now.
+    pub(crate) fn gpu_of(&self, id: ResId) -> u64 {
+        self.held.get(&id.0).map_or(0, |h| h.0)
+    }
+
+    /// Members a reservation holds now (lost ones not counted).
+    pub(crate) fn members_of(&self, id: ResId) -> u64 {
+        self.inv
+            .reservation(ReservationId(id.0))
+            .map_or(0, |r| r.member_count())
+    }
+
+    /// Members of a reservation lost with failed nodes and not yet replaced.
+    pub(crate) fn lost_of(&self, id: ResId) -> u64 {
+        self.inv
+            .reservation(ReservationId(id.0))
+            .map_or(0, |r| r.lost().iter().map(|l| u64::from(l.count)).sum())
+    }
+
+    /// Re-reads free GPUs of `nodes` from the core.
+    fn refresh(&mut self, nodes: &[u32]) {
+        for &ix in nodes {
+            let i = ix as usize;
+            let free = self
+                .inv
+                .free(&self.names[i], &self.gpu)
+                .map_or(0, Quantity::millis);
+            if self.up[i] {
+                self.free_up = self.free_up - self.free_gpu[i] + free;
+            }
+            self.free_gpu[i] = free;
+        }
+    }
+
+    /// Reads back what a reservation holds after the core changed it (admitted,
+    /// spread, lost members, replaced): the held count and the nodes touched follow.
+    fn record(&mut self, id: ReservationId, touched: &[u32]) {
+        let (gpu, nodes) = self.usage(id);
+        let (old_gpu, old_nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
+        self.held_total = self.held_total - old_gpu + gpu;
+        self.refresh(&old_nodes);
+        self.refresh(&nodes);
+        self.refresh(touched);
+        if self.inv.reservation(id).is_some() {
+            self.held.insert(id.0, (gpu, nodes));
+        }
+    }
+
+    /// Gives back everything a reservation holds; returns the GPUs (milli) given back.
+    pub(crate) fn release(&mut self, id: ResId) -> Result<u64, SimError> {
+        let t = self.clock();
+        let rid = ReservationId(id.0);
+        self.inv
+            .release(rid)
+            .map_err(|e| SimError::Internal(format!("release: {e}")))?;
+        let (gpu, nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
+        self.held_total -= gpu;
+        self.refresh(&nodes);
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(gpu)
+    }
+
+    /// Admits `[head, candidates…]` with gang-core's FIFO-with-backfill rule; the head
+    /// is expected to wait. Returns the head's reservation if it was placed after all,
+    /// and one entry per candidate.
+    pub(crate) fn admit_backfill(
+        &mut self,
+        head: &Req,
+        candidates: &[&Req],
+    ) -> Result<(Option<ResId>, Vec<Option<ResId>>), SimError> {
+        let t = self.clock();
+        let mut queue = Vec::with_capacity(candidates.len() + 1);
+        queue.push(head.gang.clone());
+        queue.extend(candidates.iter().map(|r| r.gang.clone()));
+        let out = self
+            .inv
+            .admit(&queue, AdmitMode::Backfill)
+            .map_err(|e| SimError::Internal(format!("admit: {e}")))?;
+        self.profile.admits += 1;
+        self.profile.diagnoses += 1; // the waiting head's
+        let mut ids: Vec<Option<ResId>> = Vec::with_capacity(out.len());
+        for a in out {
+            match a {
+                Admission::Placed { reservation, .. } => {
+                    self.profile.reserves += 1;
+                    self.record(reservation, &[]);
+                    ids.push(Some(ResId(reservation.0)));
+                }
+                Admission::Waiting { .. } => ids.push(None),
+            }
+        }
+        self.profile.admit_ns += Self::since(t);
+        let mut it = ids.into_iter();
+        let head = it.next().flatten();
+        Ok((head, it.collect()))
+    }
+
+    /// The probe that finds every node where a member of `role` fits now: the role
+    /// elastic from 1 up to one member per node, one per node, unconstrained. gang-core
+    /// places as many members as fit, so one query names all those nodes.
+    pub(crate) fn usable_probe(&self, name: &str, role: &Role) -> Result<Req, gang_core::Error> {
+        let mut one = role.clone();
+        one.set_count(u32::try_from(self.names.len().max(1)).unwrap_or(u32::MAX));
+        one.set_min_count(Some(1));
+        one.set_max_per_node(Some(1));
+        self.compile(name, &[one], &GangShape::Unconstrained)
+    }
+
+    /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
+    /// warm solver: the nodes where some role of the waiting head fits a member now are
+    /// found with the head's [`Engine::usable_probe`]s and cordoned while the candidates
+    /// are placed, in order, each whole and reserved, on the other nodes; then
+    /// uncordoned. The same answers as `admit` (tested against it), without the head's
+    /// diagnosis and without compiling or solving cold.
+    ///
+    /// `keys[i]` identifies `candidates[i]`'s request: once a request does not fit, later
+    /// candidates with the same one are not asked again in this call (capacity only
+    /// shrinks while it runs).
+    pub(crate) fn backfill(
+        &mut self,
+        head_probes: &[&Req],
+        candidates: &[&Req],
+        keys: &[usize],
+    ) -> Result<Vec<Option<ResId>>, SimError> {
+        let t = self.clock();
+        let mut usable: Vec<u32> = Vec::new();
+        for probe in head_probes {
+            if let Some(Found(_, _, nodes)) = self.find(probe)? {
+                usable.extend(nodes);
+            }
+        }
+        usable.sort_unstable();
+        usable.dedup();
+        let mut cordoned: Vec<String> = Vec::with_capacity(usable.len());
+        let mut result = Ok(());
+        for n in usable {
+            let name = self.names[n as usize].clone();
+            if let Err(e) = self.inv.cordon(&name) {
+                result = Err(SimError::Internal(format!("cordon: {e}")));
+                break;
+            }
+            cordoned.push(name);
+        }
+        let mut out = Vec::with_capacity(candidates.len());
+        let mut failed: Vec<usize> = Vec::new();
+        if result.is_ok() {
+            for (i, c) in candidates.iter().enumerate() {
+                let key = keys.get(i).copied().unwrap_or(usize::MAX);
+                if failed.contains(&key) {
+                    out.push(None);
+                    continue;
+                }
+                match self.find(c) {
+                    Ok(Some(f)) => match self.reserve(f) {
+                        Ok(id) => out.push(Some(id)),
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    },
+                    Ok(None) => {
+                        failed.push(key);
+                        out.push(None);
+                    }
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        for name in cordoned {
+            self.inv
+                .uncordon(&name)
+                .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
+        }
+        self.profile.admits += 1;
+        self.profile.admit_ns += Self::since(t);
+        result.map(|()| out)
+    }
+
+    /// Places and reserves `replicas` replicas in distinct domains of `level`, or nothing.
+    pub(crate) fn spread(
+        &mut self,
+        req: &Req,
+        replicas: u32,
+        level: &str,
+    ) -> Result<Option<Vec<ResId>>, SimError> {
+        let t = self.clock();
+        let out = self
+            .inv
+            .spread(&Spread::new(req.gang.clone(), replicas, level))
+            .map_err(|e| SimError::Internal(format!("spread: {e}")))?;
+        let res = match out {
+            SpreadOutcome::Placed { reservations, .. } => {
+                let mut ids = Vec::with_capacity(reservations.len());
+                for r in reservations {
+                    self.profile.reserves += 1;
+                    self.record(r, &[]);
+                    ids.push(ResId(r.0));
+                }
+                Some(ids)
+            }
+            _ => None,
+        };
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(res)
+    }
+
+    /// Fails node `ix` (cordoned; its members lost). Returns the reservations that lost
+    /// members, with the GPUs (milli) each lost; `None` when the node is not up.
+    pub(crate) fn fail_node(&mut self, ix: usize) -> Result<Option<Vec<(ResId, u64)>>, SimError> {
+        if !self.up.get(ix).copied().unwrap_or(false) {
+            return Ok(None);
+        }
+        let t = self.clock();
+        // What each reservation holds before, to count the GPUs lost.
+        let name = self.names[ix].clone();
+        let lost = self
+            .inv
+            .fail_node(&name)
+            .map_err(|e| SimError::Internal(format!("fail_node: {e}")))?;
+        let mut ids: Vec<ResId> = lost.iter().map(|l| ResId(l.reservation.0)).collect();
+        ids.sort();
+        ids.dedup();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let before = self.gpu_of(id);
+            self.record(ReservationId(id.0), &[]);
+            out.push((id, before - self.gpu_of(id).min(before)));
+        }
+        self.free_up -= self.free_gpu[ix];
+        self.up[ix] = false;
+        self.failed[ix] = true;
+        self.refresh(&[ix as u32]);
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(Some(out))
+    }
+
+    /// Brings a failed node back (uncordon). Returns whether it was failed.
+    pub(crate) fn repair_node(&mut self, ix: usize) -> Result<bool, SimError> {
+        if !self.failed.get(ix).copied().unwrap_or(false) {
+            return Ok(false);
+        }
+        let name = self.names[ix].clone();
+        self.inv
+            .uncordon(&name)
+            .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
+        self.failed[ix] = false;
+        self.up[ix] = true;
+        self.free_up += self.free_gpu[ix];
+        self.refresh(&[ix as u32]);
+        Ok(true)
+    }
+
+    /// Places a reservation's lost members inside its domain (gang-core `replace`).
+    pub(crate) fn replace(&mut self, id: ResId) -> Result<Replaced, SimError> {
+        let t = self.clock();
+        let rid = ReservationId(id.0);
+        let out = self
+            .inv
+            .replace(rid)
+            .map_err(|e| SimError::Internal(format!("replace: {e}")))?;
+        let res = match out {
+            Replacement::Placed { added } => {
+                let nodes: Vec<u32> = added
+                    .iter()
+                    .filter_map(|a| self.index.get(&a.node).copied())
+                    .collect();
+                self.record(rid, &nodes);
+                Replaced::Placed
+            }
+            Replacement::Pending(p) => Replaced::Pending(p.to_string()),
+        };
+        self.profile.lifecycle_ns += Self::since(t);
+        Ok(res)
+    }
+
+    /// The highest topology level the reservations' members span, as an index: 0 one
+    /// node, `1..=L` one domain of the label level `L - i` (innermost is 1), `L + 1`
+    /// beyond the top level (the whole cluster).
+    pub(crate) fn span(&self, ids: &[ResId]) -> usize {
+        let mut nodes: Vec<u32> = Vec::new();
+        for id in ids {
+            if let Some(h) = self.held.get(&id.0) {
+                nodes.extend_from_slice(&h.1);
+            }
+        }
+        self.span_of_nodes(&nodes)
+    }
+
+    fn span_of_nodes(&self, nodes: &[u32]) -> usize {
+        let Some(&first) = nodes.first() else {
+            return 0;
+        };
+        if nodes.iter().all(|&n| n == first) {
+            return 0;
+        }
+        let l = self.levels.len();
+        for (i, d) in (0..l).rev().enumerate() {
+            let col = &self.domain[d];
+            let dom = col[first as usize];
+            if dom != NONE && nodes.iter().all(|&n| col[n as usize] == dom) {
+                return i + 1;
+            }
+        }
+        l + 1
+    }
+
+    /// The name of a span index (see [`Engine::span`]): `node`, a level key, `cluster`.
+    pub(crate) fn span_name(&self, span: usize) -> String {
+        let l = self.levels.len();
+        match span {
+            0 => "node".to_owned(),
+            s if s <= l => self.levels[l - s].clone(),
+            _ => "cluster".to_owned(),
+        }
+    }
+
+    /// Invariants: gang-core's own (`Inventory::validate`: capacity never exceeded,
+    /// reservations whole) and the simulation's copies of free and held GPUs.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        self.inv.validate()?;
+        let mut free_up = 0;
+        for (i, n) in self.names.iter().enumerate() {
+            let free = self.inv.free(n, &self.gpu).map_or(0, Quantity::millis);
+            if free != self.free_gpu[i] {
+                return Err(format!(
+                    "node {n}: the simulation counts {} free GPU milli, the core {free}",
+                    self.free_gpu[i]
+                ));
+            }
+            if self.up[i] {
+                free_up += free;
+            }
+        }
+        if free_up != self.free_up {
+            return Err(format!(
+                "free GPUs on schedulable nodes: counted {}, actual {free_up}",
+                self.free_up
+            ));
+        }
+        for r in self.inv.reservations() {
+            if self.held.get(&r.id().0) != Some(&self.usage(r.id())) {
+                return Err(format!(
+                    "reservation {}: held GPUs or nodes out of date",
+                    r.id()
+                ));
+            }
+        }
+        if self.held.len() != self.inv.reservations().count() {
+            return Err("a released reservation is still counted".into());
+        }
+        let held: u64 = self.held.values().map(|h| h.0).sum();
+        if held != self.held_total {
+            return Err(format!(
+                "held GPUs: counted {}, reservations hold {held}",
+                self.held_total
+            ));
+        }
+        Ok(())
+    }
+
+    /// Live reservations (for the end-of-run check that nothing is left held).
+    pub(crate) fn live_reservations(&self) -> usize {
+        self.inv.reservations().count()
+    }
+}
+
+/// A gang's topology constraint, as the simulator asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum GangShape {
+    /// Every constrained member in one domain of the level.
+    Required(String),
+    /// One domain of the level if possible, walking up otherwise.
+    Preferred(String),
+    /// Anywhere, still all or nothing.
+    Unconstrained,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster() -> Cluster {
+        let node = |n: &str, b: &str, r: &str| {
+            NodeSpec::new(n)
+                .label("block", b)
+                .label("rack", r)
+                .capacity("nvidia.com/gpu", 4)
+        };
+        Cluster::from_nodes(
+            &["block", "rack"],
+            vec![
+                node("a1", "b1", "a"),
+                node("a2", "b1", "a"),
+                node("b1", "b1", "b"),
+                node("c1", "b2", "c"),
+                NodeSpec::new("loose").capacity("nvidia.com/gpu", 4),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn workers(n: u32) -> Vec<Role> {
+        vec![Role::new("w", n).request("nvidia.com/gpu", 1)]
+    }
+
+    #[test]
+    fn spans_agree_with_what_the_core_placed() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let mut span_for = |n: u32, shape: GangShape| {
+            let r = e.compile("g", &workers(n), &shape).unwrap();
+            let f = e.find(&r).unwrap().unwrap();
+            let id = e.reserve(f).unwrap();
+            let s = e.span(&[id]);
+            let name = e.span_name(s);
+            e.release(id).unwrap();
+            e.validate().unwrap();
+            name
+        };
+        assert_eq!(span_for(4, GangShape::Unconstrained), "node");
+        assert_eq!(span_for(8, GangShape::Required("rack".into())), "rack");
+        assert_eq!(span_for(12, GangShape::Required("block".into())), "block");
+        assert_eq!(span_for(16, GangShape::Unconstrained), "cluster");
+        assert_eq!(span_for(20, GangShape::Unconstrained), "cluster");
+    }
+
+    #[test]
+    fn counts_follow_reserve_release_fail_and_repair() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        assert_eq!((e.free_gpu(), e.allocatable_gpu()), (20_000, 20_000));
+        let r = e
+            .compile("g", &workers(8), &GangShape::Required("rack".into()))
+            .unwrap();
+        let f = e.find(&r).unwrap().unwrap();
+        let id = e.reserve(f).unwrap();
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.gpu_of(id)),
+            (12_000, 8_000, 8_000)
+        );
+        let lost = e.fail_node(0).unwrap().unwrap(); // a1
+        assert_eq!(lost, [(id, 4_000)]);
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.lost_of(id)),
+            (12_000, 4_000, 4)
+        );
+        assert!(e.fail_node(0).unwrap().is_none()); // already down
+        e.validate().unwrap();
+        // Rack a has no other node: pending, naming the rack.
+        match e.replace(id).unwrap() {
+            Replaced::Pending(why) => assert!(why.contains("rack b1/a"), "{why}"),
+            Replaced::Placed => panic!("rack a has no room"),
+        }
+        assert!(e.repair_node(0).unwrap());
+        assert!(!e.repair_node(0).unwrap());
+        assert_eq!(e.free_gpu(), 16_000);
+        assert!(matches!(e.replace(id).unwrap(), Replaced::Placed));
+        assert_eq!(
+            (e.free_gpu(), e.held_gpu(), e.lost_of(id)),
+            (12_000, 8_000, 0)
+        );
+        e.validate().unwrap();
+        assert_eq!(e.release(id).unwrap(), 8_000);
+        assert!(e.release(id).is_err());
+        assert_eq!((e.free_gpu(), e.held_gpu()), (20_000, 0));
+        e.validate().unwrap();
+    }
+
+    #[test]
+    fn backfill_gives_what_admit_gives() {
+        // Random small states: some capacity held, a head that waits, candidates.
+        let mut rng = crate::rng::Rng::new(11);
+        let mut placed_some = 0;
+        for round in 0..200 {
+            let mut a = Engine::new(cluster(), "nvidia.com/gpu");
+            // Hold some GPUs here and there.
+            for k in 0..1 + rng.below(4) {
+                let r = a
+                    .compile(
+                        &format!("bg{k}"),
+                        &workers(1 + rng.below(3) as u32),
+                        &GangShape::Unconstrained,
+                    )
+                    .unwrap();
+                if let Some(f) = a.find(&r).unwrap() {
+                    a.reserve(f).unwrap();
+                }
+            }
+            let mut b = Engine {
+                inv: a.inv.clone(),
+                empty: a.empty.clone(),
+                solver: Solver::new(),
+                empty_solver: Solver::new(),
+                gpu: a.gpu.clone(),
+                names: a.names.clone(),
+                index: a.index.clone(),
+                levels: a.levels.clone(),
+                domain: a.domain.clone(),
+                free_gpu: a.free_gpu.clone(),
+                up: a.up.clone(),
+                failed: a.failed.clone(),
+                free_up: a.free_up,
+                allocatable: a.allocatable,
+                held_total: a.held_total,
+                held: a.held.clone(),
+                profiling: false,
+                profile: EngineProfile::default(),
+            };
+            let shape = |i: u64| match i % 3 {
+                0 => GangShape::Unconstrained,
+                1 => GangShape::Required("rack".into()),
+                _ => GangShape::Required("block".into()),
+            };
+            let big = |n: u32| vec![Role::new("w", n).request("nvidia.com/gpu", 4)];
+            let head = a
+                .compile("head", &big(2 + rng.below(3) as u32), &shape(rng.below(3)))
+                .unwrap();
+            if a.find(&head).unwrap().is_some() {
+                continue;
+            }
+            let cands: Vec<Req> = (0..4)
+                .map(|k| {
+                    a.compile(
+                        &format!("c{k}"),
+                        &workers(1 + rng.below(5) as u32),
+                        &shape(rng.below(3)),
+                    )
+                    .unwrap()
+                })
+                .collect();
+            let refs: Vec<&Req> = cands.iter().collect();
+            let pod = a.usable_probe("pod", &big(1)[0]).unwrap();
+            let keys: Vec<usize> = (0..refs.len()).collect();
+            let mine = a.backfill(&[&pod], &refs, &keys).unwrap();
+            let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
+            assert!(head_placed.is_none());
+            let got: Vec<Option<Vec<String>>> = mine
+                .iter()
+                .map(|id| {
+                    id.map(|id| {
+                        a.inv
+                            .reservation(ReservationId(id.0))
+                            .unwrap()
+                            .assignments(&a.inv)
+                            .iter()
+                            .map(|m| format!("{}:{}", m.node, m.count))
+                            .collect()
+                    })
+                })
+                .collect();
+            let want: Vec<Option<Vec<String>>> = theirs
+                .iter()
+                .map(|id| {
+                    id.map(|id| {
+                        b.inv
+                            .reservation(ReservationId(id.0))
+                            .unwrap()
+                            .assignments(&b.inv)
+                            .iter()
+                            .map(|m| format!("{}:{}", m.node, m.count))
+                            .collect()
+                    })
+                })
+                .collect();
+            assert_eq!(got, want, "round {round}");
+            placed_some += got.iter().filter(|g| g.is_some()).count();
+            a.validate().unwrap();
+            b.validate().unwrap();
+            assert_eq!(a.free_gpu(), b.free_gpu());
+        }
+        assert!(
+            placed_some >= 20,
+            "only {placed_some} backfilled: the test shows little"
+        );
+    }
+
+    #[test]
+    fn never_fitting_gangs_are_diagnosed_against_the_empty_cluster() {
+        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let r = e
+            .compile("big", &workers(9), &GangShape::Required("rack".into()))
+            .unwrap();
+        assert!(!e.fits_empty(&r).unwrap());
+        let why = e.diagnose_empty(&r);
+        assert!(why.contains("does not fit in one rack"), "{why}");
+        let bad = e.compile("x", &workers(1), &GangShape::Required("zone".into()));
+        assert_eq!(request_error(&bad.unwrap_err()).0, "topology.required");
+    }
+}
