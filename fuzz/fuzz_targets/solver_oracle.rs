@@ -1,6 +1,6 @@
 //! Tiny generated instances: the solver against the brute-force oracle of the property
 //! tests (same checks: feasibility, level, most members, validity, policy, fewest
-//! domains, determinism, monotonicity).
+//! domains, determinism, monotonicity), with slices as the property test makes them.
 
 #![no_main]
 
@@ -79,13 +79,42 @@ fn case(u: &mut Unstructured<'_>) -> Result<Case> {
     let required = depth(u)?;
     let preferred = depth(u)?.map(|p| p.max(required.unwrap_or(0)));
     let policy = *u.choose(&[Policy::BestFit, Policy::MostFree, Policy::Balanced])?;
+    // Slices as the property test makes them: at or inside the required level; mostly
+    // pairs, with constrained roles of 2 members (elastic: 2 of 4 when room is left).
+    let mut slice = None;
+    if !u.ratio(2, 3)? && roles.iter().any(|r| r.constrained) {
+        let d = u.int_in_range(1..=levels + 1)?.max(required.unwrap_or(1));
+        let mut size = 1;
+        if u.ratio(2, 3)? {
+            let mut room = 6 - roles
+                .iter()
+                .filter(|r| !r.constrained)
+                .map(|r| r.count)
+                .sum::<u32>();
+            for r in roles.iter_mut().filter(|r| r.constrained) {
+                let four = room >= 4 && r.min < r.count;
+                r.count = if four { 4 } else { 2 };
+                r.min = 2;
+                room = room.saturating_sub(r.count);
+            }
+            if roles.iter().map(|r| r.count).sum::<u32>() <= 6 {
+                size = 2;
+            }
+        }
+        if size == 1 {
+            for r in roles.iter_mut() {
+                r.min = r.min.min(r.count);
+            }
+        }
+        slice = Some((d, size));
+    }
     Ok(Case {
         levels,
         nodes,
         roles,
         required,
         preferred,
-        slice: None,
+        slice,
         policy,
     })
 }

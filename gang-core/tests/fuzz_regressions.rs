@@ -40,7 +40,7 @@ fn deep(n: usize) -> String {
 /// fuzz build (AddressSanitizer); 64 levels take 75 ms. Issue 14 item 1 asks for a cap
 /// (e.g. 64) with a typed error naming `topology.levels`; this test checks that and
 /// prints where the time goes (`-- --ignored --nocapture`). Input:
-/// `fuzz/regressions/scenario_json/slow/levels-2000.json`.
+/// `fuzz/regressions/scenario_json/levels-2000.json`.
 #[test]
 fn two_thousand_levels_are_refused_quickly() {
     use std::time::Instant;
