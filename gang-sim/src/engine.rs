@@ -269,6 +269,12 @@ pub(crate) struct Engine {
     pub(crate) profile: EngineProfile,
 }
 
+/// The nodes a backfill pass cordoned ([`Engine::backfill_begin`]), and when it began.
+pub(crate) struct Cordoned {
+    names: Vec<String>,
+    t: Option<Instant>,
+}
+
 /// `u32::MAX`: no domain at this level.
 const NONE: u32 = u32::MAX;
 
@@ -633,21 +639,15 @@ impl Engine {
     }
 
     /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
-    /// warm solver: the nodes where some role of the waiting head fits a member now are
-    /// found with the head's [`Engine::usable_probe`]s and cordoned while the candidates
-    /// are placed, in order, each whole and reserved, on the other nodes; then
-    /// uncordoned. The same answers as `admit` (tested against it), without the head's
-    /// diagnosis and without compiling or solving cold.
-    ///
-    /// `keys[i]` identifies `candidates[i]`'s request: once a request does not fit, later
-    /// candidates with the same one are not asked again in this call (capacity only
-    /// shrinks while it runs).
-    pub(crate) fn backfill(
-        &mut self,
-        head_probes: &[&Req],
-        candidates: &[&Req],
-        keys: &[usize],
-    ) -> Result<Vec<Option<ResId>>, SimError> {
+    /// warm solver, in three steps: [`Engine::backfill_begin`] finds the nodes where
+    /// some role of the waiting head fits a member now (with the head's
+    /// [`Engine::usable_probe`]s) and cordons them; [`Engine::backfill_try`] places and
+    /// reserves one candidate, whole, on the other nodes; [`Engine::backfill_end`]
+    /// uncordons them. The same answers as `admit` (tested against it), without the
+    /// head's diagnosis and without compiling or solving cold, and the caller chooses
+    /// which candidate comes next (capacity only shrinks while it runs, so once a
+    /// request does not fit, its later jobs need not be asked).
+    pub(crate) fn backfill_begin(&mut self, head_probes: &[&Req]) -> Result<Cordoned, SimError> {
         let t = self.clock();
         let mut usable: Vec<u32> = Vec::new();
         for probe in head_probes {
@@ -657,52 +657,39 @@ impl Engine {
         }
         usable.sort_unstable();
         usable.dedup();
-        let mut cordoned: Vec<String> = Vec::with_capacity(usable.len());
-        let mut result = Ok(());
+        let mut cordoned = Cordoned {
+            names: Vec::with_capacity(usable.len()),
+            t,
+        };
         for n in usable {
             let name = self.names[n as usize].clone();
             if let Err(e) = self.inv.cordon(&name) {
-                result = Err(SimError::Internal(format!("cordon: {e}")));
-                break;
+                self.backfill_end(cordoned)?;
+                return Err(SimError::Internal(format!("cordon: {e}")));
             }
-            cordoned.push(name);
+            cordoned.names.push(name);
         }
-        let mut out = Vec::with_capacity(candidates.len());
-        let mut failed: Vec<usize> = Vec::new();
-        if result.is_ok() {
-            for (i, c) in candidates.iter().enumerate() {
-                let key = keys.get(i).copied().unwrap_or(usize::MAX);
-                if failed.contains(&key) {
-                    out.push(None);
-                    continue;
-                }
-                match self.find(c) {
-                    Ok(Some(f)) => match self.reserve(f) {
-                        Ok(id) => out.push(Some(id)),
-                        Err(e) => {
-                            result = Err(e);
-                            break;
-                        }
-                    },
-                    Ok(None) => {
-                        failed.push(key);
-                        out.push(None);
-                    }
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
+        Ok(cordoned)
+    }
+
+    /// One candidate of a backfill pass: placed and reserved now, or `None`.
+    pub(crate) fn backfill_try(&mut self, candidate: &Req) -> Result<Option<ResId>, SimError> {
+        match self.find(candidate)? {
+            Some(f) => self.reserve(f).map(Some),
+            None => Ok(None),
         }
-        for name in cordoned {
+    }
+
+    /// Ends a backfill pass: the head's nodes are uncordoned.
+    pub(crate) fn backfill_end(&mut self, cordoned: Cordoned) -> Result<(), SimError> {
+        for name in cordoned.names {
             self.inv
                 .uncordon(&name)
                 .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
         }
         self.profile.admits += 1;
-        self.profile.admit_ns += Self::since(t);
-        result.map(|()| out)
+        self.profile.admit_ns += Self::since(cordoned.t);
+        Ok(())
     }
 
     /// Places and reserves `replicas` replicas in distinct domains of `level`, or nothing.
@@ -1057,8 +1044,10 @@ mod tests {
                 .collect();
             let refs: Vec<&Req> = cands.iter().collect();
             let pod = a.usable_probe("pod", &big(1)[0]).unwrap();
-            let keys: Vec<usize> = (0..refs.len()).collect();
-            let mine = a.backfill(&[&pod], &refs, &keys).unwrap();
+            let cordoned = a.backfill_begin(&[&pod]).unwrap();
+            let mine: Vec<Option<ResId>> =
+                refs.iter().map(|c| a.backfill_try(c).unwrap()).collect();
+            a.backfill_end(cordoned).unwrap();
             let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
             assert!(head_placed.is_none());
             let got: Vec<Option<Vec<String>>> = mine

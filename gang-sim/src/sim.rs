@@ -1015,7 +1015,8 @@ impl Simulation {
                 self.pending_pods.insert(j as u32, total);
             }
             Kind::Gang { variants, after } => {
-                self.queue.insert((prio, order), j as u32, Some(variants[0]));
+                self.queue
+                    .insert((prio, order), j as u32, Some(variants[0]));
                 if let (Some(a), true) = (after, variants.len() > 1) {
                     let t = self.now.saturating_add(*a);
                     self.push(t, RELAX, j as u64, epoch);
@@ -1466,10 +1467,10 @@ impl Simulation {
         if self.backfill_fails.0 != state {
             self.backfill_fails = (state, FxHashSet::default());
         }
-        // The candidates: the jobs behind the head whose request fits the free cluster
-        // now, in queue order. One question per request waiting, not per job.
-        let mut cands: Vec<(Key, u32, usize)> = Vec::new();
-        for (r, keys) in self.queue.requests_behind(&hk) {
+        // The requests behind the head that fit the free cluster now: one question per
+        // request waiting, not per job.
+        let mut fit: Vec<usize> = Vec::new();
+        for (r, _) in self.queue.requests_behind(&hk) {
             if self.memo[r] == self.free_epoch + 1 || self.backfill_fails.1.contains(&r) {
                 continue;
             }
@@ -1477,52 +1478,110 @@ impl Simulation {
                 self.memo[r] = self.free_epoch + 1;
                 continue;
             }
-            cands.extend(keys.filter_map(|k| Some((*k, self.queue.get(k)?, r))));
+            fit.push(r);
         }
-        if cands.is_empty() {
+        if fit.is_empty() {
             return Ok(());
         }
-        cands.sort_unstable();
-        let cands: Vec<(u32, usize)> = cands.into_iter().map(|(_, j, r)| (j, r)).collect();
-        let ids = if self.cfg.queue.via_admit {
-            let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
-            let (head_id, ids) = self.e.admit_backfill(&self.reqs[head_req], &refs)?;
-            if head_id.is_some() {
-                return Err(SimError::Internal(
-                    "admit placed a head the solver had found not to fit".into(),
-                ));
-            }
-            ids
+        let placed = if self.cfg.queue.via_admit {
+            self.backfill_via_admit(hk, head_req, &fit)?
         } else {
-            if !self.pods_of.contains_key(&head_req) {
-                let mut pods = Vec::new();
-                for (i, role) in self.reqs[head_req].roles().iter().enumerate() {
-                    let p = self
-                        .e
-                        .usable_probe(&format!("req{head_req}-role{i}"), role)
-                        .map_err(|e| SimError::Internal(format!("probe of a head: {e}")))?;
-                    pods.push(p);
-                }
-                self.pods_of.insert(head_req, pods);
-            }
+            self.backfill_probes(head_req)?;
             let heads: Vec<&Req> = self.pods_of[&head_req].iter().collect();
-            let refs: Vec<&Req> = cands.iter().map(|&(_, r)| &self.reqs[r]).collect();
-            let keys: Vec<usize> = cands.iter().map(|&(_, r)| r).collect();
-            self.e.backfill(&heads, &refs, &keys)?
+            let cordoned = self.e.backfill_begin(&heads)?;
+            let placed = self.backfill_in_order(hk, &fit);
+            self.e.backfill_end(cordoned)?;
+            placed?
         };
-        // Nothing placed: the state is as it was, and every candidate's request failed
-        // in it.
-        if ids.iter().all(Option::is_none) {
-            self.backfill_fails.1.extend(cands.iter().map(|&(_, r)| r));
+        // Nothing placed: the state is as it was, and every request that fit failed in it.
+        if placed.is_empty() {
+            self.backfill_fails.1.extend(fit);
         }
-        for ((j, _), id) in cands.into_iter().zip(ids) {
-            if let Some(id) = id {
-                let key = (-self.jobs[j as usize].priority, self.jobs[j as usize].order);
-                self.queue.remove(&key);
-                self.start_attempt(j as usize, vec![id])?;
-            }
+        for (j, id) in placed {
+            let key = (-self.jobs[j as usize].priority, self.jobs[j as usize].order);
+            self.queue.remove(&key);
+            self.start_attempt(j as usize, vec![id])?;
         }
         Ok(())
+    }
+
+    /// The head's one-member probes for the backfill rule, made once per request.
+    fn backfill_probes(&mut self, head_req: usize) -> Result<(), SimError> {
+        if !self.pods_of.contains_key(&head_req) {
+            let mut pods = Vec::new();
+            for (i, role) in self.reqs[head_req].roles().iter().enumerate() {
+                let p = self
+                    .e
+                    .usable_probe(&format!("req{head_req}-role{i}"), role)
+                    .map_err(|e| SimError::Internal(format!("probe of a head: {e}")))?;
+                pods.push(p);
+            }
+            self.pods_of.insert(head_req, pods);
+        }
+        Ok(())
+    }
+
+    /// Backfills, on the nodes left after cordoning the head's, the jobs behind `hk` whose
+    /// request is in `fit`, in queue order; once a request does not fit, its later jobs
+    /// are not asked (capacity only shrinks meanwhile). The jobs placed, with their
+    /// reservations.
+    fn backfill_in_order(&mut self, hk: Key, fit: &[usize]) -> Result<Vec<(u32, ResId)>, SimError> {
+        // A merge of the fitting requests' queues, by each one's next key.
+        let mut queues: Vec<_> = self
+            .queue
+            .requests_behind(&hk)
+            .filter(|(r, _)| fit.contains(r))
+            .collect();
+        let mut next: BinaryHeap<Reverse<(Key, usize)>> = queues
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, (_, keys))| Some(Reverse((*keys.next()?, i))))
+            .collect();
+        let mut placed = Vec::new();
+        while let Some(Reverse((key, i))) = next.pop() {
+            let r = queues[i].0;
+            let Some(j) = self.queue.get(&key) else {
+                continue;
+            };
+            // A request that does not fit leaves the merge: its later jobs would not
+            // fit either.
+            if let Some(id) = self.e.backfill_try(&self.reqs[r])? {
+                placed.push((j, id));
+                if let Some(k) = queues[i].1.next() {
+                    next.push(Reverse((*k, i)));
+                }
+            }
+        }
+        Ok(placed)
+    }
+
+    /// The same pass through gang-core's `admit` (`queue.via_admit`): every job behind
+    /// `hk` whose request is in `fit`, in queue order, in one call.
+    fn backfill_via_admit(
+        &mut self,
+        hk: Key,
+        head_req: usize,
+        fit: &[usize],
+    ) -> Result<Vec<(u32, ResId)>, SimError> {
+        let mut cands: Vec<(Key, u32, usize)> = Vec::new();
+        for (r, keys) in self.queue.requests_behind(&hk) {
+            if fit.contains(&r) {
+                cands.extend(keys.filter_map(|k| Some((*k, self.queue.get(k)?, r))));
+            }
+        }
+        cands.sort_unstable();
+        let refs: Vec<&Req> = cands.iter().map(|&(_, _, r)| &self.reqs[r]).collect();
+        let (head_id, ids) = self.e.admit_backfill(&self.reqs[head_req], &refs)?;
+        if head_id.is_some() {
+            return Err(SimError::Internal(
+                "admit placed a head the solver had found not to fit".into(),
+            ));
+        }
+        Ok(cands
+            .into_iter()
+            .zip(ids)
+            .filter_map(|((_, j, _), id)| Some((j, id?)))
+            .collect())
     }
 
     /// The no-gang baseline: pending members in order, each placed alone where it fits.

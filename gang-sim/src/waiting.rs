@@ -61,7 +61,7 @@ impl Waiting {
     pub(crate) fn set_request(&mut self, key: &Key, job: u32, req: usize) {
         match self.jobs.get_mut(key) {
             Some(entry) if entry.0 == job => {
-                let old = std::mem::replace(&mut entry.1, Some(req));
+                let old = entry.1.replace(req);
                 if let Some(o) = old {
                     self.unindex(o, key);
                 }
@@ -155,7 +155,10 @@ mod tests {
             assert_eq!(seen(&w, after), expected(&w, after), "step {step}");
             assert!(w.by_req.values().all(|ks| !ks.is_empty()));
             let indexed: usize = w.by_req.values().map(BTreeSet::len).sum();
-            assert_eq!(indexed, w.jobs.values().filter(|(_, r)| r.is_some()).count());
+            assert_eq!(
+                indexed,
+                w.jobs.values().filter(|(_, r)| r.is_some()).count()
+            );
         }
         assert_eq!(w.len(), w.jobs().count());
         assert_eq!(w.first().map(|(k, _)| k), w.jobs.keys().next().copied());
