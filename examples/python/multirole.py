@@ -54,7 +54,7 @@ _TOPOLOGIES = [
 def _node(rng: random.Random, name: str, path: tuple, kind: str) -> NodeCase:
     gpus, cpus, mems = _NODE_SHAPES[kind]
     cap = {"gpu": rng.choice(gpus), "cpu": rng.choice(cpus), "mem": rng.choice(mems)}
-    busy = rng.choice([0.0, rng.uniform(0.0, 0.9), rng.uniform(0.3, 0.95)])  # partly used
+    busy = rng.choice([0.0, rng.uniform(0.2, 0.9), rng.uniform(0.4, 0.95), rng.uniform(0.4, 0.95)])  # partly used
     used = {r: min(c, int(round(c * min(1.0, max(0.0, busy + rng.uniform(-0.2, 0.2))))))
             for r, c in cap.items()}
     return NodeCase(name=name, path=path, cap=cap, used=used,
@@ -74,11 +74,12 @@ def multirole_instance(rng: random.Random, min_nodes: int = 40, max_nodes: int =
         path = (f"b{rng.randrange(blocks)}", f"r{rng.randrange(racks)}")
         nodes.append(_node(rng, f"n{i:03d}", path, kind))
     roles = []
-    n_roles = rng.randint(2, 4)
+    n_roles = rng.choice([2, 3, 4, 4])
+    theme = rng.choice(list(_ROLE_SHAPES))  # roles competing for one resource are hardest
     for j in range(n_roles):
-        shape = rng.choice(list(_ROLE_SHAPES))
+        shape = theme if rng.random() < 0.5 else rng.choice(list(_ROLE_SHAPES))
         gpus, cpus, mems = _ROLE_SHAPES[shape]
-        count = rng.randint(1, 24)
+        count = rng.choice([rng.randint(1, 24), rng.randint(12, 24)])
         roles.append(RoleCase(
             name=f"{shape.split('-')[0]}{j}", count=count,
             req={"gpu": rng.choice(gpus), "cpu": rng.choice(cpus), "mem": rng.choice(mems)},
