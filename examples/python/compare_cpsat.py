@@ -21,7 +21,7 @@ required or preferred).
 --issue15 measures what benches/README.md's "Issue 15: CP-SAT cross-check" section
 reports and prints its markdown: the undecided rate and the time per query of gang and
 of CP-SAT on the test's 300 instances (seed 15, as gang-py/tests/test_cpsat.py), on 2000
-more (seed 2015) and on 200 instances of 250 nodes (seed 250); the time of each of the
+more (seed 2015) and on 300 instances of 250 nodes (seed 250); the time of each of the
 hardest 250-node instances (those benches/data/issue15-hardest holds, which the Rust
 bench `hardest` loads); and issue 15's reproducer at 1k / 4k / 10k nodes
 (--reproducer-nodes). --export DIR chooses the hardest instances on the engine being
@@ -32,6 +32,7 @@ through Python), CP-SAT's model build + solve for each level of the walk (2 work
 
 import argparse
 import json
+import os
 import pathlib
 import random
 import statistics
@@ -114,13 +115,17 @@ def set_row(name: str, runs: list) -> str:
 
 
 def issue15(args) -> int:
-    commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "?"
+    git = lambda *a: subprocess.run(["git", "-C", str(HERE.parent.parent), *a], capture_output=True,  # noqa: E731
+                                    text=True).stdout.strip() or "?"
+    # The engine's commit: the last one that changed the solver or the binding.
+    engine = git("log", "-1", "--format=%h", "--", "gang-core/src", "gang-py/src")
+    commit = f"{engine} (checkout {git('rev-parse', '--short', 'HEAD')})"
     sets = [("test set: 40–250 nodes, seed 15", 300, 15, 40, 250),
             ("larger set: 40–250 nodes, seed 2015", args.large, 2015, 40, 250),
-            ("250 nodes, seed 250", 200, 250, 250, 250)]
+            ("250 nodes, seed 250", 300, 250, 250, 250)]
     all_runs = {}
-    print(f"Measured at commit {commit} (`python examples/python/compare_cpsat.py --issue15`).\n")
+    print(f"Engine at commit {commit}; `python examples/python/compare_cpsat.py --issue15`, "
+          f"{time.strftime('%Y-%m-%d', time.gmtime())}, load average {os.getloadavg()[0]:.1f} at the start.\n")
     print("| instances | count | CP-SAT placed / unschedulable | gang undecided | disagree "
           "| gang median / worst | CP-SAT median / worst |")
     print("|---|---|---|---|---|---|---|")
@@ -144,7 +149,7 @@ def issue15(args) -> int:
             doc = scenario_document(insts[i], (
                 f"Issue 15's hardest multi-role instances: 250 nodes, seed 250, instance {i} of "
                 f"examples/python/compare_cpsat.py --issue15 (multirole.multirole_instance). "
-                f"CP-SAT: {r['cpsat']} in {fmt(r['t_cpsat'])}; gang at commit {commit}: "
+                f"CP-SAT: {r['cpsat']} in {fmt(r['t_cpsat'])}; gang, engine at {engine}: "
                 f"{r['gang']} in {fmt(r['t_gang'])}."), r["cpsat"] if r["cpsat"] != "unknown" else None)
             (out / f"i{i:03d}.json").write_text(_compact(doc))
         hardest_dir = out
@@ -152,7 +157,7 @@ def issue15(args) -> int:
         hardest_dir = pathlib.Path(args.hardest)
     chosen = sorted(int(p.stem[1:]) for p in hardest_dir.glob("i*.json"))
     if chosen:
-        print(f"\nThe hardest 250-node instances ({hardest_dir.relative_to(HERE.parent.parent)}"
+        print(f"\nThe hardest 250-node instances ({os.path.relpath(hardest_dir, HERE.parent.parent)}"
               f" — the bench `hardest` loads them):\n")
         print("| instance | roles (members) | topology | CP-SAT | CP-SAT time | gang | gang time |")
         print("|---|---|---|---|---|---|---|")

@@ -5,6 +5,15 @@ or not, and at which level of the walk) agrees with CP-SAT, and every placement
 verifies against the rules. Multi-role gangs may come back Undecided only when the
 exact search ran out of budget; those are counted and checked to be multi-role and
 flagged as such, never taken as a "does not fit".
+
+Issue 15 (below the first test): 300 multi-role instances of its sizes (40-250 nodes,
+2-4 roles of up to 24 members) with the same checks, and none may be Undecided; and
+on 600 small instances (at most 8 nodes) the placement's compactness vector (domains
+used per level below its level, then nodes) equals the minimum CP-SAT computes, itself
+checked against full enumeration on tiny instances. What main's engine does not do yet
+is marked xfail(strict=True): when the engine does it, the XPASS fails the suite and the
+marker must go. GANG_CPSAT_MULTI_INSTANCES and GANG_CPSAT_LEX_INSTANCES change the
+counts; examples/python/compare_cpsat.py --multi-role / --issue15 runs larger sets.
 """
 
 import os
@@ -96,7 +105,7 @@ def multirole_runs():
 def test_multirole_agrees_with_cpsat(multirole_runs):
     """Same feasibility (and level) as CP-SAT wherever both decide; every placement
     obeys capacity and the topology constraint, checked in Python."""
-    stats = {"placed": 0, "unschedulable": 0, "undecided": 0, "cpsat_unknown": 0}
+    stats = {"placed": 0, "elastic": 0, "unschedulable": 0, "undecided": 0, "cpsat_unknown": 0}
     for i, inst, result, want in multirole_runs:
         where = f"multi-role instance {i}: {inst.gang()!r}"
         if _undecided(result):
@@ -116,6 +125,10 @@ def test_multirole_agrees_with_cpsat(multirole_runs):
         assert depth in inst.walk(), where
         if result.search_complete:
             assert depth == want, f"placed at depth {depth}, CP-SAT first fits at {want}: {where}"
+            if any(r.min_count is not None for r in inst.roles):
+                # Elastic roles: the most members any domain of that level takes.
+                assert result.members == cpsat_max_members(inst, depth), where
+                stats["elastic"] += 1
         else:
             assert depth <= want, where  # a deeper level was left undecided
         stats["placed"] += 1
