@@ -110,6 +110,7 @@ def set_row(name: str, runs: list) -> str:
     count = lambda key, v: sum(1 for r in runs if r[key] == v)  # noqa: E731
     und = count("verdict", "undecided")
     return (f"| {name} | {n} | {count('cpsat', 'placed')} / {count('cpsat', 'unschedulable')} "
+            f"/ {count('cpsat', 'unknown')} "
             f"| {und} ({100 * und / max(n, 1):.1f} %) | {count('verdict', 'disagree')} "
             f"| {spread([r['t_gang'] for r in runs])} | {spread([r['t_cpsat'] for r in runs])} |")
 
@@ -126,7 +127,7 @@ def issue15(args) -> int:
     all_runs = {}
     print(f"Engine at commit {commit}; `python examples/python/compare_cpsat.py --issue15`, "
           f"{time.strftime('%Y-%m-%d', time.gmtime())}, load average {os.getloadavg()[0]:.1f} at the start.\n")
-    print("| instances | count | CP-SAT placed / unschedulable | gang undecided | disagree "
+    print("| instances | count | CP-SAT placed / unschedulable / timed out (30 s) | gang undecided | disagree "
           "| gang median / worst | CP-SAT median / worst |")
     print("|---|---|---|---|---|---|---|")
     for name, count, seed, lo, hi in sets:
@@ -188,8 +189,10 @@ def issue15(args) -> int:
 
 
 def _compact(doc: dict) -> str:
-    """JSON with one node per line: small and still readable in a diff."""
-    nodes = doc.pop("nodes")
+    """JSON with one node per line (defaults left out): small and still readable in a diff."""
+    doc = dict(doc)
+    nodes = [{k: v for k, v in n.items() if (k, v) not in (("taints", []), ("schedulable", True))}
+             for n in doc.pop("nodes")]
     head = json.dumps(doc, indent=1)[:-2]
     body = ",\n".join("  " + json.dumps(n, separators=(",", ":")) for n in nodes)
     return f'{head},\n "nodes": [\n{body}\n ]\n}}\n'
