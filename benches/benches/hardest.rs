@@ -36,9 +36,14 @@ fn instances() -> Vec<(String, Scenario)> {
     files
         .iter()
         .map(|p| {
-            let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let name = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             (name, s)
         })
         .collect()
@@ -89,7 +94,13 @@ fn hardest(c: &mut Criterion) {
         });
         let mut t = times.into_inner().unwrap();
         t.sort();
-        rows.push((name, median(&t), t.last().copied().unwrap_or_default(), outcome, agrees));
+        rows.push((
+            name,
+            median(&t),
+            t.last().copied().unwrap_or_default(),
+            outcome,
+            agrees,
+        ));
     }
     g.finish();
     println!("\n{GROUP}: per query (Inventory::place), median / worst of the queries run");
