@@ -102,7 +102,7 @@ pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
 pub use model::quantity::Quantity;
 pub use model::request::{Gang, Policy, Role};
 pub use model::topology::Topology;
-pub use solve::Solver;
+pub use solve::{Limits, Solver};
 
 /// The parts of a request beyond [`Gang`] and [`Role`]: its topology constraint and
 /// slices, node-selector expressions, toleration operators, and amounts as written.

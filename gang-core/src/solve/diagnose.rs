@@ -350,7 +350,8 @@ fn relaxation(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Option
     let l = inv.label_depth();
     // The same budget as the query; a relaxation found only after the budget ran out
     // would contradict an undecided answer, so none is reported then.
-    let mut budget = Budget::new(solver.budget());
+    let mut budget = Budget::of(solver.limits());
+    solver.s.search.new_query();
     for d in (0..r).rev().map(Depth) {
         let found = match solver.place_at(inv, c, d, &mut budget) {
             Verdict::Placed(found) if !budget.ran_out() => found,

@@ -24,7 +24,7 @@ use crate::model::Policy;
 use super::cache;
 use super::descent::{Charge, Descent};
 use super::rollup::{rollup, Grain};
-use super::search::search;
+use super::search::{relaxation, search};
 use super::verdict::{Budget, Verdict};
 use super::{Packing, Solver};
 
@@ -196,8 +196,18 @@ impl Solver {
         counts: &[u64],
         budget: &mut Budget,
     ) -> Verdict {
-        if self.packing == Packing::GreedyFirst && self.greedy(inv, c, scope, counts) {
-            return Verdict::Placed(());
+        match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
+            Verdict::Placed(()) => {}
+            no => return no,
+        }
+        if self.packing == Packing::GreedyFirst {
+            let (start, end) = scope.range(inv);
+            if !budget.spend_n(u64::from(end - start) + 1) {
+                return Verdict::Exhausted;
+            }
+            if self.greedy(inv, c, scope, counts) {
+                return Verdict::Placed(());
+            }
         }
         let s = &mut self.s;
         search(
