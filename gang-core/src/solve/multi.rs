@@ -24,7 +24,7 @@ use crate::model::Policy;
 use super::cache;
 use super::descent::{Charge, Descent};
 use super::rollup::{rollup, Grain};
-use super::search::{relaxation, search};
+use super::search::{members_bound, relaxation, search};
 use super::verdict::{Budget, Verdict};
 use super::{Packing, Solver};
 
@@ -41,6 +41,8 @@ pub(crate) struct Candidates {
     /// `(resource, amount)`: what the constrained roles' minimum members need together,
     /// for the resources they request.
     need: Vec<(usize, u128)>,
+    /// The members unconstrained roles can add in any domain.
+    unconstrained_upper: u64,
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -72,6 +74,7 @@ impl Solver {
         let Some(unconstrained_upper) = self.role_bounds(inv, c, t) else {
             return budget.unplaced();
         };
+        self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, budget) {
@@ -125,6 +128,18 @@ impl Solver {
                 break;
             }
             let scope = Scope::new(t, cand.index);
+            if let Some((total, _)) = best {
+                // Elastic gangs: a domain whose nodes cannot hold more members than the
+                // best so far (by the relaxation, tighter than the roles' capacities
+                // taken one by one) is not filled.
+                let s = &mut self.s;
+                let free = s.candidates.unconstrained_upper;
+                match members_bound(inv, c, scope, budget, &mut s.search) {
+                    Some(inside) if free + inside.min(cand.upper - free) <= total => continue,
+                    Some(_) => {}
+                    None => break,
+                }
+            }
             if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) {
                 if best.is_none_or(|(bt, _)| total > bt) {
                     best = Some((total, cand.index));

@@ -63,6 +63,9 @@ pub(crate) struct SearchSpace {
     pattern: Vec<u32>,
     /// Patterns the last search tried (for its tests).
     tried: u64,
+    /// The query's shape and cheap weights, built once per query and gang (`None` when
+    /// stale), with the gang they were built for.
+    prepared: Option<(usize, Shape, Weights)>,
 }
 
 /// Which patterns a node is offered.
@@ -76,6 +79,7 @@ enum Patterns {
 }
 
 /// The request in the search's terms: its roles and the resources any of them asks for.
+#[derive(Debug, Clone)]
 struct Shape {
     /// Roles.
     k: usize,
@@ -142,6 +146,29 @@ impl SearchSpace {
     /// Starts a new query: the classes of the last one are stale.
     pub fn new_query(&mut self) {
         self.outside.invalidate();
+        self.prepared = None;
+    }
+
+    /// The gang's shape and cheap weights, taken out of the space (give them back with
+    /// [`SearchSpace::restore`]): computed once per query, not once per candidate.
+    fn take_prepared(&mut self, c: &Compiled) -> (Shape, Weights) {
+        let key = std::ptr::from_ref(c) as usize;
+        match self.prepared.take() {
+            Some((k, shape, cheap)) if k == key => (shape, cheap),
+            _ => {
+                // Another gang (a narrowed copy, say): its classes are not ours either.
+                self.outside.invalidate();
+                let shape = Shape::of(c);
+                let mut cheap = Weights::default();
+                cheap.build(shape.k, shape.nr, &shape.q, false);
+                (shape, cheap)
+            }
+        }
+    }
+
+    /// Gives back what [`SearchSpace::take_prepared`] took.
+    fn restore(&mut self, c: &Compiled, shape: Shape, cheap: Weights) {
+        self.prepared = Some((std::ptr::from_ref(c) as usize, shape, cheap));
     }
 }
 
@@ -161,18 +188,9 @@ pub(crate) fn search(
         assign.clear();
         return Verdict::Placed(());
     }
-    let shape = Shape::of(c);
-    if !space.collect(inv, c, &shape, counts, scope, Reach::Everywhere, budget) {
-        return Verdict::Exhausted;
-    }
-    space.sort(&shape, counts);
-    if !space.bound(&shape, counts, budget) {
-        return Verdict::Exhausted;
-    }
-    // The walk is the exponential part: it gets a share of what is left.
-    let mut share = budget.share();
-    let out = space.explore(inv, c, &shape, counts, &mut share, assign);
-    budget.absorb(share);
+    let (shape, cheap) = space.take_prepared(c);
+    let out = space.search_with(inv, c, &shape, counts, scope, budget, assign);
+    space.restore(c, shape, cheap);
     out
 }
 
@@ -189,7 +207,6 @@ pub(crate) fn relaxation(
     budget: &mut Budget,
     space: &mut SearchSpace,
 ) -> Verdict {
-    let shape = Shape::of(c);
     let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
     inside.extend(
         c.roles
@@ -200,46 +217,136 @@ pub(crate) fn relaxation(
     if inside.iter().all(|&n| n == 0) {
         return Verdict::Placed(());
     }
-    if !space.collect(inv, c, &shape, &inside, scope, Reach::ScopeOnly, budget) {
+    if !space.scope_maxima(inv, c, &inside, scope, budget) {
         return Verdict::Exhausted;
     }
-    let (k, nr) = (shape.k, shape.nr);
-    space.weights.build(k, nr, &shape.q, false);
-    let nw = space.weights.nw;
-    space.suf.clear();
-    space.suf.resize(2 * nw, 0);
-    space.node.resize(nw, 0);
-    let mut fit: SmallVec<[u32; 4]> = SmallVec::from_elem(0, k);
-    let m = space.nodes.len();
-    for t in 0..m {
-        let (f, fr) = (&space.fit[t * k..t * k + k], &space.free[t * nr..t * nr + nr]);
-        // Consecutive identical nodes (common inside a domain) share their maxima.
-        let same = t > 0
-            && f == &space.fit[(t - 1) * k..t * k]
-            && fr == &space.free[(t - 1) * nr..t * nr];
-        if !same {
-            for i in 0..k {
-                fit[i] = f[i].min(u32::try_from(inside[i]).unwrap_or(u32::MAX));
-            }
-            let node = NodeState {
-                fit: &fit,
-                free: fr,
-                q: &shape.q,
-                nr,
-            };
-            let work = node_max(node, &space.weights, false, &mut space.node);
-            if !budget.spend_n(work) {
-                return Verdict::Exhausted;
-            }
-        }
-        for w in 0..nw {
-            space.suf[w] += space.node[w];
-        }
-    }
-    if (0..nw).all(|w| space.weights.dot(w, &inside) <= space.suf[w]) {
+    // scope_maxima left the query's cheap weights in the space.
+    let Some((_, _, cheap)) = space.prepared.as_ref() else {
+        return Verdict::Placed(());
+    };
+    if (0..cheap.nw).all(|w| cheap.dot(w, &inside) <= space.suf[w]) {
         Verdict::Placed(())
     } else {
         Verdict::NoFit
+    }
+}
+
+/// An upper bound on the constrained members (each role at most its count) that fit
+/// in `scope` together, from the relaxation of [`relaxation`]; `None` when the budget
+/// ran out.
+pub(crate) fn members_bound(
+    inv: &Inventory,
+    c: &Compiled,
+    scope: Scope,
+    budget: &mut Budget,
+    space: &mut SearchSpace,
+) -> Option<u64> {
+    let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+    inside.extend(c.roles.iter().map(|r| {
+        if r.constrained {
+            u64::from(r.count)
+        } else {
+            0
+        }
+    }));
+    if !space.scope_maxima(inv, c, &inside, scope, budget) {
+        return None;
+    }
+    // The cheap family's first weight vector is every role together.
+    Some(u64::try_from(space.suf[0]).unwrap_or(u64::MAX))
+}
+
+impl SearchSpace {
+    /// [`search`] with the query's shape.
+    #[allow(clippy::too_many_arguments)]
+    fn search_with(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Verdict {
+        if !self.collect(inv, c, shape, counts, scope, Reach::Everywhere, budget) {
+            return Verdict::Exhausted;
+        }
+        self.sort(shape, counts);
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        // The walk is the exponential part: it gets a share of what is left.
+        let mut share = budget.share();
+        let out = self.explore(inv, c, shape, counts, &mut share, assign);
+        budget.absorb(share);
+        out
+    }
+
+    /// The nodes of `scope` for the roles with `counts` (constrained ones), and the sums
+    /// over them of every cheap weight vector's per-node maximum, into `suf[..nw]`.
+    /// `false` when the budget ran out.
+    fn scope_maxima(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> bool {
+        let (shape, cheap) = self.take_prepared(c);
+        let ok = self.cheap_maxima(inv, c, &shape, &cheap, counts, scope, budget);
+        self.restore(c, shape, cheap);
+        ok
+    }
+
+    /// [`SearchSpace::scope_maxima`] with the query's shape and cheap weights.
+    #[allow(clippy::too_many_arguments)]
+    fn cheap_maxima(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        cheap: &Weights,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> bool {
+        if !self.collect(inv, c, shape, counts, scope, Reach::ScopeOnly, budget) {
+            return false;
+        }
+        let (k, nr) = (shape.k, shape.nr);
+        let nw = cheap.nw;
+        self.suf.clear();
+        self.suf.resize(nw, 0);
+        self.node.resize(nw, 0);
+        let mut fit: SmallVec<[u32; 4]> = SmallVec::from_elem(0, k);
+        for t in 0..self.nodes.len() {
+            let (f, fr) = (&self.fit[t * k..t * k + k], &self.free[t * nr..t * nr + nr]);
+            // Consecutive identical nodes (common inside a domain) share their maxima.
+            let same = t > 0
+                && f == &self.fit[(t - 1) * k..t * k]
+                && fr == &self.free[(t - 1) * nr..t * nr];
+            if !same {
+                for i in 0..k {
+                    fit[i] = f[i].min(u32::try_from(counts[i]).unwrap_or(u32::MAX));
+                }
+                let node = NodeState {
+                    fit: &fit,
+                    free: fr,
+                    q: &shape.q,
+                    nr,
+                };
+                let work = node_max(node, cheap, false, &mut self.node);
+                if !budget.spend_n(work) {
+                    return false;
+                }
+            }
+            for w in 0..nw {
+                self.suf[w] += self.node[w];
+            }
+        }
+        true
     }
 }
 

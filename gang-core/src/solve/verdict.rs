@@ -121,6 +121,7 @@ pub(crate) struct Budget {
 
 impl Budget {
     /// A budget of `units` work units and no deadline.
+    #[cfg(test)]
     pub fn new(units: u64) -> Budget {
         Budget::of(Limits::work(units))
     }
