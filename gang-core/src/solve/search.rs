@@ -63,9 +63,10 @@ pub(crate) struct SearchSpace {
     pattern: Vec<u32>,
     /// Patterns the last search tried (for its tests).
     tried: u64,
-    /// The query's shape and cheap weights, built once per query and gang (`None` when
-    /// stale), with the gang they were built for.
-    prepared: Option<(usize, Shape, Weights)>,
+    /// The query's shape and cheap weights, built once per query and gang, with the
+    /// gang they were built for (`None` when stale; the weights' storage is kept).
+    prepared: Option<(usize, Shape)>,
+    cheap: Weights,
 }
 
 /// Which patterns a node is offered.
@@ -153,13 +154,13 @@ impl SearchSpace {
     /// [`SearchSpace::restore`]): computed once per query, not once per candidate.
     fn take_prepared(&mut self, c: &Compiled) -> (Shape, Weights) {
         let key = std::ptr::from_ref(c) as usize;
+        let mut cheap = std::mem::take(&mut self.cheap);
         match self.prepared.take() {
-            Some((k, shape, cheap)) if k == key => (shape, cheap),
+            Some((k, shape)) if k == key => (shape, cheap),
             _ => {
                 // Another gang (a narrowed copy, say): its classes are not ours either.
                 self.outside.invalidate();
                 let shape = Shape::of(c);
-                let mut cheap = Weights::default();
                 cheap.build(shape.k, shape.nr, &shape.q, false);
                 (shape, cheap)
             }
@@ -168,7 +169,8 @@ impl SearchSpace {
 
     /// Gives back what [`SearchSpace::take_prepared`] took.
     fn restore(&mut self, c: &Compiled, shape: Shape, cheap: Weights) {
-        self.prepared = Some((std::ptr::from_ref(c) as usize, shape, cheap));
+        self.prepared = Some((std::ptr::from_ref(c) as usize, shape));
+        self.cheap = cheap;
     }
 }
 
@@ -221,9 +223,7 @@ pub(crate) fn relaxation(
         return Verdict::Exhausted;
     }
     // scope_maxima left the query's cheap weights in the space.
-    let Some((_, _, cheap)) = space.prepared.as_ref() else {
-        return Verdict::Placed(());
-    };
+    let cheap = &space.cheap;
     if (0..cheap.nw).all(|w| cheap.dot(w, &inside) <= space.suf[w]) {
         Verdict::Placed(())
     } else {
