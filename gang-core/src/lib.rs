@@ -123,7 +123,8 @@ pub mod document {
 /// exclusions by reason, slices, and the relaxation that would fit.
 pub mod diagnosis {
     pub use crate::answer::diagnosis::{
-        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
+        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SearchProgress, Shortfall,
+        SliceReport,
     };
 }
 

@@ -234,3 +234,24 @@ fn random_multi_role_gangs_are_decided_and_valid() {
     // Both answers occur (the generator is not trivially one-sided).
     assert!(placed > 30 && unschedulable > 30, "{placed} placed, {unschedulable} not");
 }
+
+#[test]
+fn an_undecided_answer_says_how_far_the_search_got() {
+    // 250 racks; too little work to look at all of them.
+    let inv = racks_of_four(1_000);
+    let c = inv.compile(&a_and_b()).unwrap();
+    let mut solver = Solver::with_limits(Limits::work(500));
+    let Outcome::Undecided(d) = inv.place_with(&mut solver, &c).unwrap() else {
+        panic!("500 units do not reach every rack");
+    };
+    let p = d.search_progress.expect("an undecided answer has its progress");
+    assert!(p.ruled_out > 0 && p.undecided > 0, "{p:?}");
+    assert_eq!(p.ruled_out + p.undecided, 250, "every rack is a candidate");
+    assert!(p.work <= 500, "{p:?}");
+    assert!(d.to_string().contains("ruled out"), "{d}");
+    // A decided answer has none.
+    let Outcome::Unschedulable(d) = inv.place(&a_and_b()).unwrap() else {
+        panic!("proven");
+    };
+    assert_eq!(d.search_progress, None);
+}

@@ -43,6 +43,8 @@ pub(crate) fn diagnose(
         Some(scope) => slice_reports(inv, c, scope, caps),
         None => Vec::new(),
     };
+    // Read before the relaxation below asks again.
+    let search_progress = (search == Search::Exhausted).then_some(solver.s.candidates.progress);
     let relaxation = relaxation(solver, inv, c);
     Diagnosis {
         gang: c.gang.name.clone(),
@@ -52,6 +54,7 @@ pub(crate) fn diagnose(
         relaxation,
         slices,
         search_exhausted: search == Search::Exhausted,
+        search_progress,
     }
 }
 

@@ -220,14 +220,23 @@ impl Solver {
         let c = &gang.inner;
         self.s.ensure(inv);
         self.s.search.new_query();
+        self.s.candidates.progress = Default::default();
         let mut budget = Budget::of(self.limits);
+        let mut found = None;
         for &t in &c.levels {
             if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), &mut budget) {
-                let search = budget.search();
-                return Verdict::Placed(Found { scope, search });
+                found = Some(scope);
+                break;
             }
         }
-        budget.unplaced()
+        self.s.candidates.progress.work = budget.spent();
+        match found {
+            Some(scope) => Verdict::Placed(Found {
+                scope,
+                search: budget.search(),
+            }),
+            None => budget.unplaced(),
+        }
     }
 
     /// The placement an attempt found, built from its assignment (built where the

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::answer::diagnosis::SearchProgress;
 use crate::compile::{Compiled, RoleIx};
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
@@ -43,6 +44,9 @@ pub(crate) struct Candidates {
     need: Vec<(usize, u128)>,
     /// The members unconstrained roles can add in any domain.
     unconstrained_upper: u64,
+    /// How far the query got: candidate domains ruled out and left undecided (work is
+    /// filled in when the query ends).
+    pub progress: SearchProgress,
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -137,7 +141,12 @@ impl Solver {
                 match members_bound(inv, c, scope, budget, &mut s.search) {
                     Some(inside) if free + inside.min(cand.upper - free) <= total => continue,
                     Some(_) => {}
-                    None => break,
+                    None => {
+                        let left = self.s.candidates.list.len() - ci;
+                        let p = &mut self.s.candidates.progress;
+                        p.undecided = p.undecided.saturating_add(left as u32);
+                        break;
+                    }
                 }
             }
             if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) {
@@ -170,8 +179,16 @@ impl Solver {
         for (count, r) in counts.iter_mut().zip(&c.roles) {
             *count = u64::from(r.min);
         }
-        if !self.feasible(inv, c, scope, counts, budget).is_placed() {
-            return None;
+        match self.feasible(inv, c, scope, counts, budget) {
+            Verdict::Placed(()) => {}
+            Verdict::NoFit => {
+                self.s.candidates.progress.ruled_out += 1;
+                return None;
+            }
+            Verdict::Exhausted => {
+                self.s.candidates.progress.undecided += 1;
+                return None;
+            }
         }
         let mut last_ok = std::mem::take(&mut self.s.attempt.assign);
         for (r, role) in c.indexed_roles() {
