@@ -221,6 +221,7 @@ impl Solver {
         self.s.ensure(inv);
         self.s.search.new_query();
         self.s.candidates.progress = Default::default();
+        self.s.candidates.greedy_failed = false;
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {

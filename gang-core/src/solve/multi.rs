@@ -47,6 +47,10 @@ pub(crate) struct Candidates {
     /// How far the query got: candidate domains ruled out and left undecided (work is
     /// filled in when the query ends).
     pub progress: SearchProgress,
+    /// Greedy packing failed once in this query: from then on the relaxation bound is
+    /// checked before it (a query that places usually does so greedily in its first
+    /// candidate, and then the bound would only cost time).
+    pub greedy_failed: bool,
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -228,17 +232,28 @@ impl Solver {
         counts: &[u64],
         budget: &mut Budget,
     ) -> Verdict {
-        match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
-            Verdict::Placed(()) => {}
-            no => return no,
+        let greedy = self.packing == Packing::GreedyFirst;
+        let bound_first = !greedy || self.s.candidates.greedy_failed;
+        if bound_first {
+            match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
+                Verdict::Placed(()) => {}
+                no => return no,
+            }
         }
-        if self.packing == Packing::GreedyFirst {
+        if greedy {
             let (start, end) = scope.range(inv);
             if !budget.spend_n(u64::from(end - start) + 1) {
                 return Verdict::Exhausted;
             }
             if self.greedy(inv, c, scope, counts) {
                 return Verdict::Placed(());
+            }
+            self.s.candidates.greedy_failed = true;
+            if !bound_first {
+                match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
+                    Verdict::Placed(()) => {}
+                    no => return no,
+                }
             }
         }
         let s = &mut self.s;
