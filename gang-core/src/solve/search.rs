@@ -67,6 +67,9 @@ pub(crate) struct SearchSpace {
     /// gang they were built for (`None` when stale; the weights' storage is kept).
     prepared: Option<(usize, Shape)>,
     cheap: Weights,
+    /// The unconstrained members placed outside the scope before a search of the
+    /// constrained ones alone.
+    away: Vec<Member>,
 }
 
 /// Which patterns a node is offered.
@@ -260,6 +263,115 @@ impl SearchSpace {
     /// [`search`] with the query's shape.
     #[allow(clippy::too_many_arguments)]
     fn search_with(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Verdict {
+        // When the unconstrained members fit outside the scope on their own, the gang
+        // fits exactly when its constrained members fit inside it (they use disjoint
+        // nodes, and dropping the unconstrained members is a relaxation): search those
+        // alone, a smaller problem.
+        let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+        inside.extend(
+            c.roles
+                .iter()
+                .zip(counts)
+                .map(|(r, &n)| if r.constrained { n } else { 0 }),
+        );
+        if inside.as_slice() != counts {
+            match self.place_away(inv, c, shape, counts, scope, budget) {
+                None => return Verdict::Exhausted,
+                Some(true) => {
+                    let out = self.search_here(inv, c, shape, &inside, scope, budget, assign);
+                    if out.is_placed() {
+                        assign.extend_from_slice(&self.away);
+                    }
+                    return out;
+                }
+                Some(false) => {}
+            }
+        }
+        self.search_here(inv, c, shape, counts, scope, budget, assign)
+    }
+
+    /// Places the unconstrained members of `counts` on nodes outside `scope`, greedily
+    /// over the classes (into `away`): `Some(true)` when all of them fit, `None` when
+    /// the budget ran out.
+    fn place_away(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> Option<bool> {
+        let (k, nr) = (shape.k, shape.nr);
+        if !self.outside.is_ready() {
+            let work = self.outside.build(inv, c, &shape.res);
+            if !budget.spend_n(work) {
+                return None;
+            }
+        }
+        let (start, end) = scope.range(inv);
+        let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
+        rem.extend(
+            c.roles
+                .iter()
+                .zip(counts)
+                .map(|(r, &n)| if r.constrained { 0 } else { n }),
+        );
+        self.away.clear();
+        let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
+        let mut looked = 0u64;
+        for class in 0..self.outside.len() {
+            let (fits, free) = (self.outside.fits(class), self.outside.frees(class));
+            if !fits.iter().zip(&rem).any(|(&f, &n)| f > 0 && n > 0) {
+                continue;
+            }
+            for &n in self.outside.members(class) {
+                if rem.iter().all(|&r| r == 0) {
+                    break;
+                }
+                looked += 1;
+                if (start..end).contains(&n.0) {
+                    continue;
+                }
+                load.fill(0);
+                for i in 0..k {
+                    let mut x = u64::from(fits[i]).min(rem[i]);
+                    for j in 0..nr {
+                        let q = shape.q(i, j);
+                        if q > 0 {
+                            x = x.min(free[j].saturating_sub(load[j]) / q);
+                        }
+                    }
+                    if x == 0 {
+                        continue;
+                    }
+                    for j in 0..nr {
+                        load[j] += x * shape.q(i, j);
+                    }
+                    rem[i] -= x;
+                    // At most the node's fit, a u32.
+                    self.away.push(member(RoleIx::at(i), n, x as u32));
+                }
+            }
+        }
+        if !budget.spend_n(looked + 1) {
+            return None;
+        }
+        Some(rem.iter().all(|&r| r == 0))
+    }
+
+    /// The search proper for `counts` in `scope` (see [`search`]).
+    #[allow(clippy::too_many_arguments)]
+    fn search_here(
         &mut self,
         inv: &Inventory,
         c: &Compiled,
