@@ -6,9 +6,9 @@
 //!   (`ab-launcher`); the elastic variant a 2..=4, b 1..=2 (`elastic`, placed 3 + 1).
 //!   At 1k, 4k, 10k and 100k nodes, a warm solver (target ≤ 10 ms per query).
 //! - `multi-one-per-node/40`: 40 nodes of 3 GPUs, 24 + 24 two-GPU members.
-//! - `multi-random-250/batch`: 50 seeded random clusters of 250 partly used nodes with
-//!   2–4 GPU-, CPU- and memory-heavy roles of up to 24 members (the generator of
-//!   `gang-core/tests/multi_decided.rs`), one query each; the median and worst single
+//! - `multi-random-250/batch`: 2 × 50 seeded random clusters of 250 partly used nodes
+//!   with 2–4 GPU-, CPU- and memory-heavy roles of up to 24 members (the two generators
+//!   of `gang-core/tests/multi_decided.rs`), one query each; the median and worst single
 //!   query are printed once (`multi-random-250: median … worst …`).
 
 use std::hint::black_box;
@@ -65,7 +65,7 @@ impl Rng {
 }
 
 /// The random clusters and gangs of `gang-core/tests/multi_decided.rs`.
-fn random_case(rng: &mut Rng, n: usize) -> (Inventory, Gang) {
+fn random_case(rng: &mut Rng, n: usize, busy: u64, least: u64) -> (Inventory, Gang) {
     let rack_size = rng.range(4, 16) as usize;
     let racks_per_block = rng.range(2, 4) as usize;
     let nodes: Vec<NodeSpec> = (0..n)
@@ -80,11 +80,11 @@ fn random_case(rng: &mut Rng, n: usize) -> (Inventory, Gang) {
                 .capacity("memory", mem);
             if gpu > 0 {
                 spec = spec.capacity("gpu", gpu);
-                if rng.below(2) == 0 {
+                if rng.below(4) < busy {
                     spec = spec.used("gpu", rng.range(1, 7) as i64);
                 }
             }
-            if rng.below(2) == 0 {
+            if rng.below(4) < busy {
                 spec = spec
                     .used("cpu", rng.range(4, cpu as u64 - 8) as i64)
                     .used("memory", rng.range(16, mem as u64 - 64) as i64);
@@ -98,7 +98,7 @@ fn random_case(rng: &mut Rng, n: usize) -> (Inventory, Gang) {
         .unwrap();
     let mut g = Gang::new("g");
     for r in 0..rng.range(2, 4) {
-        let count = rng.range(1, 24) as u32;
+        let count = rng.range(least, 24) as u32;
         let mut role = Role::new(format!("r{r}"), count);
         role = match rng.below(3) {
             0 => role
@@ -184,14 +184,17 @@ fn multi(c: &mut Criterion) {
     });
     g.finish();
 
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let cases: Vec<(Inventory, CompiledGang)> = (0..50)
-        .filter_map(|_| {
-            let (inv, gang) = random_case(&mut rng, 250);
+    // The test's two generators: half the nodes used and any size; three quarters
+    // used and roles of 12-24 members.
+    let mut cases: Vec<(Inventory, CompiledGang)> = Vec::new();
+    for (seed, busy, least) in [(0x9e37_79b9_7f4a_7c15, 2, 1), (0x2545_f491_4f6c_dd1d, 3, 12)] {
+        let mut rng = Rng(seed);
+        cases.extend((0..50).filter_map(|_| {
+            let (inv, gang) = random_case(&mut rng, 250, busy, least);
             let c = inv.compile(&gang).ok()?;
             Some((inv, c))
-        })
-        .collect();
+        }));
+    }
     let mut solver = Solver::new();
     let mut times: Vec<(Duration, &'static str)> = cases
         .iter()
