@@ -187,7 +187,10 @@ fn multi(c: &mut Criterion) {
     // The test's two generators: half the nodes used and any size; three quarters
     // used and roles of 12-24 members.
     let mut cases: Vec<(Inventory, CompiledGang)> = Vec::new();
-    for (seed, busy, least) in [(0x9e37_79b9_7f4a_7c15, 2, 1), (0x2545_f491_4f6c_dd1d, 3, 12)] {
+    for (seed, busy, least) in [
+        (0x9e37_79b9_7f4a_7c15, 2, 1),
+        (0x2545_f491_4f6c_dd1d, 3, 12),
+    ] {
         let mut rng = Rng(seed);
         cases.extend((0..50).filter_map(|_| {
             let (inv, gang) = random_case(&mut rng, 250, busy, least);

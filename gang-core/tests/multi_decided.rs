@@ -140,11 +140,7 @@ fn random_cluster(rng: &mut Rng, n: usize, busy: u64) -> Inventory {
     let nodes = (0..n).map(|i| {
         let rack = i / rack_size;
         let gpu_node = rng.below(3) != 0;
-        let (gpu, cpu, mem) = if gpu_node {
-            (8, 64, 512)
-        } else {
-            (0, 96, 384)
-        };
+        let (gpu, cpu, mem) = if gpu_node { (8, 64, 512) } else { (0, 96, 384) };
         let mut spec = NodeSpec::new(format!("n{i:03}"))
             .label("block", format!("b{}", rack / racks_per_block))
             .label("rack", format!("r{rack:03}"))
@@ -238,7 +234,10 @@ fn random_cases(seed: u64, busy: u64, least: u64) {
     }
     assert!(undecided.is_empty(), "undecided: {undecided:?}");
     // Both answers occur (the generator is not trivially one-sided).
-    assert!(placed > 30 && unschedulable > 30, "{placed} placed, {unschedulable} not");
+    assert!(
+        placed > 30 && unschedulable > 30,
+        "{placed} placed, {unschedulable} not"
+    );
     eprintln!("seed {seed:x}: {placed} placed, {unschedulable} unschedulable");
 }
 
@@ -251,7 +250,9 @@ fn an_undecided_answer_says_how_far_the_search_got() {
     let Outcome::Undecided(d) = inv.place_with(&mut solver, &c).unwrap() else {
         panic!("500 units do not reach every rack");
     };
-    let p = d.search_progress.expect("an undecided answer has its progress");
+    let p = d
+        .search_progress
+        .expect("an undecided answer has its progress");
     assert!(p.ruled_out > 0 && p.undecided > 0, "{p:?}");
     assert_eq!(p.ruled_out + p.undecided, 250, "every rack is a candidate");
     assert!(p.work <= 500, "{p:?}");
@@ -262,4 +263,3 @@ fn an_undecided_answer_says_how_far_the_search_got() {
     };
     assert_eq!(d.search_progress, None);
 }
-

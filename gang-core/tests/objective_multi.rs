@@ -109,7 +109,16 @@ fn place(case: &Case, n: usize, rem: &mut [u32], inside: &dyn Fn(&NodeCase) -> b
     let Some(node) = case.nodes.get(n) else {
         return false;
     };
-    patterns(case, node, 0, rem, u32::from(node.gpu), u32::from(node.cpu), n, inside)
+    patterns(
+        case,
+        node,
+        0,
+        rem,
+        u32::from(node.gpu),
+        u32::from(node.cpu),
+        n,
+        inside,
+    )
 }
 
 /// Every count of role `i` (then the later roles) on node `n`, with `gpu` and `cpu`

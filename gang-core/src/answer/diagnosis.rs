@@ -49,7 +49,10 @@ pub struct Diagnosis {
     pub search_exhausted: bool,
     /// How far the query got before its limits stopped it (only when
     /// `search_exhausted`).
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub search_progress: Option<SearchProgress>,
 }
 

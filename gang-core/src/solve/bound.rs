@@ -96,7 +96,12 @@ pub(crate) struct NodeState<'a> {
 /// `out` (one per vector): exact when `exact` and the node has at most
 /// [`EXACT_LEAVES`] patterns, else the per-resource linear relaxation. Returns the work
 /// done (patterns enumerated, at least 1).
-pub(crate) fn node_max(node: NodeState<'_>, weights: &Weights, exact: bool, out: &mut [u128]) -> u64 {
+pub(crate) fn node_max(
+    node: NodeState<'_>,
+    weights: &Weights,
+    exact: bool,
+    out: &mut [u128],
+) -> u64 {
     let k = weights.k;
     debug_assert_eq!(out.len(), weights.nw);
     if exact && leaves(node.fit) <= EXACT_LEAVES {
@@ -137,10 +142,12 @@ fn enumerate(
     let (k, nr) = (weights.k, node.nr);
     // The most members of role i that fit next to the earlier roles' load.
     let mut hi = u64::from(node.fit[i]);
-    for j in 0..nr {
-        let q = node.q[i * nr + j];
-        if q > 0 {
-            hi = hi.min(node.free[j].saturating_sub(load[j]) / q);
+    for (j, &used) in load.iter().enumerate() {
+        if let Some(most) = node.free[j]
+            .saturating_sub(used)
+            .checked_div(node.q[i * nr + j])
+        {
+            hi = hi.min(most);
         }
     }
     if i + 1 == k {
@@ -160,12 +167,13 @@ fn enumerate(
     }
     for c in (0..=hi).rev() {
         x[i] = c as u32;
-        for j in 0..nr {
-            load[j] += c * node.q[i * nr + j];
+        let q = &node.q[i * nr..(i + 1) * nr];
+        for (l, &qj) in load.iter_mut().zip(q) {
+            *l += c * qj;
         }
         enumerate(node, weights, i + 1, x, load, out, seen);
-        for j in 0..nr {
-            load[j] -= c * node.q[i * nr + j];
+        for (l, &qj) in load.iter_mut().zip(q) {
+            *l -= c * qj;
         }
     }
 }

@@ -245,13 +245,11 @@ pub(crate) fn members_bound(
     space: &mut SearchSpace,
 ) -> Option<u64> {
     let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
-    inside.extend(c.roles.iter().map(|r| {
-        if r.constrained {
-            u64::from(r.count)
-        } else {
-            0
-        }
-    }));
+    inside.extend(
+        c.roles
+            .iter()
+            .map(|r| if r.constrained { u64::from(r.count) } else { 0 }),
+    );
     if !space.scope_maxima(inv, c, &inside, scope, budget) {
         return None;
     }
@@ -346,9 +344,10 @@ impl SearchSpace {
                 for i in 0..k {
                     let mut x = u64::from(fits[i]).min(rem[i]);
                     for j in 0..nr {
-                        let q = shape.q(i, j);
-                        if q > 0 {
-                            x = x.min(free[j].saturating_sub(load[j]) / q);
+                        if let Some(most) =
+                            free[j].saturating_sub(load[j]).checked_div(shape.q(i, j))
+                        {
+                            x = x.min(most);
                         }
                     }
                     if x == 0 {
@@ -622,7 +621,8 @@ impl SearchSpace {
                     .zip(counts)
                     .map(|(&f, &n)| f.min(u32::try_from(n).unwrap_or(u32::MAX))),
             );
-            self.sfree.extend_from_slice(&self.free[o * nr..o * nr + nr]);
+            self.sfree
+                .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
         self.weights.build(k, nr, &shape.q, true);
         let nw = self.weights.nw;

@@ -280,9 +280,16 @@ mod tests {
         assert_eq!(share.left(), 50);
         assert!((0..50).all(|_| share.spend()));
         assert!(!share.spend());
-        assert_eq!(b.search(), Search::Complete, "the share's refusal is its own");
+        assert_eq!(
+            b.search(),
+            Search::Complete,
+            "the share's refusal is its own"
+        );
         b.absorb(share);
-        assert_eq!((b.left(), b.spent(), b.search()), (50, 51, Search::Exhausted));
+        assert_eq!(
+            (b.left(), b.spent(), b.search()),
+            (50, 51, Search::Exhausted)
+        );
         assert!(b.spend_n(50), "the rest is still there");
         // A share that saw the deadline pass stops the whole query.
         let mut b = Budget::of(Limits::work(100).deadline(Instant::now()));
