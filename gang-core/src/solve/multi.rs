@@ -8,7 +8,10 @@
 //! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
 //! 4. **the best candidate** — each domain filled in turn (the most members, role by
 //!    role, each count found by binary search over "do exactly these counts fit?":
-//!    greedy packing, then the exact search) until no later candidate can hold more.
+//!    the relaxation bound over the domain's nodes, greedy packing, then the exact
+//!    search; the bound goes first once greedy has failed in the query) until no later
+//!    candidate can hold more; once a domain is filled, a later one is skipped when
+//!    the relaxation caps its members at no more than the best so far.
 
 use std::sync::Arc;
 

@@ -1,25 +1,38 @@
 //! Exact search for multi-role gangs, used when greedy packing fails.
 //!
-//! Depth-first over the nodes in scope, choosing for each node a *pattern* (how many
+//! Depth-first over the candidate nodes, choosing for each node a *pattern* (how many
 //! members of each role it takes). Complete, because it only discards what cannot matter:
 //! - patterns that are not maximal: if a node could take one more member of a role that
 //!   still has members to place further on, moving that member here never hurts;
 //! - patterns on a node identical to the previous one that are lexicographically larger
 //!   than the previous node's (the swapped assignment is explored first);
-//! - states whose remaining members exceed, per role, the sum of the remaining nodes'
-//!   single-role fits, or, per resource, the remaining free amount.
+//! - identical nodes beyond the members to place (a placement never uses more nodes
+//!   than members, and identical nodes are interchangeable); outside the scope, where
+//!   only unconstrained roles go, the query's classes of identical nodes
+//!   ([`super::classes`]) give them without a scan of the cluster;
+//! - states whose remaining members break a relaxation bound ([`super::bound`]): for
+//!   every role subset and every resource shared by several roles, more than the
+//!   remaining nodes' packings can hold, each node's maximum computed on its own.
 //!
-//! With slices, the first two rules do not hold (moving a member changes a domain's
+//! When the unconstrained members fit outside the scope by themselves, only the
+//! constrained members are searched, inside the scope (the two use disjoint nodes, so
+//! the gang fits exactly when the constrained members do).
+//!
+//! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
 //! kept only if every slice domain holds whole slices.
 //!
-//! Every pattern tried costs one unit of the solver's search budget; when the budget runs
-//! out the answer is "undecided", never "does not fit".
+//! Every node looked at, every node state's bound and every pattern tried costs work
+//! units of the query's [`Budget`]; the walk gets half of what is left
+//! ([`Budget::share`]). When it runs out the answer is "undecided", never "does not
+//! fit".
 //!
-//! The phases of [`search`]: the gang's [`Shape`] (roles × resources), the candidate
-//! nodes and their fits ([`SearchSpace::collect`]), their order
+//! The phases of [`search`]: the gang's [`Shape`] (roles × resources, once per query),
+//! the candidate nodes and their fits ([`SearchSpace::collect`]), their order
 //! ([`SearchSpace::sort`]), dense arrays and suffix bounds in that order
 //! ([`SearchSpace::bound`]), and the depth-first walk ([`SearchSpace::explore`]).
+//! [`relaxation`] and [`members_bound`] are the cheap bounds over a domain's own nodes
+//! that [`super::multi`] asks before packing.
 
 use smallvec::SmallVec;
 
