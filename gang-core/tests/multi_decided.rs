@@ -263,3 +263,35 @@ fn an_undecided_answer_says_how_far_the_search_got() {
     };
     assert_eq!(d.search_progress, None);
 }
+
+#[test]
+fn small_limits_give_honest_answers() {
+    // With little work allowed: a proven answer is the one the default limits give, a
+    // placement after an exhausted search says so (and is valid), and some do.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut incomplete = 0;
+    for _ in 0..120 {
+        let n = rng.range(40, 250) as usize;
+        let inv = random_cluster(&mut rng, n, 2);
+        let gang = random_gang(&mut rng, 1);
+        let Ok(c) = inv.compile(&gang) else { continue };
+        let full = inv.place_with(&mut Solver::new(), &c).unwrap();
+        for work in [200, 1_000, 3_000] {
+            let out = inv.place_with(&mut Solver::with_search_budget(work), &c).unwrap();
+            match &out {
+                Outcome::Placed(p) if p.search_complete() => {
+                    assert_eq!(Some(p), full.placement(), "{work} units");
+                }
+                Outcome::Placed(p) => {
+                    p.validate(&inv).unwrap();
+                    incomplete += 1;
+                }
+                Outcome::Unschedulable(_) => {
+                    assert!(matches!(full, Outcome::Unschedulable(_)), "{work} units");
+                }
+                Outcome::Undecided(d) => assert!(d.search_exhausted),
+            }
+        }
+    }
+    assert!(incomplete > 0, "some placements come after an exhausted search");
+}
