@@ -58,9 +58,10 @@
 //! - **Locality**: under `required`, all constrained members share one domain of that
 //!   level; each slice shares one domain of its slice level.
 //! - **Exactness**: for single-role gangs a placement is found whenever one exists.
-//!   Multi-role gangs are packed greedily and, when that fails, searched exactly; the
-//!   search is bounded by a budget (default [`Solver::DEFAULT_SEARCH_BUDGET`] patterns) and an
-//!   exhausted budget yields [`Outcome::Undecided`], never a false "does not fit". The
+//!   Multi-role gangs are checked by relaxation bounds, packed greedily and, when that
+//!   fails, searched exactly; every query's work is bounded by its [`Limits`] (default
+//!   [`Solver::DEFAULT_SEARCH_BUDGET`] work units, optionally a deadline) and running
+//!   out yields [`Outcome::Undecided`], never a false "does not fit". The
 //!   property tests check it exact on every instance of up to 8 nodes, 3 roles and 6
 //!   members. With slices the search keeps whole slices per domain but prunes less,
 //!   so its budget runs out sooner.
@@ -102,7 +103,7 @@ pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
 pub use model::quantity::Quantity;
 pub use model::request::{Gang, Policy, Role};
 pub use model::topology::Topology;
-pub use solve::Solver;
+pub use solve::{Limits, Solver};
 
 /// The parts of a request beyond [`Gang`] and [`Role`]: its topology constraint and
 /// slices, node-selector expressions, toleration operators, and amounts as written.
@@ -123,7 +124,8 @@ pub mod document {
 /// exclusions by reason, slices, and the relaxation that would fit.
 pub mod diagnosis {
     pub use crate::answer::diagnosis::{
-        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
+        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SearchProgress, Shortfall,
+        SliceReport,
     };
 }
 

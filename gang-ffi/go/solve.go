@@ -93,8 +93,8 @@ func NewSolver() *Solver {
 	return newSolver(p)
 }
 
-// NewSolverWithBudget returns a solver whose exact multi-role search may try at most
-// budget patterns per query; an exhausted budget is StatusUndecided, never a false
+// NewSolverWithBudget returns a solver whose multi-role work may spend at most budget
+// work units per query (nodes looked at, bounds, search patterns); an exhausted budget is StatusUndecided, never a false
 // "does not fit".
 func NewSolverWithBudget(budget uint64) *Solver {
 	var p *C.gang_solver

@@ -1659,8 +1659,8 @@ gang_result gang_scenario_check(const gang_scenario *scenario,
 void gang_scenario_free(gang_scenario *scenario);
 
 /**
- * Makes a solver with the default search budget (1,000,000 patterns per query for the
- * exact multi-role search).
+ * Makes a solver with the default search budget (1,000,000 work units per query for
+ * multi-role gangs: nodes looked at, bounds and search patterns alike).
  *
  * Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
  * with `gang_solver_free`.
@@ -1673,7 +1673,7 @@ void gang_scenario_free(gang_scenario *scenario);
 gang_result gang_solver_new(gang_solver **solver_out);
 
 /**
- * Makes a solver whose exact multi-role search may try at most `budget` patterns per
+ * Makes a solver whose multi-role work may spend at most `budget` work units per
  * query; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a false "does not
  * fit".
  *

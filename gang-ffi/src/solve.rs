@@ -24,8 +24,8 @@ unsafe impl Handle for gang_solver {
     const KIND: Kind = Kind::Solver;
 }
 
-/// Makes a solver with the default search budget (1,000,000 patterns per query for the
-/// exact multi-role search).
+/// Makes a solver with the default search budget (1,000,000 work units per query for
+/// multi-role gangs: nodes looked at, bounds and search patterns alike).
 ///
 /// Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
 /// with `gang_solver_free`.
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn gang_solver_new(solver_out: *mut *mut gang_solver) -> g
     })
 }
 
-/// Makes a solver whose exact multi-role search may try at most `budget` patterns per
+/// Makes a solver whose multi-role work may spend at most `budget` work units per
 /// query; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a false "does not
 /// fit".
 ///

@@ -545,7 +545,7 @@ impl PyInventory {
     /// Places `gang` (a `Gang`, a gang dict, or a `CompiledGang` from this inventory):
     /// all of it, or nothing. Returns the `Placement`; raises `Unschedulable` (with
     /// `.diagnosis`) when it does not fit, `Undecided` when a multi-role search ran out
-    /// of `search_budget` (default 1,000,000 patterns), and an `InvalidRequest` /
+    /// of `search_budget` (default 1,000,000 work units), and an `InvalidRequest` /
     /// `Contradictory` / `InvalidQuantity` for an invalid gang. The GIL is
     /// released while the solver runs.
     #[pyo3(signature = (gang, *, search_budget = None))]

@@ -47,6 +47,48 @@ pub struct Diagnosis {
     pub slices: Vec<SliceReport>,
     /// The exact multi-role search ran out of budget: a placement may exist.
     pub search_exhausted: bool,
+    /// How far the query got before its limits stopped it (only when
+    /// `search_exhausted`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub search_progress: Option<SearchProgress>,
+}
+
+/// How far a multi-role query got before its [`Limits`](crate::Limits) stopped it: the
+/// candidate domains (at every level tried) it proved unable to hold the gang, those it
+/// could not decide, and the work it spent.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, Limits, NodeSpec, Outcome, Role, Solver, Topology};
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes((1..=3).map(|i| NodeSpec::new(format!("n{i}")).label("rack", "a").capacity("gpu", 8)))
+///     .build()?;
+/// // Two 5-GPU and four 3-GPU members: greedy packing fails, the exact search does not.
+/// let gang = Gang::new("g")
+///     .role(Role::new("a", 2).request("gpu", 5))
+///     .role(Role::new("b", 4).request("gpu", 3))
+///     .required("rack");
+/// let c = inv.compile(&gang)?;
+/// let out = inv.place_with(&mut Solver::with_limits(Limits::work(0)), &c)?;
+/// let Outcome::Undecided(d) = out else { panic!() };
+/// let p = d.search_progress.unwrap();
+/// assert_eq!((p.ruled_out, p.undecided, p.work), (0, 1, 0)); // rack a: not even looked at
+/// assert!(d.to_string().contains("1 undecided"));
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
+pub struct SearchProgress {
+    /// Candidate domains proven unable to hold the gang.
+    pub ruled_out: u32,
+    /// Candidate domains left undecided.
+    pub undecided: u32,
+    /// Work units spent.
+    pub work: u64,
 }
 
 /// One role's side of a [`Diagnosis`].

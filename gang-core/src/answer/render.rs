@@ -23,6 +23,13 @@ impl fmt::Display for Diagnosis {
         }
         if self.search_exhausted {
             write!(f, " within the search budget; a placement may still exist")?;
+            if let Some(p) = &self.search_progress {
+                write!(
+                    f,
+                    " (candidate domains: {} ruled out, {} undecided; {} work units)",
+                    p.ruled_out, p.undecided, p.work
+                )?;
+            }
         }
         f.write_str(".")?;
         if let Some(b) = &self.best {

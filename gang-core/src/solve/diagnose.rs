@@ -43,6 +43,8 @@ pub(crate) fn diagnose(
         Some(scope) => slice_reports(inv, c, scope, caps),
         None => Vec::new(),
     };
+    // Read before the relaxation below asks again.
+    let search_progress = (search == Search::Exhausted).then_some(solver.s.candidates.progress);
     let relaxation = relaxation(solver, inv, c);
     Diagnosis {
         gang: c.gang.name.clone(),
@@ -52,6 +54,7 @@ pub(crate) fn diagnose(
         relaxation,
         slices,
         search_exhausted: search == Search::Exhausted,
+        search_progress,
     }
 }
 
@@ -350,7 +353,8 @@ fn relaxation(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Option
     let l = inv.label_depth();
     // The same budget as the query; a relaxation found only after the budget ran out
     // would contradict an undecided answer, so none is reported then.
-    let mut budget = Budget::new(solver.budget());
+    let mut budget = Budget::of(solver.limits());
+    solver.s.search.new_query();
     for d in (0..r).rev().map(Depth) {
         let found = match solver.place_at(inv, c, d, &mut budget) {
             Verdict::Placed(found) if !budget.ran_out() => found,

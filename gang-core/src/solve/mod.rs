@@ -8,8 +8,10 @@
 //! [`diagnose`]. Every try answers a [`Verdict`]: placed, does not fit, or the exact
 //! search's [`Budget`] ran out.
 
+pub(crate) mod bound;
 pub(crate) mod cache;
 pub(crate) mod capacity;
+pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
 pub(crate) mod multi;
@@ -32,10 +34,11 @@ use crate::model::{Error, Policy};
 use descent::{Attempt, Charge, Descent};
 use rollup::{Capacities, Grain};
 use scratch::Scratch;
+pub use verdict::Limits;
 use verdict::{Budget, Search, Verdict};
 
-/// Default number of patterns the exact multi-role search may try per query.
-pub(crate) const DEFAULT_SEARCH_BUDGET: u64 = 1_000_000;
+/// Default number of work units the multi-role machinery may spend per query.
+pub(crate) const DEFAULT_SEARCH_BUDGET: u64 = Limits::DEFAULT_WORK;
 
 /// A reusable placement context: scratch space, per-shape capacity caches kept current
 /// from the inventory's journal, and the search budget. Pass one to
@@ -73,7 +76,7 @@ pub struct Solver {
     cache: cache::Cache,
     /// Stale compiled gangs and their recompilation for the current layout.
     recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
-    budget: u64,
+    limits: Limits,
     packing: Packing,
 }
 
@@ -117,22 +120,37 @@ impl Solver {
         Solver::with_search_budget(Solver::DEFAULT_SEARCH_BUDGET)
     }
 
-    /// A solver whose exact multi-role search may try at most `budget` patterns per query.
-    /// See [`Solver`].
+    /// A solver whose multi-role machinery may spend at most `budget` work units per
+    /// query (see [`Limits`]). See [`Solver`].
     pub fn with_search_budget(budget: u64) -> Self {
+        Solver::with_limits(Limits::work(budget))
+    }
+
+    /// A solver whose queries stop at `limits`. See [`Limits`].
+    pub fn with_limits(limits: Limits) -> Self {
         Solver {
             s: Scratch::default(),
             cache: cache::Cache::default(),
             recompiled: Vec::new(),
-            budget,
+            limits,
             packing: Packing::GreedyFirst,
         }
     }
 
-    /// The number of patterns the exact multi-role search may try per query. See
-    /// [`Solver`].
+    /// The work units one query may spend (the limits' `work`). See [`Solver`].
     pub fn budget(&self) -> u64 {
-        self.budget
+        self.limits.work
+    }
+
+    /// The limits every later query stops at.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Sets the limits for every later query (until set again): per call, set them
+    /// before the call. Keeps the solver's caches. See [`Limits`].
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
     }
 
     /// Skips greedy packing so that multi-role gangs go straight to the exact search.
@@ -201,14 +219,25 @@ impl Solver {
     fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Found> {
         let c = &gang.inner;
         self.s.ensure(inv);
-        let mut budget = Budget::new(self.budget);
+        self.s.search.new_query();
+        self.s.candidates.progress = Default::default();
+        self.s.candidates.greedy_failed = false;
+        let mut budget = Budget::of(self.limits);
+        let mut found = None;
         for &t in &c.levels {
             if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), &mut budget) {
-                let search = budget.search();
-                return Verdict::Placed(Found { scope, search });
+                found = Some(scope);
+                break;
             }
         }
-        budget.unplaced()
+        self.s.candidates.progress.work = budget.spent();
+        match found {
+            Some(scope) => Verdict::Placed(Found {
+                scope,
+                search: budget.search(),
+            }),
+            None => budget.unplaced(),
+        }
     }
 
     /// The placement an attempt found, built from its assignment (built where the
@@ -816,17 +845,31 @@ mod tests {
             .unwrap();
         assert_eq!((p.level(), p.domain_path().as_str()), (Some("rack"), "a"));
         assert!(p.search_complete());
-        // Without: rack a undecided, so it splits across racks (greedy manages that,
-        // using b1) and says a tighter placement may exist.
-        let p = Solver::with_search_budget(0)
-            .place(&inv, &c)?
-            .placement()
-            .cloned()
-            .unwrap();
-        assert_eq!(p.level(), None);
-        assert!(!p.search_complete());
-        assert!(p.node_counts().iter().any(|&(n, _)| n == "b1"));
-        p.validate(&inv).unwrap();
+        // With less work allowed, every budget answers undecided, rack a after a
+        // complete search, or a split across racks (using b1) that says a tighter
+        // placement may exist. (The budget counts all work, and on this small instance
+        // the work before rack a's search already costs more than its patterns, so no
+        // budget stops between the two: `Budget::share` keeps the units for later
+        // levels when a long search runs out.)
+        let mut split = 0;
+        for budget in 0..2000 {
+            match Solver::with_search_budget(budget).place(&inv, &c)? {
+                Outcome::Placed(p) => {
+                    p.validate(&inv).unwrap();
+                    if p.level().is_none() {
+                        assert!(!p.search_complete(), "budget {budget}");
+                        assert!(p.node_counts().iter().any(|&(n, _)| n == "b1"));
+                        split += 1;
+                    } else {
+                        assert_eq!(p.domain_path(), "a");
+                        assert!(p.search_complete(), "budget {budget}");
+                    }
+                }
+                Outcome::Undecided(_) => assert_eq!(split, 0, "budget {budget}"),
+                Outcome::Unschedulable(d) => panic!("budget {budget}: {d}"),
+            }
+        }
+        assert_eq!(split, 0);
         Ok(())
     }
 

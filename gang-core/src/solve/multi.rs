@@ -8,12 +8,16 @@
 //! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
 //! 4. **the best candidate** — each domain filled in turn (the most members, role by
 //!    role, each count found by binary search over "do exactly these counts fit?":
-//!    greedy packing, then the exact search) until no later candidate can hold more.
+//!    the relaxation bound over the domain's nodes, greedy packing, then the exact
+//!    search; the bound goes first once greedy has failed in the query) until no later
+//!    candidate can hold more; once a domain is filled, a later one is skipped when
+//!    the relaxation caps its members at no more than the best so far.
 
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::answer::diagnosis::SearchProgress;
 use crate::compile::{Compiled, RoleIx};
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
@@ -24,7 +28,7 @@ use crate::model::Policy;
 use super::cache;
 use super::descent::{Charge, Descent};
 use super::rollup::{rollup, Grain};
-use super::search::search;
+use super::search::{members_bound, relaxation, search};
 use super::verdict::{Budget, Verdict};
 use super::{Packing, Solver};
 
@@ -41,6 +45,15 @@ pub(crate) struct Candidates {
     /// `(resource, amount)`: what the constrained roles' minimum members need together,
     /// for the resources they request.
     need: Vec<(usize, u128)>,
+    /// The members unconstrained roles can add in any domain.
+    unconstrained_upper: u64,
+    /// How far the query got: candidate domains ruled out and left undecided (work is
+    /// filled in when the query ends).
+    pub progress: SearchProgress,
+    /// Greedy packing failed once in this query: from then on the relaxation bound is
+    /// checked before it (a query that places usually does so greedily in its first
+    /// candidate, and then the bound would only cost time).
+    pub greedy_failed: bool,
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -72,6 +85,7 @@ impl Solver {
         let Some(unconstrained_upper) = self.role_bounds(inv, c, t) else {
             return budget.unplaced();
         };
+        self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, budget) {
@@ -125,6 +139,23 @@ impl Solver {
                 break;
             }
             let scope = Scope::new(t, cand.index);
+            if let Some((total, _)) = best {
+                // Elastic gangs: a domain whose nodes cannot hold more members than the
+                // best so far (by the relaxation, tighter than the roles' capacities
+                // taken one by one) is not filled.
+                let s = &mut self.s;
+                let free = s.candidates.unconstrained_upper;
+                match members_bound(inv, c, scope, budget, &mut s.search) {
+                    Some(inside) if free + inside.min(cand.upper - free) <= total => continue,
+                    Some(_) => {}
+                    None => {
+                        let left = self.s.candidates.list.len() - ci;
+                        let p = &mut self.s.candidates.progress;
+                        p.undecided = p.undecided.saturating_add(left as u32);
+                        break;
+                    }
+                }
+            }
             if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) {
                 if best.is_none_or(|(bt, _)| total > bt) {
                     best = Some((total, cand.index));
@@ -155,8 +186,16 @@ impl Solver {
         for (count, r) in counts.iter_mut().zip(&c.roles) {
             *count = u64::from(r.min);
         }
-        if !self.feasible(inv, c, scope, counts, budget).is_placed() {
-            return None;
+        match self.feasible(inv, c, scope, counts, budget) {
+            Verdict::Placed(()) => {}
+            Verdict::NoFit => {
+                self.s.candidates.progress.ruled_out += 1;
+                return None;
+            }
+            Verdict::Exhausted => {
+                self.s.candidates.progress.undecided += 1;
+                return None;
+            }
         }
         let mut last_ok = std::mem::take(&mut self.s.attempt.assign);
         for (r, role) in c.indexed_roles() {
@@ -196,8 +235,29 @@ impl Solver {
         counts: &[u64],
         budget: &mut Budget,
     ) -> Verdict {
-        if self.packing == Packing::GreedyFirst && self.greedy(inv, c, scope, counts) {
-            return Verdict::Placed(());
+        let greedy = self.packing == Packing::GreedyFirst;
+        let bound_first = !greedy || self.s.candidates.greedy_failed;
+        if bound_first {
+            match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
+                Verdict::Placed(()) => {}
+                no => return no,
+            }
+        }
+        if greedy {
+            let (start, end) = scope.range(inv);
+            if !budget.spend_n(u64::from(end - start) + 1) {
+                return Verdict::Exhausted;
+            }
+            if self.greedy(inv, c, scope, counts) {
+                return Verdict::Placed(());
+            }
+            self.s.candidates.greedy_failed = true;
+            if !bound_first {
+                match relaxation(inv, c, counts, scope, budget, &mut self.s.search) {
+                    Verdict::Placed(()) => {}
+                    no => return no,
+                }
+            }
         }
         let s = &mut self.s;
         search(

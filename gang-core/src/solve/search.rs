@@ -1,25 +1,38 @@
 //! Exact search for multi-role gangs, used when greedy packing fails.
 //!
-//! Depth-first over the nodes in scope, choosing for each node a *pattern* (how many
+//! Depth-first over the candidate nodes, choosing for each node a *pattern* (how many
 //! members of each role it takes). Complete, because it only discards what cannot matter:
 //! - patterns that are not maximal: if a node could take one more member of a role that
 //!   still has members to place further on, moving that member here never hurts;
 //! - patterns on a node identical to the previous one that are lexicographically larger
 //!   than the previous node's (the swapped assignment is explored first);
-//! - states whose remaining members exceed, per role, the sum of the remaining nodes'
-//!   single-role fits, or, per resource, the remaining free amount.
+//! - identical nodes beyond the members to place (a placement never uses more nodes
+//!   than members, and identical nodes are interchangeable); outside the scope, where
+//!   only unconstrained roles go, the query's classes of identical nodes
+//!   ([`super::classes`]) give them without a scan of the cluster;
+//! - states whose remaining members break a relaxation bound ([`super::bound`]): for
+//!   every role subset and every resource shared by several roles, more than the
+//!   remaining nodes' packings can hold, each node's maximum computed on its own.
 //!
-//! With slices, the first two rules do not hold (moving a member changes a domain's
+//! When the unconstrained members fit outside the scope by themselves, only the
+//! constrained members are searched, inside the scope (the two use disjoint nodes, so
+//! the gang fits exactly when the constrained members do).
+//!
+//! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
 //! kept only if every slice domain holds whole slices.
 //!
-//! Every pattern tried costs one unit of the solver's search budget; when the budget runs
-//! out the answer is "undecided", never "does not fit".
+//! Every node looked at, every node state's bound and every pattern tried costs work
+//! units of the query's [`Budget`]; the walk gets half of what is left
+//! ([`Budget::share`]). When it runs out the answer is "undecided", never "does not
+//! fit".
 //!
-//! The phases of [`search`]: the gang's [`Shape`] (roles × resources), the candidate
-//! nodes and their fits ([`SearchSpace::collect`]), their order
+//! The phases of [`search`]: the gang's [`Shape`] (roles × resources, once per query),
+//! the candidate nodes and their fits ([`SearchSpace::collect`]), their order
 //! ([`SearchSpace::sort`]), dense arrays and suffix bounds in that order
 //! ([`SearchSpace::bound`]), and the depth-first walk ([`SearchSpace::explore`]).
+//! [`relaxation`] and [`members_bound`] are the cheap bounds over a domain's own nodes
+//! that [`super::multi`] asks before packing.
 
 use smallvec::SmallVec;
 
@@ -29,29 +42,47 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
 
+use super::bound::{node_max, NodeState, Weights};
+use super::classes::Outside;
 use super::descent::member;
 use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
-/// The exact search's arrays, reused from one search to the next.
+/// The exact search's arrays, reused from one search to the next, and the query's
+/// classes of nodes for unconstrained roles.
 #[derive(Debug, Default)]
 pub(crate) struct SearchSpace {
-    /// Candidate nodes, in storage order.
+    /// Nodes unconstrained roles may use, in classes, built once per query.
+    outside: Outside,
+    /// Candidate nodes: those in scope in storage order, then those outside it.
     nodes: Vec<NodeIx>,
     /// `[candidate * k + role]`: single-role fits of the candidates.
     fit: Vec<u32>,
+    /// `[candidate * nr + j]`: free amount of the shape's resource `j` on the candidates.
+    free: Vec<u64>,
     /// Candidates (positions in `nodes`) in search order.
     order: Vec<u32>,
-    /// `[t * k + role]`: fits of the `t`-th node in search order.
+    /// `[t * k + role]`: fits of the `t`-th node in search order (at most the count).
     sfit: Vec<u32>,
     /// `[t * nr + j]`: free amount of the shape's resource `j` on the `t`-th node.
     sfree: Vec<u64>,
-    /// `[t * k + role]`: sum of `sfit` over nodes `t..`.
-    suf_fit: Vec<u64>,
-    /// `[t * nr + j]`: sum of `sfree` over nodes `t..`.
-    suf_free: Vec<u128>,
+    /// The bounds' weight vectors.
+    weights: Weights,
+    /// `[t * nw + w]`: the most `w·x` nodes `t..` can hold, summed (the bounds).
+    suf: Vec<u128>,
+    /// One node's maxima (one per weight vector).
+    node: Vec<u128>,
     /// `[t * k + role]`: the pattern chosen for the `t`-th node.
     pattern: Vec<u32>,
+    /// Patterns the last search tried (for its tests).
+    tried: u64,
+    /// The query's shape and cheap weights, built once per query and gang, with the
+    /// gang they were built for (`None` when stale; the weights' storage is kept).
+    prepared: Option<(usize, Shape)>,
+    cheap: Weights,
+    /// The unconstrained members placed outside the scope before a search of the
+    /// constrained ones alone.
+    away: Vec<Member>,
 }
 
 /// Which patterns a node is offered.
@@ -65,6 +96,7 @@ enum Patterns {
 }
 
 /// The request in the search's terms: its roles and the resources any of them asks for.
+#[derive(Debug, Clone)]
 struct Shape {
     /// Roles.
     k: usize,
@@ -118,6 +150,46 @@ impl Shape {
     }
 }
 
+/// Which candidate nodes [`SearchSpace::collect`] gathers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// The nodes in scope, for constrained roles only.
+    ScopeOnly,
+    /// The nodes in scope for every role, and outside it for unconstrained roles.
+    Everywhere,
+}
+
+impl SearchSpace {
+    /// Starts a new query: the classes of the last one are stale.
+    pub fn new_query(&mut self) {
+        self.outside.invalidate();
+        self.prepared = None;
+    }
+
+    /// The gang's shape and cheap weights, taken out of the space (give them back with
+    /// [`SearchSpace::restore`]): computed once per query, not once per candidate.
+    fn take_prepared(&mut self, c: &Compiled) -> (Shape, Weights) {
+        let key = std::ptr::from_ref(c) as usize;
+        let mut cheap = std::mem::take(&mut self.cheap);
+        match self.prepared.take() {
+            Some((k, shape)) if k == key => (shape, cheap),
+            _ => {
+                // Another gang (a narrowed copy, say): its classes are not ours either.
+                self.outside.invalidate();
+                let shape = Shape::of(c);
+                cheap.build(shape.k, shape.nr, &shape.q, false);
+                (shape, cheap)
+            }
+        }
+    }
+
+    /// Gives back what [`SearchSpace::take_prepared`] took.
+    fn restore(&mut self, c: &Compiled, shape: Shape, cheap: Weights) {
+        self.prepared = Some((std::ptr::from_ref(c) as usize, shape));
+        self.cheap = cheap;
+    }
+}
+
 /// Looks for an assignment of exactly `counts[i]` members of each role, constrained roles
 /// inside `scope`, unconstrained ones anywhere. When placed, the members are in `assign`.
 pub(crate) fn search(
@@ -129,11 +201,277 @@ pub(crate) fn search(
     space: &mut SearchSpace,
     assign: &mut Vec<Member>,
 ) -> Verdict {
-    let shape = Shape::of(c);
-    space.collect(inv, c, counts, scope);
-    space.sort(inv, &shape);
-    space.bound(inv, &shape);
-    space.explore(inv, c, &shape, counts, budget, assign)
+    space.tried = 0;
+    if counts.iter().all(|&n| n == 0) {
+        assign.clear();
+        return Verdict::Placed(());
+    }
+    let (shape, cheap) = space.take_prepared(c);
+    let out = space.search_with(inv, c, &shape, counts, scope, budget, assign);
+    space.restore(c, shape, cheap);
+    out
+}
+
+/// A cheap first look, before any packing is tried: [`Verdict::NoFit`] when the
+/// constrained roles' `counts` alone cannot fit in `scope` by the relaxation bounds
+/// (see [`super::bound`]: the members of all roles together and each shared resource,
+/// per node, rounded on each node), else [`Verdict::Placed`] ("may fit"), or
+/// [`Verdict::Exhausted`].
+pub(crate) fn relaxation(
+    inv: &Inventory,
+    c: &Compiled,
+    counts: &[u64],
+    scope: Scope,
+    budget: &mut Budget,
+    space: &mut SearchSpace,
+) -> Verdict {
+    let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+    inside.extend(
+        c.roles
+            .iter()
+            .zip(counts)
+            .map(|(r, &n)| if r.constrained { n } else { 0 }),
+    );
+    if inside.iter().all(|&n| n == 0) {
+        return Verdict::Placed(());
+    }
+    if !space.scope_maxima(inv, c, &inside, scope, budget) {
+        return Verdict::Exhausted;
+    }
+    // scope_maxima left the query's cheap weights in the space.
+    let cheap = &space.cheap;
+    if (0..cheap.nw).all(|w| cheap.dot(w, &inside) <= space.suf[w]) {
+        Verdict::Placed(())
+    } else {
+        Verdict::NoFit
+    }
+}
+
+/// An upper bound on the constrained members (each role at most its count) that fit
+/// in `scope` together, from the relaxation of [`relaxation`]; `None` when the budget
+/// ran out.
+pub(crate) fn members_bound(
+    inv: &Inventory,
+    c: &Compiled,
+    scope: Scope,
+    budget: &mut Budget,
+    space: &mut SearchSpace,
+) -> Option<u64> {
+    let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+    inside.extend(
+        c.roles
+            .iter()
+            .map(|r| if r.constrained { u64::from(r.count) } else { 0 }),
+    );
+    if !space.scope_maxima(inv, c, &inside, scope, budget) {
+        return None;
+    }
+    // The cheap family's first weight vector is every role together.
+    Some(u64::try_from(space.suf[0]).unwrap_or(u64::MAX))
+}
+
+impl SearchSpace {
+    /// [`search`] with the query's shape.
+    #[allow(clippy::too_many_arguments)]
+    fn search_with(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Verdict {
+        // When the unconstrained members fit outside the scope on their own, the gang
+        // fits exactly when its constrained members fit inside it (they use disjoint
+        // nodes, and dropping the unconstrained members is a relaxation): search those
+        // alone, a smaller problem.
+        let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+        inside.extend(
+            c.roles
+                .iter()
+                .zip(counts)
+                .map(|(r, &n)| if r.constrained { n } else { 0 }),
+        );
+        if inside.as_slice() != counts {
+            match self.place_away(inv, c, shape, counts, scope, budget) {
+                None => return Verdict::Exhausted,
+                Some(true) => {
+                    let out = self.search_here(inv, c, shape, &inside, scope, budget, assign);
+                    if out.is_placed() {
+                        assign.extend_from_slice(&self.away);
+                    }
+                    return out;
+                }
+                Some(false) => {}
+            }
+        }
+        self.search_here(inv, c, shape, counts, scope, budget, assign)
+    }
+
+    /// Places the unconstrained members of `counts` on nodes outside `scope`, greedily
+    /// over the classes (into `away`): `Some(true)` when all of them fit, `None` when
+    /// the budget ran out.
+    fn place_away(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> Option<bool> {
+        let (k, nr) = (shape.k, shape.nr);
+        if !self.outside.is_ready() {
+            let work = self.outside.build(inv, c, &shape.res);
+            if !budget.spend_n(work) {
+                return None;
+            }
+        }
+        let (start, end) = scope.range(inv);
+        let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
+        rem.extend(
+            c.roles
+                .iter()
+                .zip(counts)
+                .map(|(r, &n)| if r.constrained { 0 } else { n }),
+        );
+        self.away.clear();
+        let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
+        let mut looked = 0u64;
+        for class in 0..self.outside.len() {
+            let (fits, free) = (self.outside.fits(class), self.outside.frees(class));
+            if !fits.iter().zip(&rem).any(|(&f, &n)| f > 0 && n > 0) {
+                continue;
+            }
+            for &n in self.outside.members(class) {
+                if rem.iter().all(|&r| r == 0) {
+                    break;
+                }
+                looked += 1;
+                if (start..end).contains(&n.0) {
+                    continue;
+                }
+                load.fill(0);
+                for i in 0..k {
+                    let mut x = u64::from(fits[i]).min(rem[i]);
+                    for j in 0..nr {
+                        if let Some(most) =
+                            free[j].saturating_sub(load[j]).checked_div(shape.q(i, j))
+                        {
+                            x = x.min(most);
+                        }
+                    }
+                    if x == 0 {
+                        continue;
+                    }
+                    for j in 0..nr {
+                        load[j] += x * shape.q(i, j);
+                    }
+                    rem[i] -= x;
+                    // At most the node's fit, a u32.
+                    self.away.push(member(RoleIx::at(i), n, x as u32));
+                }
+            }
+        }
+        if !budget.spend_n(looked + 1) {
+            return None;
+        }
+        Some(rem.iter().all(|&r| r == 0))
+    }
+
+    /// The search proper for `counts` in `scope` (see [`search`]).
+    #[allow(clippy::too_many_arguments)]
+    fn search_here(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Verdict {
+        if !self.collect(inv, c, shape, counts, scope, Reach::Everywhere, budget) {
+            return Verdict::Exhausted;
+        }
+        self.sort(shape, counts);
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        // The walk is the exponential part: it gets a share of what is left.
+        let mut share = budget.share();
+        let out = self.explore(inv, c, shape, counts, &mut share, assign);
+        budget.absorb(share);
+        out
+    }
+
+    /// The nodes of `scope` for the roles with `counts` (constrained ones), and the sums
+    /// over them of every cheap weight vector's per-node maximum, into `suf[..nw]`.
+    /// `false` when the budget ran out.
+    fn scope_maxima(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> bool {
+        let (shape, cheap) = self.take_prepared(c);
+        let ok = self.cheap_maxima(inv, c, &shape, &cheap, counts, scope, budget);
+        self.restore(c, shape, cheap);
+        ok
+    }
+
+    /// [`SearchSpace::scope_maxima`] with the query's shape and cheap weights.
+    #[allow(clippy::too_many_arguments)]
+    fn cheap_maxima(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        cheap: &Weights,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> bool {
+        if !self.collect(inv, c, shape, counts, scope, Reach::ScopeOnly, budget) {
+            return false;
+        }
+        let (k, nr) = (shape.k, shape.nr);
+        let nw = cheap.nw;
+        self.suf.clear();
+        self.suf.resize(nw, 0);
+        self.node.resize(nw, 0);
+        let mut fit: SmallVec<[u32; 4]> = SmallVec::from_elem(0, k);
+        for t in 0..self.nodes.len() {
+            let (f, fr) = (&self.fit[t * k..t * k + k], &self.free[t * nr..t * nr + nr]);
+            // Consecutive identical nodes (common inside a domain) share their maxima.
+            let same = t > 0
+                && f == &self.fit[(t - 1) * k..t * k]
+                && fr == &self.free[(t - 1) * nr..t * nr];
+            if !same {
+                for i in 0..k {
+                    fit[i] = f[i].min(u32::try_from(counts[i]).unwrap_or(u32::MAX));
+                }
+                let node = NodeState {
+                    fit: &fit,
+                    free: fr,
+                    q: &shape.q,
+                    nr,
+                };
+                let work = node_max(node, cheap, false, &mut self.node);
+                if !budget.spend_n(work) {
+                    return false;
+                }
+            }
+            for w in 0..nw {
+                self.suf[w] += self.node[w];
+            }
+        }
+        true
+    }
 }
 
 /// Where [`SearchSpace::next_pattern`] starts on a node.
@@ -156,21 +494,38 @@ enum Step {
 }
 
 impl SearchSpace {
-    /// Candidate nodes: in scope for any role, outside it for unconstrained roles only;
-    /// a node is a candidate when some role with members to place fits on it.
-    fn collect(&mut self, inv: &Inventory, c: &Compiled, counts: &[u64], scope: Scope) {
+    /// Candidate nodes: in scope for any role (constrained ones only with
+    /// [`Reach::ScopeOnly`]), outside it for unconstrained roles only — at most as many
+    /// of each class of identical nodes outside as there are members to place (see
+    /// [`super::classes`]); a node is a candidate when some role with members to place
+    /// fits on it. `false` when the budget ran out.
+    #[allow(clippy::too_many_arguments)]
+    fn collect(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        reach: Reach,
+        budget: &mut Budget,
+    ) -> bool {
         let (start, end) = scope.range(inv);
         let min_leaf = Depth(c.slice_min_leaf);
         self.nodes.clear();
         self.fit.clear();
-        for ix in 0..inv.len() {
-            let n = NodeIx::at(ix);
-            let inside = (start..end).contains(&n.0);
+        self.free.clear();
+        if !budget.spend_n(u64::from(end - start) + 1) {
+            return false;
+        }
+        let everywhere = reach == Reach::Everywhere;
+        for ix in start..end {
+            let n = NodeIx(ix);
             let mut any = false;
             let base = self.fit.len();
             for (r, &count) in c.roles.iter().zip(counts) {
-                let f = if (inside || !r.constrained)
-                    && count > 0
+                let f = if count > 0
+                    && (everywhere || r.constrained)
                     && (!r.constrained || inv.reaches(n, min_leaf))
                 {
                     node_fit(inv, r, n, None)
@@ -182,60 +537,132 @@ impl SearchSpace {
             }
             if any {
                 self.nodes.push(n);
+                self.free
+                    .extend(shape.res.iter().map(|&r| inv.free[r as usize][n.ix()]));
             } else {
                 self.fit.truncate(base);
             }
         }
+        let outside = c
+            .roles
+            .iter()
+            .zip(counts)
+            .any(|(r, &n)| !r.constrained && n > 0);
+        if !everywhere || !outside {
+            return true;
+        }
+        if !self.outside.is_ready() {
+            let work = self.outside.build(inv, c, &shape.res);
+            if !budget.spend_n(work) {
+                return false;
+            }
+        }
+        let total: u64 = counts.iter().sum();
+        for class in 0..self.outside.len() {
+            let fits = self.outside.fits(class);
+            if !fits.iter().zip(counts).any(|(&f, &n)| f > 0 && n > 0) {
+                continue;
+            }
+            let (mut taken, mut looked) = (0u64, 1u64);
+            for &n in self.outside.members(class) {
+                if taken >= total {
+                    break;
+                }
+                looked += 1;
+                if (start..end).contains(&n.0) {
+                    continue;
+                }
+                self.nodes.push(n);
+                self.fit.extend(
+                    fits.iter()
+                        .zip(counts)
+                        .map(|(&f, &n)| if n > 0 { f } else { 0 }),
+                );
+                self.free.extend_from_slice(self.outside.frees(class));
+                taken += 1;
+            }
+            if !budget.spend_n(looked) {
+                return false;
+            }
+        }
+        true
     }
 
-    /// Search order: most capable first, identical nodes adjacent.
-    fn sort(&mut self, inv: &Inventory, shape: &Shape) {
+    /// Search order: most capable first, identical nodes adjacent; without slices, at
+    /// most as many identical nodes as there are members to place (a placement never
+    /// uses more, and identical nodes are interchangeable).
+    fn sort(&mut self, shape: &Shape, counts: &[u64]) {
         let (k, nr) = (shape.k, shape.nr);
         self.order.clear();
         self.order.extend(0..self.nodes.len() as u32);
-        let (fit, nodes) = (&self.fit, &self.nodes);
-        let free = |a: u32, j: usize| inv.free[shape.res[j] as usize][nodes[a as usize].ix()];
+        let (fit, free, nodes) = (&self.fit, &self.free, &self.nodes);
         let fits = |a: u32| &fit[a as usize * k..a as usize * k + k];
+        let frees = |a: u32| &free[a as usize * nr..a as usize * nr + nr];
         self.order.sort_unstable_by(|&a, &b| {
             fits(b)
                 .cmp(fits(a))
-                .then_with(|| {
-                    (0..nr)
-                        .map(|j| free(b, j).cmp(&free(a, j)))
-                        .find(|o| o.is_ne())
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                })
+                .then_with(|| frees(b).cmp(frees(a)))
                 .then(nodes[a as usize].cmp(&nodes[b as usize]))
+        });
+        if shape.patterns != Patterns::Maximal {
+            return;
+        }
+        let total: u64 = counts.iter().sum();
+        let mut run = 0u64;
+        let mut prev: Option<u32> = None;
+        self.order.retain(|&a| {
+            let same = prev.is_some_and(|p| fits(p) == fits(a) && frees(p) == frees(a));
+            run = if same { run + 1 } else { 1 };
+            prev = Some(a);
+            run <= total
         });
     }
 
-    /// Dense arrays in search order, and their suffix sums (the bounds).
-    fn bound(&mut self, inv: &Inventory, shape: &Shape) {
+    /// Dense arrays in search order (fits at most the counts), and the suffix sums of
+    /// every node's packing maxima (the bounds, see [`super::bound`]). `false` when the
+    /// budget ran out.
+    fn bound(&mut self, shape: &Shape, counts: &[u64], budget: &mut Budget) -> bool {
         let (k, nr) = (shape.k, shape.nr);
-        let m = self.nodes.len();
+        let m = self.order.len();
         self.sfit.clear();
         self.sfree.clear();
         for &o in &self.order {
             let o = o as usize;
-            self.sfit.extend_from_slice(&self.fit[o * k..o * k + k]);
-            let ix = self.nodes[o].ix();
+            self.sfit.extend(
+                self.fit[o * k..o * k + k]
+                    .iter()
+                    .zip(counts)
+                    .map(|(&f, &n)| f.min(u32::try_from(n).unwrap_or(u32::MAX))),
+            );
             self.sfree
-                .extend(shape.res.iter().map(|&r| inv.free[r as usize][ix]));
+                .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
-        self.suf_fit.clear();
-        self.suf_fit.resize((m + 1) * k, 0);
-        self.suf_free.clear();
-        self.suf_free.resize((m + 1) * nr, 0);
+        self.weights.build(k, nr, &shape.q, true);
+        let nw = self.weights.nw;
+        self.node.resize(nw, 0);
+        self.suf.clear();
+        self.suf.resize((m + 1) * nw, 0);
         for t in (0..m).rev() {
-            for i in 0..k {
-                self.suf_fit[t * k + i] =
-                    self.suf_fit[(t + 1) * k + i] + u64::from(self.sfit[t * k + i]);
+            let same = t + 1 < m
+                && self.sfit[t * k..t * k + k] == self.sfit[(t + 1) * k..(t + 2) * k]
+                && self.sfree[t * nr..t * nr + nr] == self.sfree[(t + 1) * nr..(t + 2) * nr];
+            if !same {
+                let node = NodeState {
+                    fit: &self.sfit[t * k..t * k + k],
+                    free: &self.sfree[t * nr..t * nr + nr],
+                    q: &shape.q,
+                    nr,
+                };
+                let work = node_max(node, &self.weights, true, &mut self.node);
+                if !budget.spend_n(work) {
+                    return false;
+                }
             }
-            for j in 0..nr {
-                self.suf_free[t * nr + j] =
-                    self.suf_free[(t + 1) * nr + j] + u128::from(self.sfree[t * nr + j]);
+            for w in 0..nw {
+                self.suf[t * nw + w] = self.suf[(t + 1) * nw + w] + self.node[w];
             }
         }
+        true
     }
 
     /// The depth-first walk over nodes in search order, one pattern per node.
@@ -249,7 +676,7 @@ impl SearchSpace {
         assign: &mut Vec<Member>,
     ) -> Verdict {
         let k = shape.k;
-        let m = self.nodes.len();
+        let m = self.order.len();
         let mut rem: SmallVec<[u64; 4]> = counts.iter().copied().collect();
         if rem.iter().all(|&r| r == 0) {
             assign.clear();
@@ -323,25 +750,11 @@ impl SearchSpace {
         }
     }
 
-    /// Whether the nodes from `t` on can still hold `rem`, per role and per resource.
-    fn bounds_ok(&self, rem: &[u64], t: usize, shape: &Shape) -> bool {
-        let (k, nr) = (shape.k, shape.nr);
-        if rem
-            .iter()
-            .zip(&self.suf_fit[t * k..t * k + k])
-            .any(|(r, f)| r > f)
-        {
-            return false;
-        }
-        for j in 0..nr {
-            let need: u128 = (0..k)
-                .map(|i| u128::from(rem[i]) * u128::from(shape.q(i, j)))
-                .sum();
-            if need > self.suf_free[t * nr + j] {
-                return false;
-            }
-        }
-        true
+    /// Whether the nodes from `t` on can still hold `rem`, by every weight vector's
+    /// bound.
+    fn bounds_ok(&self, rem: &[u64], t: usize, _shape: &Shape) -> bool {
+        let nw = self.weights.nw;
+        (0..nw).all(|w| self.weights.dot(w, rem) <= self.suf[t * nw + w])
     }
 
     /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
@@ -381,6 +794,7 @@ impl SearchSpace {
             if !budget.spend() {
                 return Step::Exhausted;
             }
+            self.tried += 1;
             let x = &self.pattern[t * k..t * k + k];
             if identical && x > &self.pattern[(t - 1) * k..t * k] {
                 continue;
@@ -506,6 +920,19 @@ mod tests {
         scope: Scope,
         budget: &mut Budget,
     ) -> (Verdict, Vec<Member>) {
+        let (out, assign, _) = run_counting(inv, c, counts, scope, budget);
+        (out, assign)
+    }
+
+    /// [`run`], and the patterns the search tried (the budget also pays for preparing
+    /// the search).
+    fn run_counting(
+        inv: &Inventory,
+        c: &CompiledGang,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> (Verdict, Vec<Member>, u64) {
         let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
         let out = search(
             inv,
@@ -516,7 +943,7 @@ mod tests {
             &mut space,
             &mut assign,
         );
-        (out, assign)
+        (out, assign, space.tried)
     }
 
     /// The assignment as `(role, node name, count)`, sorted, after checking it against
@@ -581,7 +1008,7 @@ mod tests {
             "greedy alone must fail here"
         );
         let mut budget = Budget::new(1000);
-        let (out, s) = run(&inv, &c, &[2, 4], RACK, &mut budget);
+        let (out, s, tried) = run_counting(&inv, &c, &[2, 4], RACK, &mut budget);
         assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
             checked(&inv, &c, &[2, 4], RACK, &s),
@@ -594,7 +1021,7 @@ mod tests {
             ]
         );
         // One pattern per node: (1,1), (1,1), (0,2); nothing tried twice.
-        assert_eq!(budget.left(), 997);
+        assert_eq!(tried, 3);
         Ok(())
     }
 
@@ -625,17 +1052,17 @@ mod tests {
         // Per role: four 5s, but each node takes one.
         let inv = rack(3, 8);
         let c = inv.compile(&two((4, 5), (1, 1)))?;
-        let mut budget = Budget::new(5);
-        assert_eq!(run(&inv, &c, &[4, 1], RACK, &mut budget).0, Verdict::NoFit);
-        assert_eq!(budget.left(), 5);
+        let mut budget = Budget::new(1000);
+        let (out, _, tried) = run_counting(&inv, &c, &[4, 1], RACK, &mut budget);
+        assert_eq!((out, tried), (Verdict::NoFit, 0));
         // Per resource: one 10-GPU node takes three of either, but not 2 + 2 of 3 GPUs.
         let inv = rack(1, 10);
         let c = inv.compile(&two((2, 3), (2, 3)))?;
-        let mut budget = Budget::new(5);
-        assert_eq!(run(&inv, &c, &[2, 2], RACK, &mut budget).0, Verdict::NoFit);
-        assert_eq!(budget.left(), 5);
+        let mut budget = Budget::new(1000);
+        let (out, _, tried) = run_counting(&inv, &c, &[2, 2], RACK, &mut budget);
+        assert_eq!((out, tried), (Verdict::NoFit, 0));
         // One less fits.
-        let mut budget = Budget::new(5);
+        let mut budget = Budget::new(1000);
         let (out, s) = run(&inv, &c, &[2, 1], RACK, &mut budget);
         assert_eq!(out, Verdict::Placed(()));
         assert_eq!(
@@ -810,13 +1237,13 @@ mod tests {
         let inv = rack(6, 8);
         let c = inv.compile(&two((4, 5), (5, 4)))?;
         let mut budget = Budget::new(1000);
-        assert_eq!(run(&inv, &c, &[4, 5], RACK, &mut budget).0, Verdict::NoFit);
+        let (out, _, used) = run_counting(&inv, &c, &[4, 5], RACK, &mut budget);
+        assert_eq!(out, Verdict::NoFit);
         // By hand: with a node's pattern never above its identical predecessor's and
         // only maximal patterns ((1,0) or (0,2), or (0,1) for the last 4), the search
         // visits 5-nodes first, then fewer; 18 patterns in all, 6 of them skipped as
         // above the predecessor's. Trying swapped orders or dominated patterns costs
         // more.
-        let used = 1000 - budget.left();
         assert!(used > 0 && used <= 18, "{used} patterns");
         // The same with one 4 fewer fits.
         let c = inv.compile(&two((4, 5), (4, 4)))?;

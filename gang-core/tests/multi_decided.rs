@@ -1,0 +1,297 @@
+//! Multi-role gangs are decided (issue 15): the adversarial shapes that used to exhaust
+//! the search or take seconds — racks that hold each role alone but never both, a
+//! cluster that holds one two-GPU member per node — answer `unschedulable` (proven) or
+//! `placed`, and random clusters of 40–250 partly used nodes with 2–4 roles of up to 24
+//! members answer without `Undecided` under the default limits, every placement valid.
+//! Times are measured in `benches/benches/multi.rs`, not here.
+
+use gang_core::{Gang, Inventory, Limits, NodeSpec, Outcome, Role, Solver, Topology};
+
+/// `nodes` nodes in racks of 4, each with 3 GPUs and 4 CPUs.
+fn racks_of_four(nodes: usize) -> Inventory {
+    Inventory::builder(Topology::new(["rack"]).unwrap())
+        .nodes((0..nodes).map(|i| {
+            NodeSpec::new(format!("n{i:06}"))
+                .label("rack", format!("r{:05}", i / 4))
+                .capacity("gpu", 3)
+                .capacity("cpu", 4)
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Roles a (4) and b (2) of two GPUs each, rack required: each role alone fits any
+/// rack (one member per node), both together never (six members, four nodes).
+fn a_and_b() -> Gang {
+    Gang::new("ab")
+        .role(Role::new("a", 4).request("gpu", 2))
+        .role(Role::new("b", 2).request("gpu", 2))
+        .required("rack")
+}
+
+fn with_launcher(g: Gang) -> Gang {
+    g.role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+}
+
+/// The elastic variant: a 2..=4, b 1..=2; a rack holds four of them.
+fn elastic() -> Gang {
+    Gang::new("ab")
+        .role(Role::new("a", 4).min_count(2).request("gpu", 2))
+        .role(Role::new("b", 2).min_count(1).request("gpu", 2))
+        .required("rack")
+}
+
+fn unschedulable(inv: &Inventory, gang: &Gang) {
+    let out = inv.place(gang).unwrap();
+    match &out {
+        Outcome::Unschedulable(d) => assert!(!d.search_exhausted, "{d}"),
+        other => panic!("expected a proven unschedulable, got {other:?}"),
+    }
+}
+
+#[test]
+fn racks_that_hold_each_role_but_not_both_are_unschedulable() {
+    for nodes in [1_000, 4_000, 10_000] {
+        let inv = racks_of_four(nodes);
+        unschedulable(&inv, &a_and_b());
+        unschedulable(&inv, &with_launcher(a_and_b()));
+    }
+}
+
+#[test]
+fn racks_that_hold_each_role_but_not_both_take_little_work() {
+    // The work is linear in the nodes: a few units per node, far below the default.
+    let inv = racks_of_four(10_000);
+    let c = inv.compile(&with_launcher(a_and_b())).unwrap();
+    let mut solver = Solver::with_limits(Limits::work(100_000));
+    let out = inv.place_with(&mut solver, &c).unwrap();
+    assert!(matches!(out, Outcome::Unschedulable(_)), "{out:?}");
+}
+
+#[test]
+fn the_elastic_variant_takes_the_most_members_one_rack_holds() {
+    for nodes in [1_000, 10_000] {
+        let inv = racks_of_four(nodes);
+        for gang in [elastic(), with_launcher(elastic())] {
+            let out = inv.place(&gang).unwrap();
+            let p = out.placement().expect("placed");
+            p.validate(&inv).unwrap();
+            assert!(p.search_complete());
+            // a first (roles fill in the order given): 3 of a, then 1 of b.
+            assert_eq!((p.placed("a"), p.placed("b")), (Some(3), Some(1)));
+            assert_eq!(p.domain_path(), "r00000");
+        }
+        // Within little work too.
+        let c = inv.compile(&elastic()).unwrap();
+        let mut solver = Solver::with_limits(Limits::work(100_000));
+        assert!(inv.place_with(&mut solver, &c).unwrap().is_placed());
+    }
+}
+
+#[test]
+fn one_two_gpu_member_per_three_gpu_node_is_unschedulable() {
+    // 40 nodes of 3 GPUs hold at most 40 two-GPU members: 24 + 24 cannot fit, though
+    // 96 GPUs are asked of 120.
+    let inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+        .nodes((0..40).map(|i| {
+            NodeSpec::new(format!("n{i}"))
+                .label("rack", format!("r{}", i / 8))
+                .capacity("gpu", 3)
+        }))
+        .build()
+        .unwrap();
+    let gang = Gang::new("g")
+        .role(Role::new("a", 24).request("gpu", 2))
+        .role(Role::new("b", 24).request("gpu", 2));
+    unschedulable(&inv, &gang);
+    let mut solver = Solver::with_limits(Limits::work(1_000));
+    let c = inv.compile(&gang).unwrap();
+    assert!(matches!(
+        inv.place_with(&mut solver, &c).unwrap(),
+        Outcome::Unschedulable(_)
+    ));
+    // One member fewer of each still needs 46 nodes.
+    let fewer = Gang::new("g")
+        .role(Role::new("a", 20).request("gpu", 2))
+        .role(Role::new("b", 20).request("gpu", 2));
+    assert!(inv.place(&fewer).unwrap().is_placed());
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+}
+
+/// A cluster of `n` partly used nodes in blocks of racks: GPU nodes and CPU nodes.
+fn random_cluster(rng: &mut Rng, n: usize, busy: u64) -> Inventory {
+    let rack_size = rng.range(4, 16) as usize;
+    let racks_per_block = rng.range(2, 4) as usize;
+    let nodes = (0..n).map(|i| {
+        let rack = i / rack_size;
+        let gpu_node = rng.below(3) != 0;
+        let (gpu, cpu, mem) = if gpu_node { (8, 64, 512) } else { (0, 96, 384) };
+        let mut spec = NodeSpec::new(format!("n{i:03}"))
+            .label("block", format!("b{}", rack / racks_per_block))
+            .label("rack", format!("r{rack:03}"))
+            .capacity("cpu", cpu)
+            .capacity("memory", mem);
+        if gpu > 0 {
+            spec = spec.capacity("gpu", gpu);
+            if rng.below(4) < busy {
+                spec = spec.used("gpu", rng.range(1, 7) as i64);
+            }
+        }
+        if rng.below(4) < busy {
+            spec = spec
+                .used("cpu", rng.range(4, cpu as u64 - 8) as i64)
+                .used("memory", rng.range(16, mem as u64 - 64) as i64);
+        }
+        spec
+    });
+    Inventory::builder(Topology::new(["block", "rack"]).unwrap())
+        .nodes(nodes.collect::<Vec<_>>())
+        .build()
+        .unwrap()
+}
+
+/// 2–4 roles of `least`..=24 members, GPU-, CPU- and memory-heavy, under a random
+/// constraint; sometimes an unconstrained role, sometimes an elastic one.
+fn random_gang(rng: &mut Rng, least: u64) -> Gang {
+    let mut g = Gang::new("g");
+    for r in 0..rng.range(2, 4) {
+        let count = rng.range(least, 24) as u32;
+        let mut role = Role::new(format!("r{r}"), count);
+        role = match rng.below(3) {
+            0 => role
+                .request("gpu", rng.range(1, 4) as i64)
+                .request("cpu", rng.range(2, 16) as i64)
+                .request("memory", rng.range(16, 128) as i64),
+            1 => role
+                .request("cpu", rng.range(8, 32) as i64)
+                .request("memory", rng.range(8, 64) as i64),
+            _ => role
+                .request("cpu", rng.range(1, 4) as i64)
+                .request("memory", rng.range(64, 256) as i64),
+        };
+        if rng.below(6) == 0 {
+            role = role.unconstrained();
+        }
+        if rng.below(6) == 0 {
+            role = role.min_count(rng.range(1, u64::from(count)) as u32);
+        }
+        if rng.below(8) == 0 {
+            role = role.max_per_node(rng.range(1, 3) as u32);
+        }
+        g = g.role(role);
+    }
+    match rng.below(4) {
+        0 => g.required("rack"),
+        1 => g.required("block"),
+        2 => g.preferred("rack"),
+        _ => g,
+    }
+}
+
+#[test]
+fn random_multi_role_gangs_are_decided_and_valid() {
+    // Half the nodes partly used, any gang size; then three quarters used and big
+    // gangs, near what a domain holds (where the old search ran out of budget).
+    random_cases(0x9e37_79b9_7f4a_7c15, 2, 1);
+    random_cases(0x2545_f491_4f6c_dd1d, 3, 12);
+}
+
+fn random_cases(seed: u64, busy: u64, least: u64) {
+    let mut rng = Rng(seed);
+    let (mut placed, mut unschedulable, mut undecided) = (0, 0, Vec::new());
+    for case in 0..300 {
+        let n = rng.range(40, 250) as usize;
+        let inv = random_cluster(&mut rng, n, busy);
+        let gang = random_gang(&mut rng, least);
+        // A request the layout contradicts (max_per_node against the widest rack) is
+        // an error, not a query.
+        let Ok(c) = inv.compile(&gang) else { continue };
+        let mut solver = Solver::new();
+        match inv.place_with(&mut solver, &c).unwrap() {
+            Outcome::Placed(p) => {
+                p.validate(&inv)
+                    .unwrap_or_else(|e| panic!("case {case}: {e}"));
+                placed += 1;
+            }
+            Outcome::Unschedulable(_) => unschedulable += 1,
+            Outcome::Undecided(_) => undecided.push(case),
+        }
+    }
+    assert!(undecided.is_empty(), "undecided: {undecided:?}");
+    // Both answers occur (the generator is not trivially one-sided).
+    assert!(
+        placed > 30 && unschedulable > 30,
+        "{placed} placed, {unschedulable} not"
+    );
+    eprintln!("seed {seed:x}: {placed} placed, {unschedulable} unschedulable");
+}
+
+#[test]
+fn an_undecided_answer_says_how_far_the_search_got() {
+    // 250 racks; too little work to look at all of them.
+    let inv = racks_of_four(1_000);
+    let c = inv.compile(&a_and_b()).unwrap();
+    let mut solver = Solver::with_limits(Limits::work(500));
+    let Outcome::Undecided(d) = inv.place_with(&mut solver, &c).unwrap() else {
+        panic!("500 units do not reach every rack");
+    };
+    let p = d
+        .search_progress
+        .expect("an undecided answer has its progress");
+    assert!(p.ruled_out > 0 && p.undecided > 0, "{p:?}");
+    assert_eq!(p.ruled_out + p.undecided, 250, "every rack is a candidate");
+    assert!(p.work <= 500, "{p:?}");
+    assert!(d.to_string().contains("ruled out"), "{d}");
+    // A decided answer has none.
+    let Outcome::Unschedulable(d) = inv.place(&a_and_b()).unwrap() else {
+        panic!("proven");
+    };
+    assert_eq!(d.search_progress, None);
+}
+
+#[test]
+fn small_limits_give_honest_answers() {
+    // With little work allowed: a proven answer is the one the default limits give, a
+    // placement after an exhausted search says so (and is valid), and some do.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut incomplete = 0;
+    for _ in 0..120 {
+        let n = rng.range(40, 250) as usize;
+        let inv = random_cluster(&mut rng, n, 2);
+        let gang = random_gang(&mut rng, 1);
+        let Ok(c) = inv.compile(&gang) else { continue };
+        let full = inv.place_with(&mut Solver::new(), &c).unwrap();
+        for work in [200, 1_000, 3_000] {
+            let out = inv.place_with(&mut Solver::with_search_budget(work), &c).unwrap();
+            match &out {
+                Outcome::Placed(p) if p.search_complete() => {
+                    assert_eq!(Some(p), full.placement(), "{work} units");
+                }
+                Outcome::Placed(p) => {
+                    p.validate(&inv).unwrap();
+                    incomplete += 1;
+                }
+                Outcome::Unschedulable(_) => {
+                    assert!(matches!(full, Outcome::Unschedulable(_)), "{work} units");
+                }
+                Outcome::Undecided(d) => assert!(d.search_exhausted),
+            }
+        }
+    }
+    assert!(incomplete > 0, "some placements come after an exhausted search");
+}
