@@ -10,9 +10,9 @@ Issue 15 (below the first test): 300 multi-role instances of its sizes (40-250 n
 2-4 roles of up to 24 members) with the same checks, and none may be Undecided; and
 on 600 small instances (at most 8 nodes) the placement's compactness vector (domains
 used per level below its level, then nodes) equals the minimum CP-SAT computes, itself
-checked against full enumeration on tiny instances. What main's engine does not do yet
-is marked xfail(strict=True): when the engine does it, the XPASS fails the suite and the
-marker must go. GANG_CPSAT_MULTI_INSTANCES and GANG_CPSAT_LEX_INSTANCES change the
+checked against full enumeration on tiny instances. What the engine does not do yet (a
+multi-role placement's vector is not always the minimum) is marked xfail(strict=True):
+when the engine does it, the XPASS fails the suite and the marker must go. GANG_CPSAT_MULTI_INSTANCES and GANG_CPSAT_LEX_INSTANCES change the
 counts; examples/python/compare_cpsat.py --multi-role / --issue15 runs larger sets.
 """
 
@@ -138,10 +138,6 @@ def test_multirole_agrees_with_cpsat(multirole_runs):
         f"instances too one-sided: {stats}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 15 item 2: main's multi-role search exhausts its pattern budget on some of "
-    "these instances (Undecided). Strict: once the engine decides them all, this "
-    "XPASS fails the suite and the marker must be removed."))
 def test_multirole_never_undecided(multirole_runs):
     undecided = [i for i, _, result, _ in multirole_runs if _undecided(result)]
     assert undecided == [], f"{len(undecided)} of {len(multirole_runs)} undecided: {undecided}"
