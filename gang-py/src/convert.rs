@@ -125,6 +125,23 @@ pub fn budget(obj: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     }
 }
 
+/// A time limit for one call, in seconds: None for none, else a finite number ≥ 0.
+pub fn timeout(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<std::time::Duration>> {
+    let Some(o) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let bad = |reason: &str| edge_error(ErrorKind::InvalidRequest, "timeout", &obj_repr(o), reason);
+    if o.is_instance_of::<PyBool>() {
+        return Err(bad("expected a number of seconds, not a bool"));
+    }
+    let secs: f64 = o
+        .extract()
+        .map_err(|_| bad("expected a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map(Some)
+        .map_err(|_| bad("must be a finite number of seconds, at least 0"))
+}
+
 /// Extracts an optional mapping of `str → T` with `convert`, naming `field.key` on error.
 pub fn str_map<T>(
     obj: Option<&Bound<'_, PyAny>>,

@@ -13,12 +13,13 @@
 //! placements then read.
 
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Instant;
 
 use gang_core::lifecycle::{
     Admission, AdmitMode, Replacement, ReservationSnapshot, Spread, SpreadOutcome,
 };
 use gang_core::{
-    CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, NodeSpec, Outcome,
+    CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, Limits, NodeSpec, Outcome,
     Placement, PlacementSnapshot, ReservationId, Solver, Topology, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
@@ -253,11 +254,17 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<&Bound<'_, PyAny>>,
+        limits: (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
         ask: impl Send + FnOnce(&mut Solver, &Inventory, &CompiledGang) -> Result<T, Error>,
     ) -> PyResult<(T, Generation)> {
         let target = Target::extract(gang)?;
-        let budget = convert::budget(search_budget)?;
+        let budget = convert::budget(limits.0)?;
+        // The deadline counts from the call, conversion included.
+        let deadline = convert::timeout(limits.1)?.and_then(|t| Instant::now().checked_add(t));
+        let limits = match deadline {
+            Some(at) => Limits::work(budget).deadline(at),
+            None => Limits::work(budget),
+        };
         if let Target::Compiled(c) = &target {
             if !Arc::ptr_eq(&c.get().inventory, &self.state) {
                 return Err(edge_error(
@@ -284,7 +291,10 @@ impl PyInventory {
                     }
                     Target::Compiled(c) => &c.get().compiled,
                 };
-                let answer = state.with_solver(budget, |s| ask(s, &inner.inv, compiled))?;
+                let answer = state.with_solver(budget, |s| {
+                    s.set_limits(limits);
+                    ask(s, &inner.inv, compiled)
+                })?;
                 // The generation under the same lock: what the placement's paths are read from.
                 Ok((answer, inner.generation.clone()))
             })
@@ -296,9 +306,9 @@ impl PyInventory {
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
-        search_budget: Option<&Bound<'_, PyAny>>,
+        limits: (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
     ) -> PyResult<(Solved, Generation)> {
-        self.run(py, gang, search_budget, |solver, inv, compiled| {
+        self.run(py, gang, limits, |solver, inv, compiled| {
             Ok(match inv.place_with(solver, compiled)? {
                 Outcome::Placed(p) => Solved::Placed(p),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
@@ -545,17 +555,20 @@ impl PyInventory {
     /// Places `gang` (a `Gang`, a gang dict, or a `CompiledGang` from this inventory):
     /// all of it, or nothing. Returns the `Placement`; raises `Unschedulable` (with
     /// `.diagnosis`) when it does not fit, `Undecided` when a multi-role search ran out
-    /// of `search_budget` (default 1,000,000 work units), and an `InvalidRequest` /
+    /// of `search_budget` (default 1,000,000 work units) or of `timeout` (seconds for
+    /// this call, none by default; the answer then depends on the machine's speed), and
+    /// an `InvalidRequest` /
     /// `Contradictory` / `InvalidQuantity` for an invalid gang. The GIL is
     /// released while the solver runs.
-    #[pyo3(signature = (gang, *, search_budget = None))]
+    #[pyo3(signature = (gang, *, search_budget = None, timeout = None))]
     fn place(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyPlacement> {
-        match self.place_or_diagnose(py, gang, search_budget)? {
+        match self.place_or_diagnose(py, gang, (search_budget, timeout))? {
             (Solved::Placed(p), g) => Ok(self.wrap_in(p, g)),
             (Solved::NotPlaced(d, levels), _) => Err(not_placed(py, d, levels)),
         }
@@ -569,19 +582,22 @@ impl PyInventory {
     /// >>> inv = gang.Inventory(["rack"], [gang.Node("a1", labels={"rack": "a"}, capacity={"gpu": 2})])
     /// >>> inv.try_place(gang.Gang("g", [gang.Role("w", 4, requests={"gpu": 1})]))
     /// Diagnosis(gang='g', status='unschedulable', level=None, best='')
-    #[pyo3(signature = (gang, *, search_budget = None))]
+    #[pyo3(signature = (gang, *, search_budget = None, timeout = None))]
     fn try_place(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        Ok(match self.place_or_diagnose(py, gang, search_budget)? {
-            (Solved::Placed(p), g) => Py::new(py, self.wrap_in(p, g))?.into_any(),
-            (Solved::NotPlaced(d, levels), _) => {
-                Py::new(py, PyDiagnosis::new(d, levels))?.into_any()
-            }
-        })
+        Ok(
+            match self.place_or_diagnose(py, gang, (search_budget, timeout))? {
+                (Solved::Placed(p), g) => Py::new(py, self.wrap_in(p, g))?.into_any(),
+                (Solved::NotPlaced(d, levels), _) => {
+                    Py::new(py, PyDiagnosis::new(d, levels))?.into_any()
+                }
+            },
+        )
     }
 
     /// Like `place`, but answers "not now" with `None` instead of building a diagnosis:
@@ -596,16 +612,20 @@ impl PyInventory {
     /// {'a1': 2}
     /// >>> inv.find(gang.Gang("g", [gang.Role("w", 4, requests={"gpu": 1})])) is None
     /// True
-    #[pyo3(signature = (gang, *, search_budget = None))]
+    #[pyo3(signature = (gang, *, search_budget = None, timeout = None))]
     fn find(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyPlacement>> {
-        let (found, g) = self.run(py, gang, search_budget, |solver, inv, compiled| {
-            inv.find_with(solver, compiled)
-        })?;
+        let (found, g) = self.run(
+            py,
+            gang,
+            (search_budget, timeout),
+            |solver, inv, compiled| inv.find_with(solver, compiled),
+        )?;
         Ok(found.map(|p| self.wrap_in(p, g)))
     }
 

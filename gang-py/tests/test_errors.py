@@ -8,6 +8,8 @@ import pytest
 
 import gang
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
 RACK = "rack"
 
 
@@ -194,6 +196,30 @@ def test_undecided():
     assert "search budget" in str(info.value)
     assert not isinstance(info.value, gang.Unschedulable)
     assert isinstance(info.value, gang.NotPlaced)
+
+
+def test_a_timeout_bounds_one_call_and_never_answers_a_false_no():
+    # The hardest multi-role instances of issue 15 (benches/data/issue15-hardest): with
+    # a deadline already past, a query stops after its first clock reading (1024 work
+    # units) and says undecided where it has not finished, never "unschedulable" where
+    # the unlimited answer is a placement. A generous timeout changes nothing, and the
+    # next call without one is not bound by the last call's deadline.
+    hardest = sorted((ROOT / "benches" / "data" / "issue15-hardest").glob("*.json"))
+    assert len(hardest) >= 10
+    cut = 0
+    for path in hardest:
+        s = gang.load_scenario(path)
+        inv, g = s.inventory, s.gang
+        full = inv.try_place(g)
+        assert inv.try_place(g, timeout=3600) == full, path.name
+        rushed = inv.try_place(g, timeout=0)
+        if isinstance(rushed, gang.Diagnosis) and rushed.status == "undecided":
+            cut += 1
+            assert rushed.search_exhausted, path.name
+        else:
+            assert rushed == full, path.name
+        assert inv.try_place(g) == full, path.name
+    assert cut > 0, "no instance needed more than one clock reading: the test shows nothing"
 
 
 def test_wrong_python_types_are_type_errors_not_crashes():
