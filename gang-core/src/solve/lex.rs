@@ -1,0 +1,786 @@
+//! The exact lexicographic placement objective for one role.
+//!
+//! A placement inside a domain `D` at depth `d` is measured by its *vector*: how many
+//! domains it uses at each depth below `d`, outermost first, ending with how many nodes.
+//! A node that lacks the label of some level counts as a domain of its own at that level
+//! and every finer one (it is a unit nobody can share). Vectors add up over children and
+//! compare lexicographically, so "the fewest racks, then the fewest nodes" is one
+//! minimum. This module finds, for one role, a placement of `x` members in `D` whose
+//! vector is the least of all feasible placements, and chooses the domain at the gang's
+//! level by that vector first (then the policy on spare capacity, then position).
+//!
+//! How the minimum is computed, from the capacities the cache keeps ([`Capacities`],
+//! with each domain's *peaks*: the largest capacity of a unit at every depth below it):
+//!
+//! - a domain whose children are all nodes needs the fewest nodes whose fits reach `x`
+//!   (largest first);
+//! - when one child can hold `x`, the best vector is one child's, so the children that
+//!   can are compared as the domains at the gang's level are: by a lower bound from their
+//!   peaks, and exactly only while the bound can still win;
+//! - otherwise, with no slice level below `d`, the largest nodes of the whole domain are
+//!   tried first: when the units they use meet the per-level lower bound (the fewest
+//!   units of each level whose capacities reach `x`), that placement is optimal;
+//! - failing that, a knapsack over the children: `F(u)` = the least vector that holds at
+//!   least `u` units of the children's slice grain, each child contributing one of its
+//!   own optimal vectors (a step function of the amount, computed the same way). Holding
+//!   fewer members never needs a larger vector, so "at least" and "exactly" agree, and
+//!   any split of `x` among the chosen children within their steps is as good: the
+//!   policy splits it (`balanced` evenly, otherwise largest first and the last share on
+//!   the tightest child, as before).
+
+use crate::compile::RoleIx;
+use crate::inventory::domains::{Domain, Scope};
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::Inventory;
+use crate::model::Policy;
+
+use super::descent::{choose, member, Attempt, Child, Item};
+use super::rollup::{Capacities, Grain};
+
+/// The widest vector: every label level and the node level.
+pub(crate) const MAX_WIDTH: usize = crate::model::Topology::MAX_LEVELS + 1;
+
+/// A vector on the stack (only its first `width` entries mean anything).
+type Vector = [u32; MAX_WIDTH];
+
+/// "Cannot be held" in the knapsack's tables (first component).
+const INF: u32 = u32::MAX;
+
+/// Scratch space of the objective, reused across queries (stack discipline: every
+/// function truncates what it pushed).
+#[derive(Debug, Default)]
+pub(crate) struct Lex {
+    /// Knapsack tables, `width` entries per amount.
+    table: Vec<u32>,
+    /// Knapsack choices at the domain being assigned: units taken from each child.
+    choice: Vec<u64>,
+    /// Step functions of children: amounts (in units) and vectors.
+    step_t: Vec<u64>,
+    step_v: Vec<u32>,
+    /// Capacities being sorted.
+    sorted: Vec<u64>,
+    /// Children of a domain, as the knapsack enumerates them.
+    kids: Vec<(Child, u64)>,
+    /// Candidates and their lower bounds (`width` entries each in `bounds`).
+    cands: Vec<Cand>,
+    bounds: Vec<u32>,
+    /// Nodes of a largest-first fill: `(fit, node)`.
+    pool: Vec<(u64, u32)>,
+    /// Descent items.
+    items: Vec<Item>,
+}
+
+/// A candidate domain or child: its key after the vector (`tie`, then `pos`).
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    child: Child,
+    tie: u64,
+    pos: u32,
+    bound: usize,
+}
+
+/// One role's objective over its capacities.
+pub(crate) struct Objective<'a> {
+    pub inv: &'a Inventory,
+    pub caps: &'a Capacities,
+    pub grain: Grain<'a>,
+    pub policy: Policy,
+    pub ri: RoleIx,
+}
+
+/// Lower bound on the units needed to hold `x` when none holds more than `peak`.
+#[inline(always)]
+fn units(x: u64, peak: u64) -> u32 {
+    if peak >= x {
+        1
+    } else {
+        u32::try_from(x.div_ceil(peak.max(1))).unwrap_or(u32::MAX - 1)
+    }
+}
+
+impl Objective<'_> {
+    /// The vector's width for a placement inside a domain at depth `d`.
+    #[inline]
+    fn width(&self, d: Depth) -> usize {
+        self.inv.node_depth().ix() - d.ix()
+    }
+
+    /// Whether domain `dom` at depth `d` has a child domain that can take a member.
+    fn has_child_domains(&self, d: Depth, dom: &Domain) -> bool {
+        let c = d.child();
+        !self.inv.is_node_level(c)
+            && self.caps.caps[c.ix()][dom.children()]
+                .iter()
+                .any(|&v| v > 0)
+    }
+
+    /// The domain at depth `t` (not the node level) that holds the most members,
+    /// `min..=count` in multiples of `step`; among those the least vector, then the
+    /// policy on spare capacity, then the first. Returns the members and the position.
+    pub fn choose_domain(
+        &self,
+        lx: &mut Lex,
+        t: Depth,
+        count: u64,
+        min: u64,
+        step: u64,
+    ) -> Option<(u64, u32)> {
+        let caps = &self.caps.caps[t.ix()];
+        let peaks = &self.caps.peaks[t.ix()];
+        let w = self.width(t);
+        let most_free = self.policy == Policy::MostFree;
+        let floor = min.max(1);
+        let placed_of = |cap: u64| -> u64 {
+            if step == 1 {
+                count.min(cap)
+            } else {
+                count.min(cap / step * step)
+            }
+        };
+        let tie_of = |cap: u64, placed: u64| {
+            let spare = cap - placed;
+            if most_free {
+                !spare
+            } else {
+                spare
+            }
+        };
+        // Pass 1: the best key (members, lower bound, tie, position), no allocation.
+        let mut best: Option<(u64, u64, u32)> = None;
+        let (mut best_lb, mut lb): (Vector, Vector) = ([0; MAX_WIDTH], [0; MAX_WIDTH]);
+        const CHUNK: usize = 8;
+        for (ci, chunk) in caps.chunks(CHUNK).enumerate() {
+            // Most domains of a busy cluster cannot take the gang: a chunk is tested
+            // without a branch per domain.
+            if !chunk.iter().fold(false, |any, &cap| any | (cap >= floor)) {
+                continue;
+            }
+            for (j, &cap) in chunk.iter().enumerate() {
+                if cap < floor {
+                    continue;
+                }
+                let placed = placed_of(cap);
+                if placed < min || placed == 0 {
+                    continue;
+                }
+                let i = ci * CHUNK + j;
+                if best.is_some_and(|(bp, _, _)| placed < bp) {
+                    continue;
+                }
+                let row = &peaks[i * w..i * w + w];
+                for (l, &p) in lb[..w].iter_mut().zip(row) {
+                    *l = units(placed, p);
+                }
+                let tie = tie_of(cap, placed);
+                let better = match best {
+                    None => true,
+                    Some((bp, bt, _)) => {
+                        placed > bp
+                            || match lb[..w].cmp(&best_lb[..w]) {
+                                std::cmp::Ordering::Less => true,
+                                std::cmp::Ordering::Equal => tie < bt,
+                                std::cmp::Ordering::Greater => false,
+                            }
+                    }
+                };
+                if better {
+                    best = Some((placed, tie, i as u32));
+                    best_lb[..w].copy_from_slice(&lb[..w]);
+                }
+            }
+        }
+        let (placed, tie, pos) = best?;
+        let mut exact: Vector = [0; MAX_WIDTH];
+        self.vector(lx, t, pos, placed, &mut exact[..w]);
+        if exact[..w] == best_lb[..w] {
+            return Some((placed, pos));
+        }
+        // Pass 2: every candidate whose bound does not exceed that vector, best bound
+        // first, evaluated exactly while its bound can still win.
+        let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
+        for (i, &cap) in caps.iter().enumerate() {
+            if cap < floor || placed_of(cap) != placed || i as u32 == pos {
+                continue;
+            }
+            let row = &peaks[i * w..i * w + w];
+            for (l, &p) in lb[..w].iter_mut().zip(row) {
+                *l = units(placed, p);
+            }
+            if lb[..w] > exact[..w] {
+                continue;
+            }
+            let bound = lx.bounds.len();
+            lx.bounds.extend_from_slice(&lb[..w]);
+            lx.cands.push(Cand {
+                child: Child::Domain(i as u32),
+                tie: tie_of(cap, placed),
+                pos: i as u32,
+                bound,
+            });
+        }
+        let best = self.select(lx, cbase, w, (exact, tie, pos), |this, lx, c, out| {
+            if let Child::Domain(i) = c.child {
+                this.vector(lx, t, i, placed, out);
+            }
+        });
+        lx.cands.truncate(cbase);
+        lx.bounds.truncate(bbase);
+        Some((placed, best.2))
+    }
+
+    /// Among `lx.cands[base..]` (with bounds of width `w`) and an incumbent
+    /// `(vector, tie, pos)`, the least `(vector, tie, pos)`; `exact` computes a
+    /// candidate's vector. Candidates are sorted by bound and evaluated only while
+    /// their bound can still beat the incumbent.
+    fn select(
+        &self,
+        lx: &mut Lex,
+        base: usize,
+        w: usize,
+        mut best: (Vector, u64, u32),
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32]),
+    ) -> (Vector, u64, u32) {
+        {
+            let Lex { cands, bounds, .. } = &mut *lx;
+            cands[base..].sort_unstable_by(|a, b| {
+                bounds[a.bound..a.bound + w]
+                    .cmp(&bounds[b.bound..b.bound + w])
+                    .then(a.tie.cmp(&b.tie))
+                    .then(a.pos.cmp(&b.pos))
+            });
+        }
+        let mut v: Vector = [0; MAX_WIDTH];
+        for k in base..lx.cands.len() {
+            let c = lx.cands[k];
+            let lb = &lx.bounds[c.bound..c.bound + w];
+            match lb.cmp(&best.0[..w]) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
+                _ => {}
+            }
+            if lb.iter().all(|&u| u == 1) {
+                v[..w].fill(1);
+            } else {
+                exact(self, lx, &c, &mut v[..w]);
+            }
+            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                best = (v, c.tie, c.pos);
+            }
+        }
+        best
+    }
+
+    /// The least vector (into `out`, of width `width(d)`) of a placement of `x` members
+    /// in domain `di` at depth `d` (`0 < x <=` its capacity, a multiple of its grain).
+    pub fn vector(&self, lx: &mut Lex, d: Depth, di: u32, x: u64, out: &mut [u32]) {
+        let dom = *self.inv.domain(d, di);
+        if !self.has_child_domains(d, &dom) {
+            out.fill(self.nodes_needed(lx, &dom, x));
+            return;
+        }
+        if let Some((_, tail)) = self.best_child(lx, d, &dom, x) {
+            out[0] = 1;
+            let w = out.len();
+            out[1..].copy_from_slice(&tail[..w - 1]);
+            return;
+        }
+        let pb = lx.pool.len();
+        if self.pool_fill(lx, d, &dom, x, out) {
+            lx.pool.truncate(pb);
+            return;
+        }
+        lx.pool.truncate(pb);
+        let base = lx.table.len();
+        let u = self.knapsack(lx, d, &dom, x, false);
+        let w = out.len();
+        let at = base + u as usize * w;
+        out.copy_from_slice(&lx.table[at..at + w]);
+        lx.table.truncate(base);
+    }
+
+    /// The fewest of `dom`'s direct nodes whose fits reach `x`.
+    fn nodes_needed(&self, lx: &mut Lex, dom: &Domain, x: u64) -> u32 {
+        let fits = &self.caps.fits[dom.direct_nodes()];
+        if fits.iter().any(|&f| u64::from(f) >= x) {
+            return 1;
+        }
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
+        let k = fewest(&mut lx.sorted[base..], x);
+        lx.sorted.truncate(base);
+        k
+    }
+
+    /// When one child of `dom` (depth `d`) can hold `x`: the best such child and the
+    /// vector inside it (width `width(d) - 1`; all ones for a direct node). Ties go to
+    /// the child with the least capacity, then the first.
+    fn best_child(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Option<(Child, Vector)> {
+        let inv = self.inv;
+        let w = self.width(d) - 1;
+        let c = d.child();
+        let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
+        let mut pos = 0u32;
+        if !inv.is_node_level(c) {
+            let caps = &self.caps.caps[c.ix()];
+            let peaks = &self.caps.peaks[c.ix()];
+            for ci in dom.children() {
+                let cap = caps[ci];
+                if cap >= x {
+                    let bound = lx.bounds.len();
+                    let row = &peaks[ci * w..ci * w + w];
+                    lx.bounds.extend(row.iter().map(|&p| units(x, p)));
+                    lx.cands.push(Cand {
+                        child: Child::Domain(ci as u32),
+                        tie: cap,
+                        pos,
+                        bound,
+                    });
+                }
+                pos += 1;
+            }
+        }
+        for n in dom.direct_nodes() {
+            let fit = u64::from(self.caps.fits[n]);
+            if fit >= x {
+                let bound = lx.bounds.len();
+                lx.bounds.extend(std::iter::repeat_n(1, w));
+                lx.cands.push(Cand {
+                    child: Child::Node(NodeIx::at(n)),
+                    tie: fit,
+                    pos,
+                    bound,
+                });
+            }
+            pos += 1;
+        }
+        if lx.cands.len() == cbase {
+            return None;
+        }
+        let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
+        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out| match cand.child {
+            Child::Domain(ci) => this.vector(lx, c, ci, x, out),
+            Child::Node(_) => out.fill(1),
+        });
+        let child = lx.cands[cbase..]
+            .iter()
+            .find(|k| k.pos == p)
+            .map(|k| k.child);
+        lx.cands.truncate(cbase);
+        lx.bounds.truncate(bbase);
+        child.map(|ch| (ch, v))
+    }
+
+    /// The largest nodes of `dom` first (ties by position): when the units they use meet
+    /// the per-level lower bound, that vector (into `out`) is the least, and the nodes
+    /// are left in `lx.pool` (from its length on entry), sorted by position. Only
+    /// without slice levels below `d`.
+    fn pool_fill(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, out: &mut [u32]) -> bool {
+        let inv = self.inv;
+        let labels = inv.label_depth();
+        if self
+            .grain
+            .floors
+            .iter()
+            .any(|&(sd, _)| sd > d.ix() && sd <= labels)
+        {
+            return false;
+        }
+        let w = out.len();
+        // The bound, level by level: units inside `dom` at depth e are its domains at e
+        // and the nodes lacking the label of e.
+        for e in d.ix() + 1..=labels {
+            let base = lx.sorted.len();
+            let level = &inv.domains[e];
+            let lo = level.partition_point(|x| x.start < dom.start);
+            let hi = level.partition_point(|x| x.start < dom.end);
+            lx.sorted
+                .extend(self.caps.caps[e][lo..hi].iter().copied().filter(|&v| v > 0));
+            for f in d.ix()..e {
+                let lvl = &inv.domains[f];
+                let lo = lvl.partition_point(|x| x.start < dom.start);
+                let hi = lvl.partition_point(|x| x.start < dom.end);
+                for g in &lvl[lo..hi] {
+                    lx.sorted.extend(
+                        self.caps.fits[g.direct_nodes()]
+                            .iter()
+                            .filter(|&&v| v > 0)
+                            .map(|&v| u64::from(v)),
+                    );
+                }
+            }
+            out[e - d.ix() - 1] = fewest(&mut lx.sorted[base..], x);
+            lx.sorted.truncate(base);
+        }
+        // The largest nodes.
+        let base = lx.pool.len();
+        lx.pool.extend(
+            self.caps.fits[dom.nodes()]
+                .iter()
+                .zip(dom.start..)
+                .filter(|(&f, _)| f > 0)
+                .map(|(&f, n)| (u64::from(f), n)),
+        );
+        let pool = &mut lx.pool[base..];
+        pool.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut sum = 0u64;
+        let mut m = 0usize;
+        while m < pool.len() && sum < x {
+            sum = sum.saturating_add(pool[m].0);
+            m += 1;
+        }
+        lx.pool.truncate(base + m);
+        let pool = &mut lx.pool[base..];
+        pool.sort_unstable_by_key(|p| p.1);
+        out[w - 1] = m as u32;
+        // The units they use at each label level.
+        for e in d.ix() + 1..=labels {
+            let mut used = 0u32;
+            let mut last: Option<u32> = None;
+            for &(_, n) in pool.iter() {
+                match inv.domain_of(n, e) {
+                    Some(g) if last == Some(g) => {}
+                    Some(g) => {
+                        used += 1;
+                        last = Some(g);
+                    }
+                    None => used += 1,
+                }
+            }
+            if used != out[e - d.ix() - 1] {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The knapsack over `dom`'s children for amounts up to `x`: pushes the table
+    /// `F(0..=U)` (width `width(d)` each, `U = x / g` for the children's grain `g`) onto
+    /// `lx.table` and returns `U`. With `record`, also pushes the units taken from each
+    /// child at each amount onto `lx.choice` (one row of `U + 1` per child in
+    /// `lx.kids` order, which it leaves pushed too).
+    fn knapsack(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, record: bool) -> u64 {
+        let inv = self.inv;
+        let w = self.width(d);
+        let c = d.child();
+        let g = self.grain.at(c).max(1);
+        let top = x / g;
+        let uu = top as usize + 1;
+        let base = lx.table.len();
+        lx.table.resize(base + uu * w, 0);
+        for u in 1..uu {
+            lx.table[base + u * w] = INF;
+        }
+        let kb = lx.kids.len();
+        if !inv.is_node_level(c) {
+            for ci in dom.children() {
+                let cap = self.caps.caps[c.ix()][ci];
+                if cap > 0 {
+                    lx.kids.push((Child::Domain(ci as u32), cap));
+                }
+            }
+        }
+        for n in dom.direct_nodes() {
+            let fit = u64::from(self.caps.fits[n]);
+            if fit > 0 {
+                lx.kids.push((Child::Node(NodeIx::at(n)), fit));
+            }
+        }
+        let ke = lx.kids.len();
+        let chb = lx.choice.len();
+        if record {
+            lx.choice.resize(chb + (ke - kb) * uu, 0);
+        }
+        let mut cand: Vector = [0; MAX_WIDTH];
+        let mut best: Vector = [0; MAX_WIDTH];
+        for k in kb..ke {
+            let (child, cap) = lx.kids[k];
+            let (tb, vb) = (lx.step_t.len(), lx.step_v.len());
+            match child {
+                Child::Domain(ci) => self.steps(lx, c, ci, cap.min(x), g, w),
+                Child::Node(_) => {
+                    lx.step_t.push(cap / g);
+                    lx.step_v.extend(std::iter::repeat_n(1, w));
+                }
+            }
+            let steps = lx.step_t.len() - tb;
+            for u in (1..uu).rev() {
+                let row = base + u * w;
+                best[..w].copy_from_slice(&lx.table[row..row + w]);
+                let mut took = 0u64;
+                for j in 0..steps {
+                    let t = lx.step_t[tb + j];
+                    let src = base + (u as u64).saturating_sub(t) as usize * w;
+                    if lx.table[src] == INF {
+                        continue;
+                    }
+                    let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                    for ((o, &a), &b) in cand[..w].iter_mut().zip(&lx.table[src..src + w]).zip(v) {
+                        *o = a.saturating_add(b);
+                    }
+                    if cand[..w] < best[..w] {
+                        best[..w].copy_from_slice(&cand[..w]);
+                        took = t;
+                    }
+                }
+                if took > 0 {
+                    lx.table[row..row + w].copy_from_slice(&best[..w]);
+                    if record {
+                        lx.choice[chb + (k - kb) * uu + u] = took;
+                    }
+                }
+            }
+            lx.step_t.truncate(tb);
+            lx.step_v.truncate(vb);
+        }
+        if !record {
+            lx.kids.truncate(kb);
+        }
+        top
+    }
+
+    /// The step function of child domain `ci` at depth `c` for amounts in multiples of
+    /// `g` up to `x`, pushed onto `lx.step_t` (the largest amount of each step, in units
+    /// of `g`) and `lx.step_v` (width `w`: one for the child itself, then its vector).
+    fn steps(&self, lx: &mut Lex, c: Depth, ci: u32, x: u64, g: u64, w: usize) {
+        let dom = *self.inv.domain(c, ci);
+        let top = x / g;
+        if !self.has_child_domains(c, &dom) {
+            // Nodes only: k nodes hold up to the k largest fits' sum.
+            let base = lx.sorted.len();
+            lx.sorted.extend(
+                self.caps.fits[dom.direct_nodes()]
+                    .iter()
+                    .filter(|&&f| f > 0)
+                    .map(|&f| u64::from(f)),
+            );
+            lx.sorted[base..].sort_unstable_by(|a, b| b.cmp(a));
+            let (mut sum, mut prev) = (0u64, 0u64);
+            for k in 0..lx.sorted.len() - base {
+                sum = sum.saturating_add(lx.sorted[base + k]);
+                let t = (sum / g).min(top);
+                if t > prev {
+                    lx.step_t.push(t);
+                    lx.step_v.push(1);
+                    lx.step_v.extend(std::iter::repeat_n(k as u32 + 1, w - 1));
+                    prev = t;
+                }
+                if t == top {
+                    break;
+                }
+            }
+            lx.sorted.truncate(base);
+            return;
+        }
+        // The child's own table, sampled at multiples of `g`.
+        let base = lx.table.len();
+        let gc = self.grain.at(c.child()).max(1);
+        self.knapsack(lx, c, &dom, x, false);
+        let cw = w - 1;
+        let at = |k: u64| base + ((k * g) / gc) as usize * cw;
+        for k in 1..=top {
+            let here = at(k);
+            if lx.table[here] == INF {
+                break;
+            }
+            let last = k == top || {
+                let next = at(k + 1);
+                lx.table[next] == INF || lx.table[here..here + cw] != lx.table[next..next + cw]
+            };
+            if last {
+                lx.step_t.push(k);
+                lx.step_v.push(1);
+                let (head, _) = lx.table.split_at(here + cw);
+                lx.step_v.extend_from_slice(&head[here..]);
+            }
+        }
+        lx.table.truncate(base);
+    }
+
+    /// Assigns `x` members inside `scope` with the least vector, appending them to
+    /// `at.assign`.
+    pub fn assign(&self, lx: &mut Lex, scope: Scope, x: u64, at: &mut Attempt) {
+        if x == 0 {
+            return;
+        }
+        let inv = self.inv;
+        if inv.is_node_level(scope.depth) {
+            self.put(scope.node(), x, at);
+            return;
+        }
+        let d = scope.depth;
+        let dom = *inv.domain(d, scope.index);
+        if !self.has_child_domains(d, &dom) {
+            let base = lx.items.len();
+            for (pos, n) in dom.direct_nodes().enumerate() {
+                let cap = u64::from(self.caps.fits[n]);
+                if cap > 0 {
+                    lx.items.push(item(cap, Child::Node(NodeIx::at(n)), pos));
+                }
+            }
+            self.split(lx, base, x, d, at);
+            return;
+        }
+        if let Some((child, _)) = self.best_child(lx, d, &dom, x) {
+            match child {
+                Child::Node(n) => self.put(n, x, at),
+                Child::Domain(c) => self.assign(lx, Scope::new(d.child(), c), x, at),
+            }
+            return;
+        }
+        let pb = lx.pool.len();
+        let mut scratch: Vector = [0; MAX_WIDTH];
+        let w = self.width(d);
+        if self.pool_fill(lx, d, &dom, x, &mut scratch[..w]) {
+            self.spread(lx, d, &dom, x, pb, lx.pool.len(), at);
+            lx.pool.truncate(pb);
+            return;
+        }
+        lx.pool.truncate(pb);
+        // The knapsack, then back from the full amount to the children it used.
+        let (tb, chb, kb) = (lx.table.len(), lx.choice.len(), lx.kids.len());
+        let top = self.knapsack(lx, d, &dom, x, true);
+        let g = self.grain.at(d.child()).max(1);
+        let uu = top as usize + 1;
+        let ib = lx.items.len();
+        let mut u = top;
+        for k in (kb..lx.kids.len()).rev() {
+            let t = lx.choice[chb + (k - kb) * uu + u as usize];
+            if t > 0 {
+                let (child, _) = lx.kids[k];
+                lx.items.push(item(t * g, child, k - kb));
+                u = u.saturating_sub(t);
+            }
+        }
+        lx.table.truncate(tb);
+        lx.choice.truncate(chb);
+        lx.kids.truncate(kb);
+        debug_assert_eq!(u, 0, "the knapsack holds the amount");
+        self.split(lx, ib, x, d, at);
+    }
+
+    /// Splits `x` over `lx.items[base..]` (children of a domain at depth `d`) by the
+    /// policy and assigns each share; pops the items.
+    fn split(&self, lx: &mut Lex, base: usize, x: u64, d: Depth, at: &mut Attempt) {
+        choose(
+            &mut lx.items[base..],
+            x,
+            self.grain.at(d.child()),
+            self.policy,
+        );
+        for k in base..lx.items.len() {
+            let it = lx.items[k];
+            if it.take == 0 {
+                continue;
+            }
+            match it.child {
+                Child::Node(n) => self.put(n, it.take, at),
+                Child::Domain(c) => self.assign(lx, Scope::new(d.child(), c), it.take, at),
+            }
+        }
+        lx.items.truncate(base);
+    }
+
+    /// Spreads `x` over the nodes `lx.pool[lo..hi]` (sorted by position, all inside
+    /// `dom` at depth `d`), level by level by the policy.
+    #[allow(clippy::too_many_arguments)]
+    fn spread(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        lo: usize,
+        hi: usize,
+        at: &mut Attempt,
+    ) {
+        let inv = self.inv;
+        let c = d.child();
+        let base = lx.items.len();
+        // Children with chosen nodes, and the ranges of the pool inside each.
+        let rb = lx.kids.len();
+        let mut k = lo;
+        let mut pos = 0usize;
+        if !inv.is_node_level(c) {
+            for ci in dom.children() {
+                let child = inv.domain(c, ci as u32);
+                let start = k;
+                let mut cap = 0u64;
+                while k < hi && lx.pool[k].1 < child.end {
+                    cap += lx.pool[k].0;
+                    k += 1;
+                }
+                if cap > 0 {
+                    lx.items.push(item(cap, Child::Domain(ci as u32), pos));
+                    lx.kids
+                        .push((Child::Domain(ci as u32), (start as u64) << 32 | k as u64));
+                }
+                pos += 1;
+            }
+        }
+        while k < hi {
+            let (fit, n) = lx.pool[k];
+            lx.items.push(item(
+                fit,
+                Child::Node(NodeIx(n)),
+                pos + (n - dom.direct) as usize,
+            ));
+            k += 1;
+        }
+        choose(&mut lx.items[base..], x, self.grain.at(c), self.policy);
+        for j in base..lx.items.len() {
+            let it = lx.items[j];
+            if it.take == 0 {
+                continue;
+            }
+            match it.child {
+                Child::Node(n) => self.put(n, it.take, at),
+                Child::Domain(ci) => {
+                    let range = lx.kids[rb..]
+                        .iter()
+                        .find(|r| r.0 == Child::Domain(ci))
+                        .map(|r| r.1)
+                        .unwrap_or(0);
+                    let (s, e) = ((range >> 32) as usize, (range & 0xffff_ffff) as usize);
+                    let child = *inv.domain(c, ci);
+                    self.spread(lx, c, &child, it.take, s, e, at);
+                }
+            }
+        }
+        lx.kids.truncate(rb);
+        lx.items.truncate(base);
+    }
+
+    /// `count` members on node `n`.
+    fn put(&self, n: NodeIx, count: u64, at: &mut Attempt) {
+        // At most the node's fit, a u32.
+        at.assign.push(member(self.ri, n, count as u32));
+        at.node_stamp[n.ix()] = at.stamp;
+    }
+}
+
+/// A descent item for a child with room `cap`.
+fn item(cap: u64, child: Child, pos: usize) -> Item {
+    Item {
+        cap,
+        take: 0,
+        child,
+        used: false,
+        pos: pos as u32,
+    }
+}
+
+/// The fewest of `caps` (sorted here, largest first) whose sum reaches `x`.
+fn fewest(caps: &mut [u64], x: u64) -> u32 {
+    caps.sort_unstable_by(|a, b| b.cmp(a));
+    let mut sum = 0u64;
+    let mut k = 0u32;
+    for &c in caps.iter() {
+        if sum >= x {
+            break;
+        }
+        sum = sum.saturating_add(c);
+        k += 1;
+    }
+    k
+}
