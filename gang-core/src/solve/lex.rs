@@ -784,3 +784,156 @@ fn fewest(caps: &mut [u64], x: u64) -> u32 {
     }
     k
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::solve::{peaks, rollup::rollup};
+    use crate::testkit::{build, on_path};
+    use crate::{Gang, Role};
+
+    const GPU: &str = "gpu";
+
+    /// Random trees of up to 10 nodes (blocks, racks, some labels missing), random fits.
+    fn random(seed: u64) -> Inventory {
+        let mut x = seed | 1;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let len = 1 + next(10);
+        let blocks = ["p", "q", "r"];
+        let racks = ["a", "b", "c"];
+        let nodes = (0..len)
+            .map(|i| {
+                let (b, r) = (blocks[next(3) as usize], racks[next(3) as usize]);
+                let path: Vec<&str> = match next(8) {
+                    0 => vec![],
+                    1 => vec![b],
+                    _ => vec![b, r],
+                };
+                on_path(&format!("n{i}"), &path).capacity(GPU, next(7) as i64)
+            })
+            .collect();
+        build(&["block", "rack"], nodes)
+    }
+
+    fn capacities(inv: &Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = Capacities::default();
+        let role = &c.inner.roles[0];
+        rollup(
+            inv,
+            role,
+            Grain::of(&c.inner, role),
+            Scope::CLUSTER,
+            None,
+            &mut s,
+        );
+        peaks::fill(inv, &mut s);
+        s
+    }
+
+    /// The vector of an assignment, counted from the inventory's domains.
+    fn measured(inv: &Inventory, at: &Attempt) -> Vec<u32> {
+        let mut v = Vec::new();
+        for e in 1..=inv.label_depth() {
+            let mut units: Vec<(bool, u32)> = at
+                .assign
+                .iter()
+                .map(|&(_, n, _)| match inv.domain_of(n, e) {
+                    Some(d) => (true, d),
+                    None => (false, n),
+                })
+                .collect();
+            units.sort_unstable();
+            units.dedup();
+            v.push(units.len() as u32);
+        }
+        v.push(at.assign.len() as u32);
+        v
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_knapsack_and_the_assignment_has_its_vector() {
+        for seed in 1..400u64 {
+            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = capacities(&inv, &c);
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            let mut at = Attempt::default();
+            at.ensure(&inv);
+            let dom = *inv.domain(Depth::CLUSTER, 0);
+            let w = o.width(Depth::CLUSTER);
+            for x in 1..=caps.caps[0][0] {
+                let mut v = [0u32; MAX_WIDTH];
+                o.vector(&mut lx, Depth::CLUSTER, 0, x, &mut v[..w]);
+                let base = lx.table.len();
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false);
+                let dp = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
+                lx.table.truncate(base);
+                assert_eq!(&v[..w], &dp[..], "seed {seed}, {x} members");
+                at.fresh(inv.resources.len());
+                o.assign(&mut lx, Scope::CLUSTER, x, &mut at);
+                let total: u64 = at.assign.iter().map(|m| u64::from(m.2)).sum();
+                assert_eq!(total, x, "seed {seed}");
+                for &(_, n, k) in &at.assign {
+                    assert!(k > 0 && k <= caps.fits[n as usize], "seed {seed}");
+                }
+                assert_eq!(measured(&inv, &at), dp, "seed {seed}, {x} members");
+                // Scratch left as found.
+                assert!(lx.table.is_empty() && lx.kids.is_empty() && lx.cands.is_empty());
+                assert!(lx.pool.is_empty() && lx.items.is_empty() && lx.sorted.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn the_pool_fill_is_taken_only_when_it_meets_the_bound() {
+        // Block p: racks a (3 + 3 + 3) and b (6). Twelve: the largest nodes (6, 3, 3)
+        // use two racks and three nodes, the bound: taken.
+        let n = |name: &str, path: &[&str], gpus: i64| on_path(name, path).capacity(GPU, gpus);
+        let inv = build(
+            &["block", "rack"],
+            vec![
+                n("a1", &["p", "a"], 3),
+                n("a2", &["p", "a"], 3),
+                n("a3", &["p", "a"], 3),
+                n("b1", &["p", "b"], 6),
+            ],
+        );
+        let c = inv
+            .compile(&Gang::new("g").role(Role::new("w", 1).request(GPU, 1)))
+            .unwrap();
+        let caps = capacities(&inv, &c);
+        let o = Objective {
+            inv: &inv,
+            caps: &caps,
+            grain: Grain::of(&c.inner, &c.inner.roles[0]),
+            policy: Policy::BestFit,
+            ri: RoleIx(0),
+        };
+        let mut lx = Lex::default();
+        let block = *inv.domain(Depth(1), 0);
+        let mut v = [0u32; 2];
+        assert!(o.pool_fill(&mut lx, Depth(1), &block, 12, &mut v));
+        assert_eq!(v, [2, 3]);
+        lx.pool.clear();
+        // Nine: one rack holds it, but the largest nodes (6, 3) span two.
+        assert!(!o.pool_fill(&mut lx, Depth(1), &block, 9, &mut v));
+        lx.pool.clear();
+        let mut best = [0u32; 2];
+        o.vector(&mut lx, Depth(1), 0, 9, &mut best);
+        assert_eq!(best, [1, 3]);
+    }
+}
