@@ -97,8 +97,8 @@ pub fn single() -> impl Strategy<Value = Case> {
             let slice = (slice > 0 && role.constrained).then(|| {
                 let d = slice.min(levels + 1).max(required.unwrap_or(1));
                 // Pairs: an even count (and min_count).
-                role.count = (role.count + 1) / 2 * 2;
-                role.min = (role.min + 1) / 2 * 2;
+                role.count = role.count.div_ceil(2) * 2;
+                role.min = role.min.div_ceil(2) * 2;
                 role.min = role.min.min(role.count);
                 (d, 2)
             });

@@ -678,7 +678,7 @@ pub fn placements(
         f: &mut dyn FnMut(&[u32]),
     ) {
         if n == caps.len() {
-            if rem == 0 && valid(case, &[x.clone()], depth, dom).is_ok() {
+            if rem == 0 && valid(case, std::slice::from_ref(x), depth, dom).is_ok() {
                 f(x);
             }
             return;
