@@ -46,12 +46,24 @@ type Vector = [u32; MAX_WIDTH];
 /// "Cannot be held" in the knapsack's tables (first component).
 const INF: u32 = u32::MAX;
 
+/// "Cannot be held" in a packed table.
+const PINF: u128 = u128::MAX;
+
+/// A vector of at most four components as one integer, outermost highest.
+#[inline]
+fn pack(v: &[u32]) -> u128 {
+    v.iter().fold(0u128, |acc, &c| (acc << 32) | u128::from(c))
+}
+
 /// Scratch space of the objective, reused across queries (stack discipline: every
 /// function truncates what it pushed).
 #[derive(Debug, Default)]
 pub(crate) struct Lex {
     /// Knapsack tables, `width` entries per amount.
     table: Vec<u32>,
+    /// Packed knapsack tables and steps (vectors of at most four components).
+    ptable: Vec<u128>,
+    psteps: Vec<(u64, u128)>,
     /// Knapsack choices at the domain being assigned: units taken from each child.
     choice: Vec<u64>,
     /// Step functions of children: amounts (in units) and vectors.
@@ -68,6 +80,9 @@ pub(crate) struct Lex {
     pool: Vec<(u64, u32)>,
     /// Descent items.
     items: Vec<Item>,
+    /// Tests: never pack vectors (to compare the two knapsacks).
+    #[cfg(test)]
+    unpacked: bool,
 }
 
 /// A candidate domain or child: its key after the vector (`tie`, then `pos`).
@@ -145,7 +160,18 @@ impl Objective<'_> {
                 spare
             }
         };
-        // Pass 1: the best key (members, lower bound, tie, position), no allocation.
+        // Phase 0, when every candidate takes `count`: a domain one node of which holds
+        // the gang has the least vector there is (all ones), so the policy alone decides
+        // among those (the warm query's usual case; the scan of the old domain choice,
+        // with one more test per domain).
+        if min == count {
+            if let Some(found) = self.one_node_holds(caps, peaks, w, count, step, most_free) {
+                return Some(found);
+            }
+        }
+        // Pass 1: the best key (members, lower bound, tie, position), no allocation. A
+        // bound is compared with the best one component by component, by products
+        // rather than divisions: `ceil(placed / peak) < b` iff `placed <= (b - 1) * peak`.
         let mut best: Option<(u64, u64, u32)> = None;
         let (mut best_lb, mut lb): (Vector, Vector) = ([0; MAX_WIDTH], [0; MAX_WIDTH]);
         const CHUNK: usize = 8;
@@ -164,26 +190,33 @@ impl Objective<'_> {
                     continue;
                 }
                 let i = ci * CHUNK + j;
-                if best.is_some_and(|(bp, _, _)| placed < bp) {
-                    continue;
-                }
                 let row = &peaks[i * w..i * w + w];
-                for (l, &p) in lb[..w].iter_mut().zip(row) {
-                    *l = units(placed, p);
-                }
                 let tie = tie_of(cap, placed);
                 let better = match best {
                     None => true,
-                    Some((bp, bt, _)) => {
-                        placed > bp
-                            || match lb[..w].cmp(&best_lb[..w]) {
-                                std::cmp::Ordering::Less => true,
-                                std::cmp::Ordering::Equal => tie < bt,
-                                std::cmp::Ordering::Greater => false,
+                    Some((bp, _, _)) if placed < bp => false,
+                    Some((bp, _, _)) if placed > bp => true,
+                    Some((_, bt, _)) => {
+                        let mut order = std::cmp::Ordering::Equal;
+                        for (&p, &b) in row.iter().zip(&best_lb[..w]) {
+                            let b = u64::from(b);
+                            if placed <= (b - 1).saturating_mul(p) {
+                                order = std::cmp::Ordering::Less;
+                                break;
                             }
+                            if placed > b.saturating_mul(p) {
+                                order = std::cmp::Ordering::Greater;
+                                break;
+                            }
+                        }
+                        order == std::cmp::Ordering::Less
+                            || (order == std::cmp::Ordering::Equal && tie < bt)
                     }
                 };
                 if better {
+                    for (l, &p) in lb[..w].iter_mut().zip(row) {
+                        *l = units(placed, p);
+                    }
                     best = Some((placed, tie, i as u32));
                     best_lb[..w].copy_from_slice(&lb[..w]);
                 }
@@ -218,14 +251,73 @@ impl Objective<'_> {
                 bound,
             });
         }
-        let best = self.select(lx, cbase, w, (exact, tie, pos), |this, lx, c, out| {
-            if let Child::Domain(i) = c.child {
-                this.vector(lx, t, i, placed, out);
-            }
-        });
+        let best = self.select(
+            lx,
+            cbase,
+            w,
+            (exact, tie, pos),
+            |this, lx, c, out, limit| match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit),
+                Child::Node(_) => false,
+            },
+        );
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
         Some((placed, best.2))
+    }
+
+    /// Phase 0 of [`Objective::choose_domain`]: among the domains that take `count`
+    /// and one node of which holds them all, the policy's choice (then the first).
+    fn one_node_holds(
+        &self,
+        caps: &[u64],
+        peaks: &[u64],
+        w: usize,
+        count: u64,
+        step: u64,
+        most_free: bool,
+    ) -> Option<(u64, u32)> {
+        let need = if step == 1 {
+            count
+        } else {
+            count.div_ceil(step) * step
+        };
+        let mut best: Option<(u64, u32)> = None;
+        let mut consider = |i: usize, cap: u64| -> bool {
+            let spare = cap - count;
+            let tie = if most_free { !spare } else { spare };
+            if best.is_none_or(|(bt, _)| tie < bt) {
+                best = Some((tie, i as u32));
+                return tie == 0;
+            }
+            false
+        };
+        const CHUNK: usize = 8;
+        if w == 1 {
+            // The deepest label level: peaks are the largest node fits, contiguous. A
+            // chunk is tested without a branch per domain (the compiler vectorises it).
+            'scan: for (ci, (cs, ps)) in caps.chunks(CHUNK).zip(peaks.chunks(CHUNK)).enumerate() {
+                if !cs
+                    .iter()
+                    .zip(ps)
+                    .fold(false, |any, (&c, &p)| any | ((c >= need) & (p >= count)))
+                {
+                    continue;
+                }
+                for (j, (&cap, &p)) in cs.iter().zip(ps).enumerate() {
+                    if cap >= need && p >= count && consider(ci * CHUNK + j, cap) {
+                        break 'scan;
+                    }
+                }
+            }
+        } else {
+            for (i, &cap) in caps.iter().enumerate() {
+                if cap >= need && peaks[i * w + w - 1] >= count && consider(i, cap) {
+                    break;
+                }
+            }
+        }
+        best.map(|(_, i)| (count, i))
     }
 
     /// Among `lx.cands[base..]` (with bounds of width `w`) and an incumbent
@@ -238,7 +330,7 @@ impl Objective<'_> {
         base: usize,
         w: usize,
         mut best: (Vector, u64, u32),
-        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32]),
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32]) -> bool,
     ) -> (Vector, u64, u32) {
         {
             let Lex { cands, bounds, .. } = &mut *lx;
@@ -261,7 +353,10 @@ impl Objective<'_> {
             if lb.iter().all(|&u| u == 1) {
                 v[..w].fill(1);
             } else {
-                exact(self, lx, &c, &mut v[..w]);
+                let limit = best.0;
+                if !exact(self, lx, &c, &mut v[..w], &limit[..w]) {
+                    continue;
+                }
             }
             if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
                 best = (v, c.tie, c.pos);
@@ -296,6 +391,55 @@ impl Objective<'_> {
         let at = base + u as usize * w;
         out.copy_from_slice(&lx.table[at..at + w]);
         lx.table.truncate(base);
+    }
+
+    /// [`Objective::vector`] when the vector may not exceed `limit`: `false` when a
+    /// bound proves it larger (then `out` holds only that bound), before the knapsack.
+    fn vector_below(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        di: u32,
+        x: u64,
+        out: &mut [u32],
+        limit: &[u32],
+    ) -> bool {
+        let dom = *self.inv.domain(d, di);
+        if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
+            let pb = lx.pool.len();
+            let proven = self.pool_fill(lx, d, &dom, x, out);
+            lx.pool.truncate(pb);
+            if proven {
+                return true;
+            }
+            if self.pool_allowed(d) && &out[..] > limit {
+                return false;
+            }
+        }
+        self.vector(lx, d, di, x, out);
+        true
+    }
+
+    /// Whether one child of `dom` (depth `d`) can hold `x` on its own.
+    fn any_child_holds(&self, d: Depth, dom: &Domain, x: u64) -> bool {
+        let c = d.child();
+        (!self.inv.is_node_level(c)
+            && self.caps.caps[c.ix()][dom.children()]
+                .iter()
+                .any(|&v| v >= x))
+            || self.caps.fits[dom.direct_nodes()]
+                .iter()
+                .any(|&f| u64::from(f) >= x)
+    }
+
+    /// Whether [`Objective::pool_fill`] applies below depth `d` (no slice level there).
+    fn pool_allowed(&self, d: Depth) -> bool {
+        let labels = self.inv.label_depth();
+        !self
+            .grain
+            .floors
+            .iter()
+            .any(|&(sd, _)| sd > d.ix() && sd <= labels)
     }
 
     /// The fewest of `dom`'s direct nodes whose fits reach `x`.
@@ -358,9 +502,14 @@ impl Objective<'_> {
             return None;
         }
         let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
-        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out| match cand.child {
-            Child::Domain(ci) => this.vector(lx, c, ci, x, out),
-            Child::Node(_) => out.fill(1),
+        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out, limit| match cand
+            .child
+        {
+            Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit),
+            Child::Node(_) => {
+                out.fill(1);
+                true
+            }
         });
         let child = lx.cands[cbase..]
             .iter()
@@ -378,12 +527,7 @@ impl Objective<'_> {
     fn pool_fill(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, out: &mut [u32]) -> bool {
         let inv = self.inv;
         let labels = inv.label_depth();
-        if self
-            .grain
-            .floors
-            .iter()
-            .any(|&(sd, _)| sd > d.ix() && sd <= labels)
-        {
+        if !self.pool_allowed(d) {
             return false;
         }
         let w = out.len();
@@ -491,8 +635,22 @@ impl Objective<'_> {
         if record {
             lx.choice.resize(chb + (ke - kb) * uu, 0);
         }
+        // Vectors of up to four components are packed into a u128 (32 bits each,
+        // outermost highest): lexicographic order is then integer order and adding
+        // vectors adds integers (counts stay far below 2^32).
+        #[cfg(test)]
+        let packed = w <= 4 && !lx.unpacked;
+        #[cfg(not(test))]
+        let packed = w <= 4;
+        let pb = lx.ptable.len();
+        if packed {
+            lx.ptable.resize(pb + uu, PINF);
+            lx.ptable[pb] = 0;
+        }
         let mut cand: Vector = [0; MAX_WIDTH];
         let mut best: Vector = [0; MAX_WIDTH];
+        // Amounts above what the children so far hold stay unreachable.
+        let mut reach = 0usize;
         for k in kb..ke {
             let (child, cap) = lx.kids[k];
             let (tb, vb) = (lx.step_t.len(), lx.step_v.len());
@@ -504,34 +662,86 @@ impl Objective<'_> {
                 }
             }
             let steps = lx.step_t.len() - tb;
-            for u in (1..uu).rev() {
-                let row = base + u * w;
-                best[..w].copy_from_slice(&lx.table[row..row + w]);
-                let mut took = 0u64;
+            reach = (reach + (cap.min(x) / g) as usize).min(uu - 1);
+            let row_choice = chb + (k - kb) * uu;
+            if packed {
+                let sb = lx.psteps.len();
                 for j in 0..steps {
-                    let t = lx.step_t[tb + j];
-                    let src = base + (u as u64).saturating_sub(t) as usize * w;
-                    if lx.table[src] == INF {
-                        continue;
-                    }
                     let v = &lx.step_v[vb + j * w..vb + j * w + w];
-                    for ((o, &a), &b) in cand[..w].iter_mut().zip(&lx.table[src..src + w]).zip(v) {
-                        *o = a.saturating_add(b);
+                    lx.psteps.push((lx.step_t[tb + j], pack(v)));
+                }
+                let Lex {
+                    ptable,
+                    psteps,
+                    choice,
+                    ..
+                } = &mut *lx;
+                let f = &mut ptable[pb..pb + uu];
+                let st = &psteps[sb..];
+                for u in (1..=reach).rev() {
+                    let mut b = f[u];
+                    let mut took = 0u64;
+                    for &(t, v) in st {
+                        let src = f[(u as u64).saturating_sub(t) as usize];
+                        if src != PINF && src + v < b {
+                            b = src + v;
+                            took = t;
+                        }
                     }
-                    if cand[..w] < best[..w] {
-                        best[..w].copy_from_slice(&cand[..w]);
-                        took = t;
+                    if took > 0 {
+                        f[u] = b;
+                        if record {
+                            choice[row_choice + u] = took;
+                        }
                     }
                 }
-                if took > 0 {
-                    lx.table[row..row + w].copy_from_slice(&best[..w]);
-                    if record {
-                        lx.choice[chb + (k - kb) * uu + u] = took;
+                psteps.truncate(sb);
+            } else {
+                for u in (1..=reach).rev() {
+                    let row = base + u * w;
+                    best[..w].copy_from_slice(&lx.table[row..row + w]);
+                    let mut took = 0u64;
+                    for j in 0..steps {
+                        let t = lx.step_t[tb + j];
+                        let src = base + (u as u64).saturating_sub(t) as usize * w;
+                        if lx.table[src] == INF {
+                            continue;
+                        }
+                        let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                        for ((o, &a), &b) in
+                            cand[..w].iter_mut().zip(&lx.table[src..src + w]).zip(v)
+                        {
+                            *o = a.saturating_add(b);
+                        }
+                        if cand[..w] < best[..w] {
+                            best[..w].copy_from_slice(&cand[..w]);
+                            took = t;
+                        }
+                    }
+                    if took > 0 {
+                        lx.table[row..row + w].copy_from_slice(&best[..w]);
+                        if record {
+                            lx.choice[row_choice + u] = took;
+                        }
                     }
                 }
             }
             lx.step_t.truncate(tb);
             lx.step_v.truncate(vb);
+        }
+        if packed {
+            for u in 0..uu {
+                let p = lx.ptable[pb + u];
+                let row = base + u * w;
+                for (k, o) in lx.table[row..row + w].iter_mut().enumerate() {
+                    *o = if p == PINF {
+                        INF
+                    } else {
+                        (p >> (32 * (w - 1 - k))) as u32
+                    };
+                }
+            }
+            lx.ptable.truncate(pb);
         }
         if !record {
             lx.kids.truncate(kb);
@@ -882,6 +1092,13 @@ mod tests {
                 o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false);
                 let dp = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
                 lx.table.truncate(base);
+                // The unpacked knapsack (deep topologies) agrees with the packed one.
+                lx.unpacked = true;
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false);
+                let plain = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
+                lx.table.truncate(base);
+                lx.unpacked = false;
+                assert_eq!(dp, plain, "seed {seed}, {x} members");
                 assert_eq!(&v[..w], &dp[..], "seed {seed}, {x} members");
                 at.fresh(inv.resources.len());
                 o.assign(&mut lx, Scope::CLUSTER, x, &mut at);
