@@ -46,6 +46,10 @@ type Vector = [u32; MAX_WIDTH];
 /// "Cannot be held" in the knapsack's tables (first component).
 const INF: u32 = u32::MAX;
 
+/// Knapsacks up to this many grains are cheap enough to give the domain choice an
+/// incumbent before every candidate's bound is sharpened.
+const SMALL_KNAPSACK: u64 = 128;
+
 /// "Cannot be held" in a packed table.
 const PINF: u128 = u128::MAX;
 
@@ -64,8 +68,10 @@ pub(crate) struct Lex {
     /// Packed knapsack tables and steps (vectors of at most four components).
     ptable: Vec<u128>,
     psteps: Vec<(u64, u128)>,
-    /// Knapsack choices at the domain being assigned: units taken from each child.
+    /// Knapsack choices at the domain being assigned: units taken from each child, and
+    /// the state each child's choice at the full amount came from.
     choice: Vec<u64>,
+    tsrc: Vec<u64>,
     /// Step functions of children: amounts (in units) and vectors.
     step_t: Vec<u64>,
     step_v: Vec<u32>,
@@ -80,6 +86,10 @@ pub(crate) struct Lex {
     pool: Vec<(u64, u32)>,
     /// Descent items.
     items: Vec<Item>,
+    /// The children the last knapsack of [`Objective::vector`] used, for `(depth,
+    /// domain, members)`: the assignment that follows reuses them.
+    memo: Vec<Item>,
+    memo_key: Option<(usize, u32, u64)>,
     /// Tests: never pack vectors (to compare the two knapsacks).
     #[cfg(test)]
     unpacked: bool,
@@ -140,6 +150,8 @@ impl Objective<'_> {
         min: u64,
         step: u64,
     ) -> Option<(u64, u32)> {
+        // A new query: the memo speaks of other capacities.
+        lx.memo_key = None;
         let caps = &self.caps.caps[t.ix()];
         let peaks = &self.caps.peaks[t.ix()];
         let w = self.width(t);
@@ -223,16 +235,27 @@ impl Objective<'_> {
             }
         }
         let (placed, tie, pos) = best?;
-        let mut exact: Vector = [0; MAX_WIDTH];
-        self.vector(lx, t, pos, placed, &mut exact[..w]);
-        if exact[..w] == best_lb[..w] {
-            return Some((placed, pos));
+        // When the best bound's exact vector is cheap (the deepest label level: the
+        // fewest largest nodes; one child holds the gang; a small knapsack) it is the
+        // incumbent. Otherwise none: every candidate's bound is sharpened first (below).
+        let mut exact: Vector = [INF; MAX_WIDTH];
+        let mut incumbent = (exact, u64::MAX, u32::MAX);
+        let dom = *self.inv.domain(t, pos);
+        let cheap = w == 1
+            || self.any_child_holds(t, &dom, placed)
+            || placed / self.grain.at(t.child()).max(1) <= SMALL_KNAPSACK;
+        if cheap {
+            self.vector(lx, t, pos, placed, &mut exact[..w]);
+            if exact[..w] == best_lb[..w] {
+                return Some((placed, pos));
+            }
+            incumbent = (exact, tie, pos);
         }
         // Pass 2: every candidate whose bound does not exceed that vector, best bound
         // first, evaluated exactly while its bound can still win.
         let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
         for (i, &cap) in caps.iter().enumerate() {
-            if cap < floor || placed_of(cap) != placed || i as u32 == pos {
+            if cap < floor || placed_of(cap) != placed || (cheap && i as u32 == pos) {
                 continue;
             }
             let row = &peaks[i * w..i * w + w];
@@ -241,6 +264,9 @@ impl Objective<'_> {
             }
             if lb[..w] > exact[..w] {
                 continue;
+            }
+            if w > 1 {
+                lb[0] = lb[0].max(self.fewest_children(lx, t, i as u32, placed));
             }
             let bound = lx.bounds.len();
             lx.bounds.extend_from_slice(&lb[..w]);
@@ -251,19 +277,40 @@ impl Objective<'_> {
                 bound,
             });
         }
-        let best = self.select(
-            lx,
-            cbase,
-            w,
-            (exact, tie, pos),
-            |this, lx, c, out, limit| match c.child {
+        let best = self.select(lx, cbase, w, incumbent, |this, lx, c, out, limit| {
+            match c.child {
                 Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit),
                 Child::Node(_) => false,
-            },
-        );
+            }
+        });
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
         Some((placed, best.2))
+    }
+
+    /// The fewest children of domain `di` at depth `d` whose capacities reach `x`:
+    /// the first component of its vector, exactly.
+    fn fewest_children(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
+        let dom = self.inv.domain(d, di);
+        let c = d.child();
+        let base = lx.sorted.len();
+        if !self.inv.is_node_level(c) {
+            lx.sorted.extend(
+                self.caps.caps[c.ix()][dom.children()]
+                    .iter()
+                    .copied()
+                    .filter(|&v| v > 0),
+            );
+        }
+        lx.sorted.extend(
+            self.caps.fits[dom.direct_nodes()]
+                .iter()
+                .filter(|&&f| f > 0)
+                .map(|&f| u64::from(f)),
+        );
+        let k = fewest(&mut lx.sorted[base..], x);
+        lx.sorted.truncate(base);
+        k
     }
 
     /// Phase 0 of [`Objective::choose_domain`]: among the domains that take `count`
@@ -385,12 +432,14 @@ impl Objective<'_> {
             return;
         }
         lx.pool.truncate(pb);
-        let base = lx.table.len();
-        let u = self.knapsack(lx, d, &dom, x, false);
-        let w = out.len();
-        let at = base + u as usize * w;
-        out.copy_from_slice(&lx.table[at..at + w]);
-        lx.table.truncate(base);
+        // The knapsack, its children kept for the assignment that usually follows.
+        let ib = lx.items.len();
+        let v = self.knapsack_children(lx, d, &dom, x);
+        out.copy_from_slice(&v[..out.len()]);
+        lx.memo.clear();
+        lx.memo.extend_from_slice(&lx.items[ib..]);
+        lx.memo_key = Some((d.ix(), di, x));
+        lx.items.truncate(ib);
     }
 
     /// [`Objective::vector`] when the vector may not exceed `limit`: `false` when a
@@ -474,6 +523,10 @@ impl Objective<'_> {
                     let bound = lx.bounds.len();
                     let row = &peaks[ci * w..ci * w + w];
                     lx.bounds.extend(row.iter().map(|&p| units(x, p)));
+                    if w > 1 {
+                        let k = self.fewest_children(lx, c, ci as u32, x);
+                        lx.bounds[bound] = lx.bounds[bound].max(k);
+                    }
                     lx.cands.push(Cand {
                         child: Child::Domain(ci as u32),
                         tie: cap,
@@ -603,7 +656,16 @@ impl Objective<'_> {
     /// `lx.table` and returns `U`. With `record`, also pushes the units taken from each
     /// child at each amount onto `lx.choice` (one row of `U + 1` per child in
     /// `lx.kids` order, which it leaves pushed too).
-    fn knapsack(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, record: bool) -> u64 {
+    #[allow(clippy::too_many_arguments)]
+    fn knapsack(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        record: bool,
+        prune: bool,
+    ) -> u64 {
         let inv = self.inv;
         let w = self.width(d);
         let c = d.child();
@@ -632,9 +694,16 @@ impl Objective<'_> {
         }
         let ke = lx.kids.len();
         let chb = lx.choice.len();
+        let tsb = lx.tsrc.len();
         if record {
             lx.choice.resize(chb + (ke - kb) * uu, 0);
+            lx.tsrc.resize(tsb + (ke - kb), 0);
         }
+        // What the children not yet processed can still add (in grains).
+        let mut rest: usize = lx.kids[kb..ke]
+            .iter()
+            .map(|&(_, cap)| (cap.min(x) / g) as usize)
+            .sum();
         // Vectors of up to four components are packed into a u128 (32 bits each,
         // outermost highest): lexicographic order is then integer order and adding
         // vectors adds integers (counts stay far below 2^32).
@@ -662,7 +731,9 @@ impl Objective<'_> {
                 }
             }
             let steps = lx.step_t.len() - tb;
-            reach = (reach + (cap.min(x) / g) as usize).min(uu - 1);
+            let units = (cap.min(x) / g) as usize;
+            reach = (reach + units).min(uu - 1);
+            rest -= units;
             let row_choice = chb + (k - kb) * uu;
             if packed {
                 let sb = lx.psteps.len();
@@ -674,15 +745,51 @@ impl Objective<'_> {
                     ptable,
                     psteps,
                     choice,
+                    tsrc,
                     ..
                 } = &mut *lx;
                 let f = &mut ptable[pb..pb + uu];
                 let st = &psteps[sb..];
-                for u in (1..=reach).rev() {
+                let top = uu - 1;
+                // Packed tables hold exact sums of the children's step amounts below the
+                // full amount, and "at least" only at it: the full amount takes the
+                // least state in each step's window first (before those states change).
+                let (mut b, mut took, mut from) = (f[top], 0u64, top);
+                let (mut m, mut arg, mut s) = (PINF, top, top as isize);
+                for &(t, v) in st {
+                    let lo = top.saturating_sub(t as usize) as isize;
+                    while s >= lo {
+                        if f[s as usize] < m {
+                            m = f[s as usize];
+                            arg = s as usize;
+                        }
+                        s -= 1;
+                    }
+                    if m != PINF && m + v < b {
+                        (b, took, from) = (m + v, t, arg);
+                    }
+                }
+                if took > 0 {
+                    f[top] = b;
+                    if record {
+                        choice[row_choice + top] = took;
+                        tsrc[tsb + k - kb] = from as u64;
+                    }
+                }
+                // Below it, only states the remaining children can still complete.
+                let lo = if prune {
+                    top.saturating_sub(rest).max(1)
+                } else {
+                    1
+                };
+                for u in (lo..=reach.min(top - 1)).rev() {
                     let mut b = f[u];
                     let mut took = 0u64;
                     for &(t, v) in st {
-                        let src = f[(u as u64).saturating_sub(t) as usize];
+                        if t as usize > u {
+                            break;
+                        }
+                        let src = f[u - t as usize];
                         if src != PINF && src + v < b {
                             b = src + v;
                             took = t;
@@ -722,6 +829,9 @@ impl Objective<'_> {
                         lx.table[row..row + w].copy_from_slice(&best[..w]);
                         if record {
                             lx.choice[row_choice + u] = took;
+                            if u == uu - 1 {
+                                lx.tsrc[tsb + k - kb] = (u as u64).saturating_sub(took);
+                            }
                         }
                     }
                 }
@@ -785,8 +895,15 @@ impl Objective<'_> {
         // The child's own table, sampled at multiples of `g`.
         let base = lx.table.len();
         let gc = self.grain.at(c.child()).max(1);
-        self.knapsack(lx, c, &dom, x, false);
+        let rows = self.knapsack(lx, c, &dom, x, false, false) as usize;
         let cw = w - 1;
+        // At least each amount: the least of the exact sums at or above it.
+        for k in (0..rows).rev() {
+            let (a, b) = (base + k * cw, base + (k + 1) * cw);
+            if lx.table[b..b + cw] < lx.table[a..a + cw] {
+                lx.table.copy_within(b..b + cw, a);
+            }
+        }
         let at = |k: u64| base + ((k * g) / gc) as usize * cw;
         for k in 1..=top {
             let here = at(k);
@@ -847,26 +964,54 @@ impl Objective<'_> {
             return;
         }
         lx.pool.truncate(pb);
-        // The knapsack, then back from the full amount to the children it used.
-        let (tb, chb, kb) = (lx.table.len(), lx.choice.len(), lx.kids.len());
-        let top = self.knapsack(lx, d, &dom, x, true);
+        // The knapsack's children (from the memo when the last vector computed was
+        // this one's), then the split.
+        let ib = lx.items.len();
+        if lx.memo_key == Some((d.ix(), scope.index, x)) {
+            let Lex { items, memo, .. } = &mut *lx;
+            items.extend_from_slice(memo);
+        } else {
+            self.knapsack_children(lx, d, &dom, x);
+        }
+        self.split(lx, ib, x, d, at);
+    }
+
+    /// Runs the knapsack of `dom` (depth `d`) for `x` and pushes the children it uses,
+    /// with the amounts of their steps, onto `lx.items`; returns the vector (width
+    /// `width(d)`) into `out` when given.
+    fn knapsack_children(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Vector {
+        let (tb, chb, kb, tsb) = (
+            lx.table.len(),
+            lx.choice.len(),
+            lx.kids.len(),
+            lx.tsrc.len(),
+        );
+        let top = self.knapsack(lx, d, dom, x, true, true);
+        let w = self.width(d);
+        let mut v: Vector = [0; MAX_WIDTH];
+        let at = tb + top as usize * w;
+        v[..w].copy_from_slice(&lx.table[at..at + w]);
         let g = self.grain.at(d.child()).max(1);
         let uu = top as usize + 1;
-        let ib = lx.items.len();
         let mut u = top;
         for k in (kb..lx.kids.len()).rev() {
             let t = lx.choice[chb + (k - kb) * uu + u as usize];
             if t > 0 {
                 let (child, _) = lx.kids[k];
                 lx.items.push(item(t * g, child, k - kb));
-                u = u.saturating_sub(t);
+                u = if u == top {
+                    lx.tsrc[tsb + k - kb]
+                } else {
+                    u.saturating_sub(t)
+                };
             }
         }
         lx.table.truncate(tb);
         lx.choice.truncate(chb);
+        lx.tsrc.truncate(tsb);
         lx.kids.truncate(kb);
         debug_assert_eq!(u, 0, "the knapsack holds the amount");
-        self.split(lx, ib, x, d, at);
+        v
     }
 
     /// Splits `x` over `lx.items[base..]` (children of a domain at depth `d`) by the
@@ -1089,12 +1234,12 @@ mod tests {
                 let mut v = [0u32; MAX_WIDTH];
                 o.vector(&mut lx, Depth::CLUSTER, 0, x, &mut v[..w]);
                 let base = lx.table.len();
-                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false);
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
                 let dp = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
                 lx.table.truncate(base);
                 // The unpacked knapsack (deep topologies) agrees with the packed one.
                 lx.unpacked = true;
-                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false);
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
                 let plain = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
                 lx.table.truncate(base);
                 lx.unpacked = false;
