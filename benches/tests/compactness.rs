@@ -14,8 +14,10 @@ use gang_core::TaintEffect;
 
 /// How many workers `n` takes on its own (0 when the worker may not run there).
 fn fit(spec: &Spec, n: &SynthNode) -> u64 {
-    let eligible =
-        n.schedulable && n.taints.iter().all(|t| t.effect == TaintEffect::PreferNoSchedule);
+    let eligible = n.schedulable
+        && n.taints
+            .iter()
+            .all(|t| t.effect == TaintEffect::PreferNoSchedule);
     if !eligible {
         return 0;
     }
@@ -29,7 +31,12 @@ fn fit(spec: &Spec, n: &SynthNode) -> u64 {
 /// The unit of `n` at the rack level: its zone, block and rack (or the node itself when
 /// it lacks a rack label).
 fn rack_of(n: &SynthNode) -> Vec<String> {
-    let value = |k: &str| n.labels.iter().find(|(key, _)| *key == k).map(|(_, v)| v.clone());
+    let value = |k: &str| {
+        n.labels
+            .iter()
+            .find(|(key, _)| *key == k)
+            .map(|(_, v)| v.clone())
+    };
     match (value(ZONE), value(BLOCK), value(RACK)) {
         (Some(z), Some(b), Some(r)) => vec![z, b, r],
         _ => vec![n.name.clone()],
@@ -45,14 +52,20 @@ fn nodes_inside_the_chosen_racks_are_the_fewest() {
             spec.seed = spec.seed.wrapping_add(seed);
             let cluster = Cluster::generate(&spec);
             let inv = cluster.inventory();
-            for (constraint, count) in [(Constraint::RequiredBlock, 256), (Constraint::PreferredRack, 512)] {
+            for (constraint, count) in [
+                (Constraint::RequiredBlock, 256),
+                (Constraint::PreferredRack, 512),
+            ] {
                 let gang = cases::single(&spec, constraint, count);
                 let out = inv.place(&gang).unwrap();
                 let Some(p) = out.placement() else { continue };
                 p.validate(&inv).unwrap();
                 let by_name = |name: &str| cluster.nodes.iter().find(|n| n.name == name).unwrap();
-                let racks: BTreeSet<Vec<String>> =
-                    p.node_counts().iter().map(|(n, _)| rack_of(by_name(n))).collect();
+                let racks: BTreeSet<Vec<String>> = p
+                    .node_counts()
+                    .iter()
+                    .map(|(n, _)| rack_of(by_name(n)))
+                    .collect();
                 let mut fits: Vec<u64> = cluster
                     .nodes
                     .iter()
