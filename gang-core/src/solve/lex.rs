@@ -90,6 +90,9 @@ pub(crate) struct Lex {
     /// domain, members)`: the assignment that follows reuses them.
     memo: Vec<Item>,
     memo_key: Option<(usize, u32, u64)>,
+    /// The child [`Objective::best_child`] chose, per `(depth, first node, members)`,
+    /// in this query: the assignment follows the same choices without comparing again.
+    picks: Vec<((usize, u32, u64), Child)>,
     /// Tests: never pack vectors (to compare the two knapsacks).
     #[cfg(test)]
     unpacked: bool,
@@ -150,8 +153,9 @@ impl Objective<'_> {
         min: u64,
         step: u64,
     ) -> Option<(u64, u32)> {
-        // A new query: the memo speaks of other capacities.
+        // A new query: the memos speak of other capacities.
         lx.memo_key = None;
+        lx.picks.clear();
         let caps = &self.caps.caps[t.ix()];
         let peaks = &self.caps.peaks[t.ix()];
         let w = self.width(t);
@@ -570,6 +574,9 @@ impl Objective<'_> {
             .map(|k| k.child);
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
+        if let Some(ch) = child {
+            lx.picks.push(((d.ix(), dom.start, x), ch));
+        }
         child.map(|ch| (ch, v))
     }
 
@@ -619,7 +626,23 @@ impl Objective<'_> {
                 .map(|(&f, n)| (u64::from(f), n)),
         );
         let pool = &mut lx.pool[base..];
-        pool.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let order = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        // Only the head is sorted: the largest `guess` nodes first (a partition in linear
+        // time), all of them when those do not reach `x`.
+        let peak = pool.iter().map(|p| p.0).max().unwrap_or(1);
+        let guess = (2 * x.div_ceil(peak) as usize + 8).min(pool.len());
+        if guess < pool.len() && guess > 0 {
+            pool.select_nth_unstable_by(guess - 1, order);
+        }
+        pool[..guess].sort_unstable_by(order);
+        if pool[..guess]
+            .iter()
+            .map(|p| p.0)
+            .fold(0u64, u64::saturating_add)
+            < x
+        {
+            pool.sort_unstable_by(order);
+        }
         let mut sum = 0u64;
         let mut m = 0usize;
         while m < pool.len() && sum < x {
@@ -948,7 +971,16 @@ impl Objective<'_> {
             self.split(lx, base, x, d, at);
             return;
         }
-        if let Some((child, _)) = self.best_child(lx, d, &dom, x) {
+        // The child chosen when the vector was computed (this query), else choose now.
+        let key = (d.ix(), dom.start, x);
+        let picked = match lx.picks.iter().rev().find(|p| p.0 == key) {
+            Some(&(_, ch)) => Some(ch),
+            None if self.any_child_holds(d, &dom, x) => {
+                self.best_child(lx, d, &dom, x).map(|c| c.0)
+            }
+            None => None,
+        };
+        if let Some(child) = picked {
             match child {
                 Child::Node(n) => self.put(n, x, at),
                 Child::Domain(c) => self.assign(lx, Scope::new(d.child(), c), x, at),
