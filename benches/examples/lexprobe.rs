@@ -1,4 +1,6 @@
-//! Probe: a warm query in a loop (for profiling the objective).
+//! Probe: a warm query in a loop, for profiling and for A/B runs of two builds under
+//! the same load. `lexprobe [1k|10k|100k] [rack|block|pref|any|3role] [members] [iterations]`
+//! on HGX at 85 % used.
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec};
 use gang_core::Solver;
@@ -21,7 +23,11 @@ fn main() {
     let iters: u32 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(20000);
     let spec = Spec::hgx(size, 85);
     let inv = Cluster::generate(&spec).inventory();
-    let gang = cases::single(&spec, c, n);
+    let gang = if args.get(2).map(String::as_str) == Some("3role") {
+        cases::three_role(&spec, 0)
+    } else {
+        cases::single(&spec, c, n)
+    };
     let compiled = inv.compile(&gang).unwrap();
     let mut solver = Solver::new();
     let p = inv.find_with(&mut solver, &compiled).unwrap();
