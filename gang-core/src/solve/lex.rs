@@ -255,6 +255,34 @@ impl Objective<'_> {
             }
             incumbent = (exact, tie, pos);
         }
+        if w == 1 {
+            // The deepest label level: bounds are mostly alike (the largest node), so
+            // one pass in order with a running best, each rack's node count computed
+            // only as far as it can still win.
+            let (mut bv, mut bt, mut bp) = (exact[0], tie, pos);
+            for (i, &cap) in caps.iter().enumerate() {
+                if cap < floor || placed_of(cap) != placed || i as u32 == pos {
+                    continue;
+                }
+                let ti = tie_of(cap, placed);
+                let lb = units(placed, peaks[i]);
+                if lb > bv || (lb == bv && (ti, i as u32) >= (bt, bp)) {
+                    continue;
+                }
+                let limit = if (ti, i as u32) < (bt, bp) {
+                    bv
+                } else {
+                    bv - 1
+                };
+                if let Some(k) = self.nodes_within(lx, self.inv.domain(t, i as u32), placed, limit)
+                {
+                    if (k, ti, i as u32) < (bv, bt, bp) {
+                        (bv, bt, bp) = (k, ti, i as u32);
+                    }
+                }
+            }
+            return Some((placed, bp));
+        }
         // Pass 2: every candidate whose bound does not exceed that vector, best bound
         // first, evaluated exactly while its bound can still win.
         let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
@@ -505,6 +533,31 @@ impl Objective<'_> {
         lx.sorted
             .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
         let k = fewest(&mut lx.sorted[base..], x);
+        lx.sorted.truncate(base);
+        k
+    }
+
+    /// The fewest of `dom`'s direct nodes whose fits reach `x`, when at most `limit`
+    /// (`None` otherwise): only the largest `limit` fits are sorted.
+    fn nodes_within(&self, lx: &mut Lex, dom: &Domain, x: u64, limit: u32) -> Option<u32> {
+        let fits = &self.caps.fits[dom.direct_nodes()];
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
+        let head = &mut lx.sorted[base..];
+        let lim = (limit as usize).min(head.len());
+        if lim == 0 {
+            lx.sorted.truncate(base);
+            return None;
+        }
+        if lim < head.len() {
+            head.select_nth_unstable_by(lim - 1, |a, b| b.cmp(a));
+        }
+        let k = if head[..lim].iter().fold(0u64, |a, &b| a.saturating_add(b)) >= x {
+            Some(fewest(&mut head[..lim], x))
+        } else {
+            None
+        };
         lx.sorted.truncate(base);
         k
     }
