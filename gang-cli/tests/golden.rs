@@ -335,14 +335,11 @@ fn elastic_group_is_offered_the_next_level_and_fewer_members() {
 fn a_preferred_rack_walks_up_to_the_block() {
     let v = place_json(&[kube("racks.json"), own("preferred-job.yaml")]);
     assert_eq!(v["result"]["level"], "topology.example.com/block");
-    // Rack a's 4 free GPUs and one of rack b's 3 (b1), as few racks as possible.
+    // As few racks, then nodes, as possible: two racks, on two nodes (a1 and b1 whole;
+    // rack a's 4 and one of b1's 3 would use three nodes).
     assert_eq!(
         nodes_of(&v["result"], "main"),
-        [
-            ("a1".to_owned(), 2),
-            ("a2".to_owned(), 2),
-            ("b1".to_owned(), 1)
-        ]
+        [("a1".to_owned(), 2), ("b1".to_owned(), 3)]
     );
     let text = gang(&["place", &kube("racks.json"), &own("preferred-job.yaml")]).stdout;
     assert!(

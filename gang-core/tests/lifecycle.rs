@@ -98,7 +98,10 @@ fn removing_a_node_reports_lost_members_and_replacement_stays_in_the_rack() {
         node("a3", "b1", "a", 2),
         node("b1", "b1", "b", 8),
     ]);
-    let gang = Gang::new("train").role(workers(4)).required("rack");
+    // At most two a node: rack b (one node) cannot hold four.
+    let gang = Gang::new("train")
+        .role(workers(4).max_per_node(2))
+        .required("rack");
     let p = inv.place(&gang).unwrap().placement().cloned().unwrap();
     assert_eq!(p.domain_path(), "b1/a");
     let id = inv.reserve(&p).unwrap();

@@ -686,11 +686,11 @@ mod tests {
             )
             .build()
             .unwrap();
-        // Racks: a 4 GPUs, c 2, d 8. Four workers in a rack: a fits exactly (best fit).
+        // Racks: a 4 GPUs, c 2, d 8. Four workers in a rack, at most two a node: only a.
         let rack = reserve(
             &mut inv,
             &Gang::new("rack")
-                .role(Role::new("w", 4).request(GPU, 1))
+                .role(Role::new("w", 4).request(GPU, 1).max_per_node(2))
                 .required("rack"),
         );
         assert_eq!(inv.reservation(rack).unwrap().domain()[1].1, "a");

@@ -693,9 +693,9 @@ mod tests {
             ],
         );
         let gang = Gang::new("g")
-            .role(Role::new("w", 4).request(GPU, 1))
+            .role(Role::new("w", 4).request(GPU, 1).max_per_node(2))
             .required("block");
-        // b1 has 6 GPUs (2 spare), b2 8 (4 spare): best fit is b1, packed into rack a.
+        // At most two a node: b2 (one node) cannot hold four; b1 packs them into rack a.
         let id = reserve(&mut inv, &gang);
         assert_eq!(held(&inv, id), [w("w", "a1", 2), w("w", "a2", 2)]);
         inv.fail_node("a2").unwrap();
@@ -750,9 +750,9 @@ mod tests {
             ],
         );
         let gang = Gang::new("g")
-            .role(Role::new("w", 4).request(GPU, 1))
+            .role(Role::new("w", 4).request(GPU, 1).max_per_node(2))
             .required("rack");
-        // Racks a and d both have one spare slot: the first, a, on its two largest nodes.
+        // At most two a node: only rack a holds four, on its two largest nodes.
         let id = reserve(&mut inv, &gang);
         assert_eq!(held(&inv, id), [w("w", "a1", 2), w("w", "a2", 2)]);
         inv.remove_node("a1").unwrap();

@@ -601,8 +601,9 @@ mod tests {
             .nodes([n("m1", "m", 2), n("m2", "m", 2), n("z1", "z", 8)])
             .build()
             .unwrap();
+        // At most two a node: rack z (one node) cannot hold four.
         let gang = Gang::new("g")
-            .role(Role::new("w", 4).request(GPU, 1))
+            .role(Role::new("w", 4).request(GPU, 1).max_per_node(2))
             .required("rack");
         let p = placement(&inv, &gang);
         assert_eq!(p.node_counts(), [("m1", 2), ("m2", 2)]);

@@ -15,6 +15,7 @@ use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
+use super::peaks;
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
 
 /// At most this many shapes are kept (least recently used evicted).
@@ -30,6 +31,7 @@ struct Entry {
     version: u64,
     fits: Vec<u32>,
     caps: Vec<Vec<u64>>,
+    peaks: Vec<Vec<u64>>,
     used: u64,
 }
 
@@ -73,6 +75,7 @@ impl Cache {
                     version: 0,
                     fits: Vec::new(),
                     caps: Vec::new(),
+                    peaks: Vec::new(),
                     used: 0,
                 };
                 if self.entries.len() < ENTRIES {
@@ -94,23 +97,33 @@ impl Cache {
         e.used = self.clock;
         let shaped = e.fits.len() == s.fits.len()
             && e.caps.len() == s.caps.len()
-            && e.caps.iter().zip(&s.caps).all(|(a, b)| a.len() == b.len());
+            && e.caps.iter().zip(&s.caps).all(|(a, b)| a.len() == b.len())
+            && e.peaks.len() == s.peaks.len()
+            && e.peaks
+                .iter()
+                .zip(&s.peaks)
+                .all(|(a, b)| a.len() == b.len());
         let same = shaped && e.inventory.upgrade().is_some_and(|a| Arc::ptr_eq(&a, me));
         if !shaped {
             e.fits = vec![0; s.fits.len()];
             e.caps = s.caps.iter().map(|c| vec![0; c.len()]).collect();
+            e.peaks = s.peaks.iter().map(|c| vec![0; c.len()]).collect();
         }
         std::mem::swap(&mut e.fits, &mut s.fits);
         std::mem::swap(&mut e.caps, &mut s.caps);
+        std::mem::swap(&mut e.peaks, &mut s.peaks);
         let grain = Grain::of(c, r);
         match inv.journal.since(e.version).filter(|_| same) {
             Some(touched) => {
                 for &n in touched {
-                    update(inv, r, grain, NodeIx(n), s);
+                    if update(inv, r, grain, NodeIx(n), s) {
+                        peaks::refresh_path(inv, n, s);
+                    }
                 }
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
+                peaks::fill(inv, s);
             }
         }
         e.inventory = Arc::downgrade(me);
@@ -124,6 +137,7 @@ impl Cache {
             let e = &mut self.entries[at];
             std::mem::swap(&mut e.fits, &mut s.fits);
             std::mem::swap(&mut e.caps, &mut s.caps);
+            std::mem::swap(&mut e.peaks, &mut s.peaks);
         }
     }
 }
@@ -158,10 +172,13 @@ pub(crate) fn contribution(
     round_fit(node_fit(inv, role, n, taken), grain.at(inv.node_depth()))
 }
 
-/// Brings node `n`'s contribution and its domains' capacities up to date.
-fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: NodeIx, s: &mut Capacities) {
+/// Brings node `n`'s contribution and its domains' capacities up to date; whether the
+/// contribution changed.
+fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: NodeIx, s: &mut Capacities) -> bool {
     let fit = contribution(inv, role, grain, n, None);
+    let changed = fit != s.fit(n);
     set_fit(inv, grain, n, fit, s);
+    changed
 }
 
 /// Sets node `n`'s contribution to `fit` and adjusts every domain above it.

@@ -14,7 +14,9 @@ pub(crate) mod capacity;
 pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
+pub(crate) mod lex;
 pub(crate) mod multi;
+pub(crate) mod peaks;
 mod query;
 pub(crate) mod rollup;
 pub(crate) mod scratch;
@@ -31,7 +33,7 @@ use crate::inventory::ix::Depth;
 use crate::inventory::Inventory;
 use crate::model::{Error, Policy};
 
-use descent::{Attempt, Charge, Descent};
+use descent::Attempt;
 use rollup::{Capacities, Grain};
 use scratch::Scratch;
 pub use verdict::Limits;
@@ -78,6 +80,8 @@ pub struct Solver {
     recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
     limits: Limits,
     packing: Packing,
+    /// The single-role objective's scratch space.
+    lex: lex::Lex,
 }
 
 /// Where an attempt placed the gang, and how its search ended.
@@ -134,6 +138,7 @@ impl Solver {
             recompiled: Vec::new(),
             limits,
             packing: Packing::GreedyFirst,
+            lex: lex::Lex::default(),
         }
     }
 
@@ -293,45 +298,45 @@ impl Solver {
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
     fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<Scope> {
-        let Solver { s, cache, .. } = self;
+        let Solver { s, cache, lex, .. } = self;
         cache.lend(inv, c, RoleIx(0), &mut s.caps);
-        let found = best_single(inv, c, t, &s.caps, &mut s.attempt);
+        let found = best_single(inv, c, t, &s.caps, &mut s.attempt, lex);
         cache.give_back(&mut s.caps);
         found
     }
 }
 
 /// The best domain at depth `t` for a single-role gang, from its capacities, and its
-/// members spread in it (into `at`).
+/// members placed in it (into `at`): the most members (elastic gangs), then the least
+/// vector of domains used per level ([`lex`]), then the policy on spare capacity, then
+/// the first in topology order.
 fn best_single(
     inv: &Inventory,
     c: &Compiled,
     t: Depth,
     caps: &Capacities,
     at: &mut Attempt,
+    lx: &mut lex::Lex,
 ) -> Option<Scope> {
     let (r, role) = (RoleIx(0), c.role(RoleIx(0)));
     let (count, min) = (u64::from(role.count), u64::from(role.min));
     let step = Grain::of(c, role).at(Depth::CLUSTER);
-    // The grain is looked up again after the scan, so that it does not hold registers
-    // through the scan over every domain.
-    let best = if inv.is_node_level(t) {
-        pick(&caps.fits, count, min, step, c.policy)
-    } else {
-        pick(&caps.caps[t.ix()], count, min, step, c.policy)
-    };
-    let (placed, index) = best?;
-    at.fresh(inv.resources.len());
-    let scope = Scope::new(t, index);
-    let descent = Descent {
+    let objective = lex::Objective {
         inv,
-        role,
-        ri: r,
+        caps,
         grain: Grain::of(c, role),
         policy: c.policy,
-        charge: Charge::Skip,
+        ri: r,
     };
-    descent.run(scope, placed, caps, at);
+    let (placed, index) = if inv.is_node_level(t) {
+        // One node: every placement's vector is empty.
+        pick(&caps.fits, count, min, step, c.policy)?
+    } else {
+        objective.choose_domain(lx, t, count, min, step)?
+    };
+    at.fresh(inv.resources.len());
+    let scope = Scope::new(t, index);
+    objective.assign(lx, scope, placed, at);
     Some(scope)
 }
 

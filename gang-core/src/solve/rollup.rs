@@ -20,6 +20,10 @@ pub(crate) struct Capacities {
     layout: u64,
     pub fits: Vec<u32>,
     pub caps: Vec<Vec<u64>>,
+    /// `[depth][domain * width + k]`: the largest capacity of a unit at depth
+    /// `depth + 1 + k` inside the domain (`width` = node depth − depth); see
+    /// [`peaks`](super::peaks). Only the cache's entries keep them current.
+    pub peaks: Vec<Vec<u64>>,
 }
 
 impl Capacities {
@@ -28,12 +32,20 @@ impl Capacities {
         if self.layout == inv.layout_id
             && self.fits.len() == inv.len()
             && self.caps.len() == inv.domains.len()
+            && self.peaks.len() == inv.domains.len()
         {
             return;
         }
         self.layout = inv.layout_id;
         self.fits = vec![0; inv.len()];
         self.caps = inv.domains.iter().map(|l| vec![0; l.len()]).collect();
+        let nd = inv.domains.len() + 1;
+        self.peaks = inv
+            .domains
+            .iter()
+            .enumerate()
+            .map(|(d, l)| vec![0; l.len() * (nd - d)])
+            .collect();
     }
 
     /// Node `n`'s fit.

@@ -1,4 +1,5 @@
 //! Shared test support.
 
+pub mod cases;
 pub mod ops;
 pub mod oracle;

@@ -77,7 +77,7 @@ fn node_name(i: usize) -> String {
     format!("n{i}")
 }
 
-fn build(case: &Case, reverse: bool) -> (Inventory, Gang) {
+pub fn build(case: &Case, reverse: bool) -> (Inventory, Gang) {
     let topo = Topology::new(LEVELS[..case.levels].iter().copied()).unwrap();
     let mut specs: Vec<NodeSpec> = case
         .nodes
@@ -320,7 +320,7 @@ fn lexmax(case: &Case, depth: usize, dom: &Option<Vec<u8>>) -> Option<Vec<u32>> 
 }
 
 /// Depths the solver must try, in order.
-fn walk(case: &Case) -> Vec<usize> {
+pub fn walk(case: &Case) -> Vec<usize> {
     if !case.roles.iter().any(|r| r.constrained) {
         return vec![0];
     }
@@ -346,7 +346,7 @@ fn domains(case: &Case, depth: usize) -> Vec<Option<Vec<u8>>> {
 }
 
 /// The solver's domain, in oracle terms.
-fn chosen(case: &Case, p: &Placement) -> (usize, Option<Vec<u8>>) {
+pub fn chosen(case: &Case, p: &Placement) -> (usize, Option<Vec<u8>>) {
     let Some(level) = p.level() else {
         return (0, None);
     };
@@ -364,7 +364,7 @@ fn chosen(case: &Case, p: &Placement) -> (usize, Option<Vec<u8>>) {
     (depth, Some(vals))
 }
 
-fn assignment_matrix(case: &Case, p: &Placement) -> Vec<Vec<u32>> {
+pub fn assignment_matrix(case: &Case, p: &Placement) -> Vec<Vec<u32>> {
     let mut x = vec![vec![0u32; case.nodes.len()]; case.roles.len()];
     for a in p.assignments() {
         let i: usize = a.role[1..].parse().unwrap();
@@ -480,23 +480,22 @@ pub fn check(case: &Case) -> Result<(), String> {
                 "not the lexicographic maximum: {}",
                 p
             );
-            if case.roles.len() == 1
-                && case.slice.is_none()
-                && case.roles[0].min == case.roles[0].count
-            {
-                // Single role: the policy picks the domain by spare slots.
-                let spare = |dm: &Option<Vec<u8>>| single_cap(case, d, dm) - case.roles[0].count;
-                let want = fits
-                    .iter()
-                    .map(|f| (spare(&f.0), f.0.clone()))
-                    .min_by(|a, b| match case.policy {
-                        Policy::MostFree => b.0.cmp(&a.0).then(a.1.cmp(&b.1)),
-                        _ => a.0.cmp(&b.0).then(a.1.cmp(&b.1)),
-                    })
-                    .unwrap();
-                ensure_eq!(spare(&dom), want.0, "policy {:?} picked {}", case.policy, p);
-                // Fewest child domains one level down, and fewest nodes at the bottom.
-                check_fewest(case, d, &dom, &x, p)?;
+            if case.roles.len() == 1 {
+                // Single role: the least vector of domains per level, then the policy
+                // on spare slots, then the first domain (the lexicographic objective).
+                let want = single_best(case)
+                    .ok_or_else(|| format!("the objective's oracle finds nothing: {p}"))?;
+                ensure_eq!(
+                    (d, vector(case, d, &x[0]), spare(case, d, &dom, want.placed)),
+                    (want.depth, want.vector.clone(), want.spare),
+                    "not the least vector, then the policy {:?}: {}",
+                    case.policy,
+                    p
+                );
+                ensure_eq!(dom, want.domain, "ties go to the first domain: {}", p);
+                if case.slice.is_none() && case.roles[0].min == case.roles[0].count {
+                    check_fewest(case, d, &dom, &x, p)?;
+                }
             }
         }
     }
@@ -620,4 +619,194 @@ fn check_fewest(
         }
     }
     Ok(())
+}
+
+// ------------------------------------------------- the lexicographic objective
+
+/// A placement's vector inside a domain at `depth`: the domains it uses at each label
+/// level below `depth` (a node lacking that level's label counts as one of its own),
+/// outermost first, then its nodes. `x[node]` is the members on each node.
+pub fn vector(case: &Case, depth: usize, x: &[u32]) -> Vec<u32> {
+    let used: Vec<usize> = (0..x.len()).filter(|&n| x[n] > 0).collect();
+    let mut v = Vec::new();
+    for e in depth + 1..=case.levels {
+        let mut units: Vec<(Option<Vec<u8>>, usize)> = used
+            .iter()
+            .map(|&n| match domain_of(case, n, e) {
+                Some(d) => (Some(d), 0),
+                None => (None, n),
+            })
+            .collect();
+        units.sort();
+        units.dedup();
+        v.push(units.len() as u32);
+    }
+    v.push(used.len() as u32);
+    v
+}
+
+/// Every placement of exactly `k` members of the single role inside `dom` at `depth`
+/// (`depth == 0` or an unconstrained role: anywhere), as `x[node]`, passed to `f`.
+pub fn placements(
+    case: &Case,
+    depth: usize,
+    dom: &Option<Vec<u8>>,
+    k: u32,
+    f: &mut dyn FnMut(&[u32]),
+) {
+    let role = &case.roles[0];
+    let m = case.nodes.len();
+    let caps: Vec<u32> = (0..m)
+        .map(|n| {
+            let inside = !role.constrained || depth == 0 || domain_of(case, n, depth) == *dom;
+            if inside {
+                node_fit(case, role, n).min(k)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let mut x = vec![0u32; m];
+    fn go(
+        case: &Case,
+        depth: usize,
+        dom: &Option<Vec<u8>>,
+        caps: &[u32],
+        n: usize,
+        rem: u32,
+        x: &mut Vec<u32>,
+        f: &mut dyn FnMut(&[u32]),
+    ) {
+        if n == caps.len() {
+            if rem == 0 && valid(case, std::slice::from_ref(x), depth, dom).is_ok() {
+                f(x);
+            }
+            return;
+        }
+        let room: u32 = caps[n..].iter().sum();
+        if room < rem {
+            return;
+        }
+        for c in 0..=caps[n].min(rem) {
+            x[n] = c;
+            go(case, depth, dom, caps, n + 1, rem - c, x, f);
+        }
+        x[n] = 0;
+    }
+    go(case, depth, dom, &caps, 0, k, &mut x, f);
+}
+
+/// The least vector of placing exactly `k` members in `dom` at `depth`, if any.
+pub fn least_vector(case: &Case, depth: usize, dom: &Option<Vec<u8>>, k: u32) -> Option<Vec<u32>> {
+    let mut best: Option<Vec<u32>> = None;
+    placements(case, depth, dom, k, &mut |x| {
+        let v = vector(case, depth, x);
+        if best.as_ref().is_none_or(|b| v < *b) {
+            best = Some(v);
+        }
+    });
+    best
+}
+
+/// A single role's capacity in `dom` at `depth`, as the roll-up counts it: the sum of
+/// its nodes' fits, in whole slices per slice domain when `depth` is at or above the
+/// slice level (below it, nodes outside every slice domain count nothing and the rest
+/// count whole).
+pub fn capacity(case: &Case, depth: usize, dom: &Option<Vec<u8>>) -> u32 {
+    let role = &case.roles[0];
+    let inside = |n: usize| !role.constrained || depth == 0 || domain_of(case, n, depth) == *dom;
+    match (case.slice, role.constrained) {
+        (Some((sd, _)), true) if depth > sd => (0..case.nodes.len())
+            .filter(|&n| inside(n) && domain_of(case, n, sd).is_some())
+            .map(|n| node_fit(case, role, n))
+            .sum(),
+        (Some((sd, size)), true) => {
+            let mut per: Vec<(Vec<u8>, u32)> = Vec::new();
+            for n in (0..case.nodes.len()).filter(|&n| inside(n)) {
+                let Some(d) = domain_of(case, n, sd) else {
+                    continue;
+                };
+                let f = node_fit(case, role, n);
+                match per.iter_mut().find(|p| p.0 == d) {
+                    Some(p) => p.1 += f,
+                    None => per.push((d, f)),
+                }
+            }
+            per.iter().map(|p| p.1 / size * size).sum()
+        }
+        _ => (0..case.nodes.len())
+            .filter(|&n| inside(n))
+            .map(|n| node_fit(case, role, n))
+            .fold(0u32, u32::saturating_add),
+    }
+}
+
+/// The spare slots a placement of `placed` members leaves in `dom` at `depth`.
+pub fn spare(case: &Case, depth: usize, dom: &Option<Vec<u8>>, placed: u32) -> u32 {
+    capacity(case, depth, dom) - placed
+}
+
+/// What the objective asks of a single-role gang.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Best {
+    pub depth: usize,
+    pub domain: Option<Vec<u8>>,
+    pub placed: u32,
+    pub vector: Vec<u32>,
+    pub spare: u32,
+}
+
+/// The single-role answer by enumeration: at the first depth of the walk where a
+/// domain holds `min_count`, the domains holding the most members; among them the
+/// least vector, then the policy on spare slots, then the first domain.
+pub fn single_best(case: &Case) -> Option<Best> {
+    let role = &case.roles[0];
+    for depth in walk(case) {
+        let mut found: Vec<Best> = Vec::new();
+        for dom in domains(case, depth) {
+            for k in (role.min.max(1)..=role.count).rev() {
+                if let Some(v) = least_vector(case, depth, &dom, k) {
+                    let spare = spare(case, depth, &dom, k);
+                    found.push(Best {
+                        depth,
+                        domain: dom.clone(),
+                        placed: k,
+                        vector: v,
+                        spare,
+                    });
+                    break;
+                }
+            }
+        }
+        let most = found.iter().map(|b| b.placed).max();
+        let Some(most) = most else { continue };
+        found.retain(|b| b.placed == most);
+        found.sort_by(|a, b| {
+            a.vector
+                .cmp(&b.vector)
+                .then(match case.policy {
+                    Policy::MostFree => b.spare.cmp(&a.spare),
+                    _ => a.spare.cmp(&b.spare),
+                })
+                .then(order(case, depth, &a.domain).cmp(&order(case, depth, &b.domain)))
+        });
+        return found.into_iter().next();
+    }
+    None
+}
+
+/// Where a domain at `depth` comes in topology order: by label values, and nodes by
+/// their path (a missing label after every value), then by name.
+fn order(case: &Case, depth: usize, dom: &Option<Vec<u8>>) -> Vec<u8> {
+    match dom {
+        Some(d) if depth > case.levels => {
+            let n = usize::from(d[1]);
+            let mut key = case.nodes[n].path.clone();
+            key.resize(case.levels, 0xff);
+            key.push(d[1]);
+            key
+        }
+        Some(d) => d.clone(),
+        None => Vec::new(),
+    }
 }

@@ -45,6 +45,13 @@ static gang_gang *gang_from(const char *doc) {
     ", \"requests\": {\"" LC_GPU "\": 1, \"pods\": 1}}], \"topology\": {\"required\": \"" \
     LC_RACK "\"}}"
 
+/* The same with at most two a node: a rack whose one node could take them all (the
+ * most compact choice) cannot, as scenario 21 says. */
+#define WORKERS_TWO_A_NODE(name, count)                                                 \
+    "{\"name\": \"" name "\", \"roles\": [{\"name\": \"worker\", \"count\": " count    \
+    ", \"max_per_node\": 2, \"requests\": {\"" LC_GPU "\": 1, \"pods\": 1}}], "         \
+    "\"topology\": {\"required\": \"" LC_RACK "\"}}"
+
 static uint64_t available(const gang_inventory *inv, const char *node) {
     uint64_t m = 0;
     OK(gang_inventory_available_millis(inv, node, LC_GPU, &m));
@@ -87,7 +94,7 @@ static void test_reserve_release(void) {
     gang_inventory *inv = inventory_from(CLUSTER(NODE("a1", "b1", "a", "4") ","
                                                  NODE("a2", "b1", "a", "6") ","
                                                  NODE("b1", "b1", "b", "0")));
-    gang_gang *g = gang_from(WORKERS("train", "4"));
+    gang_gang *g = gang_from(WORKERS_TWO_A_NODE("train", "4"));
     gang_placement *p = place(inv, g);
     CHECK(live_reservations(inv) == 0);
 
@@ -256,7 +263,7 @@ static void test_nodes_and_replace(void) {
                                                  NODE("a2", "b1", "a", "6") ","
                                                  NODE("a3", "b1", "a", "6") ","
                                                  NODE("b1", "b1", "b", "0")));
-    gang_gang *g = gang_from(WORKERS("train", "4"));
+    gang_gang *g = gang_from(WORKERS_TWO_A_NODE("train", "4"));
     gang_placement *p = place(inv, g);
     uint64_t id = 0;
     OK(gang_inventory_reserve(inv, p, &id, NULL));

@@ -1,0 +1,1386 @@
+//! The exact lexicographic placement objective for one role.
+//!
+//! A placement inside a domain `D` at depth `d` is measured by its *vector*: how many
+//! domains it uses at each depth below `d`, outermost first, ending with how many nodes.
+//! A node that lacks the label of some level counts as a domain of its own at that level
+//! and every finer one (it is a unit nobody can share). Vectors add up over children and
+//! compare lexicographically, so "the fewest racks, then the fewest nodes" is one
+//! minimum. This module finds, for one role, a placement of `x` members in `D` whose
+//! vector is the least of all feasible placements, and chooses the domain at the gang's
+//! level by that vector first (then the policy on spare capacity, then position).
+//!
+//! How the minimum is computed, from the capacities the cache keeps ([`Capacities`],
+//! with each domain's *peaks*: the largest capacity of a unit at every depth below it):
+//!
+//! - a domain whose children are all nodes needs the fewest nodes whose fits reach `x`
+//!   (largest first);
+//! - when one child can hold `x`, the best vector is one child's, so the children that
+//!   can are compared as the domains at the gang's level are: by a lower bound from their
+//!   peaks, and exactly only while the bound can still win;
+//! - otherwise, with no slice level below `d`, the largest nodes of the whole domain are
+//!   tried first: when the units they use meet the per-level lower bound (the fewest
+//!   units of each level whose capacities reach `x`), that placement is optimal;
+//! - failing that, a knapsack over the children: `F(u)` = the least vector that holds at
+//!   least `u` units of the children's slice grain, each child contributing one of its
+//!   own optimal vectors (a step function of the amount, computed the same way). Holding
+//!   fewer members never needs a larger vector, so "at least" and "exactly" agree, and
+//!   any split of `x` among the chosen children within their steps is as good: the
+//!   policy splits it (`balanced` evenly, otherwise largest first and the last share on
+//!   the tightest child, as before).
+
+use crate::compile::RoleIx;
+use crate::inventory::domains::{Domain, Scope};
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::Inventory;
+use crate::model::Policy;
+
+use super::descent::{choose, member, Attempt, Child, Item};
+use super::rollup::{Capacities, Grain};
+
+/// The widest vector: every label level and the node level.
+pub(crate) const MAX_WIDTH: usize = crate::model::Topology::MAX_LEVELS + 1;
+
+/// A vector on the stack (only its first `width` entries mean anything).
+type Vector = [u32; MAX_WIDTH];
+
+/// "Cannot be held" in the knapsack's tables (first component).
+const INF: u32 = u32::MAX;
+
+/// Knapsacks up to this many grains are cheap enough to give the domain choice an
+/// incumbent before every candidate's bound is sharpened.
+const SMALL_KNAPSACK: u64 = 128;
+
+/// "Cannot be held" in a packed table.
+const PINF: u128 = u128::MAX;
+
+/// A vector of at most four components as one integer, outermost highest.
+#[inline]
+fn pack(v: &[u32]) -> u128 {
+    v.iter().fold(0u128, |acc, &c| (acc << 32) | u128::from(c))
+}
+
+/// Scratch space of the objective, reused across queries (stack discipline: every
+/// function truncates what it pushed).
+#[derive(Debug, Default)]
+pub(crate) struct Lex {
+    /// Knapsack tables, `width` entries per amount.
+    table: Vec<u32>,
+    /// Packed knapsack tables and steps (vectors of at most four components).
+    ptable: Vec<u128>,
+    psteps: Vec<(u64, u128)>,
+    /// Knapsack choices at the domain being assigned: units taken from each child, and
+    /// the state each child's choice at the full amount came from.
+    choice: Vec<u64>,
+    tsrc: Vec<u64>,
+    /// Step functions of children: amounts (in units) and vectors.
+    step_t: Vec<u64>,
+    step_v: Vec<u32>,
+    /// Capacities being sorted.
+    sorted: Vec<u64>,
+    /// Children of a domain, as the knapsack enumerates them.
+    kids: Vec<(Child, u64)>,
+    /// Candidates and their lower bounds (`width` entries each in `bounds`).
+    cands: Vec<Cand>,
+    bounds: Vec<u32>,
+    /// Nodes of a largest-first fill: `(fit, node)`.
+    pool: Vec<(u64, u32)>,
+    /// Descent items.
+    items: Vec<Item>,
+    /// The children the last knapsack of [`Objective::vector`] used, for `(depth,
+    /// domain, members)`: the assignment that follows reuses them.
+    memo: Vec<Item>,
+    memo_key: Option<(usize, u32, u64)>,
+    /// The child [`Objective::best_child`] chose, per `(depth, first node, members)`,
+    /// in this query: the assignment follows the same choices without comparing again.
+    picks: Vec<((usize, u32, u64), Child)>,
+    /// Tests: never pack vectors (to compare the two knapsacks).
+    #[cfg(test)]
+    unpacked: bool,
+}
+
+/// A candidate domain or child: its key after the vector (`tie`, then `pos`).
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    child: Child,
+    tie: u64,
+    pos: u32,
+    bound: usize,
+}
+
+/// One role's objective over its capacities.
+pub(crate) struct Objective<'a> {
+    pub inv: &'a Inventory,
+    pub caps: &'a Capacities,
+    pub grain: Grain<'a>,
+    pub policy: Policy,
+    pub ri: RoleIx,
+}
+
+/// Lower bound on the units needed to hold `x` when none holds more than `peak`.
+#[inline(always)]
+fn units(x: u64, peak: u64) -> u32 {
+    if peak >= x {
+        1
+    } else {
+        u32::try_from(x.div_ceil(peak.max(1))).unwrap_or(u32::MAX - 1)
+    }
+}
+
+impl Objective<'_> {
+    /// The vector's width for a placement inside a domain at depth `d`.
+    #[inline]
+    fn width(&self, d: Depth) -> usize {
+        self.inv.node_depth().ix() - d.ix()
+    }
+
+    /// Whether domain `dom` at depth `d` has a child domain that can take a member.
+    fn has_child_domains(&self, d: Depth, dom: &Domain) -> bool {
+        let c = d.child();
+        !self.inv.is_node_level(c)
+            && self.caps.caps[c.ix()][dom.children()]
+                .iter()
+                .any(|&v| v > 0)
+    }
+
+    /// The domain at depth `t` (not the node level) that holds the most members,
+    /// `min..=count` in multiples of `step`; among those the least vector, then the
+    /// policy on spare capacity, then the first. Returns the members and the position.
+    pub fn choose_domain(
+        &self,
+        lx: &mut Lex,
+        t: Depth,
+        count: u64,
+        min: u64,
+        step: u64,
+    ) -> Option<(u64, u32)> {
+        // A new query: the memos speak of other capacities.
+        lx.memo_key = None;
+        lx.picks.clear();
+        let caps = &self.caps.caps[t.ix()];
+        let peaks = &self.caps.peaks[t.ix()];
+        let w = self.width(t);
+        let most_free = self.policy == Policy::MostFree;
+        let floor = min.max(1);
+        let placed_of = |cap: u64| -> u64 {
+            if step == 1 {
+                count.min(cap)
+            } else {
+                count.min(cap / step * step)
+            }
+        };
+        let tie_of = |cap: u64, placed: u64| {
+            let spare = cap - placed;
+            if most_free {
+                !spare
+            } else {
+                spare
+            }
+        };
+        // Phase 0, when every candidate takes `count`: a domain one node of which holds
+        // the gang has the least vector there is (all ones), so the policy alone decides
+        // among those (the warm query's usual case; the scan of the old domain choice,
+        // with one more test per domain).
+        if min == count {
+            if let Some(found) = self.one_node_holds(caps, peaks, w, count, step, most_free) {
+                return Some(found);
+            }
+        }
+        // Pass 1: the best key (members, lower bound, tie, position), no allocation. A
+        // bound is compared with the best one component by component, by products
+        // rather than divisions: `ceil(placed / peak) < b` iff `placed <= (b - 1) * peak`.
+        let mut best: Option<(u64, u64, u32)> = None;
+        let (mut best_lb, mut lb): (Vector, Vector) = ([0; MAX_WIDTH], [0; MAX_WIDTH]);
+        const CHUNK: usize = 8;
+        for (ci, chunk) in caps.chunks(CHUNK).enumerate() {
+            // Most domains of a busy cluster cannot take the gang: a chunk is tested
+            // without a branch per domain.
+            if !chunk.iter().fold(false, |any, &cap| any | (cap >= floor)) {
+                continue;
+            }
+            for (j, &cap) in chunk.iter().enumerate() {
+                if cap < floor {
+                    continue;
+                }
+                let placed = placed_of(cap);
+                if placed < min || placed == 0 {
+                    continue;
+                }
+                let i = ci * CHUNK + j;
+                let row = &peaks[i * w..i * w + w];
+                let tie = tie_of(cap, placed);
+                let better = match best {
+                    None => true,
+                    Some((bp, _, _)) if placed < bp => false,
+                    Some((bp, _, _)) if placed > bp => true,
+                    Some((_, bt, _)) => {
+                        let mut order = std::cmp::Ordering::Equal;
+                        for (&p, &b) in row.iter().zip(&best_lb[..w]) {
+                            let b = u64::from(b);
+                            if placed <= (b - 1).saturating_mul(p) {
+                                order = std::cmp::Ordering::Less;
+                                break;
+                            }
+                            if placed > b.saturating_mul(p) {
+                                order = std::cmp::Ordering::Greater;
+                                break;
+                            }
+                        }
+                        order == std::cmp::Ordering::Less
+                            || (order == std::cmp::Ordering::Equal && tie < bt)
+                    }
+                };
+                if better {
+                    for (l, &p) in lb[..w].iter_mut().zip(row) {
+                        *l = units(placed, p);
+                    }
+                    best = Some((placed, tie, i as u32));
+                    best_lb[..w].copy_from_slice(&lb[..w]);
+                }
+            }
+        }
+        let (placed, tie, pos) = best?;
+        // When the best bound's exact vector is cheap (the deepest label level: the
+        // fewest largest nodes; one child holds the gang; a small knapsack) it is the
+        // incumbent. Otherwise none: every candidate's bound is sharpened first (below).
+        let mut exact: Vector = [INF; MAX_WIDTH];
+        let mut incumbent = (exact, u64::MAX, u32::MAX);
+        let dom = *self.inv.domain(t, pos);
+        let cheap = w == 1
+            || self.any_child_holds(t, &dom, placed)
+            || placed / self.grain.at(t.child()).max(1) <= SMALL_KNAPSACK;
+        if cheap {
+            self.vector(lx, t, pos, placed, &mut exact[..w]);
+            if exact[..w] == best_lb[..w] {
+                return Some((placed, pos));
+            }
+            incumbent = (exact, tie, pos);
+        }
+        if w == 1 {
+            // The deepest label level: bounds are mostly alike (the largest node), so
+            // one pass in order with a running best, each rack's node count computed
+            // only as far as it can still win.
+            let (mut bv, mut bt, mut bp) = (exact[0], tie, pos);
+            for (i, &cap) in caps.iter().enumerate() {
+                if cap < floor || placed_of(cap) != placed || i as u32 == pos {
+                    continue;
+                }
+                let ti = tie_of(cap, placed);
+                let lb = units(placed, peaks[i]);
+                if lb > bv || (lb == bv && (ti, i as u32) >= (bt, bp)) {
+                    continue;
+                }
+                let limit = if (ti, i as u32) < (bt, bp) {
+                    bv
+                } else {
+                    bv - 1
+                };
+                if let Some(k) = self.nodes_within(lx, self.inv.domain(t, i as u32), placed, limit)
+                {
+                    if (k, ti, i as u32) < (bv, bt, bp) {
+                        (bv, bt, bp) = (k, ti, i as u32);
+                    }
+                }
+            }
+            return Some((placed, bp));
+        }
+        // Pass 2: every candidate whose bound does not exceed that vector, best bound
+        // first, evaluated exactly while its bound can still win.
+        let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
+        for (i, &cap) in caps.iter().enumerate() {
+            if cap < floor || placed_of(cap) != placed || (cheap && i as u32 == pos) {
+                continue;
+            }
+            let row = &peaks[i * w..i * w + w];
+            for (l, &p) in lb[..w].iter_mut().zip(row) {
+                *l = units(placed, p);
+            }
+            if lb[..w] > exact[..w] {
+                continue;
+            }
+            if w > 1 {
+                lb[0] = lb[0].max(self.fewest_children(lx, t, i as u32, placed));
+            }
+            let bound = lx.bounds.len();
+            lx.bounds.extend_from_slice(&lb[..w]);
+            lx.cands.push(Cand {
+                child: Child::Domain(i as u32),
+                tie: tie_of(cap, placed),
+                pos: i as u32,
+                bound,
+            });
+        }
+        let best = self.select(lx, cbase, w, incumbent, |this, lx, c, out, limit| {
+            match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit),
+                Child::Node(_) => false,
+            }
+        });
+        lx.cands.truncate(cbase);
+        lx.bounds.truncate(bbase);
+        Some((placed, best.2))
+    }
+
+    /// The fewest children of domain `di` at depth `d` whose capacities reach `x`:
+    /// the first component of its vector, exactly.
+    fn fewest_children(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
+        let dom = self.inv.domain(d, di);
+        let c = d.child();
+        let base = lx.sorted.len();
+        if !self.inv.is_node_level(c) {
+            lx.sorted.extend(
+                self.caps.caps[c.ix()][dom.children()]
+                    .iter()
+                    .copied()
+                    .filter(|&v| v > 0),
+            );
+        }
+        lx.sorted.extend(
+            self.caps.fits[dom.direct_nodes()]
+                .iter()
+                .filter(|&&f| f > 0)
+                .map(|&f| u64::from(f)),
+        );
+        let k = fewest(&mut lx.sorted[base..], x);
+        lx.sorted.truncate(base);
+        k
+    }
+
+    /// Phase 0 of [`Objective::choose_domain`]: among the domains that take `count`
+    /// and one node of which holds them all, the policy's choice (then the first).
+    fn one_node_holds(
+        &self,
+        caps: &[u64],
+        peaks: &[u64],
+        w: usize,
+        count: u64,
+        step: u64,
+        most_free: bool,
+    ) -> Option<(u64, u32)> {
+        let need = if step == 1 {
+            count
+        } else {
+            count.div_ceil(step) * step
+        };
+        let mut best: Option<(u64, u32)> = None;
+        let mut consider = |i: usize, cap: u64| -> bool {
+            let spare = cap - count;
+            let tie = if most_free { !spare } else { spare };
+            if best.is_none_or(|(bt, _)| tie < bt) {
+                best = Some((tie, i as u32));
+                return tie == 0;
+            }
+            false
+        };
+        const CHUNK: usize = 8;
+        if w == 1 {
+            // The deepest label level: peaks are the largest node fits, contiguous. A
+            // chunk is tested without a branch per domain (the compiler vectorises it).
+            'scan: for (ci, (cs, ps)) in caps.chunks(CHUNK).zip(peaks.chunks(CHUNK)).enumerate() {
+                if !cs
+                    .iter()
+                    .zip(ps)
+                    .fold(false, |any, (&c, &p)| any | ((c >= need) & (p >= count)))
+                {
+                    continue;
+                }
+                for (j, (&cap, &p)) in cs.iter().zip(ps).enumerate() {
+                    if cap >= need && p >= count && consider(ci * CHUNK + j, cap) {
+                        break 'scan;
+                    }
+                }
+            }
+        } else {
+            for (i, &cap) in caps.iter().enumerate() {
+                if cap >= need && peaks[i * w + w - 1] >= count && consider(i, cap) {
+                    break;
+                }
+            }
+        }
+        best.map(|(_, i)| (count, i))
+    }
+
+    /// Among `lx.cands[base..]` (with bounds of width `w`) and an incumbent
+    /// `(vector, tie, pos)`, the least `(vector, tie, pos)`; `exact` computes a
+    /// candidate's vector. Candidates are sorted by bound and evaluated only while
+    /// their bound can still beat the incumbent.
+    fn select(
+        &self,
+        lx: &mut Lex,
+        base: usize,
+        w: usize,
+        mut best: (Vector, u64, u32),
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32]) -> bool,
+    ) -> (Vector, u64, u32) {
+        {
+            let Lex { cands, bounds, .. } = &mut *lx;
+            cands[base..].sort_unstable_by(|a, b| {
+                bounds[a.bound..a.bound + w]
+                    .cmp(&bounds[b.bound..b.bound + w])
+                    .then(a.tie.cmp(&b.tie))
+                    .then(a.pos.cmp(&b.pos))
+            });
+        }
+        let mut v: Vector = [0; MAX_WIDTH];
+        for k in base..lx.cands.len() {
+            let c = lx.cands[k];
+            let lb = &lx.bounds[c.bound..c.bound + w];
+            match lb.cmp(&best.0[..w]) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
+                _ => {}
+            }
+            if lb.iter().all(|&u| u == 1) {
+                v[..w].fill(1);
+            } else {
+                let limit = best.0;
+                if !exact(self, lx, &c, &mut v[..w], &limit[..w]) {
+                    continue;
+                }
+            }
+            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                best = (v, c.tie, c.pos);
+            }
+        }
+        best
+    }
+
+    /// The least vector (into `out`, of width `width(d)`) of a placement of `x` members
+    /// in domain `di` at depth `d` (`0 < x <=` its capacity, a multiple of its grain).
+    pub fn vector(&self, lx: &mut Lex, d: Depth, di: u32, x: u64, out: &mut [u32]) {
+        let dom = *self.inv.domain(d, di);
+        if !self.has_child_domains(d, &dom) {
+            out.fill(self.nodes_needed(lx, &dom, x));
+            return;
+        }
+        if let Some((_, tail)) = self.best_child(lx, d, &dom, x) {
+            out[0] = 1;
+            let w = out.len();
+            out[1..].copy_from_slice(&tail[..w - 1]);
+            return;
+        }
+        let pb = lx.pool.len();
+        if self.pool_fill(lx, d, &dom, x, out) {
+            lx.pool.truncate(pb);
+            return;
+        }
+        lx.pool.truncate(pb);
+        // The knapsack, its children kept for the assignment that usually follows.
+        let ib = lx.items.len();
+        let v = self.knapsack_children(lx, d, &dom, x);
+        out.copy_from_slice(&v[..out.len()]);
+        lx.memo.clear();
+        lx.memo.extend_from_slice(&lx.items[ib..]);
+        lx.memo_key = Some((d.ix(), di, x));
+        lx.items.truncate(ib);
+    }
+
+    /// [`Objective::vector`] when the vector may not exceed `limit`: `false` when a
+    /// bound proves it larger (then `out` holds only that bound), before the knapsack.
+    fn vector_below(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        di: u32,
+        x: u64,
+        out: &mut [u32],
+        limit: &[u32],
+    ) -> bool {
+        let dom = *self.inv.domain(d, di);
+        if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
+            let pb = lx.pool.len();
+            let proven = self.pool_fill(lx, d, &dom, x, out);
+            lx.pool.truncate(pb);
+            if proven {
+                return true;
+            }
+            if self.pool_allowed(d) && &out[..] > limit {
+                return false;
+            }
+        }
+        self.vector(lx, d, di, x, out);
+        true
+    }
+
+    /// Whether one child of `dom` (depth `d`) can hold `x` on its own.
+    fn any_child_holds(&self, d: Depth, dom: &Domain, x: u64) -> bool {
+        let c = d.child();
+        (!self.inv.is_node_level(c)
+            && self.caps.caps[c.ix()][dom.children()]
+                .iter()
+                .any(|&v| v >= x))
+            || self.caps.fits[dom.direct_nodes()]
+                .iter()
+                .any(|&f| u64::from(f) >= x)
+    }
+
+    /// Whether [`Objective::pool_fill`] applies below depth `d` (no slice level there).
+    fn pool_allowed(&self, d: Depth) -> bool {
+        let labels = self.inv.label_depth();
+        !self
+            .grain
+            .floors
+            .iter()
+            .any(|&(sd, _)| sd > d.ix() && sd <= labels)
+    }
+
+    /// The fewest of `dom`'s direct nodes whose fits reach `x`.
+    fn nodes_needed(&self, lx: &mut Lex, dom: &Domain, x: u64) -> u32 {
+        let fits = &self.caps.fits[dom.direct_nodes()];
+        if fits.iter().any(|&f| u64::from(f) >= x) {
+            return 1;
+        }
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
+        let k = fewest(&mut lx.sorted[base..], x);
+        lx.sorted.truncate(base);
+        k
+    }
+
+    /// The fewest of `dom`'s direct nodes whose fits reach `x`, when at most `limit`
+    /// (`None` otherwise): only the largest `limit` fits are sorted.
+    fn nodes_within(&self, lx: &mut Lex, dom: &Domain, x: u64, limit: u32) -> Option<u32> {
+        let fits = &self.caps.fits[dom.direct_nodes()];
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
+        let head = &mut lx.sorted[base..];
+        let lim = (limit as usize).min(head.len());
+        if lim == 0 {
+            lx.sorted.truncate(base);
+            return None;
+        }
+        if lim < head.len() {
+            head.select_nth_unstable_by(lim - 1, |a, b| b.cmp(a));
+        }
+        let k = if head[..lim].iter().fold(0u64, |a, &b| a.saturating_add(b)) >= x {
+            Some(fewest(&mut head[..lim], x))
+        } else {
+            None
+        };
+        lx.sorted.truncate(base);
+        k
+    }
+
+    /// When one child of `dom` (depth `d`) can hold `x`: the best such child and the
+    /// vector inside it (width `width(d) - 1`; all ones for a direct node). Ties go to
+    /// the child with the least capacity, then the first.
+    fn best_child(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Option<(Child, Vector)> {
+        let inv = self.inv;
+        let w = self.width(d) - 1;
+        let c = d.child();
+        let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
+        let mut pos = 0u32;
+        if !inv.is_node_level(c) {
+            let caps = &self.caps.caps[c.ix()];
+            let peaks = &self.caps.peaks[c.ix()];
+            for ci in dom.children() {
+                let cap = caps[ci];
+                if cap >= x {
+                    let bound = lx.bounds.len();
+                    let row = &peaks[ci * w..ci * w + w];
+                    lx.bounds.extend(row.iter().map(|&p| units(x, p)));
+                    if w > 1 {
+                        let k = self.fewest_children(lx, c, ci as u32, x);
+                        lx.bounds[bound] = lx.bounds[bound].max(k);
+                    }
+                    lx.cands.push(Cand {
+                        child: Child::Domain(ci as u32),
+                        tie: cap,
+                        pos,
+                        bound,
+                    });
+                }
+                pos += 1;
+            }
+        }
+        for n in dom.direct_nodes() {
+            let fit = u64::from(self.caps.fits[n]);
+            if fit >= x {
+                let bound = lx.bounds.len();
+                lx.bounds.extend(std::iter::repeat_n(1, w));
+                lx.cands.push(Cand {
+                    child: Child::Node(NodeIx::at(n)),
+                    tie: fit,
+                    pos,
+                    bound,
+                });
+            }
+            pos += 1;
+        }
+        if lx.cands.len() == cbase {
+            return None;
+        }
+        let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
+        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out, limit| match cand
+            .child
+        {
+            Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit),
+            Child::Node(_) => {
+                out.fill(1);
+                true
+            }
+        });
+        let child = lx.cands[cbase..]
+            .iter()
+            .find(|k| k.pos == p)
+            .map(|k| k.child);
+        lx.cands.truncate(cbase);
+        lx.bounds.truncate(bbase);
+        if let Some(ch) = child {
+            lx.picks.push(((d.ix(), dom.start, x), ch));
+        }
+        child.map(|ch| (ch, v))
+    }
+
+    /// The largest nodes of `dom` first (ties by position): when the units they use meet
+    /// the per-level lower bound, that vector (into `out`) is the least, and the nodes
+    /// are left in `lx.pool` (from its length on entry), sorted by position. Only
+    /// without slice levels below `d`.
+    fn pool_fill(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, out: &mut [u32]) -> bool {
+        let inv = self.inv;
+        let labels = inv.label_depth();
+        if !self.pool_allowed(d) {
+            return false;
+        }
+        let w = out.len();
+        // The bound, level by level: units inside `dom` at depth e are its domains at e
+        // and the nodes lacking the label of e.
+        for e in d.ix() + 1..=labels {
+            let base = lx.sorted.len();
+            let level = &inv.domains[e];
+            let lo = level.partition_point(|x| x.start < dom.start);
+            let hi = level.partition_point(|x| x.start < dom.end);
+            lx.sorted
+                .extend(self.caps.caps[e][lo..hi].iter().copied().filter(|&v| v > 0));
+            for f in d.ix()..e {
+                let lvl = &inv.domains[f];
+                let lo = lvl.partition_point(|x| x.start < dom.start);
+                let hi = lvl.partition_point(|x| x.start < dom.end);
+                for g in &lvl[lo..hi] {
+                    lx.sorted.extend(
+                        self.caps.fits[g.direct_nodes()]
+                            .iter()
+                            .filter(|&&v| v > 0)
+                            .map(|&v| u64::from(v)),
+                    );
+                }
+            }
+            out[e - d.ix() - 1] = fewest(&mut lx.sorted[base..], x);
+            lx.sorted.truncate(base);
+        }
+        // The largest nodes.
+        let base = lx.pool.len();
+        lx.pool.extend(
+            self.caps.fits[dom.nodes()]
+                .iter()
+                .zip(dom.start..)
+                .filter(|(&f, _)| f > 0)
+                .map(|(&f, n)| (u64::from(f), n)),
+        );
+        let pool = &mut lx.pool[base..];
+        let order = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        // Only the head is sorted: the largest `guess` nodes first (a partition in linear
+        // time), all of them when those do not reach `x`.
+        let peak = pool.iter().map(|p| p.0).max().unwrap_or(1);
+        let guess = (2 * x.div_ceil(peak) as usize + 8).min(pool.len());
+        if guess < pool.len() && guess > 0 {
+            pool.select_nth_unstable_by(guess - 1, order);
+        }
+        pool[..guess].sort_unstable_by(order);
+        if pool[..guess]
+            .iter()
+            .map(|p| p.0)
+            .fold(0u64, u64::saturating_add)
+            < x
+        {
+            pool.sort_unstable_by(order);
+        }
+        let mut sum = 0u64;
+        let mut m = 0usize;
+        while m < pool.len() && sum < x {
+            sum = sum.saturating_add(pool[m].0);
+            m += 1;
+        }
+        lx.pool.truncate(base + m);
+        let pool = &mut lx.pool[base..];
+        pool.sort_unstable_by_key(|p| p.1);
+        out[w - 1] = m as u32;
+        // The units they use at each label level.
+        for e in d.ix() + 1..=labels {
+            let mut used = 0u32;
+            let mut last: Option<u32> = None;
+            for &(_, n) in pool.iter() {
+                match inv.domain_of(n, e) {
+                    Some(g) if last == Some(g) => {}
+                    Some(g) => {
+                        used += 1;
+                        last = Some(g);
+                    }
+                    None => used += 1,
+                }
+            }
+            if used != out[e - d.ix() - 1] {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The knapsack over `dom`'s children for amounts up to `x`: pushes the table
+    /// `F(0..=U)` (width `width(d)` each, `U = x / g` for the children's grain `g`) onto
+    /// `lx.table` and returns `U`. With `record`, also pushes the units taken from each
+    /// child at each amount onto `lx.choice` (one row of `U + 1` per child in
+    /// `lx.kids` order, which it leaves pushed too).
+    #[allow(clippy::too_many_arguments)]
+    fn knapsack(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        record: bool,
+        prune: bool,
+    ) -> u64 {
+        let inv = self.inv;
+        let w = self.width(d);
+        let c = d.child();
+        let g = self.grain.at(c).max(1);
+        let top = x / g;
+        let uu = top as usize + 1;
+        let base = lx.table.len();
+        lx.table.resize(base + uu * w, 0);
+        for u in 1..uu {
+            lx.table[base + u * w] = INF;
+        }
+        let kb = lx.kids.len();
+        if !inv.is_node_level(c) {
+            for ci in dom.children() {
+                let cap = self.caps.caps[c.ix()][ci];
+                if cap > 0 {
+                    lx.kids.push((Child::Domain(ci as u32), cap));
+                }
+            }
+        }
+        for n in dom.direct_nodes() {
+            let fit = u64::from(self.caps.fits[n]);
+            if fit > 0 {
+                lx.kids.push((Child::Node(NodeIx::at(n)), fit));
+            }
+        }
+        let ke = lx.kids.len();
+        let chb = lx.choice.len();
+        let tsb = lx.tsrc.len();
+        if record {
+            lx.choice.resize(chb + (ke - kb) * uu, 0);
+            lx.tsrc.resize(tsb + (ke - kb), 0);
+        }
+        // What the children not yet processed can still add (in grains).
+        let mut rest: usize = lx.kids[kb..ke]
+            .iter()
+            .map(|&(_, cap)| (cap.min(x) / g) as usize)
+            .sum();
+        // Vectors of up to four components are packed into a u128 (32 bits each,
+        // outermost highest): lexicographic order is then integer order and adding
+        // vectors adds integers (counts stay far below 2^32).
+        #[cfg(test)]
+        let packed = w <= 4 && !lx.unpacked;
+        #[cfg(not(test))]
+        let packed = w <= 4;
+        let pb = lx.ptable.len();
+        if packed {
+            lx.ptable.resize(pb + uu, PINF);
+            lx.ptable[pb] = 0;
+        }
+        let mut cand: Vector = [0; MAX_WIDTH];
+        let mut best: Vector = [0; MAX_WIDTH];
+        // Amounts above what the children so far hold stay unreachable.
+        let mut reach = 0usize;
+        for k in kb..ke {
+            let (child, cap) = lx.kids[k];
+            let (tb, vb) = (lx.step_t.len(), lx.step_v.len());
+            match child {
+                Child::Domain(ci) => self.steps(lx, c, ci, cap.min(x), g, w),
+                Child::Node(_) => {
+                    lx.step_t.push(cap / g);
+                    lx.step_v.extend(std::iter::repeat_n(1, w));
+                }
+            }
+            let steps = lx.step_t.len() - tb;
+            let units = (cap.min(x) / g) as usize;
+            reach = (reach + units).min(uu - 1);
+            rest -= units;
+            let row_choice = chb + (k - kb) * uu;
+            if packed {
+                let sb = lx.psteps.len();
+                for j in 0..steps {
+                    let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                    lx.psteps.push((lx.step_t[tb + j], pack(v)));
+                }
+                let Lex {
+                    ptable,
+                    psteps,
+                    choice,
+                    tsrc,
+                    ..
+                } = &mut *lx;
+                let f = &mut ptable[pb..pb + uu];
+                let st = &psteps[sb..];
+                let top = uu - 1;
+                // Packed tables hold exact sums of the children's step amounts below the
+                // full amount, and "at least" only at it: the full amount takes the
+                // least state in each step's window first (before those states change).
+                let (mut b, mut took, mut from) = (f[top], 0u64, top);
+                let (mut m, mut arg, mut s) = (PINF, top, top as isize);
+                for &(t, v) in st {
+                    let lo = top.saturating_sub(t as usize) as isize;
+                    while s >= lo {
+                        if f[s as usize] < m {
+                            m = f[s as usize];
+                            arg = s as usize;
+                        }
+                        s -= 1;
+                    }
+                    if m != PINF && m + v < b {
+                        (b, took, from) = (m + v, t, arg);
+                    }
+                }
+                if took > 0 {
+                    f[top] = b;
+                    if record {
+                        choice[row_choice + top] = took;
+                        tsrc[tsb + k - kb] = from as u64;
+                    }
+                }
+                // Below it, only states the remaining children can still complete.
+                let lo = if prune {
+                    top.saturating_sub(rest).max(1)
+                } else {
+                    1
+                };
+                for u in (lo..=reach.min(top - 1)).rev() {
+                    let mut b = f[u];
+                    let mut took = 0u64;
+                    for &(t, v) in st {
+                        if t as usize > u {
+                            break;
+                        }
+                        let src = f[u - t as usize];
+                        if src != PINF && src + v < b {
+                            b = src + v;
+                            took = t;
+                        }
+                    }
+                    if took > 0 {
+                        f[u] = b;
+                        if record {
+                            choice[row_choice + u] = took;
+                        }
+                    }
+                }
+                psteps.truncate(sb);
+            } else {
+                for u in (1..=reach).rev() {
+                    let row = base + u * w;
+                    best[..w].copy_from_slice(&lx.table[row..row + w]);
+                    let mut took = 0u64;
+                    for j in 0..steps {
+                        let t = lx.step_t[tb + j];
+                        let src = base + (u as u64).saturating_sub(t) as usize * w;
+                        if lx.table[src] == INF {
+                            continue;
+                        }
+                        let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                        for ((o, &a), &b) in
+                            cand[..w].iter_mut().zip(&lx.table[src..src + w]).zip(v)
+                        {
+                            *o = a.saturating_add(b);
+                        }
+                        if cand[..w] < best[..w] {
+                            best[..w].copy_from_slice(&cand[..w]);
+                            took = t;
+                        }
+                    }
+                    if took > 0 {
+                        lx.table[row..row + w].copy_from_slice(&best[..w]);
+                        if record {
+                            lx.choice[row_choice + u] = took;
+                            if u == uu - 1 {
+                                lx.tsrc[tsb + k - kb] = (u as u64).saturating_sub(took);
+                            }
+                        }
+                    }
+                }
+            }
+            lx.step_t.truncate(tb);
+            lx.step_v.truncate(vb);
+        }
+        if packed {
+            for u in 0..uu {
+                let p = lx.ptable[pb + u];
+                let row = base + u * w;
+                for (k, o) in lx.table[row..row + w].iter_mut().enumerate() {
+                    *o = if p == PINF {
+                        INF
+                    } else {
+                        (p >> (32 * (w - 1 - k))) as u32
+                    };
+                }
+            }
+            lx.ptable.truncate(pb);
+        }
+        if !record {
+            lx.kids.truncate(kb);
+        }
+        top
+    }
+
+    /// The step function of child domain `ci` at depth `c` for amounts in multiples of
+    /// `g` up to `x`, pushed onto `lx.step_t` (the largest amount of each step, in units
+    /// of `g`) and `lx.step_v` (width `w`: one for the child itself, then its vector).
+    fn steps(&self, lx: &mut Lex, c: Depth, ci: u32, x: u64, g: u64, w: usize) {
+        let dom = *self.inv.domain(c, ci);
+        let top = x / g;
+        if !self.has_child_domains(c, &dom) {
+            // Nodes only: k nodes hold up to the k largest fits' sum.
+            let base = lx.sorted.len();
+            lx.sorted.extend(
+                self.caps.fits[dom.direct_nodes()]
+                    .iter()
+                    .filter(|&&f| f > 0)
+                    .map(|&f| u64::from(f)),
+            );
+            lx.sorted[base..].sort_unstable_by(|a, b| b.cmp(a));
+            let (mut sum, mut prev) = (0u64, 0u64);
+            for k in 0..lx.sorted.len() - base {
+                sum = sum.saturating_add(lx.sorted[base + k]);
+                let t = (sum / g).min(top);
+                if t > prev {
+                    lx.step_t.push(t);
+                    lx.step_v.push(1);
+                    lx.step_v.extend(std::iter::repeat_n(k as u32 + 1, w - 1));
+                    prev = t;
+                }
+                if t == top {
+                    break;
+                }
+            }
+            lx.sorted.truncate(base);
+            return;
+        }
+        // The child's own table, sampled at multiples of `g`.
+        let base = lx.table.len();
+        let gc = self.grain.at(c.child()).max(1);
+        let rows = self.knapsack(lx, c, &dom, x, false, false) as usize;
+        let cw = w - 1;
+        // At least each amount: the least of the exact sums at or above it.
+        for k in (0..rows).rev() {
+            let (a, b) = (base + k * cw, base + (k + 1) * cw);
+            if lx.table[b..b + cw] < lx.table[a..a + cw] {
+                lx.table.copy_within(b..b + cw, a);
+            }
+        }
+        let at = |k: u64| base + ((k * g) / gc) as usize * cw;
+        for k in 1..=top {
+            let here = at(k);
+            if lx.table[here] == INF {
+                break;
+            }
+            let last = k == top || {
+                let next = at(k + 1);
+                lx.table[next] == INF || lx.table[here..here + cw] != lx.table[next..next + cw]
+            };
+            if last {
+                lx.step_t.push(k);
+                lx.step_v.push(1);
+                let (head, _) = lx.table.split_at(here + cw);
+                lx.step_v.extend_from_slice(&head[here..]);
+            }
+        }
+        lx.table.truncate(base);
+    }
+
+    /// Assigns `x` members inside `scope` with the least vector, appending them to
+    /// `at.assign`.
+    pub fn assign(&self, lx: &mut Lex, scope: Scope, x: u64, at: &mut Attempt) {
+        if x == 0 {
+            return;
+        }
+        let inv = self.inv;
+        if inv.is_node_level(scope.depth) {
+            self.put(scope.node(), x, at);
+            return;
+        }
+        let d = scope.depth;
+        let dom = *inv.domain(d, scope.index);
+        if !self.has_child_domains(d, &dom) {
+            let base = lx.items.len();
+            for (pos, n) in dom.direct_nodes().enumerate() {
+                let cap = u64::from(self.caps.fits[n]);
+                if cap > 0 {
+                    lx.items.push(item(cap, Child::Node(NodeIx::at(n)), pos));
+                }
+            }
+            self.split(lx, base, x, d, at);
+            return;
+        }
+        // The child chosen when the vector was computed (this query), else choose now.
+        let key = (d.ix(), dom.start, x);
+        let picked = match lx.picks.iter().rev().find(|p| p.0 == key) {
+            Some(&(_, ch)) => Some(ch),
+            None if self.any_child_holds(d, &dom, x) => {
+                self.best_child(lx, d, &dom, x).map(|c| c.0)
+            }
+            None => None,
+        };
+        if let Some(child) = picked {
+            match child {
+                Child::Node(n) => self.put(n, x, at),
+                Child::Domain(c) => self.assign(lx, Scope::new(d.child(), c), x, at),
+            }
+            return;
+        }
+        let pb = lx.pool.len();
+        let mut scratch: Vector = [0; MAX_WIDTH];
+        let w = self.width(d);
+        if self.pool_fill(lx, d, &dom, x, &mut scratch[..w]) {
+            self.spread(lx, d, &dom, x, pb, lx.pool.len(), at);
+            lx.pool.truncate(pb);
+            return;
+        }
+        lx.pool.truncate(pb);
+        // The knapsack's children (from the memo when the last vector computed was
+        // this one's), then the split.
+        let ib = lx.items.len();
+        if lx.memo_key == Some((d.ix(), scope.index, x)) {
+            let Lex { items, memo, .. } = &mut *lx;
+            items.extend_from_slice(memo);
+        } else {
+            self.knapsack_children(lx, d, &dom, x);
+        }
+        self.split(lx, ib, x, d, at);
+    }
+
+    /// Runs the knapsack of `dom` (depth `d`) for `x` and pushes the children it uses,
+    /// with the amounts of their steps, onto `lx.items`; returns the vector (width
+    /// `width(d)`) into `out` when given.
+    fn knapsack_children(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Vector {
+        let (tb, chb, kb, tsb) = (
+            lx.table.len(),
+            lx.choice.len(),
+            lx.kids.len(),
+            lx.tsrc.len(),
+        );
+        let top = self.knapsack(lx, d, dom, x, true, true);
+        let w = self.width(d);
+        let mut v: Vector = [0; MAX_WIDTH];
+        let at = tb + top as usize * w;
+        v[..w].copy_from_slice(&lx.table[at..at + w]);
+        let g = self.grain.at(d.child()).max(1);
+        let uu = top as usize + 1;
+        let mut u = top;
+        for k in (kb..lx.kids.len()).rev() {
+            let t = lx.choice[chb + (k - kb) * uu + u as usize];
+            if t > 0 {
+                let (child, _) = lx.kids[k];
+                lx.items.push(item(t * g, child, k - kb));
+                u = if u == top {
+                    lx.tsrc[tsb + k - kb]
+                } else {
+                    u.saturating_sub(t)
+                };
+            }
+        }
+        lx.table.truncate(tb);
+        lx.choice.truncate(chb);
+        lx.tsrc.truncate(tsb);
+        lx.kids.truncate(kb);
+        debug_assert_eq!(u, 0, "the knapsack holds the amount");
+        v
+    }
+
+    /// Splits `x` over `lx.items[base..]` (children of a domain at depth `d`) by the
+    /// policy and assigns each share; pops the items.
+    fn split(&self, lx: &mut Lex, base: usize, x: u64, d: Depth, at: &mut Attempt) {
+        choose(
+            &mut lx.items[base..],
+            x,
+            self.grain.at(d.child()),
+            self.policy,
+        );
+        for k in base..lx.items.len() {
+            let it = lx.items[k];
+            if it.take == 0 {
+                continue;
+            }
+            match it.child {
+                Child::Node(n) => self.put(n, it.take, at),
+                Child::Domain(c) => self.assign(lx, Scope::new(d.child(), c), it.take, at),
+            }
+        }
+        lx.items.truncate(base);
+    }
+
+    /// Spreads `x` over the nodes `lx.pool[lo..hi]` (sorted by position, all inside
+    /// `dom` at depth `d`), level by level by the policy.
+    #[allow(clippy::too_many_arguments)]
+    fn spread(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        lo: usize,
+        hi: usize,
+        at: &mut Attempt,
+    ) {
+        let inv = self.inv;
+        let c = d.child();
+        let base = lx.items.len();
+        // Children with chosen nodes, and the ranges of the pool inside each.
+        let rb = lx.kids.len();
+        let mut k = lo;
+        let mut pos = 0usize;
+        if !inv.is_node_level(c) {
+            for ci in dom.children() {
+                let child = inv.domain(c, ci as u32);
+                let start = k;
+                let mut cap = 0u64;
+                while k < hi && lx.pool[k].1 < child.end {
+                    cap += lx.pool[k].0;
+                    k += 1;
+                }
+                if cap > 0 {
+                    lx.items.push(item(cap, Child::Domain(ci as u32), pos));
+                    lx.kids
+                        .push((Child::Domain(ci as u32), (start as u64) << 32 | k as u64));
+                }
+                pos += 1;
+            }
+        }
+        while k < hi {
+            let (fit, n) = lx.pool[k];
+            lx.items.push(item(
+                fit,
+                Child::Node(NodeIx(n)),
+                pos + (n - dom.direct) as usize,
+            ));
+            k += 1;
+        }
+        choose(&mut lx.items[base..], x, self.grain.at(c), self.policy);
+        for j in base..lx.items.len() {
+            let it = lx.items[j];
+            if it.take == 0 {
+                continue;
+            }
+            match it.child {
+                Child::Node(n) => self.put(n, it.take, at),
+                Child::Domain(ci) => {
+                    let range = lx.kids[rb..]
+                        .iter()
+                        .find(|r| r.0 == Child::Domain(ci))
+                        .map(|r| r.1)
+                        .unwrap_or(0);
+                    let (s, e) = ((range >> 32) as usize, (range & 0xffff_ffff) as usize);
+                    let child = *inv.domain(c, ci);
+                    self.spread(lx, c, &child, it.take, s, e, at);
+                }
+            }
+        }
+        lx.kids.truncate(rb);
+        lx.items.truncate(base);
+    }
+
+    /// `count` members on node `n`.
+    fn put(&self, n: NodeIx, count: u64, at: &mut Attempt) {
+        // At most the node's fit, a u32.
+        at.assign.push(member(self.ri, n, count as u32));
+        at.node_stamp[n.ix()] = at.stamp;
+    }
+}
+
+/// A descent item for a child with room `cap`.
+fn item(cap: u64, child: Child, pos: usize) -> Item {
+    Item {
+        cap,
+        take: 0,
+        child,
+        used: false,
+        pos: pos as u32,
+    }
+}
+
+/// The fewest of `caps` (sorted here, largest first) whose sum reaches `x`.
+fn fewest(caps: &mut [u64], x: u64) -> u32 {
+    caps.sort_unstable_by(|a, b| b.cmp(a));
+    let mut sum = 0u64;
+    let mut k = 0u32;
+    for &c in caps.iter() {
+        if sum >= x {
+            break;
+        }
+        sum = sum.saturating_add(c);
+        k += 1;
+    }
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::solve::{peaks, rollup::rollup};
+    use crate::testkit::{build, on_path};
+    use crate::{Gang, Role};
+
+    const GPU: &str = "gpu";
+
+    /// Random trees of up to 10 nodes (blocks, racks, some labels missing), random fits.
+    fn random(seed: u64) -> Inventory {
+        let mut x = seed | 1;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let len = 1 + next(10);
+        let blocks = ["p", "q", "r"];
+        let racks = ["a", "b", "c"];
+        let nodes = (0..len)
+            .map(|i| {
+                let (b, r) = (blocks[next(3) as usize], racks[next(3) as usize]);
+                let path: Vec<&str> = match next(8) {
+                    0 => vec![],
+                    1 => vec![b],
+                    _ => vec![b, r],
+                };
+                on_path(&format!("n{i}"), &path).capacity(GPU, next(7) as i64)
+            })
+            .collect();
+        build(&["block", "rack"], nodes)
+    }
+
+    fn capacities(inv: &Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = Capacities::default();
+        let role = &c.inner.roles[0];
+        rollup(
+            inv,
+            role,
+            Grain::of(&c.inner, role),
+            Scope::CLUSTER,
+            None,
+            &mut s,
+        );
+        peaks::fill(inv, &mut s);
+        s
+    }
+
+    /// The vector of an assignment, counted from the inventory's domains.
+    fn measured(inv: &Inventory, at: &Attempt) -> Vec<u32> {
+        let mut v = Vec::new();
+        for e in 1..=inv.label_depth() {
+            let mut units: Vec<(bool, u32)> = at
+                .assign
+                .iter()
+                .map(|&(_, n, _)| match inv.domain_of(n, e) {
+                    Some(d) => (true, d),
+                    None => (false, n),
+                })
+                .collect();
+            units.sort_unstable();
+            units.dedup();
+            v.push(units.len() as u32);
+        }
+        v.push(at.assign.len() as u32);
+        v
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_knapsack_and_the_assignment_has_its_vector() {
+        for seed in 1..400u64 {
+            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = capacities(&inv, &c);
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            let mut at = Attempt::default();
+            at.ensure(&inv);
+            let dom = *inv.domain(Depth::CLUSTER, 0);
+            let w = o.width(Depth::CLUSTER);
+            for x in 1..=caps.caps[0][0] {
+                let mut v = [0u32; MAX_WIDTH];
+                o.vector(&mut lx, Depth::CLUSTER, 0, x, &mut v[..w]);
+                let base = lx.table.len();
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
+                let dp = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
+                lx.table.truncate(base);
+                // The unpacked knapsack (deep topologies) agrees with the packed one.
+                lx.unpacked = true;
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
+                let plain = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
+                lx.table.truncate(base);
+                lx.unpacked = false;
+                assert_eq!(dp, plain, "seed {seed}, {x} members");
+                assert_eq!(&v[..w], &dp[..], "seed {seed}, {x} members");
+                at.fresh(inv.resources.len());
+                o.assign(&mut lx, Scope::CLUSTER, x, &mut at);
+                let total: u64 = at.assign.iter().map(|m| u64::from(m.2)).sum();
+                assert_eq!(total, x, "seed {seed}");
+                for &(_, n, k) in &at.assign {
+                    assert!(k > 0 && k <= caps.fits[n as usize], "seed {seed}");
+                }
+                assert_eq!(measured(&inv, &at), dp, "seed {seed}, {x} members");
+                // Scratch left as found.
+                assert!(lx.table.is_empty() && lx.kids.is_empty() && lx.cands.is_empty());
+                assert!(lx.pool.is_empty() && lx.items.is_empty() && lx.sorted.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn the_pool_fill_is_taken_only_when_it_meets_the_bound() {
+        // Block p: racks a (3 + 3 + 3) and b (6). Twelve: the largest nodes (6, 3, 3)
+        // use two racks and three nodes, the bound: taken.
+        let n = |name: &str, path: &[&str], gpus: i64| on_path(name, path).capacity(GPU, gpus);
+        let inv = build(
+            &["block", "rack"],
+            vec![
+                n("a1", &["p", "a"], 3),
+                n("a2", &["p", "a"], 3),
+                n("a3", &["p", "a"], 3),
+                n("b1", &["p", "b"], 6),
+            ],
+        );
+        let c = inv
+            .compile(&Gang::new("g").role(Role::new("w", 1).request(GPU, 1)))
+            .unwrap();
+        let caps = capacities(&inv, &c);
+        let o = Objective {
+            inv: &inv,
+            caps: &caps,
+            grain: Grain::of(&c.inner, &c.inner.roles[0]),
+            policy: Policy::BestFit,
+            ri: RoleIx(0),
+        };
+        let mut lx = Lex::default();
+        let block = *inv.domain(Depth(1), 0);
+        let mut v = [0u32; 2];
+        assert!(o.pool_fill(&mut lx, Depth(1), &block, 12, &mut v));
+        assert_eq!(v, [2, 3]);
+        lx.pool.clear();
+        // Nine: one rack holds it, but the largest nodes (6, 3) span two.
+        assert!(!o.pool_fill(&mut lx, Depth(1), &block, 9, &mut v));
+        lx.pool.clear();
+        let mut best = [0u32; 2];
+        o.vector(&mut lx, Depth(1), 0, 9, &mut best);
+        assert_eq!(best, [1, 3]);
+    }
+}

@@ -1,0 +1,59 @@
+//! Peaks: for every domain, the largest capacity of a unit at each depth below it (a
+//! child domain, a deeper domain, or a node; a node lacking a level's label is a unit of
+//! its own at that level and every finer one). The lexicographic objective reads its
+//! lower bounds off them: holding `x` members needs at least `ceil(x / peak)` units of a
+//! level. Kept beside the capacities by the cache (filled after a full roll-up, and
+//! refreshed along the path of every node the journal touched).
+
+use crate::inventory::ix::Depth;
+use crate::inventory::Inventory;
+
+use super::lex::MAX_WIDTH;
+use super::rollup::Capacities;
+
+/// Fills every domain's peaks from the fits and capacities in `s` (deepest first).
+pub(crate) fn fill(inv: &Inventory, s: &mut Capacities) {
+    for d in (0..inv.domains.len()).rev() {
+        for i in 0..inv.domains[d].len() {
+            row(inv, Depth(d), i as u32, s);
+        }
+    }
+}
+
+/// Refreshes the peaks of every domain above node `n`, innermost first.
+pub(crate) fn refresh_path(inv: &Inventory, n: u32, s: &mut Capacities) {
+    let leaf = inv.leaf_depth(n);
+    for d in (0..=leaf).rev() {
+        if let Some(di) = inv.domain_of(n, d) {
+            row(inv, Depth(d), di, s);
+        }
+    }
+}
+
+/// Recomputes the peaks of domain `di` at depth `d` from its children's.
+fn row(inv: &Inventory, d: Depth, di: u32, s: &mut Capacities) {
+    let w = inv.node_depth().ix() - d.ix();
+    let dom = inv.domain(d, di);
+    let mut buf = [0u64; MAX_WIDTH];
+    let c = d.child();
+    if !inv.is_node_level(c) {
+        let (caps, peaks) = (&s.caps[c.ix()], &s.peaks[c.ix()]);
+        for ci in dom.children() {
+            buf[0] = buf[0].max(caps[ci]);
+            let child = &peaks[ci * (w - 1)..ci * (w - 1) + w - 1];
+            for (b, &p) in buf[1..w].iter_mut().zip(child) {
+                *b = (*b).max(p);
+            }
+        }
+    }
+    let direct = s.fits[dom.direct_nodes()]
+        .iter()
+        .copied()
+        .max()
+        .map_or(0, u64::from);
+    for b in &mut buf[..w] {
+        *b = (*b).max(direct);
+    }
+    let at = di as usize * w;
+    s.peaks[d.ix()][at..at + w].copy_from_slice(&buf[..w]);
+}
