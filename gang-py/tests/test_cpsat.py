@@ -196,18 +196,15 @@ def _not_minimal(lex_runs, multi: bool) -> list:
             and placement_vector(inst, result) != want[1]]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 15 item 1: main's single-role placement is greedy (largest child first, the "
-    "domain chosen by spare capacity), not lexicographically minimal. Strict: once it "
-    "is exact this XPASS fails the suite and the marker must be removed."))
 def test_lex_single_role_minimal(lex_runs):
     bad = _not_minimal(lex_runs, multi=False)
     assert bad == [], f"{len(bad)} not minimal (instance, gang's vector, CP-SAT's): {bad[:10]}"
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 15 item 1: main's multi-role placement is not lexicographically minimal "
-    "even where its search is complete. Strict: once it is exact this XPASS fails the "
+    "issue 15 item 1: a multi-role placement is packed greedily inside the chosen "
+    "domain, so its vector is not always the minimum even where the search is "
+    "complete. Strict: once it is exact this XPASS fails the "
     "suite and the marker must be removed."))
 def test_lex_multi_role_minimal(lex_runs):
     bad = _not_minimal(lex_runs, multi=True)
