@@ -277,7 +277,9 @@ fn small_limits_give_honest_answers() {
         let Ok(c) = inv.compile(&gang) else { continue };
         let full = inv.place_with(&mut Solver::new(), &c).unwrap();
         for work in [200, 1_000, 3_000] {
-            let out = inv.place_with(&mut Solver::with_search_budget(work), &c).unwrap();
+            let out = inv
+                .place_with(&mut Solver::with_search_budget(work), &c)
+                .unwrap();
             match &out {
                 Outcome::Placed(p) if p.search_complete() => {
                     assert_eq!(Some(p), full.placement(), "{work} units");
@@ -293,5 +295,8 @@ fn small_limits_give_honest_answers() {
             }
         }
     }
-    assert!(incomplete > 0, "some placements come after an exhausted search");
+    assert!(
+        incomplete > 0,
+        "some placements come after an exhausted search"
+    );
 }
