@@ -746,8 +746,10 @@ mod tests {
         {"name": "a1", "labels": {"rack": "a"}, "capacity": {"gpu": 2}},
         {"name": "a2", "labels": {"rack": "a"}, "capacity": {"gpu": 2}},
         {"name": "b1", "labels": {"rack": "b"}, "capacity": {"gpu": 4}}]}"#;
+    // At most two per node, so that rack b (one node) cannot hold the gang: it lands in
+    // rack a, where losing a node leaves no room.
     const GANG: &str = r#"{"name": "g", "roles": [{"name": "w", "count": 4,
-        "requests": {"gpu": 1}}], "topology": {"required": "rack"}}"#;
+        "requests": {"gpu": 1}, "max_per_node": 2}], "topology": {"required": "rack"}}"#;
 
     unsafe fn text(v: gang_str) -> String {
         let b = std::slice::from_raw_parts(v.data.cast::<u8>(), v.len);
