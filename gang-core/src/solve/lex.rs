@@ -53,6 +53,16 @@ const SMALL_KNAPSACK: u64 = 128;
 /// "Cannot be held" in a packed table.
 const PINF: u128 = u128::MAX;
 
+/// What a knapsack's table is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// A child's steps: the least vector at every amount up to the full one.
+    Steps,
+    /// The chosen domain's assignment: only the states that can still reach the full
+    /// amount, with each child's units recorded.
+    Assign,
+}
+
 /// A vector of at most four components as one integer, outermost highest.
 #[inline]
 fn pack(v: &[u32]) -> u128 {
@@ -729,19 +739,12 @@ impl Objective<'_> {
 
     /// The knapsack over `dom`'s children for amounts up to `x`: pushes the table
     /// `F(0..=U)` (width `width(d)` each, `U = x / g` for the children's grain `g`) onto
-    /// `lx.table` and returns `U`. With `record`, also pushes the units taken from each
-    /// child at each amount onto `lx.choice` (one row of `U + 1` per child in
-    /// `lx.kids` order, which it leaves pushed too).
-    #[allow(clippy::too_many_arguments)]
-    fn knapsack(
-        &self,
-        lx: &mut Lex,
-        d: Depth,
-        dom: &Domain,
-        x: u64,
-        record: bool,
-        prune: bool,
-    ) -> u64 {
+    /// `lx.table` and returns `U`. For [`Table::Assign`] only the states that can still
+    /// reach `x` are kept, and the units taken from each child at each amount are pushed
+    /// onto `lx.choice` (one row of `U + 1` per child in `lx.kids` order, which it leaves
+    /// pushed too).
+    fn knapsack(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, table: Table) -> u64 {
+        let assign = table == Table::Assign;
         let inv = self.inv;
         let w = self.width(d);
         let c = d.child();
@@ -771,7 +774,7 @@ impl Objective<'_> {
         let ke = lx.kids.len();
         let chb = lx.choice.len();
         let tsb = lx.tsrc.len();
-        if record {
+        if assign {
             lx.choice.resize(chb + (ke - kb) * uu, 0);
             lx.tsrc.resize(tsb + (ke - kb), 0);
         }
@@ -847,13 +850,13 @@ impl Objective<'_> {
                 }
                 if took > 0 {
                     f[top] = b;
-                    if record {
+                    if assign {
                         choice[row_choice + top] = took;
                         tsrc[tsb + k - kb] = from as u64;
                     }
                 }
                 // Below it, only states the remaining children can still complete.
-                let lo = if prune {
+                let lo = if assign {
                     top.saturating_sub(rest).max(1)
                 } else {
                     1
@@ -873,7 +876,7 @@ impl Objective<'_> {
                     }
                     if took > 0 {
                         f[u] = b;
-                        if record {
+                        if assign {
                             choice[row_choice + u] = took;
                         }
                     }
@@ -903,7 +906,7 @@ impl Objective<'_> {
                     }
                     if took > 0 {
                         lx.table[row..row + w].copy_from_slice(&best[..w]);
-                        if record {
+                        if assign {
                             lx.choice[row_choice + u] = took;
                             if u == uu - 1 {
                                 lx.tsrc[tsb + k - kb] = (u as u64).saturating_sub(took);
@@ -929,7 +932,7 @@ impl Objective<'_> {
             }
             lx.ptable.truncate(pb);
         }
-        if !record {
+        if !assign {
             lx.kids.truncate(kb);
         }
         top
@@ -971,7 +974,7 @@ impl Objective<'_> {
         // The child's own table, sampled at multiples of `g`.
         let base = lx.table.len();
         let gc = self.grain.at(c.child()).max(1);
-        let rows = self.knapsack(lx, c, &dom, x, false, false) as usize;
+        let rows = self.knapsack(lx, c, &dom, x, Table::Steps) as usize;
         let cw = w - 1;
         // At least each amount: the least of the exact sums at or above it.
         for k in (0..rows).rev() {
@@ -1071,7 +1074,7 @@ impl Objective<'_> {
             lx.kids.len(),
             lx.tsrc.len(),
         );
-        let top = self.knapsack(lx, d, dom, x, true, true);
+        let top = self.knapsack(lx, d, dom, x, Table::Assign);
         let w = self.width(d);
         let mut v: Vector = [0; MAX_WIDTH];
         let at = tb + top as usize * w;
@@ -1319,12 +1322,12 @@ mod tests {
                 let mut v = [0u32; MAX_WIDTH];
                 o.vector(&mut lx, Depth::CLUSTER, 0, x, &mut v[..w]);
                 let base = lx.table.len();
-                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, Table::Steps);
                 let dp = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
                 lx.table.truncate(base);
                 // The unpacked knapsack (deep topologies) agrees with the packed one.
                 lx.unpacked = true;
-                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, false, false);
+                o.knapsack(&mut lx, Depth::CLUSTER, &dom, x, Table::Steps);
                 let plain = lx.table[base + x as usize * w..base + x as usize * w + w].to_vec();
                 lx.table.truncate(base);
                 lx.unpacked = false;
