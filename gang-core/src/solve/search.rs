@@ -190,6 +190,15 @@ impl SearchSpace {
     }
 }
 
+/// What every phase of one search reads: the inventory, the compiled gang and the
+/// query's shape.
+#[derive(Clone, Copy)]
+struct Query<'a> {
+    inv: &'a Inventory,
+    c: &'a Compiled,
+    shape: &'a Shape,
+}
+
 /// Looks for an assignment of exactly `counts[i]` members of each role, constrained roles
 /// inside `scope`, unconstrained ones anywhere. When placed, the members are in `assign`.
 pub(crate) fn search(
@@ -207,7 +216,17 @@ pub(crate) fn search(
         return Verdict::Placed(());
     }
     let (shape, cheap) = space.take_prepared(c);
-    let out = space.search_with(inv, c, &shape, counts, scope, budget, assign);
+    let out = space.search_with(
+        Query {
+            inv,
+            c,
+            shape: &shape,
+        },
+        counts,
+        scope,
+        budget,
+        assign,
+    );
     space.restore(c, shape, cheap);
     out
 }
@@ -272,17 +291,15 @@ pub(crate) fn members_bound(
 
 impl SearchSpace {
     /// [`search`] with the query's shape.
-    #[allow(clippy::too_many_arguments)]
     fn search_with(
         &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        shape: &Shape,
+        q: Query<'_>,
         counts: &[u64],
         scope: Scope,
         budget: &mut Budget,
         assign: &mut Vec<Member>,
     ) -> Verdict {
+        let Query { inv, c, shape } = q;
         // When the unconstrained members fit outside the scope on their own, the gang
         // fits exactly when its constrained members fit inside it (they use disjoint
         // nodes, and dropping the unconstrained members is a relaxation): search those
@@ -298,7 +315,7 @@ impl SearchSpace {
             match self.place_away(inv, c, shape, counts, scope, budget) {
                 None => return Verdict::Exhausted,
                 Some(true) => {
-                    let out = self.search_here(inv, c, shape, &inside, scope, budget, assign);
+                    let out = self.search_here(q, &inside, scope, budget, assign);
                     if out.is_placed() {
                         assign.extend_from_slice(&self.away);
                     }
@@ -307,7 +324,7 @@ impl SearchSpace {
                 Some(false) => {}
             }
         }
-        self.search_here(inv, c, shape, counts, scope, budget, assign)
+        self.search_here(q, counts, scope, budget, assign)
     }
 
     /// Places the unconstrained members of `counts` on nodes outside `scope`, greedily
@@ -382,18 +399,16 @@ impl SearchSpace {
     }
 
     /// The search proper for `counts` in `scope` (see [`search`]).
-    #[allow(clippy::too_many_arguments)]
     fn search_here(
         &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        shape: &Shape,
+        q: Query<'_>,
         counts: &[u64],
         scope: Scope,
         budget: &mut Budget,
         assign: &mut Vec<Member>,
     ) -> Verdict {
-        if !self.collect(inv, c, shape, counts, scope, Reach::Everywhere, budget) {
+        let Query { inv, c, shape } = q;
+        if !self.collect(q, counts, scope, Reach::Everywhere, budget) {
             return Verdict::Exhausted;
         }
         self.sort(shape, counts);
@@ -419,24 +434,32 @@ impl SearchSpace {
         budget: &mut Budget,
     ) -> bool {
         let (shape, cheap) = self.take_prepared(c);
-        let ok = self.cheap_maxima(inv, c, &shape, &cheap, counts, scope, budget);
+        let ok = self.cheap_maxima(
+            Query {
+                inv,
+                c,
+                shape: &shape,
+            },
+            &cheap,
+            counts,
+            scope,
+            budget,
+        );
         self.restore(c, shape, cheap);
         ok
     }
 
     /// [`SearchSpace::scope_maxima`] with the query's shape and cheap weights.
-    #[allow(clippy::too_many_arguments)]
     fn cheap_maxima(
         &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        shape: &Shape,
+        q: Query<'_>,
         cheap: &Weights,
         counts: &[u64],
         scope: Scope,
         budget: &mut Budget,
     ) -> bool {
-        if !self.collect(inv, c, shape, counts, scope, Reach::ScopeOnly, budget) {
+        let shape = q.shape;
+        if !self.collect(q, counts, scope, Reach::ScopeOnly, budget) {
             return false;
         }
         let (k, nr) = (shape.k, shape.nr);
@@ -499,17 +522,15 @@ impl SearchSpace {
     /// of each class of identical nodes outside as there are members to place (see
     /// [`super::classes`]); a node is a candidate when some role with members to place
     /// fits on it. `false` when the budget ran out.
-    #[allow(clippy::too_many_arguments)]
     fn collect(
         &mut self,
-        inv: &Inventory,
-        c: &Compiled,
-        shape: &Shape,
+        q: Query<'_>,
         counts: &[u64],
         scope: Scope,
         reach: Reach,
         budget: &mut Budget,
     ) -> bool {
+        let Query { inv, c, shape } = q;
         let (start, end) = scope.range(inv);
         let min_leaf = Depth(c.slice_min_leaf);
         self.nodes.clear();
