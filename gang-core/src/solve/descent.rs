@@ -36,26 +36,15 @@ pub(crate) struct Item {
     pub pos: u32,
 }
 
-/// Whether a descent records what its members take on each node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Charge {
-    /// Record it in the attempt, so that roles placed later see only what is left.
-    Record,
-    /// Do not (the only role, or the last). Single-role gangs are placed by
-    /// [`lex`](super::lex) now, so greedy packing alone would use it.
-    #[allow(dead_code)]
-    Skip,
-}
-
-/// One role's descent: whose members, how they are cut into slices, how children are
-/// chosen, and whether what they take is recorded.
+/// One role's descent: whose members, how they are cut into slices and how children are
+/// chosen. What its members take is recorded in the attempt, so that roles placed later
+/// see only what is left.
 pub(crate) struct Descent<'a> {
     pub inv: &'a Inventory,
     pub role: &'a CRole,
     pub ri: RoleIx,
     pub grain: Grain<'a>,
     pub policy: Policy,
-    pub charge: Charge,
 }
 
 impl Descent<'_> {
@@ -132,15 +121,13 @@ impl Descent<'_> {
         // At most the node's fit, a u32.
         at.assign.push(member(self.ri, n, count as u32));
         at.node_stamp[n.ix()] = at.stamp;
-        if self.charge == Charge::Record {
-            let nres = self.inv.resources.len();
-            if at.touched_stamp[n.ix()] != at.stamp {
-                at.touched_stamp[n.ix()] = at.stamp;
-                at.touched.push(n);
-            }
-            for &(r, q) in &self.role.req {
-                at.taken[n.ix() * nres + r as usize] += q * count;
-            }
+        let nres = self.inv.resources.len();
+        if at.touched_stamp[n.ix()] != at.stamp {
+            at.touched_stamp[n.ix()] = at.stamp;
+            at.touched.push(n);
+        }
+        for &(r, q) in &self.role.req {
+            at.taken[n.ix() * nres + r as usize] += q * count;
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::inventory::Inventory;
 use crate::model::Policy;
 
 use super::cache;
-use super::descent::{Charge, Descent};
+use super::descent::Descent;
 use super::rollup::{rollup, Grain};
 use super::search::{members_bound, relaxation, search};
 use super::verdict::{Budget, Verdict};
@@ -291,7 +291,6 @@ impl Solver {
                 ri: r,
                 grain,
                 policy: c.policy,
-                charge: Charge::Record,
             };
             if role.constrained {
                 // Inside the domain: a roll-up of its nodes, net of earlier roles.
