@@ -194,16 +194,14 @@ fn out_args(c: &Command) -> &OutputArgs {
 
 /// The objects, leaked when the process is about to exit anyway.
 struct Input<'a> {
-    objects: Option<Objects>,
+    objects: Objects,
     leak: &'a bool,
 }
 
 impl Drop for Input<'_> {
     fn drop(&mut self) {
         if *self.leak {
-            if let Some(o) = self.objects.take() {
-                std::mem::forget(o);
-            }
+            std::mem::forget(std::mem::take(&mut self.objects));
         }
     }
 }
@@ -213,10 +211,10 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
     match command {
         Command::Place(a) => {
             let input = Input {
-                objects: Some(input::read_files(&a.files, env.stdin)?),
+                objects: input::read_files(&a.files, env.stdin)?,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             place(
                 objects,
                 &a.workload,
@@ -229,10 +227,10 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
         }
         Command::Explain(a) => {
             let input = Input {
-                objects: Some(input::read_files(&a.files, env.stdin)?),
+                objects: input::read_files(&a.files, env.stdin)?,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             explain(
                 objects,
                 &a.workload,
@@ -245,10 +243,10 @@ fn execute(command: Command, env: &mut Env<'_>, style: Style) -> Result<Done, Cl
         }
         Command::Topology(a) => {
             let input = Input {
-                objects: Some(input::read_files(&a.files, env.stdin)?),
+                objects: input::read_files(&a.files, env.stdin)?,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             topology(objects, &a.topology, &a.tree, &[], a.out.output, style)
         }
         Command::Demo(a) => demo(&a, style),
@@ -463,19 +461,19 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
             let mut objects = Objects::new();
             k.cluster(&mut objects, &source, &mut notes)?;
             let input = Input {
-                objects: Some(objects),
+                objects,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             topology(objects, &a.topology, &a.tree, &notes, a.out.output, style)
         }
         KubectlCommand::Place(a) => {
             let (objects, notes, choice) = kubectl_workload(&a, env)?;
             let input = Input {
-                objects: Some(objects),
+                objects,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             place(
                 objects,
                 &choice,
@@ -489,10 +487,10 @@ fn kubectl(c: KubectlCommand, env: &mut Env<'_>, style: Style) -> Result<Done, C
         KubectlCommand::Explain(a) => {
             let (objects, notes, choice) = kubectl_workload(&a, env)?;
             let input = Input {
-                objects: Some(objects),
+                objects,
                 leak: &leak,
             };
-            let objects = input.objects.as_ref().expect("read");
+            let objects = &input.objects;
             explain(
                 objects,
                 &choice,
