@@ -63,7 +63,7 @@ fi
 
 step "C tests (-Wall -Wextra -Werror -fsanitize=address,undefined; leaks checked)"
 # Every function of the header is exercised by the C tests.
-c_tests=(tests/c/test_gang.c tests/c/test_lifecycle.c)
+c_tests=(tests/c/test_gang.c tests/c/test_lifecycle.c tests/c/test_limits.c)
 for f in $(grep -oE '\bgang_[a-z0-9_]+\(' include/gang.h | tr -d '(' | sort -u); do
     grep -q "$f(" "${c_tests[@]}" || { echo "the C tests never call $f" >&2; exit 1; }
 done

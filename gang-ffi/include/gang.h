@@ -85,6 +85,13 @@
 #define GANG_VERSION_PATCH 0
 
 /**
+ * The work units a query may spend unless told otherwise (`gang_solver_new`; pass it
+ * to `gang_solver_set_limits` to go back to the default). Equal to
+ * `gang_core::Limits::DEFAULT_WORK` (a test checks it).
+ */
+#define GANG_DEFAULT_WORK 1000000
+
+/**
  * What a function returns: `GANG_OK` or why it failed.
  *
  * Codes 1–99 are `gang-core`'s error kinds, one to one with `ErrorKind::code()` (codes
@@ -544,8 +551,9 @@ typedef struct gang_scenario gang_scenario;
  * allocate beyond their result.
  *
  * Made by `gang_solver_new` or `gang_solver_new_with_budget`; freed with
- * `gang_solver_free`. One thread at a time (use one solver per thread); a solver may
- * be used with any number of inventories, one query at a time.
+ * `gang_solver_free`; its limits are set with `gang_solver_set_limits`. One thread at
+ * a time (use one solver per thread); a solver may be used with any number of
+ * inventories, one query at a time.
  */
 typedef struct gang_solver gang_solver;
 
@@ -1659,8 +1667,9 @@ gang_result gang_scenario_check(const gang_scenario *scenario,
 void gang_scenario_free(gang_scenario *scenario);
 
 /**
- * Makes a solver with the default search budget (1,000,000 work units per query for
- * multi-role gangs: nodes looked at, bounds and search patterns alike).
+ * Makes a solver with the default limits: `GANG_DEFAULT_WORK` (1,000,000) work units
+ * per query for multi-role gangs (nodes looked at, bounds and search patterns alike),
+ * and no deadline (see `gang_solver_set_limits`).
  *
  * Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
  * with `gang_solver_free`.
@@ -1674,8 +1683,9 @@ gang_result gang_solver_new(gang_solver **solver_out);
 
 /**
  * Makes a solver whose multi-role work may spend at most `budget` work units per
- * query; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a false "does not
- * fit".
+ * query, and no deadline; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a
+ * false "does not fit". The same as `gang_solver_new` then
+ * `gang_solver_set_limits(solver, budget, 0)`.
  *
  * Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
  * with `gang_solver_free`.
@@ -1686,6 +1696,33 @@ gang_result gang_solver_new(gang_solver **solver_out);
  * `solver_out` must be NULL or writable.
  */
 gang_result gang_solver_new_with_budget(uint64_t budget, gang_solver **solver_out);
+
+/**
+ * Sets the limits of every later query of `solver` (`gang_solver_place`,
+ * `gang_solver_find`), until set again: at most `work` work units per query (nodes
+ * looked at, bounds and search patterns alike; `GANG_DEFAULT_WORK` is the default,
+ * and 0 allows none, as in `gang_solver_new_with_budget`), and, unless `timeout_us` is
+ * 0 (no deadline, the default), a deadline `timeout_us` microseconds after the start
+ * of each query — measured from each call, not from this one, as Python's `timeout=`
+ * is. For a limit on one call only, set it before that call and set it back after.
+ *
+ * A query stopped by either limit answers `GANG_STATUS_UNDECIDED` (or a placement
+ * whose `gang_placement_search_complete` is false), never a false "does not fit".
+ * With a deadline the answer depends on the machine's speed; without one it is
+ * deterministic. The deadline is checked every 1024 work units, so a query overshoots
+ * it by at most that much work. Single-role gangs do no such work and are never
+ * undecided; multi-role gangs that greedy packing places need far less than the
+ * default. The solver keeps its caches.
+ *
+ * Ownership: `solver` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `solver` is NULL, `GANG_INVALID_HANDLE` when it
+ * is not a live solver.
+ *
+ * # Safety
+ * `solver` must be NULL or a live solver not used by another thread.
+ */
+gang_result gang_solver_set_limits(gang_solver *solver, uint64_t work, uint64_t timeout_us);
 
 /**
  * Frees a solver. `gang_solver_free(NULL)` does nothing.

@@ -153,7 +153,7 @@ const _: () = {
     shareable::<answers::ReplacementInner>();
     shareable::<answers::SpreadInner>();
     shareable::<answers::AdmissionsInner>();
-    movable::<gang_core::Solver>();
+    movable::<solve::SolverInner>();
     movable::<gang_core::NodeSpec>();
     movable::<inventory::BuilderInner>();
     movable::<gang_core::Role>();

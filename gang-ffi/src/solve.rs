@@ -1,6 +1,8 @@
-//! The solver and the two placement queries.
+//! The solver, the limits its queries stop at, and the two placement queries.
 
-use gang_core::Solver;
+use std::time::{Duration, Instant};
+
+use gang_core::{Limits, Solver};
 
 use crate::error::gang_error;
 use crate::handle::{Handle, Kind, Out};
@@ -13,19 +15,85 @@ use crate::result::{gang_result, gang_status};
 /// allocate beyond their result.
 ///
 /// Made by `gang_solver_new` or `gang_solver_new_with_budget`; freed with
-/// `gang_solver_free`. One thread at a time (use one solver per thread); a solver may
-/// be used with any number of inventories, one query at a time.
+/// `gang_solver_free`; its limits are set with `gang_solver_set_limits`. One thread at
+/// a time (use one solver per thread); a solver may be used with any number of
+/// inventories, one query at a time.
 pub struct gang_solver {
     _private: [u8; 0],
 }
 
 unsafe impl Handle for gang_solver {
-    type Inner = Solver;
+    type Inner = SolverInner;
     const KIND: Kind = Kind::Solver;
 }
 
-/// Makes a solver with the default search budget (1,000,000 work units per query for
-/// multi-role gangs: nodes looked at, bounds and search patterns alike).
+/// The work units a query may spend unless told otherwise (`gang_solver_new`; pass it
+/// to `gang_solver_set_limits` to go back to the default). Equal to
+/// `gang_core::Limits::DEFAULT_WORK` (a test checks it).
+pub const GANG_DEFAULT_WORK: u64 = 1000000;
+
+/// A solver and the limits its queries start from. The core's deadline is an instant;
+/// the C caller gives a time span, made into an instant at the start of each query
+/// ([`PerQuery::at`]), as Python's `timeout=` is.
+pub(crate) struct SolverInner {
+    solver: Solver,
+    limits: PerQuery,
+}
+
+impl SolverInner {
+    fn new(limits: PerQuery) -> SolverInner {
+        SolverInner {
+            solver: Solver::with_limits(limits.at(Instant::now())),
+            limits,
+        }
+    }
+
+    /// The solver, with its limits set for a query that starts now. The clock is read
+    /// only when there is a timeout.
+    fn for_query(&mut self) -> &mut Solver {
+        if self.limits.timeout.is_some() {
+            self.solver.set_limits(self.limits.at(Instant::now()));
+        }
+        &mut self.solver
+    }
+
+    fn set_limits(&mut self, limits: PerQuery) {
+        self.limits = limits;
+        self.solver.set_limits(limits.at(Instant::now()));
+    }
+}
+
+/// The limits of every query of one solver: work units, and a time span from the
+/// start of each query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PerQuery {
+    work: u64,
+    timeout: Option<Duration>,
+}
+
+impl PerQuery {
+    /// `work` units and `timeout_us` microseconds per query, as `gang_solver_set_limits`
+    /// takes them: a timeout of 0 is none.
+    fn new(work: u64, timeout_us: u64) -> PerQuery {
+        PerQuery {
+            work,
+            timeout: (timeout_us > 0).then(|| Duration::from_micros(timeout_us)),
+        }
+    }
+
+    /// The core's limits for a query starting at `start`. A deadline too far away to be
+    /// an `Instant` is none (as in Python).
+    fn at(self, start: Instant) -> Limits {
+        match self.timeout.and_then(|t| start.checked_add(t)) {
+            Some(deadline) => Limits::work(self.work).deadline(deadline),
+            None => Limits::work(self.work),
+        }
+    }
+}
+
+/// Makes a solver with the default limits: `GANG_DEFAULT_WORK` (1,000,000) work units
+/// per query for multi-role gangs (nodes looked at, bounds and search patterns alike),
+/// and no deadline (see `gang_solver_set_limits`).
 ///
 /// Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
 /// with `gang_solver_free`.
@@ -38,14 +106,16 @@ unsafe impl Handle for gang_solver {
 pub unsafe extern "C" fn gang_solver_new(solver_out: *mut *mut gang_solver) -> gang_result {
     ffi_boundary!({
         let out = Out::new(solver_out, "solver_out")?;
-        out.write(gang_solver::into_raw(Solver::new()));
+        let limits = PerQuery::new(GANG_DEFAULT_WORK, 0);
+        out.write(gang_solver::into_raw(SolverInner::new(limits)));
         Ok(())
     })
 }
 
 /// Makes a solver whose multi-role work may spend at most `budget` work units per
-/// query; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a false "does not
-/// fit".
+/// query, and no deadline; an exhausted budget yields `GANG_STATUS_UNDECIDED`, never a
+/// false "does not fit". The same as `gang_solver_new` then
+/// `gang_solver_set_limits(solver, budget, 0)`.
 ///
 /// Ownership: on `GANG_OK`, `*solver_out` is a new solver owned by the caller; free it
 /// with `gang_solver_free`.
@@ -61,7 +131,44 @@ pub unsafe extern "C" fn gang_solver_new_with_budget(
 ) -> gang_result {
     ffi_boundary!({
         let out = Out::new(solver_out, "solver_out")?;
-        out.write(gang_solver::into_raw(Solver::with_search_budget(budget)));
+        let limits = PerQuery::new(budget, 0);
+        out.write(gang_solver::into_raw(SolverInner::new(limits)));
+        Ok(())
+    })
+}
+
+/// Sets the limits of every later query of `solver` (`gang_solver_place`,
+/// `gang_solver_find`), until set again: at most `work` work units per query (nodes
+/// looked at, bounds and search patterns alike; `GANG_DEFAULT_WORK` is the default,
+/// and 0 allows none, as in `gang_solver_new_with_budget`), and, unless `timeout_us` is
+/// 0 (no deadline, the default), a deadline `timeout_us` microseconds after the start
+/// of each query — measured from each call, not from this one, as Python's `timeout=`
+/// is. For a limit on one call only, set it before that call and set it back after.
+///
+/// A query stopped by either limit answers `GANG_STATUS_UNDECIDED` (or a placement
+/// whose `gang_placement_search_complete` is false), never a false "does not fit".
+/// With a deadline the answer depends on the machine's speed; without one it is
+/// deterministic. The deadline is checked every 1024 work units, so a query overshoots
+/// it by at most that much work. Single-role gangs do no such work and are never
+/// undecided; multi-role gangs that greedy packing places need far less than the
+/// default. The solver keeps its caches.
+///
+/// Ownership: `solver` stays owned by the caller.
+///
+/// Returns `GANG_NULL_ARGUMENT` when `solver` is NULL, `GANG_INVALID_HANDLE` when it
+/// is not a live solver.
+///
+/// # Safety
+/// `solver` must be NULL or a live solver not used by another thread.
+#[no_mangle]
+pub unsafe extern "C" fn gang_solver_set_limits(
+    solver: *mut gang_solver,
+    work: u64,
+    timeout_us: u64,
+) -> gang_result {
+    ffi_boundary!({
+        let s = gang_solver::get_mut(solver, "solver")?;
+        s.set_limits(PerQuery::new(work, timeout_us));
         Ok(())
     })
 }
@@ -112,7 +219,7 @@ pub unsafe extern "C" fn gang_solver_place(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let s = gang_solver::get_mut(solver, "solver")?;
+        let s = gang_solver::get_mut(solver, "solver")?.for_query();
         let inv = gang_inventory::get(inventory, "inventory")?;
         let c = gang_compiled::get(compiled, "compiled")?;
         let out = OutcomeOut::new(status_out, placement_out, diagnosis_out)?;
@@ -149,7 +256,7 @@ pub unsafe extern "C" fn gang_solver_find(
     error_out: *mut *mut gang_error,
 ) -> gang_result {
     ffi_boundary!(error_out, {
-        let s = gang_solver::get_mut(solver, "solver")?;
+        let s = gang_solver::get_mut(solver, "solver")?.for_query();
         let inv = gang_inventory::get(inventory, "inventory")?;
         let c = gang_compiled::get(compiled, "compiled")?;
         let out = Out::new(placement_out, "placement_out")?;
@@ -196,4 +303,54 @@ pub unsafe extern "C" fn gang_inventory_place(
         out.write(outcome);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_work_is_the_cores() {
+        assert_eq!(GANG_DEFAULT_WORK, Limits::DEFAULT_WORK);
+        let s = SolverInner::new(PerQuery::new(GANG_DEFAULT_WORK, 0));
+        assert_eq!(s.solver.limits(), Solver::new().limits());
+    }
+
+    #[test]
+    fn a_timeout_of_zero_is_no_deadline() {
+        let start = Instant::now();
+        assert_eq!(PerQuery::new(5, 0).at(start), Limits::work(5));
+        assert_eq!(PerQuery::new(0, 0).at(start), Limits::work(0));
+        let at = PerQuery::new(5, 7).at(start);
+        assert_eq!(
+            at,
+            Limits::work(5).deadline(start + Duration::from_micros(7))
+        );
+        // Too far away to be an instant: no deadline rather than a panic.
+        let far = PerQuery::new(5, u64::MAX).at(start);
+        assert!(far.deadline.is_none_or(|d| d > start), "{far:?}");
+    }
+
+    #[test]
+    fn the_deadline_counts_from_each_query_not_from_the_setting() {
+        let timeout = Duration::from_millis(50);
+        let mut s = SolverInner::new(PerQuery::new(GANG_DEFAULT_WORK, 0));
+        s.set_limits(PerQuery::new(9, timeout.as_micros() as u64));
+        std::thread::sleep(Duration::from_millis(2));
+        let query = Instant::now();
+        let limits = s.for_query().limits();
+        assert_eq!(limits.work, 9);
+        let deadline = limits.deadline.expect("a timeout is a deadline");
+        assert!(deadline >= query + timeout, "measured from the query");
+        let later = Instant::now();
+        std::thread::sleep(Duration::from_millis(2));
+        let next = s.for_query().limits().deadline.unwrap();
+        assert!(
+            next > later + timeout && next > deadline,
+            "and again for the next one"
+        );
+        // Without a timeout, the limits are the work alone and the clock is not read.
+        s.set_limits(PerQuery::new(GANG_DEFAULT_WORK, 0));
+        assert_eq!(s.for_query().limits(), Limits::default());
+    }
 }

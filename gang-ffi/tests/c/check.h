@@ -1,6 +1,6 @@
 /*
  * The C tests' checking macros and helpers, shared by test_gang.c (which defines the
- * counters and runs everything) and test_lifecycle.c.
+ * counters and runs everything), test_lifecycle.c and test_limits.c.
  */
 #ifndef GANG_TEST_CHECK_H
 #define GANG_TEST_CHECK_H
@@ -61,5 +61,8 @@ void check_error(gang_error *err, gang_result code, const char *kind, const char
 
 /* The lifecycle tests (test_lifecycle.c). */
 void test_lifecycle(void);
+
+/* The tests of a solver's limits (test_limits.c). */
+void test_limits(void);
 
 #endif

@@ -4,7 +4,8 @@
  * and run under AddressSanitizer's leak checker: every function, every error path
  * (NULL arguments, invalid UTF-8, bad enumeration values, invalid input, indexes out of
  * range), the documented free contract, and the shared scenario files. The lifecycle
- * (reserve, release, node changes, replace, spread, admit) is in test_lifecycle.c.
+ * (reserve, release, node changes, replace, spread, admit) is in test_lifecycle.c, a
+ * solver's limits in test_limits.c.
  *
  *   test_gang <scenario directory>
  */
@@ -842,6 +843,7 @@ static void test_null_arguments(void) {
     /* solving */
     NUL(gang_solver_new(NULL));
     NUL(gang_solver_new_with_budget(1, NULL));
+    NUL(gang_solver_set_limits(NULL, GANG_DEFAULT_WORK, 0));
     gang_placement *po = SENTINEL;
     gang_diagnosis *dout = SENTINEL;
     status = 0;
@@ -1290,6 +1292,7 @@ int main(int argc, char **argv) {
     test_solver_reuse_and_determinism();
     test_request_features();
     test_undecided();
+    test_limits();
     test_invalid_input();
     test_null_arguments();
     test_bad_strings_and_enums();

@@ -435,6 +435,7 @@ static void test_double_free_and_use_after_free(void) {
     CHECK(probe(&w, H_GANG, w.h[H_GANG]) == GANG_INVALID_HANDLE);
     gang_solver_free(w.h[H_SOLVER]);
     gang_solver_free(w.h[H_SOLVER]);
+    CHECK_RC(gang_solver_set_limits(w.h[H_SOLVER], 1, 1), GANG_INVALID_HANDLE);
     CHECK(probe(&w, H_COMPILED, w.h[H_COMPILED]) == GANG_INVALID_HANDLE);
     gang_inventory_free(w.inv);
     gang_inventory_free(w.inv);
