@@ -178,6 +178,8 @@ func TestNilAndClosedHandles(t *testing.T) {
 		{"Solver.Find(closed, c)", func() error { _, err := s.Find(closedInv, c); return err }, gang.ErrClosed, "inventory"},
 		{"Solver.Find(inv, nil)", func() error { _, err := s.Find(inv, nil); return err }, gang.ErrNullArgument, "compiled"},
 		{"Solver.Find(inv, closed)", func() error { _, err := s.Find(inv, closedC); return err }, gang.ErrClosed, "compiled"},
+		{"Solver.SetLimits on nil", func() error { return nilS.SetLimits(1, 0) }, gang.ErrNullArgument, "solver"},
+		{"Solver.SetLimits on closed", func() error { return closedS.SetLimits(1, 0) }, gang.ErrClosed, "solver"},
 		{"Scenario.Inventory on nil", func() error { _, err := nilSc.Inventory(); return err }, gang.ErrNullArgument, "scenario"},
 		{"Scenario.Gang on nil", func() error { _, err := nilSc.Gang(); return err }, gang.ErrNullArgument, "scenario"},
 		{"Scenario.Check on nil", func() error { _, err := nilSc.Check(); return err }, gang.ErrNullArgument, "scenario"},

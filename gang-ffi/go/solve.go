@@ -46,6 +46,7 @@ import "C"
 import (
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -86,7 +87,12 @@ type Solver struct {
 	ptr *C.gang_solver
 }
 
-// NewSolver returns a solver with the default search budget.
+// DefaultWork is the work units a query may spend unless told otherwise (NewSolver;
+// pass it to SetLimits to go back to the default).
+const DefaultWork uint64 = C.GANG_DEFAULT_WORK
+
+// NewSolver returns a solver with the default limits: DefaultWork work units per query
+// and no deadline (see SetLimits).
 func NewSolver() *Solver {
 	var p *C.gang_solver
 	mustOK(C.gang_solver_new(&p), "gang_solver_new")
@@ -94,8 +100,9 @@ func NewSolver() *Solver {
 }
 
 // NewSolverWithBudget returns a solver whose multi-role work may spend at most budget
-// work units per query (nodes looked at, bounds, search patterns); an exhausted budget is StatusUndecided, never a false
-// "does not fit".
+// work units per query (nodes looked at, bounds, search patterns), and no deadline; an
+// exhausted budget is StatusUndecided, never a false "does not fit". The same as
+// NewSolver then SetLimits(budget, 0).
 func NewSolverWithBudget(budget uint64) *Solver {
 	var p *C.gang_solver
 	mustOK(C.gang_solver_new_with_budget(C.uint64_t(budget), &p), "gang_solver_new_with_budget")
@@ -121,6 +128,44 @@ func (s *Solver) Close() {
 	C.gang_solver_free(s.ptr)
 	s.ptr = nil
 	runtime.SetFinalizer(s, nil)
+}
+
+// SetLimits sets the limits of every later Place and Find of s, until set again: at
+// most work work units per query (nodes looked at, bounds and search patterns alike;
+// DefaultWork is the default, 0 allows none, as in NewSolverWithBudget), and, unless
+// timeout is 0 (no deadline, the default), a deadline timeout after the start of each
+// query — counted from each Place or Find, not from this call, as Python's timeout= is.
+// For a limit on one query only, set it before that query and set it back after.
+//
+// A query stopped by either limit answers StatusUndecided (or a Placement whose
+// SearchComplete is false), never a false "does not fit". With a deadline the answer
+// depends on the machine's speed; without one it is deterministic. The deadline is
+// checked every 1024 work units; a timeout is rounded up to whole microseconds.
+// Single-role gangs do no such work and are never undecided.
+//
+// Errors: ErrInvalidArgument for a negative timeout (nothing set); ErrClosed or
+// ErrNullArgument for a closed or nil solver.
+func (s *Solver) SetLimits(work uint64, timeout time.Duration) error {
+	const method = "Solver.SetLimits"
+	if s == nil {
+		return nilHandle(method, "solver")
+	}
+	if timeout < 0 {
+		return argError(C.GANG_INVALID_ARGUMENT, method, "timeout", "%v is negative", timeout)
+	}
+	// Rounded up, so that a positive timeout never becomes 0 (none).
+	us := uint64(timeout / time.Microsecond)
+	if timeout%time.Microsecond != 0 {
+		us++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ptr == nil {
+		return closedHandle(method, "solver")
+	}
+	rc := C.gang_solver_set_limits(s.ptr, C.uint64_t(work), C.uint64_t(us))
+	runtime.KeepAlive(s)
+	return check(rc, "gang_solver_set_limits")
 }
 
 // Place places a compiled gang on inv: all of it (or each role's MinCount), or
