@@ -48,6 +48,10 @@ use super::descent::member;
 use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
+mod compact;
+
+pub(crate) use compact::{tighten, vector_of, width, Vector};
+
 /// The exact search's arrays, reused from one search to the next, and the query's
 /// classes of nodes for unconstrained roles.
 #[derive(Debug, Default)]
@@ -83,6 +87,8 @@ pub(crate) struct SearchSpace {
     /// The unconstrained members placed outside the scope before a search of the
     /// constrained ones alone.
     away: Vec<Member>,
+    /// The objective's branch and bound ([`compact`]).
+    compact: compact::Compact,
 }
 
 /// Which patterns a node is offered.
@@ -506,6 +512,15 @@ enum Start {
     After,
 }
 
+/// The roles a node's patterns may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mask {
+    /// Every role.
+    None,
+    /// Only the roles the objective does not count ([`compact`]).
+    Uncounted,
+}
+
 /// What [`SearchSpace::next_pattern`] found.
 enum Step {
     /// A pattern, written for the node.
@@ -790,15 +805,32 @@ impl SearchSpace {
         budget: &mut Budget,
     ) -> Step {
         let (k, nr) = (shape.k, shape.nr);
-        let prune = shape.patterns == Patterns::Maximal;
-        let identical = prune
+        let identical = shape.patterns == Patterns::Maximal
             && t > 0
             && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
             && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr];
+        self.next_pattern_with(t, start, rem, shape, budget, identical, Mask::None)
+    }
+
+    /// [`SearchSpace::next_pattern`], told whether node `t` must not take a pattern
+    /// above the previous node's, and which roles it may take.
+    #[allow(clippy::too_many_arguments)]
+    fn next_pattern_with(
+        &mut self,
+        t: usize,
+        start: Start,
+        rem: &[u64],
+        shape: &Shape,
+        budget: &mut Budget,
+        identical: bool,
+        mask: Mask,
+    ) -> Step {
+        let k = shape.k;
+        let prune = shape.patterns == Patterns::Maximal;
         let mut first = start == Start::First;
         loop {
             if first {
-                self.fill_from(t, 0, rem, shape);
+                self.fill_from(t, 0, rem, shape, mask);
                 first = false;
             } else {
                 // Decrement the last role that has members, refilling the later ones.
@@ -810,7 +842,7 @@ impl SearchSpace {
                     return Step::Done;
                 };
                 self.pattern[t * k + j] -= 1;
-                self.fill_from(t, j + 1, rem, shape);
+                self.fill_from(t, j + 1, rem, shape, mask);
             }
             if !budget.spend() {
                 return Step::Exhausted;
@@ -822,7 +854,7 @@ impl SearchSpace {
             }
             // Non-maximal patterns (taking nothing included, when something fits) are
             // dominated: see the module docs.
-            if prune && !self.maximal(t, rem, shape) {
+            if prune && !self.maximal(t, rem, shape, mask) {
                 continue;
             }
             return Step::Pattern;
@@ -830,10 +862,13 @@ impl SearchSpace {
     }
 
     /// Sets roles `from..k` of node `t`'s pattern to their largest values given the rest.
-    fn fill_from(&mut self, t: usize, from: usize, rem: &[u64], shape: &Shape) {
+    fn fill_from(&mut self, t: usize, from: usize, rem: &[u64], shape: &Shape, mask: Mask) {
         let (k, nr) = (shape.k, shape.nr);
         for (i, &left_i) in rem.iter().enumerate().take(k).skip(from) {
             let mut hi = u64::from(self.sfit[t * k + i]).min(left_i);
+            if mask == Mask::Uncounted && self.compact.counted[i] {
+                hi = 0;
+            }
             for j in 0..nr {
                 let qi = shape.q(i, j);
                 if qi == 0 {
@@ -850,12 +885,16 @@ impl SearchSpace {
         }
     }
 
-    /// Whether no role could take one more member on node `t` under its pattern.
-    fn maximal(&self, t: usize, rem: &[u64], shape: &Shape) -> bool {
+    /// Whether no role (no role `mask` leaves open) could take one more member on node
+    /// `t` under its pattern.
+    fn maximal(&self, t: usize, rem: &[u64], shape: &Shape, mask: Mask) -> bool {
         let (k, nr) = (shape.k, shape.nr);
         let x = &self.pattern[t * k..t * k + k];
         for i in 0..k {
             if u64::from(x[i]) >= rem[i].min(u64::from(self.sfit[t * k + i])) {
+                continue;
+            }
+            if mask == Mask::Uncounted && self.compact.counted[i] {
                 continue;
             }
             let room = (0..nr).all(|j| {
