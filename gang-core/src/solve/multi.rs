@@ -31,7 +31,7 @@ use super::rollup::{rollup, Grain};
 use super::lex::MAX_WIDTH;
 use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Vector};
 use super::verdict::{Budget, Verdict};
-use super::{Packing, Solver};
+use super::{Aim, Packing, Solver};
 
 /// Candidate domains of one multi-role query, and their bounds.
 #[derive(Debug, Default)]
@@ -56,6 +56,8 @@ pub(crate) struct Candidates {
     /// How far the query got: candidate domains ruled out and left undecided (work is
     /// filled in when the query ends).
     pub progress: SearchProgress,
+    /// Work units the objective ([`tighten`]) may still spend in this query.
+    pub objective_left: u64,
     /// Greedy packing failed once in this query: from then on the relaxation bound is
     /// checked before it (a query that places usually does so greedily in its first
     /// candidate, and then the bound would only cost time).
@@ -108,6 +110,7 @@ impl Solver {
         inv: &Inventory,
         c: &Arc<Compiled>,
         t: Depth,
+        aim: Aim,
         budget: &mut Budget,
     ) -> Verdict<Scope> {
         let Some(unconstrained_upper) = self.role_bounds(inv, c, t) else {
@@ -116,7 +119,7 @@ impl Solver {
         self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
         greedy_order(c, &mut self.s.greedy.order);
-        match self.best_candidate(inv, c, t, budget) {
+        match self.best_candidate(inv, c, t, aim, budget) {
             Some(index) => Verdict::Placed(Scope::new(t, index)),
             None => budget.unplaced(),
         }
@@ -169,6 +172,7 @@ impl Solver {
         inv: &Inventory,
         c: &Arc<Compiled>,
         t: Depth,
+        aim: Aim,
         budget: &mut Budget,
     ) -> Option<u32> {
         let w = width(inv, t);
@@ -214,6 +218,18 @@ impl Solver {
                 continue;
             };
             if best.is_some_and(|b| total < b.total) {
+                continue;
+            }
+            if aim == Aim::Fit {
+                // Any domain with the most members: the first.
+                if best.is_none_or(|b| total > b.total) {
+                    best = Some(Best { total, vector: [0; MAX_WIDTH], score: cand.score, index: cand.index });
+                    let s = &mut self.s;
+                    std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
+                }
+                if total == cand.upper {
+                    break;
+                }
                 continue;
             }
             let vector = self.least_vector(inv, c, scope, &counts, budget);
@@ -298,16 +314,19 @@ impl Solver {
             return v;
         }
         let s = &mut self.s;
+        let mut share = budget.share_at_most(s.candidates.objective_left);
         tighten(
             inv,
             c,
             counts,
             scope,
-            budget,
+            &mut share,
             &mut s.search,
             &mut s.attempt.assign,
             &mut v,
         );
+        s.candidates.objective_left -= share.spent();
+        budget.absorb(share);
         v
     }
 
@@ -462,6 +481,11 @@ impl Solver {
         true
     }
 }
+
+/// Work units the objective's branch and bound may spend in one query, in all its
+/// domains (beyond them the best assignment found is kept, and the placement says its
+/// search was not complete): about a millisecond.
+pub(crate) const OBJECTIVE_WORK: u64 = 4_000;
 
 /// Whether a role's members count in the vector of a placement at depth `t`: the
 /// constrained roles', and every role's for a placement over the whole cluster.

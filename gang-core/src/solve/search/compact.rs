@@ -218,10 +218,8 @@ impl SearchSpace {
             return;
         }
         self.units(w);
-        let mut share = budget.share();
         let mut found = std::mem::take(assign);
-        let improved = self.walk(shape, &inside, w, &mut share, best, &mut found);
-        budget.absorb(share);
+        let improved = self.walk(shape, &inside, w, budget, best, &mut found);
         if improved && away {
             found.extend_from_slice(&self.away);
         }
