@@ -32,7 +32,7 @@
 
 use smallvec::SmallVec;
 
-use crate::compile::Compiled;
+use crate::compile::{Compiled, RoleIx};
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::ledger::Member;
@@ -40,7 +40,7 @@ use crate::inventory::Inventory;
 use crate::solve::lex::MAX_WIDTH;
 use crate::solve::verdict::Budget;
 
-use super::{Mask, Query, Reach, SearchSpace, Shape, Start, Step};
+use super::{member, node_fit, Mask, Query, Reach, SearchSpace, Shape, Start, Step};
 
 /// A vector of domains used per depth, then nodes (only its first `width` entries mean
 /// anything).
@@ -80,6 +80,8 @@ pub(crate) struct Compact {
     /// Per node: whether its current pattern comes from the second family (no counted
     /// member).
     phase: Vec<bool>,
+    /// The nodes not yet decided, for the node level's bound.
+    avail: Avail,
 }
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
@@ -196,7 +198,7 @@ impl SearchSpace {
         if free {
             reach = Reach::Everywhere;
             if !cluster {
-                match self.place_away(inv, c, shape, counts, scope, budget) {
+                match self.away_scan(inv, c, shape, counts, scope, budget) {
                     None => return,
                     Some(true) => {
                         for (n, r) in inside.iter_mut().zip(&c.roles) {
@@ -224,6 +226,69 @@ impl SearchSpace {
             found.extend_from_slice(&self.away);
         }
         *assign = found;
+    }
+
+    /// Places the unconstrained members of `counts` on nodes outside `scope` (into
+    /// `away`), greedily in storage order, stopping once all are placed: `Some(true)`
+    /// when all of them fit so, `None` when the budget ran out. (Usually the first nodes
+    /// looked at take them, where [`SearchSpace::place_away`] would first build the
+    /// cluster's classes; failing here proves nothing, and the search then takes the
+    /// unconstrained members along.)
+    fn away_scan(
+        &mut self,
+        inv: &Inventory,
+        c: &Compiled,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        budget: &mut Budget,
+    ) -> Option<bool> {
+        let (k, nr) = (shape.k, shape.nr);
+        let (start, end) = scope.range(inv);
+        let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
+        rem.extend(
+            c.roles
+                .iter()
+                .zip(counts)
+                .map(|(r, &n)| if r.constrained { 0 } else { n }),
+        );
+        self.away.clear();
+        let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
+        let mut looked = 0u64;
+        let total = inv.len() as u32;
+        for ix in (0..start).chain(end..total) {
+            if rem.iter().all(|&r| r == 0) {
+                break;
+            }
+            looked += 1;
+            let n = NodeIx(ix);
+            load.fill(0);
+            for i in 0..k {
+                if rem[i] == 0 {
+                    continue;
+                }
+                let mut x = u64::from(node_fit(inv, &c.roles[i], n, None)).min(rem[i]);
+                for j in 0..nr {
+                    let free = inv.free[shape.res[j] as usize][n.ix()];
+                    if let Some(most) = free.saturating_sub(load[j]).checked_div(shape.q(i, j)) {
+                        x = x.min(most);
+                    }
+                }
+                if x == 0 {
+                    continue;
+                }
+                for j in 0..nr {
+                    load[j] += x * shape.q(i, j);
+                }
+                rem[i] -= x;
+                // At most the node's fit, a u32.
+                self.away.push(member(RoleIx::at(i), n, x as u32));
+            }
+        }
+        if !budget.spend_n(looked + 1) {
+            return None;
+        }
+        Some(rem.iter().all(|&r| r == 0))
     }
 
     /// The search order for the objective (see the module docs), into `order`, and
@@ -378,11 +443,15 @@ impl SearchSpace {
                 }
             }
         }
+        cx.avail.build(inside, nw, |t, v| self.suf[t * nw + v] - self.suf[(t + 1) * nw + v]);
     }
 
     /// Whether the state at node `t` with `rem` left and vector `cur` so far may still
     /// beat `best`.
-    fn may_beat(&self, t: usize, rem: &[u64], cur: &Vector, best: &Vector, w: usize) -> bool {
+    fn may_beat(&mut self, t: usize, rem: &[u64], cur: &Vector, best: &Vector, w: usize) -> bool {
+        if t <= self.compact.inside {
+            self.compact.avail.move_to(t);
+        }
         let cx = &self.compact;
         let nw = self.weights.nw;
         let mut left: SmallVec<[u64; 4]> = SmallVec::new();
@@ -414,6 +483,9 @@ impl SearchSpace {
                         fewest(need, rest.max(after))
                     };
                     extra = extra.max(more);
+                    if l == w - 1 {
+                        extra = extra.max(cx.avail.fewest(v, need));
+                    }
                 }
                 if extra == INF {
                     return false;
@@ -565,5 +637,114 @@ fn fewest(need: u128, top: u128) -> u32 {
         INF
     } else {
         u32::try_from(need.div_ceil(top)).unwrap_or(INF - 1)
+    }
+}
+
+/// The nodes not yet decided (those from a position of the search order on) by their
+/// capacity for every weight vector: how few of them, largest first, reach an amount.
+/// Fenwick trees of counts and sums over the capacities' ranks, updated as the walk
+/// moves (by one node at a time, mostly).
+#[derive(Debug, Default)]
+struct Avail {
+    m: usize,
+    nw: usize,
+    /// `[v * m + t]`: node `t`'s capacity by weight vector `v`.
+    cap: Vec<u128>,
+    /// `[v * m + t]`: its rank (1-based) among the nodes by that capacity, largest first.
+    rank: Vec<u32>,
+    /// `[v * (m + 1) + i]`: the trees.
+    cnt: Vec<u32>,
+    sum: Vec<u128>,
+    /// The nodes from here on are in the trees.
+    from: usize,
+    /// Scratch for the ranks.
+    by: Vec<u32>,
+}
+
+impl Avail {
+    /// Every one of `m` nodes in, with capacities `cap(t, v)`.
+    fn build(&mut self, m: usize, nw: usize, cap: impl Fn(usize, usize) -> u128) {
+        (self.m, self.nw, self.from) = (m, nw, 0);
+        self.cap.clear();
+        self.rank.clear();
+        self.rank.resize(nw * m, 0);
+        self.cnt.clear();
+        self.cnt.resize(nw * (m + 1), 0);
+        self.sum.clear();
+        self.sum.resize(nw * (m + 1), 0);
+        for v in 0..nw {
+            self.cap.extend((0..m).map(|t| cap(t, v)));
+        }
+        for v in 0..nw {
+            let caps = &self.cap[v * m..v * m + m];
+            self.by.clear();
+            self.by.extend(0..m as u32);
+            self.by
+                .sort_unstable_by(|&a, &b| caps[b as usize].cmp(&caps[a as usize]).then(a.cmp(&b)));
+            for (i, &t) in self.by.iter().enumerate() {
+                self.rank[v * m + t as usize] = i as u32 + 1;
+            }
+        }
+        for t in 0..m {
+            self.change(t, true);
+        }
+    }
+
+    /// Adds (`add`) or removes node `t` in every tree.
+    fn change(&mut self, t: usize, add: bool) {
+        let m = self.m;
+        for v in 0..self.nw {
+            let c = self.cap[v * m + t];
+            let mut i = self.rank[v * m + t] as usize;
+            while i <= m {
+                let at = v * (m + 1) + i;
+                if add {
+                    self.cnt[at] += 1;
+                    self.sum[at] += c;
+                } else {
+                    self.cnt[at] -= 1;
+                    self.sum[at] -= c;
+                }
+                i += i & i.wrapping_neg();
+            }
+        }
+    }
+
+    /// Makes the trees hold the nodes from `t` on.
+    fn move_to(&mut self, t: usize) {
+        while self.from < t {
+            self.change(self.from, false);
+            self.from += 1;
+        }
+        while self.from > t {
+            self.from -= 1;
+            self.change(self.from, true);
+        }
+    }
+
+    /// The fewest nodes in the trees whose capacities by weight vector `v` reach `need`
+    /// (`INF` when all of them do not).
+    fn fewest(&self, v: usize, need: u128) -> u32 {
+        if need == 0 {
+            return 0;
+        }
+        let m = self.m;
+        let base = v * (m + 1);
+        let (mut pos, mut got, mut count) = (0usize, 0u128, 0u32);
+        let mut step = if m == 0 { 0 } else { 1 << (usize::BITS - 1 - m.leading_zeros()) };
+        while step > 0 {
+            let next = pos + step;
+            if next <= m && got + self.sum[base + next] < need {
+                pos = next;
+                got += self.sum[base + next];
+                count += self.cnt[base + next];
+            }
+            step >>= 1;
+        }
+        if pos >= m {
+            INF
+        } else {
+            count + 1
+        }
     }
 }
