@@ -237,7 +237,7 @@ impl Solver {
         self.s.search.new_query();
         self.s.candidates.progress = Default::default();
         self.s.candidates.greedy_failed = false;
-        self.s.candidates.objective_left = std::env::var("OBJW").ok().and_then(|v| v.parse().ok()).unwrap_or(multi::OBJECTIVE_WORK);
+        self.s.candidates.objective_left = multi::OBJECTIVE_WORK;
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {

@@ -75,9 +75,12 @@ struct Best {
 
 impl Best {
     /// Whether a domain holding as many members, with vector `v` (or a lower bound on
-    /// it), spare capacity `score` and index `index`, would come first.
+    /// it; `w` entries), spare capacity `score` and index `index`, would come first:
+    /// the domains it uses at each level below compare first, then the policy, then the
+    /// order. The node count does not take part (see the module docs).
     fn loses_to(&self, v: &Vector, w: usize, score: u64, index: u32, policy: Policy) -> bool {
-        v[..w].cmp(&self.vector[..w]).then_with(|| match policy {
+        let levels = w.saturating_sub(1);
+        v[..levels].cmp(&self.vector[..levels]).then_with(|| match policy {
             Policy::MostFree => self.score.cmp(&score),
             _ => score.cmp(&self.score),
         })
@@ -197,6 +200,11 @@ impl Solver {
                 // Elastic gangs: a domain whose nodes cannot hold as many members as the
                 // best so far (by the relaxation, tighter than the roles' capacities
                 // taken one by one) is not filled.
+                if !c.roles.iter().any(|r| r.min < r.count) {
+                    if cand.upper == b.total && !contender {
+                        continue;
+                    }
+                } else {
                 let s = &mut self.s;
                 let free = s.candidates.unconstrained_upper;
                 match members_bound(inv, c, scope, budget, &mut s.search) {
@@ -212,6 +220,7 @@ impl Solver {
                         p.undecided = p.undecided.saturating_add(left as u32);
                         break;
                     }
+                }
                 }
             }
             let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) else {

@@ -418,7 +418,7 @@ impl SearchSpace {
             return Verdict::Exhausted;
         }
         self.sort(shape, counts);
-        if !self.bound(shape, counts, budget) {
+        if !self.bound(shape, counts, true, budget) {
             return Verdict::Exhausted;
         }
         // The walk is the exponential part: it gets a share of what is left.
@@ -657,7 +657,7 @@ impl SearchSpace {
     /// Dense arrays in search order (fits at most the counts), and the suffix sums of
     /// every node's packing maxima (the bounds, see [`super::bound`]). `false` when the
     /// budget ran out.
-    fn bound(&mut self, shape: &Shape, counts: &[u64], budget: &mut Budget) -> bool {
+    fn bound(&mut self, shape: &Shape, counts: &[u64], precise: bool, budget: &mut Budget) -> bool {
         let (k, nr) = (shape.k, shape.nr);
         let m = self.order.len();
         self.sfit.clear();
@@ -673,7 +673,12 @@ impl SearchSpace {
             self.sfree
                 .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
-        self.weights.build(k, nr, &shape.q, true);
+        let active = counts
+            .iter()
+            .enumerate()
+            .filter(|&(i, &n)| n > 0 && i < 32)
+            .fold(0u32, |m, (i, _)| m | 1 << i);
+        self.weights.build_for(k, nr, &shape.q, true, active);
         let nw = self.weights.nw;
         self.node.resize(nw, 0);
         self.suf.clear();
@@ -689,7 +694,7 @@ impl SearchSpace {
                     q: &shape.q,
                     nr,
                 };
-                let work = node_max(node, &self.weights, true, &mut self.node);
+                let work = node_max(node, &self.weights, precise, &mut self.node);
                 if !budget.spend_n(work) {
                     return false;
                 }

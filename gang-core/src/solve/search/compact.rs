@@ -216,7 +216,7 @@ impl SearchSpace {
             return;
         }
         self.tree_order(inv, shape, &inside, scope, w);
-        if !self.bound(shape, &inside, budget) {
+        if !self.bound(shape, &inside, true, budget) {
             return;
         }
         self.units(w);
@@ -321,7 +321,9 @@ impl SearchSpace {
             .collect();
         let chain = &cx.chain;
         let units = |p: u32| &chain[p as usize * g..p as usize * g + g];
-        by_unit.sort_unstable_by(|&a, &b| units(a).cmp(units(b)));
+        if g > 0 {
+            by_unit.sort_unstable_by(|&a, &b| units(a).cmp(units(b)));
+        }
         cx.room.clear();
         cx.room.resize(self.nodes.len() * g, 0);
         for l in 0..g {
