@@ -179,6 +179,7 @@ impl Solver {
         budget: &mut Budget,
     ) -> Option<u32> {
         let w = width(inv, t);
+        let elastic = c.roles.iter().any(|r| r.min < r.count);
         let mut best: Option<Best> = None;
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
         let mut lower: Vector = [0; MAX_WIDTH];
@@ -186,7 +187,9 @@ impl Solver {
             let cand = self.s.candidates.list[ci];
             let scope = Scope::new(t, cand.index);
             if let Some(b) = best {
-                if cand.upper < b.total {
+                // Without domain levels below `t`, a later candidate (in policy order)
+                // can only win on members.
+                if cand.upper < b.total || (w <= 1 && !elastic && cand.upper == b.total) {
                     break;
                 }
                 // A domain that can at most tie on members must beat the best on its
@@ -200,7 +203,7 @@ impl Solver {
                 // Elastic gangs: a domain whose nodes cannot hold as many members as the
                 // best so far (by the relaxation, tighter than the roles' capacities
                 // taken one by one) is not filled.
-                if !c.roles.iter().any(|r| r.min < r.count) {
+                if !elastic {
                     if cand.upper == b.total && !contender {
                         continue;
                     }
