@@ -117,7 +117,9 @@ fn build(case: &Case) -> (Inventory, Gang) {
 
 /// Whether every member fits with constrained roles on nodes allowed by `inside`.
 fn fits(case: &Case, inside: &dyn Fn(&NodeCase) -> bool) -> bool {
-    fits_where(case, &|r, n| !case.roles[r].constrained || inside(&case.nodes[n]))
+    fits_where(case, &|r, n| {
+        !case.roles[r].constrained || inside(&case.nodes[n])
+    })
 }
 
 /// Whether every member fits with role `r` only on nodes `n` where `allowed(r, n)`.
@@ -169,7 +171,14 @@ fn patterns(
             break;
         }
         rem[i] -= x;
-        let ok = patterns(case, i + 1, rem, (left.0 - x * g, left.1 - x * c), n, allowed);
+        let ok = patterns(
+            case,
+            i + 1,
+            rem,
+            (left.0 - x * g, left.1 - x * c),
+            n,
+            allowed,
+        );
         rem[i] += x;
         if ok {
             return true;
@@ -304,7 +313,9 @@ fn feasible(case: &Case) -> bool {
     let mut domains: Vec<Vec<u8>> = case.nodes.iter().map(|n| n.at(case.required)).collect();
     domains.sort();
     domains.dedup();
-    domains.iter().any(|d| fits(case, &|n: &NodeCase| n.at(case.required) == *d))
+    domains
+        .iter()
+        .any(|d| fits(case, &|n: &NodeCase| n.at(case.required) == *d))
 }
 
 fn check(case: &Case) -> Result<(), TestCaseError> {

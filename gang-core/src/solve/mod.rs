@@ -241,7 +241,9 @@ impl Solver {
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {
-            if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), Aim::Compact, &mut budget) {
+            if let Verdict::Placed(scope) =
+                self.place_at(inv, c, Depth(t), Aim::Compact, &mut budget)
+            {
                 found = Some(scope);
                 break;
             }

@@ -2,16 +2,22 @@
 //!
 //! The phases of [`Solver::multi_at`]:
 //! 1. **bounds** — each role's single-role capacity in every candidate domain (the
-//!    cluster's for unconstrained roles), from the capacity cache;
+//!    cluster's for unconstrained roles), and the counted roles' peaks, from the
+//!    capacity cache;
 //! 2. **candidates** — the domains whose bounds reach every role's minimum (and whose
 //!    summaries hold the minimum members together), most members first, then by policy;
 //! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
 //! 4. **the best candidate** — each domain filled in turn (the most members, role by
 //!    role, each count found by binary search over "do exactly these counts fit?":
 //!    the relaxation bound over the domain's nodes, greedy packing, then the exact
-//!    search; the bound goes first once greedy has failed in the query) until no later
-//!    candidate can hold more; once a domain is filled, a later one is skipped when
-//!    the relaxation caps its members at no more than the best so far.
+//!    search; the bound goes first once greedy has failed in the query), then its
+//!    vector made least ([`tighten`], unless the peaks' bound shows the packing already
+//!    is). The best domain takes the most members, then has the least *domain levels*
+//!    of its vector (the racks a block needs…; the node count is left out: proving it
+//!    least in every candidate costs a branch and bound per domain), then comes first
+//!    by policy and order. A domain is not filled when its bounds say it cannot be the
+//!    best: the peaks' per-level bound on its vector, and for elastic gangs the
+//!    relaxation's cap on its members.
 
 use std::sync::Arc;
 
@@ -27,8 +33,8 @@ use crate::model::Policy;
 
 use super::cache;
 use super::descent::Descent;
-use super::rollup::{rollup, Grain};
 use super::lex::MAX_WIDTH;
+use super::rollup::{rollup, Grain};
 use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Vector};
 use super::verdict::{Budget, Verdict};
 use super::{Aim, Packing, Solver};
@@ -80,12 +86,14 @@ impl Best {
     /// order. The node count does not take part (see the module docs).
     fn loses_to(&self, v: &Vector, w: usize, score: u64, index: u32, policy: Policy) -> bool {
         let levels = w.saturating_sub(1);
-        v[..levels].cmp(&self.vector[..levels]).then_with(|| match policy {
-            Policy::MostFree => self.score.cmp(&score),
-            _ => score.cmp(&self.score),
-        })
-        .then(index.cmp(&self.index))
-        .is_lt()
+        v[..levels]
+            .cmp(&self.vector[..levels])
+            .then_with(|| match policy {
+                Policy::MostFree => self.score.cmp(&score),
+                _ => score.cmp(&self.score),
+            })
+            .then(index.cmp(&self.index))
+            .is_lt()
     }
 }
 
@@ -208,22 +216,22 @@ impl Solver {
                         continue;
                     }
                 } else {
-                let s = &mut self.s;
-                let free = s.candidates.unconstrained_upper;
-                match members_bound(inv, c, scope, budget, &mut s.search) {
-                    Some(inside) => {
-                        let most = free + inside.min(cand.upper - free);
-                        if most < b.total || (most == b.total && !contender) {
-                            continue;
+                    let s = &mut self.s;
+                    let free = s.candidates.unconstrained_upper;
+                    match members_bound(inv, c, scope, budget, &mut s.search) {
+                        Some(inside) => {
+                            let most = free + inside.min(cand.upper - free);
+                            if most < b.total || (most == b.total && !contender) {
+                                continue;
+                            }
+                        }
+                        None => {
+                            let left = self.s.candidates.list.len() - ci;
+                            let p = &mut self.s.candidates.progress;
+                            p.undecided = p.undecided.saturating_add(left as u32);
+                            break;
                         }
                     }
-                    None => {
-                        let left = self.s.candidates.list.len() - ci;
-                        let p = &mut self.s.candidates.progress;
-                        p.undecided = p.undecided.saturating_add(left as u32);
-                        break;
-                    }
-                }
                 }
             }
             let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) else {
@@ -235,7 +243,12 @@ impl Solver {
             if aim == Aim::Fit {
                 // Any domain with the most members: the first.
                 if best.is_none_or(|b| total > b.total) {
-                    best = Some(Best { total, vector: [0; MAX_WIDTH], score: cand.score, index: cand.index });
+                    best = Some(Best {
+                        total,
+                        vector: [0; MAX_WIDTH],
+                        score: cand.score,
+                        index: cand.index,
+                    });
                     let s = &mut self.s;
                     std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
                 }
@@ -279,7 +292,10 @@ impl Solver {
         out.fill(0);
         let w = width(inv, scope.depth);
         let at = scope.ix() * w;
-        for (r, peaks) in self.s.candidates.role_peaks[..c.roles.len()].iter().enumerate() {
+        for (r, peaks) in self.s.candidates.role_peaks[..c.roles.len()]
+            .iter()
+            .enumerate()
+        {
             let x = count(r);
             if peaks.is_empty() || x == 0 {
                 continue;

@@ -7,8 +7,9 @@
 //! they fit and cost nothing. A node lacking a level's label is a unit of its own at
 //! that level and every finer one.
 //!
-//! [`tighten`] turns an assignment of exactly `counts` (the incumbent, from packing or
-//! the search) into one of least vector, by branch and bound over the candidate nodes
+//! [`tighten`] turns an assignment of exactly `counts` in one domain (the incumbent,
+//! from packing or the search) into one of least vector there (the choice between
+//! domains is [`crate::solve::multi`]'s), by branch and bound over the candidate nodes
 //! in *tree order*: the units of every depth contiguous, the units with more room first,
 //! the largest nodes of a unit first, then the nodes outside `D` (for unconstrained
 //! members that do not all fit outside by themselves; when they do, they go there first
@@ -293,7 +294,14 @@ impl SearchSpace {
 
     /// The search order for the objective (see the module docs), into `order`, and
     /// every candidate's units, into `chain`.
-    fn tree_order(&mut self, inv: &Inventory, shape: &Shape, counts: &[u64], scope: Scope, w: usize) {
+    fn tree_order(
+        &mut self,
+        inv: &Inventory,
+        shape: &Shape,
+        counts: &[u64],
+        scope: Scope,
+        w: usize,
+    ) {
         let (k, nr) = (shape.k, shape.nr);
         let g = w - 1;
         let (start, end) = scope.range(inv);
@@ -370,11 +378,16 @@ impl SearchSpace {
         });
         // At most as many identical nodes of one parent as there are members.
         let total: u64 = counts.iter().sum();
-        let same = |a: u32, b: u32| fits(a) == fits(b) && frees(a) == frees(b) && units(a) == units(b);
+        let same =
+            |a: u32, b: u32| fits(a) == fits(b) && frees(a) == frees(b) && units(a) == units(b);
         let mut run = 0u64;
         let mut prev: Option<u32> = None;
         order.retain(|&a| {
-            run = if prev.is_some_and(|p| same(p, a)) { run + 1 } else { 1 };
+            run = if prev.is_some_and(|p| same(p, a)) {
+                run + 1
+            } else {
+                1
+            };
             prev = Some(a);
             run <= total
         });
@@ -445,7 +458,9 @@ impl SearchSpace {
                 }
             }
         }
-        cx.avail.build(inside, nw, |t, v| self.suf[t * nw + v] - self.suf[(t + 1) * nw + v]);
+        cx.avail.build(inside, nw, |t, v| {
+            self.suf[t * nw + v] - self.suf[(t + 1) * nw + v]
+        });
     }
 
     /// Whether the state at node `t` with `rem` left and vector `cur` so far may still
@@ -516,7 +531,8 @@ impl SearchSpace {
             && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr]
             && (t >= inside + 1 || {
                 let (p, q) = (self.order[t] as usize, self.order[t - 1] as usize);
-                t < inside && self.compact.chain[p * g..p * g + g] == self.compact.chain[q * g..q * g + g]
+                t < inside
+                    && self.compact.chain[p * g..p * g + g] == self.compact.chain[q * g..q * g + g]
             });
         let mut start = start;
         if start == Start::First {
@@ -540,10 +556,21 @@ impl SearchSpace {
     }
 
     /// Adds node `t`'s pattern to the state.
-    fn put_on(&mut self, t: usize, k: usize, w: usize, rem: &mut [u64], cur: &mut Vector, sign: bool) {
+    fn put_on(
+        &mut self,
+        t: usize,
+        k: usize,
+        w: usize,
+        rem: &mut [u64],
+        cur: &mut Vector,
+        sign: bool,
+    ) {
         let x = &self.pattern[t * k..t * k + k];
         let cx = &mut self.compact;
-        let holds = x.iter().zip(&cx.counted).any(|(&x, &counted)| counted && x > 0);
+        let holds = x
+            .iter()
+            .zip(&cx.counted)
+            .any(|(&x, &counted)| counted && x > 0);
         for (r, &x) in rem.iter_mut().zip(x) {
             if sign {
                 *r -= u64::from(x);
@@ -733,7 +760,11 @@ impl Avail {
         let m = self.m;
         let base = v * (m + 1);
         let (mut pos, mut got, mut count) = (0usize, 0u128, 0u32);
-        let mut step = if m == 0 { 0 } else { 1 << (usize::BITS - 1 - m.leading_zeros()) };
+        let mut step = if m == 0 {
+            0
+        } else {
+            1 << (usize::BITS - 1 - m.leading_zeros())
+        };
         while step > 0 {
             let next = pos + step;
             if next <= m && got + self.sum[base + next] < need {
