@@ -189,14 +189,11 @@ fn patterns(
 
 /// Members of `role` a node can take on its own.
 fn fit(node: &NodeCase, role: &RoleCase) -> u32 {
-    let mut f = role.per_node.map_or(u32::MAX, u32::from);
-    if role.gpu > 0 {
-        f = f.min(u32::from(node.gpu / role.gpu));
-    }
-    if role.cpu > 0 {
-        f = f.min(u32::from(node.cpu / role.cpu));
-    }
-    f
+    let per_node = role.per_node.map_or(u32::MAX, u32::from);
+    [(node.gpu, role.gpu), (node.cpu, role.cpu)]
+        .iter()
+        .filter_map(|&(free, q)| free.checked_div(q))
+        .fold(per_node, |f, most| f.min(u32::from(most)))
 }
 
 /// The most compact answer by enumeration: the domain (its block and rack, as far as

@@ -343,7 +343,7 @@ impl Solver {
         }
         let s = &mut self.s;
         let mut share = budget.share_at_most(s.candidates.objective_left);
-        tighten(
+        let v = tighten(
             inv,
             c,
             counts,
@@ -351,7 +351,6 @@ impl Solver {
             &mut share,
             &mut s.search,
             &mut s.attempt.assign,
-            &mut v,
         );
         s.candidates.objective_left -= share.spent();
         budget.absorb(share);

@@ -83,6 +83,8 @@ pub(crate) struct Compact {
     phase: Vec<bool>,
     /// The nodes not yet decided, for the node level's bound.
     avail: Avail,
+    /// Scratch for [`vector_of`].
+    ids: Vec<u32>,
 }
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
@@ -128,7 +130,7 @@ pub(crate) fn vector_of(
     if w == 0 {
         return;
     }
-    for l in 0..w - 1 {
+    for (l, o) in out.iter_mut().enumerate().take(w - 1) {
         let e = scope.depth.ix() + 1 + l;
         ids.clear();
         for &n in &nodes {
@@ -137,15 +139,15 @@ pub(crate) fn vector_of(
         }
         ids.sort_unstable();
         ids.dedup();
-        out[l] = ids.len() as u32;
+        *o = ids.len() as u32;
     }
     out[w - 1] = nodes.len() as u32;
 }
 
 /// Improves `assign` — exactly `counts` members, constrained roles inside `scope` — to
-/// an assignment of least vector (see the module docs), which is left in `assign`;
-/// `best` holds the incumbent's vector on entry and the result's on return. Slices are
-/// not handled (the caller keeps the incumbent).
+/// an assignment of least vector (see the module docs), which is left in `assign`, and
+/// returns that vector (the incumbent's when nothing better was found). Slices are not
+/// handled (the caller keeps the incumbent).
 pub(crate) fn tighten(
     inv: &Inventory,
     c: &Compiled,
@@ -154,16 +156,28 @@ pub(crate) fn tighten(
     budget: &mut Budget,
     space: &mut SearchSpace,
     assign: &mut Vec<Member>,
-    best: &mut Vector,
-) {
+) -> Vector {
+    let mut best: Vector = [0; MAX_WIDTH];
+    let cluster = scope.depth == Depth::CLUSTER;
+    let mut ids = std::mem::take(&mut space.compact.ids);
+    vector_of(
+        inv,
+        scope,
+        |r| cluster || c.roles[r].constrained,
+        assign,
+        &mut ids,
+        &mut best,
+    );
+    space.compact.ids = ids;
     let (shape, cheap) = space.take_prepared(c);
     let q = Query {
         inv,
         c,
         shape: &shape,
     };
-    space.tighten_with(q, counts, scope, budget, assign, best);
+    space.tighten_with(q, counts, scope, budget, assign, &mut best);
     space.restore(c, shape, cheap);
+    best
 }
 
 impl SearchSpace {
@@ -482,7 +496,7 @@ impl SearchSpace {
             if t >= cx.inside {
                 return false;
             }
-            for l in 0..w {
+            for (l, low) in lower.iter_mut().enumerate().take(w) {
                 let u = cx.unit[t * w + l];
                 let e = cx.end[t * w + l] as usize;
                 let open = cx.used[(cx.off[l] + u) as usize] > 0;
@@ -507,7 +521,7 @@ impl SearchSpace {
                 if extra == INF {
                     return false;
                 }
-                lower[l] += extra;
+                *low += extra;
             }
         }
         lower[..w] < best[..w]
@@ -529,7 +543,7 @@ impl SearchSpace {
         let identical = t > 0
             && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
             && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr]
-            && (t >= inside + 1 || {
+            && (t > inside || {
                 let (p, q) = (self.order[t] as usize, self.order[t - 1] as usize);
                 t < inside
                     && self.compact.chain[p * g..p * g + g] == self.compact.chain[q * g..q * g + g]
@@ -581,17 +595,17 @@ impl SearchSpace {
         if !holds || t >= cx.inside {
             return;
         }
-        for l in 0..w {
+        for (l, units) in cur.iter_mut().enumerate().take(w) {
             let i = (cx.off[l] + cx.unit[t * w + l]) as usize;
             if sign {
                 if cx.used[i] == 0 {
-                    cur[l] += 1;
+                    *units += 1;
                 }
                 cx.used[i] += 1;
             } else {
                 cx.used[i] -= 1;
                 if cx.used[i] == 0 {
-                    cur[l] -= 1;
+                    *units -= 1;
                 }
             }
         }
