@@ -201,11 +201,11 @@ def test_lex_single_role_minimal(lex_runs):
     assert bad == [], f"{len(bad)} not minimal (instance, gang's vector, CP-SAT's): {bad[:10]}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 15 item 1: a multi-role placement is packed greedily inside the chosen "
-    "domain, so its vector is not always the minimum even where the search is "
-    "complete. Strict: once it is exact this XPASS fails the "
-    "suite and the marker must be removed."))
 def test_lex_multi_role_minimal(lex_runs):
+    # CP-SAT's vector is the least over every domain. gang promises less for several
+    # roles (README, "The objective for several roles"): the least vector inside the
+    # chosen domain, domains compared by the vector's domain levels, then the policy.
+    # On these instances that is also the least overall; a change that breaks this
+    # only by a node count between equally compact domains should say so here.
     bad = _not_minimal(lex_runs, multi=True)
     assert bad == [], f"{len(bad)} not minimal (instance, gang's vector, CP-SAT's): {bad[:10]}"

@@ -41,10 +41,16 @@ impl Weights {
     /// docs); `subsets: false` keeps only all roles together and the resource weights,
     /// a cheaper family for a first look.
     pub fn build(&mut self, k: usize, nr: usize, q: &[u64], subsets: bool) {
+        self.build_for(k, nr, q, subsets, u32::MAX);
+    }
+
+    /// [`Weights::build`] for the roles in `active` (a bit per role; the subsets of the
+    /// other roles add nothing when they have no members to place).
+    pub fn build_for(&mut self, k: usize, nr: usize, q: &[u64], subsets: bool, active: u32) {
         self.k = k;
         self.w.clear();
         if subsets && k <= SUBSET_ROLES {
-            for mask in 1u32..(1 << k) {
+            for mask in (1u32..(1 << k)).filter(|&m| m & !active == 0 || active == 0) {
                 self.w.extend((0..k).map(|i| u64::from(mask >> i & 1)));
             }
         } else {

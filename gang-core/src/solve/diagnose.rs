@@ -18,7 +18,7 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::{Inventory, PODS};
 use crate::solve::rollup::{rollup, Capacities, Grain};
 use crate::solve::verdict::{Budget, Search, Verdict};
-use crate::solve::{policy_prefers, Solver};
+use crate::solve::{policy_prefers, Aim, Solver};
 
 /// Builds the diagnosis for a gang that no level could take, whose search ended as
 /// `search`. Cold path.
@@ -356,7 +356,7 @@ fn relaxation(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Option
     let mut budget = Budget::of(solver.limits());
     solver.s.search.new_query();
     for d in (0..r).rev().map(Depth) {
-        let found = match solver.place_at(inv, c, d, &mut budget) {
+        let found = match solver.place_at(inv, c, d, Aim::Fit, &mut budget) {
             Verdict::Placed(found) if !budget.ran_out() => found,
             Verdict::NoFit => continue,
             Verdict::Placed(_) | Verdict::Exhausted => return None,

@@ -91,6 +91,16 @@ struct Found {
     search: Search,
 }
 
+/// What a multi-role placement is asked for (a single role's is always the most
+/// compact: it costs next to nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Aim {
+    /// The least vector (see [`search::tighten`]).
+    Compact,
+    /// Any placement that fits (for the diagnosis, which only reports where it fits).
+    Fit,
+}
+
 /// How multi-role gangs are packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Packing {
@@ -227,10 +237,13 @@ impl Solver {
         self.s.search.new_query();
         self.s.candidates.progress = Default::default();
         self.s.candidates.greedy_failed = false;
+        self.s.candidates.objective_left = multi::OBJECTIVE_WORK;
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {
-            if let Verdict::Placed(scope) = self.place_at(inv, c, Depth(t), &mut budget) {
+            if let Verdict::Placed(scope) =
+                self.place_at(inv, c, Depth(t), Aim::Compact, &mut budget)
+            {
                 found = Some(scope);
                 break;
             }
@@ -285,10 +298,11 @@ impl Solver {
         inv: &Inventory,
         c: &Arc<Compiled>,
         t: Depth,
+        aim: Aim,
         budget: &mut Budget,
     ) -> Verdict<Scope> {
         if c.roles.len() > 1 {
-            return self.multi_at(inv, c, t, budget);
+            return self.multi_at(inv, c, t, aim, budget);
         }
         match self.single_at(inv, c, t) {
             Some(scope) => Verdict::Placed(scope),
@@ -850,9 +864,9 @@ mod tests {
             .unwrap();
         assert_eq!((p.level(), p.domain_path().as_str()), (Some("rack"), "a"));
         assert!(p.search_complete());
-        // With less work allowed, every budget answers undecided, rack a after a
-        // complete search, or a split across racks (using b1) that says a tighter
-        // placement may exist. (The budget counts all work, and on this small instance
+        // With less work allowed, every budget answers undecided, rack a (whose search
+        // for the least vector may stop short, and then says so), or a split across
+        // racks (using b1) that says a tighter placement may exist. (The budget counts all work, and on this small instance
         // the work before rack a's search already costs more than its patterns, so no
         // budget stops between the two: `Budget::share` keeps the units for later
         // levels when a long search runs out.)
@@ -867,7 +881,9 @@ mod tests {
                         split += 1;
                     } else {
                         assert_eq!(p.domain_path(), "a");
-                        assert!(p.search_complete(), "budget {budget}");
+                        if budget == 1999 {
+                            assert!(p.search_complete(), "budget {budget}");
+                        }
                     }
                 }
                 Outcome::Undecided(_) => assert_eq!(split, 0, "budget {budget}"),

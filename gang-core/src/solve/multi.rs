@@ -2,16 +2,22 @@
 //!
 //! The phases of [`Solver::multi_at`]:
 //! 1. **bounds** — each role's single-role capacity in every candidate domain (the
-//!    cluster's for unconstrained roles), from the capacity cache;
+//!    cluster's for unconstrained roles), and the counted roles' peaks, from the
+//!    capacity cache;
 //! 2. **candidates** — the domains whose bounds reach every role's minimum (and whose
 //!    summaries hold the minimum members together), most members first, then by policy;
 //! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
 //! 4. **the best candidate** — each domain filled in turn (the most members, role by
 //!    role, each count found by binary search over "do exactly these counts fit?":
 //!    the relaxation bound over the domain's nodes, greedy packing, then the exact
-//!    search; the bound goes first once greedy has failed in the query) until no later
-//!    candidate can hold more; once a domain is filled, a later one is skipped when
-//!    the relaxation caps its members at no more than the best so far.
+//!    search; the bound goes first once greedy has failed in the query), then its
+//!    vector made least ([`tighten`], unless the peaks' bound shows the packing already
+//!    is). The best domain takes the most members, then has the least *domain levels*
+//!    of its vector (the racks a block needs…; the node count is left out: proving it
+//!    least in every candidate costs a branch and bound per domain), then comes first
+//!    by policy and order. A domain is not filled when its bounds say it cannot be the
+//!    best: the peaks' per-level bound on its vector, and for elastic gangs the
+//!    relaxation's cap on its members.
 
 use std::sync::Arc;
 
@@ -27,10 +33,11 @@ use crate::model::Policy;
 
 use super::cache;
 use super::descent::Descent;
+use super::lex::MAX_WIDTH;
 use super::rollup::{rollup, Grain};
-use super::search::{members_bound, relaxation, search};
+use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Vector};
 use super::verdict::{Budget, Verdict};
-use super::{Packing, Solver};
+use super::{Aim, Packing, Solver};
 
 /// Candidate domains of one multi-role query, and their bounds.
 #[derive(Debug, Default)]
@@ -38,6 +45,11 @@ pub(crate) struct Candidates {
     /// `[role][candidate domain]`: single-role capacity (one entry, the cluster's, for
     /// an unconstrained role).
     role_caps: Vec<Vec<u64>>,
+    /// `[role][candidate domain * width + l]`: single-role peaks (see [`super::peaks`])
+    /// of the roles the vector counts, for its lower bounds.
+    role_peaks: Vec<Vec<u64>>,
+    /// Scratch for [`vector_of`].
+    ids: Vec<u32>,
     /// Domains that may hold the gang, best first.
     list: Vec<Cand>,
     /// The best filled domain's members so far.
@@ -50,10 +62,39 @@ pub(crate) struct Candidates {
     /// How far the query got: candidate domains ruled out and left undecided (work is
     /// filled in when the query ends).
     pub progress: SearchProgress,
+    /// Work units the objective ([`tighten`]) may still spend in this query.
+    pub objective_left: u64,
     /// Greedy packing failed once in this query: from then on the relaxation bound is
     /// checked before it (a query that places usually does so greedily in its first
     /// candidate, and then the bound would only cost time).
     pub greedy_failed: bool,
+}
+
+/// The best filled domain so far: its members, vector, spare capacity and index.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    total: u64,
+    vector: Vector,
+    score: u64,
+    index: u32,
+}
+
+impl Best {
+    /// Whether a domain holding as many members, with vector `v` (or a lower bound on
+    /// it; `w` entries), spare capacity `score` and index `index`, would come first:
+    /// the domains it uses at each level below compare first, then the policy, then the
+    /// order. The node count does not take part (see the module docs).
+    fn loses_to(&self, v: &Vector, w: usize, score: u64, index: u32, policy: Policy) -> bool {
+        let levels = w.saturating_sub(1);
+        v[..levels]
+            .cmp(&self.vector[..levels])
+            .then_with(|| match policy {
+                Policy::MostFree => self.score.cmp(&score),
+                _ => score.cmp(&self.score),
+            })
+            .then(index.cmp(&self.index))
+            .is_lt()
+    }
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index.
@@ -80,6 +121,7 @@ impl Solver {
         inv: &Inventory,
         c: &Arc<Compiled>,
         t: Depth,
+        aim: Aim,
         budget: &mut Budget,
     ) -> Verdict<Scope> {
         let Some(unconstrained_upper) = self.role_bounds(inv, c, t) else {
@@ -88,7 +130,7 @@ impl Solver {
         self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
         greedy_order(c, &mut self.s.greedy.order);
-        match self.best_candidate(inv, c, t, budget) {
+        match self.best_candidate(inv, c, t, aim, budget) {
             Some(index) => Verdict::Placed(Scope::new(t, index)),
             None => budget.unplaced(),
         }
@@ -99,13 +141,23 @@ impl Solver {
     /// when one of them cannot reach its minimum anywhere.
     fn role_bounds(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<u64> {
         let Solver { s, cache, .. } = self;
-        let role_caps = &mut s.candidates.role_caps;
+        let Candidates {
+            role_caps,
+            role_peaks,
+            ..
+        } = &mut s.candidates;
         role_caps.resize_with(c.roles.len(), Vec::new);
+        role_peaks.resize_with(c.roles.len(), Vec::new);
         let mut unconstrained_upper = 0u64;
         for (r, role) in c.indexed_roles() {
             cache.lend(inv, c, r, &mut s.caps);
             let caps = &mut role_caps[r.ix()];
             caps.clear();
+            let peaks = &mut role_peaks[r.ix()];
+            peaks.clear();
+            if counted(t, role.constrained) && !inv.is_node_level(t) {
+                peaks.extend_from_slice(&s.caps.peaks[t.ix()]);
+            }
             if role.constrained {
                 s.caps.copy_level(inv, t, caps);
             } else {
@@ -123,54 +175,186 @@ impl Solver {
     }
 
     /// Phase 4: fills candidates in order; the index of the domain taking the most
-    /// members (the first among equals), its members left in the attempt.
+    /// members, then of least vector ([`tighten`]), then by policy on spare capacity,
+    /// then the first; its members left in the attempt. A domain is skipped when its
+    /// bounds say it cannot come first.
     fn best_candidate(
         &mut self,
         inv: &Inventory,
         c: &Arc<Compiled>,
         t: Depth,
+        aim: Aim,
         budget: &mut Budget,
     ) -> Option<u32> {
-        let mut best: Option<(u64, u32)> = None;
+        let w = width(inv, t);
+        let elastic = c.roles.iter().any(|r| r.min < r.count);
+        let mut best: Option<Best> = None;
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
+        let mut lower: Vector = [0; MAX_WIDTH];
         for ci in 0..self.s.candidates.list.len() {
             let cand = self.s.candidates.list[ci];
-            if best.is_some_and(|(total, _)| cand.upper <= total) {
-                break;
-            }
             let scope = Scope::new(t, cand.index);
-            if let Some((total, _)) = best {
-                // Elastic gangs: a domain whose nodes cannot hold more members than the
+            if let Some(b) = best {
+                // Without domain levels below `t`, a later candidate (in policy order)
+                // can only win on members.
+                if cand.upper < b.total || (w <= 1 && !elastic && cand.upper == b.total) {
+                    break;
+                }
+                // A domain that can at most tie on members must beat the best on its
+                // vector's lower bound (each role at its minimum: fewer members never
+                // need a larger vector) or on policy.
+                self.lower_bound(inv, c, scope, |r| u64::from(c.roles[r].min), &mut lower);
+                let contender = b.loses_to(&lower, w, cand.score, cand.index, c.policy);
+                if cand.upper == b.total && !contender {
+                    continue;
+                }
+                // Elastic gangs: a domain whose nodes cannot hold as many members as the
                 // best so far (by the relaxation, tighter than the roles' capacities
                 // taken one by one) is not filled.
-                let s = &mut self.s;
-                let free = s.candidates.unconstrained_upper;
-                match members_bound(inv, c, scope, budget, &mut s.search) {
-                    Some(inside) if free + inside.min(cand.upper - free) <= total => continue,
-                    Some(_) => {}
-                    None => {
-                        let left = self.s.candidates.list.len() - ci;
-                        let p = &mut self.s.candidates.progress;
-                        p.undecided = p.undecided.saturating_add(left as u32);
-                        break;
+                if !elastic {
+                    if cand.upper == b.total && !contender {
+                        continue;
+                    }
+                } else {
+                    let s = &mut self.s;
+                    let free = s.candidates.unconstrained_upper;
+                    match members_bound(inv, c, scope, budget, &mut s.search) {
+                        Some(inside) => {
+                            let most = free + inside.min(cand.upper - free);
+                            if most < b.total || (most == b.total && !contender) {
+                                continue;
+                            }
+                        }
+                        None => {
+                            let left = self.s.candidates.list.len() - ci;
+                            let p = &mut self.s.candidates.progress;
+                            p.undecided = p.undecided.saturating_add(left as u32);
+                            break;
+                        }
                     }
                 }
             }
-            if let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) {
-                if best.is_none_or(|(bt, _)| total > bt) {
-                    best = Some((total, cand.index));
+            let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) else {
+                continue;
+            };
+            if best.is_some_and(|b| total < b.total) {
+                continue;
+            }
+            if aim == Aim::Fit {
+                // Any domain with the most members: the first.
+                if best.is_none_or(|b| total > b.total) {
+                    best = Some(Best {
+                        total,
+                        vector: [0; MAX_WIDTH],
+                        score: cand.score,
+                        index: cand.index,
+                    });
                     let s = &mut self.s;
                     std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
                 }
                 if total == cand.upper {
                     break;
                 }
+                continue;
+            }
+            let vector = self.least_vector(inv, c, scope, &counts, budget);
+            let first = best.is_none_or(|b| {
+                total > b.total || b.loses_to(&vector, w, cand.score, cand.index, c.policy)
+            });
+            if first {
+                best = Some(Best {
+                    total,
+                    vector,
+                    score: cand.score,
+                    index: cand.index,
+                });
+                let s = &mut self.s;
+                std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
             }
         }
-        let (_, index) = best?;
+        let index = best?.index;
         let s = &mut self.s;
         std::mem::swap(&mut s.attempt.assign, &mut s.candidates.best_assign);
         Some(index)
+    }
+
+    /// The per-level lower bound on the vector of a placement in candidate `index` at
+    /// depth `t` with `count(role)` members of each role, from the counted roles' peaks:
+    /// a level needs at least `ceil(members / largest unit)` units for every role.
+    fn lower_bound(
+        &self,
+        inv: &Inventory,
+        c: &Compiled,
+        scope: Scope,
+        count: impl Fn(usize) -> u64,
+        out: &mut Vector,
+    ) {
+        out.fill(0);
+        let w = width(inv, scope.depth);
+        let at = scope.ix() * w;
+        for (r, peaks) in self.s.candidates.role_peaks[..c.roles.len()]
+            .iter()
+            .enumerate()
+        {
+            let x = count(r);
+            if peaks.is_empty() || x == 0 {
+                continue;
+            }
+            for (o, &peak) in out.iter_mut().zip(&peaks[at..at + w]) {
+                let units = if peak == 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(x.div_ceil(peak)).unwrap_or(u32::MAX)
+                };
+                *o = (*o).max(units);
+            }
+        }
+    }
+
+    /// The least vector of `counts` in `scope`, starting from the assignment packing
+    /// found (left in the attempt): proven by the peaks' bound when it meets it, else
+    /// by [`tighten`]. With slices the packed assignment is kept as it is.
+    fn least_vector(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        scope: Scope,
+        counts: &[u64],
+        budget: &mut Budget,
+    ) -> Vector {
+        let mut v: Vector = [0; MAX_WIDTH];
+        let w = width(inv, scope.depth);
+        let s = &mut self.s;
+        vector_of(
+            inv,
+            scope,
+            |r| counted(scope.depth, c.roles[r].constrained),
+            &s.attempt.assign,
+            &mut s.candidates.ids,
+            &mut v,
+        );
+        if w == 0 || c.has_slices() {
+            return v;
+        }
+        let mut lower: Vector = [0; MAX_WIDTH];
+        self.lower_bound(inv, c, scope, |r| counts[r], &mut lower);
+        if lower[..w] == v[..w] {
+            return v;
+        }
+        let s = &mut self.s;
+        let mut share = budget.share_at_most(s.candidates.objective_left);
+        let v = tighten(
+            inv,
+            c,
+            counts,
+            scope,
+            &mut share,
+            &mut s.search,
+            &mut s.attempt.assign,
+        );
+        s.candidates.objective_left -= share.spent();
+        budget.absorb(share);
+        v
     }
 
     /// The most members (lexicographically by role order, each at least `min_count`) that
@@ -323,6 +507,17 @@ impl Solver {
         }
         true
     }
+}
+
+/// Work units the objective's branch and bound may spend in one query, in all its
+/// domains (beyond them the best assignment found is kept, and the placement says its
+/// search was not complete): about a millisecond.
+pub(crate) const OBJECTIVE_WORK: u64 = 4_000;
+
+/// Whether a role's members count in the vector of a placement at depth `t`: the
+/// constrained roles', and every role's for a placement over the whole cluster.
+fn counted(t: Depth, constrained: bool) -> bool {
+    constrained || t == Depth::CLUSTER
 }
 
 /// Phase 2: the candidate domains at `t`, best first: the most members their bounds

@@ -48,6 +48,10 @@ use super::descent::member;
 use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
+mod compact;
+
+pub(crate) use compact::{tighten, vector_of, width, Vector};
+
 /// The exact search's arrays, reused from one search to the next, and the query's
 /// classes of nodes for unconstrained roles.
 #[derive(Debug, Default)]
@@ -83,6 +87,8 @@ pub(crate) struct SearchSpace {
     /// The unconstrained members placed outside the scope before a search of the
     /// constrained ones alone.
     away: Vec<Member>,
+    /// The objective's branch and bound ([`compact`]).
+    compact: compact::Compact,
 }
 
 /// Which patterns a node is offered.
@@ -412,7 +418,7 @@ impl SearchSpace {
             return Verdict::Exhausted;
         }
         self.sort(shape, counts);
-        if !self.bound(shape, counts, budget) {
+        if !self.bound(shape, counts, true, budget) {
             return Verdict::Exhausted;
         }
         // The walk is the exponential part: it gets a share of what is left.
@@ -504,6 +510,15 @@ enum Start {
     First,
     /// The pattern after its current one.
     After,
+}
+
+/// The roles a node's patterns may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mask {
+    /// Every role.
+    None,
+    /// Only the roles the objective does not count ([`compact`]).
+    Uncounted,
 }
 
 /// What [`SearchSpace::next_pattern`] found.
@@ -642,7 +657,7 @@ impl SearchSpace {
     /// Dense arrays in search order (fits at most the counts), and the suffix sums of
     /// every node's packing maxima (the bounds, see [`super::bound`]). `false` when the
     /// budget ran out.
-    fn bound(&mut self, shape: &Shape, counts: &[u64], budget: &mut Budget) -> bool {
+    fn bound(&mut self, shape: &Shape, counts: &[u64], precise: bool, budget: &mut Budget) -> bool {
         let (k, nr) = (shape.k, shape.nr);
         let m = self.order.len();
         self.sfit.clear();
@@ -658,7 +673,12 @@ impl SearchSpace {
             self.sfree
                 .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
-        self.weights.build(k, nr, &shape.q, true);
+        let active = counts
+            .iter()
+            .enumerate()
+            .filter(|&(i, &n)| n > 0 && i < 32)
+            .fold(0u32, |m, (i, _)| m | 1 << i);
+        self.weights.build_for(k, nr, &shape.q, true, active);
         let nw = self.weights.nw;
         self.node.resize(nw, 0);
         self.suf.clear();
@@ -674,7 +694,7 @@ impl SearchSpace {
                     q: &shape.q,
                     nr,
                 };
-                let work = node_max(node, &self.weights, true, &mut self.node);
+                let work = node_max(node, &self.weights, precise, &mut self.node);
                 if !budget.spend_n(work) {
                     return false;
                 }
@@ -790,15 +810,32 @@ impl SearchSpace {
         budget: &mut Budget,
     ) -> Step {
         let (k, nr) = (shape.k, shape.nr);
-        let prune = shape.patterns == Patterns::Maximal;
-        let identical = prune
+        let identical = shape.patterns == Patterns::Maximal
             && t > 0
             && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
             && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr];
+        self.next_pattern_with(t, start, rem, shape, budget, identical, Mask::None)
+    }
+
+    /// [`SearchSpace::next_pattern`], told whether node `t` must not take a pattern
+    /// above the previous node's, and which roles it may take.
+    #[allow(clippy::too_many_arguments)]
+    fn next_pattern_with(
+        &mut self,
+        t: usize,
+        start: Start,
+        rem: &[u64],
+        shape: &Shape,
+        budget: &mut Budget,
+        identical: bool,
+        mask: Mask,
+    ) -> Step {
+        let k = shape.k;
+        let prune = shape.patterns == Patterns::Maximal;
         let mut first = start == Start::First;
         loop {
             if first {
-                self.fill_from(t, 0, rem, shape);
+                self.fill_from(t, 0, rem, shape, mask);
                 first = false;
             } else {
                 // Decrement the last role that has members, refilling the later ones.
@@ -810,7 +847,7 @@ impl SearchSpace {
                     return Step::Done;
                 };
                 self.pattern[t * k + j] -= 1;
-                self.fill_from(t, j + 1, rem, shape);
+                self.fill_from(t, j + 1, rem, shape, mask);
             }
             if !budget.spend() {
                 return Step::Exhausted;
@@ -822,7 +859,7 @@ impl SearchSpace {
             }
             // Non-maximal patterns (taking nothing included, when something fits) are
             // dominated: see the module docs.
-            if prune && !self.maximal(t, rem, shape) {
+            if prune && !self.maximal(t, rem, shape, mask) {
                 continue;
             }
             return Step::Pattern;
@@ -830,10 +867,13 @@ impl SearchSpace {
     }
 
     /// Sets roles `from..k` of node `t`'s pattern to their largest values given the rest.
-    fn fill_from(&mut self, t: usize, from: usize, rem: &[u64], shape: &Shape) {
+    fn fill_from(&mut self, t: usize, from: usize, rem: &[u64], shape: &Shape, mask: Mask) {
         let (k, nr) = (shape.k, shape.nr);
         for (i, &left_i) in rem.iter().enumerate().take(k).skip(from) {
             let mut hi = u64::from(self.sfit[t * k + i]).min(left_i);
+            if mask == Mask::Uncounted && self.compact.counted[i] {
+                hi = 0;
+            }
             for j in 0..nr {
                 let qi = shape.q(i, j);
                 if qi == 0 {
@@ -850,12 +890,16 @@ impl SearchSpace {
         }
     }
 
-    /// Whether no role could take one more member on node `t` under its pattern.
-    fn maximal(&self, t: usize, rem: &[u64], shape: &Shape) -> bool {
+    /// Whether no role (no role `mask` leaves open) could take one more member on node
+    /// `t` under its pattern.
+    fn maximal(&self, t: usize, rem: &[u64], shape: &Shape, mask: Mask) -> bool {
         let (k, nr) = (shape.k, shape.nr);
         let x = &self.pattern[t * k..t * k + k];
         for i in 0..k {
             if u64::from(x[i]) >= rem[i].min(u64::from(self.sfit[t * k + i])) {
+                continue;
+            }
+            if mask == Mask::Uncounted && self.compact.counted[i] {
                 continue;
             }
             let room = (0..nr).all(|j| {

@@ -151,6 +151,13 @@ impl Budget {
         }
     }
 
+    /// A share of at most `units` (and at most half of what is left).
+    pub fn share_at_most(&self, units: u64) -> Budget {
+        let mut share = self.share();
+        share.left = share.left.min(units);
+        share
+    }
+
     /// Takes back a [`Budget::share`]: its spending, its refusals, its deadline.
     pub fn absorb(&mut self, share: Budget) {
         self.left -= share.spent;
