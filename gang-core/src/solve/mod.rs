@@ -15,6 +15,7 @@ pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
 pub(crate) mod lex;
+pub(crate) mod menu;
 pub(crate) mod multi;
 pub(crate) mod peaks;
 mod query;

@@ -4,8 +4,9 @@
 //! members of each role it takes). Complete, because it only discards what cannot matter:
 //! - patterns that are not maximal: if a node could take one more member of a role that
 //!   still has members to place further on, moving that member here never hurts;
-//! - patterns on a node identical to the previous one that are lexicographically larger
-//!   than the previous node's (the swapped assignment is explored first);
+//! - patterns on a node identical to the previous one that come before the previous
+//!   node's in the order patterns are tried (the swapped assignment is explored first;
+//!   the order is a fixed total order on patterns, see [`super::menu`]);
 //! - identical nodes beyond the members to place (a placement never uses more nodes
 //!   than members, and identical nodes are interchangeable); outside the scope, where
 //!   only unconstrained roles go, the query's classes of identical nodes
@@ -17,6 +18,9 @@
 //! When the unconstrained members fit outside the scope by themselves, only the
 //! constrained members are searched, inside the scope (the two use disjoint nodes, so
 //! the gang fits exactly when the constrained members do).
+//!
+//! Without slices, a node's patterns are tried fullest first ([`super::menu`]): the
+//! order does not change what the walk proves, only how soon it finds a placement.
 //!
 //! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
@@ -45,6 +49,7 @@ use crate::inventory::Inventory;
 use super::bound::{node_max, NodeState, Weights};
 use super::classes::Outside;
 use super::descent::member;
+use super::menu::{prices, Menu};
 use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
@@ -74,6 +79,10 @@ pub(crate) struct SearchSpace {
     node: Vec<u128>,
     /// `[t * k + role]`: the pattern chosen for the `t`-th node.
     pattern: Vec<u32>,
+    /// Each role's price, for the order in which a node's patterns are tried.
+    prices: Vec<f64>,
+    /// The sorted patterns of the nodes on the walk's path (only maximal patterns).
+    menu: Menu,
     /// Patterns the last search tried (for its tests).
     tried: u64,
     /// The query's shape and cheap weights, built once per query and gang, with the
@@ -497,6 +506,12 @@ impl SearchSpace {
     }
 }
 
+/// Whether pattern `a` comes before `b` in menu order (see [`super::menu`]): a larger
+/// priced load, or the same and lexicographically larger.
+fn earlier(a: (f64, &[u32]), b: (f64, &[u32])) -> bool {
+    a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)).is_gt()
+}
+
 /// Where [`SearchSpace::next_pattern`] starts on a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Start {
@@ -658,6 +673,7 @@ impl SearchSpace {
             self.sfree
                 .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
+        prices(&shape.q, counts, &self.sfree, nr, &mut self.prices);
         self.weights.build(k, nr, &shape.q, true);
         let nw = self.weights.nw;
         self.node.resize(nw, 0);
@@ -778,9 +794,10 @@ impl SearchSpace {
         (0..nw).all(|w| self.weights.dot(w, rem) <= self.suf[t * nw + w])
     }
 
-    /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
-    /// skipping non-maximal ones and, after an identical node, ones above its pattern
-    /// (when only maximal patterns are offered).
+    /// Writes node `t`'s next pattern (from `start`): with only maximal patterns, the
+    /// node's menu ([`super::menu`]: the patterns [`SearchSpace::offered`] gives, fullest
+    /// first, and after an identical node none that comes before its pattern in that
+    /// order); with slices, every pattern in decreasing lexicographic order.
     fn next_pattern(
         &mut self,
         t: usize,
@@ -789,12 +806,68 @@ impl SearchSpace {
         shape: &Shape,
         budget: &mut Budget,
     ) -> Step {
+        if shape.patterns == Patterns::All {
+            return self.offered(t, start, rem, shape, budget);
+        }
         let (k, nr) = (shape.k, shape.nr);
+        if start == Start::First {
+            // Identical nodes take their patterns in menu order (a fixed total order on
+            // patterns, so any placement can be rearranged to follow it; see
+            // [`super::menu`]).
+            let before = (t > 0
+                && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
+                && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr])
+                .then(|| self.score(&self.pattern[(t - 1) * k..t * k]));
+            self.menu.open(t, k);
+            let mut from = Start::First;
+            loop {
+                match self.offered(t, from, rem, shape, budget) {
+                    Step::Pattern => {}
+                    Step::Done => break,
+                    Step::Exhausted => return Step::Exhausted,
+                }
+                from = Start::After;
+                let x = &self.pattern[t * k..t * k + k];
+                let score = self.score(x);
+                if let Some(prev) = before {
+                    let p = &self.pattern[(t - 1) * k..t * k];
+                    if earlier((score, x), (prev, p)) {
+                        continue;
+                    }
+                }
+                self.menu.push(x, score);
+            }
+            self.menu.close();
+        }
+        match self.menu.next(t) {
+            Some(x) => {
+                self.pattern[t * k..t * k + k].copy_from_slice(x);
+                Step::Pattern
+            }
+            None => Step::Done,
+        }
+    }
+
+    /// A pattern's priced load (see [`super::menu`]).
+    fn score(&self, x: &[u32]) -> f64 {
+        x.iter()
+            .zip(&self.prices)
+            .map(|(&n, &p)| f64::from(n) * p)
+            .sum()
+    }
+
+    /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
+    /// skipping non-maximal ones when only maximal patterns are offered.
+    fn offered(
+        &mut self,
+        t: usize,
+        start: Start,
+        rem: &[u64],
+        shape: &Shape,
+        budget: &mut Budget,
+    ) -> Step {
+        let k = shape.k;
         let prune = shape.patterns == Patterns::Maximal;
-        let identical = prune
-            && t > 0
-            && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
-            && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr];
         let mut first = start == Start::First;
         loop {
             if first {
@@ -816,10 +889,6 @@ impl SearchSpace {
                 return Step::Exhausted;
             }
             self.tried += 1;
-            let x = &self.pattern[t * k..t * k + k];
-            if identical && x > &self.pattern[(t - 1) * k..t * k] {
-                continue;
-            }
             // Non-maximal patterns (taking nothing included, when something fits) are
             // dominated: see the module docs.
             if prune && !self.maximal(t, rem, shape) {
@@ -1041,8 +1110,9 @@ mod tests {
                 a(1, "n3", 2)
             ]
         );
-        // One pattern per node: (1,1), (1,1), (0,2); nothing tried twice.
-        assert_eq!(tried, 3);
+        // Each node's menu is made once: (1,1) and (0,2) on n1 and n2, (0,2) on n3; the
+        // fullest is taken first every time and the walk never backtracks.
+        assert_eq!(tried, 5);
         Ok(())
     }
 
