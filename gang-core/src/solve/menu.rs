@@ -83,31 +83,33 @@ impl Menu {
     }
 }
 
-/// Each role's price (see the module docs): `Σ_j q[i * nr + j] · demand_j / supply_j²`,
+/// The price of one unit of each resource, `demand_j / supply_j²` (see the module docs),
 /// where `demand_j = Σ_i counts[i] · q[i * nr + j]` and `supply_j` is the nodes' free
-/// amount of resource `j` (`free[t * nr + j]`), into `prices`.
-pub(crate) fn prices(q: &[u64], counts: &[u64], free: &[u64], nr: usize, prices: &mut Vec<f64>) {
+/// amount of resource `j` (`free[t * nr + j]`), into `unit`; and each role's price,
+/// `Σ_j q[i * nr + j] · unit_j`, into `prices`.
+pub(crate) fn prices(
+    q: &[u64],
+    counts: &[u64],
+    free: &[u64],
+    nr: usize,
+    unit: &mut Vec<f64>,
+    prices: &mut Vec<f64>,
+) {
     let k = counts.len();
-    prices.clear();
-    prices.resize(k, 0.0);
+    unit.clear();
     for j in 0..nr {
-        let supply: f64 = free
-            .iter()
-            .skip(j)
-            .step_by(nr.max(1))
-            .map(|&f| f as f64)
-            .sum();
-        if supply <= 0.0 {
-            continue;
-        }
+        let supply: f64 = free.iter().skip(j).step_by(nr).map(|&f| f as f64).sum();
         let demand: f64 = (0..k)
             .map(|i| counts[i] as f64 * q[i * nr + j] as f64)
             .sum();
-        let per_unit = demand / (supply * supply);
-        for (i, p) in prices.iter_mut().enumerate() {
-            *p += q[i * nr + j] as f64 * per_unit;
-        }
+        unit.push(if supply > 0.0 {
+            demand / (supply * supply)
+        } else {
+            0.0
+        });
     }
+    prices.clear();
+    prices.extend((0..k).map(|i| (0..nr).map(|j| q[i * nr + j] as f64 * unit[j]).sum::<f64>()));
 }
 
 #[cfg(test)]
@@ -149,12 +151,15 @@ mod tests {
         let counts = [5, 5];
         // Two nodes: 16 + 16 of r0 (30 asked), 100 + 100 of r1 (45 asked).
         let free = [16, 100, 16, 100];
-        let mut p = Vec::new();
-        prices(&q, &counts, &free, 2, &mut p);
+        let (mut unit, mut p) = (Vec::new(), Vec::new());
+        prices(&q, &counts, &free, 2, &mut unit, &mut p);
         let (d0, s0, d1, s1) = (30.0, 32.0, 45.0, 200.0);
         let want0 = 4.0 * d0 / (s0 * s0) + d1 / (s1 * s1);
         let want1 = 2.0 * d0 / (s0 * s0) + 8.0 * d1 / (s1 * s1);
         assert!((p[0] - want0).abs() < 1e-12 && (p[1] - want1).abs() < 1e-12);
+        assert!(
+            (unit[0] - d0 / (s0 * s0)).abs() < 1e-12 && (unit[1] - d1 / (s1 * s1)).abs() < 1e-12
+        );
         assert!(p[0] > p[1], "role 0 takes more of the scarce resource");
     }
 }

@@ -8,6 +8,7 @@
 //! [`diagnose`]. Every try answers a [`Verdict`]: placed, does not fit, or the exact
 //! search's [`Budget`] ran out.
 
+pub(crate) mod bestfit;
 pub(crate) mod bound;
 pub(crate) mod cache;
 pub(crate) mod capacity;

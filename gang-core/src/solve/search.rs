@@ -46,6 +46,7 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
 
+use super::bestfit::{best_fit, Nodes};
 use super::bound::{node_max, NodeState, Weights};
 use super::classes::Outside;
 use super::descent::member;
@@ -79,8 +80,12 @@ pub(crate) struct SearchSpace {
     node: Vec<u128>,
     /// `[t * k + role]`: the pattern chosen for the `t`-th node.
     pattern: Vec<u32>,
-    /// Each role's price, for the order in which a node's patterns are tried.
+    /// Each resource's price per unit and each role's, for the order in which a node's
+    /// patterns are tried and for best fit.
+    unit: Vec<f64>,
     prices: Vec<f64>,
+    /// Best fit's scratch: `[t * nr + j]`, what it put on the `t`-th node.
+    load: Vec<u64>,
     /// The sorted patterns of the nodes on the walk's path (only maximal patterns).
     menu: Menu,
     /// Patterns the last search tried (for its tests).
@@ -424,6 +429,34 @@ impl SearchSpace {
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
+        // Best fit first: cheap (polynomial, like the preparation, and paid from the
+        // same budget), and often enough where greedy packing was not.
+        if shape.patterns == Patterns::Maximal && self.bounds_ok(counts, 0, shape) {
+            let nodes = Nodes {
+                fit: &self.sfit,
+                free: &self.sfree,
+                q: &shape.q,
+                k: shape.k,
+                nr: shape.nr,
+            };
+            let placed = best_fit(
+                nodes,
+                counts,
+                &self.unit,
+                &self.prices,
+                &mut self.pattern,
+                &mut self.load,
+                budget,
+            );
+            match placed {
+                None => return Verdict::Exhausted,
+                Some(true) => {
+                    self.write(self.order.len() - 1, shape.k, assign);
+                    return Verdict::Placed(());
+                }
+                Some(false) => {}
+            }
+        }
         // The walk is the exponential part: it gets a share of what is left.
         let mut share = budget.share();
         let out = self.explore(inv, c, shape, counts, &mut share, assign);
@@ -673,7 +706,14 @@ impl SearchSpace {
             self.sfree
                 .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
-        prices(&shape.q, counts, &self.sfree, nr, &mut self.prices);
+        prices(
+            &shape.q,
+            counts,
+            &self.sfree,
+            nr,
+            &mut self.unit,
+            &mut self.prices,
+        );
         self.weights.build(k, nr, &shape.q, true);
         let nw = self.weights.nw;
         self.node.resize(nw, 0);
@@ -1110,9 +1150,170 @@ mod tests {
                 a(1, "n3", 2)
             ]
         );
-        // Each node's menu is made once: (1,1) and (0,2) on n1 and n2, (0,2) on n3; the
-        // fullest is taken first every time and the walk never backtracks.
-        assert_eq!(tried, 5);
+        // Best fit finds it (the 5s on n1 and n2, then the 3s where they leave the
+        // least room): no pattern tried.
+        assert_eq!(tried, 0);
+        Ok(())
+    }
+
+    #[test]
+    fn the_walk_finds_what_best_fit_misses() -> Result<(), Error> {
+        // Nodes of 10 and 7 GPUs; members of 6, 4, 4 and 3. Best fit puts the 6 on the
+        // 7 and both 4s on the 10, leaving no room for the 3; the walk finds 6 + 4 on
+        // the 10 and 4 + 3 on the 7.
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .nodes([gpus(10)("n1"), gpus(7)("n2")])
+            .build()?;
+        let gang = Gang::new("g")
+            .role(Role::new("a", 1).request(GPU, 6))
+            .role(Role::new("b", 2).request(GPU, 4))
+            .role(Role::new("c", 1).request(GPU, 3))
+            .required("rack");
+        let c = inv.compile(&gang)?;
+        let mut budget = Budget::new(1000);
+        let (out, s, tried) = run_counting(&inv, &c, &[1, 2, 1], RACK, &mut budget);
+        assert_eq!(out, Verdict::Placed(()));
+        assert!(tried > 0, "the walk ran");
+        assert_eq!(
+            checked(&inv, &c, &[1, 2, 1], RACK, &s),
+            [a(0, "n1", 1), a(1, "n1", 1), a(1, "n2", 1), a(2, "n2", 1)]
+        );
+        Ok(())
+    }
+
+    /// Whether `rem` members fit on nodes `n..` of `free` GPUs (each role's request in
+    /// `q`), by trying every pattern on every node, remembering the states that failed:
+    /// the oracle of the test below.
+    fn fits_by_brute_force(
+        free: &[i64],
+        q: &[i64],
+        n: usize,
+        rem: &mut Vec<u32>,
+        failed: &mut std::collections::HashSet<(usize, Vec<u32>)>,
+    ) -> bool {
+        if rem.iter().all(|&r| r == 0) {
+            return true;
+        }
+        if n == free.len() || failed.contains(&(n, rem.clone())) {
+            return false;
+        }
+        // Every pattern on node n: role by role, up to what is left of it and of the node.
+        fn patterns(
+            free: i64,
+            q: &[i64],
+            rem: &[u32],
+            i: usize,
+            x: &mut Vec<u32>,
+            out: &mut Vec<Vec<u32>>,
+        ) {
+            if i == q.len() {
+                out.push(x.clone());
+                return;
+            }
+            for c in 0..=rem[i] {
+                if i64::from(c) * q[i] > free {
+                    break;
+                }
+                x.push(c);
+                patterns(free - i64::from(c) * q[i], q, rem, i + 1, x, out);
+                x.pop();
+            }
+        }
+        let mut all = Vec::new();
+        patterns(free[n], q, rem, 0, &mut Vec::new(), &mut all);
+        for x in all {
+            for (r, &c) in rem.iter_mut().zip(&x) {
+                *r -= c;
+            }
+            let ok = fits_by_brute_force(free, q, n + 1, rem, failed);
+            for (r, &c) in rem.iter_mut().zip(&x) {
+                *r += c;
+            }
+            if ok {
+                return true;
+            }
+        }
+        failed.insert((n, rem.clone()));
+        false
+    }
+
+    /// The walk alone (no best fit) over rack `RACK`'s nodes: its verdict, its
+    /// assignment and the patterns it tried.
+    fn walk_only(inv: &Inventory, c: &CompiledGang, counts: &[u64]) -> (Verdict, Vec<Member>, u64) {
+        let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
+        let c = &c.inner;
+        let (shape, _) = space.take_prepared(c);
+        let q = Query {
+            inv,
+            c,
+            shape: &shape,
+        };
+        let mut budget = Budget::new(10_000_000);
+        assert!(space.collect(q, counts, RACK, Reach::Everywhere, &mut budget));
+        space.sort(&shape, counts);
+        assert!(space.bound(&shape, counts, &mut budget));
+        let out = space.explore(inv, c, &shape, counts, &mut budget, &mut assign);
+        (out, assign, space.tried)
+    }
+
+    #[test]
+    fn the_walk_agrees_with_brute_force_on_identical_nodes() -> Result<(), Error> {
+        // Few node sizes (so runs of identical nodes, where the walk breaks symmetry in
+        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut placed, mut no_fit) = (0, 0);
+        for _ in 0..1000 {
+            let sizes = [5 + next(4) as i64, 8 + next(3) as i64];
+            let mut free: Vec<i64> = (0..2 + next(4)).map(|_| sizes[next(2) as usize]).collect();
+            free.sort_unstable();
+            let k = 2 + next(2) as usize;
+            let q: Vec<i64> = (0..k).map(|_| 2 + next(4) as i64).collect();
+            // Members until they ask for 80-100% of the GPUs: tight.
+            let mut counts: Vec<u32> = vec![1; k];
+            let total: i64 = free.iter().sum();
+            let target = total * (80 + next(21) as i64) / 100;
+            while q
+                .iter()
+                .zip(&counts)
+                .map(|(&a, &n)| a * i64::from(n))
+                .sum::<i64>()
+                < target
+            {
+                counts[next(k as u64) as usize] += 1;
+            }
+            let inv = Inventory::builder(Topology::new(["rack"])?)
+                .nodes(
+                    free.iter()
+                        .enumerate()
+                        .map(|(i, &g)| gpus(g)(&format!("n{i}"))),
+                )
+                .build()?;
+            let mut gang = Gang::new("g").required("rack");
+            for (i, (&qi, &n)) in q.iter().zip(&counts).enumerate() {
+                gang = gang.role(Role::new(format!("r{i}"), n).request(GPU, qi));
+            }
+            let c = inv.compile(&gang)?;
+            let want = fits_by_brute_force(&free, &q, 0, &mut counts, &mut Default::default());
+            let n: Vec<u64> = counts.iter().map(|&n| u64::from(n)).collect();
+            let (out, s, tried) = walk_only(&inv, &c, &n);
+            let walked = usize::from(tried > 0);
+            if want {
+                assert_eq!(out, Verdict::Placed(()), "{free:?} {q:?} {counts:?}");
+                checked(&inv, &c, &n, RACK, &s);
+                placed += walked;
+            } else {
+                assert_eq!(out, Verdict::NoFit, "{free:?} {q:?} {counts:?}");
+                no_fit += walked;
+            }
+        }
+        // Cases the walk decided (not the bounds alone).
+        assert!(placed > 100 && no_fit > 20, "{placed} placed, {no_fit} not");
         Ok(())
     }
 
@@ -1336,9 +1537,10 @@ mod tests {
         // above the predecessor's. Trying swapped orders or dominated patterns costs
         // more.
         assert!(used > 0 && used <= 18, "{used} patterns");
-        // The same with one 4 fewer fits.
+        // The same with one 4 fewer fits (best fit finds it: the 5s on four nodes, the
+        // 4s two by two on the others; 8 members looking at 6 nodes each).
         let c = inv.compile(&two((4, 5), (4, 4)))?;
-        let mut budget = Budget::new(60);
+        let mut budget = Budget::new(200);
         let (out, s) = run(&inv, &c, &[4, 4], RACK, &mut budget);
         assert_eq!(out, Verdict::Placed(()));
         checked(&inv, &c, &[4, 4], RACK, &s);
