@@ -24,8 +24,10 @@ pub(crate) struct Menu {
     k: usize,
     /// Patterns, `k` counts each, in the order they were offered.
     patterns: Vec<u32>,
-    /// `(priced load, pattern number)`: one depth's entries sorted, fullest first.
-    keys: Vec<(f64, u32)>,
+    /// `(rank, pattern number)`: one depth's entries sorted, fullest first (the rank
+    /// is `u64::MAX` minus the priced load's bits, which order like the load does for a
+    /// load ≥ 0, so a plain sort of the pairs is the menu's order).
+    keys: Vec<(u64, u32)>,
     /// Per depth on the path: its first key, its end, and the next key to offer.
     levels: Vec<Level>,
 }
@@ -59,7 +61,7 @@ impl Menu {
         debug_assert_eq!(pattern.len(), self.k);
         let n = self.keys.len() as u32;
         self.patterns.extend_from_slice(pattern);
-        self.keys.push((score, n));
+        self.keys.push((rank(score), n));
     }
 
     /// Closes the open depth: its patterns sorted, fullest first (then as offered).
@@ -68,7 +70,9 @@ impl Menu {
             return;
         };
         level.end = self.keys.len();
-        self.keys[level.begin..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        if level.end - level.begin > 1 {
+            self.keys[level.begin..].sort_unstable();
+        }
     }
 
     /// The open depth `t`'s next pattern, or `None` when it has offered them all.
@@ -81,6 +85,13 @@ impl Menu {
         level.next += 1;
         Some(&self.patterns[n * self.k..(n + 1) * self.k])
     }
+}
+
+/// A priced load's rank in the menu: smaller for fuller (the bits of a load ≥ 0 order
+/// like the load; `-0.0` counts as `0.0`).
+pub(crate) fn rank(score: f64) -> u64 {
+    debug_assert!(score >= 0.0);
+    u64::MAX - (score + 0.0).to_bits()
 }
 
 /// The price of one unit of each resource, `demand_j / supply_j²` (see the module docs),
