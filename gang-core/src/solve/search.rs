@@ -451,52 +451,56 @@ impl SearchSpace {
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
-        // Best fit first: cheap (polynomial, like the preparation, and paid from the
-        // same budget), and often enough where greedy packing was not.
-        if shape.patterns == Patterns::Maximal && self.bounds_ok(counts, 0, shape) {
-            let nodes = Nodes {
-                fit: &self.sfit,
-                free: &self.sfree,
-                q: &shape.q,
-                k: shape.k,
-                nr: shape.nr,
-            };
-            let placed = best_fit(
-                nodes,
-                counts,
-                &self.unit,
-                &self.prices,
-                &mut self.pattern,
-                &mut self.load,
-                budget,
-            );
-            match placed {
-                None => return Verdict::Exhausted,
-                Some(true) => {
-                    self.write(self.order.len() - 1, shape.k, assign);
-                    return Verdict::Placed(());
-                }
-                Some(false) => {}
-            }
-        }
         // The walk is the exponential part: it gets a share of what is left. Neither
-        // order finds placements sooner on every instance, so a short lexicographic walk
-        // first (the order of old, quick on most), then the fullest-first one over
-        // again with the rest; each is complete on its own.
-        // (With slices, one walk in lexicographic order.)
-        let mut share = budget.share();
+        // order finds placements sooner on every instance, so a short walk in
+        // lexicographic order first (the old order: quick on most, and where the
+        // bounds prove "no fit" at once it is all that runs); when it runs out, best
+        // fit, then the fullest-first walk over again with half of what is left. Each
+        // walk is complete on its own. (With slices, one lexicographic walk.)
         let maximal = shape.patterns == Patterns::Maximal;
+        let mut share = budget.share();
         let mut probe = share.part(if maximal { PROBE } else { u64::MAX });
+        // Only a probe with all its units is followed by the rest (then a larger budget
+        // only ever goes further along the same path).
+        let whole = probe.left() == PROBE;
         self.walk = Walk::Lexicographic;
         let out = self.explore(inv, c, shape, counts, &mut probe, assign);
-        let out = if out == Verdict::Exhausted && maximal {
-            share.absorb_retried(probe);
-            self.walk = Walk::Fullest;
-            self.explore(inv, c, shape, counts, &mut share, assign)
-        } else {
+        if out != Verdict::Exhausted || !maximal || !whole {
             share.absorb(probe);
-            out
+            budget.absorb(share);
+            return out;
+        }
+        share.absorb_retried(probe);
+        budget.absorb(share);
+        // Best fit: polynomial (paid from the budget, like the preparation), and often
+        // enough where greedy packing was not.
+        let nodes = Nodes {
+            fit: &self.sfit,
+            free: &self.sfree,
+            q: &shape.q,
+            k: shape.k,
+            nr: shape.nr,
         };
+        let placed = best_fit(
+            nodes,
+            counts,
+            &self.unit,
+            &self.prices,
+            &mut self.pattern,
+            &mut self.load,
+            budget,
+        );
+        match placed {
+            None => return Verdict::Exhausted,
+            Some(true) => {
+                self.write(self.order.len() - 1, shape.k, assign);
+                return Verdict::Placed(());
+            }
+            Some(false) => {}
+        }
+        let mut share = budget.share();
+        self.walk = Walk::Fullest;
+        let out = self.explore(inv, c, shape, counts, &mut share, assign);
         budget.absorb(share);
         out
     }
@@ -1203,9 +1207,9 @@ mod tests {
                 a(1, "n3", 2)
             ]
         );
-        // Best fit finds it (the 5s on n1 and n2, then the 3s where they leave the
-        // least room): no pattern tried.
-        assert_eq!(tried, 0);
+        // The first, lexicographic walk: one pattern per node, (1,1), (1,1), (0,2);
+        // nothing tried twice.
+        assert_eq!(tried, 3);
         Ok(())
     }
 
@@ -1602,10 +1606,9 @@ mod tests {
         // above the predecessor's. Trying swapped orders or dominated patterns costs
         // more.
         assert!(used > 0 && used <= 18, "{used} patterns");
-        // The same with one 4 fewer fits (best fit finds it: the 5s on four nodes, the
-        // 4s two by two on the others; 8 members looking at 6 nodes each).
+        // The same with one 4 fewer fits.
         let c = inv.compile(&two((4, 5), (4, 4)))?;
-        let mut budget = Budget::new(200);
+        let mut budget = Budget::new(60);
         let (out, s) = run(&inv, &c, &[4, 4], RACK, &mut budget);
         assert_eq!(out, Verdict::Placed(()));
         checked(&inv, &c, &[4, 4], RACK, &s);

@@ -218,7 +218,6 @@ impl Budget {
     }
 
     /// Units left.
-    #[cfg(test)]
     pub fn left(&self) -> u64 {
         self.left
     }
