@@ -1,18 +1,20 @@
-//! The exact search's value order: each node's patterns, fullest first.
+//! The exact search's second value order: each node's patterns, fullest first.
 //!
-//! The walk of [`super::search`] offers a node its maximal patterns. Which one it tries
-//! first does not change what the walk can prove (every pattern is still tried before
-//! the node gives up), but it decides how soon a placement is found when one exists.
+//! The walks of [`super::search`] offer a node its maximal patterns: the first walk in
+//! decreasing lexicographic order, the second (when the first ran out) in this one.
+//! Which one comes first does not change what a walk can prove (every pattern is still
+//! tried before the node gives up), but it decides how soon a placement is found.
 //! Largest-count-first by role order fills a node with the first role's members and
 //! leaves room nothing else fits in; on tight instances (nodes whose memory holds two
 //! members of one role or one each of two others) that wastes the slack the whole
-//! placement needs, and the walk spends its budget below a wrong first choice. So the
-//! patterns of a node are tried in decreasing order of the *priced load* they put on
-//! it — `Σ_i x_i·price_i`, each role's price the sum over resources of its request
+//! placement needs, and the walk spends its budget below a wrong first choice. So here
+//! the patterns of a node are tried in decreasing order of the *priced load* they put
+//! on it — `Σ_i x_i·price_i`, each role's price the sum over resources of its request
 //! times the resource's tightness (members' demand over the nodes' supply) per unit of
 //! supply — the bin-completion order of bin packing ("fill each bin as fully as
-//! possible, in the scarce resource"), ties in the old (decreasing lexicographic)
-//! order so the walk stays deterministic.
+//! possible, in the scarce resource"), ties in decreasing lexicographic order so the
+//! walk stays deterministic. Adding a member never lowers the priced load, so this is a
+//! total order under which the search's dominance and symmetry rules stay complete.
 //!
 //! A [`Menu`] holds the sorted patterns of every node on the walk's current path, one
 //! segment per depth, as a stack.
