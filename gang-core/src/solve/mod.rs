@@ -8,6 +8,7 @@
 //! [`diagnose`]. Every try answers a [`Verdict`]: placed, does not fit, or the exact
 //! search's [`Budget`] ran out.
 
+pub(crate) mod bestfit;
 pub(crate) mod bound;
 pub(crate) mod cache;
 pub(crate) mod capacity;
@@ -15,6 +16,7 @@ pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
 pub(crate) mod lex;
+pub(crate) mod menu;
 pub(crate) mod multi;
 pub(crate) mod peaks;
 mod query;

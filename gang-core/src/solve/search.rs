@@ -4,8 +4,9 @@
 //! members of each role it takes). Complete, because it only discards what cannot matter:
 //! - patterns that are not maximal: if a node could take one more member of a role that
 //!   still has members to place further on, moving that member here never hurts;
-//! - patterns on a node identical to the previous one that are lexicographically larger
-//!   than the previous node's (the swapped assignment is explored first);
+//! - patterns on a node identical to the previous one that come before the previous
+//!   node's in the order patterns are tried (the swapped assignment is explored first;
+//!   either order is a fixed total order on patterns, see [`super::menu`]);
 //! - identical nodes beyond the members to place (a placement never uses more nodes
 //!   than members, and identical nodes are interchangeable); outside the scope, where
 //!   only unconstrained roles go, the query's classes of identical nodes
@@ -17,6 +18,12 @@
 //! When the unconstrained members fit outside the scope by themselves, only the
 //! constrained members are searched, inside the scope (the two use disjoint nodes, so
 //! the gang fits exactly when the constrained members do).
+//!
+//! Without slices, a short first walk tries a node's maximal patterns in decreasing
+//! lexicographic order; when it runs out of its part of the budget, a second walk
+//! starts over trying them fullest first ([`super::menu`]). The order does not change
+//! what a walk proves, only how soon it finds a placement, and neither order is the
+//! quicker one on every instance.
 //!
 //! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
@@ -42,9 +49,11 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::ledger::Member;
 use crate::inventory::Inventory;
 
+use super::bestfit::{best_fit, Nodes};
 use super::bound::{node_max, NodeState, Weights};
 use super::classes::Outside;
 use super::descent::member;
+use super::menu::{prices, rank, Menu};
 use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
@@ -78,6 +87,16 @@ pub(crate) struct SearchSpace {
     node: Vec<u128>,
     /// `[t * k + role]`: the pattern chosen for the `t`-th node.
     pattern: Vec<u32>,
+    /// Each resource's price per unit and each role's, for the order in which a node's
+    /// patterns are tried and for best fit.
+    unit: Vec<f64>,
+    prices: Vec<f64>,
+    /// Best fit's scratch: `[t * nr + j]`, what it put on the `t`-th node.
+    load: Vec<u64>,
+    /// The sorted patterns of the nodes on the walk's path (only maximal patterns).
+    menu: Menu,
+    /// The order the current walk tries a node's patterns in.
+    walk: Walk,
     /// Patterns the last search tried (for its tests).
     tried: u64,
     /// The query's shape and cheap weights, built once per query and gang, with the
@@ -90,6 +109,23 @@ pub(crate) struct SearchSpace {
     /// The objective's branch and bound ([`compact`]).
     compact: compact::Compact,
 }
+
+/// The order in which a walk tries a node's maximal patterns (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Walk {
+    /// Decreasing lexicographic order, identical nodes in it.
+    #[default]
+    Lexicographic,
+    /// Fullest first ([`super::menu`]), identical nodes in that order.
+    Fullest,
+}
+
+/// A first walk in lexicographic order gets at most this many units of the walks'
+/// share; when it runs out, the fullest-first walk starts over with what is left. (A
+/// fixed number, not a fraction of the share: then a larger budget only ever goes
+/// further along the same path, and an answer after a complete search does not depend
+/// on the budget.)
+const PROBE: u64 = 32_768;
 
 /// Which patterns a node is offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -418,11 +454,58 @@ impl SearchSpace {
             return Verdict::Exhausted;
         }
         self.sort(shape, counts);
-        if !self.bound(shape, counts, true, budget) {
+        if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
-        // The walk is the exponential part: it gets a share of what is left.
+        // The walk is the exponential part: it gets a share of what is left. Neither
+        // order finds placements sooner on every instance, so a short walk in
+        // lexicographic order first (the old order: quick on most, and where the
+        // bounds prove "no fit" at once it is all that runs); when it runs out, best
+        // fit, then the fullest-first walk over again with half of what is left. Each
+        // walk is complete on its own. (With slices, one lexicographic walk.)
+        let maximal = shape.patterns == Patterns::Maximal;
         let mut share = budget.share();
+        let mut probe = share.part(if maximal { PROBE } else { u64::MAX });
+        // Only a probe with all its units is followed by the rest (then a larger budget
+        // only ever goes further along the same path).
+        let whole = probe.left() == PROBE;
+        self.walk = Walk::Lexicographic;
+        let out = self.explore(inv, c, shape, counts, &mut probe, assign);
+        if out != Verdict::Exhausted || !maximal || !whole {
+            share.absorb(probe);
+            budget.absorb(share);
+            return out;
+        }
+        share.absorb_retried(probe);
+        budget.absorb(share);
+        // Best fit: polynomial (paid from the budget, like the preparation), and often
+        // enough where greedy packing was not.
+        let nodes = Nodes {
+            fit: &self.sfit,
+            free: &self.sfree,
+            q: &shape.q,
+            k: shape.k,
+            nr: shape.nr,
+        };
+        let placed = best_fit(
+            nodes,
+            counts,
+            &self.unit,
+            &self.prices,
+            &mut self.pattern,
+            &mut self.load,
+            budget,
+        );
+        match placed {
+            None => return Verdict::Exhausted,
+            Some(true) => {
+                self.write(self.order.len() - 1, shape.k, assign);
+                return Verdict::Placed(());
+            }
+            Some(false) => {}
+        }
+        let mut share = budget.share();
+        self.walk = Walk::Fullest;
         let out = self.explore(inv, c, shape, counts, &mut share, assign);
         budget.absorb(share);
         out
@@ -501,6 +584,12 @@ impl SearchSpace {
         }
         true
     }
+}
+
+/// Whether pattern `a` comes before `b` in menu order (see [`super::menu`]): a larger
+/// priced load, or the same and lexicographically larger.
+fn earlier(a: (f64, &[u32]), b: (f64, &[u32])) -> bool {
+    rank(a.0).cmp(&rank(b.0)).then_with(|| b.1.cmp(a.1)).is_lt()
 }
 
 /// Where [`SearchSpace::next_pattern`] starts on a node.
@@ -657,7 +746,7 @@ impl SearchSpace {
     /// Dense arrays in search order (fits at most the counts), and the suffix sums of
     /// every node's packing maxima (the bounds, see [`super::bound`]). `false` when the
     /// budget ran out.
-    fn bound(&mut self, shape: &Shape, counts: &[u64], precise: bool, budget: &mut Budget) -> bool {
+    fn bound(&mut self, shape: &Shape, counts: &[u64], budget: &mut Budget) -> bool {
         let (k, nr) = (shape.k, shape.nr);
         let m = self.order.len();
         self.sfit.clear();
@@ -673,6 +762,14 @@ impl SearchSpace {
             self.sfree
                 .extend_from_slice(&self.free[o * nr..o * nr + nr]);
         }
+        prices(
+            &shape.q,
+            counts,
+            &self.sfree,
+            nr,
+            &mut self.unit,
+            &mut self.prices,
+        );
         let active = counts
             .iter()
             .enumerate()
@@ -694,7 +791,7 @@ impl SearchSpace {
                     q: &shape.q,
                     nr,
                 };
-                let work = node_max(node, &self.weights, precise, &mut self.node);
+                let work = node_max(node, &self.weights, true, &mut self.node);
                 if !budget.spend_n(work) {
                     return false;
                 }
@@ -798,9 +895,11 @@ impl SearchSpace {
         (0..nw).all(|w| self.weights.dot(w, rem) <= self.suf[t * nw + w])
     }
 
-    /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
-    /// skipping non-maximal ones and, after an identical node, ones above its pattern
-    /// (when only maximal patterns are offered).
+    /// Writes node `t`'s next pattern (from `start`): with slices, every pattern in
+    /// decreasing lexicographic order; else the maximal ones in the walk's order —
+    /// decreasing lexicographic, or the node's menu ([`super::menu`]: the patterns
+    /// [`SearchSpace::offered`] gives, fullest first) — and after an identical node
+    /// none that comes before its pattern in that order.
     fn next_pattern(
         &mut self,
         t: usize,
@@ -810,24 +909,80 @@ impl SearchSpace {
         budget: &mut Budget,
     ) -> Step {
         let (k, nr) = (shape.k, shape.nr);
-        let identical = shape.patterns == Patterns::Maximal
-            && t > 0
+        let identical = t > 0
             && self.sfit[t * k..t * k + k] == self.sfit[(t - 1) * k..t * k]
             && self.sfree[t * nr..t * nr + nr] == self.sfree[(t - 1) * nr..t * nr];
-        self.next_pattern_with(t, start, rem, shape, budget, identical, Mask::None)
+        if shape.patterns == Patterns::All {
+            return self.offered(t, start, rem, shape, budget, Mask::None);
+        }
+        if self.walk == Walk::Lexicographic {
+            let mut from = start;
+            loop {
+                match self.offered(t, from, rem, shape, budget, Mask::None) {
+                    Step::Pattern => {}
+                    other => return other,
+                }
+                from = Start::After;
+                let x = &self.pattern[t * k..t * k + k];
+                if identical && x > &self.pattern[(t - 1) * k..t * k] {
+                    continue;
+                }
+                return Step::Pattern;
+            }
+        }
+        if start == Start::First {
+            // Identical nodes take their patterns in menu order (a fixed total order on
+            // patterns, so any placement can be rearranged to follow it; see
+            // [`super::menu`]).
+            let before = identical.then(|| self.score(&self.pattern[(t - 1) * k..t * k]));
+            self.menu.open(t, k);
+            let mut from = Start::First;
+            loop {
+                match self.offered(t, from, rem, shape, budget, Mask::None) {
+                    Step::Pattern => {}
+                    Step::Done => break,
+                    Step::Exhausted => return Step::Exhausted,
+                }
+                from = Start::After;
+                let x = &self.pattern[t * k..t * k + k];
+                let score = self.score(x);
+                if let Some(prev) = before {
+                    let p = &self.pattern[(t - 1) * k..t * k];
+                    if earlier((score, x), (prev, p)) {
+                        continue;
+                    }
+                }
+                self.menu.push(x, score);
+            }
+            self.menu.close();
+        }
+        match self.menu.next(t) {
+            Some(x) => {
+                self.pattern[t * k..t * k + k].copy_from_slice(x);
+                Step::Pattern
+            }
+            None => Step::Done,
+        }
     }
 
-    /// [`SearchSpace::next_pattern`], told whether node `t` must not take a pattern
-    /// above the previous node's, and which roles it may take.
-    #[allow(clippy::too_many_arguments)]
-    fn next_pattern_with(
+    /// A pattern's priced load (see [`super::menu`]).
+    fn score(&self, x: &[u32]) -> f64 {
+        x.iter()
+            .zip(&self.prices)
+            .map(|(&n, &p)| f64::from(n) * p)
+            .sum()
+    }
+
+    /// Writes node `t`'s next pattern (from `start`) in decreasing lexicographic order,
+    /// skipping non-maximal ones when only maximal patterns are offered (only the roles
+    /// `mask` leaves open count).
+    fn offered(
         &mut self,
         t: usize,
         start: Start,
         rem: &[u64],
         shape: &Shape,
         budget: &mut Budget,
-        identical: bool,
         mask: Mask,
     ) -> Step {
         let k = shape.k;
@@ -853,10 +1008,6 @@ impl SearchSpace {
                 return Step::Exhausted;
             }
             self.tried += 1;
-            let x = &self.pattern[t * k..t * k + k];
-            if identical && x > &self.pattern[(t - 1) * k..t * k] {
-                continue;
-            }
             // Non-maximal patterns (taking nothing included, when something fits) are
             // dominated: see the module docs.
             if prune && !self.maximal(t, rem, shape, mask) {
@@ -1085,8 +1236,182 @@ mod tests {
                 a(1, "n3", 2)
             ]
         );
-        // One pattern per node: (1,1), (1,1), (0,2); nothing tried twice.
+        // The first, lexicographic walk: one pattern per node, (1,1), (1,1), (0,2);
+        // nothing tried twice.
         assert_eq!(tried, 3);
+        Ok(())
+    }
+
+    #[test]
+    fn the_walk_finds_what_best_fit_misses() -> Result<(), Error> {
+        // Nodes of 10 and 7 GPUs; members of 6, 4, 4 and 3. Best fit puts the 6 on the
+        // 7 and both 4s on the 10, leaving no room for the 3; the walk finds 6 + 4 on
+        // the 10 and 4 + 3 on the 7.
+        let inv = Inventory::builder(Topology::new(["rack"])?)
+            .nodes([gpus(10)("n1"), gpus(7)("n2")])
+            .build()?;
+        let gang = Gang::new("g")
+            .role(Role::new("a", 1).request(GPU, 6))
+            .role(Role::new("b", 2).request(GPU, 4))
+            .role(Role::new("c", 1).request(GPU, 3))
+            .required("rack");
+        let c = inv.compile(&gang)?;
+        let mut budget = Budget::new(1000);
+        let (out, s, tried) = run_counting(&inv, &c, &[1, 2, 1], RACK, &mut budget);
+        assert_eq!(out, Verdict::Placed(()));
+        assert!(tried > 0, "the walk ran");
+        assert_eq!(
+            checked(&inv, &c, &[1, 2, 1], RACK, &s),
+            [a(0, "n1", 1), a(1, "n1", 1), a(1, "n2", 1), a(2, "n2", 1)]
+        );
+        Ok(())
+    }
+
+    /// Whether `rem` members fit on nodes `n..` of `free` GPUs (each role's request in
+    /// `q`), by trying every pattern on every node, remembering the states that failed:
+    /// the oracle of the test below.
+    fn fits_by_brute_force(
+        free: &[i64],
+        q: &[i64],
+        n: usize,
+        rem: &mut Vec<u32>,
+        failed: &mut std::collections::HashSet<(usize, Vec<u32>)>,
+    ) -> bool {
+        if rem.iter().all(|&r| r == 0) {
+            return true;
+        }
+        if n == free.len() || failed.contains(&(n, rem.clone())) {
+            return false;
+        }
+        // Every pattern on node n: role by role, up to what is left of it and of the node.
+        fn patterns(
+            free: i64,
+            q: &[i64],
+            rem: &[u32],
+            i: usize,
+            x: &mut Vec<u32>,
+            out: &mut Vec<Vec<u32>>,
+        ) {
+            if i == q.len() {
+                out.push(x.clone());
+                return;
+            }
+            for c in 0..=rem[i] {
+                if i64::from(c) * q[i] > free {
+                    break;
+                }
+                x.push(c);
+                patterns(free - i64::from(c) * q[i], q, rem, i + 1, x, out);
+                x.pop();
+            }
+        }
+        let mut all = Vec::new();
+        patterns(free[n], q, rem, 0, &mut Vec::new(), &mut all);
+        for x in all {
+            for (r, &c) in rem.iter_mut().zip(&x) {
+                *r -= c;
+            }
+            let ok = fits_by_brute_force(free, q, n + 1, rem, failed);
+            for (r, &c) in rem.iter_mut().zip(&x) {
+                *r += c;
+            }
+            if ok {
+                return true;
+            }
+        }
+        failed.insert((n, rem.clone()));
+        false
+    }
+
+    /// The walk alone (no best fit), in order `walk`, over rack `RACK`'s nodes: its
+    /// verdict, its assignment and the patterns it tried.
+    fn walk_only(
+        inv: &Inventory,
+        c: &CompiledGang,
+        counts: &[u64],
+        walk: Walk,
+    ) -> (Verdict, Vec<Member>, u64) {
+        let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
+        space.walk = walk;
+        let c = &c.inner;
+        let (shape, _) = space.take_prepared(c);
+        let q = Query {
+            inv,
+            c,
+            shape: &shape,
+        };
+        let mut budget = Budget::new(10_000_000);
+        assert!(space.collect(q, counts, RACK, Reach::Everywhere, &mut budget));
+        space.sort(&shape, counts);
+        assert!(space.bound(&shape, counts, &mut budget));
+        let out = space.explore(inv, c, &shape, counts, &mut budget, &mut assign);
+        (out, assign, space.tried)
+    }
+
+    #[test]
+    fn the_walk_agrees_with_brute_force_on_identical_nodes() -> Result<(), Error> {
+        // Few node sizes (so runs of identical nodes, where the walk breaks symmetry in
+        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut placed, mut no_fit) = (0, 0);
+        for _ in 0..1000 {
+            let sizes = [5 + next(4) as i64, 8 + next(3) as i64];
+            let mut free: Vec<i64> = (0..2 + next(4)).map(|_| sizes[next(2) as usize]).collect();
+            free.sort_unstable();
+            let k = 2 + next(2) as usize;
+            let q: Vec<i64> = (0..k).map(|_| 2 + next(4) as i64).collect();
+            // Members until they ask for 80-100% of the GPUs: tight.
+            let mut counts: Vec<u32> = vec![1; k];
+            let total: i64 = free.iter().sum();
+            let target = total * (80 + next(21) as i64) / 100;
+            while q
+                .iter()
+                .zip(&counts)
+                .map(|(&a, &n)| a * i64::from(n))
+                .sum::<i64>()
+                < target
+            {
+                counts[next(k as u64) as usize] += 1;
+            }
+            let inv = Inventory::builder(Topology::new(["rack"])?)
+                .nodes(
+                    free.iter()
+                        .enumerate()
+                        .map(|(i, &g)| gpus(g)(&format!("n{i}"))),
+                )
+                .build()?;
+            let mut gang = Gang::new("g").required("rack");
+            for (i, (&qi, &n)) in q.iter().zip(&counts).enumerate() {
+                gang = gang.role(Role::new(format!("r{i}"), n).request(GPU, qi));
+            }
+            let c = inv.compile(&gang)?;
+            let want = fits_by_brute_force(&free, &q, 0, &mut counts, &mut Default::default());
+            let n: Vec<u64> = counts.iter().map(|&n| u64::from(n)).collect();
+            for walk in [Walk::Lexicographic, Walk::Fullest] {
+                let (out, s, tried) = walk_only(&inv, &c, &n, walk);
+                let walked = usize::from(tried > 0);
+                if want {
+                    assert_eq!(
+                        out,
+                        Verdict::Placed(()),
+                        "{walk:?} {free:?} {q:?} {counts:?}"
+                    );
+                    checked(&inv, &c, &n, RACK, &s);
+                    placed += walked;
+                } else {
+                    assert_eq!(out, Verdict::NoFit, "{walk:?} {free:?} {q:?} {counts:?}");
+                    no_fit += walked;
+                }
+            }
+        }
+        // Cases the walk decided (not the bounds alone).
+        assert!(placed > 200 && no_fit > 40, "{placed} placed, {no_fit} not");
         Ok(())
     }
 

@@ -143,8 +143,15 @@ impl Budget {
     /// exponential part of a query cannot starve its linear part. Give it back with
     /// [`Budget::absorb`].
     pub fn share(&self) -> Budget {
+        self.part(self.left / 2)
+    }
+
+    /// A part of what is left for one try: at most `units` of it, with its own count of
+    /// spending and refusals (take it back with [`Budget::absorb`] or
+    /// [`Budget::absorb_retried`]).
+    pub fn part(&self, units: u64) -> Budget {
         Budget {
-            left: self.left / 2,
+            left: self.left.min(units),
             spent: 0,
             ran_out: false,
             ..*self
@@ -156,6 +163,14 @@ impl Budget {
         let mut share = self.share();
         share.left = share.left.min(units);
         share
+    }
+
+    /// Takes back a [`Budget::part`] whose try is done over from scratch: its spending
+    /// and its deadline, not its refusals (the answer of the retry stands).
+    pub fn absorb_retried(&mut self, part: Budget) {
+        let ran_out = self.ran_out;
+        self.absorb(part);
+        self.ran_out = ran_out || part.timed_out;
     }
 
     /// Takes back a [`Budget::share`]: its spending, its refusals, its deadline.
@@ -210,7 +225,6 @@ impl Budget {
     }
 
     /// Units left.
-    #[cfg(test)]
     pub fn left(&self) -> u64 {
         self.left
     }
@@ -304,6 +318,28 @@ mod tests {
         assert!(!share.spend());
         b.absorb(share);
         assert!(!b.spend());
+    }
+
+    #[test]
+    fn a_part_tried_over_gives_back_its_spending_not_its_refusals() {
+        let mut b = Budget::new(160);
+        let mut p = b.part(10);
+        assert_eq!(p.left(), 10);
+        assert_eq!(b.part(1000).left(), 160, "at most what is left");
+        assert!(p.spend_n(10));
+        assert!(!p.spend(), "the part is spent");
+        b.absorb_retried(p);
+        assert_eq!((b.left(), b.spent()), (150, 10));
+        assert_eq!(
+            b.unplaced::<()>(),
+            Verdict::NoFit,
+            "the retry's answer stands"
+        );
+        // Taken back plainly, the refusal counts.
+        let mut p = b.part(10);
+        assert!(!p.spend_n(100));
+        b.absorb(p);
+        assert_eq!(b.unplaced::<()>(), Verdict::Exhausted);
     }
 
     #[test]

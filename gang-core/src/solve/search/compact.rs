@@ -231,7 +231,7 @@ impl SearchSpace {
             return;
         }
         self.tree_order(inv, shape, &inside, scope, w);
-        if !self.bound(shape, &inside, true, budget) {
+        if !self.bound(shape, &inside, budget) {
             return;
         }
         self.units(w);
@@ -555,14 +555,21 @@ impl SearchSpace {
         loop {
             let second = self.compact.phase[t];
             let mask = if second { Mask::Uncounted } else { Mask::None };
-            match self.next_pattern_with(t, start, rem, shape, budget, identical, mask) {
+            match self.offered(t, start, rem, shape, budget, mask) {
                 Step::Done if !second => {
                     self.compact.phase[t] = true;
                     start = Start::First;
                 }
-                // Maximal in every role: offered in the first family already.
-                Step::Pattern if second && self.maximal(t, rem, shape, Mask::None) => {
+                Step::Pattern => {
                     start = Start::After;
+                    // After an identical node none above its pattern; in the second
+                    // family none maximal in every role (offered in the first already).
+                    let above = identical
+                        && self.pattern[t * k..t * k + k] > self.pattern[(t - 1) * k..t * k];
+                    let repeated = second && self.maximal(t, rem, shape, Mask::None);
+                    if !above && !repeated {
+                        return Step::Pattern;
+                    }
                 }
                 step => return step,
             }
