@@ -381,7 +381,7 @@ impl SearchSpace {
         scope: Scope,
         budget: &mut Budget,
     ) -> Option<bool> {
-        let (k, nr) = (shape.k, shape.nr);
+        let nr = shape.nr;
         if !self.outside.is_ready() {
             let work = self.outside.build(inv, c, &shape.res);
             if !budget.spend_n(work) {
@@ -412,26 +412,15 @@ impl SearchSpace {
                 if (start..end).contains(&n.0) {
                     continue;
                 }
-                load.fill(0);
-                for i in 0..k {
-                    let mut x = u64::from(fits[i]).min(rem[i]);
-                    for j in 0..nr {
-                        if let Some(most) =
-                            free[j].saturating_sub(load[j]).checked_div(shape.q(i, j))
-                        {
-                            x = x.min(most);
-                        }
-                    }
-                    if x == 0 {
-                        continue;
-                    }
-                    for j in 0..nr {
-                        load[j] += x * shape.q(i, j);
-                    }
-                    rem[i] -= x;
-                    // At most the node's fit, a u32.
-                    self.away.push(member(RoleIx::at(i), n, x as u32));
-                }
+                pack_on(
+                    shape,
+                    n,
+                    |i| u64::from(fits[i]),
+                    free,
+                    &mut rem,
+                    &mut load,
+                    &mut self.away,
+                );
             }
         }
         if !budget.spend_n(looked + 1) {
@@ -590,6 +579,41 @@ impl SearchSpace {
 /// priced load, or the same and lexicographically larger.
 fn earlier(a: (f64, &[u32]), b: (f64, &[u32])) -> bool {
     rank(a.0).cmp(&rank(b.0)).then_with(|| b.1.cmp(a.1)).is_lt()
+}
+
+/// Packs as many of the members left in `rem` as fit on node `n` (role by role, each
+/// at most `fit(role)`, within the free amounts `free` of the shape's resources), into
+/// `out`; `load` is scratch.
+fn pack_on(
+    shape: &Shape,
+    n: NodeIx,
+    fit: impl Fn(usize) -> u64,
+    free: &[u64],
+    rem: &mut [u64],
+    load: &mut [u64],
+    out: &mut Vec<Member>,
+) {
+    load.fill(0);
+    for (i, left) in rem.iter_mut().enumerate().take(shape.k) {
+        if *left == 0 {
+            continue;
+        }
+        let mut x = fit(i).min(*left);
+        for (j, (&f, &l)) in free.iter().zip(load.iter()).enumerate() {
+            if let Some(most) = f.saturating_sub(l).checked_div(shape.q(i, j)) {
+                x = x.min(most);
+            }
+        }
+        if x == 0 {
+            continue;
+        }
+        for (j, l) in load.iter_mut().enumerate() {
+            *l += x * shape.q(i, j);
+        }
+        *left -= x;
+        // At most the node's fit, a u32.
+        out.push(member(RoleIx::at(i), n, x as u32));
+    }
 }
 
 /// Where [`SearchSpace::next_pattern`] starts on a node.

@@ -33,7 +33,7 @@
 
 use smallvec::SmallVec;
 
-use crate::compile::{Compiled, RoleIx};
+use crate::compile::Compiled;
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::ledger::Member;
@@ -41,7 +41,7 @@ use crate::inventory::Inventory;
 use crate::solve::lex::MAX_WIDTH;
 use crate::solve::verdict::Budget;
 
-use super::{member, node_fit, Mask, Query, Reach, SearchSpace, Shape, Start, Step};
+use super::{node_fit, pack_on, Mask, Query, Reach, SearchSpace, Shape, Start, Step};
 
 /// A vector of domains used per depth, then nodes (only its first `width` entries mean
 /// anything).
@@ -258,7 +258,7 @@ impl SearchSpace {
         scope: Scope,
         budget: &mut Budget,
     ) -> Option<bool> {
-        let (k, nr) = (shape.k, shape.nr);
+        let nr = shape.nr;
         let (start, end) = scope.range(inv);
         let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
         rem.extend(
@@ -269,6 +269,7 @@ impl SearchSpace {
         );
         self.away.clear();
         let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
+        let mut frees: SmallVec<[u64; 8]> = SmallVec::new();
         let mut looked = 0u64;
         let total = inv.len() as u32;
         for ix in (0..start).chain(end..total) {
@@ -277,28 +278,10 @@ impl SearchSpace {
             }
             looked += 1;
             let n = NodeIx(ix);
-            load.fill(0);
-            for i in 0..k {
-                if rem[i] == 0 {
-                    continue;
-                }
-                let mut x = u64::from(node_fit(inv, &c.roles[i], n, None)).min(rem[i]);
-                for j in 0..nr {
-                    let free = inv.free[shape.res[j] as usize][n.ix()];
-                    if let Some(most) = free.saturating_sub(load[j]).checked_div(shape.q(i, j)) {
-                        x = x.min(most);
-                    }
-                }
-                if x == 0 {
-                    continue;
-                }
-                for j in 0..nr {
-                    load[j] += x * shape.q(i, j);
-                }
-                rem[i] -= x;
-                // At most the node's fit, a u32.
-                self.away.push(member(RoleIx::at(i), n, x as u32));
-            }
+            frees.clear();
+            frees.extend(shape.res.iter().map(|&r| inv.free[r as usize][n.ix()]));
+            let fit = |i: usize| u64::from(node_fit(inv, &c.roles[i], n, None));
+            pack_on(shape, n, fit, &frees, &mut rem, &mut load, &mut self.away);
         }
         if !budget.spend_n(looked + 1) {
             return None;
