@@ -121,15 +121,40 @@ impl Descent<'_> {
         // At most the node's fit, a u32.
         at.assign.push(member(self.ri, n, count as u32));
         at.node_stamp[n.ix()] = at.stamp;
-        let nres = self.inv.resources.len();
-        if at.touched_stamp[n.ix()] != at.stamp {
-            at.touched_stamp[n.ix()] = at.stamp;
-            at.touched.push(n);
-        }
-        for &(r, q) in &self.role.req {
-            at.taken[n.ix() * nres + r as usize] += q * count;
+        take(self.inv, self.role, n, count, at);
+    }
+}
+
+/// Charges `count` members of `role` on node `n` to the attempt (what they take).
+fn take(inv: &Inventory, role: &CRole, n: NodeIx, count: u64, at: &mut Attempt) {
+    let nres = inv.resources.len();
+    if at.touched_stamp[n.ix()] != at.stamp {
+        at.touched_stamp[n.ix()] = at.stamp;
+        at.touched.push(n);
+    }
+    for &(r, q) in &role.req {
+        at.taken[n.ix() * nres + r as usize] += q * count;
+    }
+}
+
+/// Records `count` members of `role` on node `n`, placed elsewhere than by a descent,
+/// in the attempt: the member, what it takes, and the node and its domains as used.
+pub(crate) fn charge(
+    inv: &Inventory,
+    role: (RoleIx, &CRole),
+    n: NodeIx,
+    count: u32,
+    at: &mut Attempt,
+) {
+    let (ri, role) = role;
+    at.assign.push(member(ri, n, count));
+    at.node_stamp[n.ix()] = at.stamp;
+    for d in 0..=inv.leaf_depth(n.0) {
+        if let Some(di) = inv.domain_of(n.0, d) {
+            at.dom_stamp[d][di as usize] = at.stamp;
         }
     }
+    take(inv, role, n, u64::from(count), at);
 }
 
 /// A member record `(role, node, count)` as placements and reservations keep it.

@@ -32,10 +32,10 @@ use crate::inventory::Inventory;
 use crate::model::Policy;
 
 use super::cache;
-use super::descent::Descent;
+use super::descent::{charge, Descent};
 use super::lex::MAX_WIDTH;
 use super::rollup::{rollup, Grain};
-use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Vector};
+use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Moved, Vector};
 use super::verdict::{Budget, Verdict};
 use super::{Aim, Packing, Solver};
 
@@ -343,7 +343,7 @@ impl Solver {
         }
         let s = &mut self.s;
         let mut share = budget.share_at_most(s.candidates.objective_left);
-        let v = tighten(
+        let (v, moved) = tighten(
             inv,
             c,
             counts,
@@ -354,7 +354,31 @@ impl Solver {
         );
         s.candidates.objective_left -= share.spent();
         budget.absorb(share);
+        if moved == Moved::Away {
+            self.repack_unconstrained(inv, c, counts);
+        }
         v
+    }
+
+    /// After the least vector moved the constrained members, places the unconstrained
+    /// ones again as packing does (on the domains and nodes the gang uses, by policy),
+    /// keeping the ones outside the domain when that fails.
+    fn repack_unconstrained(&mut self, inv: &Inventory, c: &Arc<Compiled>, counts: &[u64]) {
+        let at = &mut self.s.attempt;
+        let (kept, away): (Vec<Member>, Vec<Member>) = at
+            .assign
+            .iter()
+            .partition(|m| c.roles[usize::from(m.0)].constrained);
+        at.fresh(inv.resources.len());
+        for &(r, n, x) in &kept {
+            charge(inv, (RoleIx(r), c.role(RoleIx(r))), NodeIx(n), x, at);
+        }
+        if !self.greedy_unconstrained(inv, c, counts) {
+            let at = &mut self.s.attempt;
+            at.assign.clear();
+            at.assign.extend_from_slice(&kept);
+            at.assign.extend_from_slice(&away);
+        }
     }
 
     /// The most members (lexicographically by role order, each at least `min_count`) that
@@ -458,14 +482,13 @@ impl Solver {
     /// Roles one after another (in the greedy order), each spread by [`Descent`] over
     /// what the previous ones left, preferring domains and nodes the gang already uses.
     fn greedy(&mut self, inv: &Inventory, c: &Arc<Compiled>, scope: Scope, counts: &[u64]) -> bool {
-        let Solver { s, cache, .. } = self;
+        let Solver { s, .. } = self;
         let (caps, at) = (&mut s.caps, &mut s.attempt);
-        let Greedy { order, undo } = &mut s.greedy;
         at.fresh(inv.resources.len());
-        for &r in order.iter() {
+        for &r in &s.greedy.order {
             let role = c.role(r);
             let need = counts[r.ix()];
-            if need == 0 {
+            if need == 0 || !role.constrained {
                 continue;
             }
             let grain = Grain::of(c, role);
@@ -476,14 +499,35 @@ impl Solver {
                 grain,
                 policy: c.policy,
             };
-            if role.constrained {
-                // Inside the domain: a roll-up of its nodes, net of earlier roles.
-                if rollup(inv, role, grain, scope, Some(&at.taken), caps) < need {
-                    return false;
-                }
-                descent.run(scope, need, caps, at);
+            // Inside the domain: a roll-up of its nodes, net of earlier roles.
+            if rollup(inv, role, grain, scope, Some(&at.taken), caps) < need {
+                return false;
+            }
+            descent.run(scope, need, caps, at);
+        }
+        self.greedy_unconstrained(inv, c, counts)
+    }
+
+    /// The unconstrained roles of [`Solver::greedy`], after the constrained ones (whose
+    /// members are in the attempt), each spread cluster-wide.
+    fn greedy_unconstrained(&mut self, inv: &Inventory, c: &Arc<Compiled>, counts: &[u64]) -> bool {
+        let Solver { s, cache, .. } = self;
+        let (caps, at) = (&mut s.caps, &mut s.attempt);
+        let Greedy { order, undo } = &mut s.greedy;
+        for &r in order.iter() {
+            let role = c.role(r);
+            let need = counts[r.ix()];
+            if need == 0 || role.constrained {
                 continue;
             }
+            let grain = Grain::of(c, role);
+            let descent = Descent {
+                inv,
+                role,
+                ri: r,
+                grain,
+                policy: c.policy,
+            };
             // Cluster-wide: the cached capacities, patched on the nodes earlier roles
             // took from (and restored after), instead of a roll-up of every node.
             cache.lend(inv, c, r, caps);

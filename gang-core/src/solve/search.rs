@@ -59,7 +59,7 @@ use super::verdict::{Budget, Verdict};
 
 mod compact;
 
-pub(crate) use compact::{tighten, vector_of, width, Vector};
+pub(crate) use compact::{tighten, vector_of, width, Moved, Vector};
 
 /// The exact search's arrays, reused from one search to the next, and the query's
 /// classes of nodes for unconstrained roles.

@@ -47,6 +47,18 @@ use super::{node_fit, pack_on, Mask, Query, Reach, SearchSpace, Shape, Start, St
 /// anything).
 pub(crate) type Vector = [u32; MAX_WIDTH];
 
+/// How [`tighten`] changed the assignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moved {
+    /// Not at all: the incumbent was the least found.
+    No,
+    /// Every member placed by the branch and bound.
+    Searched,
+    /// The constrained members placed by the branch and bound, the unconstrained ones
+    /// on the first nodes outside the domain that take them.
+    Away,
+}
+
 /// A unit id for a node lacking a level's label: its own unit (node ids stay below).
 const OWN: u32 = 1 << 31;
 
@@ -146,8 +158,8 @@ pub(crate) fn vector_of(
 
 /// Improves `assign` — exactly `counts` members, constrained roles inside `scope` — to
 /// an assignment of least vector (see the module docs), which is left in `assign`, and
-/// returns that vector (the incumbent's when nothing better was found). Slices are not
-/// handled (the caller keeps the incumbent).
+/// returns that vector (the incumbent's when nothing better was found) and how the
+/// assignment changed. Slices are not handled (the caller keeps the incumbent).
 pub(crate) fn tighten(
     inv: &Inventory,
     c: &Compiled,
@@ -156,7 +168,7 @@ pub(crate) fn tighten(
     budget: &mut Budget,
     space: &mut SearchSpace,
     assign: &mut Vec<Member>,
-) -> Vector {
+) -> (Vector, Moved) {
     let mut best: Vector = [0; MAX_WIDTH];
     let cluster = scope.depth == Depth::CLUSTER;
     let mut ids = std::mem::take(&mut space.compact.ids);
@@ -175,9 +187,9 @@ pub(crate) fn tighten(
         c,
         shape: &shape,
     };
-    space.tighten_with(q, counts, scope, budget, assign, &mut best);
+    let moved = space.tighten_with(q, counts, scope, budget, assign, &mut best);
     space.restore(c, shape, cheap);
-    best
+    (best, moved)
 }
 
 impl SearchSpace {
@@ -190,11 +202,11 @@ impl SearchSpace {
         budget: &mut Budget,
         assign: &mut Vec<Member>,
         best: &mut Vector,
-    ) {
+    ) -> Moved {
         let Query { inv, c, shape } = q;
         let w = width(inv, scope.depth);
         if w == 0 {
-            return;
+            return Moved::No;
         }
         let cluster = scope.depth == Depth::CLUSTER;
         self.compact.counted.clear();
@@ -214,7 +226,7 @@ impl SearchSpace {
             reach = Reach::Everywhere;
             if !cluster {
                 match self.away_scan(inv, c, shape, counts, scope, budget) {
-                    None => return,
+                    None => return Moved::No,
                     Some(true) => {
                         for (n, r) in inside.iter_mut().zip(&c.roles) {
                             if !r.constrained {
@@ -228,19 +240,25 @@ impl SearchSpace {
             }
         }
         if !self.collect(q, &inside, scope, reach, budget) {
-            return;
+            return Moved::No;
         }
         self.tree_order(inv, shape, &inside, scope, w);
         if !self.bound(shape, &inside, budget) {
-            return;
+            return Moved::No;
         }
         self.units(w);
         let mut found = std::mem::take(assign);
         let improved = self.walk(shape, &inside, w, budget, best, &mut found);
-        if improved && away {
-            found.extend_from_slice(&self.away);
-        }
+        let moved = match (improved, away) {
+            (false, _) => Moved::No,
+            (true, false) => Moved::Searched,
+            (true, true) => {
+                found.extend_from_slice(&self.away);
+                Moved::Away
+            }
+        };
         *assign = found;
+        moved
     }
 
     /// Places the unconstrained members of `counts` on nodes outside `scope` (into
