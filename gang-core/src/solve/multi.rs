@@ -468,7 +468,7 @@ impl Solver {
             }
         }
         let s = &mut self.s;
-        search(
+        let found = search(
             inv,
             c,
             counts,
@@ -476,7 +476,18 @@ impl Solver {
             budget,
             &mut s.search,
             &mut s.attempt.assign,
-        )
+        );
+        // The search puts unconstrained members outside the domain first: packed again
+        // as packing would, on the gang's nodes.
+        let away = scope.depth != Depth::CLUSTER
+            && c.roles
+                .iter()
+                .zip(counts)
+                .any(|(r, &n)| !r.constrained && n > 0);
+        if found.is_placed() && away {
+            self.repack_unconstrained(inv, c, counts);
+        }
+        found
     }
 
     /// Roles one after another (in the greedy order), each spread by [`Descent`] over
