@@ -175,9 +175,9 @@ impl Solver {
     }
 
     /// Phase 4: fills candidates in order; the index of the domain taking the most
-    /// members, then of least vector ([`tighten`]), then by policy on spare capacity,
-    /// then the first; its members left in the attempt. A domain is skipped when its
-    /// bounds say it cannot come first.
+    /// members, then of least domain levels of its vector ([`tighten`]), then by
+    /// policy on spare capacity, then the first; its members left in the attempt. A
+    /// domain is skipped when its bounds say it cannot come first.
     fn best_candidate(
         &mut self,
         inv: &Inventory,
@@ -211,11 +211,7 @@ impl Solver {
                 // Elastic gangs: a domain whose nodes cannot hold as many members as the
                 // best so far (by the relaxation, tighter than the roles' capacities
                 // taken one by one) is not filled.
-                if !elastic {
-                    if cand.upper == b.total && !contender {
-                        continue;
-                    }
-                } else {
+                if elastic {
                     let s = &mut self.s;
                     let free = s.candidates.unconstrained_upper;
                     match members_bound(inv, c, scope, budget, &mut s.search) {
