@@ -9,7 +9,8 @@
 //! members inside a block; nodes inside a rack; blocks, racks and nodes used by every
 //! member for a cluster-wide gang) is exactly the enumeration's least in its domain,
 //! and its domain has the least domain levels of that vector (node counts do not decide
-//! between domains), then the most spare capacity best-fit prefers, then comes first.
+//! between domains), then the most spare capacity best-fit prefers, then comes first;
+//! and a launcher leaves the domain only when the gang's nodes have no room for it.
 
 use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
 use proptest::prelude::*;
@@ -305,6 +306,47 @@ fn measured(case: &Case, p: &gang_core::Placement) -> (Vec<u8>, Vec<u32>) {
     (domain, vector_of(case, depth, &nodes))
 }
 
+/// A launcher (the one unconstrained role, of one member) goes outside the chosen
+/// domain only when no node holding constrained members has room left for it:
+/// packing puts it on the domains and nodes the gang uses first (the chosen domain's
+/// ancestors included), and so do the exact search and the objective after placing
+/// the others. (With more members packing may prefer fewer nodes elsewhere.)
+fn launcher_stays_close(case: &Case, p: &gang_core::Placement) -> Result<(), TestCaseError> {
+    let domain = measured(case, p).0;
+    let free: Vec<usize> = (0..case.roles.len())
+        .filter(|&r| !case.roles[r].constrained)
+        .collect();
+    let [r] = free[..] else { return Ok(()) };
+    let role = &case.roles[r];
+    if domain.is_empty() || role.count != 1 {
+        return Ok(());
+    }
+    let depth = domain.len();
+    let mut x = vec![vec![0u32; case.nodes.len()]; case.roles.len()];
+    for a in p.assignments() {
+        let (i, n): (usize, usize) = (a.role[1..].parse().unwrap(), a.node[1..].parse().unwrap());
+        x[i][n] += a.count;
+    }
+    let away = (0..case.nodes.len()).any(|n| x[r][n] > 0 && case.nodes[n].at(depth) != domain);
+    if !away {
+        return Ok(());
+    }
+    for (n, node) in case.nodes.iter().enumerate() {
+        let gang = (0..case.roles.len()).any(|q| case.roles[q].constrained && x[q][n] > 0);
+        if !gang {
+            continue;
+        }
+        let (mut gpu, mut cpu) = (u32::from(node.gpu), u32::from(node.cpu));
+        for (q, other) in case.roles.iter().enumerate() {
+            gpu -= x[q][n] * u32::from(other.gpu);
+            cpu -= x[q][n] * u32::from(other.cpu);
+        }
+        let room = gpu >= u32::from(role.gpu) && cpu >= u32::from(role.cpu);
+        prop_assert!(!room, "x{r} outside {domain:?} while n{n} has room: {p}");
+    }
+    Ok(())
+}
+
 /// The oracle: some domain of the required level (or the cluster) holds the gang.
 fn feasible(case: &Case) -> bool {
     let mut domains: Vec<Vec<u8>> = case.nodes.iter().map(|n| n.at(case.required)).collect();
@@ -338,6 +380,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
                 prop_assert!(want, "placed where the oracle finds nothing: {p:?}");
                 p.validate(&inv).map_err(TestCaseError::fail)?;
                 prop_assert!(p.search_complete());
+                launcher_stays_close(case, p)?;
                 let best = most_compact(case);
                 prop_assert_eq!(Some(measured(case, p)), best, "least vector: {}", p);
                 let again = inv.place_with(&mut solver, &c).unwrap();

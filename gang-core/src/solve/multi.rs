@@ -512,6 +512,13 @@ impl Solver {
             }
             descent.run(scope, need, caps, at);
         }
+        // The domain's ancestors are the gang's too: unconstrained members prefer them.
+        let (first, _) = scope.range(inv);
+        for d in 0..scope.depth.ix() {
+            if let Some(di) = inv.domain_of(first, d) {
+                at.dom_stamp[d][di as usize] = at.stamp;
+            }
+        }
         self.greedy_unconstrained(inv, c, counts)
     }
 
