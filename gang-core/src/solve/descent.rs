@@ -6,7 +6,7 @@
 //! Under the `balanced` policy the chosen children get counts as even as their
 //! capacities allow. Amounts are multiples of the level's slice granularity.
 
-use crate::compile::{CRole, RoleIx};
+use crate::compile::{CRole, Compiled, RoleIx};
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::NodeIx;
 use crate::inventory::ledger::Member;
@@ -47,7 +47,19 @@ pub(crate) struct Descent<'a> {
     pub policy: Policy,
 }
 
-impl Descent<'_> {
+impl<'a> Descent<'a> {
+    /// The descent for role `ri` of `c`, with its slice grain and the gang's policy.
+    pub fn new(inv: &'a Inventory, c: &'a Compiled, ri: RoleIx) -> Descent<'a> {
+        let role = c.role(ri);
+        Descent {
+            inv,
+            role,
+            ri,
+            grain: Grain::of(c, role),
+            policy: c.policy,
+        }
+    }
+
     /// Assigns `need` members inside `scope`, appending `(role, node, count)` to
     /// `at.assign`. `caps` must come from a preceding
     /// [`rollup`](super::rollup::rollup) of the same role and scope (or the cache). Every

@@ -499,13 +499,7 @@ impl Solver {
                 continue;
             }
             let grain = Grain::of(c, role);
-            let descent = Descent {
-                inv,
-                role,
-                ri: r,
-                grain,
-                policy: c.policy,
-            };
+            let descent = Descent::new(inv, c, r);
             // Inside the domain: a roll-up of its nodes, net of earlier roles.
             if rollup(inv, role, grain, scope, Some(&at.taken), caps) < need {
                 return false;
@@ -535,13 +529,7 @@ impl Solver {
                 continue;
             }
             let grain = Grain::of(c, role);
-            let descent = Descent {
-                inv,
-                role,
-                ri: r,
-                grain,
-                policy: c.policy,
-            };
+            let descent = Descent::new(inv, c, r);
             // Cluster-wide: the cached capacities, patched on the nodes earlier roles
             // took from (and restored after), instead of a roll-up of every node.
             cache.lend(inv, c, r, caps);

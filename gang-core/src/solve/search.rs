@@ -389,13 +389,7 @@ impl SearchSpace {
             }
         }
         let (start, end) = scope.range(inv);
-        let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
-        rem.extend(
-            c.roles
-                .iter()
-                .zip(counts)
-                .map(|(r, &n)| if r.constrained { 0 } else { n }),
-        );
+        let mut rem = unconstrained_counts(c, counts);
         self.away.clear();
         let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
         let mut looked = 0u64;
@@ -579,6 +573,15 @@ impl SearchSpace {
 /// priced load, or the same and lexicographically larger.
 fn earlier(a: (f64, &[u32]), b: (f64, &[u32])) -> bool {
     rank(a.0).cmp(&rank(b.0)).then_with(|| b.1.cmp(a.1)).is_lt()
+}
+
+/// The unconstrained roles' members of `counts` (constrained roles at zero).
+fn unconstrained_counts(c: &Compiled, counts: &[u64]) -> SmallVec<[u64; 4]> {
+    c.roles
+        .iter()
+        .zip(counts)
+        .map(|(r, &n)| if r.constrained { 0 } else { n })
+        .collect()
 }
 
 /// Packs as many of the members left in `rem` as fit on node `n` (role by role, each

@@ -41,7 +41,9 @@ use crate::inventory::Inventory;
 use crate::solve::lex::MAX_WIDTH;
 use crate::solve::verdict::Budget;
 
-use super::{node_fit, pack_on, Mask, Query, Reach, SearchSpace, Shape, Start, Step};
+use super::{
+    node_fit, pack_on, unconstrained_counts, Mask, Query, Reach, SearchSpace, Shape, Start, Step,
+};
 
 /// A vector of domains used per depth, then nodes (only its first `width` entries mean
 /// anything).
@@ -278,13 +280,7 @@ impl SearchSpace {
     ) -> Option<bool> {
         let nr = shape.nr;
         let (start, end) = scope.range(inv);
-        let mut rem: SmallVec<[u64; 4]> = SmallVec::new();
-        rem.extend(
-            c.roles
-                .iter()
-                .zip(counts)
-                .map(|(r, &n)| if r.constrained { 0 } else { n }),
-        );
+        let mut rem = unconstrained_counts(c, counts);
         self.away.clear();
         let mut load: SmallVec<[u64; 8]> = SmallVec::from_elem(0, nr);
         let mut frees: SmallVec<[u64; 8]> = SmallVec::new();
