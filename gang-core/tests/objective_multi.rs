@@ -8,8 +8,8 @@
 //! the most compact one: its vector (the racks, then the nodes, used by constrained
 //! members inside a block; nodes inside a rack; blocks, racks and nodes used by every
 //! member for a cluster-wide gang) is exactly the enumeration's least in its domain,
-//! and its domain has the least domain levels of that vector (node counts do not decide
-//! between domains), then the most spare capacity best-fit prefers, then comes first;
+//! and no other domain has a smaller least vector (its node count included); among
+//! domains of equal vectors, the most spare capacity best-fit prefers, then the first;
 //! and a launcher leaves the domain only when the gang's nodes have no room for it.
 
 use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
@@ -202,9 +202,9 @@ fn fit(node: &NodeCase, role: &RoleCase) -> u32 {
 /// domain every set of its nodes is tried in order of its vector; the first that holds
 /// the counted members (constrained roles in a domain, every role cluster-wide) with the
 /// others anywhere they may go wins (the nodes a placement uses are such a set, and a
-/// set that holds them has a vector at least theirs). Domains compare by the domain
-/// levels of their vectors, then best-fit's spare capacity (the constrained roles' room
-/// left beyond their counts), then their order.
+/// set that holds them has a vector at least theirs). Domains compare by their least
+/// vectors, then best-fit's spare capacity (the constrained roles' room left beyond
+/// their counts), then their order.
 fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
     // A gang without a constrained role is placed cluster-wide.
     let depth = if case.roles.iter().any(|r| r.constrained) {
@@ -262,11 +262,7 @@ fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
             }
         }
     }
-    // Domains compare by the domain levels of their vectors, not by node counts.
-    found
-        .into_iter()
-        .min_by(|a, b| (&a.0[..a.0.len() - 1], a.1, &a.2).cmp(&(&b.0[..b.0.len() - 1], b.1, &b.2)))
-        .map(|(v, _, d)| (d, v))
+    found.into_iter().min().map(|(v, _, d)| (d, v))
 }
 
 /// The vector of the nodes `used` in a domain at `depth`: the blocks and racks below

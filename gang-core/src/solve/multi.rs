@@ -70,6 +70,37 @@ pub(crate) struct Candidates {
     pub greedy_failed: bool,
 }
 
+impl Candidates {
+    /// The per-level lower bound on the vector of a placement in candidate `index` at
+    /// depth `t` with `count(role)` members of each role, from the counted roles' peaks:
+    /// a level needs at least `ceil(members / largest unit)` units for every role.
+    fn lower_bound(
+        &self,
+        c: &Compiled,
+        scope: Scope,
+        w: usize,
+        count: impl Fn(usize) -> u64,
+        out: &mut Vector,
+    ) {
+        out.fill(0);
+        let at = scope.ix() * w;
+        for (r, peaks) in self.role_peaks[..c.roles.len()].iter().enumerate() {
+            let x = count(r);
+            if peaks.is_empty() || x == 0 {
+                continue;
+            }
+            for (o, &peak) in out.iter_mut().zip(&peaks[at..at + w]) {
+                let units = if peak == 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(x.div_ceil(peak)).unwrap_or(u32::MAX)
+                };
+                *o = (*o).max(units);
+            }
+        }
+    }
+}
+
 /// The best filled domain so far: its members, vector, spare capacity and index.
 #[derive(Debug, Clone, Copy)]
 struct Best {
@@ -82,12 +113,10 @@ struct Best {
 impl Best {
     /// Whether a domain holding as many members, with vector `v` (or a lower bound on
     /// it; `w` entries), spare capacity `score` and index `index`, would come first:
-    /// the domains it uses at each level below compare first, then the policy, then the
-    /// order. The node count does not take part (see the module docs).
+    /// the vectors compare first, then the policy, then the order.
     fn loses_to(&self, v: &Vector, w: usize, score: u64, index: u32, policy: Policy) -> bool {
-        let levels = w.saturating_sub(1);
-        v[..levels]
-            .cmp(&self.vector[..levels])
+        v[..w]
+            .cmp(&self.vector[..w])
             .then_with(|| match policy {
                 Policy::MostFree => self.score.cmp(&score),
                 _ => score.cmp(&self.score),
@@ -97,10 +126,12 @@ impl Best {
     }
 }
 
-/// A candidate domain: the most members it could take, its spare capacity, its index.
+/// A candidate domain: the most members it could take, the peaks' lower bound on its
+/// vector (each role at its minimum), its spare capacity, its index.
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     upper: u64,
+    lower: Vector,
     score: u64,
     index: u32,
 }
@@ -190,23 +221,24 @@ impl Solver {
         let elastic = c.roles.iter().any(|r| r.min < r.count);
         let mut best: Option<Best> = None;
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
-        let mut lower: Vector = [0; MAX_WIDTH];
         for ci in 0..self.s.candidates.list.len() {
             let cand = self.s.candidates.list[ci];
             let scope = Scope::new(t, cand.index);
             if let Some(b) = best {
-                // Without domain levels below `t`, a later candidate (in policy order)
-                // can only win on members.
-                if cand.upper < b.total || (w <= 1 && !elastic && cand.upper == b.total) {
+                if cand.upper < b.total {
                     break;
                 }
                 // A domain that can at most tie on members must beat the best on its
-                // vector's lower bound (each role at its minimum: fewer members never
-                // need a larger vector) or on policy.
-                self.lower_bound(inv, c, scope, |r| u64::from(c.roles[r].min), &mut lower);
-                let contender = b.loses_to(&lower, w, cand.score, cand.index, c.policy);
+                // vector's lower bound (fewer members never need a larger vector) or on
+                // policy. Without elastic roles every candidate can take them all, and
+                // the later ones have no smaller bound, nor a better policy on an equal
+                // one.
+                let contender = b.loses_to(&cand.lower, w, cand.score, cand.index, c.policy);
                 if cand.upper == b.total && !contender {
-                    continue;
+                    if elastic {
+                        continue;
+                    }
+                    break;
                 }
                 // Elastic gangs: a domain whose nodes cannot hold as many members as the
                 // best so far (by the relaxation, tighter than the roles' capacities
@@ -253,7 +285,16 @@ impl Solver {
                 }
                 continue;
             }
-            let vector = self.least_vector(inv, c, scope, &counts, budget);
+            // As many members as the best: only a smaller vector can win (or an equal
+            // one, for a domain the policy puts first).
+            let cutoff = best.filter(|b| b.total == total && w > 0).map(|b| {
+                let mut cut = b.vector;
+                if b.loses_to(&b.vector, w, cand.score, cand.index, c.policy) {
+                    cut[w - 1] = cut[w - 1].saturating_add(1);
+                }
+                cut
+            });
+            let vector = self.least_vector(inv, c, scope, &counts, cutoff, budget);
             let first = best.is_none_or(|b| {
                 total > b.total || b.loses_to(&vector, w, cand.score, cand.index, c.policy)
             });
@@ -274,48 +315,18 @@ impl Solver {
         Some(index)
     }
 
-    /// The per-level lower bound on the vector of a placement in candidate `index` at
-    /// depth `t` with `count(role)` members of each role, from the counted roles' peaks:
-    /// a level needs at least `ceil(members / largest unit)` units for every role.
-    fn lower_bound(
-        &self,
-        inv: &Inventory,
-        c: &Compiled,
-        scope: Scope,
-        count: impl Fn(usize) -> u64,
-        out: &mut Vector,
-    ) {
-        out.fill(0);
-        let w = width(inv, scope.depth);
-        let at = scope.ix() * w;
-        for (r, peaks) in self.s.candidates.role_peaks[..c.roles.len()]
-            .iter()
-            .enumerate()
-        {
-            let x = count(r);
-            if peaks.is_empty() || x == 0 {
-                continue;
-            }
-            for (o, &peak) in out.iter_mut().zip(&peaks[at..at + w]) {
-                let units = if peak == 0 {
-                    u32::MAX
-                } else {
-                    u32::try_from(x.div_ceil(peak)).unwrap_or(u32::MAX)
-                };
-                *o = (*o).max(units);
-            }
-        }
-    }
-
     /// The least vector of `counts` in `scope`, starting from the assignment packing
     /// found (left in the attempt): proven by the peaks' bound when it meets it, else
-    /// by [`tighten`]. With slices the packed assignment is kept as it is.
+    /// by [`tighten`] (which only looks below `cutoff`, another domain's vector this
+    /// one must beat, and is skipped when the bound already reaches it). With slices
+    /// the packed assignment is kept as it is.
     fn least_vector(
         &mut self,
         inv: &Inventory,
         c: &Arc<Compiled>,
         scope: Scope,
         counts: &[u64],
+        cutoff: Option<Vector>,
         budget: &mut Budget,
     ) -> Vector {
         let mut v: Vector = [0; MAX_WIDTH];
@@ -333,17 +344,17 @@ impl Solver {
             return v;
         }
         let mut lower: Vector = [0; MAX_WIDTH];
-        self.lower_bound(inv, c, scope, |r| counts[r], &mut lower);
-        if lower[..w] == v[..w] {
+        s.candidates.lower_bound(c, scope, w, |r| counts[r], &mut lower);
+        if lower[..w] == v[..w] || cutoff.is_some_and(|cut| lower[..w] >= cut[..w]) {
             return v;
         }
-        let s = &mut self.s;
         let mut share = budget.share_at_most(s.candidates.objective_left);
         let (v, moved) = tighten(
             inv,
             c,
             counts,
             scope,
+            (v, cutoff),
             &mut share,
             &mut s.search,
             &mut s.attempt.assign,
@@ -567,7 +578,9 @@ fn counted(t: Depth, constrained: bool) -> bool {
 }
 
 /// Phase 2: the candidate domains at `t`, best first: the most members their bounds
-/// allow, then the policy on their spare capacity, then their order.
+/// allow, then the least lower bound on their vectors, then the policy on their spare
+/// capacity, then their order (so that the first domain whose vector meets its bound
+/// ends the search among those that tie on members).
 fn rank_candidates(
     inv: &Inventory,
     c: &Compiled,
@@ -577,6 +590,7 @@ fn rank_candidates(
 ) {
     cand.list.clear();
     minimum_need(inv, c, &mut cand.need);
+    let w = width(inv, t);
     'dom: for scope in inv.scopes_at(t) {
         if !inv.is_node_level(t) && !room_for(inv, &cand.need, scope) {
             continue;
@@ -595,8 +609,11 @@ fn rank_candidates(
             upper += up;
             score += cap - up;
         }
+        let mut lower: Vector = [0; MAX_WIDTH];
+        cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower);
         cand.list.push(Cand {
             upper,
+            lower,
             score,
             index: scope.index,
         });
@@ -605,6 +622,7 @@ fn rank_candidates(
     cand.list.sort_unstable_by(|a, b| {
         b.upper
             .cmp(&a.upper)
+            .then_with(|| a.lower[..w].cmp(&b.lower[..w]))
             .then_with(|| match policy {
                 Policy::MostFree => b.score.cmp(&a.score),
                 _ => a.score.cmp(&b.score),

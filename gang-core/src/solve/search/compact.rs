@@ -97,8 +97,6 @@ pub(crate) struct Compact {
     phase: Vec<bool>,
     /// The nodes not yet decided, for the node level's bound.
     avail: Avail,
-    /// Scratch for [`vector_of`].
-    ids: Vec<u32>,
 }
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
@@ -158,31 +156,28 @@ pub(crate) fn vector_of(
     out[w - 1] = nodes.len() as u32;
 }
 
-/// Improves `assign` — exactly `counts` members, constrained roles inside `scope` — to
-/// an assignment of least vector (see the module docs), which is left in `assign`, and
-/// returns that vector (the incumbent's when nothing better was found) and how the
-/// assignment changed. Slices are not handled (the caller keeps the incumbent).
+/// Improves `assign` — exactly `counts` members, constrained roles inside `scope`, of
+/// vector `own` — to an assignment of least vector (see the module docs), which is left
+/// in `assign`, and returns that vector (`own` when nothing better was found) and how
+/// the assignment changed. Only vectors below `cutoff` are looked for: another domain's
+/// vector that this one must beat. Slices are not handled (the caller keeps the
+/// incumbent).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn tighten(
     inv: &Inventory,
     c: &Compiled,
     counts: &[u64],
     scope: Scope,
+    (own, cutoff): (Vector, Option<Vector>),
     budget: &mut Budget,
     space: &mut SearchSpace,
     assign: &mut Vec<Member>,
 ) -> (Vector, Moved) {
-    let mut best: Vector = [0; MAX_WIDTH];
-    let cluster = scope.depth == Depth::CLUSTER;
-    let mut ids = std::mem::take(&mut space.compact.ids);
-    vector_of(
-        inv,
-        scope,
-        |r| cluster || c.roles[r].constrained,
-        assign,
-        &mut ids,
-        &mut best,
-    );
-    space.compact.ids = ids;
+    let w = width(inv, scope.depth);
+    let mut best = match cutoff {
+        Some(cut) if cut[..w] < own[..w] => cut,
+        _ => own,
+    };
     let (shape, cheap) = space.take_prepared(c);
     let q = Query {
         inv,
@@ -191,7 +186,10 @@ pub(crate) fn tighten(
     };
     let moved = space.tighten_with(q, counts, scope, budget, assign, &mut best);
     space.restore(c, shape, cheap);
-    (best, moved)
+    match moved {
+        Moved::No => (own, moved),
+        _ => (best, moved),
+    }
 }
 
 impl SearchSpace {
