@@ -16,6 +16,7 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
 use super::peaks;
+use super::profile::{self, Profile};
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
 
 /// At most this many shapes are kept (least recently used evicted).
@@ -32,6 +33,8 @@ struct Entry {
     fits: Vec<u32>,
     caps: Vec<Vec<u64>>,
     peaks: Vec<Vec<u64>>,
+    profiles: Vec<Vec<Profile>>,
+    profiled: bool,
     used: u64,
 }
 
@@ -76,6 +79,8 @@ impl Cache {
                     fits: Vec::new(),
                     caps: Vec::new(),
                     peaks: Vec::new(),
+                    profiles: Vec::new(),
+                    profiled: false,
                     used: 0,
                 };
                 if self.entries.len() < ENTRIES {
@@ -102,28 +107,43 @@ impl Cache {
             && e.peaks
                 .iter()
                 .zip(&s.peaks)
+                .all(|(a, b)| a.len() == b.len())
+            && e.profiles.len() == s.profiles.len()
+            && e.profiles
+                .iter()
+                .zip(&s.profiles)
                 .all(|(a, b)| a.len() == b.len());
         let same = shaped && e.inventory.upgrade().is_some_and(|a| Arc::ptr_eq(&a, me));
         if !shaped {
             e.fits = vec![0; s.fits.len()];
             e.caps = s.caps.iter().map(|c| vec![0; c.len()]).collect();
             e.peaks = s.peaks.iter().map(|c| vec![0; c.len()]).collect();
+            e.profiles = s
+                .profiles
+                .iter()
+                .map(|c| vec![Profile::default(); c.len()])
+                .collect();
+            e.profiled = false;
         }
-        std::mem::swap(&mut e.fits, &mut s.fits);
-        std::mem::swap(&mut e.caps, &mut s.caps);
-        std::mem::swap(&mut e.peaks, &mut s.peaks);
+        swap_arrays(e, s);
         let grain = Grain::of(c, r);
         match inv.journal.since(e.version).filter(|_| same) {
             Some(touched) => {
                 for &n in touched {
+                    let old = s.fit(NodeIx(n));
                     if update(inv, r, grain, NodeIx(n), s) {
                         peaks::refresh_path(inv, n, s);
+                        if s.profiled {
+                            let fit = s.fit(NodeIx(n));
+                            profile::moved(inv, n, old, fit, &mut s.profiles);
+                        }
                     }
                 }
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
                 peaks::fill(inv, s);
+                s.profiled = false;
             }
         }
         e.inventory = Arc::downgrade(me);
@@ -134,17 +154,23 @@ impl Cache {
     /// Returns the lent arrays to their entry.
     pub fn give_back(&mut self, s: &mut Capacities) {
         if let Some(at) = self.lent.take() {
-            let e = &mut self.entries[at];
-            std::mem::swap(&mut e.fits, &mut s.fits);
-            std::mem::swap(&mut e.caps, &mut s.caps);
-            std::mem::swap(&mut e.peaks, &mut s.peaks);
+            swap_arrays(&mut self.entries[at], s);
         }
     }
 }
 
+/// Swaps an entry's arrays with the scratch space's (lending or giving back).
+fn swap_arrays(e: &mut Entry, s: &mut Capacities) {
+    std::mem::swap(&mut e.fits, &mut s.fits);
+    std::mem::swap(&mut e.caps, &mut s.caps);
+    std::mem::swap(&mut e.peaks, &mut s.peaks);
+    std::mem::swap(&mut e.profiles, &mut s.profiles);
+    std::mem::swap(&mut e.profiled, &mut s.profiled);
+}
+
 /// Whether role `ra` of `a` and role `rb` of `b` have the same fits on every node:
 /// requests, per-node caps, eligibility and slice arithmetic all equal.
-fn same_shape(a: &Compiled, ra: RoleIx, b: &Compiled, rb: RoleIx) -> bool {
+pub(crate) fn same_shape(a: &Compiled, ra: RoleIx, b: &Compiled, rb: RoleIx) -> bool {
     let (x, y) = (a.role(ra), b.role(rb));
     let (gx, gy) = (Grain::of(a, x), Grain::of(b, y));
     x.req == y.req

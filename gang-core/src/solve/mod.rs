@@ -19,6 +19,7 @@ pub(crate) mod lex;
 pub(crate) mod menu;
 pub(crate) mod multi;
 pub(crate) mod peaks;
+pub(crate) mod profile;
 mod query;
 pub(crate) mod rollup;
 pub(crate) mod scratch;

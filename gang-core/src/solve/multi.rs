@@ -32,9 +32,10 @@ use crate::inventory::Inventory;
 use crate::model::Policy;
 
 use super::cache;
+use super::profile;
 use super::descent::{charge, Descent};
 use super::lex::MAX_WIDTH;
-use super::rollup::{rollup, Grain};
+use super::rollup::{rollup, Capacities, Grain};
 use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Moved, Vector};
 use super::verdict::{Budget, Verdict};
 use super::{Aim, Packing, Solver};
@@ -52,6 +53,9 @@ pub(crate) struct Candidates {
     ids: Vec<u32>,
     /// Domains that may hold the gang, best first.
     list: Vec<Cand>,
+    /// `[slot * width + l]`: a lower bound on each candidate's vector (each role at
+    /// its minimum): the peaks', its node entry raised by [`Solver::strengthen`].
+    lowers: Vec<u32>,
     /// The best filled domain's members so far.
     best_assign: Vec<Member>,
     /// `(resource, amount)`: what the constrained roles' minimum members need together,
@@ -112,11 +116,10 @@ struct Best {
 
 impl Best {
     /// Whether a domain holding as many members, with vector `v` (or a lower bound on
-    /// it; `w` entries), spare capacity `score` and index `index`, would come first:
+    /// it; the vector's width of entries), spare capacity `score` and index `index`, would come first:
     /// the vectors compare first, then the policy, then the order.
-    fn loses_to(&self, v: &Vector, w: usize, score: u64, index: u32, policy: Policy) -> bool {
-        v[..w]
-            .cmp(&self.vector[..w])
+    fn loses_to(&self, v: &[u32], score: u64, index: u32, policy: Policy) -> bool {
+        v.cmp(&self.vector[..v.len()])
             .then_with(|| match policy {
                 Policy::MostFree => self.score.cmp(&score),
                 _ => score.cmp(&self.score),
@@ -126,14 +129,14 @@ impl Best {
     }
 }
 
-/// A candidate domain: the most members it could take, the peaks' lower bound on its
-/// vector (each role at its minimum), its spare capacity, its index.
+/// A candidate domain: the most members it could take, its spare capacity, its index,
+/// and where its lower bound is in [`Candidates::lowers`].
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     upper: u64,
-    lower: Vector,
     score: u64,
     index: u32,
+    slot: u32,
 }
 
 /// Greedy packing's role order, and the cached fits it patches for one role.
@@ -160,6 +163,11 @@ impl Solver {
         };
         self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
+        if aim == Aim::Compact {
+            self.strengthen(inv, c, t);
+        }
+        let Candidates { list, lowers, .. } = &mut self.s.candidates;
+        sort_candidates(list, lowers, width(inv, t), c.policy);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, aim, budget) {
             Some(index) => Verdict::Placed(Scope::new(t, index)),
@@ -223,7 +231,6 @@ impl Solver {
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
         for ci in 0..self.s.candidates.list.len() {
             let cand = self.s.candidates.list[ci];
-            let scope = Scope::new(t, cand.index);
             if let Some(b) = best {
                 if cand.upper < b.total {
                     break;
@@ -233,7 +240,11 @@ impl Solver {
                 // policy. Without elastic roles every candidate can take them all, and
                 // the later ones have no smaller bound, nor a better policy on an equal
                 // one.
-                let contender = b.loses_to(&cand.lower, w, cand.score, cand.index, c.policy);
+                let lower = |s: &Candidates, cand: &Cand| {
+                    let at = cand.slot as usize * w;
+                    b.loses_to(&s.lowers[at..at + w], cand.score, cand.index, c.policy)
+                };
+                let contender = lower(&self.s.candidates, &cand);
                 if cand.upper == b.total && !contender {
                     if elastic {
                         continue;
@@ -246,6 +257,7 @@ impl Solver {
                 if elastic {
                     let s = &mut self.s;
                     let free = s.candidates.unconstrained_upper;
+                    let scope = Scope::new(t, cand.index);
                     match members_bound(inv, c, scope, budget, &mut s.search) {
                         Some(inside) => {
                             let most = free + inside.min(cand.upper - free);
@@ -262,6 +274,7 @@ impl Solver {
                     }
                 }
             }
+            let scope = Scope::new(t, cand.index);
             let Some(total) = self.fill_domain(inv, c, scope, &mut counts, budget) else {
                 continue;
             };
@@ -289,14 +302,14 @@ impl Solver {
             // one, for a domain the policy puts first).
             let cutoff = best.filter(|b| b.total == total && w > 0).map(|b| {
                 let mut cut = b.vector;
-                if b.loses_to(&b.vector, w, cand.score, cand.index, c.policy) {
+                if b.loses_to(&b.vector[..w], cand.score, cand.index, c.policy) {
                     cut[w - 1] = cut[w - 1].saturating_add(1);
                 }
                 cut
             });
             let vector = self.least_vector(inv, c, scope, &counts, cutoff, budget);
             let first = best.is_none_or(|b| {
-                total > b.total || b.loses_to(&vector, w, cand.score, cand.index, c.policy)
+                total > b.total || b.loses_to(&vector[..w], cand.score, cand.index, c.policy)
             });
             if first {
                 best = Some(Best {
@@ -345,6 +358,9 @@ impl Solver {
         }
         let mut lower: Vector = [0; MAX_WIDTH];
         s.candidates.lower_bound(c, scope, w, |r| counts[r], &mut lower);
+        let nodes = self.fewest_nodes(inv, c, scope, |r| counts[r]);
+        lower[w - 1] = lower[w - 1].max(nodes);
+        let s = &mut self.s;
         if lower[..w] == v[..w] || cutoff.is_some_and(|cut| lower[..w] >= cut[..w]) {
             return v;
         }
@@ -366,6 +382,51 @@ impl Solver {
         }
         v
     }
+
+    /// A lower bound on the nodes that hold `count(role)` members of every counted role
+    /// in `scope` (above the node level): for each group of counted roles (see
+    /// [`node_groups`]), the fewest of the domain's nodes, largest fits first, whose
+    /// fits reach the group's members (from the profiles of the capacity cache);
+    /// `u32::MAX` when they cannot.
+    fn fewest_nodes(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        scope: Scope,
+        count: impl Fn(usize) -> u64,
+    ) -> u32 {
+        let w = width(inv, scope.depth);
+        let mut most = 0u32;
+        for (r, x) in node_groups(c, scope.depth, count) {
+            let Solver { s, cache, .. } = self;
+            let nodes = with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
+                fewest_in(caps, scope.depth, w, scope.index, x)
+            });
+            most = most.max(nodes);
+        }
+        most
+    }
+
+    /// Raises the node entry of every candidate's lower bound (at depth `t`) to
+    /// [`Solver::fewest_nodes`] of the roles' minimum counts.
+    fn strengthen(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) {
+        let w = width(inv, t);
+        if w == 0 || c.has_slices() {
+            return;
+        }
+        for (r, x) in node_groups(c, t, |r| u64::from(c.roles[r].min)) {
+            let Solver { s, cache, .. } = self;
+            let Candidates { list, lowers, .. } = &mut s.candidates;
+            with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
+                for cand in list.iter() {
+                    let k = fewest_in(caps, t, w, cand.index, x);
+                    let node = &mut lowers[cand.slot as usize * w + w - 1];
+                    *node = (*node).max(k);
+                }
+            });
+        }
+    }
+
 
     /// After the least vector moved the constrained members, places the unconstrained
     /// ones again as packing does (on the domains and nodes the gang uses, by policy),
@@ -571,16 +632,16 @@ impl Solver {
 /// search was not complete): about a millisecond.
 pub(crate) const OBJECTIVE_WORK: u64 = 4_000;
 
+
 /// Whether a role's members count in the vector of a placement at depth `t`: the
 /// constrained roles', and every role's for a placement over the whole cluster.
 fn counted(t: Depth, constrained: bool) -> bool {
     constrained || t == Depth::CLUSTER
 }
 
-/// Phase 2: the candidate domains at `t`, best first: the most members their bounds
-/// allow, then the least lower bound on their vectors, then the policy on their spare
-/// capacity, then their order (so that the first domain whose vector meets its bound
-/// ends the search among those that tie on members).
+/// Phase 2: the candidate domains at `t`, with the most members their bounds allow,
+/// their spare capacity and the peaks' lower bound on their vectors (ranked by
+/// [`sort_candidates`] once [`Solver::strengthen`] has raised the bounds).
 fn rank_candidates(
     inv: &Inventory,
     c: &Compiled,
@@ -589,6 +650,7 @@ fn rank_candidates(
     cand: &mut Candidates,
 ) {
     cand.list.clear();
+    cand.lowers.clear();
     minimum_need(inv, c, &mut cand.need);
     let w = width(inv, t);
     'dom: for scope in inv.scopes_at(t) {
@@ -611,24 +673,86 @@ fn rank_candidates(
         }
         let mut lower: Vector = [0; MAX_WIDTH];
         cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower);
+        cand.lowers.extend_from_slice(&lower[..w]);
         cand.list.push(Cand {
             upper,
-            lower,
             score,
             index: scope.index,
+            slot: cand.list.len() as u32,
         });
     }
-    let policy = c.policy;
-    cand.list.sort_unstable_by(|a, b| {
+}
+
+/// Ranks candidates: the most members, then the least lower bound on their vectors
+/// (`w` entries), then the policy on their spare capacity, then their order (so that
+/// among domains that tie on members, the first whose vector meets its bound ends the
+/// search).
+fn sort_candidates(list: &mut [Cand], lowers: &[u32], w: usize, policy: Policy) {
+    let lower = |c: &Cand| &lowers[c.slot as usize * w..c.slot as usize * w + w];
+    list.sort_unstable_by(|a, b| {
         b.upper
             .cmp(&a.upper)
-            .then_with(|| a.lower[..w].cmp(&b.lower[..w]))
+            .then_with(|| lower(a).cmp(lower(b)))
             .then_with(|| match policy {
                 Policy::MostFree => b.score.cmp(&a.score),
                 _ => a.score.cmp(&b.score),
             })
             .then(a.index.cmp(&b.index))
     });
+}
+
+
+/// The counted roles at depth `t` with members (`count(role)`), grouped for
+/// [`Solver::fewest_nodes`]: roles of one shape (requests, eligibility) and without
+/// `max_per_node` are one group, since a node holds as many of their members together
+/// as of one of them; each group as its first role and its members.
+fn node_groups(
+    c: &Compiled,
+    t: Depth,
+    count: impl Fn(usize) -> u64,
+) -> SmallVec<[(RoleIx, u64); 4]> {
+    let mut groups: SmallVec<[(RoleIx, u64); 4]> = SmallVec::new();
+    for (r, role) in c.indexed_roles() {
+        let x = count(r.ix());
+        if x == 0 || !counted(t, role.constrained) {
+            continue;
+        }
+        let unlimited = |q: RoleIx| c.role(q).per_node == u32::MAX;
+        let same = groups
+            .iter_mut()
+            .find(|(q, _)| unlimited(*q) && unlimited(r) && cache::same_shape(c, *q, c, r));
+        match same {
+            Some((_, members)) => *members += x,
+            None => groups.push((r, x)),
+        }
+    }
+    groups
+}
+
+/// `f` over role `r`'s cached capacities (lent into `caps`), their profiles filled.
+fn with_profiles<T>(
+    cache: &mut cache::Cache,
+    caps: &mut Capacities,
+    inv: &Inventory,
+    c: &Arc<Compiled>,
+    r: RoleIx,
+    f: impl FnOnce(&Capacities) -> T,
+) -> T {
+    cache.lend(inv, c, r, caps);
+    if !caps.profiled {
+        profile::fill(inv, &caps.fits, &mut caps.profiles);
+        caps.profiled = true;
+    }
+    let out = f(caps);
+    cache.give_back(caps);
+    out
+}
+
+/// The fewest nodes of domain `index` at depth `d` (vector width `w`) that hold `x`
+/// members, from its profile in `caps` (see [`profile::Profile::fewest`]).
+fn fewest_in(caps: &Capacities, d: Depth, w: usize, index: u32, x: u64) -> u32 {
+    let peak = caps.peaks[d.ix()][index as usize * w + w - 1];
+    caps.profiles[d.ix()][index as usize].fewest(x, peak)
 }
 
 /// Phase 3: the role order for greedy packing: constrained first, then the heaviest.

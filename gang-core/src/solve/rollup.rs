@@ -12,6 +12,8 @@ use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
+use super::profile::Profile;
+
 /// One role's capacities: how many members each node can take (`fits`, by node) and
 /// each domain (`caps[depth][domain]`), as a roll-up computes them or the cache lends
 /// them.
@@ -24,6 +26,11 @@ pub(crate) struct Capacities {
     /// `depth + 1 + k` inside the domain (`width` = node depth − depth); see
     /// [`peaks`](super::peaks). Only the cache's entries keep them current.
     pub peaks: Vec<Vec<u64>>,
+    /// `[depth][domain]`: the domain's profile of fits (see
+    /// [`profile`](super::profile)), current only when `profiled` (and only in the
+    /// cache's entries).
+    pub profiles: Vec<Vec<Profile>>,
+    pub profiled: bool,
 }
 
 impl Capacities {
@@ -33,6 +40,7 @@ impl Capacities {
             && self.fits.len() == inv.len()
             && self.caps.len() == inv.domains.len()
             && self.peaks.len() == inv.domains.len()
+            && self.profiles.len() == inv.domains.len()
         {
             return;
         }
@@ -46,6 +54,12 @@ impl Capacities {
             .enumerate()
             .map(|(d, l)| vec![0; l.len() * (nd - d)])
             .collect();
+        self.profiles = inv
+            .domains
+            .iter()
+            .map(|l| vec![Profile::default(); l.len()])
+            .collect();
+        self.profiled = false;
     }
 
     /// Node `n`'s fit.
