@@ -5,19 +5,23 @@
 //!    cluster's for unconstrained roles), and the counted roles' peaks, from the
 //!    capacity cache;
 //! 2. **candidates** — the domains whose bounds reach every role's minimum (and whose
-//!    summaries hold the minimum members together), most members first, then by policy;
+//!    summaries hold the minimum members together), each with a lower bound on its
+//!    vector: per level the peaks' `ceil(members / largest unit)`, and at the node
+//!    level the fewest nodes, largest fits first, that hold each group of counted roles
+//!    (read off the cache's [`profile`]s, without visiting nodes; objective only);
+//!    ranked by the most members, then that bound, then policy and order;
 //! 3. **role order** for greedy packing: constrained roles first, then the heaviest;
-//! 4. **the best candidate** — each domain filled in turn (the most members, role by
+//! 4. **the best candidate** — domains filled in rank order (the most members, role by
 //!    role, each count found by binary search over "do exactly these counts fit?":
 //!    the relaxation bound over the domain's nodes, greedy packing, then the exact
 //!    search; the bound goes first once greedy has failed in the query), then its
-//!    vector made least ([`tighten`], unless the peaks' bound shows the packing already
-//!    is). The best domain takes the most members, then has the least *domain levels*
-//!    of its vector (the racks a block needs…; the node count is left out: proving it
-//!    least in every candidate costs a branch and bound per domain), then comes first
-//!    by policy and order. A domain is not filled when its bounds say it cannot be the
-//!    best: the peaks' per-level bound on its vector, and for elastic gangs the
-//!    relaxation's cap on its members.
+//!    vector made least ([`tighten`], unless the bound shows the packing already is;
+//!    only vectors below the best domain's so far are looked for). The best domain
+//!    takes the most members, then has the least vector (node count included), then
+//!    comes first by policy and order. Ranking by the bound makes this a best-first
+//!    search: the filling stops at the first domain whose bound cannot beat the best
+//!    (for elastic gangs such domains are skipped, as is one whose relaxation caps its
+//!    members below the best's).
 
 use std::sync::Arc;
 
@@ -32,9 +36,9 @@ use crate::inventory::Inventory;
 use crate::model::Policy;
 
 use super::cache;
-use super::profile;
 use super::descent::{charge, Descent};
 use super::lex::MAX_WIDTH;
+use super::profile;
 use super::rollup::{rollup, Capacities, Grain};
 use super::search::{members_bound, relaxation, search, tighten, vector_of, width, Moved, Vector};
 use super::verdict::{Budget, Verdict};
@@ -53,6 +57,8 @@ pub(crate) struct Candidates {
     ids: Vec<u32>,
     /// Domains that may hold the gang, best first.
     list: Vec<Cand>,
+    /// `list[..ranked_to]` is in rank order, and before the rest.
+    ranked_to: usize,
     /// `[slot * width + l]`: a lower bound on each candidate's vector (each role at
     /// its minimum): the peaks', its node entry raised by [`Solver::strengthen`].
     lowers: Vec<u32>,
@@ -75,9 +81,10 @@ pub(crate) struct Candidates {
 }
 
 impl Candidates {
-    /// The per-level lower bound on the vector of a placement in candidate `index` at
-    /// depth `t` with `count(role)` members of each role, from the counted roles' peaks:
-    /// a level needs at least `ceil(members / largest unit)` units for every role.
+    /// The per-level lower bound on the vector (`w` entries, into `out`) of a placement
+    /// in candidate `scope` with `count(role)` members of each role, from the counted
+    /// roles' peaks: a level needs at least `ceil(members / largest unit)` units for
+    /// every role.
     fn lower_bound(
         &self,
         c: &Compiled,
@@ -116,8 +123,9 @@ struct Best {
 
 impl Best {
     /// Whether a domain holding as many members, with vector `v` (or a lower bound on
-    /// it; the vector's width of entries), spare capacity `score` and index `index`, would come first:
-    /// the vectors compare first, then the policy, then the order.
+    /// it; as many entries as the vector's width), spare capacity `score` and index
+    /// `index`, would come first: the vectors compare first, then the policy, then the
+    /// order.
     fn loses_to(&self, v: &[u32], score: u64, index: u32, policy: Policy) -> bool {
         v.cmp(&self.vector[..v.len()])
             .then_with(|| match policy {
@@ -166,8 +174,8 @@ impl Solver {
         if aim == Aim::Compact {
             self.strengthen(inv, c, t);
         }
-        let Candidates { list, lowers, .. } = &mut self.s.candidates;
-        sort_candidates(list, lowers, width(inv, t), c.policy);
+        self.s.candidates.ranked_to = 0;
+        sort_candidates(&mut self.s.candidates, width(inv, t), c.policy);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, aim, budget) {
             Some(index) => Verdict::Placed(Scope::new(t, index)),
@@ -230,6 +238,9 @@ impl Solver {
         let mut best: Option<Best> = None;
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
         for ci in 0..self.s.candidates.list.len() {
+            if ci == self.s.candidates.ranked_to {
+                sort_candidates(&mut self.s.candidates, w, c.policy);
+            }
             let cand = self.s.candidates.list[ci];
             if let Some(b) = best {
                 if cand.upper < b.total {
@@ -240,11 +251,9 @@ impl Solver {
                 // policy. Without elastic roles every candidate can take them all, and
                 // the later ones have no smaller bound, nor a better policy on an equal
                 // one.
-                let lower = |s: &Candidates, cand: &Cand| {
-                    let at = cand.slot as usize * w;
-                    b.loses_to(&s.lowers[at..at + w], cand.score, cand.index, c.policy)
-                };
-                let contender = lower(&self.s.candidates, &cand);
+                let at = cand.slot as usize * w;
+                let lower = &self.s.candidates.lowers[at..at + w];
+                let contender = b.loses_to(lower, cand.score, cand.index, c.policy);
                 if cand.upper == b.total && !contender {
                     if elastic {
                         continue;
@@ -357,7 +366,8 @@ impl Solver {
             return v;
         }
         let mut lower: Vector = [0; MAX_WIDTH];
-        s.candidates.lower_bound(c, scope, w, |r| counts[r], &mut lower);
+        s.candidates
+            .lower_bound(c, scope, w, |r| counts[r], &mut lower);
         let nodes = self.fewest_nodes(inv, c, scope, |r| counts[r]);
         lower[w - 1] = lower[w - 1].max(nodes);
         let s = &mut self.s;
@@ -426,7 +436,6 @@ impl Solver {
             });
         }
     }
-
 
     /// After the least vector moved the constrained members, places the unconstrained
     /// ones again as packing does (on the domains and nodes the gang uses, by policy),
@@ -632,7 +641,6 @@ impl Solver {
 /// search was not complete): about a millisecond.
 pub(crate) const OBJECTIVE_WORK: u64 = 4_000;
 
-
 /// Whether a role's members count in the vector of a placement at depth `t`: the
 /// constrained roles', and every role's for a placement over the whole cluster.
 fn counted(t: Depth, constrained: bool) -> bool {
@@ -687,9 +695,13 @@ fn rank_candidates(
 /// (`w` entries), then the policy on their spare capacity, then their order (so that
 /// among domains that tie on members, the first whose vector meets its bound ends the
 /// search).
-fn sort_candidates(list: &mut [Cand], lowers: &[u32], w: usize, policy: Policy) {
+///
+/// Only the first [`RANKED_FIRST`] are put in order (selected in linear time): a query
+/// usually stops among them; [`Candidates::ranked_to`] says how far the order holds.
+fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
+    let Candidates { list, lowers, .. } = cands;
     let lower = |c: &Cand| &lowers[c.slot as usize * w..c.slot as usize * w + w];
-    list.sort_unstable_by(|a, b| {
+    let order = |a: &Cand, b: &Cand| {
         b.upper
             .cmp(&a.upper)
             .then_with(|| lower(a).cmp(lower(b)))
@@ -698,9 +710,21 @@ fn sort_candidates(list: &mut [Cand], lowers: &[u32], w: usize, policy: Policy) 
                 _ => a.score.cmp(&b.score),
             })
             .then(a.index.cmp(&b.index))
-    });
+    };
+    let from = cands.ranked_to;
+    let rest = &mut list[from..];
+    if cands.ranked_to == 0 && rest.len() > RANKED_FIRST {
+        rest.select_nth_unstable_by(RANKED_FIRST, order);
+        rest[..RANKED_FIRST].sort_unstable_by(order);
+        cands.ranked_to = RANKED_FIRST;
+    } else {
+        rest.sort_unstable_by(order);
+        cands.ranked_to = list.len();
+    }
 }
 
+/// How many candidates [`sort_candidates`] ranks first.
+const RANKED_FIRST: usize = 16;
 
 /// The counted roles at depth `t` with members (`count(role)`), grouped for
 /// [`Solver::fewest_nodes`]: roles of one shape (requests, eligibility) and without

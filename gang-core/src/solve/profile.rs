@@ -145,7 +145,10 @@ mod tests {
                 let exact = if x == 0 { 0 } else { by_sorting(&fits, x) };
                 let got = p.fewest(x, peak);
                 if large {
-                    assert!(got <= exact, "case {case}, x {x}: {got} > {exact}: {fits:?}");
+                    assert!(
+                        got <= exact,
+                        "case {case}, x {x}: {got} > {exact}: {fits:?}"
+                    );
                 } else {
                     assert_eq!(got, exact, "case {case}, x {x}: {fits:?}");
                 }
