@@ -20,10 +20,16 @@
 //! the gang fits exactly when the constrained members do).
 //!
 //! Without slices, a short first walk tries a node's maximal patterns in decreasing
-//! lexicographic order; when it runs out of its part of the budget, a second walk
-//! starts over trying them fullest first ([`super::menu`]). The order does not change
-//! what a walk proves, only how soon it finds a placement, and neither order is the
-//! quicker one on every instance.
+//! lexicographic order; when it runs out of its part of the budget, best fit
+//! ([`super::bestfit`]), then walks that try them fullest first ([`super::menu`]): a
+//! short one over the nodes in reverse order, least capable first, then a complete one
+//! in search order. The orders do not change what a walk proves, only how soon it
+//! finds a placement, and none is the quickest on every instance. The reversed order is
+//! for tight packings: in search order the big nodes come first and the small, nearly
+//! full ones last, each with two or three patterns, and whether the members left over
+//! fit them exactly is only found at the bottom of the tree, where backtracking
+//! changes the last choices first; least capable first decides the nodes with the
+//! fewest choices at the top, and the big nodes at the bottom take what is left.
 //!
 //! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
@@ -121,10 +127,11 @@ enum Walk {
 }
 
 /// A first walk in lexicographic order gets at most this many units of the walks'
-/// share; when it runs out, the fullest-first walk starts over with what is left. (A
-/// fixed number, not a fraction of the share: then a larger budget only ever goes
-/// further along the same path, and an answer after a complete search does not depend
-/// on the budget.)
+/// share, and so does the short fullest-first walk over the nodes in reverse order;
+/// when they run out, the fullest-first walk in search order starts over with what is
+/// left. (A fixed number, not a fraction of the share: then a larger budget only ever
+/// goes further along the same path, and an answer after a complete search does not
+/// depend on the budget.)
 const PROBE: u64 = 32_768;
 
 /// Which patterns a node is offered.
@@ -440,12 +447,13 @@ impl SearchSpace {
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
-        // The walk is the exponential part: it gets a share of what is left. Neither
+        // The walk is the exponential part: it gets a share of what is left. No
         // order finds placements sooner on every instance, so a short walk in
         // lexicographic order first (the old order: quick on most, and where the
         // bounds prove "no fit" at once it is all that runs); when it runs out, best
-        // fit, then the fullest-first walk over again with half of what is left. Each
-        // walk is complete on its own. (With slices, one lexicographic walk.)
+        // fit, then a short fullest-first walk least capable node first, then the
+        // fullest-first walk in search order with half of what is left. Each walk is
+        // complete on its own. (With slices, one lexicographic walk.)
         let maximal = shape.patterns == Patterns::Maximal;
         let mut share = budget.share();
         let mut probe = share.part(if maximal { PROBE } else { u64::MAX });
@@ -487,8 +495,30 @@ impl SearchSpace {
             }
             Some(false) => {}
         }
-        let mut share = budget.share();
         self.walk = Walk::Fullest;
+        // A short fullest-first walk over the nodes in reverse order, least capable
+        // first (see the module docs), then the complete one in search order. The
+        // reversed order needs its own suffix bounds, and the search order its own again.
+        self.order.reverse();
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        let mut share = budget.share();
+        let mut probe = share.part(PROBE);
+        let whole = probe.left() == PROBE;
+        let out = self.explore(inv, c, shape, counts, &mut probe, assign);
+        if out != Verdict::Exhausted || !whole {
+            share.absorb(probe);
+            budget.absorb(share);
+            return out;
+        }
+        share.absorb_retried(probe);
+        budget.absorb(share);
+        self.order.reverse();
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        let mut share = budget.share();
         let out = self.explore(inv, c, shape, counts, &mut share, assign);
         budget.absorb(share);
         out
