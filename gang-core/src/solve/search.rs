@@ -22,14 +22,16 @@
 //! Without slices, a short first walk tries a node's maximal patterns in decreasing
 //! lexicographic order; when it runs out of its part of the budget, best fit
 //! ([`super::bestfit`]), then walks that try them fullest first ([`super::menu`]): a
-//! short one over the nodes in reverse order, least capable first, then a complete one
-//! in search order. The orders do not change what a walk proves, only how soon it
-//! finds a placement, and none is the quickest on every instance. The reversed order is
-//! for tight packings: in search order the big nodes come first and the small, nearly
-//! full ones last, each with two or three patterns, and whether the members left over
-//! fit them exactly is only found at the bottom of the tree, where backtracking
-//! changes the last choices first; least capable first decides the nodes with the
-//! fewest choices at the top, and the big nodes at the bottom take what is left.
+//! short one in search order, a short one over the nodes in reverse order, least
+//! capable first, and a complete one in search order over again. The orders do not
+//! change what a walk proves, only how soon it finds a placement (or the proof), and
+//! none is the quickest on every instance. The reversed order is for tight packings: in
+//! search order the big nodes come first and the small, nearly full ones last, each
+//! with two or three patterns, and whether the members left over fit them exactly is
+//! only found at the bottom of the tree, where backtracking changes the last choices
+//! first; least capable first decides the nodes with the fewest choices at the top,
+//! and the big nodes at the bottom take what is left. (It comes second because it
+//! tends to use more nodes: the small ones.)
 //!
 //! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
@@ -127,7 +129,7 @@ enum Walk {
 }
 
 /// A first walk in lexicographic order gets at most this many units of the walks'
-/// share, and so does the short fullest-first walk over the nodes in reverse order;
+/// share, and so do the short fullest-first walks in search order and in reverse;
 /// when they run out, the fullest-first walk in search order starts over with what is
 /// left. (A fixed number, not a fraction of the share: then a larger budget only ever
 /// goes further along the same path, and an answer after a complete search does not
@@ -451,24 +453,21 @@ impl SearchSpace {
         // order finds placements sooner on every instance, so a short walk in
         // lexicographic order first (the old order: quick on most, and where the
         // bounds prove "no fit" at once it is all that runs); when it runs out, best
-        // fit, then a short fullest-first walk least capable node first, then the
-        // fullest-first walk in search order with half of what is left. Each walk is
-        // complete on its own. (With slices, one lexicographic walk.)
+        // fit, then short fullest-first walks in search order and least capable node
+        // first, then the fullest-first walk in search order over again with half of
+        // what is left. Each walk is complete on its own. (With slices, one
+        // lexicographic walk.)
         let maximal = shape.patterns == Patterns::Maximal;
-        let mut share = budget.share();
-        let mut probe = share.part(if maximal { PROBE } else { u64::MAX });
-        // Only a probe with all its units is followed by the rest (then a larger budget
-        // only ever goes further along the same path).
-        let whole = probe.left() == PROBE;
         self.walk = Walk::Lexicographic;
-        let out = self.explore(inv, c, shape, counts, &mut probe, assign);
-        if out != Verdict::Exhausted || !maximal || !whole {
-            share.absorb(probe);
+        if !maximal {
+            let mut share = budget.share();
+            let out = self.explore(inv, c, shape, counts, &mut share, assign);
             budget.absorb(share);
             return out;
         }
-        share.absorb_retried(probe);
-        budget.absorb(share);
+        if let Some(out) = self.probe(q, counts, budget, assign) {
+            return out;
+        }
         // Best fit: polynomial (paid from the budget, like the preparation), and often
         // enough where greedy packing was not.
         let nodes = Nodes {
@@ -496,24 +495,18 @@ impl SearchSpace {
             Some(false) => {}
         }
         self.walk = Walk::Fullest;
-        // A short fullest-first walk over the nodes in reverse order, least capable
-        // first (see the module docs), then the complete one in search order. The
-        // reversed order needs its own suffix bounds, and the search order its own again.
+        if let Some(out) = self.probe(q, counts, budget, assign) {
+            return out;
+        }
+        // Least capable first (see the module docs): the reversed order needs its own
+        // suffix bounds, and the search order its own again after it.
         self.order.reverse();
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
-        let mut share = budget.share();
-        let mut probe = share.part(PROBE);
-        let whole = probe.left() == PROBE;
-        let out = self.explore(inv, c, shape, counts, &mut probe, assign);
-        if out != Verdict::Exhausted || !whole {
-            share.absorb(probe);
-            budget.absorb(share);
+        if let Some(out) = self.probe(q, counts, budget, assign) {
             return out;
         }
-        share.absorb_retried(probe);
-        budget.absorb(share);
         self.order.reverse();
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
@@ -522,6 +515,31 @@ impl SearchSpace {
         let out = self.explore(inv, c, shape, counts, &mut share, assign);
         budget.absorb(share);
         out
+    }
+
+    /// A walk in the current order and value order with at most [`PROBE`] units of a
+    /// share of the budget: its answer when it is final (placed, proven not to fit, or
+    /// run out of a part smaller than [`PROBE`], after which a larger budget only goes
+    /// further along the same path), `None` when it ran out of all [`PROBE`] units.
+    fn probe(
+        &mut self,
+        q: Query<'_>,
+        counts: &[u64],
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Option<Verdict> {
+        let mut share = budget.share();
+        let mut probe = share.part(PROBE);
+        let whole = probe.left() == PROBE;
+        let out = self.explore(q.inv, q.c, q.shape, counts, &mut probe, assign);
+        if out != Verdict::Exhausted || !whole {
+            share.absorb(probe);
+            budget.absorb(share);
+            return Some(out);
+        }
+        share.absorb_retried(probe);
+        budget.absorb(share);
+        None
     }
 
     /// The nodes of `scope` for the roles with `counts` (constrained ones), and the sums
