@@ -1398,13 +1398,15 @@ mod tests {
         false
     }
 
-    /// The walk alone (no best fit), in order `walk`, over rack `RACK`'s nodes: its
-    /// verdict, its assignment and the patterns it tried.
+    /// The walk alone (no best fit), in order `walk`, over rack `RACK`'s nodes in search
+    /// order or, `reversed`, least capable first: its verdict, its assignment and the
+    /// patterns it tried.
     fn walk_only(
         inv: &Inventory,
         c: &CompiledGang,
         counts: &[u64],
         walk: Walk,
+        reversed: bool,
     ) -> (Verdict, Vec<Member>, u64) {
         let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
         space.walk = walk;
@@ -1418,6 +1420,9 @@ mod tests {
         let mut budget = Budget::new(10_000_000);
         assert!(space.collect(q, counts, RACK, Reach::Everywhere, &mut budget));
         space.sort(&shape, counts);
+        if reversed {
+            space.order.reverse();
+        }
         assert!(space.bound(&shape, counts, &mut budget));
         let out = space.explore(inv, c, &shape, counts, &mut budget, &mut assign);
         (out, assign, space.tried)
@@ -1426,7 +1431,9 @@ mod tests {
     #[test]
     fn the_walk_agrees_with_brute_force_on_identical_nodes() -> Result<(), Error> {
         // Few node sizes (so runs of identical nodes, where the walk breaks symmetry in
-        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's.
+        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's, in
+        // each walk's value order and node order (the fullest-first walk also least
+        // capable node first, with its own suffix bounds).
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |n: u64| {
             x ^= x << 13;
@@ -1468,19 +1475,28 @@ mod tests {
             let c = inv.compile(&gang)?;
             let want = fits_by_brute_force(&free, &q, 0, &mut counts, &mut Default::default());
             let n: Vec<u64> = counts.iter().map(|&n| u64::from(n)).collect();
-            for walk in [Walk::Lexicographic, Walk::Fullest] {
-                let (out, s, tried) = walk_only(&inv, &c, &n, walk);
+            let walks = [
+                (Walk::Lexicographic, false),
+                (Walk::Fullest, false),
+                (Walk::Fullest, true),
+            ];
+            for (walk, reversed) in walks {
+                let (out, s, tried) = walk_only(&inv, &c, &n, walk, reversed);
                 let walked = usize::from(tried > 0);
                 if want {
                     assert_eq!(
                         out,
                         Verdict::Placed(()),
-                        "{walk:?} {free:?} {q:?} {counts:?}"
+                        "{walk:?} {reversed} {free:?} {q:?} {counts:?}"
                     );
                     checked(&inv, &c, &n, RACK, &s);
                     placed += walked;
                 } else {
-                    assert_eq!(out, Verdict::NoFit, "{walk:?} {free:?} {q:?} {counts:?}");
+                    assert_eq!(
+                        out,
+                        Verdict::NoFit,
+                        "{walk:?} {reversed} {free:?} {q:?} {counts:?}"
+                    );
                     no_fit += walked;
                 }
             }
