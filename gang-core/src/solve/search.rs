@@ -20,10 +20,18 @@
 //! the gang fits exactly when the constrained members do).
 //!
 //! Without slices, a short first walk tries a node's maximal patterns in decreasing
-//! lexicographic order; when it runs out of its part of the budget, a second walk
-//! starts over trying them fullest first ([`super::menu`]). The order does not change
-//! what a walk proves, only how soon it finds a placement, and neither order is the
-//! quicker one on every instance.
+//! lexicographic order; when it runs out of its part of the budget, best fit
+//! ([`super::bestfit`]), then walks that try them fullest first ([`super::menu`]): a
+//! short one in search order, a short one over the nodes in reverse order, least
+//! capable first, and a complete one in search order over again. The orders do not
+//! change what a walk proves, only how soon it finds a placement (or the proof), and
+//! none is the quickest on every instance. The reversed order is for tight packings: in
+//! search order the big nodes come first and the small, nearly full ones last, each
+//! with two or three patterns, and whether the members left over fit them exactly is
+//! only found at the bottom of the tree, where backtracking changes the last choices
+//! first; least capable first decides the nodes with the fewest choices at the top,
+//! and the big nodes at the bottom take what is left. (It comes second because it
+//! tends to use more nodes: the small ones.)
 //!
 //! With slices, the first three rules do not hold (moving a member changes a domain's
 //! count modulo the slice size), so every pattern is tried and a complete assignment is
@@ -121,10 +129,11 @@ enum Walk {
 }
 
 /// A first walk in lexicographic order gets at most this many units of the walks'
-/// share; when it runs out, the fullest-first walk starts over with what is left. (A
-/// fixed number, not a fraction of the share: then a larger budget only ever goes
-/// further along the same path, and an answer after a complete search does not depend
-/// on the budget.)
+/// share, and so do the short fullest-first walks in search order and in reverse;
+/// when they run out, the fullest-first walk in search order starts over with what is
+/// left. (A fixed number, not a fraction of the share: then a larger budget only ever
+/// goes further along the same path, and an answer after a complete search does not
+/// depend on the budget.)
 const PROBE: u64 = 32_768;
 
 /// Which patterns a node is offered.
@@ -440,27 +449,25 @@ impl SearchSpace {
         if !self.bound(shape, counts, budget) {
             return Verdict::Exhausted;
         }
-        // The walk is the exponential part: it gets a share of what is left. Neither
+        // The walk is the exponential part: it gets a share of what is left. No
         // order finds placements sooner on every instance, so a short walk in
         // lexicographic order first (the old order: quick on most, and where the
         // bounds prove "no fit" at once it is all that runs); when it runs out, best
-        // fit, then the fullest-first walk over again with half of what is left. Each
-        // walk is complete on its own. (With slices, one lexicographic walk.)
+        // fit, then short fullest-first walks in search order and least capable node
+        // first, then the fullest-first walk in search order over again with half of
+        // what is left. Each walk is complete on its own. (With slices, one
+        // lexicographic walk.)
         let maximal = shape.patterns == Patterns::Maximal;
-        let mut share = budget.share();
-        let mut probe = share.part(if maximal { PROBE } else { u64::MAX });
-        // Only a probe with all its units is followed by the rest (then a larger budget
-        // only ever goes further along the same path).
-        let whole = probe.left() == PROBE;
         self.walk = Walk::Lexicographic;
-        let out = self.explore(inv, c, shape, counts, &mut probe, assign);
-        if out != Verdict::Exhausted || !maximal || !whole {
-            share.absorb(probe);
+        if !maximal {
+            let mut share = budget.share();
+            let out = self.explore(inv, c, shape, counts, &mut share, assign);
             budget.absorb(share);
             return out;
         }
-        share.absorb_retried(probe);
-        budget.absorb(share);
+        if let Some(out) = self.probe(q, counts, budget, assign) {
+            return out;
+        }
         // Best fit: polynomial (paid from the budget, like the preparation), and often
         // enough where greedy packing was not.
         let nodes = Nodes {
@@ -487,11 +494,52 @@ impl SearchSpace {
             }
             Some(false) => {}
         }
-        let mut share = budget.share();
         self.walk = Walk::Fullest;
+        if let Some(out) = self.probe(q, counts, budget, assign) {
+            return out;
+        }
+        // Least capable first (see the module docs): the reversed order needs its own
+        // suffix bounds, and the search order its own again after it.
+        self.order.reverse();
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        if let Some(out) = self.probe(q, counts, budget, assign) {
+            return out;
+        }
+        self.order.reverse();
+        if !self.bound(shape, counts, budget) {
+            return Verdict::Exhausted;
+        }
+        let mut share = budget.share();
         let out = self.explore(inv, c, shape, counts, &mut share, assign);
         budget.absorb(share);
         out
+    }
+
+    /// A walk in the current order and value order with at most [`PROBE`] units of a
+    /// share of the budget: its answer when it is final (placed, proven not to fit, or
+    /// run out of a part smaller than [`PROBE`], after which a larger budget only goes
+    /// further along the same path), `None` when it ran out of all [`PROBE`] units.
+    fn probe(
+        &mut self,
+        q: Query<'_>,
+        counts: &[u64],
+        budget: &mut Budget,
+        assign: &mut Vec<Member>,
+    ) -> Option<Verdict> {
+        let mut share = budget.share();
+        let mut probe = share.part(PROBE);
+        let whole = probe.left() == PROBE;
+        let out = self.explore(q.inv, q.c, q.shape, counts, &mut probe, assign);
+        if out != Verdict::Exhausted || !whole {
+            share.absorb(probe);
+            budget.absorb(share);
+            return Some(out);
+        }
+        share.absorb_retried(probe);
+        budget.absorb(share);
+        None
     }
 
     /// The nodes of `scope` for the roles with `counts` (constrained ones), and the sums
@@ -1350,13 +1398,15 @@ mod tests {
         false
     }
 
-    /// The walk alone (no best fit), in order `walk`, over rack `RACK`'s nodes: its
-    /// verdict, its assignment and the patterns it tried.
+    /// The walk alone (no best fit), in order `walk`, over rack `RACK`'s nodes in search
+    /// order or, `reversed`, least capable first: its verdict, its assignment and the
+    /// patterns it tried.
     fn walk_only(
         inv: &Inventory,
         c: &CompiledGang,
         counts: &[u64],
         walk: Walk,
+        reversed: bool,
     ) -> (Verdict, Vec<Member>, u64) {
         let (mut space, mut assign) = (SearchSpace::default(), Vec::new());
         space.walk = walk;
@@ -1370,6 +1420,9 @@ mod tests {
         let mut budget = Budget::new(10_000_000);
         assert!(space.collect(q, counts, RACK, Reach::Everywhere, &mut budget));
         space.sort(&shape, counts);
+        if reversed {
+            space.order.reverse();
+        }
         assert!(space.bound(&shape, counts, &mut budget));
         let out = space.explore(inv, c, &shape, counts, &mut budget, &mut assign);
         (out, assign, space.tried)
@@ -1378,7 +1431,9 @@ mod tests {
     #[test]
     fn the_walk_agrees_with_brute_force_on_identical_nodes() -> Result<(), Error> {
         // Few node sizes (so runs of identical nodes, where the walk breaks symmetry in
-        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's.
+        // its own pattern order) and 2-3 roles: the search's verdict is the oracle's, in
+        // each walk's value order and node order (the fullest-first walk also least
+        // capable node first, with its own suffix bounds).
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |n: u64| {
             x ^= x << 13;
@@ -1420,19 +1475,28 @@ mod tests {
             let c = inv.compile(&gang)?;
             let want = fits_by_brute_force(&free, &q, 0, &mut counts, &mut Default::default());
             let n: Vec<u64> = counts.iter().map(|&n| u64::from(n)).collect();
-            for walk in [Walk::Lexicographic, Walk::Fullest] {
-                let (out, s, tried) = walk_only(&inv, &c, &n, walk);
+            let walks = [
+                (Walk::Lexicographic, false),
+                (Walk::Fullest, false),
+                (Walk::Fullest, true),
+            ];
+            for (walk, reversed) in walks {
+                let (out, s, tried) = walk_only(&inv, &c, &n, walk, reversed);
                 let walked = usize::from(tried > 0);
                 if want {
                     assert_eq!(
                         out,
                         Verdict::Placed(()),
-                        "{walk:?} {free:?} {q:?} {counts:?}"
+                        "{walk:?} {reversed} {free:?} {q:?} {counts:?}"
                     );
                     checked(&inv, &c, &n, RACK, &s);
                     placed += walked;
                 } else {
-                    assert_eq!(out, Verdict::NoFit, "{walk:?} {free:?} {q:?} {counts:?}");
+                    assert_eq!(
+                        out,
+                        Verdict::NoFit,
+                        "{walk:?} {reversed} {free:?} {q:?} {counts:?}"
+                    );
                     no_fit += walked;
                 }
             }
