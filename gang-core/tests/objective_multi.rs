@@ -26,6 +26,8 @@ struct NodeCase {
 #[derive(Debug, Clone)]
 struct RoleCase {
     count: u8,
+    /// `min_count` (below `count` for an elastic role).
+    min: u8,
     gpu: u8,
     cpu: u8,
     constrained: bool,
@@ -56,13 +58,15 @@ fn case() -> impl Strategy<Value = Case> {
     });
     let role = (
         1u8..=5,
+        prop::option::weighted(0.25, 0u8..5),
         0u8..=3,
         0u8..=3,
         prop::bool::weighted(0.8),
         prop::option::weighted(0.2, 1u8..=2),
     )
-        .prop_map(|(count, gpu, cpu, constrained, per_node)| RoleCase {
+        .prop_map(|(count, less, gpu, cpu, constrained, per_node)| RoleCase {
             count,
+            min: less.map_or(count, |l| count - l % count),
             gpu: if gpu == 0 && cpu == 0 { 1 } else { gpu },
             cpu,
             constrained,
@@ -94,6 +98,9 @@ fn build(case: &Case) -> (Inventory, Gang) {
     let mut g = Gang::new("g");
     for (i, r) in case.roles.iter().enumerate() {
         let mut role = Role::new(format!("x{i}"), u32::from(r.count));
+        if r.min < r.count {
+            role = role.min_count(u32::from(r.min));
+        }
         if r.gpu > 0 {
             role = role.request("gpu", i64::from(r.gpu));
         }
@@ -114,6 +121,43 @@ fn build(case: &Case) -> (Inventory, Gang) {
         _ => {}
     }
     (inv, g)
+}
+
+/// `case` with every role's count (and minimum) set to `counts`.
+fn with_counts(case: &Case, counts: &[u8]) -> Case {
+    let mut c = case.clone();
+    for (r, &x) in c.roles.iter_mut().zip(counts) {
+        (r.count, r.min) = (x, x);
+    }
+    c
+}
+
+/// `case` with every role at its minimum count.
+fn at_minimum(case: &Case) -> Case {
+    let mins: Vec<u8> = case.roles.iter().map(|r| r.min).collect();
+    with_counts(case, &mins)
+}
+
+/// The most members a domain holds, lexicographically in role order (each role at
+/// least its minimum, constrained roles where `inside`), or `None` when the minimum
+/// does not fit: each role in turn as many as fit with the later ones at their minimum
+/// (feasibility is monotone in the counts, so this is the lexicographic maximum).
+fn most_members(case: &Case, inside: &dyn Fn(&NodeCase) -> bool) -> Option<Vec<u8>> {
+    let mut counts: Vec<u8> = case.roles.iter().map(|r| r.min).collect();
+    if !fits(&with_counts(case, &counts), inside) {
+        return None;
+    }
+    for i in 0..counts.len() {
+        for x in (case.roles[i].min..=case.roles[i].count).rev() {
+            let mut trial = counts.clone();
+            trial[i] = x;
+            if fits(&with_counts(case, &trial), inside) {
+                counts = trial;
+                break;
+            }
+        }
+    }
+    Some(counts)
 }
 
 /// Whether every member fits with constrained roles on nodes allowed by `inside`.
@@ -205,7 +249,7 @@ fn fit(node: &NodeCase, role: &RoleCase) -> u32 {
 /// set that holds them has a vector at least theirs). Domains compare by their least
 /// vectors, then best-fit's spare capacity (the constrained roles' room left beyond
 /// their counts), then their order.
-fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
+fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>, Vec<u8>)> {
     // A gang without a constrained role is placed cluster-wide.
     let depth = if case.roles.iter().any(|r| r.constrained) {
         case.required
@@ -215,8 +259,14 @@ fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
     let mut domains: Vec<Vec<u8>> = case.nodes.iter().map(|n| n.at(depth)).collect();
     domains.sort();
     domains.dedup();
-    let mut found: Vec<(Vec<u32>, u64, Vec<u8>)> = Vec::new();
+    let original = case;
+    let mut found: Vec<(std::cmp::Reverse<u32>, Vec<u32>, u64, Vec<u8>, Vec<u8>)> = Vec::new();
     for d in domains {
+        let Some(counts) = most_members(original, &|n: &NodeCase| n.at(depth) == d) else {
+            continue;
+        };
+        let total: u32 = counts.iter().map(|&x| u32::from(x)).sum();
+        let case = &with_counts(original, &counts);
         let in_d = |n: usize| case.nodes[n].at(depth) == d;
         let counted = |r: usize| depth == 0 || case.roles[r].constrained;
         let members: Vec<usize> = (0..case.nodes.len()).filter(|&n| in_d(n)).collect();
@@ -245,7 +295,7 @@ fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
                 }
             };
             if fits_where(case, &allowed) {
-                let spare: u64 = case
+                let spare: u64 = original
                     .roles
                     .iter()
                     .filter(|r| r.constrained)
@@ -257,12 +307,15 @@ fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>)> {
                         cap - cap.min(u64::from(r.count))
                     })
                     .sum();
-                found.push((v, spare, d));
+                found.push((std::cmp::Reverse(total), v, spare, d, counts.clone()));
                 break;
             }
         }
     }
-    found.into_iter().min().map(|(v, _, d)| (d, v))
+    found
+        .into_iter()
+        .min()
+        .map(|(_, v, _, d, counts)| (d, v, counts))
 }
 
 /// The vector of the nodes `used` in a domain at `depth`: the blocks and racks below
@@ -350,7 +403,7 @@ fn feasible(case: &Case) -> bool {
     domains.dedup();
     domains
         .iter()
-        .any(|d| fits(case, &|n: &NodeCase| n.at(case.required) == *d))
+        .any(|d| fits(&at_minimum(case), &|n: &NodeCase| n.at(case.required) == *d))
 }
 
 fn check(case: &Case) -> Result<(), TestCaseError> {
@@ -378,7 +431,11 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
                 prop_assert!(p.search_complete());
                 launcher_stays_close(case, p)?;
                 let best = most_compact(case);
-                prop_assert_eq!(Some(measured(case, p)), best, "least vector: {}", p);
+                let (domain, vector) = measured(case, p);
+                let placed: Vec<u8> = (0..case.roles.len())
+                    .map(|i| p.placed(&format!("x{i}")).unwrap() as u8)
+                    .collect();
+                prop_assert_eq!(Some((domain, vector, placed)), best, "least vector: {}", p);
                 let again = inv.place_with(&mut solver, &c).unwrap();
                 prop_assert_eq!(again.placement(), Some(p), "deterministic");
             }
@@ -408,6 +465,7 @@ fn the_oracle_sees_per_node_rounding() {
     };
     let role = |count| RoleCase {
         count,
+        min: count,
         gpu: 2,
         cpu: 0,
         constrained: true,

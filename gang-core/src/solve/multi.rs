@@ -59,6 +59,8 @@ pub(crate) struct Candidates {
     list: Vec<Cand>,
     /// `list[..ranked_to]` is in rank order, and before the rest.
     ranked_to: usize,
+    /// How many [`sort_candidates`] ranks next.
+    chunk: usize,
     /// `[slot * width + l]`: a lower bound on each candidate's vector (each role at
     /// its minimum): the peaks', its node entry raised by [`Solver::strengthen`].
     lowers: Vec<u32>,
@@ -172,9 +174,10 @@ impl Solver {
         self.s.candidates.unconstrained_upper = unconstrained_upper;
         rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
         if aim == Aim::Compact {
-            self.strengthen(inv, c, t);
+            self.strengthen(inv, c, t, 0, None);
         }
         self.s.candidates.ranked_to = 0;
+        self.s.candidates.chunk = RANKED_FIRST;
         sort_candidates(&mut self.s.candidates, width(inv, t), c.policy);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, aim, budget) {
@@ -237,27 +240,36 @@ impl Solver {
         let elastic = c.roles.iter().any(|r| r.min < r.count);
         let mut best: Option<Best> = None;
         let mut counts: SmallVec<[u64; 4]> = SmallVec::from_elem(0, c.roles.len());
+        // The best's members the bounds were last raised for (elastic gangs).
+        let mut tie = None;
         for ci in 0..self.s.candidates.list.len() {
             if ci == self.s.candidates.ranked_to {
                 sort_candidates(&mut self.s.candidates, w, c.policy);
             }
-            let cand = self.s.candidates.list[ci];
+            let mut cand = self.s.candidates.list[ci];
             if let Some(b) = best {
                 if cand.upper < b.total {
                     break;
                 }
+                // Elastic gangs: a domain that ties on members holds more than the
+                // roles' minimum counts, which raises its bound.
+                if elastic && aim == Aim::Compact && tie != Some(b.total) {
+                    self.strengthen(inv, c, t, ci, Some(b.total));
+                    tie = Some(b.total);
+                    // Ranked again by the raised bounds.
+                    let cands = &mut self.s.candidates;
+                    cands.ranked_to = ci;
+                    sort_candidates(cands, w, c.policy);
+                    cand = cands.list[ci];
+                }
                 // A domain that can at most tie on members must beat the best on its
                 // vector's lower bound (fewer members never need a larger vector) or on
-                // policy. Without elastic roles every candidate can take them all, and
-                // the later ones have no smaller bound, nor a better policy on an equal
-                // one.
+                // policy; the later ones that can at most tie have no smaller bound,
+                // nor a better policy on an equal one.
                 let at = cand.slot as usize * w;
                 let lower = &self.s.candidates.lowers[at..at + w];
                 let contender = b.loses_to(lower, cand.score, cand.index, c.policy);
                 if cand.upper == b.total && !contender {
-                    if elastic {
-                        continue;
-                    }
                     break;
                 }
                 // Elastic gangs: a domain whose nodes cannot hold as many members as the
@@ -407,7 +419,7 @@ impl Solver {
     ) -> u32 {
         let w = width(inv, scope.depth);
         let mut most = 0u32;
-        for (r, x) in node_groups(c, scope.depth, count) {
+        for (r, _, x) in node_groups(c, scope.depth, |r| (0, count(r))) {
             let Solver { s, cache, .. } = self;
             let nodes = with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
                 fewest_in(caps, scope.depth, w, scope.index, x)
@@ -417,18 +429,32 @@ impl Solver {
         most
     }
 
-    /// Raises the node entry of every candidate's lower bound (at depth `t`) to
-    /// [`Solver::fewest_nodes`] of the roles' minimum counts.
-    fn strengthen(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) {
+    /// Raises the node entry of the lower bound of candidates `from..` (at depth `t`)
+    /// to [`Solver::fewest_nodes`] of the members each group of roles must have: at
+    /// least its minimum counts, and when the candidates can at most tie with a best
+    /// domain of `tie` members, what that leaves after the other roles' counts.
+    fn strengthen(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        t: Depth,
+        from: usize,
+        tie: Option<u64>,
+    ) {
         let w = width(inv, t);
         if w == 0 || c.has_slices() {
             return;
         }
-        for (r, x) in node_groups(c, t, |r| u64::from(c.roles[r].min)) {
+        let all: u64 = c.roles.iter().map(|r| u64::from(r.count)).sum();
+        let pairs = |r: usize| (u64::from(c.roles[r].min), u64::from(c.roles[r].count));
+        for (r, least, most) in node_groups(c, t, pairs) {
+            // The members a tying candidate's group must hold: the tie less every
+            // other role's members.
+            let x = tie.map_or(least, |tie| least.max(tie.saturating_sub(all - most)));
             let Solver { s, cache, .. } = self;
             let Candidates { list, lowers, .. } = &mut s.candidates;
             with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
-                for cand in list.iter() {
+                for cand in &list[from..] {
                     let k = fewest_in(caps, t, w, cand.index, x);
                     let node = &mut lowers[cand.slot as usize * w + w - 1];
                     *node = (*node).max(k);
@@ -696,8 +722,10 @@ fn rank_candidates(
 /// among domains that tie on members, the first whose vector meets its bound ends the
 /// search).
 ///
-/// Only the first [`RANKED_FIRST`] are put in order (selected in linear time): a query
-/// usually stops among them; [`Candidates::ranked_to`] says how far the order holds.
+/// Only the next few after [`Candidates::ranked_to`] are put in order (selected in
+/// linear time), [`RANKED_FIRST`] the first time and twice as many each time after: a
+/// query usually stops among the first, and one that goes through them all sorts them
+/// in `O(n log n)` in all.
 fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
     let Candidates { list, lowers, .. } = cands;
     let lower = |c: &Cand| &lowers[c.slot as usize * w..c.slot as usize * w + w];
@@ -713,10 +741,12 @@ fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
     };
     let from = cands.ranked_to;
     let rest = &mut list[from..];
-    if cands.ranked_to == 0 && rest.len() > RANKED_FIRST {
-        rest.select_nth_unstable_by(RANKED_FIRST, order);
-        rest[..RANKED_FIRST].sort_unstable_by(order);
-        cands.ranked_to = RANKED_FIRST;
+    let k = cands.chunk.max(RANKED_FIRST);
+    if rest.len() > k {
+        rest.select_nth_unstable_by(k, order);
+        rest[..k].sort_unstable_by(order);
+        cands.ranked_to = from + k;
+        cands.chunk = k * 2;
     } else {
         rest.sort_unstable_by(order);
         cands.ranked_to = list.len();
@@ -726,28 +756,29 @@ fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
 /// How many candidates [`sort_candidates`] ranks first.
 const RANKED_FIRST: usize = 16;
 
-/// The counted roles at depth `t` with members (`count(role)`), grouped for
-/// [`Solver::fewest_nodes`]: roles of one shape (requests, eligibility) and without
-/// `max_per_node` are one group, since a node holds as many of their members together
-/// as of one of them; each group as its first role and its members.
+/// The counted roles at depth `t`, grouped for [`Solver::fewest_nodes`]: roles of one
+/// shape (requests, eligibility) and without `max_per_node` are one group, since a node
+/// holds as many of their members together as of one of them. Each group as its first
+/// role and the sums of `count(role)`'s pairs over its roles (roles whose second is 0
+/// left out).
 fn node_groups(
     c: &Compiled,
     t: Depth,
-    count: impl Fn(usize) -> u64,
-) -> SmallVec<[(RoleIx, u64); 4]> {
-    let mut groups: SmallVec<[(RoleIx, u64); 4]> = SmallVec::new();
+    count: impl Fn(usize) -> (u64, u64),
+) -> SmallVec<[(RoleIx, u64, u64); 4]> {
+    let mut groups: SmallVec<[(RoleIx, u64, u64); 4]> = SmallVec::new();
     for (r, role) in c.indexed_roles() {
-        let x = count(r.ix());
-        if x == 0 || !counted(t, role.constrained) {
+        let (x, y) = count(r.ix());
+        if y == 0 || !counted(t, role.constrained) {
             continue;
         }
         let unlimited = |q: RoleIx| c.role(q).per_node == u32::MAX;
         let same = groups
             .iter_mut()
-            .find(|(q, _)| unlimited(*q) && unlimited(r) && cache::same_shape(c, *q, c, r));
+            .find(|(q, ..)| unlimited(*q) && unlimited(r) && cache::same_shape(c, *q, c, r));
         match same {
-            Some((_, members)) => *members += x,
-            None => groups.push((r, x)),
+            Some((_, a, b)) => (*a, *b) = (*a + x, *b + y),
+            None => groups.push((r, x, y)),
         }
     }
     groups
