@@ -260,7 +260,9 @@ fn most_compact(case: &Case) -> Option<(Vec<u8>, Vec<u32>, Vec<u8>)> {
     domains.sort();
     domains.dedup();
     let original = case;
-    let mut found: Vec<(std::cmp::Reverse<u32>, Vec<u32>, u64, Vec<u8>, Vec<u8>)> = Vec::new();
+    // (most members first, vector, spare, domain, counts) per domain.
+    type Found = (std::cmp::Reverse<u32>, Vec<u32>, u64, Vec<u8>, Vec<u8>);
+    let mut found: Vec<Found> = Vec::new();
     for d in domains {
         let Some(counts) = most_members(original, &|n: &NodeCase| n.at(depth) == d) else {
             continue;

@@ -107,22 +107,13 @@ impl Cache {
             && e.peaks
                 .iter()
                 .zip(&s.peaks)
-                .all(|(a, b)| a.len() == b.len())
-            && e.profiles.len() == s.profiles.len()
-            && e.profiles
-                .iter()
-                .zip(&s.profiles)
                 .all(|(a, b)| a.len() == b.len());
         let same = shaped && e.inventory.upgrade().is_some_and(|a| Arc::ptr_eq(&a, me));
         if !shaped {
             e.fits = vec![0; s.fits.len()];
             e.caps = s.caps.iter().map(|c| vec![0; c.len()]).collect();
             e.peaks = s.peaks.iter().map(|c| vec![0; c.len()]).collect();
-            e.profiles = s
-                .profiles
-                .iter()
-                .map(|c| vec![Profile::default(); c.len()])
-                .collect();
+            e.profiles = Vec::new();
             e.profiled = false;
         }
         swap_arrays(e, s);

@@ -23,6 +23,7 @@
 //!    (for elastic gangs such domains are skipped, as is one whose relaxation caps its
 //!    members below the best's).
 
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -59,8 +60,8 @@ pub(crate) struct Candidates {
     list: Vec<Cand>,
     /// `list[..ranked_to]` is in rank order, and before the rest.
     ranked_to: usize,
-    /// How many [`sort_candidates`] ranks next.
-    chunk: usize,
+    /// [`sort_candidates`] ranks only the first few next.
+    first: bool,
     /// `[slot * width + l]`: a lower bound on each candidate's vector (each role at
     /// its minimum): the peaks', its node entry raised by [`Solver::strengthen`].
     lowers: Vec<u32>,
@@ -140,13 +141,15 @@ impl Best {
 }
 
 /// A candidate domain: the most members it could take, its spare capacity, its index,
-/// and where its lower bound is in [`Candidates::lowers`].
+/// where its lower bound is in [`Candidates::lowers`], and that bound's first entry
+/// (0 for an empty vector), which ranks it quickly.
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     upper: u64,
     score: u64,
     index: u32,
     slot: u32,
+    lead: u32,
 }
 
 /// Greedy packing's role order, and the cached fits it patches for one role.
@@ -172,12 +175,20 @@ impl Solver {
             return budget.unplaced();
         };
         self.s.candidates.unconstrained_upper = unconstrained_upper;
-        rank_candidates(inv, c, t, unconstrained_upper, &mut self.s.candidates);
+        let bounds = aim == Aim::Compact;
+        rank_candidates(
+            inv,
+            c,
+            t,
+            unconstrained_upper,
+            bounds,
+            &mut self.s.candidates,
+        );
         if aim == Aim::Compact {
             self.strengthen(inv, c, t, 0, None);
         }
         self.s.candidates.ranked_to = 0;
-        self.s.candidates.chunk = RANKED_FIRST;
+        self.s.candidates.first = true;
         sort_candidates(&mut self.s.candidates, width(inv, t), c.policy);
         greedy_order(c, &mut self.s.greedy.order);
         match self.best_candidate(inv, c, t, aim, budget) {
@@ -258,7 +269,7 @@ impl Solver {
                     tie = Some(b.total);
                     // Ranked again by the raised bounds.
                     let cands = &mut self.s.candidates;
-                    cands.ranked_to = ci;
+                    (cands.ranked_to, cands.first) = (ci, true);
                     sort_candidates(cands, w, c.policy);
                     cand = cands.list[ci];
                 }
@@ -454,10 +465,13 @@ impl Solver {
             let Solver { s, cache, .. } = self;
             let Candidates { list, lowers, .. } = &mut s.candidates;
             with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
-                for cand in &list[from..] {
+                for cand in &mut list[from..] {
                     let k = fewest_in(caps, t, w, cand.index, x);
                     let node = &mut lowers[cand.slot as usize * w + w - 1];
                     *node = (*node).max(k);
+                    if w == 1 {
+                        cand.lead = *node;
+                    }
                 }
             });
         }
@@ -674,13 +688,15 @@ fn counted(t: Depth, constrained: bool) -> bool {
 }
 
 /// Phase 2: the candidate domains at `t`, with the most members their bounds allow,
-/// their spare capacity and the peaks' lower bound on their vectors (ranked by
-/// [`sort_candidates`] once [`Solver::strengthen`] has raised the bounds).
+/// their spare capacity and (with `bounds`, for the objective) the peaks' lower bound
+/// on their vectors (ranked by [`sort_candidates`] once [`Solver::strengthen`] has
+/// raised the bounds).
 fn rank_candidates(
     inv: &Inventory,
     c: &Compiled,
     t: Depth,
     unconstrained_upper: u64,
+    bounds: bool,
     cand: &mut Candidates,
 ) {
     cand.list.clear();
@@ -706,13 +722,16 @@ fn rank_candidates(
             score += cap - up;
         }
         let mut lower: Vector = [0; MAX_WIDTH];
-        cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower);
+        if bounds {
+            cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower);
+        }
         cand.lowers.extend_from_slice(&lower[..w]);
         cand.list.push(Cand {
             upper,
             score,
             index: scope.index,
             slot: cand.list.len() as u32,
+            lead: lower[0],
         });
     }
 }
@@ -722,17 +741,23 @@ fn rank_candidates(
 /// among domains that tie on members, the first whose vector meets its bound ends the
 /// search).
 ///
-/// Only the next few after [`Candidates::ranked_to`] are put in order (selected in
-/// linear time), [`RANKED_FIRST`] the first time and twice as many each time after: a
-/// query usually stops among the first, and one that goes through them all sorts them
-/// in `O(n log n)` in all.
+/// From [`Candidates::ranked_to`] on, only the next [`RANKED_FIRST`] are put in order
+/// (selected in linear time) the first time, all the rest the next: a query usually
+/// stops among the first.
 fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
     let Candidates { list, lowers, .. } = cands;
     let lower = |c: &Cand| &lowers[c.slot as usize * w..c.slot as usize * w + w];
     let order = |a: &Cand, b: &Cand| {
         b.upper
             .cmp(&a.upper)
-            .then_with(|| lower(a).cmp(lower(b)))
+            .then(a.lead.cmp(&b.lead))
+            .then_with(|| {
+                if w > 1 {
+                    lower(a).cmp(lower(b))
+                } else {
+                    Ordering::Equal
+                }
+            })
             .then_with(|| match policy {
                 Policy::MostFree => b.score.cmp(&a.score),
                 _ => a.score.cmp(&b.score),
@@ -741,16 +766,18 @@ fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
     };
     let from = cands.ranked_to;
     let rest = &mut list[from..];
-    let k = cands.chunk.max(RANKED_FIRST);
-    if rest.len() > k {
-        rest.select_nth_unstable_by(k, order);
-        rest[..k].sort_unstable_by(order);
-        cands.ranked_to = from + k;
-        cands.chunk = k * 2;
+    if rest.is_sorted_by(|a, b| order(a, b).is_le()) {
+        // Often so on a cluster of identical domains, in storage order.
+        cands.ranked_to = list.len();
+    } else if cands.first && rest.len() > RANKED_FIRST {
+        rest.select_nth_unstable_by(RANKED_FIRST, order);
+        rest[..RANKED_FIRST].sort_unstable_by(order);
+        cands.ranked_to = from + RANKED_FIRST;
     } else {
         rest.sort_unstable_by(order);
         cands.ranked_to = list.len();
     }
+    cands.first = false;
 }
 
 /// How many candidates [`sort_candidates`] ranks first.

@@ -70,10 +70,13 @@ impl Profile {
     }
 }
 
-/// Fills every domain's profile (`profiles[depth][domain]`) from the nodes' `fits`.
-pub(crate) fn fill(inv: &Inventory, fits: &[u32], profiles: &mut [Vec<Profile>]) {
-    for level in profiles.iter_mut() {
-        level.fill(Profile::default());
+/// Sizes and fills every domain's profile (`profiles[depth][domain]`) from the nodes'
+/// `fits`.
+pub(crate) fn fill(inv: &Inventory, fits: &[u32], profiles: &mut Vec<Vec<Profile>>) {
+    profiles.resize_with(inv.domains.len(), Vec::new);
+    for (level, domains) in profiles.iter_mut().zip(&inv.domains) {
+        level.clear();
+        level.resize(domains.len(), Profile::default());
     }
     for (n, &fit) in fits.iter().enumerate() {
         path(inv, n as u32, profiles, |p| p.add(fit));
@@ -90,9 +93,10 @@ pub(crate) fn moved(inv: &Inventory, n: u32, old: u32, fit: u32, profiles: &mut 
 
 /// Applies `f` to the profile of every domain above node `n`.
 fn path(inv: &Inventory, n: u32, profiles: &mut [Vec<Profile>], mut f: impl FnMut(&mut Profile)) {
-    for d in 0..=inv.leaf_depth(n) {
+    let depths = inv.leaf_depth(n) + 1;
+    for (d, level) in profiles.iter_mut().enumerate().take(depths) {
         if let Some(di) = inv.domain_of(n, d) {
-            f(&mut profiles[d][di as usize]);
+            f(&mut level[di as usize]);
         }
     }
 }

@@ -27,8 +27,8 @@ pub(crate) struct Capacities {
     /// [`peaks`](super::peaks). Only the cache's entries keep them current.
     pub peaks: Vec<Vec<u64>>,
     /// `[depth][domain]`: the domain's profile of fits (see
-    /// [`profile`](super::profile)), current only when `profiled` (and only in the
-    /// cache's entries).
+    /// [`profile`](super::profile)), sized and current only when `profiled` (only in
+    /// the cache's entries, once the objective asked for them).
     pub profiles: Vec<Vec<Profile>>,
     pub profiled: bool,
 }
@@ -40,7 +40,6 @@ impl Capacities {
             && self.fits.len() == inv.len()
             && self.caps.len() == inv.domains.len()
             && self.peaks.len() == inv.domains.len()
-            && self.profiles.len() == inv.domains.len()
         {
             return;
         }
@@ -54,11 +53,7 @@ impl Capacities {
             .enumerate()
             .map(|(d, l)| vec![0; l.len() * (nd - d)])
             .collect();
-        self.profiles = inv
-            .domains
-            .iter()
-            .map(|l| vec![Profile::default(); l.len()])
-            .collect();
+        self.profiles = Vec::new();
         self.profiled = false;
     }
 
