@@ -202,10 +202,8 @@ def test_lex_single_role_minimal(lex_runs):
 
 
 def test_lex_multi_role_minimal(lex_runs):
-    # CP-SAT's vector is the least over every domain. gang promises less for several
-    # roles (README, "The objective for several roles"): the least vector inside the
-    # chosen domain, domains compared by the vector's domain levels, then the policy.
-    # On these instances that is also the least overall; a change that breaks this
-    # only by a node count between equally compact domains should say so here.
+    # CP-SAT's vector is the least over every domain, and so is gang's wherever its
+    # search is complete (README, "The objective for several roles": whole vectors,
+    # node counts included, compare between domains).
     bad = _not_minimal(lex_runs, multi=True)
     assert bad == [], f"{len(bad)} not minimal (instance, gang's vector, CP-SAT's): {bad[:10]}"

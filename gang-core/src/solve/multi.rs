@@ -361,7 +361,8 @@ impl Solver {
     }
 
     /// The least vector of `counts` in `scope`, starting from the assignment packing
-    /// found (left in the attempt): proven by the peaks' bound when it meets it, else
+    /// found (left in the attempt): proven by the lower bound (the peaks', its node
+    /// entry raised to [`Solver::fewest_nodes`]) when it meets it, else
     /// by [`tighten`] (which only looks below `cutoff`, another domain's vector this
     /// one must beat, and is skipped when the bound already reaches it). With slices
     /// the packed assignment is kept as it is.
