@@ -292,13 +292,7 @@ mod tests {
 
     #[test]
     fn maxima_match_brute_force_and_the_relaxation_bounds_them() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::solve::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut w = Weights::default();
         for _ in 0..3000 {
             let k = 1 + next(4) as usize;

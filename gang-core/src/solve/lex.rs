@@ -1240,13 +1240,7 @@ mod tests {
 
     /// Random trees of up to 10 nodes (blocks, racks, some labels missing), random fits.
     fn random(seed: u64) -> Inventory {
-        let mut x = seed | 1;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::solve::xorshift(seed | 1);
         let len = 1 + next(10);
         let blocks = ["p", "q", "r"];
         let racks = ["a", "b", "c"];

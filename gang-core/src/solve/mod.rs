@@ -458,6 +458,17 @@ pub(crate) fn policy_prefers(policy: Policy, a: u64, b: u64) -> bool {
     }
 }
 
+/// A xorshift generator for the solver's randomized unit tests: `next(n)` is below `n`.
+#[cfg(test)]
+pub(crate) fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,13 +580,7 @@ mod tests {
             }
             best.map(|(placed, _, index)| (placed, index))
         }
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::solve::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..4000 {
             let len = usize::try_from(next(41)).unwrap();
             // Mostly too small, as on a busy cluster, with a few candidates.

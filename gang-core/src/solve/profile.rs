@@ -121,13 +121,7 @@ mod tests {
 
     #[test]
     fn the_fewest_nodes_agree_with_sorting_and_bound_it_for_large_fits() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % m
-        };
+        let mut next = crate::solve::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for case in 0..2000 {
             let large = case % 4 == 0;
             let n = 1 + next(40) as usize;

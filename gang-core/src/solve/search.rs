@@ -1434,13 +1434,7 @@ mod tests {
         // its own pattern order) and 2-3 roles: the search's verdict is the oracle's, in
         // each walk's value order and node order (the fullest-first walk also least
         // capable node first, with its own suffix bounds).
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = crate::solve::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let (mut placed, mut no_fit) = (0, 0);
         for _ in 0..1000 {
             let sizes = [5 + next(4) as i64, 8 + next(3) as i64];
