@@ -108,43 +108,26 @@ mod tests {
             nr: 1,
         };
         let (unit, prices) = ([1.0], [6.0, 4.0, 3.0]);
-        let (mut pattern, mut load) = (Vec::new(), Vec::new());
+        let mut pattern = Vec::new();
+        let mut run = |counts: &[u64], budget: &mut Budget| {
+            let mut load = Vec::new();
+            best_fit(
+                nodes,
+                counts,
+                &unit,
+                &prices,
+                &mut pattern,
+                &mut load,
+                budget,
+            )
+        };
         let mut budget = Budget::new(100);
-        let ok = best_fit(
-            nodes,
-            &[1, 2, 1],
-            &unit,
-            &prices,
-            &mut pattern,
-            &mut load,
-            &mut budget,
-        );
-        assert_eq!(ok, Some(false));
+        assert_eq!(run(&[1, 2, 1], &mut budget), Some(false));
         assert_eq!(budget.left(), 100 - 2 * 4, "two nodes looked at per member");
         // With too little work allowed it does not answer.
-        let mut budget = Budget::new(7);
-        let ok = best_fit(
-            nodes,
-            &[1, 2, 1],
-            &unit,
-            &prices,
-            &mut pattern,
-            &mut load,
-            &mut budget,
-        );
-        assert_eq!(ok, None);
+        assert_eq!(run(&[1, 2, 1], &mut Budget::new(7)), None);
         // Without the 3 it packs: the 6 on the 7, both 4s on the 10.
-        let mut budget = Budget::new(100);
-        let ok = best_fit(
-            nodes,
-            &[1, 2, 0],
-            &unit,
-            &prices,
-            &mut pattern,
-            &mut load,
-            &mut budget,
-        );
-        assert_eq!(ok, Some(true));
+        assert_eq!(run(&[1, 2, 0], &mut Budget::new(100)), Some(true));
         assert_eq!(pattern, [0, 2, 0, 1, 0, 0]);
     }
 
