@@ -58,6 +58,10 @@ pub(crate) struct Candidates {
     ids: Vec<u32>,
     /// Domains that may hold the gang, best first.
     list: Vec<Cand>,
+    /// Per role, its group's index in `reps` (`u32::MAX` for a role not counted), see
+    /// [`Candidates::group_roles`].
+    group: Vec<u32>,
+    reps: SmallVec<[RoleIx; 4]>,
     /// `list[..ranked_to]` is in rank order, and before the rest.
     ranked_to: usize,
     /// [`sort_candidates`] ranks only the first few next.
@@ -84,6 +88,44 @@ pub(crate) struct Candidates {
 }
 
 impl Candidates {
+    /// Groups the counted roles at depth `t` for [`Solver::fewest_nodes`] (into
+    /// `group` and `reps`): roles of one shape (requests, eligibility) and without
+    /// `max_per_node` are one group, since a node holds as many of their members
+    /// together as of one of them; each group is named by its first role.
+    fn group_roles(&mut self, c: &Compiled, t: Depth) {
+        let (group, reps) = (&mut self.group, &mut self.reps);
+        group.clear();
+        reps.clear();
+        let unlimited = |q: RoleIx| c.role(q).per_node == u32::MAX;
+        for (r, role) in c.indexed_roles() {
+            let g = if !counted(t, role.constrained) {
+                u32::MAX
+            } else if let Some(g) = reps
+                .iter()
+                .position(|&q| unlimited(q) && unlimited(r) && cache::same_shape(c, q, c, r))
+            {
+                g as u32
+            } else {
+                reps.push(r);
+                (reps.len() - 1) as u32
+            };
+            group.push(g);
+        }
+    }
+
+    /// Each group's first role and the sums over its roles of `count(role)`'s pairs.
+    fn group_sums(&self, count: impl Fn(usize) -> (u64, u64)) -> SmallVec<[(RoleIx, u64, u64); 4]> {
+        let mut sums: SmallVec<[(RoleIx, u64, u64); 4]> =
+            self.reps.iter().map(|&r| (r, 0, 0)).collect();
+        for (r, &g) in self.group.iter().enumerate() {
+            if let Some((_, a, b)) = sums.get_mut(g as usize) {
+                let (x, y) = count(r);
+                (*a, *b) = (*a + x, *b + y);
+            }
+        }
+        sums
+    }
+
     /// The per-level lower bound on the vector (`w` entries, into `out`) of a placement
     /// in candidate `scope` with `count(role)` members of each role, from the counted
     /// roles' peaks: a level needs at least `ceil(members / largest unit)` units for
@@ -176,6 +218,7 @@ impl Solver {
         };
         self.s.candidates.unconstrained_upper = unconstrained_upper;
         let bounds = aim == Aim::Compact;
+        self.s.candidates.group_roles(c, t);
         rank_candidates(
             inv,
             c,
@@ -419,7 +462,7 @@ impl Solver {
 
     /// A lower bound on the nodes that hold `count(role)` members of every counted role
     /// in `scope` (above the node level): for each group of counted roles (see
-    /// [`node_groups`]), the fewest of the domain's nodes, largest fits first, whose
+    /// [`Candidates::group_roles`]), the fewest of the domain's nodes, largest fits first, whose
     /// fits reach the group's members (from the profiles of the capacity cache);
     /// `u32::MAX` when they cannot.
     fn fewest_nodes(
@@ -431,7 +474,7 @@ impl Solver {
     ) -> u32 {
         let w = width(inv, scope.depth);
         let mut most = 0u32;
-        for (r, _, x) in node_groups(c, scope.depth, |r| (0, count(r))) {
+        for (r, _, x) in self.s.candidates.group_sums(|r| (0, count(r))) {
             let Solver { s, cache, .. } = self;
             let nodes = with_profiles(cache, &mut s.caps, inv, c, r, |caps| {
                 fewest_in(caps, scope.depth, w, scope.index, x)
@@ -459,7 +502,7 @@ impl Solver {
         }
         let all: u64 = c.roles.iter().map(|r| u64::from(r.count)).sum();
         let pairs = |r: usize| (u64::from(c.roles[r].min), u64::from(c.roles[r].count));
-        for (r, least, most) in node_groups(c, t, pairs) {
+        for (r, least, most) in self.s.candidates.group_sums(pairs) {
             // The members a tying candidate's group must hold: the tie less every
             // other role's members.
             let x = tie.map_or(least, |tie| least.max(tie.saturating_sub(all - most)));
@@ -783,34 +826,6 @@ fn sort_candidates(cands: &mut Candidates, w: usize, policy: Policy) {
 
 /// How many candidates [`sort_candidates`] ranks first.
 const RANKED_FIRST: usize = 16;
-
-/// The counted roles at depth `t`, grouped for [`Solver::fewest_nodes`]: roles of one
-/// shape (requests, eligibility) and without `max_per_node` are one group, since a node
-/// holds as many of their members together as of one of them. Each group as its first
-/// role and the sums of `count(role)`'s pairs over its roles (roles whose second is 0
-/// left out).
-fn node_groups(
-    c: &Compiled,
-    t: Depth,
-    count: impl Fn(usize) -> (u64, u64),
-) -> SmallVec<[(RoleIx, u64, u64); 4]> {
-    let mut groups: SmallVec<[(RoleIx, u64, u64); 4]> = SmallVec::new();
-    for (r, role) in c.indexed_roles() {
-        let (x, y) = count(r.ix());
-        if y == 0 || !counted(t, role.constrained) {
-            continue;
-        }
-        let unlimited = |q: RoleIx| c.role(q).per_node == u32::MAX;
-        let same = groups
-            .iter_mut()
-            .find(|(q, ..)| unlimited(*q) && unlimited(r) && cache::same_shape(c, *q, c, r));
-        match same {
-            Some((_, a, b)) => (*a, *b) = (*a + x, *b + y),
-            None => groups.push((r, x, y)),
-        }
-    }
-    groups
-}
 
 /// `f` over role `r`'s cached capacities (lent into `caps`), their profiles filled.
 fn with_profiles<T>(
