@@ -97,6 +97,8 @@ pub(crate) struct Compact {
     phase: Vec<bool>,
     /// The nodes not yet decided, for the node level's bound.
     avail: Avail,
+    /// Scratch for [`SearchSpace::tree_order`]: the candidates outside the domain.
+    outside: Vec<u32>,
 }
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
@@ -334,9 +336,13 @@ impl SearchSpace {
         };
         // Rooms per unit: candidates sorted by their units, summed per group.
         let inside_of = |p: usize| (start..end).contains(&self.nodes[p].0);
-        let mut by_unit: Vec<u32> = (0..self.nodes.len() as u32)
-            .filter(|&p| inside_of(p as usize))
-            .collect();
+        // The buffers of the last order, reused.
+        let mut by_unit = std::mem::take(&mut self.order);
+        by_unit.clear();
+        by_unit.extend((0..self.nodes.len() as u32).filter(|&p| inside_of(p as usize)));
+        let mut outside = std::mem::take(&mut cx.outside);
+        outside.clear();
+        outside.extend((0..self.nodes.len() as u32).filter(|&p| !inside_of(p as usize)));
         let chain = &cx.chain;
         let units = |p: u32| &chain[p as usize * g..p as usize * g + g];
         if g > 0 {
@@ -363,9 +369,6 @@ impl SearchSpace {
         let (fit, free, nodes, room) = (&self.fit, &self.free, &self.nodes, &cx.room);
         let fits = |a: u32| &fit[a as usize * k..a as usize * k + k];
         let frees = |a: u32| &free[a as usize * nr..a as usize * nr + nr];
-        let outside: Vec<u32> = (0..nodes.len() as u32)
-            .filter(|&p| !inside_of(p as usize))
-            .collect();
         let mut order = by_unit;
         order.sort_unstable_by(|&a, &b| {
             (0..g)
@@ -379,7 +382,6 @@ impl SearchSpace {
                 .then_with(|| frees(b).cmp(frees(a)))
                 .then(nodes[a as usize].cmp(&nodes[b as usize]))
         });
-        let mut outside = outside;
         outside.sort_unstable_by(|&a, &b| {
             fits(b)
                 .cmp(fits(a))
@@ -404,6 +406,7 @@ impl SearchSpace {
         cx.inside = order.len();
         order.extend_from_slice(&outside);
         self.order = order;
+        self.compact.outside = outside;
     }
 
     /// Units, their ends and the largest unit capacity that follows, in search order
