@@ -132,11 +132,17 @@ mod tests {
             for &f in &fits {
                 p.add(f);
             }
-            // Moving a node keeps the profile equal to one built afresh.
+            // Moving a node to another fit gives the profile built afresh from the
+            // changed fits.
+            let to = next(80) as u32;
             let mut moved = p;
             moved.remove(fits[0]);
-            moved.add(fits[0]);
-            assert_eq!(moved, p);
+            moved.add(to);
+            let mut afresh = Profile::default();
+            for &f in std::iter::once(&to).chain(&fits[1..]) {
+                afresh.add(f);
+            }
+            assert_eq!(moved, afresh, "case {case}: {} -> {to}", fits[0]);
             let peak = u64::from(*fits.iter().max().unwrap());
             let total: u64 = fits.iter().map(|&f| u64::from(f)).sum();
             for x in [0, 1, total / 3, total / 2, total, total + 1] {
