@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use gang_core::diagnosis::{LevelStatus, Part};
 use gang_core::Quantity;
 use gang_kube::{CheckStatus, Framework, RoleExclusions, TopologyChoice};
 use serde::Serialize;
@@ -107,48 +108,9 @@ fn to_yaml(v: &serde_json::Value) -> serde_yaml_ng::Value {
     }
 }
 
-/// An amount for people: cores for `cpu` (`500m`, `96`), binary units for bytes
-/// (`memory`, `ephemeral-storage`, `hugepages-*`: `16Gi`, `1.5Ti`), else the quantity.
-///
-/// ```
-/// use gang_cli::render::human;
-/// use gang_core::Quantity;
-/// let q = |s| Quantity::parse(s).unwrap();
-/// assert_eq!(human("memory", q("1Ti")), "1Ti");
-/// assert_eq!(human("memory", q("1536Mi")), "1.5Gi");
-/// assert_eq!(human("memory", q("100")), "100");
-/// assert_eq!(human("cpu", q("500m")), "500m");
-/// assert_eq!(human("nvidia.com/gpu", q("8")), "8");
-/// ```
-pub fn human(resource: &str, q: Quantity) -> String {
-    let bytes = resource == "memory"
-        || resource == "ephemeral-storage"
-        || resource.starts_with("hugepages-");
-    if !bytes || q.millis() % 1000 != 0 {
-        return q.to_string();
-    }
-    let b = q.millis() / 1000;
-    for (unit, shift) in [("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
-        let u = 1u64 << shift;
-        if b >= u {
-            return if b % u == 0 {
-                format!("{}{unit}", b / u)
-            } else {
-                let tenths = (b as u128 * 10 + u as u128 / 2) / u as u128;
-                if tenths % 10 == 0 {
-                    format!("{}{unit}", tenths / 10)
-                } else {
-                    format!("{}.{}{unit}", tenths / 10, tenths % 10)
-                }
-            };
-        }
-    }
-    b.to_string()
-}
-
 fn shape(r: &gang_kube::Resources) -> String {
     r.iter()
-        .map(|(k, v)| format!("{k} {}", human(k, *v)))
+        .map(|(k, v)| format!("{k} {}", v.human(k)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -398,6 +360,8 @@ fn status_word(s: &Style, st: CheckStatus) -> String {
     }
 }
 
+/// A role's excluded nodes: why the cordoned ones are, as Kubernetes says it, then
+/// gang-core's causes in its words.
 fn exclusion_parts(x: &RoleExclusions) -> Vec<String> {
     let mut parts = Vec::new();
     if x.not_ready > 0 {
@@ -409,85 +373,22 @@ fn exclusion_parts(x: &RoleExclusions) -> Vec<String> {
     if x.outside_flavor > 0 {
         parts.push(format!("{} outside the ResourceFlavor", x.outside_flavor));
     }
-    for (k, n) in &x.taints {
-        parts.push(format!("{n} taint {k}"));
-    }
-    for (k, n) in &x.selector {
-        parts.push(format!("{n} selector {k}"));
-    }
-    for (k, n) in &x.missing_level {
-        parts.push(format!("{n} missing label {k}"));
-    }
-    for (k, n) in &x.too_small {
-        parts.push(format!("{n} too small in {k}"));
-    }
-    for (k, n) in &x.short_now {
-        parts.push(format!("{n} short of {k} now"));
-    }
+    parts.extend(x.causes.iter().map(ToString::to_string));
     parts
 }
 
-fn fits_text(row: &LevelRow) -> String {
-    row.fits
-        .iter()
-        .map(|f| {
-            if row.status == "fits" && u64::from(f.count) == f.fits {
-                format!("fits all {} {}", f.count, f.role)
-            } else if row.status == "fits" {
-                format!(
-                    "fits {} of {} {} (minimum {})",
-                    f.fits, f.count, f.role, f.needed
-                )
-            } else {
-                format!(
-                    "fits {} of {} {}",
-                    f.fits.min(u64::from(f.needed)),
-                    f.needed,
-                    f.role
-                )
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn level_line(s: &Style, row: &LevelRow, name_w: usize, dom_w: usize) -> String {
-    let none = row.status != "fits" && row.fits.iter().all(|f| f.fits == 0);
-    let mut text = match row.status {
-        "invalid" => format!("not asked: {}", row.message.as_deref().unwrap_or("")),
-        _ if row.fits.is_empty() => "no constrained role".to_owned(),
-        _ if none => format!(
-            "{}: no node in it can take one member now (see the nodes by role)",
-            fits_text(row)
-        ),
-        _ => fits_text(row),
-    };
-    if !row.short_of.is_empty() && row.status != "fits" && !none {
-        let _ = write!(text, "; short of {}", row.short_of.join(", "));
-    }
-    if let Some(r) = row.reason {
-        let why = match r {
-            "fragmented" => "enough of each resource, not together on the same nodes",
-            "slices" => "room for the members, not in whole slices",
-            "roles_together" => "each role fits alone, not all together",
-            "undecided" => "the search ran out of budget",
-            other => other,
-        };
-        let _ = write!(text, "; {why}");
-    }
-    if !row.dropped_slices.is_empty() {
-        let _ = write!(text, " (without slices {})", row.dropped_slices.join(", "));
-    }
-    let domain = if row.domain.is_empty() {
+    let r = &row.report;
+    let domain = if r.domain.is_empty() {
         "—".to_owned()
     } else {
-        row.domain.clone()
+        r.domain.clone()
     };
-    let mark = if row.requested { "  ← requested" } else { "" };
-    let line = format!("  {:<name_w$}  {:<dom_w$}  {text}{mark}", row.name, domain);
-    match row.status {
-        "fits" => s.green(&line),
-        "invalid" => s.dim(&line),
+    let mark = if r.requested { "  ← requested" } else { "" };
+    let line = format!("  {:<name_w$}  {:<dom_w$}  {r}{mark}", row.name, domain);
+    match r.status {
+        LevelStatus::Fits => s.green(&line),
+        LevelStatus::Invalid => s.dim(&line),
         _ => line,
     }
 }
@@ -607,7 +508,7 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
         let dom_w = r
             .levels
             .iter()
-            .map(|l| l.domain.chars().count().max(1))
+            .map(|l| l.report.domain.chars().count().max(1))
             .max()
             .unwrap_or(1)
             .min(40);
@@ -630,7 +531,23 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
             };
             format!("in {place}: {}", assignments_text(&a.assignments))
         }
-        _ => a.message.clone().unwrap_or_default(),
+        // The table above shows the best domain, the nodes by role the exclusions, and
+        // the Relax lines below the relaxations: the rest of gang-core's paragraph.
+        _ => match &r.diagnosis {
+            Some(d) => d
+                .sentences()
+                .into_iter()
+                .filter(|(p, _)| {
+                    !matches!(
+                        p,
+                        Part::Best | Part::Excluded | Part::Relaxation | Part::FewerMembers
+                    )
+                })
+                .map(|(_, s)| s)
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => a.message.clone().unwrap_or_default(),
+        },
     };
     let plain_head = match a.status {
         "placed" | "undecided" | "invalid" => a.status,
@@ -639,7 +556,11 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     let body = wrap_at(&body, 13 + plain_head.chars().count() + 2, ind);
     let _ = writeln!(out, "{} {head}: {body}", label(s, "Answer"));
     for x in &r.relaxations {
-        let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&x.message, ind));
+        let text = match &x.field {
+            Some(f) => format!("{} (the minimum is {f})", x.message),
+            None => x.message.clone(),
+        };
+        let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&text, ind));
     }
     let _ = writeln!(
         out,
@@ -748,7 +669,7 @@ pub fn topology_text(r: &TopologyReport, s: &Style) -> String {
                 .map(|res| {
                     let f = x.d.free.get(res).copied().unwrap_or_default();
                     let a = x.d.allocatable.get(res).copied().unwrap_or_default();
-                    format!("{}/{}", human(res, f), human(res, a))
+                    format!("{}/{}", f.human(res), a.human(res))
                 })
                 .collect()
         })

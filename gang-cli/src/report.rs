@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use gang_core::diagnosis::{DomainReport, Shortfall};
-use gang_core::{Gang, Inventory, Outcome, Placement, HOSTNAME_LEVEL};
+use gang_core::diagnosis::{LevelReport, Part};
+use gang_core::{Diagnosis, Gang, Outcome, HOSTNAME_LEVEL};
 use gang_kube::{
     workloads, Check, Cluster, ClusterOptions, ExcludedNode, Framework, LevelCoverage, Objects,
     PodCounts, Resources, RoleExclusions, TopologyChoice, TopologySource, WorkloadGang,
@@ -137,42 +137,16 @@ pub struct ObjectsFound {
     pub workloads: Vec<String>,
 }
 
-/// How the best domain of one level does (a row of `explain`).
+/// How the best domain of one level does (a row of `explain`): gang-core's
+/// [`LevelReport`], with the level's short name.
 #[derive(Debug, Clone, Serialize)]
 pub struct LevelRow {
-    /// Level key (`kubernetes.io/hostname` for the node row).
-    pub level: String,
     /// Short name (`rack`, `node`).
     pub name: String,
-    /// The level the workload asks for.
-    pub requested: bool,
-    /// `fits` (some domain holds the gang), `short` (none does), `undecided`, `invalid`.
-    pub status: &'static str,
-    /// The domain: where it would go, or the closest one.
-    pub domain: String,
-    /// Per constrained role: members that fit in that domain and members needed.
-    pub fits: Vec<FitRow>,
-    /// Resources short in that domain.
-    pub short_of: Vec<String>,
-    /// Why, when no single resource is short (`fragmented`, `slices`, `roles_together`).
-    pub reason: Option<&'static str>,
-    /// Slices of a coarser level left out to ask about this level.
-    pub dropped_slices: Vec<String>,
-    /// For `invalid`: gang-core's message.
-    pub message: Option<String>,
-}
-
-/// Members of one role in a domain.
-#[derive(Debug, Clone, Serialize)]
-pub struct FitRow {
-    /// Role.
-    pub role: String,
-    /// Members that fit (at most `count`).
-    pub fits: u64,
-    /// Members needed (the role's minimum).
-    pub needed: u32,
-    /// Members the role has.
-    pub count: u32,
+    /// gang-core's row (`level`, `requested`, `status`, `domain`, `fits`, `short_of`,
+    /// `reason`, `dropped_slices`, `message`).
+    #[serde(flatten)]
+    pub report: LevelReport,
 }
 
 /// A change to the request that would place the workload now.
@@ -184,10 +158,12 @@ pub struct Relaxation {
     pub level: Option<String>,
     /// The domain.
     pub domain: String,
-    /// Members it would place (`fewer_members`: the smaller minimum).
+    /// Members it would place (`fewer_members`: the smaller minimum's placement).
     pub members: u64,
-    /// One sentence.
+    /// gang-core's sentence.
     pub message: String,
+    /// The workload's field that sets the minimum (`fewer_members` only).
+    pub field: Option<String>,
 }
 
 /// The answer part of `explain`.
@@ -240,6 +216,9 @@ pub struct ExplainReport {
     pub error: Option<ErrorDocument>,
     #[serde(skip)]
     pub(crate) failure: Option<CliError>,
+    /// gang-core's diagnosis when it does not fit (its sentences word the answer).
+    #[serde(skip)]
+    pub(crate) diagnosis: Option<Diagnosis>,
 }
 
 /// What offline objects cannot show.
@@ -476,233 +455,44 @@ pub fn short_level(key: &str) -> &str {
     key.rsplit('/').next().unwrap_or(key)
 }
 
-/// `gang` with `level` required (and no preference), keeping the slices at or inside
-/// it; the slices left out are returned.
-fn at_level(gang: &Gang, level: &str, levels: &[String]) -> (Gang, Vec<String>) {
-    let depth = |l: &str| {
-        if l == HOSTNAME_LEVEL {
-            usize::MAX
-        } else {
-            levels.iter().position(|x| x == l).unwrap_or(usize::MAX)
-        }
-    };
-    let mut g = Gang::new(gang.get_name()).policy(gang.get_policy());
-    for r in gang.get_roles() {
-        g = g.role(r.clone());
-    }
-    g = g.required(level);
-    let mut dropped = Vec::new();
-    for s in &gang.get_topology().slices {
-        if depth(&s.level) >= depth(level) {
-            g = g.slice(s.level.clone(), s.size);
-        } else {
-            dropped.push(format!("{} of {}", short_level(&s.level), s.size));
-        }
-    }
-    (g, dropped)
-}
-
-fn fit_rows(gang: &Gang, best: Option<&DomainReport>, placed: Option<&Placement>) -> Vec<FitRow> {
-    gang.get_roles()
-        .iter()
-        .filter(|r| r.is_constrained())
-        .map(|r| {
-            let needed = r.get_min_count().unwrap_or(r.get_count());
-            let fits = match (placed, best) {
-                (Some(p), _) => u64::from(p.placed(r.get_name()).unwrap_or(0)),
-                (None, Some(b)) => b
-                    .fits
-                    .iter()
-                    .find(|f| f.role == r.get_name())
-                    .map_or(0, |f| f.fits.min(u64::from(r.get_count()))),
-                (None, None) => 0,
-            };
-            FitRow {
-                role: r.get_name().to_owned(),
-                fits,
-                needed,
-                count: r.get_count(),
-            }
-        })
-        .collect()
-}
-
-/// The best domain of every level (outermost first, then one node), asking gang-core
-/// the gang with that level required.
-pub fn level_rows(inventory: &Inventory, gang: &Gang) -> Vec<LevelRow> {
-    let levels: Vec<String> = inventory.topology().levels().to_vec();
-    let mut keys: Vec<String> = levels
-        .iter()
-        .filter(|l| *l != HOSTNAME_LEVEL)
-        .cloned()
-        .collect();
-    keys.push(HOSTNAME_LEVEL.to_owned());
-    let t = gang.get_topology();
-    let requested = t.required.clone().or_else(|| t.preferred.clone());
-    keys.iter()
-        .map(|key| {
-            let (g, dropped) = at_level(gang, key, &levels);
-            let mut row = LevelRow {
-                level: key.clone(),
-                name: short_level(key).to_owned(),
-                requested: requested.as_deref() == Some(key.as_str()),
-                status: "short",
-                domain: String::new(),
-                fits: Vec::new(),
-                short_of: Vec::new(),
-                reason: None,
-                dropped_slices: dropped,
-                message: None,
-            };
-            match inventory.place(&g) {
-                Ok(Outcome::Placed(p)) => {
-                    row.status = "fits";
-                    row.domain = p.domain_path();
-                    if row.domain.is_empty() && key == HOSTNAME_LEVEL {
-                        row.domain = p
-                            .node_counts()
-                            .first()
-                            .map(|(n, _)| (*n).to_owned())
-                            .unwrap_or_default();
-                    }
-                    row.fits = fit_rows(&g, None, Some(&p));
-                }
-                Ok(o @ (Outcome::Unschedulable(_) | Outcome::Undecided(_))) => {
-                    let undecided = matches!(o, Outcome::Undecided(_));
-                    let d = o.diagnosis().expect("not placed");
-                    if undecided {
-                        row.status = "undecided";
-                    }
-                    if let Some(b) = &d.best {
-                        row.domain = b.domain.clone();
-                        row.short_of = b.short_of.clone();
-                        row.reason = match b.reason {
-                            Shortfall::Resources => None,
-                            other => Some(other.as_str()),
-                        };
-                    }
-                    row.fits = fit_rows(&g, d.best.as_ref(), None);
-                }
-                Err(e) => {
-                    row.status = "invalid";
-                    row.message = Some(e.to_string());
-                }
-            }
-            row
-        })
-        .collect()
-}
-
-/// Lowers each constrained role's minimum to what the best domain holds and asks again:
-/// the elastic relaxation.
-fn fewer_members(
-    inventory: &Inventory,
-    gang: &Gang,
-    best: &DomainReport,
-) -> Option<(Placement, u64)> {
-    let t = gang.get_topology();
-    let mut g = Gang::new(gang.get_name()).policy(gang.get_policy());
-    let mut minimum = 0u64;
-    for r in gang.get_roles() {
-        let mut r = r.clone();
-        if r.is_constrained() {
-            let fits = best
-                .fits
-                .iter()
-                .find(|f| f.role == r.get_name())
-                .map_or(0, |f| f.fits.min(u64::from(r.get_count())));
-            let fits = u32::try_from(fits).ok()?;
-            if fits == 0 {
-                return None;
-            }
-            let needed = r.get_min_count().unwrap_or(r.get_count());
-            r.set_min_count(Some(fits.min(needed)));
-        }
-        minimum += u64::from(r.get_min_count().unwrap_or(r.get_count()));
-        g = g.role(r);
-    }
-    if let Some(l) = &t.required {
-        g = g.required(l.clone());
-    }
-    if let Some(l) = &t.preferred {
-        g = g.preferred(l.clone());
-    }
-    for s in &t.slices {
-        g = g.slice(s.level.clone(), s.size);
-    }
-    match inventory.place(&g) {
-        Ok(Outcome::Placed(p)) => Some((p, minimum)),
-        _ => None,
-    }
-}
-
-fn relaxations(
-    inventory: &Inventory,
-    gang: &Gang,
-    w: &WorkloadGang,
-    o: &Outcome,
-) -> Vec<Relaxation> {
-    let Some(d) = o.diagnosis() else {
+/// The relaxations of a diagnosis, as gang-core computed and worded them; the CLI adds
+/// the workload's minimum field to the elastic one.
+fn relaxations(w: &WorkloadGang, d: Option<&Diagnosis>) -> Vec<Relaxation> {
+    let Some(d) = d else {
         return Vec::new();
     };
+    let sentence = |part: Part| {
+        d.sentences()
+            .into_iter()
+            .find(|(p, _)| *p == part)
+            .map(|(_, s)| s)
+            .unwrap_or_default()
+    };
+    let needed: u64 = d.roles.iter().map(|r| u64::from(r.needed)).sum();
     let mut out = Vec::new();
-    let needed: u32 = d.roles.iter().map(|r| r.needed).sum();
-    let orig = d.level.as_deref().map(short_level);
-    if let (Some(r), Some(orig)) = (&d.relaxation, orig) {
-        let plural = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        let mut across = plural(r.spans, orig);
-        if r.outside > 0 {
-            across.push_str(&format!(
-                " and {} without a {orig} label",
-                plural(r.outside, "node")
-            ));
-        }
-        out.push(match &r.level {
-            Some(k) => Relaxation {
-                kind: "coarser_level",
-                level: Some(k.clone()),
-                domain: r.domain.clone(),
-                members: u64::from(needed),
-                message: format!(
-                    "require one {} instead of one {orig}: {} {} fits all {needed} now (across {across})",
-                    short_level(k),
-                    short_level(k),
-                    r.domain
-                ),
+    if let (Some(r), Some(_)) = (&d.relaxation, &d.level) {
+        out.push(Relaxation {
+            kind: if r.level.is_some() {
+                "coarser_level"
+            } else {
+                "without_topology"
             },
-            None => Relaxation {
-                kind: "without_topology",
-                level: None,
-                domain: String::new(),
-                members: u64::from(needed),
-                message: format!(
-                    "drop the topology requirement: all {needed} fit now, across {across}"
-                ),
-            },
+            level: r.level.clone(),
+            domain: r.domain.clone(),
+            members: needed,
+            message: sentence(Part::Relaxation),
+            field: None,
         });
     }
-    let elastic =
-        w.minimum < w.members || gang.get_roles().iter().any(|r| r.get_min_count().is_some());
-    if elastic {
-        if let Some(best) = &d.best {
-            if let Some((p, min)) = fewer_members(inventory, gang, best) {
-                let k = p.member_count();
-                let where_ = match p.level() {
-                    Some(l) => format!("{} {}", short_level(l), p.domain_path()),
-                    None => "the cluster".to_owned(),
-                };
-                out.push(Relaxation {
-                    kind: "fewer_members",
-                    level: p.level().map(str::to_owned),
-                    domain: p.domain_path(),
-                    members: k,
-                    message: format!(
-                        "an elastic group: with {} {min} instead of {}, {where_} takes {k} members now",
-                        w.minimum_field, w.minimum
-                    ),
-                });
-            }
-        }
+    if let Some(f) = &d.fewer_members {
+        out.push(Relaxation {
+            kind: "fewer_members",
+            level: f.level.clone(),
+            domain: f.domain.clone(),
+            members: f.members,
+            message: sentence(Part::FewerMembers),
+            field: Some(w.minimum_field.clone()),
+        });
     }
     out
 }
@@ -746,8 +536,8 @@ pub fn explain(
     let exclusions: Vec<RoleExclusions> =
         w.roles.iter().map(|r| cluster.exclusions(&w, r)).collect();
     let gang = cluster.gang_for(&w);
-    let outcome = match &gang {
-        Ok(_) => Some(cluster.place(&inventory, &w)),
+    let explained = match &gang {
+        Ok(_) => Some(cluster.explain(&inventory, &w)),
         Err(_) => None,
     };
     let mut report = ExplainReport {
@@ -773,9 +563,10 @@ pub fn explain(
         warnings: warnings(&cluster, &w, notes),
         error: None,
         failure: None,
+        diagnosis: None,
     };
-    let (gang, outcome) = match (gang, outcome) {
-        (Ok(g), Some(Ok(o))) => (g, o),
+    let explained = match (gang, explained) {
+        (Ok(_), Some(Ok(e))) => e,
         (Err(e), _) | (Ok(_), Some(Err(e))) => {
             let e = CliError::from(e);
             report.answer.message = Some(e.to_string());
@@ -783,10 +574,19 @@ pub fn explain(
             report.failure = Some(e);
             return Ok(report);
         }
-        (Ok(_), None) => unreachable!("placed whenever the gang was built"),
+        (Ok(_), None) => unreachable!("explained whenever the gang was built"),
     };
-    report.levels = level_rows(&inventory, &gang);
-    report.relaxations = relaxations(&inventory, &gang, &w, &outcome);
+    report.levels = explained
+        .levels
+        .into_iter()
+        .map(|l| LevelRow {
+            name: short_level(&l.level).to_owned(),
+            report: l,
+        })
+        .collect();
+    let outcome = explained.outcome;
+    report.relaxations = relaxations(&w, outcome.diagnosis());
+    report.diagnosis = outcome.diagnosis().cloned();
     let exit = status_exit(&outcome);
     report.status = outcome.status();
     report.exit_code = exit.code();

@@ -9,7 +9,7 @@ use crate::inventory::ix::NodeIx;
 use crate::inventory::{Inventory, POD, PODS};
 use crate::model::names::{check_label_value, check_object_name, check_qualified_name};
 use crate::model::{Error, TolerationOperator};
-use crate::model::{Gang, Policy, Role, SelectorOperator};
+use crate::model::{Gang, Policy, Requirement, Role, SelectorOperator};
 
 /// A role's position in its gang (the order the roles were given in), as members and
 /// reservations record it. A gang has at most `u16::MAX + 1` roles (checked when it is
@@ -687,18 +687,47 @@ pub(crate) fn eligibility(inv: &Inventory, role: &Role) -> Bitset {
 
 /// Nodes whose labels satisfy the role's selector and match expressions.
 pub(crate) fn selector_set(inv: &Inventory, role: &Role) -> Bitset {
-    let n = inv.len();
-    let mut set = Bitset::full(n);
-    let pair = |k: &str, v: &str| inv.label_set(k, v);
-    let key = |k: &str| inv.key_set(k);
-    for (k, v) in &role.node_selector {
-        match pair(k, v) {
-            Some(s) => s.and_into(&mut set),
-            None => return Bitset::new(n),
+    let mut set = Bitset::full(inv.len());
+    for term in selector_terms(role) {
+        restrict(inv, term, &mut set);
+    }
+    set
+}
+
+/// One term of a role's selector: a `node_selector` pair or a match expression.
+#[derive(Clone, Copy)]
+pub(crate) enum Term<'a> {
+    Pair(&'a str, &'a str),
+    Expr(&'a Requirement),
+}
+
+impl<'a> Term<'a> {
+    /// The label key the term is about.
+    pub(crate) fn key(self) -> &'a str {
+        match self {
+            Term::Pair(k, _) => k,
+            Term::Expr(e) => &e.key,
         }
     }
-    for e in &role.match_expressions {
-        match e.operator {
+}
+
+/// The terms of a role's selector, `node_selector` first, in the order given.
+pub(crate) fn selector_terms(role: &Role) -> impl Iterator<Item = Term<'_>> {
+    let pairs = role.node_selector.iter().map(|(k, v)| Term::Pair(k, v));
+    pairs.chain(role.match_expressions.iter().map(Term::Expr))
+}
+
+/// Keeps in `set` only the nodes that satisfy `term`.
+pub(crate) fn restrict(inv: &Inventory, term: Term<'_>, set: &mut Bitset) {
+    let n = inv.len();
+    let pair = |k: &str, v: &str| inv.label_set(k, v);
+    let key = |k: &str| inv.key_set(k);
+    match term {
+        Term::Pair(k, v) => match pair(k, v) {
+            Some(s) => s.and_into(set),
+            None => *set = Bitset::new(n),
+        },
+        Term::Expr(e) => match e.operator {
             SelectorOperator::In => {
                 let mut any = Bitset::new(n);
                 for v in &e.values {
@@ -711,25 +740,23 @@ pub(crate) fn selector_set(inv: &Inventory, role: &Role) -> Bitset {
             SelectorOperator::NotIn => {
                 for v in &e.values {
                     if let Some(s) = pair(&e.key, v) {
-                        s.and_not_into(&mut set);
+                        s.and_not_into(set);
                     }
                 }
             }
             SelectorOperator::Exists => match key(&e.key) {
-                Some(s) => s.and_into(&mut set),
-                None => return Bitset::new(n),
+                Some(s) => s.and_into(set),
+                None => *set = Bitset::new(n),
             },
             SelectorOperator::DoesNotExist => {
                 if let Some(s) = key(&e.key) {
-                    s.and_not_into(&mut set);
+                    s.and_not_into(set);
                 }
             }
-        }
+        },
     }
-    set
 }
 
-/// Nodes carrying a `NoSchedule`/`NoExecute` taint that no toleration of the role matches.
 pub(crate) fn untolerated_set(inv: &Inventory, role: &Role) -> Bitset {
     let mut set = Bitset::new(inv.len());
     for (taint, nodes) in &inv.taints {

@@ -124,9 +124,11 @@ pub mod document {
 /// exclusions by reason, slices, and the relaxation that would fit.
 pub mod diagnosis {
     pub use crate::answer::diagnosis::{
-        DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SearchProgress, Shortfall,
-        SliceReport,
+        DomainReport, ExclusionCause, ExclusionReason, Exclusions, FewerMembers, Relaxation,
+        RoleFit, RoleReport, SearchProgress, Shortfall, SliceReport,
     };
+    pub use crate::answer::explanation::{Explanation, LevelFit, LevelReport, LevelStatus};
+    pub use crate::answer::render::Part;
 }
 
 /// The README's Rust examples, run as doctests.

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use gang_core::diagnosis::{ExclusionCause, ExclusionReason, Explanation, RoleReport};
 use gang_core::{Gang, Inventory, Outcome, Quantity, Toleration, HOSTNAME_LEVEL};
 use serde::Serialize;
 
@@ -14,10 +15,13 @@ use crate::workload::{
 };
 
 /// Why nodes cannot take a member of one role, each node counted once under its first
-/// reason in this order: not ready, unschedulable, outside the ResourceFlavor, an
-/// untolerated taint (by key), the node selector or affinity (by label key), a missing
-/// topology label (constrained roles), too small even when empty (by resource), short
-/// of free capacity now (by resource).
+/// reason in this order: not ready, unschedulable, outside the ResourceFlavor (what
+/// gang-core counts as cordoned, split by why), the node selector or affinity (by label
+/// key), an untolerated taint (by key), a missing topology label (constrained roles),
+/// too small even when empty (by resource), short of free capacity now (by resource).
+/// Everything after the first three is gang-core's diagnosis
+/// ([`RoleReport::causes`](gang_core::diagnosis::RoleReport::causes)), never computed
+/// a second way here.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RoleExclusions {
     /// The role.
@@ -45,6 +49,9 @@ pub struct RoleExclusions {
     /// Nodes that could take one member if nothing ran on them (eligible and large
     /// enough).
     pub fits_empty: usize,
+    /// gang-core's causes, as it counts and words them (cordoned nodes are the three
+    /// counts above).
+    pub causes: Vec<ExclusionCause>,
 }
 
 impl RoleExclusions {
@@ -52,6 +59,18 @@ impl RoleExclusions {
     pub fn excluded(&self) -> usize {
         self.nodes - self.fits_now
     }
+}
+
+/// gang-core's rejection of the workload's request, on the workload object.
+fn request_error(w: &WorkloadGang, e: gang_core::Error) -> Error {
+    let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
+        .with_field(e.field().to_owned());
+    if let gang_core::Error::InvalidRequest { value, .. }
+    | gang_core::Error::Contradictory { value, .. } = &e
+    {
+        err = err.with_value(value.clone());
+    }
+    err.with_core(e)
 }
 
 fn at_object(kind: ErrorKind, r: &ObjectRef, reason: impl Into<String>) -> Error {
@@ -246,16 +265,18 @@ impl Cluster {
     /// a contradictory request), with gang-core's field (`gang.roles[worker].count`).
     pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
         let gang = self.gang_for(w)?;
-        inventory.place(&gang).map_err(|e| {
-            let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
-                .with_field(e.field().to_owned());
-            if let gang_core::Error::InvalidRequest { value, .. }
-            | gang_core::Error::Contradictory { value, .. } = &e
-            {
-                err = err.with_value(value.clone());
-            }
-            err.with_core(e)
-        })
+        inventory.place(&gang).map_err(|e| request_error(w, e))
+    }
+
+    /// As [`Cluster::place`], with everything `gang explain` shows beside the answer:
+    /// each role's excluded nodes by cause and the best domain of every level
+    /// (gang-core's [`Inventory::explain`]).
+    ///
+    /// # Errors
+    /// As [`Cluster::place`].
+    pub fn explain(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Explanation, Error> {
+        let gang = self.gang_for(w)?;
+        inventory.explain(&gang).map_err(|e| request_error(w, e))
     }
 
     /// Nodes that cannot take a member of `role`, by reason (see [`RoleExclusions`]).
@@ -293,68 +314,76 @@ impl Cluster {
     /// # Ok::<(), gang_kube::Error>(())
     /// ```
     pub fn exclusions(&self, w: &WorkloadGang, role: &MemberRole) -> RoleExclusions {
-        let extra = self.extra_tolerations(w);
-        let levels: Vec<String> = match (role.constrained, self.required_level(w).ok().flatten()) {
-            (true, Some(req)) if req != HOSTNAME_LEVEL => {
-                let all = self.topology.levels();
-                let d = self.depth(&req).min(all.len().saturating_sub(1));
-                all.get(..=d).map(<[String]>::to_vec).unwrap_or_default()
-            }
-            _ => Vec::new(),
-        };
         let mut x = RoleExclusions {
             role: role.name.clone(),
             nodes: self.info.len(),
             ..RoleExclusions::default()
         };
-        for (info, usage) in self.info.iter().zip(&self.usage) {
-            if let Some(e) = info.exclusions.first() {
-                match e {
-                    NodeExclusion::NotReady { .. } => x.not_ready += 1,
-                    NodeExclusion::Unschedulable => x.unschedulable += 1,
-                    NodeExclusion::OutsideFlavor { .. } => x.outside_flavor += 1,
-                }
-                continue;
+        // Cordoned in the inventory: said here by the Kubernetes reason.
+        for info in &self.info {
+            match info.exclusions.first() {
+                Some(NodeExclusion::NotReady { .. }) => x.not_ready += 1,
+                Some(NodeExclusion::Unschedulable) => x.unschedulable += 1,
+                Some(NodeExclusion::OutsideFlavor { .. }) => x.outside_flavor += 1,
+                None => {}
             }
-            if let Some(t) = info.taints.iter().find(|t| {
-                t.effect.excludes()
-                    && !role
-                        .tolerations
-                        .iter()
-                        .chain(&extra)
-                        .any(|tol| tol.tolerates(t))
-            }) {
-                *x.taints.entry(t.key.clone()).or_default() += 1;
-                continue;
-            }
-            if let Some(key) = failed_selector(role, &info.labels) {
-                *x.selector.entry(key).or_default() += 1;
-                continue;
-            }
-            if let Some(l) = levels.iter().find(|l| !info.labels.contains_key(*l)) {
-                *x.missing_level.entry(l.clone()).or_default() += 1;
-                continue;
-            }
-            let alloc = |k: &str| usage.allocatable.get(k).copied().unwrap_or(Quantity::ZERO);
-            if let Some((k, _)) = role.requests.iter().find(|(k, q)| alloc(k) < **q) {
-                *x.too_small.entry(k.clone()).or_default() += 1;
-                continue;
-            }
-            x.fits_empty += 1;
-            let free = |k: &str| {
-                Quantity::from_millis(
-                    alloc(k)
-                        .millis()
-                        .saturating_sub(usage.used.get(k).map_or(0, |q| q.millis())),
-                )
-            };
-            if let Some((k, _)) = role.requests.iter().find(|(k, q)| free(k) < **q) {
-                *x.short_now.entry(k.clone()).or_default() += 1;
-                continue;
-            }
-            x.fits_now += 1;
         }
+        let Some(report) = self.role_report(w, role) else {
+            return x;
+        };
+        for c in &report.causes {
+            let n = c.nodes as usize;
+            let key = c.key.clone();
+            match c.reason {
+                ExclusionReason::Taint => *x.taints.entry(key).or_default() += n,
+                ExclusionReason::Selector => *x.selector.entry(key).or_default() += n,
+                ExclusionReason::MissingLabel => *x.missing_level.entry(key).or_default() += n,
+                ExclusionReason::TooSmall => *x.too_small.entry(key).or_default() += n,
+                ExclusionReason::Full => {
+                    *x.short_now.entry(key).or_default() += n;
+                    x.fits_empty += n;
+                }
+                _ => {}
+            }
+        }
+        x.fits_now = report.fitting_nodes as usize;
+        x.fits_empty += x.fits_now;
+        x.causes = report
+            .causes
+            .into_iter()
+            .filter(|c| c.reason != ExclusionReason::Cordoned)
+            .collect();
         x
+    }
+
+    /// gang-core's report on `role`: of the workload's gang when it can be built, else
+    /// of the role alone (under the required level when it resolves); `None` when
+    /// gang-core rejects even that.
+    fn role_report(&self, w: &WorkloadGang, role: &MemberRole) -> Option<RoleReport> {
+        let inventory = self.inventory().ok()?;
+        if let Ok(gang) = self.gang_for(w) {
+            if let Ok(reports) = inventory.role_reports(&gang) {
+                return reports.into_iter().find(|r| r.role == role.name);
+            }
+        }
+        let alone = MemberRole {
+            min_count: None,
+            ..role.clone()
+        };
+        let required = self
+            .required_level(w)
+            .ok()
+            .flatten()
+            .filter(|_| role.constrained);
+        let gang = build_gang(
+            "role",
+            &[alone],
+            required.as_deref(),
+            None,
+            &[],
+            &self.extra_tolerations(w),
+        );
+        inventory.role_reports(&gang).ok()?.pop()
     }
 
     /// The checks that need the cluster: for each role, whether any node can hold one
@@ -387,7 +416,11 @@ impl Cluster {
         let mut out = Vec::new();
         for r in &w.roles {
             let x = self.exclusions(w, r);
-            let shape: Vec<String> = r.requests.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let shape: Vec<String> = r
+                .requests
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.human(k)))
+                .collect();
             let (status, message) = if x.fits_empty == 0 {
                 let mut why: Vec<String> = Vec::new();
                 for (k, n) in &x.too_small {
@@ -398,8 +431,9 @@ impl Cluster {
                         .max()
                         .unwrap_or(Quantity::ZERO);
                     why.push(format!(
-                        "{n} node(s) too small in {k} (largest allocatable {largest}, one member needs {})",
-                        r.requests.get(k).copied().unwrap_or(Quantity::ZERO)
+                        "{n} node(s) too small in {k} (largest allocatable {}, one member needs {})",
+                        largest.human(k),
+                        r.requests.get(k).copied().unwrap_or(Quantity::ZERO).human(k)
                     ));
                 }
                 for (k, n) in &x.taints {
@@ -462,25 +496,4 @@ impl Cluster {
         }
         out
     }
-}
-
-fn failed_selector(role: &MemberRole, labels: &BTreeMap<String, String>) -> Option<String> {
-    for (k, v) in &role.node_selector {
-        if labels.get(k) != Some(v) {
-            return Some(k.clone());
-        }
-    }
-    for q in &role.requirements {
-        let have = labels.get(&q.key);
-        let ok = match q.operator.as_str() {
-            "In" => have.is_some_and(|v| q.values.contains(v)),
-            "NotIn" => have.is_none_or(|v| !q.values.contains(v)),
-            "Exists" => have.is_some(),
-            _ => have.is_none(),
-        };
-        if !ok {
-            return Some(q.key.clone());
-        }
-    }
-    None
 }

@@ -940,7 +940,10 @@ fn standalone_gang(w: &WorkloadGang) -> Option<Gang> {
 // The checklist
 
 fn shape_text(r: &Resources) -> String {
-    let parts: Vec<String> = r.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let parts: Vec<String> = r
+        .iter()
+        .map(|(k, v)| format!("{k} {}", v.human(k)))
+        .collect();
     parts.join(", ")
 }
 

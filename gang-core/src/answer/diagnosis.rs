@@ -1,6 +1,4 @@
-//! Why a gang does not fit: structured data, and one readable paragraph.
-
-use std::fmt;
+//! Why a gang does not fit: structured data (its wording is in [`super::render`]).
 
 /// Why a valid gang cannot be placed now.
 ///
@@ -43,6 +41,13 @@ pub struct Diagnosis {
     pub best: Option<DomainReport>,
     /// What relaxing the required level would give now, if anything fits then.
     pub relaxation: Option<Relaxation>,
+    /// For an elastic gang (a role with a `min_count`): what the best domain takes now
+    /// with each constrained role's minimum lowered to what that domain holds.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub fewer_members: Option<FewerMembers>,
     /// Per slice level, how close the best domain comes.
     pub slices: Vec<SliceReport>,
     /// The exact multi-role search ran out of budget: a placement may exist.
@@ -132,6 +137,13 @@ pub struct RoleReport {
     pub fitting_nodes: u32,
     /// Nodes that cannot, by first reason.
     pub excluded: Exclusions,
+    /// The same nodes by first reason and what it is about (the taint's key, the
+    /// selector's label key, the level, the resource), in the order of [`Exclusions`]
+    /// and then by key; the counts of one reason add up to its count in `excluded`
+    /// (`too_small` is split into [`ExclusionReason::TooSmall`] and
+    /// [`ExclusionReason::Full`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub causes: Vec<ExclusionCause>,
     /// Requested resources that no node offers.
     pub unknown_resources: Vec<String>,
 }
@@ -186,6 +198,128 @@ impl Exclusions {
     pub fn total(&self) -> u32 {
         self.cordoned + self.selector + self.taint + self.missing_label + self.too_small
     }
+}
+
+/// Nodes excluded for a role for one reason about one thing: `3` nodes with the
+/// untolerated taint `dedicated`, `1` node short of `nvidia.com/gpu` now.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Taint, TaintEffect, Topology};
+/// use gang_core::diagnosis::{ExclusionCause, ExclusionReason};
+/// const GPU: &str = "nvidia.com/gpu";
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity(GPU, 8).used(GPU, 8))
+///     .node(NodeSpec::new("a2").label("rack", "a").capacity(GPU, 2))
+///     .node(NodeSpec::new("a3").label("rack", "a").capacity(GPU, 8)
+///         .taint(Taint::new("dedicated", "serving", TaintEffect::NoSchedule)))
+///     .build()?;
+/// let d = inv.place(&Gang::new("g").role(Role::new("w", 2).request(GPU, 4)).required("rack"))?;
+/// let d = d.diagnosis().unwrap();
+/// let causes: Vec<(ExclusionReason, &str, u32)> =
+///     d.roles[0].causes.iter().map(|c| (c.reason, c.key.as_str(), c.nodes)).collect();
+/// assert_eq!(causes, [
+///     (ExclusionReason::Taint, "dedicated", 1),
+///     (ExclusionReason::TooSmall, GPU, 1), // a2: 2 GPUs, never 4
+///     (ExclusionReason::Full, GPU, 1),     // a1: 8 GPUs, all in use now
+/// ]);
+/// assert_eq!(d.roles[0].causes[2].to_string(), "1 short of nvidia.com/gpu now");
+/// assert!(d.to_string().contains(
+///     "Nodes excluded for w: 1 with untolerated taint dedicated, \
+///      1 too small in nvidia.com/gpu, 1 short of nvidia.com/gpu now."), "{d}");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
+pub struct ExclusionCause {
+    /// The first reason that applies to these nodes.
+    pub reason: ExclusionReason,
+    /// What it is about: the taint key, the selector's label key, the missing level's
+    /// key, the resource (`pods`: pod slots); empty for cordoned nodes.
+    pub key: String,
+    /// Nodes.
+    pub nodes: u32,
+}
+
+/// Why a node cannot take a member of a role, in the order reasons are tried (each
+/// node is counted under the first that applies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum ExclusionReason {
+    /// Unschedulable (cordoned; a face may say why: not ready, outside a flavor).
+    Cordoned,
+    /// Fails the node selector or a match expression on this label key.
+    Selector,
+    /// Has a `NoSchedule`/`NoExecute` taint of this key that the role does not tolerate.
+    Taint,
+    /// Lacks the label of this level: outside every domain of it.
+    MissingLabel,
+    /// Its capacity of this resource is below one member's request: it never fits one.
+    TooSmall,
+    /// It could hold a member when empty, but too little of this resource is free now.
+    Full,
+}
+
+impl ExclusionReason {
+    /// A stable snake_case name (`"too_small"`), as in JSON and the bindings.
+    ///
+    /// ```
+    /// use gang_core::diagnosis::ExclusionReason;
+    /// assert_eq!(ExclusionReason::MissingLabel.as_str(), "missing_label");
+    /// assert_eq!(ExclusionReason::Full.as_str(), "full");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ExclusionReason::Cordoned => "cordoned",
+            ExclusionReason::Selector => "selector",
+            ExclusionReason::Taint => "taint",
+            ExclusionReason::MissingLabel => "missing_label",
+            ExclusionReason::TooSmall => "too_small",
+            ExclusionReason::Full => "full",
+        }
+    }
+}
+
+/// The elastic answer of a [`Diagnosis`]: with each constrained role's minimum lowered
+/// to what the best domain holds, where the gang goes now and how many members it gets.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// const GPU: &str = "nvidia.com/gpu";
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .node(NodeSpec::new("a1").label("rack", "a").capacity(GPU, 3))
+///     .node(NodeSpec::new("b1").label("rack", "b").capacity(GPU, 2))
+///     .build()?;
+/// let elastic = Role::new("w", 6).min_count(4).request(GPU, 1);
+/// let d = inv.place(&Gang::new("g").role(elastic).required("rack"))?;
+/// let d = d.diagnosis().unwrap();
+/// let f = d.fewer_members.as_ref().unwrap();
+/// assert_eq!((f.level.as_deref(), f.domain.as_str(), f.members, f.minimum), (Some("rack"), "a", 3, 3));
+/// assert!(d.to_string().contains("With a minimum of 3 instead of 4, rack a takes 3 members now."), "{d}");
+/// // A rigid gang (no min_count) gets no such answer.
+/// let rigid = Role::new("w", 4).request(GPU, 1);
+/// let d = inv.place(&Gang::new("g").role(rigid).required("rack"))?;
+/// assert_eq!(d.diagnosis().unwrap().fewer_members, None);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[non_exhaustive]
+pub struct FewerMembers {
+    /// The level it would be placed at (`None`: cluster-wide).
+    pub level: Option<String>,
+    /// The domain path (empty cluster-wide).
+    pub domain: String,
+    /// Members it would place.
+    pub members: u64,
+    /// The lowered minimum, over all roles.
+    pub minimum: u64,
+    /// The minimum asked for, over all roles.
+    pub needed: u64,
 }
 
 /// How much of the gang one domain can take: the best domain of a [`Diagnosis`].
@@ -258,19 +392,6 @@ pub struct RoleFit {
     pub fits: u64,
     /// Members required.
     pub needed: u32,
-}
-
-impl fmt::Display for RoleFit {
-    /// `3 of 4 worker` (never more than needed).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} of {} {}",
-            self.fits.min(u64::from(self.needed)),
-            self.needed,
-            self.role
-        )
-    }
 }
 
 /// The kind of shortfall in the best domain (see [`DomainReport::reason`]; slices are

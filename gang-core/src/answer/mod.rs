@@ -2,6 +2,7 @@
 //! [`Diagnosis`] (data) when it does not, and its wording in [`render`].
 
 pub(crate) mod diagnosis;
+pub(crate) mod explanation;
 pub(crate) mod placement;
 pub(crate) mod render;
 

@@ -1,62 +1,94 @@
-//! The diagnosis in words: one paragraph a person can act on. The data is in
-//! [`super::diagnosis`]; this module only words it.
+//! The answers in words: the one place where a diagnosis, a level row and an exclusion
+//! are worded. The data is in [`super::diagnosis`] and [`super::explanation`]; every
+//! face (the CLI, Python's `str()`, C and Go's text) shows these words, and a face that
+//! shows some parts elsewhere (a table of levels, a list of nodes by role) takes the
+//! other sentences from [`Diagnosis::sentences`].
 
 use std::fmt;
 
-use super::diagnosis::{Diagnosis, Shortfall};
+use super::diagnosis::{
+    Diagnosis, DomainReport, ExclusionCause, ExclusionReason, FewerMembers, RoleFit, Shortfall,
+};
+use super::explanation::{LevelFit, LevelReport, LevelStatus};
 use crate::model::names::short_level;
 
-impl fmt::Display for Diagnosis {
-    /// One paragraph: what was asked, the closest domain and what it lacks, the
-    /// cluster-wide fit, excluded nodes by reason, and what relaxing would give.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// What one sentence of a [`Diagnosis`] is about, in the order the paragraph says them.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+/// use gang_core::diagnosis::Part;
+/// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+///     .node(NodeSpec::new("a1").label("block", "b1").label("rack", "a").capacity("gpu", 2))
+///     .node(NodeSpec::new("b1").label("block", "b1").label("rack", "b").capacity("gpu", 2))
+///     .build()?;
+/// let gang = Gang::new("g").role(Role::new("w", 3).request("gpu", 1)).required("rack");
+/// let d = inv.place(&gang)?.diagnosis().cloned().unwrap();
+/// let parts: Vec<Part> = d.sentences().iter().map(|(p, _)| *p).collect();
+/// assert_eq!(parts, [Part::Summary, Part::Best, Part::ClusterWide, Part::Relaxation]);
+/// // The paragraph is the sentences, joined.
+/// let joined: Vec<String> = d.sentences().into_iter().map(|(_, s)| s).collect();
+/// assert_eq!(d.to_string(), joined.join(" "));
+/// assert_eq!(d.sentences()[3].1, "Relaxing to block: block b1 fits all 3 now (across 2 racks).");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Part {
+    /// What was asked and that it does not fit (and whether the search was complete).
+    Summary,
+    /// The best domain at the asked level, how much it takes and what it lacks.
+    Best,
+    /// How many of each role fit cluster-wide, ignoring topology.
+    ClusterWide,
+    /// Per slice level, how close the best domain comes.
+    Slices,
+    /// Requested resources no node offers.
+    UnknownResources,
+    /// The nodes excluded for a role, by cause.
+    Excluded,
+    /// What relaxing the required level would give now.
+    Relaxation,
+    /// What the best domain takes now with lower minimums (elastic gangs).
+    FewerMembers,
+}
+
+impl Diagnosis {
+    /// The paragraph as sentences, each with what it is about; [`Display`](fmt::Display)
+    /// joins them with spaces. See [`Part`].
+    pub fn sentences(&self) -> Vec<(Part, String)> {
+        let mut out = Vec::new();
         let level = self.level.as_deref().map(short_level);
         let demand: Vec<String> = self
             .roles
             .iter()
             .map(|r| format!("{} {}", r.needed, r.role))
             .collect();
-        write!(f, "gang {} ({}) does not fit", self.gang, demand.join(", "))?;
+        let mut s = format!("gang {} ({}) does not fit", self.gang, demand.join(", "));
         match (&self.level, level) {
-            (Some(key), Some(short)) => write!(f, " in one {short} ({key})")?,
-            _ => write!(f, " in the cluster")?,
+            (Some(key), Some(short)) => s.push_str(&format!(" in one {short} ({key})")),
+            _ => s.push_str(" in the cluster"),
         }
         if self.search_exhausted {
-            write!(f, " within the search budget; a placement may still exist")?;
+            s.push_str(" within the search budget; a placement may still exist");
             if let Some(p) = &self.search_progress {
-                write!(
-                    f,
+                s.push_str(&format!(
                     " (candidate domains: {} ruled out, {} undecided; {} work units)",
                     p.ruled_out, p.undecided, p.work
-                )?;
+                ));
             }
         }
-        f.write_str(".")?;
+        s.push('.');
+        out.push((Part::Summary, s));
         if let Some(b) = &self.best {
-            let parts: Vec<String> = b.fits.iter().map(ToString::to_string).collect();
-            match level {
-                Some(short) => write!(
-                    f,
-                    " Best {short}: {short} {} fits {}",
-                    b.domain,
-                    parts.join(", ")
-                )?,
-                None => write!(f, " Cluster-wide {} fit", parts.join(", "))?,
-            }
-            match b.reason {
-                Shortfall::Resources => write!(f, " (short of {})", short_of(&b.short_of))?,
-                Shortfall::Fragmented => {
-                    f.write_str(" (enough of each resource, but not together on the same nodes)")?
-                }
-                Shortfall::Slices => {
-                    f.write_str(" (room for the members, but not in whole slices)")?
-                }
-                Shortfall::RolesTogether => {
-                    f.write_str(" (each role fits alone, but not all roles together)")?
-                }
-                Shortfall::Undecided => {}
-            }
-            f.write_str(".")?;
+            let head = match level {
+                Some(short) => format!("Best {short}: {short} {} fits ", b.domain),
+                None => "Cluster-wide ".to_owned(),
+            };
+            let verb = if level.is_some() { "" } else { " fit" };
+            out.push((
+                Part::Best,
+                format!("{head}{}{verb}{}.", fits_list(&b.fits), shortfall(b)),
+            ));
         }
         if level.is_some() {
             let fits: Vec<String> = self
@@ -71,90 +103,234 @@ impl fmt::Display for Diagnosis {
                     }
                 })
                 .collect();
-            write!(
-                f,
-                " Cluster-wide, ignoring topology, {} fit.",
-                fits.join(", ")
-            )?;
+            out.push((
+                Part::ClusterWide,
+                format!("Cluster-wide, ignoring topology, {} fit.", fits.join(", ")),
+            ));
         }
         for s in &self.slices {
-            write!(
-                f,
-                " Slices of {} {} per {}: the largest {} ({}) holds {}; {} of {} slices fit.",
-                s.size,
-                s.role,
-                short_level(&s.level),
-                short_level(&s.level),
-                s.largest_domain,
-                s.largest,
-                s.available.min(s.needed),
-                s.needed
-            )?;
+            let l = short_level(&s.level);
+            out.push((
+                Part::Slices,
+                format!(
+                    "Slices of {} {} per {l}: the largest {l} ({}) holds {}; {} of {} slices fit.",
+                    s.size,
+                    s.role,
+                    s.largest_domain,
+                    s.largest,
+                    s.available.min(s.needed),
+                    s.needed
+                ),
+            ));
         }
         for r in &self.roles {
             if !r.unknown_resources.is_empty() {
-                write!(
-                    f,
-                    " No node offers {} (needed by {}).",
-                    r.unknown_resources.join(", "),
-                    r.role
-                )?;
+                out.push((
+                    Part::UnknownResources,
+                    format!(
+                        "No node offers {} (needed by {}).",
+                        r.unknown_resources.join(", "),
+                        r.role
+                    ),
+                ));
             }
-            let e = &r.excluded;
-            if e.total() == 0 {
-                continue;
+            if !r.causes.is_empty() {
+                let parts: Vec<String> = r.causes.iter().map(ToString::to_string).collect();
+                out.push((
+                    Part::Excluded,
+                    format!("Nodes excluded for {}: {}.", r.role, parts.join(", ")),
+                ));
             }
-            let mut parts = Vec::new();
-            for (n, what) in [
-                (e.cordoned, "cordoned"),
-                (e.selector, "not matching the selector"),
-                (e.taint, "with an untolerated taint"),
-                (e.missing_label, "missing a topology label"),
-                (e.too_small, "too small"),
-            ] {
-                if n > 0 {
-                    parts.push(format!("{n} {what}"));
-                }
-            }
-            write!(f, " Nodes excluded for {}: {}.", r.role, parts.join(", "))?;
         }
-        if let Some(r) = &self.relaxation {
+        if let (Some(r), Some(orig)) = (&self.relaxation, level) {
             let needed: u32 = self.roles.iter().map(|r| r.needed).sum();
-            if let Some(orig) = level {
-                let plural =
-                    |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-                let mut across = plural(r.spans, orig);
-                if r.outside > 0 {
-                    across.push_str(&format!(
-                        " and {} without a {orig} label",
-                        plural(r.outside, "node")
-                    ));
-                }
-                match &r.level {
-                    Some(k) => write!(
-                        f,
-                        " Relaxing to {}: {} {} fits all {needed} now (across {across}).",
-                        short_level(k),
-                        short_level(k),
-                        r.domain
-                    )?,
-                    None => write!(
-                        f,
-                        " Without the topology constraint all {needed} fit now, across {across}."
-                    )?,
-                }
+            let mut across = plural(r.spans, orig);
+            if r.outside > 0 {
+                across.push_str(&format!(
+                    " and {} without a {orig} label",
+                    plural(r.outside, "node")
+                ));
             }
+            out.push((
+                Part::Relaxation,
+                match &r.level {
+                    Some(k) => format!(
+                        "Relaxing to {l}: {l} {} fits all {needed} now (across {across}).",
+                        r.domain,
+                        l = short_level(k),
+                    ),
+                    None => format!(
+                        "Without the topology constraint all {needed} fit now, across {across}."
+                    ),
+                },
+            ));
+        }
+        if let Some(f) = &self.fewer_members {
+            out.push((Part::FewerMembers, f.to_string()));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Diagnosis {
+    /// One paragraph: what was asked, the closest domain and what it lacks, the
+    /// cluster-wide fit, excluded nodes by cause, and what relaxing would give (the
+    /// [`Diagnosis::sentences`], joined).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (_, s)) in self.sentences().iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str(s)?;
         }
         Ok(())
     }
 }
 
-/// Resources a domain is short of, in words: `pods` is said as what it means, the
-/// nodes' free pod slots under their pod limit.
+impl fmt::Display for ExclusionCause {
+    /// `3 with untolerated taint dedicated`, `1 short of nvidia.com/gpu now`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (n, key) = (self.nodes, self.key.as_str());
+        let pods = key == crate::inventory::PODS;
+        match self.reason {
+            ExclusionReason::Cordoned => write!(f, "{n} cordoned"),
+            ExclusionReason::Selector => write!(f, "{n} not matching the selector on {key}"),
+            ExclusionReason::Taint => write!(f, "{n} with untolerated taint {key}"),
+            ExclusionReason::MissingLabel => write!(f, "{n} missing label {key}"),
+            ExclusionReason::TooSmall if pods => write!(f, "{n} allowing no pods"),
+            ExclusionReason::TooSmall => write!(f, "{n} too small in {key}"),
+            ExclusionReason::Full if pods => write!(f, "{n} out of pod slots now"),
+            ExclusionReason::Full => write!(f, "{n} short of {key} now"),
+        }
+    }
+}
+
+impl fmt::Display for FewerMembers {
+    /// `With a minimum of 3 instead of 4, rack a takes 3 members now.`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = match &self.level {
+            Some(l) => format!("{} {}", short_level(l), self.domain),
+            None => "the cluster".to_owned(),
+        };
+        write!(
+            f,
+            "With a minimum of {} instead of {}, {place} takes {} members now.",
+            self.minimum, self.needed, self.members
+        )
+    }
+}
+
+impl fmt::Display for LevelReport {
+    /// What the level's best domain takes: `fits all 4 w`, `fits 3 of 4 w (short of
+    /// nvidia.com/gpu)`, `fits 0 of 4 w: no node in it can take one member now`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.status == LevelStatus::Invalid {
+            return write!(f, "not asked: {}", self.message.as_deref().unwrap_or(""));
+        }
+        if self.fits.is_empty() {
+            f.write_str("no constrained role")?;
+        } else if self.status == LevelStatus::Fits {
+            let parts: Vec<String> = self.fits.iter().map(placed_text).collect();
+            write!(f, "fits {}", parts.join(", "))?;
+        } else {
+            let parts: Vec<String> = self
+                .fits
+                .iter()
+                .map(|x| fit_text(x.fits, x.needed, &x.role))
+                .collect();
+            write!(f, "fits {}", parts.join(", "))?;
+            if self.fits.iter().all(|x| x.fits == 0) {
+                f.write_str(": no node in it can take one member now")?;
+            } else if let Some(why) = reason_words(self.reason, &self.short_of) {
+                write!(f, " ({why})")?;
+            }
+        }
+        if !self.dropped_slices.is_empty() {
+            let dropped: Vec<String> = self
+                .dropped_slices
+                .iter()
+                .map(|s| format!("{} of {}", short_level(&s.level), s.size))
+                .collect();
+            write!(f, " (without slices {})", dropped.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// `all 4 w`, or `3 of 6 w (minimum 2)` for a role placed below its count.
+fn placed_text(x: &LevelFit) -> String {
+    if x.fits >= u64::from(x.count) {
+        format!("all {} {}", x.count, x.role)
+    } else {
+        format!(
+            "{} of {} {} (minimum {})",
+            x.fits, x.count, x.role, x.needed
+        )
+    }
+}
+
+/// `3 of 4 w` (never more than needed).
+fn fit_text(fits: u64, needed: u32, role: &str) -> String {
+    format!("{} of {needed} {role}", fits.min(u64::from(needed)))
+}
+
+impl fmt::Display for RoleFit {
+    /// `3 of 4 worker` (never more than needed).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&fit_text(self.fits, self.needed, &self.role))
+    }
+}
+
+fn fits_list(fits: &[RoleFit]) -> String {
+    let parts: Vec<String> = fits.iter().map(ToString::to_string).collect();
+    parts.join(", ")
+}
+
+/// ` (short of nvidia.com/gpu)` or the reason, for the best domain's sentence.
+fn shortfall(b: &DomainReport) -> String {
+    // The summary already says when the search ran out.
+    let reason =
+        (!matches!(b.reason, Shortfall::Resources | Shortfall::Undecided)).then_some(b.reason);
+    reason_words(reason, &b.short_of)
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default()
+}
+
+/// What a domain lacks, in words: the resources short (`pods` said as what it means,
+/// the nodes' free pod slots), else why no single resource is.
+fn reason_words(reason: Option<Shortfall>, short_of: &[String]) -> Option<String> {
+    if !short_of.is_empty() {
+        let words: Vec<&str> = short_of
+            .iter()
+            .map(|r| {
+                if r == crate::inventory::PODS {
+                    "pod slots"
+                } else {
+                    r.as_str()
+                }
+            })
+            .collect();
+        return Some(format!("short of {}", words.join(", ")));
+    }
+    match reason? {
+        Shortfall::Resources => None,
+        Shortfall::Undecided => Some("the search ran out of budget".into()),
+        Shortfall::Fragmented => {
+            Some("enough of each resource, but not together on the same nodes".into())
+        }
+        Shortfall::Slices => Some("room for the members, but not in whole slices".into()),
+        Shortfall::RolesTogether => Some("each role fits alone, but not all roles together".into()),
+    }
+}
+
+/// `1 rack`, `2 racks`.
+fn plural(n: u32, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Resources a domain is short of, in words (as the best domain's sentence says them).
 pub(crate) fn short_of(resources: &[String]) -> String {
-    let words: Vec<&str> = resources
-        .iter()
-        .map(|r| if r == "pods" { "pod slots" } else { r.as_str() })
-        .collect();
-    words.join(", ")
+    reason_words(None, resources)
+        .and_then(|s| s.strip_prefix("short of ").map(str::to_owned))
+        .unwrap_or_default()
 }

@@ -18,5 +18,5 @@ pub(crate) use error::{Conflict, Error};
 pub(crate) use ids::{InventoryId, ReservationId};
 pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
 pub(crate) use quantity::{Quantity, QuantitySpec};
-pub(crate) use request::{Gang, GangTopology, Policy, Role, SelectorOperator};
+pub(crate) use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
 pub(crate) use topology::Topology;

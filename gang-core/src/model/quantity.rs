@@ -71,6 +71,58 @@ impl Quantity {
     }
 }
 
+impl Quantity {
+    /// The amount as people read it for `resource`, the way kubectl shows it: binary
+    /// units for bytes-like resources (`memory`, `ephemeral-storage`, `hugepages-*`:
+    /// `16Gi`, `1.5Ti`, rounded to a tenth), else as [`Display`](fmt::Display) writes it
+    /// (`500m`, `8`). Every face words amounts with this one function.
+    ///
+    /// ```
+    /// use gang_core::Quantity;
+    /// let q = |s| Quantity::parse(s).unwrap();
+    /// assert_eq!(q("8Gi").human("memory"), "8Gi");
+    /// assert_eq!(q("8589934592").human("memory"), "8Gi");
+    /// assert_eq!(q("1536Mi").human("memory"), "1.5Gi");
+    /// assert_eq!(q("1Ti").human("hugepages-1Gi"), "1Ti");
+    /// assert_eq!(q("100").human("ephemeral-storage"), "100");
+    /// assert_eq!(q("500m").human("memory"), "500m"); // not whole bytes: as written
+    /// assert_eq!(q("500m").human("cpu"), "500m");
+    /// assert_eq!(q("8").human("nvidia.com/gpu"), "8");
+    /// ```
+    pub fn human(self, resource: &str) -> String {
+        let bytes = resource == "memory"
+            || resource == "ephemeral-storage"
+            || resource.starts_with("hugepages-");
+        if !bytes || self.0 % 1000 != 0 {
+            return self.to_string();
+        }
+        let b = u128::from(self.0 / 1000);
+        for (unit, shift) in [
+            ("Ei", 60),
+            ("Pi", 50),
+            ("Ti", 40),
+            ("Gi", 30),
+            ("Mi", 20),
+            ("Ki", 10),
+        ] {
+            let u = 1u128 << shift;
+            if b < u {
+                continue;
+            }
+            if b % u == 0 {
+                return format!("{}{unit}", b / u);
+            }
+            let tenths = (b * 10 + u / 2) / u;
+            return if tenths % 10 == 0 {
+                format!("{}{unit}", tenths / 10)
+            } else {
+                format!("{}.{}{unit}", tenths / 10, tenths % 10)
+            };
+        }
+        b.to_string()
+    }
+}
+
 impl fmt::Display for Quantity {
     /// Whole units print as a plain integer, anything else in milli-units (`"1500m"`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,17 +8,23 @@
 
 use std::sync::Arc;
 
+use std::collections::BTreeMap;
+
 use crate::answer::diagnosis::{
-    Diagnosis, DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
+    Diagnosis, DomainReport, ExclusionCause, ExclusionReason, Exclusions, FewerMembers, Relaxation,
+    RoleFit, RoleReport, Shortfall, SliceReport,
 };
-use crate::compile::{selector_set, untolerated_set, Compiled, RoleIx};
+use crate::compile::{
+    restrict, selector_set, selector_terms, untolerated_set, CRole, Compiled, RoleIx,
+};
 use crate::inventory::bitset::Bitset;
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::{Inventory, PODS};
+use crate::model::Role;
 use crate::solve::rollup::{rollup, Capacities, Grain};
 use crate::solve::verdict::{Budget, Search, Verdict};
-use crate::solve::{policy_prefers, Aim, Solver};
+use crate::solve::{policy_prefers, Aim, Limits, Solver};
 
 /// Builds the diagnosis for a gang that no level could take, whose search ended as
 /// `search`. Cold path.
@@ -28,11 +34,7 @@ pub(crate) fn diagnose(
     c: &Arc<Compiled>,
     search: Search,
 ) -> Diagnosis {
-    let depth = if c.any_constrained() {
-        Depth(c.levels[0])
-    } else {
-        Depth::CLUSTER
-    };
+    let depth = asked_depth(c);
     let caps = &mut solver.s.caps;
     let roles = role_reports(inv, c, depth, caps);
     let standing = Standing::at(inv, c, depth, caps);
@@ -46,15 +48,34 @@ pub(crate) fn diagnose(
     // Read before the relaxation below asks again.
     let search_progress = (search == Search::Exhausted).then_some(solver.s.candidates.progress);
     let relaxation = relaxation(solver, inv, c);
+    let fewer_members = best
+        .as_ref()
+        .and_then(|b| fewer_members(inv, c, b, solver.limits()));
     Diagnosis {
         gang: c.gang.name.clone(),
         level: inv.topology.key_of(depth.ix()).map(str::to_owned),
         roles,
         best,
         relaxation,
+        fewer_members,
         slices,
         search_exhausted: search == Search::Exhausted,
         search_progress,
+    }
+}
+
+/// The role reports of a gang whatever its answer (for [`Inventory::explain`] of a
+/// placed gang; a diagnosis computes the same).
+pub(crate) fn roles(solver: &mut Solver, inv: &Inventory, c: &Compiled) -> Vec<RoleReport> {
+    role_reports(inv, c, asked_depth(c), &mut solver.s.caps)
+}
+
+/// The depth a diagnosis is about: the first level tried, or the cluster.
+fn asked_depth(c: &Compiled) -> Depth {
+    if c.any_constrained() {
+        Depth(c.levels[0])
+    } else {
+        Depth::CLUSTER
     }
 }
 
@@ -96,6 +117,7 @@ fn role_reports(
             }
         }
         let (ex, fitting) = exclusions(inv, &sel, &unt, &labelled, &caps.fits);
+        let causes = causes(inv, spec, role, [&sel, &unt, &labelled], &caps.fits);
         roles.push(RoleReport {
             role: spec.name.clone(),
             count: role.count,
@@ -104,6 +126,7 @@ fn role_reports(
             cluster_fit,
             fitting_nodes: fitting,
             excluded: ex,
+            causes,
             unknown_resources: role.missing.clone(),
         });
     }
@@ -139,6 +162,96 @@ fn exclusions(
         too_small: count(placeable - fitting),
     };
     (excluded, count(fitting))
+}
+
+/// The excluded nodes by first reason and what it is about (see
+/// [`ExclusionCause`]): the same walk as [`exclusions`], visiting only the nodes each
+/// reason excludes, each asked which selector term, taint, level or resource it fails.
+fn causes(
+    inv: &Inventory,
+    spec: &Role,
+    role: &CRole,
+    [selected, untolerated, labelled]: [&Bitset; 3],
+    fits: &[u32],
+) -> Vec<ExclusionCause> {
+    let mut counts: BTreeMap<(ExclusionReason, String), u32> = BTreeMap::new();
+    let all = inv.len();
+    let cordoned = all - inv.schedulable.count();
+    if cordoned > 0 {
+        counts.insert((ExclusionReason::Cordoned, String::new()), count(cordoned));
+    }
+    let mut add = |reason, key: &str| *counts.entry((reason, key.to_owned())).or_default() += 1;
+    // The nodes still open after each reason, and those the reason takes out.
+    let mut open = inv.schedulable.clone();
+    let mut out = open.clone();
+    out.and_not_with(selected);
+    if out.count() > 0 {
+        let terms: Vec<(&str, Bitset)> = selector_terms(spec)
+            .map(|t| {
+                let mut set = Bitset::full(all);
+                restrict(inv, t, &mut set);
+                (t.key(), set)
+            })
+            .collect();
+        for n in out.ones_in(0, all) {
+            let key = terms
+                .iter()
+                .find(|(_, set)| !set.get(n))
+                .map_or("", |t| t.0);
+            add(ExclusionReason::Selector, key);
+        }
+    }
+    open.and_with(selected);
+    let mut out = open.clone();
+    out.and_with(untolerated);
+    for n in out.ones_in(0, all) {
+        let taint = inv.taints.iter().find(|(t, nodes)| {
+            nodes.contains(n)
+                && t.effect.excludes()
+                && !spec.tolerations.iter().any(|x| x.tolerates(t))
+        });
+        add(
+            ExclusionReason::Taint,
+            taint.map_or("", |(t, _)| t.key.as_str()),
+        );
+    }
+    open.and_not_with(untolerated);
+    let mut out = open.clone();
+    out.and_not_with(labelled);
+    for n in out.ones_in(0, all) {
+        let missing = inv
+            .topology
+            .key_of(inv.leaf_depth(n as u32) + 1)
+            .unwrap_or("");
+        add(ExclusionReason::MissingLabel, missing);
+    }
+    open.and_with(labelled);
+    for n in open.ones_in(0, all).filter(|&n| fits[n] == 0) {
+        let name = |res: usize| inv.resources[res].as_str();
+        let never = role.missing.first().map(String::as_str).or_else(|| {
+            role.req
+                .iter()
+                .find(|&&(res, q)| inv.capacity[res as usize][n] < q)
+                .map(|&(res, _)| name(res as usize))
+        });
+        match never {
+            Some(key) => add(ExclusionReason::TooSmall, key),
+            None => {
+                let short = role
+                    .req
+                    .iter()
+                    .find(|&&(res, q)| inv.free[res as usize][n] < q);
+                add(
+                    ExclusionReason::Full,
+                    short.map_or("", |&(res, _)| name(res as usize)),
+                );
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((reason, key), nodes)| ExclusionCause { reason, key, nodes })
+        .collect()
 }
 
 /// How the domains at the requested depth stand: each counted role's capacity in every
@@ -392,6 +505,48 @@ fn relaxation(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Option
     None
 }
 
+/// For an elastic gang (some role has a `min_count`): each constrained role's minimum
+/// lowered to what the best domain holds of it, and where that gang goes now.
+fn fewer_members(
+    inv: &Inventory,
+    c: &Compiled,
+    best: &DomainReport,
+    limits: Limits,
+) -> Option<FewerMembers> {
+    if c.gang.roles.iter().all(|r| r.min_count.is_none()) {
+        return None;
+    }
+    let mut gang = c.gang.clone();
+    let (mut minimum, mut needed) = (0u64, 0u64);
+    for (role, spec) in c.roles.iter().zip(&mut gang.roles) {
+        needed += u64::from(role.min);
+        if role.constrained {
+            let fits = best
+                .fits
+                .iter()
+                .find(|f| f.role == spec.name)
+                .map_or(0, |f| f.fits.min(u64::from(role.min)));
+            let fits = u32::try_from(fits).ok().filter(|&f| f > 0)?;
+            spec.min_count = Some(fits);
+        }
+        minimum += u64::from(spec.min_count.unwrap_or(spec.count));
+    }
+    if minimum == needed {
+        return None;
+    }
+    let compiled = inv.compile(&gang).ok()?;
+    let placement = inv
+        .find_with(&mut Solver::with_limits(limits), &compiled)
+        .ok()??;
+    Some(FewerMembers {
+        level: placement.level().map(str::to_owned),
+        domain: placement.domain_path(),
+        members: placement.member_count(),
+        minimum,
+        needed,
+    })
+}
+
 /// A count of distinct domains or nodes, which are fewer than `u32::MAX`.
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -552,8 +707,24 @@ mod tests {
             "gang g (10 worker) does not fit in one rack (rack). \
              Best rack: rack b fits 4 of 10 worker (short of nvidia.com/gpu). \
              Cluster-wide, ignoring topology, 9 worker fit. \
-             Nodes excluded for worker: 1 cordoned, 1 not matching the selector, \
-             1 with an untolerated taint, 1 missing a topology label, 1 too small."
+             Nodes excluded for worker: 1 cordoned, 1 not matching the selector on product, \
+             1 with untolerated taint dedicated, 1 missing label rack, 1 short of nvidia.com/gpu now."
+        );
+        // The causes name what each reason is about and add up to the counts.
+        let causes: Vec<(ExclusionReason, &str, u32)> = r
+            .causes
+            .iter()
+            .map(|c| (c.reason, c.key.as_str(), c.nodes))
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                (ExclusionReason::Cordoned, "", 1),
+                (ExclusionReason::Selector, "product", 1),
+                (ExclusionReason::Taint, "dedicated", 1),
+                (ExclusionReason::MissingLabel, "rack", 1),
+                (ExclusionReason::Full, GPU, 1),
+            ]
         );
     }
 

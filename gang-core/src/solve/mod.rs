@@ -15,6 +15,7 @@ pub(crate) mod capacity;
 pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
+mod explain;
 pub(crate) mod lex;
 pub(crate) mod menu;
 pub(crate) mod multi;
