@@ -556,8 +556,8 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
     let body = wrap_at(&body, 13 + plain_head.chars().count() + 2, ind);
     let _ = writeln!(out, "{} {head}: {body}", label(s, "Answer"));
     for x in &r.relaxations {
-        let text = match &x.field {
-            Some(f) => format!("{} (the minimum is {f})", x.message),
+        let text = match &x.set {
+            Some(set) => format!("{} (set {set}).", x.message.trim_end_matches('.')),
             None => x.message.clone(),
         };
         let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&text, ind));

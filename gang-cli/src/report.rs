@@ -162,8 +162,8 @@ pub struct Relaxation {
     pub members: u64,
     /// gang-core's sentence.
     pub message: String,
-    /// The workload's field that sets the minimum (`fewer_members` only).
-    pub field: Option<String>,
+    /// What to set in the workload (`fewer_members`: its minimum's field and value).
+    pub set: Option<String>,
 }
 
 /// The answer part of `explain`.
@@ -481,7 +481,7 @@ fn relaxations(w: &WorkloadGang, d: Option<&Diagnosis>) -> Vec<Relaxation> {
             domain: r.domain.clone(),
             members: needed,
             message: sentence(Part::Relaxation),
-            field: None,
+            set: None,
         });
     }
     if let Some(f) = &d.fewer_members {
@@ -491,7 +491,7 @@ fn relaxations(w: &WorkloadGang, d: Option<&Diagnosis>) -> Vec<Relaxation> {
             domain: f.domain.clone(),
             members: f.members,
             message: sentence(Part::FewerMembers),
-            field: Some(w.minimum_field.clone()),
+            set: Some(format!("{} {}", w.minimum_field, f.minimum)),
         });
     }
     out

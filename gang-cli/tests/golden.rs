@@ -388,7 +388,22 @@ fn demo_places_the_first_snapshot_and_explains_the_second() {
     assert_eq!(explain["relaxations"][0]["domain"], "b1");
     let text = gang(&["demo"]).stdout;
     assert!(
-        text.contains("rack   b1/a  fits 3 of 4 training-workers; short of nvidia.com/gpu"),
+        text.contains("rack   b1/a  fits 3 of 4 training-workers (short of nvidia.com/gpu)"),
+        "{text}"
+    );
+    // Each thing once: the relaxation on its own line, not again in the answer; the
+    // best rack in the table only; the full node said one way; one unit for memory.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(flat.matches("block b1 fits all 4 now").count(), 1, "{text}");
+    assert_eq!(flat.matches("Best rack").count(), 0, "{text}");
+    assert_eq!(
+        flat.matches("1 short of nvidia.com/gpu now").count(),
+        1,
+        "{text}"
+    );
+    assert!(!flat.contains("too small"), "{text}");
+    assert!(
+        !flat.contains("8589934592") && flat.contains("memory 8Gi"),
         "{text}"
     );
 }

@@ -120,3 +120,27 @@ fn invalid_documents_are_refused_with_the_expected_error() {
     }
     assert_eq!(seen, docs.len(), "every listed document exists");
 }
+
+/// The golden paragraph beside a scenario (`NAME.txt`, reviewed by hand against the
+/// scenario's nodes) is the diagnosis's `Display`, and its sentences joined; the Python,
+/// C and Go tests compare their faces' text with the same files.
+#[test]
+fn golden_paragraphs_are_the_diagnosis_display() {
+    let mut checked = 0;
+    for path in files() {
+        let Ok(golden) = std::fs::read_to_string(path.with_extension("txt")) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let report = Scenario::from_json(&text).unwrap().check();
+        let outcome = report.outcome.as_ref().unwrap();
+        let d = outcome
+            .diagnosis()
+            .unwrap_or_else(|| panic!("{}", path.display()));
+        assert_eq!(d.to_string(), golden.trim_end(), "{}", path.display());
+        let joined: Vec<String> = d.sentences().into_iter().map(|(_, s)| s).collect();
+        assert_eq!(joined.join(" "), golden.trim_end(), "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 6, "{checked} golden paragraphs");
+}

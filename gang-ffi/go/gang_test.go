@@ -631,6 +631,16 @@ func TestScenarios(t *testing.T) {
 			if file.Expect != nil {
 				checkExpect(t, file.Expect, out, runErr)
 			}
+			// The golden paragraph beside the scenario is the diagnosis's Text, as it is
+			// the library's Display and Python's str().
+			if golden, err := os.ReadFile(strings.TrimSuffix(path, ".json") + ".txt"); err == nil {
+				if out.Diagnosis == nil {
+					t.Fatalf("golden text but no diagnosis")
+				}
+				if got, want := out.Diagnosis.Text(), strings.TrimRight(string(golden), "\n"); got != want {
+					t.Errorf("Text:\n%s\ngolden:\n%s", got, want)
+				}
+			}
 		})
 	}
 }

@@ -42,6 +42,8 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<outcome::PyRoleFit>()?;
     m.add_class::<outcome::PyRelaxation>()?;
     m.add_class::<outcome::PySliceReport>()?;
+    m.add_class::<outcome::PyExclusionCause>()?;
+    m.add_class::<outcome::PyFewerMembers>()?;
     m.add_class::<lifecycle::PyReservationId>()?;
     m.add_class::<lifecycle::PyReservation>()?;
     m.add_class::<lifecycle::PyLost>()?;

@@ -10,7 +10,8 @@
 use std::sync::{Arc, OnceLock};
 
 use gang_core::diagnosis::{
-    DomainReport, Exclusions, Relaxation, RoleFit, RoleReport, SliceReport,
+    DomainReport, ExclusionCause, Exclusions, FewerMembers, Relaxation, RoleFit, RoleReport,
+    SliceReport,
 };
 use gang_core::{Diagnosis, ErrorKind, Placement, PlacementSnapshot, HOSTNAME_LEVEL};
 use pyo3::prelude::*;
@@ -607,6 +608,21 @@ impl PyDiagnosis {
     fn search_exhausted(&self) -> bool {
         self.d.search_exhausted
     }
+    /// For an elastic gang: what the best domain takes with lower minimums, or None.
+    #[getter]
+    fn fewer_members(&self) -> Option<PyFewerMembers> {
+        self.d.fewer_members.clone().map(PyFewerMembers)
+    }
+    /// The paragraph as `(part, sentence)` pairs, in order; `str()` joins the sentences.
+    /// Parts: "summary", "best", "cluster_wide", "slices", "unknown_resources",
+    /// "excluded", "relaxation", "fewer_members".
+    fn sentences(&self) -> Vec<(&'static str, String)> {
+        self.d
+            .sentences()
+            .into_iter()
+            .map(|(p, s)| (p.as_str(), s))
+            .collect()
+    }
     /// "undecided" when the search budget ran out, else "unschedulable".
     #[getter(status)]
     fn py_status(&self) -> &'static str {
@@ -848,6 +864,18 @@ report!(
     "What relaxing the required level would give now."
 );
 report!(
+    PyExclusionCause,
+    ExclusionCause,
+    "ExclusionCause",
+    "Nodes excluded for a role for one reason about one thing (a taint key, a label key, a level, a resource)."
+);
+report!(
+    PyFewerMembers,
+    FewerMembers,
+    "FewerMembers",
+    "For an elastic gang: what the best domain takes now with each constrained role's minimum lowered to what it holds."
+);
+report!(
     PySliceReport,
     SliceReport,
     "SliceReport",
@@ -914,6 +942,30 @@ impl Repr for PyRelaxation {
             repr_str(&r.domain),
             r.spans,
             r.outside
+        )
+    }
+}
+impl Repr for PyExclusionCause {
+    fn repr(&self) -> String {
+        let c = &self.0;
+        format!(
+            "ExclusionCause(reason={}, key={}, nodes={})",
+            repr_str(c.reason.as_str()),
+            repr_str(&c.key),
+            c.nodes
+        )
+    }
+}
+impl Repr for PyFewerMembers {
+    fn repr(&self) -> String {
+        let f = &self.0;
+        format!(
+            "FewerMembers(level={}, domain={}, members={}, minimum={}, needed={})",
+            opt(&f.level),
+            repr_str(&f.domain),
+            f.members,
+            f.minimum,
+            f.needed
         )
     }
 }
@@ -985,6 +1037,64 @@ report_methods!(PyRoleReport, RoleReport {
     #[getter]
     fn unknown_resources(&self) -> Vec<String> {
         self.0.unknown_resources.clone()
+    }
+    /// The excluded nodes by first reason and what it is about, as gang-core words them
+    /// (`str(cause)`: "1 short of nvidia.com/gpu now").
+    #[getter]
+    fn causes(&self) -> Vec<PyExclusionCause> {
+        self.0.causes.iter().cloned().map(PyExclusionCause).collect()
+    }
+});
+
+report_methods!(PyExclusionCause, ExclusionCause {
+    /// "cordoned", "selector", "taint", "missing_label", "too_small" or "full".
+    #[getter]
+    fn reason(&self) -> &'static str {
+        self.0.reason.as_str()
+    }
+    /// The taint key, the selector's label key, the level, the resource ("" when cordoned).
+    #[getter]
+    fn key(&self) -> &str {
+        &self.0.key
+    }
+    /// Nodes.
+    #[getter]
+    fn nodes(&self) -> u32 {
+        self.0.nodes
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+});
+
+report_methods!(PyFewerMembers, FewerMembers {
+    /// The level it would be placed at (None: cluster-wide).
+    #[getter]
+    fn level(&self) -> Option<&str> {
+        self.0.level.as_deref()
+    }
+    /// The domain's full path ("" cluster-wide).
+    #[getter]
+    fn domain(&self) -> &str {
+        &self.0.domain
+    }
+    /// Members it would place.
+    #[getter]
+    fn members(&self) -> u64 {
+        self.0.members
+    }
+    /// The lowered minimum, over all roles.
+    #[getter]
+    fn minimum(&self) -> u64 {
+        self.0.minimum
+    }
+    /// The minimum asked for, over all roles.
+    #[getter]
+    fn needed(&self) -> u64 {
+        self.0.needed
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
     }
 });
 

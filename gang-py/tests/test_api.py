@@ -112,9 +112,36 @@ def test_reports_of_exclusions_and_slices():
     e = d.roles[0].excluded
     assert (e.cordoned, e.selector, e.taint, e.missing_label, e.too_small) == (1, 1, 1, 1, 1)
     assert e.total == 5 and d.roles[0].fitting_nodes == 1
+    # By cause, as gang-core counts and words them: the same words as the paragraph.
+    causes = [(c.reason, c.key, c.nodes) for c in d.roles[0].causes]
+    assert causes == [
+        ("cordoned", "", 1),
+        ("selector", "nvidia.com/gpu.product", 1),
+        ("taint", "dedicated", 1),
+        ("missing_label", "topology.example.com/rack", 1),
+        ("full", "nvidia.com/gpu", 1),
+    ]
+    words = ", ".join(str(c) for c in d.roles[0].causes)
+    assert f"Nodes excluded for worker: {words}." in str(d)
+    assert [p for p, _ in d.sentences()] == ["summary", "best", "cluster_wide", "excluded", "relaxation"]
+    assert " ".join(t for _, t in d.sentences()) == str(d)
+    assert d.fewer_members is None  # not elastic
+    assert d.roles[0].causes[0] == gang.ExclusionCause._from_dict(d.roles[0].causes[0].to_dict())
     s = gang.load_scenario(SCENARIOS / "07b-slices-no-rack-of-four.json")
     (sl,) = s.try_place().slices
     assert (sl.size, sl.largest, sl.available, sl.needed, sl.largest_domain) == (4, 3, 0, 2, "b1/a")
+
+
+def test_an_elastic_gang_is_told_what_fewer_members_would_get():
+    inv = gang.Inventory(["rack"], [
+        gang.Node("a1", labels={"rack": "a"}, capacity={"gpu": 3}),
+        gang.Node("b1", labels={"rack": "b"}, capacity={"gpu": 2}),
+    ])
+    d = inv.try_place(gang.Gang("g", [gang.Role("w", 6, min_count=4, requests={"gpu": 1})], required="rack"))
+    f = d.fewer_members
+    assert (f.level, f.domain, f.members, f.minimum, f.needed) == ("rack", "a", 3, 3, 4)
+    assert str(f) == "With a minimum of 3 instead of 4, rack a takes 3 members now."
+    assert d.sentences()[-1] == ("fewer_members", str(f))
 
 
 def every_object():

@@ -106,6 +106,12 @@ def test_scenario(path):
         assert str(info.value) == message
     for sub in expect.get("message_contains", []):
         assert sub in message, f"{sub!r} not in {message!r}"
+    # The golden paragraph beside the scenario is Python's str() of the diagnosis, as
+    # it is the library's Display (gang-core/tests/scenarios.rs) and Go's Text.
+    golden = path.with_suffix(".txt")
+    if golden.exists():
+        assert status in ("unschedulable", "undecided"), status
+        assert message == golden.read_text().rstrip("\n")
 
     if "diagnosis" in expect:
         assert isinstance(result, gang.Diagnosis)

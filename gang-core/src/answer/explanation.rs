@@ -63,8 +63,9 @@ pub struct LevelReport {
     pub requested: bool,
     /// Whether some domain of the level holds the gang.
     pub status: LevelStatus,
-    /// The domain: where it would go, or the closest one (a node's name at the node
-    /// level; empty when there is none).
+    /// The domain's path: where it would go, or the closest one (at the node level, the
+    /// node's path when it fits, its name when it is the closest; empty when there is
+    /// none).
     pub domain: String,
     /// Per constrained role: members placed there, or that fit.
     pub fits: Vec<LevelFit>,

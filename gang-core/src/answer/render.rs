@@ -52,6 +52,27 @@ pub enum Part {
     FewerMembers,
 }
 
+impl Part {
+    /// A stable snake_case name (`"fewer_members"`), as the bindings give it.
+    ///
+    /// ```
+    /// use gang_core::diagnosis::Part;
+    /// assert_eq!(Part::ClusterWide.as_str(), "cluster_wide");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Part::Summary => "summary",
+            Part::Best => "best",
+            Part::ClusterWide => "cluster_wide",
+            Part::Slices => "slices",
+            Part::UnknownResources => "unknown_resources",
+            Part::Excluded => "excluded",
+            Part::Relaxation => "relaxation",
+            Part::FewerMembers => "fewer_members",
+        }
+    }
+}
+
 impl Diagnosis {
     /// The paragraph as sentences, each with what it is about; [`Display`](fmt::Display)
     /// joins them with spaces. See [`Part`].
@@ -227,6 +248,7 @@ impl fmt::Display for LevelReport {
         if self.status == LevelStatus::Invalid {
             return write!(f, "not asked: {}", self.message.as_deref().unwrap_or(""));
         }
+        let mut notes = Vec::new();
         if self.fits.is_empty() {
             f.write_str("no constrained role")?;
         } else if self.status == LevelStatus::Fits {
@@ -242,7 +264,7 @@ impl fmt::Display for LevelReport {
             if self.fits.iter().all(|x| x.fits == 0) {
                 f.write_str(": no node in it can take one member now")?;
             } else if let Some(why) = reason_words(self.reason, &self.short_of) {
-                write!(f, " ({why})")?;
+                notes.push(why);
             }
         }
         if !self.dropped_slices.is_empty() {
@@ -251,7 +273,10 @@ impl fmt::Display for LevelReport {
                 .iter()
                 .map(|s| format!("{} of {}", short_level(&s.level), s.size))
                 .collect();
-            write!(f, " (without slices {})", dropped.join(", "))?;
+            notes.push(format!("without slices {}", dropped.join(", ")));
+        }
+        if !notes.is_empty() {
+            write!(f, " ({})", notes.join("; "))?;
         }
         Ok(())
     }

@@ -608,7 +608,7 @@ mod tests {
         let r = &d.roles[0];
         assert_eq!((r.excluded.missing_label, r.fitting_nodes), (0, 2), "{d}");
         assert_eq!(d.best.as_ref().unwrap().domain, "x1");
-        assert!(!d.to_string().contains("missing a topology label"), "{d}");
+        assert!(!d.to_string().contains("missing label"), "{d}");
         // At the rack level it is excluded, and said so.
         let d = diagnose(&inv, &Gang::new("g").role(workers(3)).required("rack"));
         assert_eq!(d.roles[0].excluded.missing_label, 1, "{d}");

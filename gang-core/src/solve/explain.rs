@@ -6,8 +6,8 @@ use crate::answer::diagnosis::{RoleReport, Shortfall};
 use crate::answer::explanation::{Explanation, LevelFit, LevelReport, LevelStatus};
 use crate::answer::Outcome;
 use crate::inventory::Inventory;
+use crate::model::names::HOSTNAME_LEVEL;
 use crate::model::{Error, Gang, GangTopology, Slice};
-use crate::HOSTNAME_LEVEL;
 
 use super::{diagnose, Solver};
 
@@ -27,7 +27,7 @@ impl Inventory {
     /// let e = inv.explain(&Gang::new("g").role(Role::new("w", 2).request("gpu", 1)))?;
     /// assert!(e.outcome.is_placed());
     /// assert_eq!(e.levels.iter().map(|l| l.status).collect::<Vec<_>>(), [LevelStatus::Fits; 2]);
-    /// assert_eq!(e.levels[1].domain, "a1"); // the node row names the node
+    /// assert_eq!(e.levels[1].domain, "a/a1"); // the node row: the node's path
     /// assert!(inv.explain(&Gang::new("g").role(Role::new("w", 2)).required("zone")).is_err());
     /// # Ok::<(), gang_core::Error>(())
     /// ```
