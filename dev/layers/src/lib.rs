@@ -428,10 +428,7 @@ mod tests {
             "low/b.rs",
             "use crate::low::a::A;\nuse crate::high::H;\npub struct B;\n",
         );
-        write(
-            "high.rs",
-            "use crate::low::a::A;\nuse crate::H;\npub struct H;\n",
-        );
+        write("high.rs", "use crate::H;\npub struct H;\n");
         let rules = Rules {
             layers: &[&["low"], &["high"]],
             test_only: &[],
