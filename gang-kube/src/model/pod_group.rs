@@ -125,3 +125,78 @@ impl From<kai::PodGroup> for PodGroupObj {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::body::{classify, Body};
+
+    fn read(api_version: &str, spec: &str) -> (PodGroupKind, PodGroupSpec) {
+        let text = format!(r#"{{"metadata": {{"name": "g"}}, "spec": {spec}}}"#);
+        match classify(api_version, "PodGroup").json(&text).unwrap() {
+            Body::PodGroup(k, pg) => (k, pg.spec),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Each API's PodGroup is read with its own fields into the one form.
+    #[test]
+    fn each_api_reads_its_own_fields_into_one_form() {
+        let (k, s) = read(
+            "scheduling.k8s.io/v1beta1",
+            r#"{"schedulingPolicy": {"gang": {"minCount": 4}},
+                "schedulingConstraints": {"topology": [{"key": "b"}, {"key": "r"}]},
+                "minMember": 9}"#,
+        );
+        assert_eq!(
+            (k, s.min_member, s.topology_keys),
+            (
+                PodGroupKind::Native,
+                Some(4),
+                vec!["b".to_owned(), "r".to_owned()]
+            )
+        );
+        let (k, s) = read(
+            "scheduling.volcano.sh/v1beta1",
+            r#"{"minMember": 3, "minTaskMember": {"worker": 2}, "minResources": {"cpu": "1"},
+                "networkTopology": {"mode": "hard"}, "subGroupPolicy": [{}],
+                "topologyConstraint": {"requiredTopologyLevel": "rack"}}"#,
+        );
+        assert_eq!(k, PodGroupKind::Volcano);
+        assert_eq!(
+            (s.min_member, s.min_task_member.len(), s.min_resources),
+            (Some(3), 1, true)
+        );
+        assert_eq!(s.sub_groups, Some("spec.subGroupPolicy"));
+        assert!(s.network_topology.is_some());
+        // KAI's field on a Volcano PodGroup is not Volcano's: not read.
+        assert!(s.topology_constraint.is_none());
+        let (k, s) = read(
+            "scheduling.run.ai/v2alpha2",
+            r#"{"minMember": 2, "subGroups": [{"name": "a"}], "minResources": {"cpu": "1"},
+                "topologyConstraint": {"requiredTopologyLevel": "rack"}}"#,
+        );
+        assert_eq!(
+            (k, s.min_member, s.sub_groups),
+            (PodGroupKind::Kai, Some(2), Some("spec.subGroups"))
+        );
+        assert_eq!(
+            s.topology_constraint.unwrap().required_topology_level,
+            "rack"
+        );
+        assert!(!s.min_resources);
+        let (k, s) = read(
+            "scheduling.x-k8s.io/v1alpha1",
+            r#"{"minMember": 5, "minResources": {"cpu": "1"}}"#,
+        );
+        assert_eq!(
+            (k, s.min_member, s.min_resources),
+            (PodGroupKind::Coscheduling, Some(5), true)
+        );
+        assert_eq!(k.min_field(), "spec.minMember");
+        assert_eq!(
+            PodGroupKind::Native.min_field(),
+            "spec.schedulingPolicy.gang.minCount"
+        );
+    }
+}
