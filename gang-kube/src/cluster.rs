@@ -5,10 +5,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use gang_core::{Inventory, NodeSpec, Quantity, Taint, Topology};
 use serde::Serialize;
 
+use crate::convert;
 use crate::error::{Error, ErrorKind};
-use crate::objects::{Body, ObjectRef, Objects, Origin};
+use crate::model::body::Body;
+use crate::model::core_v1::Node;
+use crate::objects::Objects;
+use crate::origin::{ObjectRef, Origin};
 use crate::requests::{pod_requests_acc, Resources};
-use crate::topology::{choose, TopologyChoice, TopologySource};
+use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 
 /// How to read a cluster from objects: the topology source and pods not to count.
 ///
@@ -254,7 +258,7 @@ impl Cluster {
     /// [`ErrorKind::MissingLabel`], [`ErrorKind::InvalidTopology`] for a topology that
     /// names a label no node has, or is invalid.
     pub fn from_objects(objects: &Objects, options: &ClusterOptions) -> Result<Cluster, Error> {
-        let node_items: Vec<(&crate::model::Node, &Origin)> = objects
+        let node_items: Vec<(&Node, &Origin)> = objects
             .items
             .iter()
             .filter_map(|i| match &i.body {
@@ -341,7 +345,7 @@ impl Cluster {
             }
             let mut taints = Vec::with_capacity(n.spec.taints.len());
             for (t, kt) in n.spec.taints.iter().enumerate() {
-                let taint = crate::convert::taint(kt)
+                let taint = convert::taint(kt)
                     .map_err(|e| e.under(&format!("spec.taints[{t}]")).at(origin))?;
                 let label = if kt.value.is_empty() {
                     format!("{}:{}", kt.key, kt.effect)
@@ -550,7 +554,7 @@ impl Cluster {
         let node = field
             .strip_prefix("nodes[")
             .and_then(|rest| rest.split_once(']'));
-        let reason = crate::topology::core_reason(&e);
+        let reason = core_reason(&e);
         match node.and_then(|(name, rest)| {
             self.usage
                 .iter()

@@ -3,7 +3,7 @@
 use gang_core::{Taint, TaintEffect, Toleration};
 
 use crate::error::{Error, ErrorKind};
-use crate::model::{KTaint, KToleration};
+use crate::model::core_v1::{KTaint, KToleration};
 
 pub(crate) fn effect(text: &str) -> Option<TaintEffect> {
     match text {

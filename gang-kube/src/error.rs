@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::origin::Origin;
+
 /// What was wrong with the Kubernetes input. Every error names the source (the file name
 /// the caller passed, or `-` for standard input), the object when one is known
 /// (`Node/gpu-a1`, `PodGroup/ml-team/training-workers`, with its position in the file),
@@ -112,7 +114,7 @@ impl Error {
         }))
     }
 
-    pub(crate) fn at(mut self, at: &crate::objects::Origin) -> Self {
+    pub(crate) fn at(mut self, at: &Origin) -> Self {
         self.0.source_name = at.source.to_string();
         self.0.object = Some(at.object.clone());
         self.0.position = Some(at.position.clone());

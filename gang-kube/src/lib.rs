@@ -69,9 +69,9 @@
 mod cluster;
 mod convert;
 mod error;
-mod fast;
 mod model;
 mod objects;
+mod origin;
 mod place;
 mod requests;
 mod topology;
@@ -82,15 +82,18 @@ pub use cluster::{
     PodCounts,
 };
 pub use error::{Error, ErrorKind};
-pub use objects::{ObjectRef, Objects};
+pub use objects::Objects;
+pub use origin::ObjectRef;
 pub use place::RoleExclusions;
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
-pub use workload::{
-    kai, kueue, workloads, Check, CheckStatus, Framework, LabelRequirement, Level, LevelRequest,
-    MemberRole, SliceRequest, TopologyRequest, Warning, WorkloadGang, COSCHEDULING_LABEL,
-    VOLCANO_GROUP_ANNOTATION,
+pub use workload::pod_group::COSCHEDULING_LABEL;
+pub use workload::types::{
+    Check, CheckStatus, Framework, LabelRequirement, Level, LevelRequest, MemberRole, SliceRequest,
+    TopologyRequest, Warning, WorkloadGang,
 };
+pub use workload::volcano::VOLCANO_GROUP_ANNOTATION;
+pub use workload::{kai, kueue, workloads};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

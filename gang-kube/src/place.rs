@@ -9,10 +9,9 @@ use serde::Serialize;
 
 use crate::cluster::{Cluster, NodeExclusion};
 use crate::error::{Error, ErrorKind};
-use crate::objects::ObjectRef;
-use crate::workload::{
-    build_gang, Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang,
-};
+use crate::origin::ObjectRef;
+use crate::workload::gang::build_gang;
+use crate::workload::types::{Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang};
 
 /// Why nodes cannot take a member of one role, each node counted once under its first
 /// reason in this order: not ready, unschedulable, outside the ResourceFlavor (what

@@ -35,7 +35,8 @@ use std::collections::BTreeMap;
 
 use gang_core::Quantity;
 
-use crate::model::{Container, ContainerStatus, PodSpec, PodStatus, ResourceList};
+use crate::model::core_v1::{Container, ContainerStatus, PodSpec, PodStatus};
+use crate::model::de::ResourceList;
 
 /// Resource amounts by name (`cpu`, `memory`, `nvidia.com/gpu`), in name order, exact.
 pub type Resources = BTreeMap<String, Quantity>;
@@ -233,7 +234,7 @@ pub(crate) fn pod_requests(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Pod, PodTemplate};
+    use crate::model::core_v1::{Pod, PodTemplate};
 
     fn spec(json: serde_json::Value) -> PodSpec {
         serde_json::from_value::<PodTemplate>(serde_json::json!({ "spec": json }))
@@ -376,12 +377,14 @@ mod tests {
         );
         // Infeasible resize: the spec is ignored; allocated and actuated count.
         let mut pod = pod;
-        pod.status.conditions.push(crate::model::Condition {
-            type_: "PodResizePending".into(),
-            status: "True".into(),
-            reason: "Infeasible".into(),
-            message: String::new(),
-        });
+        pod.status
+            .conditions
+            .push(crate::model::core_v1::Condition {
+                type_: "PodResizePending".into(),
+                status: "True".into(),
+                reason: "Infeasible".into(),
+                message: String::new(),
+            });
         assert_eq!(
             show(&pod_requests(&pod.spec, Some(&pod.status)).unwrap()),
             want(&[("cpu", "3"), ("memory", "512Mi")])

@@ -6,9 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use gang_core::{Toleration, Topology, HOSTNAME_LEVEL};
 use serde::Serialize;
 
+use crate::convert;
 use crate::error::{Error, ErrorKind};
-use crate::model::{FlavorObj, StringMap, TopologyObj};
-use crate::objects::{Body, Objects, Origin};
+use crate::model::body::Body;
+use crate::model::de::StringMap;
+use crate::model::kueue::{FlavorObj, TopologyObj};
+use crate::objects::Objects;
+use crate::origin::Origin;
 
 /// Where the topology levels come from. See [`ClusterOptions`](crate::ClusterOptions).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,7 +110,7 @@ fn flavor_info(f: &FlavorObj, origin: &Origin) -> Result<FlavorInfo, Error> {
     let mut tolerations = Vec::new();
     for (i, t) in f.spec.tolerations.iter().enumerate() {
         tolerations.push(
-            crate::convert::toleration(t)
+            convert::toleration(t)
                 .map_err(|e| e.under(&format!("spec.tolerations[{i}]")).at(origin))?,
         );
     }

@@ -11,8 +11,11 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::model::{self, Meta};
-use crate::objects::{classify, object_label, Body, Class, Item, Origin};
+use crate::model::body::{classify, Body, Class, Item};
+use crate::model::core_v1::{Node, NodeSpecK, NodeStatus, Pod, PodSpec, PodStatus};
+use crate::model::de::Text;
+use crate::model::meta_v1::{Meta, NodeMeta};
+use crate::origin::{object_label, Origin};
 
 struct One {
     kind: String,
@@ -24,7 +27,7 @@ struct One {
 
 enum MetaPart<'a> {
     Meta(Meta),
-    Node(model::NodeMeta),
+    Node(NodeMeta),
     Raw(&'a RawValue),
 }
 
@@ -38,8 +41,8 @@ struct Parts<'a> {
 /// The typed spec and status of an item, read as they come.
 #[allow(clippy::large_enum_variant)] // one at a time, on the stack
 enum Typed {
-    Node(model::NodeSpecK, model::NodeStatus),
-    Pod(model::PodSpec, model::PodStatus),
+    Node(NodeSpecK, NodeStatus),
+    Pod(PodSpec, PodStatus),
 }
 
 impl<'de> Deserialize<'de> for One {
@@ -55,7 +58,7 @@ impl<'de> Deserialize<'de> for One {
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
-                while let Some(model::Text(key)) = map.next_key::<model::Text<'de>>()? {
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
                     match key.as_ref() {
                         "kind" => kind = Some(map.next_value()?),
                         "apiVersion" => api_version = Some(map.next_value()?),
@@ -136,7 +139,7 @@ impl<'de> Deserialize<'de> for One {
                     }
                     Ok(())
                 }
-                let mut node_meta = model::NodeMeta::default();
+                let mut node_meta = NodeMeta::default();
                 let mut metadata = Meta::default();
                 match parts.metadata {
                     Some(MetaPart::Node(m)) => node_meta = m,
@@ -161,7 +164,7 @@ impl<'de> Deserialize<'de> for One {
                         };
                         late(parts.spec, &mut spec)?;
                         late(parts.status, &mut status)?;
-                        Body::Node(Box::new(model::Node {
+                        Body::Node(Box::new(Node {
                             metadata: node_meta,
                             spec,
                             status,
@@ -175,7 +178,7 @@ impl<'de> Deserialize<'de> for One {
                         };
                         late(parts.spec, &mut spec)?;
                         late(parts.status, &mut status)?;
-                        Body::Pod(Box::new(model::Pod {
+                        Body::Pod(Box::new(Pod {
                             metadata,
                             spec,
                             status,
@@ -275,7 +278,7 @@ mod tests {
         let source: Arc<str> = Arc::from("t.json");
         let fast = read_list(&source, text).expect("the fast path reads it");
         let mut careful = Vec::new();
-        crate::objects::read_json_careful(&source, text, &mut careful).unwrap();
+        crate::objects::careful::read_json(&source, text, &mut careful).unwrap();
         assert_eq!(fast.len(), 6);
         assert_eq!(format!("{fast:?}"), format!("{careful:?}"));
         // A bad value makes the fast path give up; the careful path names it.

@@ -1,0 +1,178 @@
+//! What an object is: the typed [`Body`] of each kind gang-kube reads, which struct an
+//! `apiVersion` and `kind` read into ([`classify`]), and an [`Item`]: a body with its
+//! [`Origin`].
+
+use serde::de::DeserializeOwned;
+
+use crate::model::batch_v1::JobObj;
+use crate::model::core_v1::{Node, Pod};
+use crate::model::jobset::JobSetObj;
+use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
+use crate::model::kueue::{FlavorObj, TopologyObj};
+use crate::model::meta_v1::Meta;
+use crate::model::pod_group::{PodGroupKind, PodGroupObj};
+use crate::model::volcano::VolcanoJobObj;
+use crate::model::{coscheduling, kai, scheduling, volcano};
+use crate::origin::Origin;
+
+/// An object read: where it came from and what it is.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub origin: Origin,
+    pub body: Body,
+}
+
+/// An object as the struct of its kind; `Other` for kinds gang-kube does not read.
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    Node(Box<Node>),
+    Pod(Box<Pod>),
+    Topology(Box<TopologyObj>),
+    Flavor(Box<FlavorObj>),
+    PodGroup(PodGroupKind, Box<PodGroupObj>),
+    Job(Box<JobObj>),
+    JobSet(Box<JobSetObj>),
+    Kubeflow(KubeflowKind, Box<KubeflowObj>),
+    VolcanoJob(Box<VolcanoJobObj>),
+    Other,
+}
+
+impl Body {
+    pub(crate) fn meta_mut(&mut self) -> Option<&mut Meta> {
+        Some(match self {
+            Body::Pod(o) => &mut o.metadata,
+            Body::Topology(o) => &mut o.metadata,
+            Body::Flavor(o) => &mut o.metadata,
+            Body::PodGroup(_, o) => &mut o.metadata,
+            Body::Job(o) => &mut o.metadata,
+            Body::JobSet(o) => &mut o.metadata,
+            Body::Kubeflow(_, o) => &mut o.metadata,
+            Body::VolcanoJob(o) => &mut o.metadata,
+            Body::Node(_) | Body::Other => return None,
+        })
+    }
+
+    /// (namespace, name) of the object.
+    pub(crate) fn names(&self) -> Option<(&str, &str)> {
+        match self {
+            Body::Node(o) => Some(("", o.metadata.name.as_str())),
+            other => other
+                .meta()
+                .map(|m| (m.namespace.as_str(), m.name.as_str())),
+        }
+    }
+
+    pub(crate) fn meta(&self) -> Option<&Meta> {
+        Some(match self {
+            Body::Pod(o) => &o.metadata,
+            Body::Topology(o) => &o.metadata,
+            Body::Flavor(o) => &o.metadata,
+            Body::PodGroup(_, o) => &o.metadata,
+            Body::Job(o) => &o.metadata,
+            Body::JobSet(o) => &o.metadata,
+            Body::Kubeflow(_, o) => &o.metadata,
+            Body::VolcanoJob(o) => &o.metadata,
+            Body::Node(_) | Body::Other => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Node,
+    Pod,
+    Topology,
+    Flavor,
+    PodGroup(PodGroupKind),
+    Job,
+    JobSet,
+    Kubeflow(KubeflowKind),
+    VolcanoJob,
+    Other,
+}
+
+pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    match (group, kind) {
+        ("", "Node") => Class::Node,
+        ("", "Pod") => Class::Pod,
+        ("kueue.x-k8s.io" | "kai.scheduler", "Topology") => Class::Topology,
+        ("kueue.x-k8s.io", "ResourceFlavor") => Class::Flavor,
+        ("scheduling.k8s.io", "PodGroup") => Class::PodGroup(PodGroupKind::Native),
+        ("scheduling.volcano.sh", "PodGroup") => Class::PodGroup(PodGroupKind::Volcano),
+        ("scheduling.x-k8s.io" | "scheduling.sigs.k8s.io", "PodGroup") => {
+            Class::PodGroup(PodGroupKind::Coscheduling)
+        }
+        ("scheduling.run.ai", "PodGroup") => Class::PodGroup(PodGroupKind::Kai),
+        ("batch", "Job") => Class::Job,
+        ("jobset.x-k8s.io", "JobSet") => Class::JobSet,
+        ("kubeflow.org", "PyTorchJob") => Class::Kubeflow(KubeflowKind::PyTorch),
+        ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::Mpi),
+        ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::Tf),
+        ("batch.volcano.sh", "Job") => Class::VolcanoJob,
+        _ => Class::Other,
+    }
+}
+
+/// How to read one object's text (JSON) or value (YAML) into `T`, with the field path
+/// of the first error.
+trait Reader {
+    fn read<T: DeserializeOwned>(&self) -> Result<T, (String, String)>;
+}
+
+struct JsonReader<'a>(&'a str);
+struct ValueReader<'a>(&'a serde_json::Value);
+
+impl Reader for JsonReader<'_> {
+    fn read<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        serde_json::from_str(self.0).map_err(|_| {
+            // The slow path, only on error: redo it tracking the path.
+            let mut de = serde_json::Deserializer::from_str(self.0);
+            match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Ok(_) => (String::new(), "malformed".to_owned()),
+                Err(e) => (e.path().to_string(), e.inner().to_string()),
+            }
+        })
+    }
+}
+
+impl Reader for ValueReader<'_> {
+    fn read<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        T::deserialize(self.0).map_err(|_| match serde_path_to_error::deserialize::<_, T>(self.0) {
+            Ok(_) => (String::new(), "malformed".to_owned()),
+            Err(e) => (e.path().to_string(), e.inner().to_string()),
+        })
+    }
+}
+
+impl Class {
+    pub(crate) fn json(self, raw: &str) -> Result<Body, (String, String)> {
+        self.body(&JsonReader(raw))
+    }
+    pub(crate) fn value(self, v: &serde_json::Value) -> Result<Body, (String, String)> {
+        self.body(&ValueReader(v))
+    }
+    fn body(self, r: &impl Reader) -> Result<Body, (String, String)> {
+        Ok(match self {
+            Class::Node => Body::Node(Box::new(r.read()?)),
+            Class::Pod => Body::Pod(Box::new(r.read()?)),
+            Class::Topology => Body::Topology(Box::new(r.read()?)),
+            Class::Flavor => Body::Flavor(Box::new(r.read()?)),
+            Class::PodGroup(k) => Body::PodGroup(
+                k,
+                // The one place each API's PodGroup becomes the common form.
+                Box::new(match k {
+                    PodGroupKind::Native => r.read::<scheduling::PodGroup>()?.into(),
+                    PodGroupKind::Volcano => r.read::<volcano::PodGroup>()?.into(),
+                    PodGroupKind::Coscheduling => r.read::<coscheduling::PodGroup>()?.into(),
+                    PodGroupKind::Kai => r.read::<kai::PodGroup>()?.into(),
+                }),
+            ),
+            Class::Job => Body::Job(Box::new(r.read()?)),
+            Class::JobSet => Body::JobSet(Box::new(r.read()?)),
+            Class::Kubeflow(k) => Body::Kubeflow(k, Box::new(r.read()?)),
+            Class::VolcanoJob => Body::VolcanoJob(Box::new(r.read()?)),
+            Class::Other => Body::Other,
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! `core/v1` (the API group `""`): Node, Pod, pod templates and specs, containers,
+//! affinity, taints and tolerations, conditions.
+
+use serde::de::{Deserializer, IgnoredAny};
+use serde::Deserialize;
+
+use crate::model::de::{nullable, ResourceList, StringMap, Text};
+use crate::model::meta_v1::{Meta, NodeMeta};
+
+/// Only the `PodResizePending` condition of a pod counts (for in-place resize).
+fn resize_conditions<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Condition>, D::Error> {
+    #[derive(Deserialize)]
+    struct Light<'a> {
+        #[serde(rename = "type", borrow, default)]
+        type_: Option<Text<'a>>,
+        #[serde(borrow, default)]
+        reason: Option<Text<'a>>,
+    }
+    let all: Option<Vec<Light<'de>>> = Option::deserialize(d)?;
+    Ok(all
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c.type_.as_ref().is_some_and(|t| t.0 == "PodResizePending"))
+        .map(|c| Condition {
+            type_: "PodResizePending".to_owned(),
+            status: String::new(),
+            reason: c.reason.map(|r| r.0.into_owned()).unwrap_or_default(),
+            message: String::new(),
+        })
+        .collect())
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Condition {
+    #[serde(rename = "type", deserialize_with = "nullable")]
+    pub type_: String,
+    #[serde(deserialize_with = "nullable")]
+    pub status: String,
+    #[serde(deserialize_with = "nullable")]
+    pub reason: String,
+    #[serde(deserialize_with = "nullable")]
+    pub message: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// Nodes
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Node {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: NodeMeta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: NodeSpecK,
+    #[serde(deserialize_with = "nullable")]
+    pub status: NodeStatus,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NodeSpecK {
+    #[serde(deserialize_with = "nullable")]
+    pub unschedulable: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub taints: Vec<KTaint>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct KTaint {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub value: String,
+    #[serde(deserialize_with = "nullable")]
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NodeStatus {
+    #[serde(deserialize_with = "nullable")]
+    pub allocatable: ResourceList,
+    #[serde(deserialize_with = "nullable")]
+    pub conditions: Vec<Condition>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods and pod templates
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Pod {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: PodSpec,
+    #[serde(deserialize_with = "nullable")]
+    pub status: PodStatus,
+}
+
+/// `metadata` + `spec` of a pod template (`spec.template` of a Job, replica specs…).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct PodTemplate {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PodSpec {
+    #[serde(deserialize_with = "nullable")]
+    pub node_name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub scheduler_name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub containers: Vec<Container>,
+    #[serde(deserialize_with = "nullable")]
+    pub init_containers: Vec<Container>,
+    #[serde(deserialize_with = "nullable")]
+    pub overhead: ResourceList,
+    /// Pod-level resources (`spec.resources`, PodLevelResources).
+    pub resources: Option<Resources>,
+    #[serde(deserialize_with = "nullable")]
+    pub node_selector: StringMap,
+    #[serde(deserialize_with = "nullable")]
+    pub affinity: Affinity,
+    #[serde(deserialize_with = "nullable")]
+    pub tolerations: Vec<KToleration>,
+    #[serde(deserialize_with = "nullable")]
+    pub scheduling_group: SchedulingGroup,
+    #[serde(deserialize_with = "nullable")]
+    pub topology_spread_constraints: Vec<IgnoredAny>,
+    #[serde(deserialize_with = "nullable")]
+    pub resource_claims: Vec<IgnoredAny>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct SchedulingGroup {
+    #[serde(deserialize_with = "nullable")]
+    pub pod_group_name: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Container {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub resources: Resources,
+    /// `Always` on an init container makes it a sidecar (restartable init container).
+    #[serde(deserialize_with = "nullable")]
+    pub restart_policy: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Resources {
+    #[serde(deserialize_with = "nullable")]
+    pub requests: ResourceList,
+    #[serde(deserialize_with = "nullable")]
+    pub limits: ResourceList,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Affinity {
+    pub node_affinity: Option<NodeAffinity>,
+    pub pod_affinity: Option<IgnoredAny>,
+    pub pod_anti_affinity: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NodeAffinity {
+    pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
+    #[serde(deserialize_with = "nullable")]
+    pub preferred_during_scheduling_ignored_during_execution: Vec<IgnoredAny>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NodeSelector {
+    #[serde(deserialize_with = "nullable")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NodeSelectorTerm {
+    #[serde(deserialize_with = "nullable")]
+    pub match_expressions: Vec<SelectorRequirement>,
+    #[serde(deserialize_with = "nullable")]
+    pub match_fields: Vec<SelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct SelectorRequirement {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(deserialize_with = "nullable")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct KToleration {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(deserialize_with = "nullable")]
+    pub value: String,
+    #[serde(deserialize_with = "nullable")]
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PodStatus {
+    #[serde(deserialize_with = "nullable")]
+    pub phase: String,
+    #[serde(deserialize_with = "resize_conditions")]
+    pub conditions: Vec<Condition>,
+    #[serde(deserialize_with = "nullable")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(deserialize_with = "nullable")]
+    pub init_container_statuses: Vec<ContainerStatus>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct ContainerStatus {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    /// What the kubelet admitted (in-place resize).
+    pub allocated_resources: Option<ResourceList>,
+    /// What the runtime actually applied (in-place resize).
+    pub resources: Option<Resources>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_annotations_and_conditions_read_are_kept() {
+        let text = r#"{"metadata": {"name": "p", "annotations": {
+              "kubectl.kubernetes.io/last-applied-configuration": "{\"big\": true}",
+              "kueue.x-k8s.io/podset-required-topology": "rack",
+              "scheduling.k8s.io/group-name": "g", "pod-group-name": "k"}},
+            "status": {"phase": "Running", "conditions": [
+              {"type": "Ready", "status": "True"},
+              {"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]}}"#;
+        for pod in [
+            serde_json::from_str::<Pod>(text).unwrap(),
+            serde_json::from_value::<Pod>(serde_json::from_str(text).unwrap()).unwrap(),
+        ] {
+            let keys: Vec<&str> = pod
+                .metadata
+                .annotations
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(
+                keys,
+                [
+                    "kueue.x-k8s.io/podset-required-topology",
+                    "pod-group-name",
+                    "scheduling.k8s.io/group-name"
+                ]
+            );
+            assert_eq!(pod.status.conditions.len(), 1);
+            assert_eq!(pod.status.conditions[0].reason, "Infeasible");
+        }
+        let pod: Pod = serde_json::from_str(
+            r#"{"metadata": {"annotations": null}, "status": {"conditions": null}}"#,
+        )
+        .unwrap();
+        assert!(pod.metadata.annotations.is_empty() && pod.status.conditions.is_empty());
+        // Pods keep the labels read; nodes keep all.
+        let labels = r#"{"metadata": {"name": "x", "labels": {"app": "a", "role": "worker",
+            "scheduling.x-k8s.io/pod-group": "g", "pod-template-hash": "1"}}}"#;
+        let pod: Pod = serde_json::from_str(labels).unwrap();
+        let keys: Vec<&str> = pod.metadata.labels.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["role", "scheduling.x-k8s.io/pod-group"]);
+        let node: Node = serde_json::from_str(labels).unwrap();
+        assert_eq!(node.metadata.labels.len(), 4);
+    }
+}

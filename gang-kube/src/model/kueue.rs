@@ -1,0 +1,51 @@
+//! `kueue.x-k8s.io`: the Topology (levels of node labels) and the ResourceFlavor. KAI's
+//! `kai.scheduler` Topology has the same shape and is read as this one.
+
+use serde::Deserialize;
+
+use crate::model::core_v1::KToleration;
+use crate::model::de::{nullable, StringMap};
+use crate::model::meta_v1::Meta;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct TopologyObj {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: TopologySpecK,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct TopologySpecK {
+    #[serde(deserialize_with = "nullable")]
+    pub levels: Vec<TopologyLevel>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct TopologyLevel {
+    #[serde(deserialize_with = "nullable")]
+    pub node_label: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FlavorObj {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: FlavorSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct FlavorSpec {
+    #[serde(deserialize_with = "nullable")]
+    pub node_labels: StringMap,
+    #[serde(deserialize_with = "nullable")]
+    pub tolerations: Vec<KToleration>,
+    #[serde(deserialize_with = "nullable")]
+    pub topology_name: String,
+}

@@ -1,0 +1,53 @@
+//! `scheduling.k8s.io`: Kubernetes' own PodGroup (gang scheduling, KEP-4671): the
+//! gang policy's `minCount` and the topology keys of its scheduling constraints.
+
+use serde::Deserialize;
+
+use crate::model::de::nullable;
+use crate::model::meta_v1::Meta;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct PodGroup {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: PodGroupSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PodGroupSpec {
+    /// `spec.schedulingPolicy.gang.minCount`.
+    #[serde(deserialize_with = "nullable")]
+    pub scheduling_policy: SchedulingPolicy,
+    /// `spec.schedulingConstraints.topology[].key`.
+    #[serde(deserialize_with = "nullable")]
+    pub scheduling_constraints: SchedulingConstraints,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct SchedulingPolicy {
+    pub gang: Option<GangPolicy>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct GangPolicy {
+    pub min_count: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct SchedulingConstraints {
+    #[serde(deserialize_with = "nullable")]
+    pub topology: Vec<TopologyKey>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct TopologyKey {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+}

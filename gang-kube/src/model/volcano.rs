@@ -1,0 +1,80 @@
+//! Volcano: the `scheduling.volcano.sh` PodGroup and the `batch.volcano.sh` Job, which
+//! share the network topology request.
+
+use std::collections::BTreeMap;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+use crate::model::core_v1::PodTemplate;
+use crate::model::de::{nullable, ResourceList};
+use crate::model::meta_v1::Meta;
+
+/// `networkTopology`: `mode` hard or soft, up to a HyperNode tier.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct NetworkTopology {
+    #[serde(deserialize_with = "nullable")]
+    pub mode: String,
+    pub highest_tier_allowed: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub highest_tier_name: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// scheduling.volcano.sh PodGroup
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct PodGroup {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: PodGroupSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PodGroupSpec {
+    pub min_member: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub min_task_member: BTreeMap<String, i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub min_resources: ResourceList,
+    pub network_topology: Option<NetworkTopology>,
+    #[serde(deserialize_with = "nullable")]
+    pub sub_group_policy: Vec<IgnoredAny>,
+}
+
+// ---------------------------------------------------------------------------------------
+// batch.volcano.sh Job
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct VolcanoJobObj {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: VolcanoJobSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct VolcanoJobSpec {
+    pub min_available: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub tasks: Vec<VolcanoTask>,
+    pub network_topology: Option<NetworkTopology>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct VolcanoTask {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    pub replicas: Option<i64>,
+    pub min_available: Option<i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub template: PodTemplate,
+    pub partition_policy: Option<IgnoredAny>,
+}

@@ -1,0 +1,162 @@
+//! Reading Kubernetes objects from JSON or YAML text: [`Objects`], read by the fast path
+//! for a JSON `List` ([`fast`]) or the careful path that names the object and field of
+//! an error ([`careful`]).
+
+mod careful;
+mod fast;
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind};
+use crate::model::body::Item;
+use crate::origin::ObjectRef;
+
+/// Kubernetes objects read from one or more sources, in the order given.
+///
+/// Reads JSON or YAML: a single object, a `List` (any kind ending in `List` with
+/// `items`, as `kubectl get … -o json` prints), several concatenated JSON documents, a
+/// JSON array, or multi-document YAML (`---`). Only the fields gang uses are read; unknown
+/// fields and unknown kinds are kept out of the way (unknown kinds are still listed by
+/// [`Objects::refs`]).
+///
+/// ```
+/// use gang_kube::Objects;
+/// let nodes = r#"{"apiVersion": "v1", "kind": "List", "items": [
+///   {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+///   {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}}]}"#;
+/// let mut objects = Objects::parse("nodes.json", nodes)?;
+/// objects.add("group.yaml", "
+/// apiVersion: scheduling.k8s.io/v1beta1
+/// kind: PodGroup
+/// metadata: {name: training-workers, namespace: ml-team}
+/// spec:
+///   schedulingPolicy: {gang: {minCount: 4}}
+/// ---
+/// apiVersion: v1
+/// kind: ConfigMap
+/// metadata: {name: settings}
+/// ")?;
+/// let refs = objects.refs();
+/// assert_eq!(refs.len(), 4);
+/// assert_eq!(refs[1].to_string(), "Node/n2");
+/// assert_eq!(refs[2].to_string(), "PodGroup/ml-team/training-workers");
+/// assert_eq!((refs[3].kind.as_str(), refs[3].source.as_str()), ("ConfigMap", "group.yaml"));
+///
+/// // A document that is not JSON or YAML names the file and the line.
+/// let err = Objects::parse("bad.json", "{\"kind\": ").unwrap_err();
+/// assert!(err.to_string().starts_with("bad.json: line 1 column 9: "), "{err}");
+/// # Ok::<(), gang_kube::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Objects {
+    pub(crate) items: Vec<Item>,
+}
+
+impl Objects {
+    /// No objects. See [`Objects`].
+    pub fn new() -> Self {
+        Objects::default()
+    }
+
+    /// Reads the objects in `text` (JSON or YAML, see [`Objects`]); `source_name` names
+    /// the text in errors and in [`ObjectRef::source`].
+    ///
+    /// ```
+    /// use gang_kube::{ErrorKind, Objects};
+    /// let o = Objects::parse("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")?;
+    /// assert_eq!(o.len(), 1);
+    /// let err = Objects::parse("x.yaml", "metadata: {name: p}\n").unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::UnexpectedKind);
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::Malformed`] when the text is neither JSON nor YAML or an object does
+    /// not have the shape of its kind (with the line, or the object and field);
+    /// [`ErrorKind::UnexpectedKind`] for a document without `apiVersion` and `kind`;
+    /// [`ErrorKind::InvalidValue`] for a bad quantity or enumeration value.
+    pub fn parse(source_name: &str, text: &str) -> Result<Objects, Error> {
+        let mut objects = Objects::new();
+        objects.add(source_name, text)?;
+        Ok(objects)
+    }
+
+    /// Reads more objects into this set (see [`Objects::parse`]); on error nothing is
+    /// added.
+    ///
+    /// # Errors
+    /// As [`Objects::parse`].
+    pub fn add(&mut self, source_name: &str, text: &str) -> Result<(), Error> {
+        let source: Arc<str> = Arc::from(source_name);
+        let mut items = Vec::new();
+        let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        if trimmed.starts_with('{') {
+            match fast::read_list(&source, trimmed) {
+                Some(list) => items = list,
+                None => careful::read_json(&source, trimmed, &mut items)?,
+            }
+        } else if trimmed.starts_with('[') {
+            careful::read_json(&source, trimmed, &mut items)?;
+        } else {
+            careful::read_yaml(&source, text, &mut items)?;
+        }
+        self.items.extend(items);
+        Ok(())
+    }
+
+    /// Appends the objects of `other`. See [`Objects`].
+    pub fn extend(&mut self, other: Objects) {
+        self.items.extend(other.items);
+    }
+
+    /// Number of objects. See [`Objects`].
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are none. See [`Objects`].
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Every object found, in input order (the "objects found" of a report).
+    /// See [`Objects`].
+    pub fn refs(&self) -> Vec<ObjectRef> {
+        self.items.iter().map(|i| i.origin.to_ref()).collect()
+    }
+
+    /// Checks that every object is of one of `kinds` (a nodes file holds only `Node`s).
+    ///
+    /// ```
+    /// use gang_kube::{ErrorKind, Objects};
+    /// let o = Objects::parse("nodes.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: prod}\n")?;
+    /// let err = o.expect_kinds(&["Node"]).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::UnexpectedKind);
+    /// assert_eq!(err.object(), Some("Deployment/prod/web"));
+    /// assert!(Objects::new().expect_kinds(&["Node"]).is_ok());
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnexpectedKind`] naming the first object of another kind.
+    pub fn expect_kinds(&self, kinds: &[&str]) -> Result<(), Error> {
+        for item in &self.items {
+            if !kinds.contains(&item.origin.kind.as_str()) {
+                return Err(Error::new(
+                    ErrorKind::UnexpectedKind,
+                    &item.origin.source,
+                    format!(
+                        "expected {}, found {} {}",
+                        kinds.join(" or "),
+                        item.origin.api_version,
+                        item.origin.kind
+                    ),
+                )
+                .at(&item.origin)
+                .with_field("kind")
+                .with_value(item.origin.kind.clone()));
+            }
+        }
+        Ok(())
+    }
+}

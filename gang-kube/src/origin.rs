@@ -1,0 +1,72 @@
+//! Where an object came from: the source the caller named, the position in it, and
+//! the object's kind, namespace and name. Below everything that reports an object
+//! ([`Error`](crate::Error), [`Objects`](crate::Objects), workloads, the cluster).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// Where an object came from and what it is.
+#[derive(Debug, Clone)]
+pub(crate) struct Origin {
+    pub source: Arc<str>,
+    pub position: String,
+    /// `Kind/name` or `Kind/namespace/name`.
+    pub object: String,
+    pub kind: String,
+    pub api_version: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Origin {
+    pub(crate) fn to_ref(&self) -> ObjectRef {
+        ObjectRef {
+            kind: self.kind.clone(),
+            api_version: self.api_version.clone(),
+            namespace: (!self.namespace.is_empty()).then(|| self.namespace.clone()),
+            name: self.name.clone(),
+            source: self.source.to_string(),
+            position: self.position.clone(),
+        }
+    }
+}
+
+/// An object found in the input: kind, name and where it came from.
+///
+/// Displays as `Kind/name` or `Kind/namespace/name`. See [`Objects::refs`](crate::Objects::refs).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ObjectRef {
+    /// `kind` as written (`Node`, `PodGroup`, `PyTorchJob`).
+    pub kind: String,
+    /// `apiVersion` as written (`v1`, `kubeflow.org/v1`).
+    pub api_version: String,
+    /// Namespace, for namespaced objects that name one.
+    pub namespace: Option<String>,
+    /// `metadata.name` (empty when missing).
+    pub name: String,
+    /// The source name the caller passed.
+    pub source: String,
+    /// Where in the source (`items[3]`, `document 2`).
+    pub position: String,
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&object_label(
+            &self.kind,
+            self.namespace.as_deref().unwrap_or(""),
+            &self.name,
+        ))
+    }
+}
+
+/// `Kind/name` or `Kind/namespace/name`; `<unnamed>` for an empty name.
+pub(crate) fn object_label(kind: &str, namespace: &str, name: &str) -> String {
+    let name = if name.is_empty() { "<unnamed>" } else { name };
+    if namespace.is_empty() {
+        format!("{kind}/{name}")
+    } else {
+        format!("{kind}/{namespace}/{name}")
+    }
+}

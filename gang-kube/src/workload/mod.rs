@@ -1,0 +1,205 @@
+//! Workload objects → gangs: PodGroups with their member pods, and Jobs, JobSets,
+//! Kubeflow and Volcano jobs with their pod templates as roles.
+//!
+//! One way, bottom to top: [`types`] (the public types) → [`fields`] (counts, levels, a
+//! pod spec as a role) → the topology annotations of [`kueue`], [`kai`] → [`gang`] (the
+//! minimum spread over roles, the gang-core `Gang`) → [`checks`] → [`controlled`]
+//! (what every controller workload shares) → one file per kind ([`batch`], [`jobset`],
+//! [`kubeflow`], [`volcano`]) and [`pod_group`] (PodGroups and their pods) → this file's
+//! [`workloads`], which finds them all.
+
+mod batch;
+mod checks;
+mod controlled;
+mod fields;
+pub(crate) mod gang;
+mod jobset;
+pub mod kai;
+mod kubeflow;
+pub mod kueue;
+pub(crate) mod pod_group;
+pub(crate) mod types;
+pub(crate) mod volcano;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::error::Error;
+use crate::model::body::Body;
+use crate::model::core_v1::Pod;
+use crate::model::pod_group::PodGroupKind;
+use crate::objects::Objects;
+use crate::origin::{object_label, ObjectRef, Origin};
+use crate::workload::batch::job;
+use crate::workload::controlled::{controlled, OwnedGroup};
+use crate::workload::jobset::jobset;
+use crate::workload::kubeflow::kubeflow;
+use crate::workload::pod_group::{pod_group, pod_group_refs};
+use crate::workload::types::WorkloadGang;
+use crate::workload::volcano::volcano_job;
+
+/// A member pod and where it came from.
+type Member<'a> = (&'a Pod, &'a Origin);
+
+/// Every workload in `objects` as a gang, in input order: PodGroups of every kind with
+/// their member pods; Jobs, JobSets, Kubeflow PyTorchJob / MPIJob / TFJob and Volcano
+/// Jobs with their pod templates as roles; and, for pods naming a PodGroup that is not in
+/// the input, that missing group (with a failed `group_object` check). A PodGroup owned
+/// by a workload in the input is reported with that workload (its minimum is checked
+/// against the workload's members), not on its own.
+///
+/// Roles of pods are their distinct shapes (requests, selector, affinity, tolerations).
+/// A group minimum below the members makes the gang elastic: gang-core keeps a minimum
+/// per role, so the shortfall is taken from the largest role first (the workers; a
+/// launcher or master of one stays whole), with a warning when there are several roles.
+///
+/// ```
+/// use gang_kube::{workloads, CheckStatus, Framework, Objects};
+/// let objects = Objects::parse("group.yaml", r#"
+/// apiVersion: scheduling.k8s.io/v1beta1
+/// kind: PodGroup
+/// metadata: {name: training-workers, namespace: ml-team}
+/// spec:
+///   schedulingPolicy: {gang: {minCount: 4}}
+///   schedulingConstraints:
+///     topology:
+///       - key: topology.example.com/rack
+/// "#)?;
+/// let w = &workloads(&objects)?[0];
+/// assert_eq!((w.framework, w.minimum, w.members), (Framework::NativePodGroup, 4, 0));
+/// let missing = w.checks.iter().find(|c| c.id == "members_found").unwrap();
+/// assert_eq!(missing.status, CheckStatus::Error); // the controller made no pods yet
+/// assert!(w.gang.is_none());
+/// # Ok::<(), gang_kube::Error>(())
+/// ```
+///
+/// # Errors
+/// [`ErrorKind::InvalidMinimum`](crate::ErrorKind::InvalidMinimum) when a workload's minimum exceeds the members it
+/// defines; [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for an annotation value that is not a level, a
+/// boolean or a count, an unknown `networkTopology.mode`, a negative count, or an
+/// unknown toleration or affinity operator.
+pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
+    let pods: Vec<(&Pod, &Origin)> = objects
+        .items
+        .iter()
+        .filter_map(|i| match &i.body {
+            Body::Pod(p) => Some((&**p, &i.origin)),
+            _ => None,
+        })
+        .collect();
+    // Workload objects, to attach the PodGroups they own.
+    let controllers: HashSet<(&str, &str, &str)> = objects
+        .items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.body,
+                Body::Job(_) | Body::JobSet(_) | Body::Kubeflow(..) | Body::VolcanoJob(_)
+            )
+        })
+        .map(|i| {
+            (
+                i.origin.kind.as_str(),
+                i.origin.namespace.as_str(),
+                i.origin.name.as_str(),
+            )
+        })
+        .collect();
+    let mut owned: HashMap<(&str, &str, &str), Vec<OwnedGroup<'_>>> = HashMap::new();
+    let mut groups: HashSet<(PodGroupKind, &str, &str)> = HashSet::new();
+    for i in &objects.items {
+        if let Body::PodGroup(k, pg) = &i.body {
+            groups.insert((*k, i.origin.namespace.as_str(), i.origin.name.as_str()));
+            for o in &pg.metadata.owner_references {
+                let key = (
+                    o.kind.as_str(),
+                    i.origin.namespace.as_str(),
+                    o.name.as_str(),
+                );
+                if controllers.contains(&key) {
+                    owned.entry(key).or_default().push((*k, &**pg, &i.origin));
+                }
+            }
+        }
+    }
+    let owned_by = |o: &Origin| {
+        owned
+            .get(&(o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for item in &objects.items {
+        let o = &item.origin;
+        match &item.body {
+            Body::PodGroup(k, pg) => {
+                let is_owned = pg.metadata.owner_references.iter().any(|r| {
+                    controllers.contains(&(r.kind.as_str(), o.namespace.as_str(), r.name.as_str()))
+                });
+                if is_owned {
+                    continue;
+                }
+                let members: Vec<(&Pod, &Origin)> = pods
+                    .iter()
+                    .filter(|(p, _)| {
+                        p.metadata.namespace == o.namespace
+                            && pod_group_refs(p)
+                                .iter()
+                                .any(|(pk, n)| pk == k && *n == o.name)
+                    })
+                    .copied()
+                    .collect();
+                out.push(pod_group(*k, Some(pg), o.to_ref(), Some(o), &members)?);
+            }
+            Body::Job(j) => {
+                out.push(controlled(job(j, o)?, &pods, &owned_by(o))?);
+            }
+            Body::JobSet(js) => {
+                out.push(controlled(jobset(js, o)?, &pods, &owned_by(o))?);
+            }
+            Body::Kubeflow(k, job) => {
+                let (c, _) = kubeflow(*k, job, o)?;
+                out.push(controlled(c, &pods, &owned_by(o))?);
+            }
+            Body::VolcanoJob(job) => {
+                let c = volcano_job(job, o)?;
+                out.push(controlled(c, &pods, &owned_by(o))?);
+            }
+            _ => {}
+        }
+    }
+    // Pods naming a group that is not in the input.
+    let mut missing: BTreeMap<(String, String, u8), (PodGroupKind, Vec<Member<'_>>)> =
+        BTreeMap::new();
+    for &(p, o) in &pods {
+        for (k, name) in pod_group_refs(p) {
+            if !groups.contains(&(k, p.metadata.namespace.as_str(), name)) {
+                missing
+                    .entry((p.metadata.namespace.clone(), name.to_owned(), k as u8))
+                    .or_insert_with(|| (k, Vec::new()))
+                    .1
+                    .push((p, o));
+            }
+        }
+    }
+    for ((ns, name, _), (k, members)) in missing {
+        let api_version = match k {
+            PodGroupKind::Native => "scheduling.k8s.io/v1beta1",
+            PodGroupKind::Volcano => "scheduling.volcano.sh/v1beta1",
+            PodGroupKind::Coscheduling => "scheduling.x-k8s.io/v1alpha1",
+            PodGroupKind::Kai => "scheduling.run.ai/v2alpha2",
+        };
+        let object = ObjectRef {
+            kind: "PodGroup".into(),
+            api_version: api_version.into(),
+            namespace: (!ns.is_empty()).then(|| ns.clone()),
+            name: name.clone(),
+            source: String::new(),
+            position: format!(
+                "named by {}",
+                object_label("Pod", &ns, &members[0].0.metadata.name)
+            ),
+        };
+        out.push(pod_group(k, None, object, None, &members)?);
+    }
+    Ok(out)
+}
