@@ -24,6 +24,7 @@ pub mod cli;
 pub mod demo;
 pub mod error;
 pub mod input;
+mod output;
 pub mod render;
 pub mod report;
 mod simulate;
@@ -41,6 +42,7 @@ use cli::{
     TopologyChoiceArgs, TreeArgs, WorkloadChoice,
 };
 pub use error::{CliError, Exit, EXIT_CODES};
+use output::{done, Done};
 use render::Style;
 
 /// The process's streams and environment, as [`run`] sees them.
@@ -93,28 +95,6 @@ pub fn is_plugin(argv0: &str) -> bool {
     let base = argv0.rsplit(['/', '\\']).next().unwrap_or(argv0);
     let base = base.strip_suffix(".exe").unwrap_or(base);
     base.ends_with("kubectl-gang")
-}
-
-/// What a command produced: a document to print and the exit code.
-struct Done {
-    text: String,
-    doc: String,
-    exit: Exit,
-    /// Printed on stderr after the document (explain of a workload that is invalid).
-    error: Option<CliError>,
-}
-
-fn done<T: Serialize>(value: &T, text: String, format: Format, exit: Exit) -> Done {
-    Done {
-        doc: if format == Format::Text {
-            String::new()
-        } else {
-            render::document(value, format)
-        },
-        text,
-        exit,
-        error: None,
-    }
 }
 
 /// Runs `gang` (or, when `args[0]` is `kubectl-gang`, the kubectl plugin) and returns

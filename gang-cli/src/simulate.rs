@@ -7,7 +7,7 @@ use gang_sim::{Experiment, Group, RunDocument, SimError, SimResult, Stats};
 
 use crate::cli::SimulateArgs;
 use crate::error::{CliError, Exit};
-use crate::{done, Done};
+use crate::output::{done, Done};
 
 /// One variant's result, as the JSON and YAML outputs print it.
 #[derive(Serialize)]
