@@ -459,7 +459,7 @@ impl Placer {
         })
     }
 
-    /// The nodes of `assignments`, sorted, without repeats.
+    /// The nodes named, as indices, sorted, without repeats.
     fn node_set<'a>(&self, nodes: impl Iterator<Item = &'a str>) -> Vec<NodeIx> {
         let mut out: Vec<NodeIx> = nodes
             .filter_map(|n| self.nodes.index.get(n).copied())
