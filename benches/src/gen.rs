@@ -1,11 +1,11 @@
 //! The benchmarks' synthetic clusters: HGX-style and NVL72-style, fragmented by random
-//! use. The generator lives in `gang_sim::gen` (the simulator builds its clusters with
+//! use. The generator lives in `gang_sim::generate` (the simulator builds its clusters with
 //! it); this module re-exports it and adds the two baseline views the benchmarks
 //! compare against, through [`Baselines`]: [`Baselines::reference`] for the
 //! [reference placer](crate::reference) and [`Baselines::columns`] for the
 //! [floor kernel](crate::floor).
 
-pub use gang_sim::gen::{
+pub use gang_sim::generate::{
     Flavor, Rng, Size, Spec, SynthCluster as Cluster, SynthNode, BLOCK, CPU, DEGRADED_TAINT, GPU,
     MAINTENANCE_TAINT, MEMORY, PRODUCT, RACK, RESOURCES, ZONE,
 };

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use criterion::{criterion_group, Criterion};
-use gang_sim::gen::{Flavor, Spec, SynthCluster};
+use gang_sim::generate::{Flavor, Spec, SynthCluster};
 use gang_sim::{Arrival, Cluster, SimConfig, Simulation, Trace, WorkloadSpec};
 
 /// Counts bytes allocated now and at the peak (for memory per job).

@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::config::SimConfig;
 use crate::error::SimError;
 use crate::output::SimResult;
-use crate::{RunDocument, SimConfig};
+use crate::run::RunDocument;
 
 /// A variant: a name and a patch merged into the run's configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

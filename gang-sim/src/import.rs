@@ -16,10 +16,9 @@
 use serde_json::Value;
 
 use crate::csv;
-use crate::engine::{label_in, milli_amount, units, NodeSpec, Role};
 use crate::error::SimError;
+use crate::placer::{label_in, milli_amount, units, Cluster, NodeSpec, Role};
 use crate::trace::{JobSpec, Trace};
-use crate::Cluster;
 
 /// GPU resource name the importers use.
 pub const GPU: &str = "nvidia.com/gpu";

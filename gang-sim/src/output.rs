@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::csv;
-use crate::engine::EngineProfile;
 use crate::error::SimError;
+use crate::placer::EngineProfile;
 
 /// How a job ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -1,11 +1,14 @@
 //! Workload traces: one job per line, as JSON Lines or CSV.
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::config::{check_table, Policy, RecoveryMode};
 use crate::csv;
-use crate::engine::{QuantitySpec, Role, Toleration};
 use crate::error::SimError;
+use crate::placer::{milli_amount, QuantitySpec, Role, Toleration};
 
 /// One job of a trace.
 ///
@@ -217,14 +220,14 @@ impl Trace {
                     format!("malformed JSON: {e}"),
                 )
             })?;
-            let Value::Object(obj) = v else {
+            if !v.is_object() {
                 return Err(SimError::trace(
                     line,
                     "line",
                     "each line must be a JSON object",
                 ));
-            };
-            jobs.push(job_from_object(obj, line)?);
+            }
+            jobs.push(job_from_value(v, line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -309,7 +312,7 @@ impl Trace {
                 };
                 obj.insert(c.clone(), v);
             }
-            jobs.push(job_from_object(obj, rec.line)?);
+            jobs.push(job_from_value(Value::Object(obj), rec.line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -361,222 +364,207 @@ impl Trace {
     }
 }
 
-/// Seconds: a finite, non-negative number.
-fn seconds(v: &Value, line: usize, field: &str) -> Result<f64, SimError> {
-    match v.as_f64() {
-        Some(x) if (0.0..=1e12).contains(&x) => Ok(x),
-        Some(x) if x < 0.0 => Err(SimError::trace(line, field, format!("{x} is negative"))),
-        _ => Err(SimError::trace(
-            line,
-            field,
-            format!("{v} is not a number of seconds"),
-        )),
+/// One line of a trace as written (JSON Lines, or a CSV row made into an object):
+/// every field optional, so that a missing one is reported by name.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    id: Option<Text>,
+    submit: Option<Seconds>,
+    duration: Option<Seconds>,
+    roles: Option<Vec<Role>>,
+    members: Option<Whole>,
+    min_members: Option<Whole>,
+    requests: Option<BTreeMap<String, QuantitySpec>>,
+    gpus: Option<Gpus>,
+    selector: Option<BTreeMap<String, String>>,
+    tolerations: Option<Vec<Toleration>>,
+    sensitivity: Option<Text>,
+    checkpoint: Option<Seconds>,
+    priority: Option<Integer>,
+    tenant: Option<Text>,
+    cancel: Option<Seconds>,
+    policy: Option<Policy>,
+    recovery: Option<RecoveryMode>,
+    init_failure: Option<Probability>,
+    failing_members: Option<Whole>,
+    slowdown: Option<Vec<f64>>,
+}
+
+/// A scalar read through a JSON value and checked by `check`, whose message is the
+/// error's.
+fn scalar<'de, D, T>(d: D, check: impl FnOnce(&Value) -> Result<T, String>) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let v = Value::deserialize(d)?;
+    check(&v).map_err(serde::de::Error::custom)
+}
+
+/// Text: a string, or a number taken as written.
+struct Text(String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| match v {
+            Value::String(s) => Ok(Text(s.clone())),
+            Value::Number(n) => Ok(Text(n.to_string())),
+            other => Err(format!("{other} is not a string")),
+        })
     }
 }
 
-fn whole(v: &Value, line: usize, field: &str) -> Result<u32, SimError> {
-    v.as_u64()
-        .and_then(|x| u32::try_from(x).ok())
-        .ok_or_else(|| SimError::trace(line, field, format!("{v} is not a whole number")))
-}
+/// Seconds: a finite, non-negative number (at most 10^12).
+struct Seconds(f64);
 
-fn string(v: Value, line: usize, field: &str) -> Result<String, SimError> {
-    match v {
-        Value::String(s) => Ok(s),
-        Value::Number(n) => Ok(n.to_string()),
-        other => Err(SimError::trace(
-            line,
-            field,
-            format!("{other} is not a string"),
-        )),
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| match v.as_f64() {
+            Some(x) if (0.0..=1e12).contains(&x) => Ok(Seconds(x)),
+            Some(x) if x < 0.0 => Err(format!("{x} is negative")),
+            _ => Err(format!("{v} is not a number of seconds")),
+        })
     }
 }
 
-/// Deserialises a JSON value, naming the path inside it on error.
-fn typed<T: serde::de::DeserializeOwned>(
-    v: Value,
-    line: usize,
-    field: &str,
-) -> Result<T, SimError> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
+/// A whole number that fits in 32 bits.
+struct Whole(u32);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| {
+            v.as_u64()
+                .and_then(|x| u32::try_from(x).ok())
+                .map(Whole)
+                .ok_or_else(|| format!("{v} is not a whole number"))
+        })
+    }
+}
+
+/// An integer, also written as a float without a fraction (`3.0`).
+struct Integer(i64);
+
+impl<'de> Deserialize<'de> for Integer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| {
+            v.as_i64()
+                .or_else(|| {
+                    v.as_f64()
+                        .filter(|x| x.fract() == 0.0 && x.abs() < 9e15)
+                        .map(|x| x as i64)
+                })
+                .map(Integer)
+                .ok_or_else(|| format!("{v} is not an integer"))
+        })
+    }
+}
+
+/// A probability: a number in `[0, 1]`.
+struct Probability(f64);
+
+impl<'de> Deserialize<'de> for Probability {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| match v.as_f64() {
+            Some(p) if (0.0..=1.0).contains(&p) => Ok(Probability(p)),
+            _ => Err(format!("{v} is not a probability")),
+        })
+    }
+}
+
+/// GPUs per member: a finite, non-negative number (fractions are milli-GPUs).
+struct Gpus(f64);
+
+impl<'de> Deserialize<'de> for Gpus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, |v| {
+            v.as_f64()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .map(Gpus)
+                .ok_or_else(|| format!("{v} is not a non-negative number"))
+        })
+    }
+}
+
+/// One job from the object of one line (`v`), on trace line `line`.
+fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
+    let l: Line = serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let f = if path == "." || path == "?" {
-            field.to_owned()
-        } else if path.starts_with('[') {
-            format!("{field}{path}")
+        let field = if path == "." || path == "?" {
+            "line".to_owned()
         } else {
-            format!("{field}.{path}")
+            path
         };
-        SimError::trace(line, f, e.into_inner().to_string())
-    })
-}
-
-/// One job from the fields of one line.
-fn job_from_object(mut o: Map<String, Value>, line: usize) -> Result<JobSpec, SimError> {
-    if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        return Err(SimError::trace(
-            line,
-            k.clone(),
-            format!("unknown field {k:?}; known fields: {}", FIELDS.join(", ")),
-        ));
-    }
-    let shorthand = [
-        "members",
-        "min_members",
-        "requests",
-        "gpus",
-        "selector",
-        "tolerations",
-    ];
-    if o.get("roles").is_some_and(|v| !v.is_null()) {
-        if let Some(k) = shorthand
-            .iter()
-            .find(|k| o.get(**k).is_some_and(|v| !v.is_null()))
-        {
-            return Err(SimError::trace(
-                line,
-                *k,
+        SimError::trace(line, field, e.into_inner().to_string())
+    })?;
+    let err = |field: &str, message: &str| SimError::trace(line, field, message);
+    if l.roles.is_some() {
+        let shorthand = [
+            ("members", l.members.is_some()),
+            ("min_members", l.min_members.is_some()),
+            ("requests", l.requests.is_some()),
+            ("gpus", l.gpus.is_some()),
+            ("selector", l.selector.is_some()),
+            ("tolerations", l.tolerations.is_some()),
+        ];
+        if let Some((k, _)) = shorthand.iter().find(|(_, given)| *given) {
+            return Err(err(
+                k,
                 "give either roles or the one-role shorthand (members, requests, gpus…)",
             ));
         }
     }
-    let mut take = |k: &str| o.remove(k).filter(|v| !v.is_null());
-    let id = string(
-        take("id").ok_or_else(|| SimError::trace(line, "id", "missing"))?,
-        line,
-        "id",
-    )?;
+    let id = l.id.ok_or_else(|| err("id", "missing"))?.0;
     if id.is_empty() {
-        return Err(SimError::trace(line, "id", "empty"));
+        return Err(err("id", "empty"));
     }
-    let submit = seconds(
-        &take("submit").ok_or_else(|| SimError::trace(line, "submit", "missing"))?,
-        line,
-        "submit",
-    )?;
-    let duration = seconds(
-        &take("duration").ok_or_else(|| SimError::trace(line, "duration", "missing"))?,
-        line,
-        "duration",
-    )?;
+    let submit = l.submit.ok_or_else(|| err("submit", "missing"))?.0;
+    let duration = l.duration.ok_or_else(|| err("duration", "missing"))?.0;
     if duration <= 0.0 {
-        return Err(SimError::trace(line, "duration", "must be positive"));
+        return Err(err("duration", "must be positive"));
     }
-    let roles: Vec<Role> = match take("roles") {
-        Some(r) => typed(r, line, "roles")?,
+    let roles = match l.roles {
+        Some(roles) => roles,
         None => {
-            let members = whole(
-                &take("members").ok_or_else(|| {
-                    SimError::trace(line, "roles", "missing: give roles, or members (one role)")
-                })?,
-                line,
-                "members",
-            )?;
-            let mut role = Role::new("worker", members);
-            if let Some(m) = take("min_members") {
-                role = role.min_count(whole(&m, line, "min_members")?);
+            let members = l
+                .members
+                .ok_or_else(|| err("roles", "missing: give roles, or members (one role)"))?;
+            let mut role = Role::new("worker", members.0);
+            if let Some(m) = l.min_members {
+                role = role.min_count(m.0);
             }
-            if let Some(r) = take("requests") {
-                let reqs: std::collections::BTreeMap<String, QuantitySpec> =
-                    typed(r, line, "requests")?;
-                for (k, a) in reqs {
-                    role = role.request(k, a);
-                }
+            for (k, a) in l.requests.unwrap_or_default() {
+                role = role.request(k, a);
             }
-            if let Some(g) = take("gpus") {
-                let x = g
-                    .as_f64()
-                    .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| {
-                        SimError::trace(line, "gpus", format!("{g} is not a non-negative number"))
-                    })?;
+            if let Some(Gpus(x)) = l.gpus {
                 if x > 0.0 {
                     let m = (x * 1000.0).round() as u64;
-                    role = role.request("nvidia.com/gpu", crate::engine::milli_amount(m));
+                    role = role.request("nvidia.com/gpu", milli_amount(m));
                 }
             }
-            if let Some(s) = take("selector") {
-                let sel: std::collections::BTreeMap<String, String> = typed(s, line, "selector")?;
-                for (k, v) in sel {
-                    role = role.selector(k, v);
-                }
+            for (k, v) in l.selector.unwrap_or_default() {
+                role = role.selector(k, v);
             }
-            if let Some(t) = take("tolerations") {
-                let ts: Vec<Toleration> = typed(t, line, "tolerations")?;
-                for t in ts {
-                    role = role.toleration(t);
-                }
+            for t in l.tolerations.unwrap_or_default() {
+                role = role.toleration(t);
             }
             vec![role]
         }
     };
     if roles.is_empty() {
-        return Err(SimError::trace(line, "roles", "at least one role"));
+        return Err(err("roles", "at least one role"));
     }
-    let sensitivity = take("sensitivity")
-        .map(|v| string(v, line, "sensitivity"))
-        .transpose()?;
-    let checkpoint = take("checkpoint")
-        .map(|v| seconds(&v, line, "checkpoint"))
-        .transpose()?;
+    let checkpoint = l.checkpoint.map(|c| c.0);
     if checkpoint == Some(0.0) {
-        return Err(SimError::trace(line, "checkpoint", "must be positive"));
+        return Err(err("checkpoint", "must be positive"));
     }
-    let priority = match take("priority") {
-        None => 0,
-        Some(v) => v
-            .as_i64()
-            .or_else(|| {
-                v.as_f64()
-                    .filter(|x| x.fract() == 0.0 && x.abs() < 9e15)
-                    .map(|x| x as i64)
-            })
-            .ok_or_else(|| SimError::trace(line, "priority", format!("{v} is not an integer")))?,
-    };
-    let tenant = take("tenant")
-        .map(|v| string(v, line, "tenant"))
-        .transpose()?
-        .unwrap_or_else(|| "default".to_owned());
-    let cancel = take("cancel")
-        .map(|v| seconds(&v, line, "cancel"))
-        .transpose()?;
+    let cancel = l.cancel.map(|c| c.0);
     if let Some(c) = cancel {
         if c < submit {
-            return Err(SimError::trace(
-                line,
-                "cancel",
-                format!("{c} is before submit ({submit})"),
-            ));
+            return Err(err("cancel", &format!("{c} is before submit ({submit})")));
         }
     }
-    let policy = take("policy")
-        .map(|v| Policy::try_from(v).map_err(|m| SimError::trace(line, "policy", m)))
-        .transpose()?;
-    let recovery = take("recovery")
-        .map(|v| typed::<RecoveryMode>(v, line, "recovery"))
-        .transpose()?;
-    let init_failure = match take("init_failure") {
-        None => None,
-        Some(v) => match v.as_f64() {
-            Some(p) if (0.0..=1.0).contains(&p) => Some(p),
-            _ => {
-                return Err(SimError::trace(
-                    line,
-                    "init_failure",
-                    format!("{v} is not a probability"),
-                ))
-            }
-        },
-    };
-    let failing_members = take("failing_members")
-        .map(|v| whole(&v, line, "failing_members"))
-        .transpose()?
-        .unwrap_or(0);
-    let slowdown = take("slowdown")
-        .map(|v| typed::<Vec<f64>>(v, line, "slowdown"))
-        .transpose()?;
-    if let Some(s) = &slowdown {
-        check_table(s).map_err(|m| SimError::trace(line, "slowdown", m))?;
+    if let Some(s) = &l.slowdown {
+        check_table(s).map_err(|m| err("slowdown", &m))?;
     }
     Ok(JobSpec {
         id,
@@ -584,15 +572,70 @@ fn job_from_object(mut o: Map<String, Value>, line: usize) -> Result<JobSpec, Si
         submit,
         duration,
         roles,
-        sensitivity,
+        sensitivity: l.sensitivity.map(|s| s.0),
         checkpoint,
-        priority,
-        tenant,
+        priority: l.priority.map_or(0, |p| p.0),
+        tenant: l.tenant.map_or_else(|| "default".to_owned(), |t| t.0),
         cancel,
-        policy,
-        recovery,
-        init_failure,
-        failing_members,
-        slowdown,
+        policy: l.policy,
+        recovery: l.recovery,
+        init_failure: l.init_failure.map(|p| p.0),
+        failing_members: l.failing_members.map_or(0, |w| w.0),
+        slowdown: l.slowdown,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fields_are_the_lines_fields() {
+        // Every field of FIELDS is read (all null: absent), and an unknown one is named
+        // with the list serde gives, which is FIELDS.
+        let all: serde_json::Map<String, Value> = FIELDS
+            .iter()
+            .map(|f| ((*f).to_owned(), Value::Null))
+            .collect();
+        let e = job_from_value(Value::Object(all), 4).unwrap_err();
+        assert_eq!((e.field(), e.to_string().contains("missing")), ("id", true));
+        let e = job_from_value(serde_json::json!({"colour": 1}), 4).unwrap_err();
+        assert_eq!(e.field(), "colour");
+        let listed = FIELDS.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>();
+        assert!(e.to_string().contains(&listed.join(", ")), "{e}");
+    }
+
+    #[test]
+    fn errors_inside_values_name_the_path() {
+        let line = |extra: &str| {
+            let text = format!(r#"{{"id": "x", "submit": 0, "duration": 5, {extra}}}"#);
+            job_from_value(serde_json::from_str(&text).unwrap(), 2).unwrap_err()
+        };
+        for (extra, field) in [
+            (r#""members": 1, "requests": {"cpu": [1]}"#, "requests.cpu"),
+            (r#""members": 1, "selector": {"a": 1}"#, "selector.a"),
+            (
+                r#""members": 1, "tolerations": [{"key": 1}]"#,
+                "tolerations[0].key",
+            ),
+            (r#""members": 1, "slowdown": [1, "a"]"#, "slowdown[1]"),
+            (
+                r#""roles": [{"name": "w", "count": "many"}]"#,
+                "roles[0].count",
+            ),
+            (r#""members": 1.5"#, "members"),
+            (r#""members": 1, "priority": 2.5"#, "priority"),
+        ] {
+            let e = line(extra);
+            assert_eq!(e.field(), field, "{extra}: {e}");
+            assert!(e.to_string().starts_with("trace line 2, field "), "{e}");
+        }
+        // Messages say what is wrong with the value.
+        assert!(line(r#""members": 1.5"#)
+            .to_string()
+            .ends_with("1.5 is not a whole number"));
+        assert!(line(r#""members": 1, "priority": 2.5"#)
+            .to_string()
+            .ends_with("2.5 is not an integer"));
+    }
 }

@@ -243,6 +243,34 @@ impl Inventory {
         )
     }
 
+    /// The domain of `level` that holds `node`, as its index in
+    /// [`domain_paths`](Inventory::domain_paths)`(level)`; at the node level
+    /// ([`HOSTNAME_LEVEL`](crate::HOSTNAME_LEVEL)) the node's own index. `None` for a
+    /// node outside every domain of the level (it lacks the level's label, or a label
+    /// above it), or a node or level the inventory does not have.
+    ///
+    /// ```
+    /// use gang_core::{Inventory, NodeSpec, Topology};
+    /// let node = |n: &str, b: &str, r: &str| NodeSpec::new(n).label("block", b).label("rack", r);
+    /// let inv = Inventory::builder(Topology::new(["block", "rack"])?)
+    ///     .nodes([node("n1", "b2", "r1"), node("n2", "b1", "r1"), NodeSpec::new("n3").label("rack", "r1")])
+    ///     .build()?;
+    /// let paths = inv.domain_paths("rack").unwrap();
+    /// assert_eq!(paths[inv.domain_of_node("n1", "rack").unwrap()], "b2/r1");
+    /// assert_ne!(inv.domain_of_node("n1", "rack"), inv.domain_of_node("n2", "rack"));
+    /// assert_eq!(inv.domain_of_node("n3", "rack"), None); // no block label
+    /// assert_eq!(inv.domain_of_node("n1", "zone"), None);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn domain_of_node(&self, node: &str, level: &str) -> Option<usize> {
+        let ix = self.names.get_index_of(node)?;
+        if level == crate::model::names::HOSTNAME_LEVEL {
+            return Some(ix);
+        }
+        let depth = self.level_depth(level)?;
+        self.domain_of(ix as u32, depth).map(|d| d as usize)
+    }
+
     /// Number of nodes. See [`Inventory`].
     pub fn len(&self) -> usize {
         self.names.len()

@@ -1,11 +1,13 @@
-//! Every call into `gang-core` lives in this module.
+//! The placer: the simulation's adapter to gang-core. Every call into `gang-core`
+//! lives in this module.
 //!
 //! The simulator makes no placement decision of its own: it asks the core where a gang
-//! goes ([`Engine::find`], [`Engine::admit_backfill`], [`Engine::spread`]), holds and
+//! goes ([`Placer::find`], [`Placer::admit_backfill`], [`Placer::spread`]), holds and
 //! gives back capacity through the core's reservations, fails and repairs nodes
 //! through the core's inventory changes, and repairs gangs with the core's
 //! `replace`. What it keeps itself is bookkeeping read back from the core: free GPUs
-//! per node (`Inventory::free`), each node's topology path (its labels), and what each
+//! per node (`Inventory::free`), each node's domain per level
+//! (`Inventory::domain_of_node`: the domains are gang-core's), and what each
 //! reservation holds (`Reservation::usage`).
 //!
 //! Keeping the core's API behind this one module means a change of the core's paths
@@ -204,14 +206,39 @@ impl Req {
     }
 }
 
-/// A placement found by the core and not yet reserved, with the GPUs (milli) it takes
-/// and the nodes it uses.
-#[derive(Debug)]
-pub(crate) struct Found(Placement, u64, Vec<u32>);
-
-/// A reservation id.
+/// A node of the cluster, by its position in storage order (`Inventory::node_names`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct ResId(u64);
+pub(crate) struct NodeIx(pub(crate) u32);
+
+impl NodeIx {
+    /// The index into per-node columns.
+    pub(crate) fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A placement found by the core and not yet reserved.
+#[derive(Debug)]
+pub(crate) struct Found {
+    placement: Placement,
+    /// GPUs (milli) it takes.
+    gpu: u64,
+    /// The nodes it uses, sorted.
+    nodes: Vec<NodeIx>,
+}
+
+/// A reservation the simulation holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ResId(ReservationId);
+
+/// What a live reservation holds, as the placer last read it from the core.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Held {
+    /// GPUs (milli).
+    gpu: u64,
+    /// The nodes of its members, sorted.
+    nodes: Vec<NodeIx>,
+}
 
 /// The outcome of a replacement attempt.
 pub(crate) enum Replaced {
@@ -221,7 +248,8 @@ pub(crate) enum Replaced {
     Pending(String),
 }
 
-/// What the engine spent its time on (only measured when profiling is on).
+/// What the simulation spent in gang-core, by kind of call (only measured when
+/// profiling is on).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct EngineProfile {
     /// Calls to `Solver::find`.
@@ -240,47 +268,68 @@ pub struct EngineProfile {
     pub diagnoses: u64,
 }
 
-/// The simulation's view of the core: the inventory, one reusable solver, and what the
-/// simulation reads back from them.
-pub(crate) struct Engine {
-    inv: Inventory,
-    /// The cluster as it was given (no reservations, no failures): for "can this ever
-    /// fit?" and for diagnoses of jobs that never fit.
-    empty: Inventory,
-    solver: Solver,
-    empty_solver: Solver,
-    gpu: String,
+/// The nodes as the simulation reads them: names, domains, GPUs and state, one column
+/// per property, indexed by [`NodeIx`].
+#[derive(Debug, Clone)]
+struct Nodes {
     names: Vec<String>,
-    index: FxHashMap<String, u32>,
+    index: FxHashMap<String, NodeIx>,
     /// Label levels (a trailing `kubernetes.io/hostname` is the node itself).
     levels: Vec<String>,
-    /// Per label level (outermost first), per node: the domain id, `u32::MAX` if the node
-    /// lacks a label of this level or any outer one.
-    domain: Vec<Vec<u32>>,
+    /// Per label level (outermost first), per node: the index of its domain in
+    /// gang-core's `Inventory::domain_paths`, `None` if the node is outside every
+    /// domain of the level.
+    domain: Vec<Vec<Option<usize>>>,
+    /// Free GPUs (milli), read back from the core.
     free_gpu: Vec<u64>,
+    /// Schedulable (not cordoned, not failed).
     up: Vec<bool>,
+    /// Failed and not yet repaired.
     failed: Vec<bool>,
+}
+
+/// GPU totals (milli) kept beside the core's columns.
+#[derive(Debug, Clone, Copy, Default)]
+struct GpuTotals {
+    /// Free on schedulable nodes.
     free_up: u64,
+    /// Free on every node at the start (capacity less external use).
     allocatable: u64,
-    held_total: u64,
-    /// Per live reservation: GPUs (milli) it holds, and its nodes (sorted).
-    held: FxHashMap<u64, (u64, Vec<u32>)>,
+    /// Held by the simulation's reservations.
+    held: u64,
+}
+
+/// The cluster as it was given (no reservations, no failures), with a solver of its
+/// own: for "can this ever fit?" and for diagnoses of jobs that never fit.
+struct Given {
+    inv: Inventory,
+    solver: Solver,
+}
+
+/// The simulation's view of the core: the inventory, one reusable solver, and what the
+/// simulation reads back from them.
+pub(crate) struct Placer {
+    inv: Inventory,
+    solver: Solver,
+    given: Given,
+    gpu: String,
+    nodes: Nodes,
+    totals: GpuTotals,
+    /// Per live reservation: what it holds.
+    held: FxHashMap<ResId, Held>,
     profiling: bool,
     pub(crate) profile: EngineProfile,
 }
 
-/// The nodes a backfill pass cordoned ([`Engine::backfill_begin`]), and when it began.
+/// The nodes a backfill pass cordoned ([`Placer::backfill_begin`]), and when it began.
 pub(crate) struct Cordoned {
     names: Vec<String>,
     t: Option<Instant>,
 }
 
-/// `u32::MAX`: no domain at this level.
-const NONE: u32 = u32::MAX;
-
-impl Engine {
+impl Placer {
     /// Takes over a cluster; `gpu` is the resource counted as GPUs.
-    pub(crate) fn new(cluster: Cluster, gpu: &str) -> Engine {
+    pub(crate) fn new(cluster: Cluster, gpu: &str) -> Placer {
         let inv = cluster.inv;
         let mut levels: Vec<String> = inv.topology().levels().to_vec();
         if levels.last().map(String::as_str) == Some(HOSTNAME_LEVEL) {
@@ -290,50 +339,46 @@ impl Engine {
         let index = names
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
+            .map(|(i, n)| (n.clone(), NodeIx(i as u32)))
             .collect();
-        let mut domain = vec![vec![NONE; names.len()]; levels.len()];
-        let mut ids: FxHashMap<Vec<String>, u32> = FxHashMap::default();
+        // Domains are gang-core's: a domain is a full path of label values.
+        let domain = levels
+            .iter()
+            .map(|l| names.iter().map(|n| inv.domain_of_node(n, l)).collect())
+            .collect();
         let mut free_gpu = vec![0; names.len()];
         let mut up = vec![false; names.len()];
-        let (mut free_up, mut allocatable) = (0, 0);
+        let mut totals = GpuTotals::default();
         for (i, n) in names.iter().enumerate() {
             let Some(spec) = inv.node_spec(n) else {
                 continue;
             };
-            let mut path = Vec::with_capacity(levels.len());
-            for (d, key) in levels.iter().enumerate() {
-                let Some(v) = spec.get_label(key) else {
-                    break;
-                };
-                path.push(v.to_owned());
-                let next = ids.len() as u32;
-                domain[d][i] = *ids.entry(path.clone()).or_insert(next);
-            }
             let free = inv.free(n, gpu).map_or(0, Quantity::millis);
             free_gpu[i] = free;
-            allocatable += free;
+            totals.allocatable += free;
             up[i] = spec.is_schedulable();
             if spec.is_schedulable() {
-                free_up += free;
+                totals.free_up += free;
             }
         }
-        Engine {
-            empty: inv.clone(),
+        Placer {
+            given: Given {
+                inv: inv.clone(),
+                solver: Solver::new(),
+            },
             inv,
             solver: Solver::new(),
-            empty_solver: Solver::new(),
             gpu: gpu.to_owned(),
-            failed: vec![false; names.len()],
-            names,
-            index,
-            levels,
-            domain,
-            free_gpu,
-            up,
-            free_up,
-            allocatable,
-            held_total: 0,
+            nodes: Nodes {
+                failed: vec![false; names.len()],
+                names,
+                index,
+                levels,
+                domain,
+                free_gpu,
+                up,
+            },
+            totals,
             held: FxHashMap::default(),
             profiling: false,
             profile: EngineProfile::default(),
@@ -354,35 +399,35 @@ impl Engine {
 
     /// Label level keys, outermost first.
     pub(crate) fn levels(&self) -> &[String] {
-        &self.levels
+        &self.nodes.levels
     }
 
     /// The index of a node by name.
-    pub(crate) fn node_index(&self, name: &str) -> Option<usize> {
-        self.index.get(name).map(|&i| i as usize)
+    pub(crate) fn node_index(&self, name: &str) -> Option<NodeIx> {
+        self.nodes.index.get(name).copied()
     }
 
     pub(crate) fn node_count(&self) -> usize {
-        self.names.len()
+        self.nodes.names.len()
     }
 
     /// GPUs (milli) free on schedulable nodes.
     pub(crate) fn free_gpu(&self) -> u64 {
-        self.free_up
+        self.totals.free_up
     }
 
     /// GPUs (milli) held by reservations.
     pub(crate) fn held_gpu(&self) -> u64 {
-        self.held_total
+        self.totals.held
     }
 
     /// GPUs (milli) free on every node at the start (capacity less external use).
     pub(crate) fn allocatable_gpu(&self) -> u64 {
-        self.allocatable
+        self.totals.allocatable
     }
 
     pub(crate) fn failed_nodes(&self) -> usize {
-        self.failed.iter().filter(|&&f| f).count()
+        self.nodes.failed.iter().filter(|&&f| f).count()
     }
 
     /// Compiles a gang of `roles` with a topology constraint.
@@ -414,6 +459,16 @@ impl Engine {
         })
     }
 
+    /// The nodes named, as indices, sorted, without repeats.
+    fn node_set<'a>(&self, nodes: impl Iterator<Item = &'a str>) -> Vec<NodeIx> {
+        let mut out: Vec<NodeIx> = nodes
+            .filter_map(|n| self.nodes.index.get(n).copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Where the gang goes now, without a diagnosis when it does not fit (the hot path).
     pub(crate) fn find(&mut self, req: &Req) -> Result<Option<Found>, SimError> {
         let t = self.clock();
@@ -423,27 +478,26 @@ impl Engine {
             .map_err(|e| SimError::Internal(format!("find: {e}")))?;
         self.profile.finds += 1;
         self.profile.find_ns += Self::since(t);
-        Ok(out.map(|p| {
-            let gpu = p
+        Ok(out.map(|placement| {
+            let gpu = placement
                 .placed_by_role()
                 .zip(&req.role_gpu)
                 .map(|((_, k), g)| u64::from(k) * g)
                 .sum();
-            let mut nodes: Vec<u32> = p
-                .assignments()
-                .iter()
-                .filter_map(|a| self.index.get(&a.node).copied())
-                .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            Found(p, gpu, nodes)
+            let nodes = self.node_set(placement.assignments().iter().map(|a| a.node.as_str()));
+            Found {
+                placement,
+                gpu,
+                nodes,
+            }
         }))
     }
 
     /// Whether the gang fits the cluster as given (no reservations, no failures).
     pub(crate) fn fits_empty(&mut self, req: &Req) -> Result<bool, SimError> {
-        self.empty
-            .find_with(&mut self.empty_solver, &req.compiled)
+        self.given
+            .inv
+            .find_with(&mut self.given.solver, &req.compiled)
             .map(|p| p.is_some())
             .map_err(|e| SimError::Internal(format!("find: {e}")))
     }
@@ -457,12 +511,14 @@ impl Engine {
         level: &str,
     ) -> Result<Option<String>, SimError> {
         let out = self
-            .empty
+            .given
+            .inv
             .spread(&Spread::new(req.gang.clone(), replicas, level));
         match out {
             Ok(SpreadOutcome::Placed { reservations, .. }) => {
                 for r in reservations {
-                    self.empty
+                    self.given
+                        .inv
                         .release(r)
                         .map_err(|e| SimError::Internal(format!("release: {e}")))?;
                 }
@@ -483,7 +539,11 @@ impl Engine {
     /// Why the gang does not fit the cluster as given: gang-core's diagnosis, as text.
     pub(crate) fn diagnose_empty(&mut self, req: &Req) -> String {
         self.profile.diagnoses += 1;
-        match self.empty.place_with(&mut self.empty_solver, &req.compiled) {
+        match self
+            .given
+            .inv
+            .place_with(&mut self.given.solver, &req.compiled)
+        {
             Ok(Outcome::Placed(p)) => format!("fits: {p}"),
             Ok(o) => o
                 .diagnosis()
@@ -497,22 +557,21 @@ impl Engine {
         let t = self.clock();
         let id = self
             .inv
-            .reserve(&found.0)
+            .reserve(&found.placement)
             .map_err(|c| SimError::Internal(format!("reserve right after find: {c}")))?;
         self.profile.reserves += 1;
-        let Found(_, gpu, nodes) = found;
-        self.held_total += gpu;
+        let Found { gpu, nodes, .. } = found;
+        self.totals.held += gpu;
         self.refresh(&nodes);
-        self.held.insert(id.0, (gpu, nodes));
+        self.held.insert(ResId(id), Held { gpu, nodes });
         self.profile.lifecycle_ns += Self::since(t);
-        Ok(ResId(id.0))
+        Ok(ResId(id))
     }
 
-    /// GPUs (milli) a reservation holds now, and the nodes of its members (sorted),
-    /// read from the core.
-    fn usage(&self, id: ReservationId) -> (u64, Vec<u32>) {
-        let Some(r) = self.inv.reservation(id) else {
-            return (0, Vec::new());
+    /// What a reservation holds now, read from the core.
+    fn usage(&self, id: ResId) -> Held {
+        let Some(r) = self.inv.reservation(id.0) else {
+            return Held::default();
         };
         let gpu = r
             .usage(&self.inv)
@@ -520,76 +579,68 @@ impl Engine {
             .filter(|(_, res, _)| *res == self.gpu)
             .map(|(_, _, q)| q.millis())
             .sum();
-        let mut nodes: Vec<u32> = r
-            .assignments(&self.inv)
-            .iter()
-            .filter_map(|a| self.index.get(&a.node).copied())
-            .collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        (gpu, nodes)
+        let assignments = r.assignments(&self.inv);
+        let nodes = self.node_set(assignments.iter().map(|a| a.node.as_str()));
+        Held { gpu, nodes }
     }
 
     /// GPUs (milli) a reservation holds now.
     pub(crate) fn gpu_of(&self, id: ResId) -> u64 {
-        self.held.get(&id.0).map_or(0, |h| h.0)
+        self.held.get(&id).map_or(0, |h| h.gpu)
     }
 
     /// Members a reservation holds now (lost ones not counted).
     pub(crate) fn members_of(&self, id: ResId) -> u64 {
-        self.inv
-            .reservation(ReservationId(id.0))
-            .map_or(0, |r| r.member_count())
+        self.inv.reservation(id.0).map_or(0, |r| r.member_count())
     }
 
     /// Members of a reservation lost with failed nodes and not yet replaced.
     pub(crate) fn lost_of(&self, id: ResId) -> u64 {
         self.inv
-            .reservation(ReservationId(id.0))
+            .reservation(id.0)
             .map_or(0, |r| r.lost().iter().map(|l| u64::from(l.count)).sum())
     }
 
     /// Re-reads free GPUs of `nodes` from the core.
-    fn refresh(&mut self, nodes: &[u32]) {
-        for &ix in nodes {
-            let i = ix as usize;
+    fn refresh(&mut self, nodes: &[NodeIx]) {
+        for &n in nodes {
+            let i = n.ix();
             let free = self
                 .inv
-                .free(&self.names[i], &self.gpu)
+                .free(&self.nodes.names[i], &self.gpu)
                 .map_or(0, Quantity::millis);
-            if self.up[i] {
-                self.free_up = self.free_up - self.free_gpu[i] + free;
+            if self.nodes.up[i] {
+                self.totals.free_up = self.totals.free_up - self.nodes.free_gpu[i] + free;
             }
-            self.free_gpu[i] = free;
+            self.nodes.free_gpu[i] = free;
         }
     }
 
     /// Reads back what a reservation holds after the core changed it (admitted,
     /// spread, lost members, replaced): the held count and the nodes touched follow.
-    fn record(&mut self, id: ReservationId, touched: &[u32]) {
-        let (gpu, nodes) = self.usage(id);
-        let (old_gpu, old_nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
-        self.held_total = self.held_total - old_gpu + gpu;
-        self.refresh(&old_nodes);
-        self.refresh(&nodes);
+    fn record(&mut self, id: ResId, touched: &[NodeIx]) {
+        let now = self.usage(id);
+        let old = self.held.remove(&id).unwrap_or_default();
+        self.totals.held = self.totals.held - old.gpu + now.gpu;
+        self.refresh(&old.nodes);
+        self.refresh(&now.nodes);
         self.refresh(touched);
-        if self.inv.reservation(id).is_some() {
-            self.held.insert(id.0, (gpu, nodes));
+        if self.inv.reservation(id.0).is_some() {
+            self.held.insert(id, now);
         }
     }
 
     /// Gives back everything a reservation holds; returns the GPUs (milli) given back.
     pub(crate) fn release(&mut self, id: ResId) -> Result<u64, SimError> {
         let t = self.clock();
-        let rid = ReservationId(id.0);
         self.inv
-            .release(rid)
+            .release(id.0)
             .map_err(|e| SimError::Internal(format!("release: {e}")))?;
-        let (gpu, nodes) = self.held.remove(&id.0).unwrap_or((0, Vec::new()));
-        self.held_total -= gpu;
-        self.refresh(&nodes);
+        let old = self.held.remove(&id).unwrap_or_default();
+        self.totals.held -= old.gpu;
+        self.refresh(&old.nodes);
         self.profile.lifecycle_ns += Self::since(t);
-        Ok(gpu)
+        Ok(old.gpu)
     }
 
     /// Admits `[head, candidates…]` with gang-core's FIFO-with-backfill rule; the head
@@ -615,8 +666,8 @@ impl Engine {
             match a {
                 Admission::Placed { reservation, .. } => {
                     self.profile.reserves += 1;
-                    self.record(reservation, &[]);
-                    ids.push(Some(ResId(reservation.0)));
+                    self.record(ResId(reservation), &[]);
+                    ids.push(Some(ResId(reservation)));
                 }
                 Admission::Waiting { .. } => ids.push(None),
             }
@@ -632,27 +683,27 @@ impl Engine {
     /// places as many members as fit, so one query names all those nodes.
     pub(crate) fn usable_probe(&self, name: &str, role: &Role) -> Result<Req, gang_core::Error> {
         let mut one = role.clone();
-        one.set_count(u32::try_from(self.names.len().max(1)).unwrap_or(u32::MAX));
+        one.set_count(u32::try_from(self.nodes.names.len().max(1)).unwrap_or(u32::MAX));
         one.set_min_count(Some(1));
         one.set_max_per_node(Some(1));
         self.compile(name, &[one], &GangShape::Unconstrained)
     }
 
     /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
-    /// warm solver, in three steps: [`Engine::backfill_begin`] finds the nodes where
+    /// warm solver, in three steps: [`Placer::backfill_begin`] finds the nodes where
     /// some role of the waiting head fits a member now (with the head's
-    /// [`Engine::usable_probe`]s) and cordons them; [`Engine::backfill_try`] places and
-    /// reserves one candidate, whole, on the other nodes; [`Engine::backfill_end`]
+    /// [`Placer::usable_probe`]s) and cordons them; [`Placer::backfill_try`] places and
+    /// reserves one candidate, whole, on the other nodes; [`Placer::backfill_end`]
     /// uncordons them. The same answers as `admit` (tested against it), without the
     /// head's diagnosis and without compiling or solving cold, and the caller chooses
     /// which candidate comes next (capacity only shrinks while it runs, so once a
     /// request does not fit, its later jobs need not be asked).
     pub(crate) fn backfill_begin(&mut self, head_probes: &[&Req]) -> Result<Cordoned, SimError> {
         let t = self.clock();
-        let mut usable: Vec<u32> = Vec::new();
+        let mut usable: Vec<NodeIx> = Vec::new();
         for probe in head_probes {
-            if let Some(Found(_, _, nodes)) = self.find(probe)? {
-                usable.extend(nodes);
+            if let Some(found) = self.find(probe)? {
+                usable.extend(found.nodes);
             }
         }
         usable.sort_unstable();
@@ -662,7 +713,7 @@ impl Engine {
             t,
         };
         for n in usable {
-            let name = self.names[n as usize].clone();
+            let name = self.nodes.names[n.ix()].clone();
             if let Err(e) = self.inv.cordon(&name) {
                 self.backfill_end(cordoned)?;
                 return Err(SimError::Internal(format!("cordon: {e}")));
@@ -709,8 +760,8 @@ impl Engine {
                 let mut ids = Vec::with_capacity(reservations.len());
                 for r in reservations {
                     self.profile.reserves += 1;
-                    self.record(r, &[]);
-                    ids.push(ResId(r.0));
+                    self.record(ResId(r), &[]);
+                    ids.push(ResId(r));
                 }
                 Some(ids)
             }
@@ -720,67 +771,66 @@ impl Engine {
         Ok(res)
     }
 
-    /// Fails node `ix` (cordoned; its members lost). Returns the reservations that lost
+    /// Fails node `n` (cordoned; its members lost). Returns the reservations that lost
     /// members, with the GPUs (milli) each lost; `None` when the node is not up.
-    pub(crate) fn fail_node(&mut self, ix: usize) -> Result<Option<Vec<(ResId, u64)>>, SimError> {
-        if !self.up.get(ix).copied().unwrap_or(false) {
+    pub(crate) fn fail_node(&mut self, n: NodeIx) -> Result<Option<Vec<(ResId, u64)>>, SimError> {
+        if !self.nodes.up.get(n.ix()).copied().unwrap_or(false) {
             return Ok(None);
         }
         let t = self.clock();
-        // What each reservation holds before, to count the GPUs lost.
-        let name = self.names[ix].clone();
+        let name = self.nodes.names[n.ix()].clone();
         let lost = self
             .inv
             .fail_node(&name)
             .map_err(|e| SimError::Internal(format!("fail_node: {e}")))?;
-        let mut ids: Vec<ResId> = lost.iter().map(|l| ResId(l.reservation.0)).collect();
+        let mut ids: Vec<ResId> = lost.iter().map(|l| ResId(l.reservation)).collect();
         ids.sort();
         ids.dedup();
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
+            // What each reservation held before, to count the GPUs lost.
             let before = self.gpu_of(id);
-            self.record(ReservationId(id.0), &[]);
+            self.record(id, &[]);
             out.push((id, before - self.gpu_of(id).min(before)));
         }
-        self.free_up -= self.free_gpu[ix];
-        self.up[ix] = false;
-        self.failed[ix] = true;
-        self.refresh(&[ix as u32]);
+        self.totals.free_up -= self.nodes.free_gpu[n.ix()];
+        self.nodes.up[n.ix()] = false;
+        self.nodes.failed[n.ix()] = true;
+        self.refresh(&[n]);
         self.profile.lifecycle_ns += Self::since(t);
         Ok(Some(out))
     }
 
     /// Brings a failed node back (uncordon). Returns whether it was failed.
-    pub(crate) fn repair_node(&mut self, ix: usize) -> Result<bool, SimError> {
-        if !self.failed.get(ix).copied().unwrap_or(false) {
+    pub(crate) fn repair_node(&mut self, n: NodeIx) -> Result<bool, SimError> {
+        if !self.nodes.failed.get(n.ix()).copied().unwrap_or(false) {
             return Ok(false);
         }
-        let name = self.names[ix].clone();
+        let name = self.nodes.names[n.ix()].clone();
         self.inv
             .uncordon(&name)
             .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
-        self.failed[ix] = false;
-        self.up[ix] = true;
-        self.free_up += self.free_gpu[ix];
-        self.refresh(&[ix as u32]);
+        self.nodes.failed[n.ix()] = false;
+        self.nodes.up[n.ix()] = true;
+        self.totals.free_up += self.nodes.free_gpu[n.ix()];
+        self.refresh(&[n]);
         Ok(true)
     }
 
     /// Places a reservation's lost members inside its domain (gang-core `replace`).
     pub(crate) fn replace(&mut self, id: ResId) -> Result<Replaced, SimError> {
         let t = self.clock();
-        let rid = ReservationId(id.0);
         let out = self
             .inv
-            .replace(rid)
+            .replace(id.0)
             .map_err(|e| SimError::Internal(format!("replace: {e}")))?;
         let res = match out {
             Replacement::Placed { added } => {
-                let nodes: Vec<u32> = added
+                let nodes: Vec<NodeIx> = added
                     .iter()
-                    .filter_map(|a| self.index.get(&a.node).copied())
+                    .filter_map(|a| self.nodes.index.get(&a.node).copied())
                     .collect();
-                self.record(rid, &nodes);
+                self.record(id, &nodes);
                 Replaced::Placed
             }
             Replacement::Pending(p) => Replaced::Pending(p.to_string()),
@@ -793,39 +843,39 @@ impl Engine {
     /// node, `1..=L` one domain of the label level `L - i` (innermost is 1), `L + 1`
     /// beyond the top level (the whole cluster).
     pub(crate) fn span(&self, ids: &[ResId]) -> usize {
-        let mut nodes: Vec<u32> = Vec::new();
+        let mut nodes: Vec<NodeIx> = Vec::new();
         for id in ids {
-            if let Some(h) = self.held.get(&id.0) {
-                nodes.extend_from_slice(&h.1);
+            if let Some(h) = self.held.get(id) {
+                nodes.extend_from_slice(&h.nodes);
             }
         }
         self.span_of_nodes(&nodes)
     }
 
-    fn span_of_nodes(&self, nodes: &[u32]) -> usize {
+    fn span_of_nodes(&self, nodes: &[NodeIx]) -> usize {
         let Some(&first) = nodes.first() else {
             return 0;
         };
         if nodes.iter().all(|&n| n == first) {
             return 0;
         }
-        let l = self.levels.len();
+        let l = self.nodes.levels.len();
         for (i, d) in (0..l).rev().enumerate() {
-            let col = &self.domain[d];
-            let dom = col[first as usize];
-            if dom != NONE && nodes.iter().all(|&n| col[n as usize] == dom) {
+            let col = &self.nodes.domain[d];
+            let dom = col[first.ix()];
+            if dom.is_some() && nodes.iter().all(|&n| col[n.ix()] == dom) {
                 return i + 1;
             }
         }
         l + 1
     }
 
-    /// The name of a span index (see [`Engine::span`]): `node`, a level key, `cluster`.
+    /// The name of a span index (see [`Placer::span`]): `node`, a level key, `cluster`.
     pub(crate) fn span_name(&self, span: usize) -> String {
-        let l = self.levels.len();
+        let l = self.nodes.levels.len();
         match span {
             0 => "node".to_owned(),
-            s if s <= l => self.levels[l - s].clone(),
+            s if s <= l => self.nodes.levels[l - s].clone(),
             _ => "cluster".to_owned(),
         }
     }
@@ -835,26 +885,26 @@ impl Engine {
     pub(crate) fn validate(&self) -> Result<(), String> {
         self.inv.validate()?;
         let mut free_up = 0;
-        for (i, n) in self.names.iter().enumerate() {
+        for (i, n) in self.nodes.names.iter().enumerate() {
             let free = self.inv.free(n, &self.gpu).map_or(0, Quantity::millis);
-            if free != self.free_gpu[i] {
+            if free != self.nodes.free_gpu[i] {
                 return Err(format!(
                     "node {n}: the simulation counts {} free GPU milli, the core {free}",
-                    self.free_gpu[i]
+                    self.nodes.free_gpu[i]
                 ));
             }
-            if self.up[i] {
+            if self.nodes.up[i] {
                 free_up += free;
             }
         }
-        if free_up != self.free_up {
+        if free_up != self.totals.free_up {
             return Err(format!(
                 "free GPUs on schedulable nodes: counted {}, actual {free_up}",
-                self.free_up
+                self.totals.free_up
             ));
         }
         for r in self.inv.reservations() {
-            if self.held.get(&r.id().0) != Some(&self.usage(r.id())) {
+            if self.held.get(&ResId(r.id())) != Some(&self.usage(ResId(r.id()))) {
                 return Err(format!(
                     "reservation {}: held GPUs or nodes out of date",
                     r.id()
@@ -864,11 +914,11 @@ impl Engine {
         if self.held.len() != self.inv.reservations().count() {
             return Err("a released reservation is still counted".into());
         }
-        let held: u64 = self.held.values().map(|h| h.0).sum();
-        if held != self.held_total {
+        let held: u64 = self.held.values().map(|h| h.gpu).sum();
+        if held != self.totals.held {
             return Err(format!(
                 "held GPUs: counted {}, reservations hold {held}",
-                self.held_total
+                self.totals.held
             ));
         }
         Ok(())
@@ -921,7 +971,7 @@ mod tests {
 
     #[test]
     fn spans_agree_with_what_the_core_placed() {
-        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let mut e = Placer::new(cluster(), "nvidia.com/gpu");
         let mut span_for = |n: u32, shape: GangShape| {
             let r = e.compile("g", &workers(n), &shape).unwrap();
             let f = e.find(&r).unwrap().unwrap();
@@ -941,7 +991,7 @@ mod tests {
 
     #[test]
     fn counts_follow_reserve_release_fail_and_repair() {
-        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let mut e = Placer::new(cluster(), "nvidia.com/gpu");
         assert_eq!((e.free_gpu(), e.allocatable_gpu()), (20_000, 20_000));
         let r = e
             .compile("g", &workers(8), &GangShape::Required("rack".into()))
@@ -952,21 +1002,21 @@ mod tests {
             (e.free_gpu(), e.held_gpu(), e.gpu_of(id)),
             (12_000, 8_000, 8_000)
         );
-        let lost = e.fail_node(0).unwrap().unwrap(); // a1
+        let lost = e.fail_node(NodeIx(0)).unwrap().unwrap(); // a1
         assert_eq!(lost, [(id, 4_000)]);
         assert_eq!(
             (e.free_gpu(), e.held_gpu(), e.lost_of(id)),
             (12_000, 4_000, 4)
         );
-        assert!(e.fail_node(0).unwrap().is_none()); // already down
+        assert!(e.fail_node(NodeIx(0)).unwrap().is_none()); // already down
         e.validate().unwrap();
         // Rack a has no other node: pending, naming the rack.
         match e.replace(id).unwrap() {
             Replaced::Pending(why) => assert!(why.contains("rack b1/a"), "{why}"),
             Replaced::Placed => panic!("rack a has no room"),
         }
-        assert!(e.repair_node(0).unwrap());
-        assert!(!e.repair_node(0).unwrap());
+        assert!(e.repair_node(NodeIx(0)).unwrap());
+        assert!(!e.repair_node(NodeIx(0)).unwrap());
         assert_eq!(e.free_gpu(), 16_000);
         assert!(matches!(e.replace(id).unwrap(), Replaced::Placed));
         assert_eq!(
@@ -986,7 +1036,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(11);
         let mut placed_some = 0;
         for round in 0..200 {
-            let mut a = Engine::new(cluster(), "nvidia.com/gpu");
+            let mut a = Placer::new(cluster(), "nvidia.com/gpu");
             // Hold some GPUs here and there.
             for k in 0..1 + rng.below(4) {
                 let r = a
@@ -1000,22 +1050,16 @@ mod tests {
                     a.reserve(f).unwrap();
                 }
             }
-            let mut b = Engine {
+            let mut b = Placer {
                 inv: a.inv.clone(),
-                empty: a.empty.clone(),
                 solver: Solver::new(),
-                empty_solver: Solver::new(),
+                given: Given {
+                    inv: a.given.inv.clone(),
+                    solver: Solver::new(),
+                },
                 gpu: a.gpu.clone(),
-                names: a.names.clone(),
-                index: a.index.clone(),
-                levels: a.levels.clone(),
-                domain: a.domain.clone(),
-                free_gpu: a.free_gpu.clone(),
-                up: a.up.clone(),
-                failed: a.failed.clone(),
-                free_up: a.free_up,
-                allocatable: a.allocatable,
-                held_total: a.held_total,
+                nodes: a.nodes.clone(),
+                totals: a.totals,
                 held: a.held.clone(),
                 profiling: false,
                 profile: EngineProfile::default(),
@@ -1055,7 +1099,7 @@ mod tests {
                 .map(|id| {
                     id.map(|id| {
                         a.inv
-                            .reservation(ReservationId(id.0))
+                            .reservation(id.0)
                             .unwrap()
                             .assignments(&a.inv)
                             .iter()
@@ -1069,7 +1113,7 @@ mod tests {
                 .map(|id| {
                     id.map(|id| {
                         b.inv
-                            .reservation(ReservationId(id.0))
+                            .reservation(id.0)
                             .unwrap()
                             .assignments(&b.inv)
                             .iter()
@@ -1092,7 +1136,7 @@ mod tests {
 
     #[test]
     fn never_fitting_gangs_are_diagnosed_against_the_empty_cluster() {
-        let mut e = Engine::new(cluster(), "nvidia.com/gpu");
+        let mut e = Placer::new(cluster(), "nvidia.com/gpu");
         let r = e
             .compile("big", &workers(9), &GangShape::Required("rack".into()))
             .unwrap();

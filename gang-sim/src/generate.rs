@@ -12,10 +12,9 @@
 //! Rack values repeat across blocks (`r03` exists in every block), as scalable-unit
 //! numbers do in real clusters, so a domain is only identified by its full path.
 
-use crate::engine::{self, NodeSpec, Taint, TaintEffect};
-pub use crate::engine::{Inventory, Topology};
+use crate::placer::{self, Cluster, NodeSpec, Taint, TaintEffect};
+pub use crate::placer::{Inventory, Topology};
 pub use crate::rng::Rng;
-use crate::Cluster;
 
 /// Zone level key (outermost).
 pub const ZONE: &str = "topology.example.com/zone";
@@ -190,7 +189,7 @@ impl Spec {
     /// cordoned, tainted or unlabelled nodes, one GPU product): the simulator's default.
     ///
     /// ```
-    /// use gang_sim::gen::{Flavor, Spec, SynthCluster};
+    /// use gang_sim::generate::{Flavor, Spec, SynthCluster};
     /// let c = SynthCluster::generate(&Spec::clean(Flavor::Nvl72, 2));
     /// assert_eq!((c.len(), c.gpu_use()), (36, (0, 144)));
     /// assert!(c.nodes.iter().all(|n| n.schedulable && n.taints.is_empty()));
@@ -261,9 +260,9 @@ impl SynthNode {
             n = n.label(*k, v.clone());
         }
         for (i, r) in RESOURCES.iter().enumerate() {
-            n = n.capacity(*r, engine::milli_amount(self.capacity[i]));
+            n = n.capacity(*r, placer::milli_amount(self.capacity[i]));
             if self.used[i] > 0 {
-                n = n.used(*r, engine::milli_amount(self.used[i]));
+                n = n.used(*r, placer::milli_amount(self.used[i]));
             }
         }
         for t in &self.taints {
@@ -401,7 +400,7 @@ impl SynthCluster {
 
     /// The `gang-core` topology (zone, block, rack).
     pub fn topology() -> Topology {
-        engine::topology(&Self::LEVELS)
+        placer::topology(&Self::LEVELS)
     }
 
     /// Every node as a `gang-core` [`NodeSpec`].
@@ -414,13 +413,13 @@ impl SynthCluster {
     /// # Panics
     /// If the core rejects the generated nodes (a bug in the generator or the core).
     pub fn inventory(&self) -> Inventory {
-        engine::inventory(&Self::LEVELS, self.node_specs()).expect("generated inventory is valid")
+        placer::inventory(&Self::LEVELS, self.node_specs()).expect("generated inventory is valid")
     }
 
     /// The cluster for a simulation.
     ///
     /// ```
-    /// use gang_sim::gen::{Size, Spec, SynthCluster};
+    /// use gang_sim::generate::{Size, Spec, SynthCluster};
     /// let c = SynthCluster::generate(&Spec::hgx(Size::K1, 0)).cluster();
     /// assert_eq!(c.len(), 1024);
     /// ```

@@ -1,0 +1,257 @@
+//! One run from one document: where the cluster and the trace come from, and the
+//! configuration ([`RunDocument`]); [`run_json`] runs it, JSON in, JSON out.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{self, SimConfig};
+use crate::error::SimError;
+use crate::generate;
+use crate::import;
+use crate::placer::Cluster;
+use crate::sim::Simulation;
+use crate::trace::Trace;
+use crate::workload::WorkloadSpec;
+
+/// Where the cluster comes from, in a [`RunDocument`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClusterSource {
+    /// A file holding a cluster or scenario document.
+    File(String),
+    /// The document itself.
+    Inline(serde_json::Value),
+    /// A generated cluster.
+    Generate(GenCluster),
+    /// Alibaba openb node list (CSV file), see [`import::openb_nodes`].
+    OpenbNodes {
+        /// The CSV file.
+        file: String,
+        /// Group nodes into racks of this many (in file order); `null`: no racks.
+        nodes_per_rack: Option<usize>,
+    },
+}
+
+/// A generated cluster: `racks` racks of `flavor` (see [`generate`](crate::generate)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GenCluster {
+    /// `hgx` (32 × 8-GPU nodes per rack, 16 racks per block) or `nvl72` (18 × 4-GPU
+    /// trays per rack, 8 racks per block).
+    pub flavor: String,
+    /// Number of racks.
+    pub racks: usize,
+    /// Share of GPUs already used by others, percent.
+    pub used_pct: u32,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Put in the benchmarks' awkward nodes (cordoned, tainted, unlabelled, another
+    /// product).
+    pub awkward: bool,
+}
+
+impl Default for GenCluster {
+    fn default() -> Self {
+        GenCluster {
+            flavor: "hgx".into(),
+            racks: 4,
+            used_pct: 0,
+            seed: 0,
+            awkward: false,
+        }
+    }
+}
+
+impl GenCluster {
+    /// Builds the cluster.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] for an unknown flavor or zero racks.
+    pub fn build(&self) -> Result<Cluster, SimError> {
+        let flavor = match self.flavor.as_str() {
+            "hgx" => generate::Flavor::Hgx,
+            "nvl72" => generate::Flavor::Nvl72,
+            other => {
+                return Err(SimError::config(
+                    "cluster.generate.flavor",
+                    format!("unknown flavor {other:?}: hgx or nvl72"),
+                ))
+            }
+        };
+        if self.racks == 0 {
+            return Err(SimError::config(
+                "cluster.generate.racks",
+                "at least one rack",
+            ));
+        }
+        let mut spec = if self.awkward {
+            let mut s = generate::Spec::of(flavor, generate::Size::K1, self.used_pct);
+            s.racks = self.racks;
+            s
+        } else {
+            generate::Spec::clean(flavor, self.racks)
+        };
+        spec.used_pct = self.used_pct.min(100);
+        spec.seed ^= self.seed;
+        Ok(generate::SynthCluster::generate(&spec).cluster())
+    }
+}
+
+/// Where the trace comes from, in a [`RunDocument`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TraceSource {
+    /// A file, read by format: `jsonl` (default), `csv`, `sacct`, `openb`, `philly`.
+    File {
+        /// Path.
+        path: String,
+        /// Format; `null`: by extension (`.csv` is CSV, else JSON Lines).
+        #[serde(default)]
+        format: Option<String>,
+    },
+    /// The jobs themselves, as JSON objects (JSON Lines fields).
+    Inline(Vec<serde_json::Value>),
+    /// JSON Lines text.
+    Jsonl(String),
+    /// CSV text.
+    Csv(String),
+    /// A generated workload.
+    Generate(WorkloadSpec),
+}
+
+/// One JSON document for a whole run: `{"cluster", "trace", "config"}`.
+///
+/// ```
+/// let doc = r#"{
+///   "cluster": {"generate": {"flavor": "hgx", "racks": 2}},
+///   "trace": {"jsonl": "{\"id\": \"a\", \"submit\": 0, \"duration\": 60, \"members\": 4, \"gpus\": 8}"},
+///   "config": {"policy": "required(rack)", "seed": 1}
+/// }"#;
+/// let out: serde_json::Value = serde_json::from_str(&gang_sim::run_json(doc)?).unwrap();
+/// assert_eq!(out["jobs"][0]["state"], "completed");
+/// assert_eq!(out["jobs"][0]["level"], "topology.example.com/rack");
+/// # Ok::<(), gang_sim::SimError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDocument {
+    /// The cluster.
+    pub cluster: ClusterSource,
+    /// The trace.
+    pub trace: TraceSource,
+    /// Everything else (defaults when absent).
+    #[serde(default)]
+    pub config: SimConfig,
+}
+
+impl RunDocument {
+    /// Parses a run document.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] naming the JSON path.
+    pub fn from_json(text: &str) -> Result<RunDocument, SimError> {
+        let d: RunDocument = config::from_json_path(text, "")?;
+        d.config.check()?;
+        Ok(d)
+    }
+
+    /// Reads a run document from a file; relative paths inside it are taken relative to
+    /// the file's folder.
+    ///
+    /// # Errors
+    /// [`SimError::Io`], or as [`RunDocument::from_json`].
+    pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let mut d = RunDocument::from_json(&text)?;
+        let dir = std::path::Path::new(path)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        d.rebase(&dir);
+        Ok(d)
+    }
+
+    /// Makes relative file paths relative to `dir`.
+    pub fn rebase(&mut self, dir: &std::path::Path) {
+        let fix = |p: &mut String| {
+            if std::path::Path::new(p.as_str()).is_relative() {
+                *p = dir.join(p.as_str()).to_string_lossy().into_owned();
+            }
+        };
+        match &mut self.cluster {
+            ClusterSource::File(p) => fix(p),
+            ClusterSource::OpenbNodes { file, .. } => fix(file),
+            ClusterSource::Inline(_) | ClusterSource::Generate(_) => {}
+        }
+        if let TraceSource::File { path, .. } = &mut self.trace {
+            fix(path);
+        }
+    }
+
+    /// Builds the cluster, the trace and the simulation.
+    ///
+    /// # Errors
+    /// As [`Simulation::new`], plus reading files and importing traces.
+    pub fn simulation(&self) -> Result<Simulation, SimError> {
+        let cluster = match &self.cluster {
+            ClusterSource::File(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
+                Cluster::from_json(&text)?
+            }
+            ClusterSource::Inline(v) => Cluster::from_json(&v.to_string())?,
+            ClusterSource::Generate(g) => g.build()?,
+            ClusterSource::OpenbNodes {
+                file,
+                nodes_per_rack,
+            } => {
+                let text = std::fs::read_to_string(file).map_err(|e| SimError::io(file, e))?;
+                import::openb_nodes(&text, *nodes_per_rack)?
+            }
+        };
+        let trace = match &self.trace {
+            TraceSource::File { path, format } => {
+                let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+                let fmt = format.clone().unwrap_or_else(|| {
+                    if path.ends_with(".csv") {
+                        "csv"
+                    } else {
+                        "jsonl"
+                    }
+                    .to_owned()
+                });
+                match fmt.as_str() {
+                    "jsonl" => Trace::from_jsonl(&text)?,
+                    "csv" => Trace::from_csv(&text)?,
+                    "sacct" => import::sacct(&text)?.trace,
+                    "openb" => import::openb_pods(&text)?.trace,
+                    "philly" => import::philly(&text)?.trace,
+                    other => {
+                        return Err(SimError::config(
+                            "trace.file.format",
+                            format!("unknown format {other:?}: jsonl, csv, sacct, openb or philly"),
+                        ))
+                    }
+                }
+            }
+            TraceSource::Inline(jobs) => {
+                let text: String = jobs.iter().map(|j| format!("{j}\n")).collect();
+                Trace::from_jsonl(&text)?
+            }
+            TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
+            TraceSource::Csv(t) => Trace::from_csv(t)?,
+            TraceSource::Generate(w) => w.generate()?,
+        };
+        Simulation::new(cluster, trace, self.config.clone())
+    }
+}
+
+/// Runs the simulation a [`RunDocument`] describes and returns its result as JSON:
+/// `{"jobs": [...], "summary": {...}, "timeline": [...]}`.
+///
+/// # Errors
+/// Any [`SimError`]; [`SimError::to_json`] renders it for a caller across a language
+/// boundary.
+pub fn run_json(document: &str) -> Result<String, SimError> {
+    let doc = RunDocument::from_json(document)?;
+    let result = doc.simulation()?.run()?;
+    Ok(result.to_json())
+}
