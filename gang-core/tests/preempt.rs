@@ -75,7 +75,7 @@ struct Case {
 }
 
 fn node_case() -> impl Strategy<Value = NodeCase> {
-    (0u8..2, 0u8..2, 0u8..=8, 0u8..=8, 0u8..3).prop_map(|(block, rack, gpu, cpu, slot)| NodeCase {
+    (0u8..2, 0u8..2, prop_oneof![Just(4u8), Just(8u8), 2u8..=8], 4u8..=16, 0u8..3).prop_map(|(block, rack, gpu, cpu, slot)| NodeCase {
         block,
         rack,
         gpu,
@@ -85,7 +85,7 @@ fn node_case() -> impl Strategy<Value = NodeCase> {
 }
 
 fn role_case() -> impl Strategy<Value = RoleCase> {
-    (1u32..=4, 0u8..=4, 0u8..=3, prop::bool::weighted(0.85)).prop_map(
+    (1u32..=4, 0u8..=4, 0u8..=2, prop::bool::weighted(0.85)).prop_map(
         |(count, gpu, cpu, constrained)| RoleCase {
             count,
             gpu: if gpu == 0 && cpu == 0 { 1 } else { gpu },
@@ -101,7 +101,7 @@ fn gang_case(running: bool) -> impl Strategy<Value = GangCase> {
         0u8..=2,
         0i32..4,
         prop::bool::weighted(0.15),
-        prop::option::weighted(0.6, 0u8..3),
+        prop::option::weighted(0.3, 0u8..3),
     )
         .prop_map(move |(mut roles, level, priority, never, slot)| {
             while roles.iter().map(|r| r.count).sum::<u32>() > 6 {
@@ -112,11 +112,16 @@ fn gang_case(running: bool) -> impl Strategy<Value = GangCase> {
                 if roles.iter().all(|r| !r.constrained) {
                     roles[0].constrained = true;
                 }
+                // Large enough not to fit in a busy cluster, mostly.
+                let first = &mut roles[0];
+                first.count = first.count.max(2);
+                first.gpu = first.gpu.max(2);
             }
             GangCase {
                 roles,
                 level,
-                priority: if running { priority } else { priority + 1 },
+                // The gang making room mostly outranks most of the running work.
+                priority: if running { priority } else { 2 + priority % 3 },
                 never: running && never,
                 slot: if running { slot } else { None },
             }
@@ -136,7 +141,7 @@ fn case() -> impl Strategy<Value = Case> {
         let n = nodes.len();
         (
             Just(nodes),
-            prop::collection::vec(gang_case(true), 0..=8),
+            prop::collection::vec(gang_case(true), 2..=8),
             prop::collection::vec(unit_case(n), 0..=3),
             gang_case(false),
             prop::option::weighted(0.3, prop::collection::vec(0u64..5, 11)),
@@ -359,6 +364,18 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     let compiled = inv.compile(&gang).unwrap();
     let mut solver = gang_core::Solver::new();
     let got = inv.preempt_with(&mut solver, &compiled, &opts).unwrap();
+    if std::env::var_os("GANG_PREEMPT_STATS").is_some() {
+        let victims = got.preemption().map(|p| p.victims().len());
+        eprintln!(
+            "STAT status={} victims={:?} candidates={} reservations={} units={} roles={}",
+            got.status(),
+            victims,
+            candidates(&inv, &gang, &opts).len(),
+            inv.reservations().count(),
+            inv.evictable_units().len(),
+            gang.get_roles().len()
+        );
+    }
     match (&got, &want) {
         (PreemptOutcome::Placed(plan), Some(want)) => {
             prop_assert!(plan.search_complete(), "small instances are searched fully");
