@@ -75,13 +75,20 @@ struct Case {
 }
 
 fn node_case() -> impl Strategy<Value = NodeCase> {
-    (0u8..2, 0u8..2, prop_oneof![Just(4u8), Just(8u8), 2u8..=8], 4u8..=16, 0u8..3).prop_map(|(block, rack, gpu, cpu, slot)| NodeCase {
-        block,
-        rack,
-        gpu,
-        cpu,
-        slot,
-    })
+    (
+        0u8..2,
+        0u8..2,
+        prop_oneof![Just(4u8), Just(8u8), 2u8..=8],
+        4u8..=16,
+        0u8..3,
+    )
+        .prop_map(|(block, rack, gpu, cpu, slot)| NodeCase {
+            block,
+            rack,
+            gpu,
+            cpu,
+            slot,
+        })
 }
 
 fn role_case() -> impl Strategy<Value = RoleCase> {
@@ -129,10 +136,7 @@ fn gang_case(running: bool) -> impl Strategy<Value = GangCase> {
 }
 
 fn unit_case(nodes: usize) -> impl Strategy<Value = UnitCase> {
-    (
-        prop::collection::vec((0..nodes, 1u8..=4), 1..=2),
-        0i32..4,
-    )
+    (prop::collection::vec((0..nodes, 1u8..=4), 1..=2), 0i32..4)
         .prop_map(|(nodes, priority)| UnitCase { nodes, priority })
 }
 
@@ -210,10 +214,9 @@ fn build(case: &Case) -> Inventory {
             unit = unit.amount(format!("n{n:02}"), GPU, u32::from(gpu));
         }
         // Units go where there is room (keeps the instances ordinary).
-        let fits = u
-            .nodes
-            .iter()
-            .all(|&(n, gpu)| inv.free(&format!("n{n:02}"), GPU).unwrap().millis() >= u64::from(gpu) * 1000);
+        let fits = u.nodes.iter().all(|&(n, gpu)| {
+            inv.free(&format!("n{n:02}"), GPU).unwrap().millis() >= u64::from(gpu) * 1000
+        });
         if fits {
             inv.add_evictable(unit).unwrap();
         }
@@ -237,7 +240,13 @@ fn options(case: &Case, inv: &Inventory) -> PreemptOptions {
 
 /// The objective of a plan: (highest victim priority, cost, count, placement quality,
 /// victims).
-type Key = (i64, [u128; 2], usize, (Reverse<u64>, Reverse<usize>, Vec<u32>), Vec<VictimId>);
+type Key = (
+    i64,
+    [u128; 2],
+    usize,
+    (Reverse<u64>, Reverse<usize>, Vec<u32>),
+    Vec<VictimId>,
+);
 
 fn depth_of(p: &Placement) -> usize {
     match p.level() {
@@ -338,7 +347,10 @@ fn oracle(inv: &Inventory, gang: &Gang, opts: &PreemptOptions) -> Result<Option<
             return Err(());
         }
         let key: Key = (
-            set.iter().map(|v| i64::from(v.priority)).max().unwrap_or(i64::MIN),
+            set.iter()
+                .map(|v| i64::from(v.priority))
+                .max()
+                .unwrap_or(i64::MIN),
             [
                 set.iter().map(|v| u128::from(v.cost)).sum(),
                 set.iter().map(|v| v.gpu).sum(),
@@ -395,7 +407,10 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
                 .map(|id| cands.iter().find(|c| &c.id == id).unwrap())
                 .collect();
             let key: Key = (
-                set.iter().map(|v| i64::from(v.priority)).max().unwrap_or(i64::MIN),
+                set.iter()
+                    .map(|v| i64::from(v.priority))
+                    .max()
+                    .unwrap_or(i64::MIN),
                 [
                     set.iter().map(|v| u128::from(v.cost)).sum(),
                     set.iter().map(|v| v.gpu).sum(),
@@ -415,7 +430,12 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
             prop_assert!(applied.reservation(done.reservation).is_some());
             prop_assert_eq!(
                 applied.reservations().count(),
-                inv.reservations().count() + 1 - done.evicted.iter().filter(|e| matches!(e, gang_core::lifecycle::Evicted::Reservation(_))).count()
+                inv.reservations().count() + 1
+                    - done
+                        .evicted
+                        .iter()
+                        .filter(|e| matches!(e, gang_core::lifecycle::Evicted::Reservation(_)))
+                        .count()
             );
         }
         (PreemptOutcome::Unschedulable(_), None) => {}

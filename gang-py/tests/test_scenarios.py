@@ -148,6 +148,10 @@ STEP_EXPECT = {
 }
 
 
+# Step ops that need preemption, which the Python API does not have yet.
+PREEMPTION_OPS = {"add_evictable", "preempt", "preempt_reserve"}
+
+
 def run_steps(scenario, steps):
     """Runs a scenario's lifecycle steps on its inventory through the Python API and
     checks each step's expectations (the same rules as the core's step checker)."""
@@ -159,6 +163,10 @@ def run_steps(scenario, steps):
 
     for i, step in enumerate(steps):
         op = step["op"]
+        if op in PREEMPTION_OPS:
+            # The Python face cannot express preemption yet (issue 22): the steps from
+            # here on run in the core's own check (`scenario.check()` above).
+            break
         seen = {"status": "ok", "message": "", "lost": [], "overcommitted": [], "admitted": [],
                 "waiting": [], "replicas": 0, "occupied": []}
         try:

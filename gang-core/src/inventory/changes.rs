@@ -164,7 +164,12 @@ impl Inventory {
         }
         let mut held: FxHashMap<(u32, u32), u64> = FxHashMap::default();
         let units = ledger.units.values().map(|u| (&u.members, &u.shapes));
-        for (members, shapes) in ledger.live.values().map(|r| (&r.members, &r.shapes)).chain(units) {
+        for (members, shapes) in ledger
+            .live
+            .values()
+            .map(|r| (&r.members, &r.shapes))
+            .chain(units)
+        {
             for &(role, n, k) in members {
                 for (res, q) in &shapes[role as usize] {
                     if let Some(ri) = next.resources.get_index_of(res) {

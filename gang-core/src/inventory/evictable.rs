@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::ledger::{Member, Unit};
+use super::ledger::{Member, Shape, Unit};
 use super::Inventory;
 use crate::model::{Error, EvictableUnit};
 
@@ -83,7 +83,7 @@ impl Inventory {
             };
             return Err(Error::inventory(format!("evictable[{id}].id"), &id, why));
         }
-        let mut entries: Vec<(u32, SmallVec<[(String, u64); 4]>)> = Vec::new();
+        let mut entries: Vec<(u32, Shape)> = Vec::new();
         for (node, amounts) in &unit.nodes {
             let n = self.index(node)? as u32;
             let mut shape = SmallVec::new();

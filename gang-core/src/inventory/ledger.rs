@@ -9,6 +9,9 @@ use smallvec::SmallVec;
 /// `(role index, node index, count)`: members of one role on one node, in dense ids.
 pub(crate) type Member = (u16, u32, u32);
 
+/// What one member of a role holds: `(resource name, milli-units)`.
+pub(crate) type Shape = SmallVec<[(String, u64); 4]>;
+
 use super::Inventory;
 use crate::model::{Assignment, Error, EvictableUnit, Gang, InventoryId, Quantity, ReservationId};
 /// Members of a reservation lost with a node that was removed or failed.
@@ -236,7 +239,7 @@ pub struct ReservationSnapshot {
 pub(crate) struct Unit {
     pub spec: EvictableUnit,
     /// Per entry of `members`: `(resource name, milli-units)`.
-    pub shapes: Vec<SmallVec<[(String, u64); 4]>>,
+    pub shapes: Vec<Shape>,
     /// `(entry, node index, 1)`, in node order; node indices follow relayouts.
     pub members: Vec<Member>,
 }

@@ -38,15 +38,16 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 
 use crate::answer::diagnosis::Diagnosis;
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
 use crate::compile::CompiledGang;
-use crate::inventory::ledger::{Member, Reservation};
+use crate::inventory::ledger::{Member, Reservation, Shape};
 use crate::inventory::Inventory;
-use crate::model::{Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId};
+use crate::model::{
+    Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId,
+};
 use crate::solve::Solver;
 
 /// Which running work a [`Victim`] is: a reservation, or an evictable unit.
@@ -55,7 +56,10 @@ use crate::solve::Solver;
 /// last tie-break.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(tag = "kind", content = "id", rename_all = "snake_case"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", content = "id", rename_all = "snake_case")
+)]
 pub enum VictimId {
     /// A live reservation of this inventory.
     Reservation(ReservationId),
@@ -290,7 +294,7 @@ struct Cand<'a> {
     id: VictimId,
     name: &'a str,
     priority: i32,
-    shapes: &'a [SmallVec<[(String, u64); 4]>],
+    shapes: &'a [Shape],
     members: &'a [Member],
     /// `[given, cost resource 1, …]`.
     cost: Vec<u128>,
@@ -1004,7 +1008,9 @@ fn requested(gang: &CompiledGang) -> Vec<u32> {
 }
 
 fn clamp(v: u128) -> i128 {
-    i128::try_from(v).unwrap_or(i128::MAX / 4).min(i128::MAX / 4)
+    i128::try_from(v)
+        .unwrap_or(i128::MAX / 4)
+        .min(i128::MAX / 4)
 }
 
 fn view(s: &Search<'_, '_>, mut list: Vec<(u32, Vec<u128>)>, lack: Vec<i128>) -> DomainView {
@@ -1022,7 +1028,11 @@ fn view(s: &Search<'_, '_>, mut list: Vec<(u32, Vec<u128>)>, lack: Vec<i128>) ->
             let mut v: Vec<u32> = (0..items.len() as u32)
                 .filter(|&k| freed[k as usize][r] > 0)
                 .collect();
-            v.sort_by(|&a, &b| freed[b as usize][r].cmp(&freed[a as usize][r]).then(a.cmp(&b)));
+            v.sort_by(|&a, &b| {
+                freed[b as usize][r]
+                    .cmp(&freed[a as usize][r])
+                    .then(a.cmp(&b))
+            });
             v
         })
         .collect();
@@ -1068,7 +1078,10 @@ fn bound(
     let ncost = s.cands.first().map_or(0, |c| c.cost.len());
     let mut cost = vec![0u128; ncost];
     for &k in chosen {
-        for (a, b) in cost.iter_mut().zip(&s.cands[v.items[k as usize] as usize].cost) {
+        for (a, b) in cost
+            .iter_mut()
+            .zip(&s.cands[v.items[k as usize] as usize].cost)
+        {
             *a = a.saturating_add(*b);
         }
     }

@@ -86,9 +86,8 @@ impl EvictableUnit {
 
     /// What it uses, as `(node, resource, amount as given)`. See [`EvictableUnit`].
     pub fn get_amounts(&self) -> impl Iterator<Item = (&str, &str, &QuantitySpec)> + '_ {
-        self.nodes.iter().flat_map(|(n, m)| {
-            m.iter()
-                .map(move |(r, q)| (n.as_str(), r.as_str(), q))
-        })
+        self.nodes
+            .iter()
+            .flat_map(|(n, m)| m.iter().map(move |(r, q)| (n.as_str(), r.as_str(), q)))
     }
 }

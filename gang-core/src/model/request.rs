@@ -57,10 +57,7 @@ pub struct Gang {
     pub(crate) policy: Policy,
     /// Priority (Kubernetes PriorityClass semantics: higher wins; default 0). Only a
     /// gang of strictly higher priority may evict it ([`Inventory::preempt`](crate::Inventory::preempt)).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "is_zero")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub(crate) priority: i32,
     /// Whether the gang, once reserved, may be evicted by higher-priority work.
     #[cfg_attr(

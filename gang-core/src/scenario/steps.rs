@@ -588,7 +588,10 @@ fn check(
     }
     if let Some(want) = &x.victims {
         if Some(want) != seen.victims.as_ref() {
-            no(format!("victims: expected {want:?}, got {:?}", seen.victims));
+            no(format!(
+                "victims: expected {want:?}, got {:?}",
+                seen.victims
+            ));
         }
     }
     if let Some(want) = x.replicas {
