@@ -690,7 +690,6 @@ impl Inventory {
     ///     .build()?;
     /// let gang = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).priority(1);
     /// let plan = inv.preempt(&gang)?.preemption().cloned().unwrap();
-    /// let stale = inv.clone();
     /// let done = inv.preempt_reserve(&plan)?;
     /// assert!(matches!(&done.evicted[0], Evicted::Unit(u) if u.get_id() == "batch"));
     /// assert_eq!(inv.evictable_units().len(), 0);
@@ -699,7 +698,6 @@ impl Inventory {
     /// let err = inv.preempt_reserve(&plan).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::Conflict);
     /// assert_eq!(inv.reservations().count(), 1);
-    /// # drop(stale);
     /// # Ok::<(), gang_core::Error>(())
     /// ```
     ///
