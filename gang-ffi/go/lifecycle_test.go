@@ -956,3 +956,93 @@ func TestReleaseOnAnotherInventory(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Preemption through the Go API (issue 22): at equal priority, the two small jobs are
+// evicted rather than the big one; an evictable unit declared in the cluster document
+// counts as used and can be a victim; PreemptReserve applies the plan whole.
+func TestPreempt(t *testing.T) {
+	inv, err := gang.ParseInventory([]byte(`{"topology": {"levels": ["rack"]},
+		"nodes": [
+			{"name": "a1", "labels": {"rack": "a", "node": "a1"}, "capacity": {"nvidia.com/gpu": 8}},
+			{"name": "a2", "labels": {"rack": "a", "node": "a2"}, "capacity": {"nvidia.com/gpu": 8}}],
+		"evictable": [{"id": "notebook", "priority": 1, "nodes": {"a2": {"nvidia.com/gpu": 2}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inv.Close()
+	job := func(name string, count, gpus, prio int, node string) *gang.Gang {
+		g, err := gang.ParseGang([]byte(fmt.Sprintf(`{"name": %q, "priority": %d, "roles": [{"name": "w",
+			"count": %d, "requests": {"nvidia.com/gpu": %d}, "node_selector": {"node": %q}}]}`,
+			name, prio, count, gpus, node)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	names := map[uint64]string{}
+	for _, j := range []struct {
+		name              string
+		count, gpus, prio int
+		node              string
+	}{{"big", 4, 2, 10, "a1"}, {"small-a", 1, 2, 10, "a2"}, {"small-b", 1, 2, 10, "a2"}} {
+		g := job(j.name, j.count, j.gpus, j.prio, j.node)
+		out, err := inv.Place(g)
+		if err != nil || out.Status != gang.StatusPlaced {
+			t.Fatalf("%s: %v %v", j.name, out.Status, err)
+		}
+		id, err := inv.Reserve(out.Placement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[uint64(id)] = j.name
+		out.Close()
+		g.Close()
+	}
+	urgent, err := gang.ParseGang([]byte(`{"name": "urgent", "priority": 100, "roles": [{"name": "w",
+		"count": 4, "requests": {"nvidia.com/gpu": 2}}], "topology": {"required": "rack"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer urgent.Close()
+	type doc struct {
+		Status  string `json:"status"`
+		Victims []struct {
+			ID struct {
+				Kind string          `json:"kind"`
+				ID   json.RawMessage `json:"id"`
+			} `json:"id"`
+			Name string `json:"name"`
+		} `json:"victims"`
+	}
+	status, js, err := inv.Preempt(urgent)
+	if err != nil || status != gang.StatusPlaced {
+		t.Fatalf("preempt: %v %v %s", status, err, js)
+	}
+	var d doc
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	// a2 has 8 - 2 - 2 - 2 = 2 free: evicting both small jobs and the notebook frees it
+	// (6 GPUs evicted); evicting the big job (one victim, same priority) would cost 8.
+	var got []string
+	for _, v := range d.Victims {
+		got = append(got, v.ID.Kind+":"+v.Name)
+	}
+	if want := []string{"reservation:small-a", "reservation:small-b", "unit:notebook"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("victims %v, want %v (%s)", got, want, js)
+	}
+	status, id, _, err := inv.PreemptReserve(urgent)
+	if err != nil || status != gang.StatusPlaced || id == 0 {
+		t.Fatalf("preempt reserve: %v %v %v", status, id, err)
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing of lower priority is left that helps: unschedulable, with the reason.
+	peer := job("peer", 1, 8, 10, "a1")
+	defer peer.Close()
+	status, js, err = inv.Preempt(peer)
+	if err != nil || status != gang.StatusUnschedulable || !strings.Contains(js, `"message"`) {
+		t.Fatalf("peer: %v %v %s", status, err, js)
+	}
+}
