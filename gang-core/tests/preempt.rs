@@ -457,3 +457,46 @@ proptest! {
         check(&case)?;
     }
 }
+
+/// Two 2-GPU jobs and one 8-GPU job of equal priority: the exact answer evicts the two
+/// small ones; with no work allowed beyond the priority levels the plan found is valid
+/// but says its search was incomplete (never a false "no"); and the answer is the same
+/// from a cold and a warm solver.
+#[test]
+fn an_exhausted_search_says_so() {
+    let node = |n: &str| NodeSpec::new(n).label(RACK, "r1").label("slot", n).capacity(GPU, 8);
+    let mut inv = Inventory::builder(Topology::new([RACK]).unwrap())
+        .nodes([node("a1"), node("a2")])
+        .build()
+        .unwrap();
+    let job = |name: &str, n: u32, on: &str| {
+        Gang::new(name)
+            .role(Role::new("w", n).request(GPU, 2).selector("slot", on))
+            .priority(10)
+    };
+    for (name, n, on) in [("big", 4, "a1"), ("small-a", 1, "a2"), ("small-b", 1, "a2")] {
+        let p = inv.place(&job(name, n, on)).unwrap().placement().cloned().unwrap();
+        inv.reserve(&p).unwrap();
+    }
+    let urgent = Gang::new("urgent")
+        .role(Role::new("w", 4).request(GPU, 2))
+        .required(RACK)
+        .priority(100);
+    let compiled = inv.compile(&urgent).unwrap();
+    let mut solver = gang_core::Solver::new();
+    let names = |out: &PreemptOutcome| -> Vec<String> {
+        out.preemption().unwrap().victims().iter().map(|v| v.name.clone()).collect()
+    };
+    let exact = inv.preempt_with(&mut solver, &compiled, &PreemptOptions::new()).unwrap();
+    assert_eq!(names(&exact), ["small-a", "small-b"]);
+    assert!(exact.preemption().unwrap().search_complete());
+    let again = inv.preempt_with(&mut solver, &compiled, &PreemptOptions::new()).unwrap();
+    assert_eq!(names(&again), names(&exact));
+    let cut = inv
+        .preempt_with(&mut solver, &compiled, &PreemptOptions::new().max_work(0))
+        .unwrap();
+    let plan = cut.preemption().expect("a plan, even when cut short");
+    assert!(!plan.search_complete());
+    let ids: Vec<VictimId> = plan.victims().iter().map(|v| v.id.clone()).collect();
+    plan.placement().validate(&evict(&inv, &ids)).unwrap();
+}
