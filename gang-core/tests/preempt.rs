@@ -464,7 +464,12 @@ proptest! {
 /// from a cold and a warm solver.
 #[test]
 fn an_exhausted_search_says_so() {
-    let node = |n: &str| NodeSpec::new(n).label(RACK, "r1").label("slot", n).capacity(GPU, 8);
+    let node = |n: &str| {
+        NodeSpec::new(n)
+            .label(RACK, "r1")
+            .label("slot", n)
+            .capacity(GPU, 8)
+    };
     let mut inv = Inventory::builder(Topology::new([RACK]).unwrap())
         .nodes([node("a1"), node("a2")])
         .build()
@@ -475,7 +480,12 @@ fn an_exhausted_search_says_so() {
             .priority(10)
     };
     for (name, n, on) in [("big", 4, "a1"), ("small-a", 1, "a2"), ("small-b", 1, "a2")] {
-        let p = inv.place(&job(name, n, on)).unwrap().placement().cloned().unwrap();
+        let p = inv
+            .place(&job(name, n, on))
+            .unwrap()
+            .placement()
+            .cloned()
+            .unwrap();
         inv.reserve(&p).unwrap();
     }
     let urgent = Gang::new("urgent")
@@ -485,12 +495,21 @@ fn an_exhausted_search_says_so() {
     let compiled = inv.compile(&urgent).unwrap();
     let mut solver = gang_core::Solver::new();
     let names = |out: &PreemptOutcome| -> Vec<String> {
-        out.preemption().unwrap().victims().iter().map(|v| v.name.clone()).collect()
+        out.preemption()
+            .unwrap()
+            .victims()
+            .iter()
+            .map(|v| v.name.clone())
+            .collect()
     };
-    let exact = inv.preempt_with(&mut solver, &compiled, &PreemptOptions::new()).unwrap();
+    let exact = inv
+        .preempt_with(&mut solver, &compiled, &PreemptOptions::new())
+        .unwrap();
     assert_eq!(names(&exact), ["small-a", "small-b"]);
     assert!(exact.preemption().unwrap().search_complete());
-    let again = inv.preempt_with(&mut solver, &compiled, &PreemptOptions::new()).unwrap();
+    let again = inv
+        .preempt_with(&mut solver, &compiled, &PreemptOptions::new())
+        .unwrap();
     assert_eq!(names(&again), names(&exact));
     let cut = inv
         .preempt_with(&mut solver, &compiled, &PreemptOptions::new().max_work(0))

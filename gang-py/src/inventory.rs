@@ -599,11 +599,20 @@ impl PyInventory {
         search_budget: Option<&Bound<'_, PyAny>>,
         timeout: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let (json, _) = self.run(py, gang, (search_budget, timeout), |solver, inv, compiled| {
-            Ok(inv
-                .preempt_with(solver, compiled, &gang_core::lifecycle::PreemptOptions::default())?
-                .to_json())
-        })?;
+        let (json, _) = self.run(
+            py,
+            gang,
+            (search_budget, timeout),
+            |solver, inv, compiled| {
+                Ok(inv
+                    .preempt_with(
+                        solver,
+                        compiled,
+                        &gang_core::lifecycle::PreemptOptions::default(),
+                    )?
+                    .to_json())
+            },
+        )?;
         Ok(py.import("json")?.call_method1("loads", (json,))?.unbind())
     }
 
