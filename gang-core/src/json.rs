@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
 use crate::lifecycle::admit::Admission;
+use crate::lifecycle::preempt::PreemptOutcome;
 use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::SpreadOutcome;
 use crate::model::Error;
@@ -53,6 +54,54 @@ pub(crate) fn outcome_json(o: &Outcome) -> Value {
             "message": d.to_string(),
             "diagnosis": d,
         }),
+    }
+}
+
+/// The JSON form of a preemption answer: `{"status": "placed", "victims": [{"id":
+/// {"kind", "id"}, "name", "priority", "evicted": [[resource, amount]…], "cost"}…],
+/// "cost": [given, amount per cost resource…], "search_complete", "placement": {the
+/// placement document}}`, or the unschedulable / undecided document of an outcome.
+fn preempt_json(o: &PreemptOutcome) -> Value {
+    match o {
+        PreemptOutcome::Placed(plan) => json!({
+            "status": "placed",
+            "victims": plan.victims(),
+            "cost": plan.cost().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            "search_complete": plan.search_complete(),
+            "placement": outcome_json(&Outcome::Placed(plan.placement().clone())),
+        }),
+        PreemptOutcome::Unschedulable(d) | PreemptOutcome::Undecided(d) => json!({
+            "status": o.status(),
+            "message": d.to_string(),
+            "diagnosis": d,
+        }),
+    }
+}
+
+impl PreemptOutcome {
+    /// The answer as a JSON document (costs as decimal strings: they are sums of
+    /// milli-units and may exceed what JSON numbers hold exactly).
+    ///
+    /// ```
+    /// use gang_core::{EvictableUnit, Gang, Inventory, NodeSpec, Role, Topology};
+    /// let inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 2))
+    ///     .evictable(EvictableUnit::new("pod-a", 0).amount("n1", "nvidia.com/gpu", 2))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 1).request("nvidia.com/gpu", 2)).priority(1);
+    /// let json = inv.preempt(&gang)?.to_json();
+    /// assert!(json.starts_with(r#"{"status":"placed","victims":[{"id":{"kind":"unit","id":"pod-a"},"name":"pod-a","priority":0,"#), "{json}");
+    /// assert!(json.contains(r#""cost":["0","2000"]"#), "{json}");
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        preempt_json(self).to_string()
+    }
+}
+
+impl Serialize for PreemptOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        preempt_json(self).serialize(s)
     }
 }
 

@@ -97,11 +97,12 @@ pub use inventory::ledger::Reservation;
 pub use inventory::{Inventory, InventoryBuilder};
 pub use model::assignment::Assignment;
 pub use model::error::{Error, ErrorKind};
+pub use model::evictable::EvictableUnit;
 pub use model::ids::{InventoryId, ReservationId};
 pub use model::names::HOSTNAME_LEVEL;
 pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
 pub use model::quantity::Quantity;
-pub use model::request::{Gang, Policy, Role};
+pub use model::request::{Gang, Policy, PreemptionPolicy, Role};
 pub use model::topology::Topology;
 pub use solve::{Limits, Solver};
 

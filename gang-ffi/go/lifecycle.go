@@ -748,3 +748,73 @@ func (inv *Inventory) Validate() error {
 	runtime.KeepAlive(inv)
 	return fromC(rc, cerr, "gang_inventory_validate")
 }
+
+// Preempt says what it would take for g to fit (issue 22): the placement if it fits
+// now, otherwise the running work to evict — whole reservations of strictly lower
+// priority whose gang is not "preemption_policy": "Never", and evictable units of
+// strictly lower priority — and the placement g gets once they are gone, chosen exactly
+// (README "Preemption"). Nothing changes. The answer is the core's JSON document
+// ({"status": "placed", "victims": [...], "cost", "search_complete", "placement"} or
+// the unschedulable / undecided document); Status is StatusPlaced (a plan: no victims
+// when g fits now), StatusUnschedulable (no eviction of lower-priority work makes it
+// fit) or StatusUndecided (the search ran out first).
+//
+// Errors: as Compile's; ErrClosed or ErrNullArgument for a closed or nil inventory or
+// gang.
+func (inv *Inventory) Preempt(g *Gang) (Status, string, error) {
+	h, err := inv.rlock("Inventory.Preempt")
+	if err != nil {
+		return 0, "", err
+	}
+	defer inv.mu.RUnlock()
+	gp, err := g.handle("Inventory.Preempt", "gang")
+	if err != nil {
+		return 0, "", err
+	}
+	var status C.gang_status
+	var js *C.gang_string
+	var cerr *C.gang_error
+	rc := C.gang_inventory_preempt(h, gp, &status, &js, &cerr)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(g)
+	if err := fromC(rc, cerr, "gang_inventory_preempt"); err != nil {
+		return 0, "", err
+	}
+	defer C.gang_string_free(js)
+	var v C.gang_str
+	mustOK(C.gang_string_view(js, &v), "gang_string_view")
+	return Status(status), goStr(v), nil
+}
+
+// PreemptReserve is Preempt, then the plan applied in one all-or-nothing step: the
+// victims evicted (reservations released whole, evictable units withdrawn) and g
+// reserved. The ReservationID is g's new reservation (0 unless Status is
+// StatusPlaced, in which case nothing changed).
+//
+// Errors: as Preempt's, and ErrConflict when the plan cannot be applied (nothing
+// changed).
+func (inv *Inventory) PreemptReserve(g *Gang) (Status, ReservationID, string, error) {
+	h, err := inv.lock("Inventory.PreemptReserve")
+	if err != nil {
+		return 0, 0, "", err
+	}
+	defer inv.mu.Unlock()
+	gp, err := g.handle("Inventory.PreemptReserve", "gang")
+	if err != nil {
+		return 0, 0, "", err
+	}
+	var status C.gang_status
+	var id C.uint64_t
+	var js *C.gang_string
+	var cerr *C.gang_error
+	rc := C.gang_inventory_preempt_reserve(h, gp, &status, &id, &js, &cerr)
+	runtime.KeepAlive(inv)
+	runtime.KeepAlive(g)
+	if err := fromC(rc, cerr, "gang_inventory_preempt_reserve"); err != nil {
+		return 0, 0, "", err
+	}
+	defer C.gang_string_free(js)
+	var v C.gang_str
+	mustOK(C.gang_string_view(js, &v), "gang_string_view")
+	return Status(status), ReservationID(id), goStr(v), nil
+}

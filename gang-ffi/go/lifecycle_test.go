@@ -366,6 +366,10 @@ func TestConcurrentLifecycle(t *testing.T) {
 
 // A lifecycle step of a scenario file (gang-core's Step). Decoded strictly, so an
 // expectation this test does not know fails the test instead of being skipped.
+// Scenario step ops the Go API cannot run yet (declaring evictable units on a live
+// inventory).
+var unsupportedOps = map[string]bool{"add_evictable": true}
+
 type step struct {
 	Op          string            `json:"op"`
 	Gang        json.RawMessage   `json:"gang"`
@@ -416,6 +420,7 @@ type stepExpect struct {
 	Distinct        *string                                `json:"distinct"`
 	Free            *map[string]map[string]json.RawMessage `json:"free"`
 	Reservations    *int                                   `json:"reservations"`
+	Victims         *[]string                              `json:"victims"`
 }
 
 // seen is what a step produced, for checking.
@@ -432,6 +437,7 @@ type seen struct {
 	waiting    []string
 	replicas   uint32
 	occupied   [][2]string // (replica, domain)
+	victims    *[]string
 }
 
 // amount turns a scenario amount (a JSON number or a quantity string) into an Amount.
@@ -570,6 +576,87 @@ func (r *stepRunner) run(s *step) (seen, error) {
 					return out, err
 				}
 				name := p.Gang()
+				if s.As != nil {
+					name = *s.As
+				}
+				r.names[name] = id
+			}
+		}
+	case "preempt", "preempt_reserve":
+		g, err := r.parseGang(s.Gang)
+		if err != nil {
+			return out, err
+		}
+		defer g.Close()
+		var status gang.Status
+		var js string
+		var id gang.ReservationID
+		if s.Op == "preempt" {
+			status, js, err = inv.Preempt(g)
+		} else {
+			status, id, js, err = inv.PreemptReserve(g)
+		}
+		if err != nil {
+			return out, err
+		}
+		var doc struct {
+			Message string `json:"message"`
+			Victims []struct {
+				ID struct {
+					Kind string          `json:"kind"`
+					ID   json.RawMessage `json:"id"`
+				} `json:"id"`
+			} `json:"victims"`
+			Placement struct {
+				Gang        string            `json:"gang"`
+				Domain      map[string]string `json:"domain"`
+				Assignments []struct {
+					Node  string `json:"node"`
+					Count uint32 `json:"count"`
+				} `json:"assignments"`
+			} `json:"placement"`
+		}
+		dec := json.NewDecoder(strings.NewReader(js))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil {
+			return out, err
+		}
+		out.status = status.String()
+		out.message = doc.Message
+		if status == gang.StatusPlaced {
+			// The domain in the topology's order (the map has lost it): the placement's
+			// level keys are a prefix of the topology's levels.
+			var raw struct {
+				Placement struct {
+					Domain json.RawMessage `json:"domain"`
+				} `json:"placement"`
+			}
+			_ = json.Unmarshal([]byte(js), &raw)
+			path := orderedValues(raw.Placement.Domain)
+			out.domainPath = &path
+			out.nodes = map[string]uint32{}
+			for _, a := range doc.Placement.Assignments {
+				out.nodes[a.Node] += a.Count
+			}
+			victims := []string{}
+			for _, v := range doc.Victims {
+				if v.ID.Kind == "reservation" {
+					var n uint64
+					if err := json.Unmarshal(v.ID.ID, &n); err != nil {
+						return out, err
+					}
+					victims = append(victims, r.nameOf(gang.ReservationID(n)))
+				} else {
+					var u string
+					if err := json.Unmarshal(v.ID.ID, &u); err != nil {
+						return out, err
+					}
+					victims = append(victims, u)
+				}
+			}
+			out.victims = &victims
+			if s.Op == "preempt_reserve" {
+				name := doc.Placement.Gang
 				if s.As != nil {
 					name = *s.As
 				}
@@ -809,6 +896,9 @@ func (r *stepRunner) check(at string, x *stepExpect, got seen) {
 			}
 		}
 	}
+	if x.Victims != nil && (got.victims == nil || !reflect.DeepEqual(*got.victims, *x.Victims)) {
+		no("victims %v, want %v", got.victims, *x.Victims)
+	}
 	if x.Reservations != nil {
 		ids, err := r.inv.Reservations()
 		if err != nil || len(ids) != *x.Reservations {
@@ -856,6 +946,15 @@ func TestScenarioSteps(t *testing.T) {
 			defer inv.Close()
 			r := &stepRunner{t: t, inv: inv, gang: file.Gang, names: map[string]gang.ReservationID{}}
 			for i, raw := range file.Steps {
+				// Not in the Go API yet (issue 22): the steps from the first of these
+				// on run in the core's check only (TestScenarios).
+				var peek struct {
+					Op string `json:"op"`
+				}
+				if err := json.Unmarshal(raw, &peek); err == nil && unsupportedOps[peek.Op] {
+					t.Logf("step %d (%s): not in the Go API yet; the core's check runs the rest", i, peek.Op)
+					break
+				}
 				var s step
 				dec := json.NewDecoder(bytes.NewReader(raw))
 				dec.DisallowUnknownFields()
@@ -942,4 +1041,114 @@ func TestReleaseOnAnotherInventory(t *testing.T) {
 	if err := b.Release(idb); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Preemption through the Go API (issue 22): at equal priority, the two small jobs are
+// evicted rather than the big one; an evictable unit declared in the cluster document
+// counts as used and can be a victim; PreemptReserve applies the plan whole.
+func TestPreempt(t *testing.T) {
+	inv, err := gang.ParseInventory([]byte(`{"topology": {"levels": ["rack"]},
+		"nodes": [
+			{"name": "a1", "labels": {"rack": "a", "node": "a1"}, "capacity": {"nvidia.com/gpu": 8}},
+			{"name": "a2", "labels": {"rack": "a", "node": "a2"}, "capacity": {"nvidia.com/gpu": 8}}],
+		"evictable": [{"id": "notebook", "priority": 1, "nodes": {"a2": {"nvidia.com/gpu": 2}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inv.Close()
+	job := func(name string, count, gpus, prio int, node string) *gang.Gang {
+		g, err := gang.ParseGang([]byte(fmt.Sprintf(`{"name": %q, "priority": %d, "roles": [{"name": "w",
+			"count": %d, "requests": {"nvidia.com/gpu": %d}, "node_selector": {"node": %q}}]}`,
+			name, prio, count, gpus, node)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	names := map[uint64]string{}
+	for _, j := range []struct {
+		name              string
+		count, gpus, prio int
+		node              string
+	}{{"big", 4, 2, 10, "a1"}, {"small-a", 1, 2, 10, "a2"}, {"small-b", 1, 2, 10, "a2"}} {
+		g := job(j.name, j.count, j.gpus, j.prio, j.node)
+		out, err := inv.Place(g)
+		if err != nil || out.Status != gang.StatusPlaced {
+			t.Fatalf("%s: %v %v", j.name, out.Status, err)
+		}
+		id, err := inv.Reserve(out.Placement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[uint64(id)] = j.name
+		out.Close()
+		g.Close()
+	}
+	urgent, err := gang.ParseGang([]byte(`{"name": "urgent", "priority": 100, "roles": [{"name": "w",
+		"count": 4, "requests": {"nvidia.com/gpu": 2}}], "topology": {"required": "rack"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer urgent.Close()
+	type doc struct {
+		Status  string `json:"status"`
+		Victims []struct {
+			ID struct {
+				Kind string          `json:"kind"`
+				ID   json.RawMessage `json:"id"`
+			} `json:"id"`
+			Name string `json:"name"`
+		} `json:"victims"`
+	}
+	status, js, err := inv.Preempt(urgent)
+	if err != nil || status != gang.StatusPlaced {
+		t.Fatalf("preempt: %v %v %s", status, err, js)
+	}
+	var d doc
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	// a2 has 8 - 2 - 2 - 2 = 2 free: evicting both small jobs and the notebook frees it
+	// (6 GPUs evicted); evicting the big job (one victim, same priority) would cost 8.
+	var got []string
+	for _, v := range d.Victims {
+		got = append(got, v.ID.Kind+":"+v.Name)
+	}
+	if want := []string{"reservation:small-a", "reservation:small-b", "unit:notebook"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("victims %v, want %v (%s)", got, want, js)
+	}
+	status, id, _, err := inv.PreemptReserve(urgent)
+	if err != nil || status != gang.StatusPlaced || id == 0 {
+		t.Fatalf("preempt reserve: %v %v %v", status, id, err)
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing of lower priority is left that helps: unschedulable, with the reason.
+	peer := job("peer", 1, 8, 10, "a1")
+	defer peer.Close()
+	status, js, err = inv.Preempt(peer)
+	if err != nil || status != gang.StatusUnschedulable || !strings.Contains(js, `"message"`) {
+		t.Fatalf("peer: %v %v %s", status, err, js)
+	}
+}
+
+// orderedValues joins the values of a JSON object in the order its keys appear.
+func orderedValues(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var parts []string
+	if _, err := dec.Token(); err != nil { // {
+		return ""
+	}
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // key
+			return ""
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "/")
 }

@@ -2265,6 +2265,64 @@ gang_result gang_inventory_node_json(const gang_inventory *inventory,
 gang_result gang_inventory_validate(const gang_inventory *inventory, gang_error **error_out);
 
 /**
+ * Says what it would take for `gang` to fit on `inventory` (issue 22): the placement
+ * if it fits now, otherwise the running work to evict — whole reservations of strictly
+ * lower priority that are not `"preemption_policy": "Never"`, and evictable units of
+ * strictly lower priority — and the placement it gets once they are gone, chosen
+ * exactly (the README's "Preemption": lowest highest victim priority, then fewest
+ * GPUs evicted, then fewest victims, then the placement objective). Nothing changes.
+ *
+ * On `GANG_OK`, writes the status to `*status_out` (`GANG_STATUS_PLACED`: a plan, with
+ * no victims when the gang fits now; `GANG_STATUS_UNSCHEDULABLE`: no eviction of
+ * lower-priority work makes it fit; `GANG_STATUS_UNDECIDED`: the search ran out first)
+ * and the answer as a JSON document to a new string in `*json_out`: `{"status":
+ * "placed", "victims": [{"id": {"kind", "id"}, "name", "priority", "evicted", "cost"}…],
+ * "cost", "search_complete", "placement": {…}}`, or the unschedulable / undecided
+ * document with its `"message"` and `"diagnosis"`.
+ *
+ * Ownership: `inventory` and `gang` stay owned by the caller. The new string is owned
+ * by the caller: free it with `gang_string_free`. On failure, nothing is written but a
+ * new `gang_error` in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns errors as `gang_inventory_compile`; `GANG_NULL_ARGUMENT` when an argument
+ * (other than `error_out`) is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory not being changed by another thread;
+ * `gang` NULL or a live gang not being changed by another thread; the out-pointers NULL
+ * or writable.
+ */
+gang_result gang_inventory_preempt(const gang_inventory *inventory,
+                                   const gang_gang *gang,
+                                   gang_status *status_out,
+                                   gang_string **json_out,
+                                   gang_error **error_out);
+
+/**
+ * Like `gang_inventory_preempt`, then applies the plan in one all-or-nothing step:
+ * evicts its victims (reservations released whole, evictable units withdrawn) and
+ * reserves the gang, writing the new reservation's id to `*id_out` (0 when the status
+ * is not `GANG_STATUS_PLACED`: then nothing changed). `*json_out` is the plan as
+ * `gang_inventory_preempt` writes it.
+ *
+ * Ownership: as `gang_inventory_preempt`.
+ *
+ * Returns errors as `gang_inventory_compile`, and `GANG_CONFLICT` if the plan cannot
+ * be applied (the inventory is then unchanged); `GANG_NULL_ARGUMENT` when an argument
+ * (other than `error_out`) is NULL.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `gang` NULL or a live gang; the out-pointers NULL or writable.
+ */
+gang_result gang_inventory_preempt_reserve(gang_inventory *inventory,
+                                           const gang_gang *gang,
+                                           gang_status *status_out,
+                                           uint64_t *id_out,
+                                           gang_string **json_out,
+                                           gang_error **error_out);
+
+/**
  * Writes the reservation's id to `*id_out`.
  *
  * Ownership: `reservation` stays owned by the caller.

@@ -727,6 +727,103 @@ pub unsafe extern "C" fn gang_inventory_validate(
     })
 }
 
+/// Says what it would take for `gang` to fit on `inventory` (issue 22): the placement
+/// if it fits now, otherwise the running work to evict — whole reservations of strictly
+/// lower priority that are not `"preemption_policy": "Never"`, and evictable units of
+/// strictly lower priority — and the placement it gets once they are gone, chosen
+/// exactly (the README's "Preemption": lowest highest victim priority, then fewest
+/// GPUs evicted, then fewest victims, then the placement objective). Nothing changes.
+///
+/// On `GANG_OK`, writes the status to `*status_out` (`GANG_STATUS_PLACED`: a plan, with
+/// no victims when the gang fits now; `GANG_STATUS_UNSCHEDULABLE`: no eviction of
+/// lower-priority work makes it fit; `GANG_STATUS_UNDECIDED`: the search ran out first)
+/// and the answer as a JSON document to a new string in `*json_out`: `{"status":
+/// "placed", "victims": [{"id": {"kind", "id"}, "name", "priority", "evicted", "cost"}…],
+/// "cost", "search_complete", "placement": {…}}`, or the unschedulable / undecided
+/// document with its `"message"` and `"diagnosis"`.
+///
+/// Ownership: `inventory` and `gang` stay owned by the caller. The new string is owned
+/// by the caller: free it with `gang_string_free`. On failure, nothing is written but a
+/// new `gang_error` in `*error_out` if `error_out` is not NULL.
+///
+/// Returns errors as `gang_inventory_compile`; `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
+///
+/// # Safety
+/// `inventory` must be NULL or a live inventory not being changed by another thread;
+/// `gang` NULL or a live gang not being changed by another thread; the out-pointers NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gang_inventory_preempt(
+    inventory: *const gang_inventory,
+    gang: *const gang_gang,
+    status_out: *mut gang_status,
+    json_out: *mut *mut gang_string,
+    error_out: *mut *mut gang_error,
+) -> gang_result {
+    ffi_boundary!(error_out, {
+        let inv = gang_inventory::get(inventory, "inventory")?;
+        let g = gang_gang::get(gang, "gang")?;
+        let status = Out::new(status_out, "status_out")?;
+        let out = Out::new(json_out, "json_out")?;
+        let answer = inv.preempt(g)?;
+        status.write(preempt_status(&answer));
+        out.write(gang_string::into_raw(Text::new(answer.to_json())));
+        Ok(())
+    })
+}
+
+/// Like `gang_inventory_preempt`, then applies the plan in one all-or-nothing step:
+/// evicts its victims (reservations released whole, evictable units withdrawn) and
+/// reserves the gang, writing the new reservation's id to `*id_out` (0 when the status
+/// is not `GANG_STATUS_PLACED`: then nothing changed). `*json_out` is the plan as
+/// `gang_inventory_preempt` writes it.
+///
+/// Ownership: as `gang_inventory_preempt`.
+///
+/// Returns errors as `gang_inventory_compile`, and `GANG_CONFLICT` if the plan cannot
+/// be applied (the inventory is then unchanged); `GANG_NULL_ARGUMENT` when an argument
+/// (other than `error_out`) is NULL.
+///
+/// # Safety
+/// `inventory` must be NULL or a live inventory no other thread uses during the call;
+/// `gang` NULL or a live gang; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gang_inventory_preempt_reserve(
+    inventory: *mut gang_inventory,
+    gang: *const gang_gang,
+    status_out: *mut gang_status,
+    id_out: *mut u64,
+    json_out: *mut *mut gang_string,
+    error_out: *mut *mut gang_error,
+) -> gang_result {
+    ffi_boundary!(error_out, {
+        let inv = gang_inventory::get_mut(inventory, "inventory")?;
+        let g = gang_gang::get(gang, "gang")?;
+        let status = Out::new(status_out, "status_out")?;
+        let id = Out::new(id_out, "id_out")?;
+        let out = Out::new(json_out, "json_out")?;
+        let answer = inv.preempt(g)?;
+        let reserved = match answer.preemption() {
+            Some(plan) => inv.preempt_reserve(plan)?.reservation.0,
+            None => 0,
+        };
+        status.write(preempt_status(&answer));
+        id.write(reserved);
+        out.write(gang_string::into_raw(Text::new(answer.to_json())));
+        Ok(())
+    })
+}
+
+fn preempt_status(answer: &gang_core::lifecycle::PreemptOutcome) -> gang_status {
+    use gang_core::lifecycle::PreemptOutcome;
+    match answer {
+        PreemptOutcome::Placed(_) => gang_status::GANG_STATUS_PLACED,
+        PreemptOutcome::Undecided(_) => gang_status::GANG_STATUS_UNDECIDED,
+        _ => gang_status::GANG_STATUS_UNSCHEDULABLE,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

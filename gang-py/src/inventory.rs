@@ -574,6 +574,78 @@ impl PyInventory {
         }
     }
 
+    /// What it would take for `gang` to fit (issue 22), as the core's document (a
+    /// `dict`): the placement if it fits now (no victims), otherwise the running work to
+    /// evict — whole reservations of strictly lower priority whose gang is not
+    /// `"preemption_policy": "Never"`, and evictable units of strictly lower priority —
+    /// and the placement it gets once they are gone, chosen exactly (README
+    /// "Preemption"). `{"status": "placed", "victims": [{"id": {"kind", "id"}, "name",
+    /// "priority", "evicted", "cost"}, …], "cost", "search_complete", "placement"}`, or
+    /// `{"status": "unschedulable" | "undecided", "message", "diagnosis"}`. Nothing
+    /// changes; invalid input raises as `place` does. The GIL is released while it runs.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory.from_json('{"topology": {"levels": []}, "nodes": [{"name": "n1", '
+    /// ...     '"capacity": {"gpu": 4}}], "evictable": [{"id": "batch", "nodes": {"n1": {"gpu": 4}}}]}')
+    /// >>> plan = inv.preempt(gang.Gang.from_dict({"name": "g", "priority": 1,
+    /// ...     "roles": [{"name": "w", "count": 4, "requests": {"gpu": 1}}]}))
+    /// >>> plan["status"], [v["name"] for v in plan["victims"]]
+    /// ('placed', ['batch'])
+    #[pyo3(signature = (gang, *, search_budget = None, timeout = None))]
+    fn preempt(
+        &self,
+        py: Python<'_>,
+        gang: &Bound<'_, PyAny>,
+        search_budget: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (json, _) = self.run(
+            py,
+            gang,
+            (search_budget, timeout),
+            |solver, inv, compiled| {
+                Ok(inv
+                    .preempt_with(
+                        solver,
+                        compiled,
+                        &gang_core::lifecycle::PreemptOptions::default(),
+                    )?
+                    .to_json())
+            },
+        )?;
+        Ok(py.import("json")?.call_method1("loads", (json,))?.unbind())
+    }
+
+    /// `preempt`, then the plan applied in one all-or-nothing step: the victims evicted
+    /// (reservations released whole, evictable units withdrawn) and the gang reserved.
+    /// Returns the plan's document with `"reservation"`: the new reservation's id (or
+    /// `None` when it is not placed; then nothing changed). A plan that cannot be applied
+    /// raises `Conflict` and changes nothing.
+    #[pyo3(signature = (gang))]
+    fn preempt_reserve(&self, py: Python<'_>, gang: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let g: Gang = match Target::extract(gang)? {
+            Target::Gang(g) => g.get().0.clone(),
+            Target::Parsed(g) => g,
+            Target::Compiled(c) => c.get().compiled.gang().clone(),
+        };
+        let state = &self.state;
+        let (json, id) = py.detach(|| {
+            core(|| {
+                state.with_inventory_mut(false, |inv| {
+                    let answer = inv.preempt(&g)?;
+                    let id = match answer.preemption() {
+                        Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
+                        None => None,
+                    };
+                    Ok::<_, Error>((answer.to_json(), id))
+                })
+            })
+        })?;
+        let doc = py.import("json")?.call_method1("loads", (json,))?;
+        doc.set_item("reservation", id.map(|i| i.0))?;
+        Ok(doc.unbind())
+    }
+
     /// Like `place`, but returns the `Diagnosis` instead of raising when the gang is
     /// not placed (check `diagnosis.status`: "unschedulable" or "undecided"). Invalid
     /// input still raises.

@@ -151,7 +151,13 @@ def test_scenario(path):
 STEP_EXPECT = {
     "status", "error_kind", "message_contains", "domain_path", "nodes", "lost",
     "overcommitted", "admitted", "waiting", "replicas", "distinct", "free", "reservations",
+    "victims",
 }
+
+
+# Step ops the Python API cannot run yet (declaring evictable units on a live
+# inventory); the steps from the first of them on run in the core's own check.
+UNSUPPORTED_OPS = {"add_evictable"}
 
 
 def run_steps(scenario, steps):
@@ -165,6 +171,10 @@ def run_steps(scenario, steps):
 
     for i, step in enumerate(steps):
         op = step["op"]
+        if op in UNSUPPORTED_OPS:
+            # Not in the Python API yet (issue 22): the steps from here on run in the
+            # core's own check (`scenario.check()` above).
+            break
         seen = {"status": "ok", "message": "", "lost": [], "overcommitted": [], "admitted": [],
                 "waiting": [], "replicas": 0, "occupied": []}
         try:
@@ -178,6 +188,26 @@ def run_steps(scenario, steps):
                     seen["domain_path"], seen["nodes"] = r.domain, r.nodes
                     if op == "reserve":
                         names[step.get("as", g.name)] = inv.reserve(r).id
+            elif op in ("preempt", "preempt_reserve"):
+                g = gang.Gang.from_dict(step["gang"]) if "gang" in step else scenario.gang
+                doc = inv.preempt(g) if op == "preempt" else inv.preempt_reserve(g)
+                seen["status"] = doc["status"]
+                seen["message"] = doc.get("message", "")
+                if doc["status"] == "placed":
+                    p = doc["placement"]
+                    seen["domain_path"] = "/".join(p["domain"].values())
+                    seen["nodes"] = {}
+                    for a in p["assignments"]:
+                        seen["nodes"][a["node"]] = seen["nodes"].get(a["node"], 0) + a["count"]
+                    seen["victims"] = [
+                        name_of(gang.ReservationId(v["id"]["id"]))
+                        if v["id"]["kind"] == "reservation"
+                        else v["id"]["id"]
+                        for v in doc["victims"]
+                    ]
+                    if op == "preempt_reserve":
+                        assert doc["reservation"] is not None
+                        names[step.get("as", g.name)] = gang.ReservationId(doc["reservation"])
             elif op == "release":
                 inv.release(names[step["reservation"]])
             elif op == "add_node":
@@ -259,6 +289,8 @@ def check_step(inv, x, seen, at):
             got.setdefault(name, {}).setdefault(role, 0)
             got[name][role] += k
         assert got == x["lost"], at
+    if "victims" in x:
+        assert seen.get("victims") == x["victims"], f"{at}: victims {seen.get('victims')} != {x['victims']}"
     for key in ("overcommitted", "admitted", "waiting", "replicas"):
         if key in x:
             assert seen[key] == x[key], f"{at}: {key} {seen[key]} != {x[key]}"

@@ -9,7 +9,7 @@ use super::domains::build_domains;
 use super::journal::Journal;
 use super::{Inventory, NONE, PODS, UNLIMITED};
 use crate::model::names::{check_label_value, check_node_name, check_qualified_name};
-use crate::model::{Error, NodeSpec, Taint, Topology};
+use crate::model::{Error, EvictableUnit, NodeSpec, Taint, Topology};
 
 /// Short per-node lists in one allocation (compressed rows): row `i` is
 /// `items[offsets[i]..offsets[i + 1]]`. Most nodes have no taint; this costs them 4 bytes.
@@ -76,6 +76,7 @@ impl Csr {
 pub struct InventoryBuilder {
     topology: Topology,
     nodes: Vec<NodeSpec>,
+    evictable: Vec<EvictableUnit>,
 }
 
 impl InventoryBuilder {
@@ -97,14 +98,26 @@ impl InventoryBuilder {
         self
     }
 
+    /// Declares an evictable unit: running work the library did not reserve, which
+    /// preemption may evict. See [`EvictableUnit`] and [`Inventory::add_evictable`].
+    pub fn evictable(mut self, unit: EvictableUnit) -> Self {
+        self.evictable.push(unit);
+        self
+    }
+
     /// Validates and builds the inventory. See [`InventoryBuilder`].
     ///
     /// # Errors
     /// [`Error::InvalidInventory`] for a duplicate or malformed node name, a malformed
     /// label key or value, resource name or taint; [`Error::InvalidQuantity`] for a bad
     /// capacity or used amount. The field names the node (`nodes[a1].labels.rack`).
+    /// Evictable units as [`Inventory::add_evictable`].
     pub fn build(self) -> Result<Inventory, Error> {
-        Inventory::from_specs(self.topology, &self.nodes, &[])
+        let mut inv = Inventory::from_specs(self.topology, &self.nodes, &[])?;
+        for u in self.evictable {
+            inv.add_evictable(u)?;
+        }
+        Ok(inv)
     }
 }
 
@@ -133,6 +146,7 @@ impl Inventory {
         InventoryBuilder {
             topology,
             nodes: Vec::new(),
+            evictable: Vec::new(),
         }
     }
 

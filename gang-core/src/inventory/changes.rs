@@ -114,7 +114,7 @@ impl Inventory {
         n
     }
 
-    fn index(&self, name: &str) -> Result<usize, Error> {
+    pub(crate) fn index(&self, name: &str) -> Result<usize, Error> {
         self.names
             .get_index_of(name)
             .ok_or_else(|| Error::UnknownNode {
@@ -138,10 +138,40 @@ impl Inventory {
             }
             r.members.sort_unstable();
         }
+        // Evictable units follow their nodes by name; what they used on a removed node
+        // is gone with it (from the unit as declared too).
+        for u in ledger.units.values_mut() {
+            let mut kept = Vec::with_capacity(u.members.len());
+            let mut shapes = Vec::with_capacity(u.shapes.len());
+            for &(e, n, k) in &u.members {
+                let name = self.names[n as usize].as_str();
+                match next.names.get_index_of(name) {
+                    Some(ix) => {
+                        kept.push((ix as u32, k, std::mem::take(&mut u.shapes[e as usize])));
+                    }
+                    None => {
+                        u.spec.nodes.shift_remove(name);
+                    }
+                }
+            }
+            kept.sort_by_key(|m| m.0);
+            u.members = Vec::with_capacity(kept.len());
+            for (i, (n, k, shape)) in kept.into_iter().enumerate() {
+                u.members.push((i as u16, n, k));
+                shapes.push(shape);
+            }
+            u.shapes = shapes;
+        }
         let mut held: FxHashMap<(u32, u32), u64> = FxHashMap::default();
-        for r in ledger.live.values() {
-            for &(role, n, k) in &r.members {
-                for (res, q) in &r.shapes[role as usize] {
+        let units = ledger.units.values().map(|u| (&u.members, &u.shapes));
+        for (members, shapes) in ledger
+            .live
+            .values()
+            .map(|r| (&r.members, &r.shapes))
+            .chain(units)
+        {
+            for &(role, n, k) in members {
+                for (res, q) in &shapes[role as usize] {
                     if let Some(ri) = next.resources.get_index_of(res) {
                         let cell = held.entry((n, ri as u32)).or_default();
                         *cell = cell.saturating_add(q.saturating_mul(u64::from(k)));

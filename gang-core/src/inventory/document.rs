@@ -5,7 +5,8 @@ use super::ledger::{Lost, Reservation};
 use super::Inventory;
 use crate::model::names::{check_qualified_name, HOSTNAME_LEVEL};
 use crate::model::{
-    Assignment, Error, Gang, NodeSpec, Quantity, QuantitySpec, ReservationId, Topology,
+    Assignment, Error, EvictableUnit, Gang, NodeSpec, Quantity, QuantitySpec, ReservationId,
+    Topology,
 };
 
 /// Everything an inventory holds, as data: its topology levels, its nodes as they stand
@@ -22,7 +23,8 @@ use crate::model::{
 /// With the `serde` feature it is the cluster document of scenario files —
 /// `{"topology": {"levels": [...]}, "nodes": [...]}` — plus, when there are any,
 /// `"reservations"` and `"next_reservation"` (and `"resources"` for resources no node
-/// has now), so a cluster document reads as an inventory without reservations.
+/// has now, and `"evictable"` for declared [`EvictableUnit`]s), so a cluster document
+/// reads as an inventory without reservations.
 ///
 /// ```
 /// use gang_core::{Gang, Inventory, InventoryDocument, NodeSpec, Role, Topology};
@@ -62,6 +64,8 @@ pub struct InventoryDocument {
     pub reservations: Vec<ReservationRecord>,
     /// Serial number of the next reservation (serials are never reused).
     pub next_reservation: u64,
+    /// Evictable units declared, in id order, amounts as exact quantities.
+    pub evictable: Vec<EvictableUnit>,
 }
 
 /// One reservation in an [`InventoryDocument`] (see there).
@@ -163,6 +167,22 @@ impl Inventory {
             nodes,
             reservations,
             next_reservation: self.ledger.next,
+            evictable: self
+                .ledger
+                .units
+                .values()
+                .map(|u| {
+                    let mut spec = u.spec.clone();
+                    for amounts in spec.nodes.values_mut() {
+                        for a in amounts.values_mut() {
+                            if let Ok(q) = a.resolve("") {
+                                *a = QuantitySpec::Exact(q);
+                            }
+                        }
+                    }
+                    spec
+                })
+                .collect(),
         }
     }
 
@@ -275,6 +295,9 @@ impl Inventory {
             next = next.max(rec.serial + 1);
         }
         inv.ledger.next = next;
+        for u in doc.evictable {
+            inv.add_evictable(u)?;
+        }
         inv.validate()
             .map_err(|reason| Error::scenario("reservations", reason))?;
         Ok(inv)
@@ -286,7 +309,7 @@ mod serde_impl {
     use serde::{Deserialize, Serialize};
 
     use super::{InventoryDocument, LostRecord, ReservationRecord};
-    use crate::model::{Assignment, Gang, NodeSpec, Quantity, QuantitySpec};
+    use crate::model::{Assignment, EvictableUnit, Gang, NodeSpec, Quantity, QuantitySpec};
 
     #[derive(Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -306,6 +329,8 @@ mod serde_impl {
         reservations: Vec<Record>,
         #[serde(default, skip_serializing_if = "is_zero")]
         next_reservation: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evictable: Vec<EvictableUnit>,
     }
 
     fn is_zero(n: &u64) -> bool {
@@ -365,6 +390,7 @@ mod serde_impl {
                     })
                     .collect(),
                 next_reservation: self.next_reservation,
+                evictable: self.evictable.clone(),
             }
             .serialize(s)
         }
@@ -419,6 +445,7 @@ mod serde_impl {
                     })
                     .collect(),
                 next_reservation: doc.next_reservation,
+                evictable: doc.evictable,
             })
         }
     }

@@ -9,8 +9,11 @@ use smallvec::SmallVec;
 /// `(role index, node index, count)`: members of one role on one node, in dense ids.
 pub(crate) type Member = (u16, u32, u32);
 
+/// What one member of a role holds: `(resource name, milli-units)`.
+pub(crate) type Shape = SmallVec<[(String, u64); 4]>;
+
 use super::Inventory;
-use crate::model::{Assignment, Error, Gang, InventoryId, Quantity, ReservationId};
+use crate::model::{Assignment, Error, EvictableUnit, Gang, InventoryId, Quantity, ReservationId};
 /// Members of a reservation lost with a node that was removed or failed.
 ///
 /// Returned by [`Inventory::remove_node`] and [`Inventory::fail_node`], and kept in
@@ -229,9 +232,24 @@ pub struct ReservationSnapshot {
 /// out an inventory takes none. A clone holds the same reservations under the same ids
 /// (they are valid in both), but gets an identity of its own for the ones it makes
 /// after, so that no two inventories ever hand out the same id.
+/// An evictable unit as the inventory holds it: the unit as declared and its amounts in
+/// the form reservations hold theirs (one "role" per node it uses, one member each), so
+/// charging and crediting it is [`Inventory::adjust`].
+#[derive(Debug, Clone)]
+pub(crate) struct Unit {
+    pub spec: EvictableUnit,
+    /// Per entry of `members`: `(resource name, milli-units)`.
+    pub shapes: Vec<Shape>,
+    /// `(entry, node index, 1)`, in node order; node indices follow relayouts.
+    pub members: Vec<Member>,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Ledger {
     pub live: BTreeMap<ReservationId, Reservation>,
+    /// Evictable units declared by the caller, by id; their amounts are held like a
+    /// reservation's.
+    pub units: BTreeMap<String, Unit>,
     /// Serial number of the next reservation.
     pub next: u64,
     id: OnceLock<InventoryId>,
@@ -241,6 +259,7 @@ impl Clone for Ledger {
     fn clone(&self) -> Ledger {
         Ledger {
             live: self.live.clone(),
+            units: self.units.clone(),
             next: self.next,
             id: OnceLock::new(),
         }
@@ -283,8 +302,8 @@ impl Ledger {
         }
     }
 
-    /// Checks that the reserved columns equal the sum of live reservations and that no
-    /// reservation is partial.
+    /// Checks that the reserved columns equal the sum of live reservations and evictable
+    /// units, and that no reservation is partial.
     pub fn validate(&self, inv: &Inventory) -> Result<(), String> {
         let nres = inv.resources.len();
         let mut sum = vec![0u128; inv.len() * nres];
@@ -313,6 +332,21 @@ impl Ledger {
                         "reservation {id}: role {i} holds {} (with lost) outside [{min}, {}]",
                         held[i], role.count
                     ));
+                }
+            }
+        }
+        for (id, u) in &self.units {
+            if u.members.len() != u.shapes.len() || u.spec.id != *id {
+                return Err(format!("evictable unit {id}: bad bookkeeping"));
+            }
+            for &(e, n, k) in &u.members {
+                if n as usize >= inv.len() || k != 1 || e as usize >= u.shapes.len() {
+                    return Err(format!("evictable unit {id}: bad entry on node {n}"));
+                }
+                for (res, q) in &u.shapes[e as usize] {
+                    if let Some(ri) = inv.resources.get_index_of(res) {
+                        sum[n as usize * nres + ri] += u128::from(*q);
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@ mod build;
 pub(crate) mod changes;
 pub(crate) mod document;
 pub(crate) mod domains;
+mod evictable;
 pub(crate) mod ix;
 pub(crate) mod journal;
 pub(crate) mod ledger;

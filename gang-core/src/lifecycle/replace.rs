@@ -378,6 +378,8 @@ impl Inventory {
                 roles: specs,
                 topology: GangTopology::default(),
                 policy: c.policy,
+                priority: c.gang.priority,
+                preemption_policy: c.gang.preemption_policy,
             },
             roles,
             levels: SmallVec::from_slice(&[0]),

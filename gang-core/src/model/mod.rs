@@ -4,6 +4,7 @@
 
 pub(crate) mod assignment;
 pub(crate) mod error;
+pub(crate) mod evictable;
 pub(crate) mod ids;
 pub(crate) mod names;
 pub(crate) mod node;
@@ -15,8 +16,11 @@ pub(crate) mod unique;
 
 pub(crate) use assignment::Assignment;
 pub(crate) use error::{Conflict, Error};
+pub(crate) use evictable::EvictableUnit;
 pub(crate) use ids::{InventoryId, ReservationId};
 pub(crate) use node::{NodeSpec, Taint, Toleration, TolerationOperator};
 pub(crate) use quantity::{Quantity, QuantitySpec};
-pub(crate) use request::{Gang, GangTopology, Policy, Requirement, Role, SelectorOperator, Slice};
+pub(crate) use request::{
+    Gang, GangTopology, Policy, PreemptionPolicy, Requirement, Role, SelectorOperator, Slice,
+};
 pub(crate) use topology::Topology;

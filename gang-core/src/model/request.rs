@@ -55,6 +55,21 @@ pub struct Gang {
     /// How to choose among feasible domains.
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) policy: Policy,
+    /// Priority (Kubernetes PriorityClass semantics: higher wins; default 0). Only a
+    /// gang of strictly higher priority may evict it ([`Inventory::preempt`](crate::Inventory::preempt)).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
+    pub(crate) priority: i32,
+    /// Whether the gang, once reserved, may be evicted by higher-priority work.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "PreemptionPolicy::is_default")
+    )]
+    pub(crate) preemption_policy: PreemptionPolicy,
+}
+
+#[cfg(feature = "serde")]
+fn is_zero(v: &i32) -> bool {
+    *v == 0
 }
 
 impl Gang {
@@ -66,6 +81,8 @@ impl Gang {
             roles: Vec::new(),
             topology: GangTopology::default(),
             policy: Policy::default(),
+            priority: 0,
+            preemption_policy: PreemptionPolicy::default(),
         }
     }
 
@@ -98,6 +115,52 @@ impl Gang {
     /// Sets the policy for choosing among feasible domains. See [`Gang`] and [`Policy`].
     pub fn policy(mut self, policy: Policy) -> Self {
         self.set_policy(policy);
+        self
+    }
+
+    /// Sets the priority (Kubernetes PriorityClass semantics: higher wins; default 0).
+    /// A reservation of this gang may be evicted only for a gang of strictly higher
+    /// priority, and only when its [`PreemptionPolicy`] allows it. See
+    /// [`Inventory::preempt`](crate::Inventory::preempt).
+    ///
+    /// ```
+    /// use gang_core::{Gang, PreemptionPolicy, Role};
+    /// let g = Gang::new("g").role(Role::new("w", 1)).priority(100);
+    /// assert_eq!((g.get_priority(), g.get_preemption_policy()), (100, PreemptionPolicy::PreemptLowerPriority));
+    /// assert_eq!(Gang::new("g").get_priority(), 0);
+    /// ```
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.set_priority(priority);
+        self
+    }
+
+    /// Sets the preemption policy: [`PreemptionPolicy::Never`] makes a reservation of
+    /// this gang untouchable by [`Inventory::preempt`](crate::Inventory::preempt),
+    /// whatever the priority of the gang asking. See [`PreemptionPolicy`].
+    pub fn preemption_policy(mut self, policy: PreemptionPolicy) -> Self {
+        self.set_preemption_policy(policy);
+        self
+    }
+
+    /// The priority. See [`Gang::priority`].
+    pub fn get_priority(&self) -> i32 {
+        self.priority
+    }
+
+    /// The preemption policy. See [`Gang::preemption_policy`].
+    pub fn get_preemption_policy(&self) -> PreemptionPolicy {
+        self.preemption_policy
+    }
+
+    /// [`Gang::priority`] in place.
+    pub fn set_priority(&mut self, priority: i32) -> &mut Self {
+        self.priority = priority;
+        self
+    }
+
+    /// [`Gang::preemption_policy`] in place.
+    pub fn set_preemption_policy(&mut self, policy: PreemptionPolicy) -> &mut Self {
+        self.preemption_policy = policy;
         self
     }
 
@@ -592,6 +655,49 @@ pub struct Slice {
     pub level: String,
     /// Members per slice.
     pub size: u32,
+}
+
+/// Whether a reserved gang may be evicted for higher-priority work (the field
+/// `preemption_policy` of a gang document, spelled as Kubernetes spells the values).
+///
+/// Note the difference from Kubernetes: there a PriorityClass's `preemptionPolicy:
+/// Never` stops its pods from *preempting* others; here `Never` marks the gang as not
+/// *preemptible* — [`Inventory::preempt`](crate::Inventory::preempt) never chooses it as
+/// a victim (DESIGN §3). Whether a gang may preempt at all is the caller's choice: it
+/// calls `preempt` or only `place`.
+///
+/// ```
+/// use gang_core::{Gang, PreemptionPolicy, Role};
+/// assert_eq!(PreemptionPolicy::default(), PreemptionPolicy::PreemptLowerPriority);
+/// assert_eq!(PreemptionPolicy::Never.as_str(), "Never");
+/// let g = Gang::new("serving").role(Role::new("w", 1)).priority(5)
+///     .preemption_policy(PreemptionPolicy::Never);
+/// assert_eq!(g.get_preemption_policy(), PreemptionPolicy::Never);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum PreemptionPolicy {
+    /// May be evicted for a gang of strictly higher priority (the default).
+    #[default]
+    PreemptLowerPriority,
+    /// Never evicted by [`Inventory::preempt`](crate::Inventory::preempt).
+    Never,
+}
+
+impl PreemptionPolicy {
+    /// The name used in gang documents (`PreemptLowerPriority`, `Never`). See
+    /// [`PreemptionPolicy`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PreemptionPolicy::PreemptLowerPriority => "PreemptLowerPriority",
+            PreemptionPolicy::Never => "Never",
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn is_default(&self) -> bool {
+        *self == PreemptionPolicy::default()
+    }
 }
 
 /// How to choose among feasible domains.

@@ -15,7 +15,7 @@ use crate::json::{error_json, outcome_json};
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
 use crate::inventory::Inventory;
-use crate::model::{Error, Gang, NodeSpec, Topology};
+use crate::model::{Error, EvictableUnit, Gang, NodeSpec, Topology};
 
 /// A cluster, a gang, and optionally the expected result.
 ///
@@ -71,6 +71,8 @@ pub struct Scenario {
 struct ClusterDoc {
     topology: ScenarioTopology,
     nodes: Vec<NodeSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    evictable: Vec<EvictableUnit>,
 }
 
 /// Parses JSON into `T`, naming the JSON path of the first problem.
@@ -112,9 +114,11 @@ impl Inventory {
     /// path); otherwise as [`InventoryBuilder::build`](crate::InventoryBuilder::build).
     pub fn from_json(text: &str) -> Result<Inventory, Error> {
         let doc: ClusterDoc = from_json(text)?;
-        Inventory::builder(Topology::new(doc.topology.levels)?)
-            .nodes(doc.nodes)
-            .build()
+        let mut b = Inventory::builder(Topology::new(doc.topology.levels)?).nodes(doc.nodes);
+        for u in doc.evictable {
+            b = b.evictable(u);
+        }
+        b.build()
     }
 }
 

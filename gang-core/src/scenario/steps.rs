@@ -7,10 +7,11 @@ use serde::{Deserialize, Serialize};
 use crate::answer::Outcome;
 use crate::inventory::Inventory;
 use crate::lifecycle::admit::{Admission, AdmitMode};
+use crate::lifecycle::preempt::{PreemptOutcome, VictimId};
 use crate::lifecycle::replace::Replacement;
 use crate::lifecycle::spread::{Spread, SpreadOutcome};
 use crate::model::error::ErrorKind;
-use crate::model::{Error, Gang, NodeSpec, QuantitySpec, ReservationId};
+use crate::model::{Error, EvictableUnit, Gang, NodeSpec, QuantitySpec, ReservationId};
 
 /// The operation of a [`Step`], named in snake case in scenario files (`"fail_node"`).
 ///
@@ -67,6 +68,14 @@ pub enum StepOp {
     Admit,
     /// Place and reserve `spread`; replicas are named `as`-0, `as`-1, …
     Spread,
+    /// Declare the evictable unit `unit`.
+    AddEvictable,
+    /// Ask what preempting would take for `gang` (default: the scenario's), without
+    /// changing anything; `expect.victims` names the victims.
+    Preempt,
+    /// Preempt for `gang` and apply the plan: evict the victims and reserve the gang
+    /// under the name `as`.
+    PreemptReserve,
 }
 
 /// One lifecycle operation and what must hold after it.
@@ -137,6 +146,9 @@ pub struct Step {
     /// Replicas to spread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// An evictable unit to declare (`add_evictable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<EvictableUnit>,
     /// The name a reservation made by this step is known by.
     #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -211,6 +223,10 @@ pub struct StepExpect {
     /// Live reservations after the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reservations: Option<usize>,
+    /// The victims of a preemption plan (`preempt`, `preempt_reserve`), in the plan's
+    /// order: reservations by the names they were given, units by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub victims: Option<Vec<String>>,
 }
 
 /// What a step produced, for checking.
@@ -227,6 +243,7 @@ struct Seen {
     waiting: Vec<String>,
     replicas: u32,
     occupied: Vec<(usize, String)>,
+    victims: Option<Vec<String>>,
 }
 
 /// Runs `steps` on `inv`, appending a sentence per unmet expectation to `fail`.
@@ -393,6 +410,50 @@ fn run_one(
                 }
             }
         }
+        StepOp::AddEvictable => inv.add_evictable(need(&step.unit, "unit")?.clone())?,
+        StepOp::Preempt | StepOp::PreemptReserve => {
+            let gang = step.gang.as_ref().unwrap_or(default_gang);
+            let out = inv.preempt(gang)?;
+            seen.status = out.status().into();
+            if let Some(d) = out.diagnosis() {
+                seen.message = d.to_string();
+            }
+            if let PreemptOutcome::Placed(plan) = &out {
+                let p = plan.placement();
+                let mut after = inv.clone();
+                for v in plan.victims() {
+                    match &v.id {
+                        VictimId::Reservation(id) => drop(after.release(*id)?),
+                        VictimId::Unit(id) => drop(after.remove_evictable(id)?),
+                    }
+                }
+                p.validate(&after)
+                    .map_err(|e| Error::scenario("placement", e))?;
+                seen.domain_path = Some(p.domain_path());
+                seen.nodes = Some(
+                    p.node_counts()
+                        .into_iter()
+                        .map(|(n, k)| (n.to_owned(), k))
+                        .collect(),
+                );
+                seen.victims = Some(
+                    plan.victims()
+                        .iter()
+                        .map(|v| match &v.id {
+                            VictimId::Reservation(id) => name_of(names, *id),
+                            VictimId::Unit(id) => id.clone(),
+                        })
+                        .collect(),
+                );
+                if step.op == StepOp::PreemptReserve {
+                    let done = inv.preempt_reserve(plan)?;
+                    names.insert(
+                        step.name.clone().unwrap_or_else(|| gang.name.clone()),
+                        done.reservation,
+                    );
+                }
+            }
+        }
         StepOp::Spread => {
             let spread = need(&step.spread, "spread")?;
             match inv.spread(spread)? {
@@ -522,6 +583,14 @@ fn check(
             no(format!(
                 "waiting: expected {want:?}, got {:?}",
                 seen.waiting
+            ));
+        }
+    }
+    if let Some(want) = &x.victims {
+        if Some(want) != seen.victims.as_ref() {
+            no(format!(
+                "victims: expected {want:?}, got {:?}",
+                seen.victims
             ));
         }
     }

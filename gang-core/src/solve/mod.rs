@@ -215,6 +215,23 @@ impl Solver {
         })
     }
 
+    /// [`Solver::find`] telling "does not fit" (`Ok(Err(true))`) from "the search ran
+    /// out before deciding" (`Ok(Err(false))`), for callers that reason about many
+    /// what-if states (preemption) and must not take an undecided state for a "no".
+    pub(crate) fn find_decided(
+        &mut self,
+        inv: &Inventory,
+        gang: &CompiledGang,
+    ) -> Result<Result<Placement, bool>, Error> {
+        let fresh = self.current(inv, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        Ok(match self.attempt(inv, gang) {
+            Verdict::Placed(found) => Ok(self.placement(inv, gang, found)),
+            Verdict::NoFit => Err(true),
+            Verdict::Exhausted => Err(false),
+        })
+    }
+
     /// `None` when `gang` is compiled for `inv`'s layout; otherwise the gang compiled
     /// again (after nodes were added, removed or relabelled the compiled form is stale:
     /// it is compiled again once per layout and kept, so the capacity cache keeps

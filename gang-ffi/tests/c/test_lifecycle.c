@@ -1066,6 +1066,74 @@ static void test_lifecycle_bad_arguments(void) {
     gang_inventory_free(inv);
 }
 
+/* Preemption (issue 22): at equal priority the two small jobs are evicted rather than
+ * the big one; the plan comes back as the core's JSON document; preempt_reserve applies
+ * it whole; with nothing of lower priority left, it is unschedulable and changes
+ * nothing. NULL arguments are GANG_NULL_ARGUMENT. */
+#define PJOB(name, count, gpus, prio, node)                                              \
+    "{\"name\": \"" name "\", \"priority\": " prio ", \"roles\": [{\"name\": \"w\", "     \
+    "\"count\": " count ", \"requests\": {\"" LC_GPU "\": " gpus "}, \"node_selector\": " \
+    "{\"node\": \"" node "\"}}]}"
+static void test_preempt(void) {
+    gang_inventory *inv = inventory_from(
+        "{\"topology\": {\"levels\": [\"rack\"]}, \"nodes\": ["
+        "{\"name\": \"a1\", \"labels\": {\"rack\": \"a\", \"node\": \"a1\"}, \"capacity\": {\"" LC_GPU "\": 8}},"
+        "{\"name\": \"a2\", \"labels\": {\"rack\": \"a\", \"node\": \"a2\"}, \"capacity\": {\"" LC_GPU "\": 8}}]}");
+    const char *jobs[] = {PJOB("big", "4", "2", "10", "a1"), PJOB("small-a", "1", "2", "10", "a2"),
+                          PJOB("small-b", "1", "2", "10", "a2")};
+    for (size_t i = 0; i < 3; i++) {
+        gang_gang *g = gang_from(jobs[i]);
+        gang_placement *p = place(inv, g);
+        uint64_t id = 0;
+        OK(gang_inventory_reserve(inv, p, &id, NULL));
+        gang_placement_free(p);
+        gang_gang_free(g);
+    }
+    gang_gang *urgent = gang_from(
+        "{\"name\": \"urgent\", \"priority\": 100, \"roles\": [{\"name\": \"w\", \"count\": 4, "
+        "\"requests\": {\"" LC_GPU "\": 2}}], \"topology\": {\"required\": \"rack\"}}");
+    gang_status status = 0;
+    gang_string *js = NULL;
+    OK(gang_inventory_preempt(inv, urgent, &status, &js, NULL));
+    CHECK(status == GANG_STATUS_PLACED);
+    gang_str v = {0};
+    OK(gang_string_view(js, &v));
+    CHECK(str_has(v, "\"name\":\"small-a\"") && str_has(v, "\"name\":\"small-b\""));
+    CHECK(!str_has(v, "\"name\":\"big\""));
+    gang_string_free(js);
+    CHECK(live_reservations(inv) == 3); /* a what-if: nothing changed */
+
+    uint64_t id = 0;
+    js = NULL;
+    OK(gang_inventory_preempt_reserve(inv, urgent, &status, &id, &js, NULL));
+    CHECK(status == GANG_STATUS_PLACED && id != 0);
+    CHECK(live_reservations(inv) == 2 && available(inv, "a2") == 0);
+    gang_string_free(js);
+    valid(inv);
+
+    gang_gang *peer = gang_from(PJOB("peer", "1", "8", "10", "a1"));
+    js = NULL;
+    id = 77;
+    OK(gang_inventory_preempt_reserve(inv, peer, &status, &id, &js, NULL));
+    CHECK(status == GANG_STATUS_UNSCHEDULABLE && id == 0);
+    OK(gang_string_view(js, &v));
+    CHECK(str_has(v, "\"status\":\"unschedulable\"") && str_has(v, "\"message\""));
+    gang_string_free(js);
+    CHECK(live_reservations(inv) == 2);
+
+    gang_error *err = NULL;
+    CHECK_RC(gang_inventory_preempt(NULL, peer, &status, &js, &err), GANG_NULL_ARGUMENT);
+    gang_error_free(err);
+    CHECK_RC(gang_inventory_preempt(inv, NULL, &status, &js, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_preempt(inv, peer, NULL, &js, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_preempt(inv, peer, &status, NULL, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_preempt_reserve(NULL, peer, &status, &id, &js, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_preempt_reserve(inv, peer, &status, NULL, &js, NULL), GANG_NULL_ARGUMENT);
+    gang_gang_free(peer);
+    gang_gang_free(urgent);
+    gang_inventory_free(inv);
+}
+
 void test_lifecycle(void) {
     CHECK(GANG_STATUS_PENDING == 4 && GANG_STATUS_WAITING == 5);
     CHECK(GANG_ADMIT_FIFO == 1 && GANG_ADMIT_BACKFILL == 2);
@@ -1078,4 +1146,5 @@ void test_lifecycle(void) {
     test_spread();
     test_admit();
     test_lifecycle_bad_arguments();
+    test_preempt();
 }

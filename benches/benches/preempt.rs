@@ -1,0 +1,142 @@
+//! `preempt`: what eviction makes room for an urgent gang (issue 22), on 10k HGX nodes
+//! with 1,000 running gangs of mixed sizes (8–64 one-GPU workers, each in one rack)
+//! and priorities (0–4), against a greedy baseline in the same run: candidates in
+//! priority order (larger first at equal priority, as kube-scheduler's ordering by
+//! priority then victim count prefers), evicted one by one until the gang fits — the
+//! peers' method. Victims, GPUs evicted and the time of one query are printed for both;
+//! criterion then measures `preempt_with` (an urgent 200-worker rack gang that needs
+//! evictions), the same query when the gang fits now, and `place_with` for that gang.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use gang_benches::cases::{self, Constraint};
+use gang_benches::gen::{Cluster, Size, Spec, GPU};
+use gang_core::lifecycle::{PreemptOptions, PreemptOutcome};
+use gang_core::{CompiledGang, Gang, Inventory, Solver};
+
+/// The cluster with `running` gangs reserved: sizes 8, 16, 32, 64 in turn, priorities
+/// 0..5 in turn (those that fit).
+fn busy(spec: &Spec, running: usize) -> Inventory {
+    let mut inv = Cluster::generate(spec).inventory();
+    let mut solver = Solver::new();
+    for i in 0..running {
+        let count = [8u32, 16, 32, 64][i % 4];
+        let mut gang =
+            cases::single(spec, Constraint::RequiredRack, count).priority((i % 5) as i32);
+        gang.set_name(format!("run-{i}"));
+        let compiled = inv.compile(&gang).unwrap();
+        if let Some(p) = inv.find_with(&mut solver, &compiled).unwrap() {
+            inv.reserve(&p).unwrap();
+        }
+    }
+    inv
+}
+
+fn urgent(spec: &Spec, count: u32) -> Gang {
+    cases::single(spec, Constraint::RequiredRack, count).priority(10)
+}
+
+/// The peers' greedy method: evict in priority order (larger first) until it fits.
+/// Returns (victims, GPUs evicted in milli-units, highest priority), or `None`.
+fn greedy(inv: &Inventory, gang: &CompiledGang) -> Option<(usize, u64, i32)> {
+    let prio = gang.gang().get_priority();
+    let mut cands: Vec<(i32, u64, gang_core::ReservationId)> = inv
+        .reservations()
+        .filter(|r| r.gang().get_priority() < prio)
+        .map(|r| {
+            let gpus = r
+                .usage(inv)
+                .iter()
+                .filter(|u| u.1 == GPU)
+                .map(|u| u.2.millis())
+                .sum();
+            (r.gang().get_priority(), gpus, r.id())
+        })
+        .collect();
+    cands.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut scratch = inv.clone();
+    let mut solver = Solver::new();
+    let (mut n, mut gpus, mut top) = (0, 0, i32::MIN);
+    for (p, g, id) in cands {
+        if scratch.find_with(&mut solver, gang).unwrap().is_some() {
+            return Some((n, gpus, top));
+        }
+        scratch.release(id).unwrap();
+        n += 1;
+        gpus += g;
+        top = top.max(p);
+    }
+    scratch
+        .find_with(&mut solver, gang)
+        .unwrap()
+        .map(|_| (n, gpus, top))
+}
+
+fn report(inv: &Inventory, gang: &CompiledGang, what: &str) {
+    let t = Instant::now();
+    let out = inv
+        .preempt_with(&mut Solver::new(), gang, &PreemptOptions::default())
+        .unwrap();
+    let exact_time = t.elapsed();
+    let t = Instant::now();
+    let g = greedy(inv, gang);
+    let greedy_time = t.elapsed();
+    match &out {
+        PreemptOutcome::Placed(plan) => println!(
+            "preempt {what}: gang: {} victims, {} GPUs, highest priority {:?}, complete {}, \
+             {exact_time:?} (cold solver)",
+            plan.victims().len(),
+            plan.evicted(GPU).millis() / 1000,
+            plan.highest_priority(),
+            plan.search_complete(),
+        ),
+        other => println!("preempt {what}: gang: {} ({exact_time:?})", other.status()),
+    }
+    match g {
+        Some((n, gpus, top)) => println!(
+            "preempt {what}: greedy: {n} victims, {} GPUs, highest priority {top}, {greedy_time:?}",
+            gpus / 1000
+        ),
+        None => println!("preempt {what}: greedy: nothing fits ({greedy_time:?})"),
+    }
+}
+
+fn preempt(c: &mut Criterion) {
+    let spec = Spec::hgx(Size::K10, 10);
+    let inv = busy(&spec, 1000);
+    println!(
+        "preempt: {} nodes, {} running gangs",
+        inv.len(),
+        inv.reservations().count()
+    );
+    let big = inv.compile(&urgent(&spec, 200)).unwrap();
+    let small = inv.compile(&urgent(&spec, 4)).unwrap();
+    report(&inv, &big, "200 workers");
+    let mut g = c.benchmark_group("preempt-hgx-10k-1000-running");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for (name, gang) in [("evict/200", &big), ("fits-now/4", &small)] {
+        g.bench_function(BenchmarkId::new("preempt", name), |b| {
+            let mut solver = Solver::new();
+            let opts = PreemptOptions::default();
+            b.iter(|| {
+                inv.preempt_with(&mut solver, black_box(gang), &opts)
+                    .unwrap()
+            });
+        });
+    }
+    g.bench_function(BenchmarkId::new("place", "fits-now/4"), |b| {
+        let mut solver = Solver::new();
+        b.iter(|| inv.place_with(&mut solver, black_box(&small)).unwrap());
+    });
+    g.bench_function(BenchmarkId::new("greedy", "evict/200"), |b| {
+        b.iter(|| greedy(&inv, black_box(&big)));
+    });
+    g.finish();
+}
+
+criterion_group!(benches, preempt);
+criterion_main!(benches);

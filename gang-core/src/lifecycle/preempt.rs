@@ -1,0 +1,1186 @@
+//! Preemption: the running work to evict so that a gang fits, chosen exactly.
+//!
+//! The objective (DESIGN §3, README "Preemption"), lexicographic:
+//! 1. the highest priority among the victims, as low as possible;
+//! 2. the least work lost: the cost vector summed over the victims — first the costs
+//!    the caller gave ([`PreemptOptions::cost`]; a victim given none costs 0 there),
+//!    then the amounts evicted of each cost resource in order
+//!    ([`PreemptOptions::cost_resources`], `nvidia.com/gpu` by default);
+//! 3. the fewest victims;
+//! 4. the placement objective (most members for elastic gangs, the tightest level,
+//!    then the fewest domains used level by level, then nodes);
+//! 5. the victims' ids (reservations by id, then units by id), lexicographically.
+//!
+//! How (ARCHITECTURE §5, "Preemption"): every question "does the gang fit once these
+//! are gone?" is the ordinary solver asked on a scratch copy of the inventory from
+//! which the candidate victims' holdings are taken; nothing here places members.
+//! Only victims of strictly lower priority, preemptible, holding a resource the gang
+//! asks for on a schedulable node eligible for one of its roles can help; they are
+//! grouped by the domain of the gang's required level they can free room in.
+//! 1. Priority levels ascending: with every candidate up to a level evicted, does the
+//!    gang fit? More room never turns "fits" into "does not fit", so the first level
+//!    that fits is the least highest victim priority, and every plan within it has a
+//!    victim of that level.
+//! 2. A first plan: that placement, with the victims that could not have helped it
+//!    dropped, then each victim spared in turn (most costly first) while the gang
+//!    still fits.
+//! 3. Per domain, a depth-first branch and bound over its candidates (cheapest first,
+//!    each evicted or spared), bounded below by what the domain still lacks: per
+//!    requested resource, the constrained members need `demand - free` more, which
+//!    costs at least the fractional-knapsack cost of freeing it and takes at least the
+//!    fewest candidates whose amounts reach it. The solver is asked only where these
+//!    aggregates are met, and a set that fits is not extended.
+//!
+//! Work is bounded by [`PreemptOptions::max_work`]: a plan found when it ran out says
+//! so ([`Preemption::search_complete`]), and no plan found then is
+//! [`PreemptOutcome::Undecided`], never a false "nothing helps".
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use crate::answer::diagnosis::Diagnosis;
+use crate::answer::placement::Placement;
+use crate::answer::Outcome;
+use crate::compile::CompiledGang;
+use crate::inventory::ledger::{Member, Reservation, Shape};
+use crate::inventory::Inventory;
+use crate::model::{
+    Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId,
+};
+use crate::solve::Solver;
+
+/// Which running work a [`Victim`] is: a reservation, or an evictable unit.
+///
+/// Ordered reservations first (by id), then units (by id): the order of the objective's
+/// last tie-break.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", content = "id", rename_all = "snake_case")
+)]
+pub enum VictimId {
+    /// A live reservation of this inventory.
+    Reservation(ReservationId),
+    /// An [`EvictableUnit`] declared on this inventory, by its id.
+    Unit(String),
+}
+
+/// One piece of running work a [`Preemption`] evicts, whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Victim {
+    /// The reservation or unit.
+    pub id: VictimId,
+    /// The reserved gang's name, or the unit's id.
+    pub name: String,
+    /// Its priority.
+    pub priority: i32,
+    /// Everything it holds, per resource (in the inventory's resource order), summed
+    /// over its nodes.
+    pub evicted: Vec<(String, Quantity)>,
+    /// The cost the caller gave it ([`PreemptOptions::cost`]), 0 if none.
+    pub cost: u64,
+}
+
+/// How [`Inventory::preempt_with`] weighs victims, and how much work it may do.
+///
+/// ```
+/// use gang_core::lifecycle::{PreemptOptions, VictimId};
+/// let o = PreemptOptions::default();
+/// assert_eq!(o.get_cost_resources(), ["nvidia.com/gpu"]);
+/// assert_eq!(o.get_max_work(), PreemptOptions::DEFAULT_WORK);
+/// let o = PreemptOptions::new()
+///     .cost_resources(["nvidia.com/gpu", "cpu"])
+///     .cost(VictimId::Unit("pod-a".into()), 40)
+///     .max_work(10_000);
+/// assert_eq!(o.get_cost(&VictimId::Unit("pod-a".into())), 40);
+/// assert_eq!(o.get_cost(&VictimId::Unit("pod-b".into())), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreemptOptions {
+    cost_resources: Vec<String>,
+    costs: BTreeMap<VictimId, u64>,
+    max_work: u64,
+}
+
+impl Default for PreemptOptions {
+    fn default() -> Self {
+        PreemptOptions {
+            cost_resources: vec!["nvidia.com/gpu".to_owned()],
+            costs: BTreeMap::new(),
+            max_work: Self::DEFAULT_WORK,
+        }
+    }
+}
+
+impl PreemptOptions {
+    /// Work units a query may spend by default: a branch of the victim search is one,
+    /// a question to the solver 32 (each of which is bounded by the solver's own
+    /// [`Limits`](crate::Limits)).
+    pub const DEFAULT_WORK: u64 = 1_000_000;
+
+    /// The defaults: GPUs (`nvidia.com/gpu`) weigh the work lost, no given costs,
+    /// [`PreemptOptions::DEFAULT_WORK`]. See [`PreemptOptions`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The resources whose evicted amounts measure the work lost, most important
+    /// first (compared lexicographically, after any given cost). See [`PreemptOptions`].
+    pub fn cost_resources<I: IntoIterator<Item = S>, S: Into<String>>(mut self, r: I) -> Self {
+        self.cost_resources = r.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The cost of evicting one reservation or unit (e.g. GPUs × time since its last
+    /// checkpoint). Given costs are compared before the evicted amounts; a victim given
+    /// none costs 0 there. See [`PreemptOptions`].
+    pub fn cost(mut self, victim: VictimId, cost: u64) -> Self {
+        self.costs.insert(victim, cost);
+        self
+    }
+
+    /// At most this many work units per query (see [`PreemptOptions::DEFAULT_WORK`]).
+    pub fn max_work(mut self, work: u64) -> Self {
+        self.max_work = work;
+        self
+    }
+
+    /// The cost resources, in order. See [`PreemptOptions`].
+    pub fn get_cost_resources(&self) -> &[String] {
+        &self.cost_resources
+    }
+
+    /// The cost given to `victim`, 0 if none. See [`PreemptOptions`].
+    pub fn get_cost(&self, victim: &VictimId) -> u64 {
+        self.costs.get(victim).copied().unwrap_or(0)
+    }
+
+    /// The work limit. See [`PreemptOptions`].
+    pub fn get_max_work(&self) -> u64 {
+        self.max_work
+    }
+}
+
+/// A preemption plan: the victims to evict (none when the gang fits now) and the
+/// placement the gang gets once they are gone. Apply it with
+/// [`Inventory::preempt_reserve`].
+#[derive(Debug, Clone)]
+pub struct Preemption {
+    pub(crate) victims: Vec<Victim>,
+    pub(crate) placement: Placement,
+    pub(crate) complete: bool,
+    /// `[given cost, amount of each cost resource…]`, summed over the victims.
+    pub(crate) cost: Vec<u128>,
+}
+
+impl Preemption {
+    /// The victims, in id order (reservations, then units). Empty when the gang fits
+    /// now. See [`Inventory::preempt`].
+    pub fn victims(&self) -> &[Victim] {
+        &self.victims
+    }
+
+    /// The placement the gang gets once the victims are gone. See [`Inventory::preempt`].
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The highest priority among the victims (`None` when there are none).
+    pub fn highest_priority(&self) -> Option<i32> {
+        self.victims.iter().map(|v| v.priority).max()
+    }
+
+    /// Total amount of `resource` the victims hold. See [`Inventory::preempt`].
+    pub fn evicted(&self, resource: &str) -> Quantity {
+        let m: u64 = self
+            .victims
+            .iter()
+            .flat_map(|v| &v.evicted)
+            .filter(|(r, _)| r == resource)
+            .fold(0u64, |a, (_, q)| a.saturating_add(q.millis()));
+        Quantity::from_millis(m)
+    }
+
+    /// The plan's work lost as the objective compares it: the sum of the given costs
+    /// ([`PreemptOptions::cost`]), then the amount evicted of each cost resource
+    /// ([`PreemptOptions::cost_resources`], in milli-units), in that order.
+    pub fn cost(&self) -> &[u128] {
+        &self.cost
+    }
+
+    /// The sum of the costs given to the victims ([`PreemptOptions::cost`]).
+    pub fn given_cost(&self) -> u64 {
+        self.victims
+            .iter()
+            .fold(0u64, |a, v| a.saturating_add(v.cost))
+    }
+
+    /// `false` when the search ran out of work ([`PreemptOptions::max_work`], or a
+    /// multi-role placement's own budget) before proving this plan the best: a plan
+    /// that evicts less may exist. It is a valid plan either way.
+    pub fn search_complete(&self) -> bool {
+        self.complete && self.placement.search_complete()
+    }
+}
+
+/// What [`Inventory::preempt`] answers.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum PreemptOutcome {
+    /// The gang fits now (no victims) or once the plan's victims are evicted.
+    Placed(Preemption),
+    /// No eviction of lower-priority, preemptible work makes it fit. The diagnosis is
+    /// that of placing it with all such work evicted: how close even that comes.
+    Unschedulable(Diagnosis),
+    /// The work ran out before any plan was found or ruled out: one may exist.
+    Undecided(Diagnosis),
+}
+
+impl PreemptOutcome {
+    /// The plan, if there is one. See [`Inventory::preempt`].
+    pub fn preemption(&self) -> Option<&Preemption> {
+        match self {
+            PreemptOutcome::Placed(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The diagnosis, if there is no plan. See [`Inventory::preempt`].
+    pub fn diagnosis(&self) -> Option<&Diagnosis> {
+        match self {
+            PreemptOutcome::Placed(_) => None,
+            PreemptOutcome::Unschedulable(d) | PreemptOutcome::Undecided(d) => Some(d),
+        }
+    }
+
+    /// `"placed"`, `"unschedulable"` or `"undecided"`. See [`Inventory::preempt`].
+    pub fn status(&self) -> &'static str {
+        match self {
+            PreemptOutcome::Placed(_) => "placed",
+            PreemptOutcome::Unschedulable(_) => "unschedulable",
+            PreemptOutcome::Undecided(_) => "undecided",
+        }
+    }
+}
+
+/// Running work evicted by [`Inventory::preempt_reserve`], as it was.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum Evicted {
+    /// A reservation, released whole.
+    Reservation(Reservation),
+    /// An evictable unit, withdrawn.
+    Unit(EvictableUnit),
+}
+
+/// What [`Inventory::preempt_reserve`] did: the gang's new reservation and what was
+/// evicted for it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Preempted {
+    /// The gang's reservation.
+    pub reservation: ReservationId,
+    /// The victims, evicted, in the plan's order.
+    pub evicted: Vec<Evicted>,
+}
+
+/// A candidate victim: its identity, what it holds (as the ledger keeps it), what it
+/// costs, and where it can help.
+struct Cand<'a> {
+    id: VictimId,
+    name: &'a str,
+    priority: i32,
+    shapes: &'a [Shape],
+    members: &'a [Member],
+    /// `[given, cost resource 1, …]`.
+    cost: Vec<u128>,
+    /// Per domain of the gang's level it frees room in for constrained members: the
+    /// amount of each requested resource freed there, on eligible schedulable nodes.
+    domains: Vec<(u32, Vec<u128>)>,
+    /// It frees room on a node eligible for an unconstrained role.
+    global: bool,
+}
+
+/// The objective of a plan beyond the priority: `(cost, count)`, then placement
+/// quality, then the victims (candidate indices, which are in id order).
+#[derive(Clone)]
+struct Plan {
+    cost: Vec<u128>,
+    set: Vec<u32>,
+    quality: (std::cmp::Reverse<u64>, std::cmp::Reverse<usize>, Vec<u32>),
+    placement: Placement,
+}
+
+impl Plan {
+    fn key(&self) -> (&[u128], usize) {
+        (&self.cost, self.set.len())
+    }
+
+    fn better_than(&self, o: &Plan) -> bool {
+        (self.key(), &self.quality, &self.set) < (o.key(), &o.quality, &o.set)
+    }
+}
+
+fn quality(p: &Placement) -> (std::cmp::Reverse<u64>, std::cmp::Reverse<usize>, Vec<u32>) {
+    (
+        std::cmp::Reverse(p.member_count()),
+        std::cmp::Reverse(p.depth),
+        p.domains_used.iter().map(|d| d.1).collect(),
+    )
+}
+
+/// Work units of one question to the solver.
+const ASK: u64 = 32;
+
+/// The victim search of one query.
+struct Search<'a, 's> {
+    scratch: Inventory,
+    solver: &'s mut Solver,
+    gang: &'s CompiledGang,
+    cands: Vec<Cand<'a>>,
+    /// Which candidates are evicted on the scratch copy now.
+    out: Vec<bool>,
+    work: u64,
+    max_work: u64,
+    incomplete: bool,
+    best: Option<Plan>,
+    /// Sets asked about (sorted candidate indices): whether the gang fitted.
+    tried: FxHashMap<Vec<u32>, bool>,
+}
+
+/// The answer of [`Search::try_set`].
+enum Asked {
+    /// It fits (first time asked; offered as a plan).
+    Fits,
+    /// It fitted when asked before (and was offered then).
+    FitsBefore,
+    /// It does not fit (or was undecided).
+    No,
+}
+
+impl Search<'_, '_> {
+    fn set(&mut self, i: usize, evicted: bool) {
+        if self.out[i] != evicted {
+            let c = &self.cands[i];
+            self.scratch.adjust(c.shapes, c.members, !evicted);
+            self.out[i] = evicted;
+        }
+    }
+
+    fn out_of_work(&mut self) -> bool {
+        if self.work >= self.max_work {
+            self.incomplete = true;
+        }
+        self.incomplete && self.work >= self.max_work
+    }
+
+    /// Does the gang fit with the candidates in `out` evicted? `None`: undecided.
+    fn ask(&mut self) -> Result<Option<Placement>, Error> {
+        self.work += ASK;
+        match self.solver.find_decided(&self.scratch, self.gang)? {
+            Ok(p) => Ok(Some(p)),
+            Err(decided) => {
+                if !decided {
+                    self.incomplete = true;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn cost_of(&self, set: &[u32]) -> Vec<u128> {
+        let mut cost = vec![0u128; self.cands.first().map_or(0, |c| c.cost.len())];
+        for &i in set {
+            for (a, b) in cost.iter_mut().zip(&self.cands[i as usize].cost) {
+                *a = a.saturating_add(*b);
+            }
+        }
+        cost
+    }
+
+    /// Offers a plan: `set` evicted (and only it), placed as `p`.
+    fn offer(&mut self, mut set: Vec<u32>, p: Placement) {
+        set.sort_unstable();
+        let plan = Plan {
+            cost: self.cost_of(&set),
+            quality: quality(&p),
+            set,
+            placement: p,
+        };
+        if self.best.as_ref().is_none_or(|b| plan.better_than(b)) {
+            self.best = Some(plan);
+        }
+    }
+
+    /// Evicts exactly `set` on the scratch copy.
+    fn evict_only(&mut self, set: &[u32]) {
+        let mut want = vec![false; self.cands.len()];
+        for &i in set {
+            want[i as usize] = true;
+        }
+        for (i, w) in want.into_iter().enumerate() {
+            self.set(i, w);
+        }
+    }
+
+    /// Evicts exactly `set` and asks, once per distinct set; a set that fits is
+    /// offered as a plan.
+    fn try_set(&mut self, set: &[u32]) -> Result<Asked, Error> {
+        let mut key = set.to_vec();
+        key.sort_unstable();
+        if let Some(&fit) = self.tried.get(&key) {
+            return Ok(if fit { Asked::FitsBefore } else { Asked::No });
+        }
+        self.evict_only(set);
+        let got = self.ask()?;
+        self.tried.insert(key, got.is_some());
+        Ok(match got {
+            Some(p) => {
+                self.offer(set.to_vec(), p);
+                Asked::Fits
+            }
+            None => Asked::No,
+        })
+    }
+}
+
+/// The domain search's view of one domain: its candidates (cheapest first), what they
+/// free, and what the constrained members lack there.
+struct DomainView {
+    /// Candidate indices, in search order.
+    items: Vec<u32>,
+    /// `freed[k][r]`: what item `k` frees of requested resource `r` in the domain.
+    freed: Vec<Vec<u128>>,
+    /// Per requested resource: constrained demand minus free room (may be negative).
+    lack: Vec<i128>,
+    /// Per requested resource: items (positions in `items`) by decreasing `freed`.
+    by_amount: Vec<Vec<u32>>,
+    /// Per (cost component, requested resource): items by increasing cost per unit
+    /// freed (items freeing none left out).
+    by_ratio: Vec<Vec<Vec<u32>>>,
+}
+
+impl Inventory {
+    /// What it would take for `gang` to fit: the placement if it fits now (no victims),
+    /// otherwise the running work to evict — whole reservations of strictly lower
+    /// priority that are not [`PreemptionPolicy::Never`], and [`EvictableUnit`]s of
+    /// strictly lower priority — and the placement it gets once they are gone, chosen
+    /// exactly by the objective of the [module docs](crate::lifecycle) (README
+    /// "Preemption"): the lowest highest victim priority, then the fewest GPUs
+    /// evicted, then the fewest victims, then the placement objective. Nothing
+    /// changes; apply the plan with [`Inventory::preempt_reserve`].
+    ///
+    /// ```
+    /// use gang_core::{EvictableUnit, Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::PreemptOutcome;
+    /// const GPU: &str = "nvidia.com/gpu";
+    /// let node = |n: &str| NodeSpec::new(n).label("rack", "r1").capacity(GPU, 8);
+    /// let mut inv = Inventory::builder(Topology::new(["rack"])?)
+    ///     .nodes([node("a1"), node("a2")])
+    ///     .build()?;
+    /// let job = |name: &str, n, prio| {
+    ///     Gang::new(name).role(Role::new("w", n).request(GPU, 2)).required("rack").priority(prio)
+    /// };
+    /// // A big job on a1 (8 GPUs); two small ones on a2 (2 GPUs each).
+    /// let big = inv.reserve(inv.place(&job("big", 4, 10))?.placement().unwrap())?;
+    /// let small_a = inv.reserve(inv.place(&job("small-a", 1, 10))?.placement().unwrap())?;
+    /// let small_b = inv.reserve(inv.place(&job("small-b", 1, 10))?.placement().unwrap())?;
+    /// // 4 GPUs are free; the urgent job needs 8 in one rack.
+    /// let urgent = job("urgent", 4, 100);
+    /// assert!(!inv.place(&urgent)?.is_placed());
+    /// let plan = inv.preempt(&urgent)?.preemption().cloned().unwrap();
+    /// let names: Vec<&str> = plan.victims().iter().map(|v| v.name.as_str()).collect();
+    /// assert_eq!(names, ["small-a", "small-b"]); // 4 GPUs lost, not the big job's 8
+    /// assert_eq!(plan.evicted(GPU).millis(), 4000);
+    /// let done = inv.preempt_reserve(&plan)?;
+    /// assert_eq!(done.evicted.len(), 2);
+    /// assert!(inv.reservation(big).is_some() && inv.reservation(small_a).is_none());
+    ///
+    /// // Nothing of lower priority to evict: the diagnosis says how close it comes.
+    /// let out = inv.preempt(&job("peer", 4, 10))?;
+    /// assert!(matches!(out, PreemptOutcome::Unschedulable(_)));
+    /// assert!(out.diagnosis().unwrap().to_string().contains("fits 0 of 4 w"));
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Inventory::compile`]: an invalid request is an error, not "does not fit".
+    pub fn preempt(&self, gang: &Gang) -> Result<PreemptOutcome, Error> {
+        let compiled = self.compile(gang)?;
+        self.preempt_with(&mut Solver::new(), &compiled, &PreemptOptions::default())
+    }
+
+    /// [`Inventory::preempt`] with a reusable [`Solver`] (its limits bound each
+    /// question to it) and [`PreemptOptions`] (cost resources, given costs, work).
+    ///
+    /// ```
+    /// use gang_core::{EvictableUnit, Gang, Inventory, NodeSpec, Role, Solver, Topology};
+    /// use gang_core::lifecycle::{PreemptOptions, VictimId};
+    /// const GPU: &str = "nvidia.com/gpu";
+    /// let inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity(GPU, 8))
+    ///     .evictable(EvictableUnit::new("old", 1).amount("n1", GPU, 4))
+    ///     .evictable(EvictableUnit::new("new", 1).amount("n1", GPU, 4))
+    ///     .build()?;
+    /// let gang = inv.compile(&Gang::new("g").role(Role::new("w", 4).request(GPU, 1)).priority(5))?;
+    /// let mut solver = Solver::new();
+    /// // Equal GPUs: the tie-break takes the first id ("new").
+    /// let plan = inv.preempt_with(&mut solver, &gang, &PreemptOptions::new())?;
+    /// assert_eq!(plan.preemption().unwrap().victims()[0].name, "new");
+    /// // "new" lost no work since its checkpoint; "old" would lose 90 units.
+    /// let opts = PreemptOptions::new().cost(VictimId::Unit("new".into()), 90)
+    ///     .cost(VictimId::Unit("old".into()), 10);
+    /// let plan = inv.preempt_with(&mut solver, &gang, &opts)?;
+    /// assert_eq!(plan.preemption().unwrap().victims()[0].name, "old");
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the gang, compiled for another layout, no longer compiles (as
+    /// [`Inventory::place_with`]).
+    pub fn preempt_with(
+        &self,
+        solver: &mut Solver,
+        gang: &CompiledGang,
+        options: &PreemptOptions,
+    ) -> Result<PreemptOutcome, Error> {
+        let gang = &if gang.inner.layout_id == self.layout_id {
+            gang.clone()
+        } else {
+            self.recompile(gang.gang())?
+        };
+        let undecided_now = match solver.find_decided(self, gang)? {
+            Ok(p) => {
+                return Ok(PreemptOutcome::Placed(Preemption {
+                    victims: Vec::new(),
+                    placement: p,
+                    complete: true,
+                    cost: vec![0; options.cost_resources.len() + 1],
+                }))
+            }
+            Err(decided) => !decided,
+        };
+        let cands = self.candidates(gang, options);
+        let mut search = Search {
+            scratch: self.clone(),
+            solver,
+            gang,
+            out: vec![false; cands.len()],
+            cands,
+            work: 0,
+            max_work: options.max_work,
+            incomplete: undecided_now,
+            best: None,
+            tried: FxHashMap::default(),
+        };
+        // 1. The least priority level that makes room.
+        let mut levels: Vec<i32> = search.cands.iter().map(|c| c.priority).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        let mut first = None;
+        for &t in &levels {
+            for i in 0..search.cands.len() {
+                if search.cands[i].priority <= t {
+                    search.set(i, true);
+                }
+            }
+            if let Some(p) = search.ask()? {
+                first = Some((t, p));
+                break;
+            }
+        }
+        let Some((t, p)) = first else {
+            let diagnosis = match search.solver.place(&search.scratch, gang)? {
+                Outcome::Placed(_) => unreachable!("it did not fit with these evicted"),
+                Outcome::Unschedulable(d) | Outcome::Undecided(d) => d,
+            };
+            return Ok(if search.incomplete {
+                PreemptOutcome::Undecided(diagnosis)
+            } else {
+                PreemptOutcome::Unschedulable(diagnosis)
+            });
+        };
+        // The candidates above `t` were never evicted; every one kept is, now.
+        search.cands.retain(|c| c.priority <= t);
+        search.out = vec![true; search.cands.len()];
+        // 2. A first plan: the victims that can help where it landed, then spared.
+        let all: Vec<u32> = (0..search.cands.len() as u32).collect();
+        search.tried.insert(all.clone(), true);
+        let helping = self.helping(&search, &p);
+        search.offer(all.clone(), p);
+        let mut plan = all;
+        if helping.len() < plan.len() {
+            if let Asked::Fits | Asked::FitsBefore = search.try_set(&helping)? {
+                plan = helping;
+            }
+        }
+        let mut order = plan.clone();
+        order.sort_by(|&a, &b| {
+            search.cands[b as usize]
+                .cost
+                .cmp(&search.cands[a as usize].cost)
+                .then(b.cmp(&a))
+        });
+        for v in order {
+            if search.out_of_work() {
+                break;
+            }
+            let rest: Vec<u32> = plan.iter().copied().filter(|&x| x != v).collect();
+            if rest.is_empty() {
+                continue;
+            }
+            if let Asked::Fits | Asked::FitsBefore = search.try_set(&rest)? {
+                plan = rest;
+            }
+        }
+        // 3. Branch and bound per domain.
+        let views = self.views(&search);
+        let mut views: Vec<(Vec<u128>, usize, DomainView)> = views
+            .into_iter()
+            .filter_map(|v| {
+                let lb = bound(&search, &v, 0, &[], false)?;
+                Some((lb.0, lb.1, v))
+            })
+            .collect();
+        views.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        for (lb_cost, lb_count, view) in &views {
+            if search.out_of_work() {
+                break;
+            }
+            if let Some(b) = &search.best {
+                if (lb_cost.as_slice(), *lb_count) > b.key() {
+                    continue;
+                }
+            }
+            search.evict_only(&[]);
+            dfs(&mut search, view, 0, &mut Vec::new())?;
+        }
+        let complete = !search.incomplete;
+        let Some(best) = search.best else {
+            unreachable!("the first level gave a plan");
+        };
+        let victims = best
+            .set
+            .iter()
+            .map(|&i| self.victim(&search.cands[i as usize], options))
+            .collect();
+        Ok(PreemptOutcome::Placed(Preemption {
+            victims,
+            placement: best.placement,
+            complete,
+            cost: best.cost,
+        }))
+    }
+
+    /// Applies a plan in one step: evicts its victims (releasing the reservations
+    /// whole, withdrawing the units) and reserves its placement. All or nothing: if a
+    /// victim is gone or the placement no longer fits once they are evicted, nothing
+    /// changes.
+    ///
+    /// ```
+    /// use gang_core::{ErrorKind, EvictableUnit, Gang, Inventory, NodeSpec, Role, Topology};
+    /// use gang_core::lifecycle::Evicted;
+    /// let mut inv = Inventory::builder(Topology::flat())
+    ///     .node(NodeSpec::new("n1").capacity("gpu", 4))
+    ///     .evictable(EvictableUnit::new("batch", 0).amount("n1", "gpu", 4))
+    ///     .build()?;
+    /// let gang = Gang::new("g").role(Role::new("w", 4).request("gpu", 1)).priority(1);
+    /// let plan = inv.preempt(&gang)?.preemption().cloned().unwrap();
+    /// let done = inv.preempt_reserve(&plan)?;
+    /// assert!(matches!(&done.evicted[0], Evicted::Unit(u) if u.get_id() == "batch"));
+    /// assert_eq!(inv.evictable_units().len(), 0);
+    /// assert_eq!(inv.reservation(done.reservation).unwrap().member_count(), 4);
+    /// // Again: the victim is gone; nothing changes.
+    /// let err = inv.preempt_reserve(&plan).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Conflict);
+    /// assert_eq!(inv.reservations().count(), 1);
+    /// # Ok::<(), gang_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Conflict`] when a victim is no longer there ([`Conflict::Stale`]) or the
+    /// placement does not fit once they are evicted (as [`Inventory::reserve`]); the
+    /// inventory is unchanged.
+    pub fn preempt_reserve(&mut self, plan: &Preemption) -> Result<Preempted, Error> {
+        for v in &plan.victims {
+            let here = match &v.id {
+                VictimId::Reservation(id) => self.ledger.live.contains_key(id),
+                VictimId::Unit(id) => self.ledger.units.contains_key(id),
+            };
+            if !here {
+                return Err(Error::Conflict(Conflict::Stale {
+                    reason: format!("victim {} is no longer running", v.name),
+                }));
+            }
+        }
+        let mut evicted = Vec::with_capacity(plan.victims.len());
+        for v in &plan.victims {
+            match &v.id {
+                VictimId::Reservation(id) => {
+                    let r = self.ledger.take(*id)?;
+                    self.hold(&r, false);
+                    evicted.push(Evicted::Reservation(r));
+                }
+                VictimId::Unit(id) => {
+                    let u = self.remove_evictable(id)?;
+                    evicted.push(Evicted::Unit(u));
+                }
+            }
+        }
+        match self.reserve(&plan.placement) {
+            Ok(reservation) => Ok(Preempted {
+                reservation,
+                evicted,
+            }),
+            Err(e) => {
+                for ev in evicted.into_iter().rev() {
+                    match ev {
+                        Evicted::Reservation(r) => {
+                            self.hold(&r, true);
+                            self.ledger.live.insert(r.id, r);
+                        }
+                        Evicted::Unit(u) => {
+                            // It was valid here a moment ago.
+                            let held = self.unit_of(u)?;
+                            self.adjust(&held.shapes, &held.members, true);
+                            self.ledger.units.insert(held.spec.id.clone(), held);
+                        }
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The candidate victims: lower priority, preemptible, and holding something the
+    /// gang asks for on a schedulable node one of its roles may use; in id order.
+    fn candidates<'a>(&'a self, gang: &CompiledGang, options: &PreemptOptions) -> Vec<Cand<'a>> {
+        let c = &gang.inner;
+        let prio = c.gang.priority;
+        let depth = c.required.unwrap_or(0);
+        let requested: Vec<u32> = requested(gang);
+        let reservations = self
+            .ledger
+            .live
+            .values()
+            .filter(|r| {
+                r.gang.priority < prio && r.gang.preemption_policy != PreemptionPolicy::Never
+            })
+            .map(|r| {
+                (
+                    VictimId::Reservation(r.id),
+                    r.gang.name.as_str(),
+                    r.gang.priority,
+                    r.shapes.as_slice(),
+                    r.members.as_slice(),
+                )
+            });
+        let units = self
+            .ledger
+            .units
+            .values()
+            .filter(|u| u.spec.priority < prio)
+            .map(|u| {
+                (
+                    VictimId::Unit(u.spec.id.clone()),
+                    u.spec.id.as_str(),
+                    u.spec.priority,
+                    u.shapes.as_slice(),
+                    u.members.as_slice(),
+                )
+            });
+        let mut out = Vec::new();
+        for (id, name, priority, shapes, members) in reservations.chain(units) {
+            let mut cost = vec![u128::from(options.get_cost(&id))];
+            for res in &options.cost_resources {
+                let mut sum = 0u128;
+                for &(e, _, k) in members {
+                    for (r, q) in &shapes[e as usize] {
+                        if r == res {
+                            sum += u128::from(*q) * u128::from(k);
+                        }
+                    }
+                }
+                cost.push(sum);
+            }
+            let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
+            let mut global = false;
+            for &(e, n, k) in members {
+                if !self.schedulable.get(n as usize) {
+                    continue;
+                }
+                let mut amounts = vec![0u128; requested.len()];
+                let mut any = false;
+                for (r, q) in &shapes[e as usize] {
+                    let Some(ri) = self.resources.get_index_of(r) else {
+                        continue;
+                    };
+                    if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
+                        amounts[pos] += u128::from(*q) * u128::from(k);
+                        any |= *q > 0;
+                    }
+                }
+                if !any {
+                    continue;
+                }
+                let roles = c.roles.iter().filter(|r| r.eligible.get(n as usize));
+                let (mut con, mut unc) = (false, false);
+                for r in roles {
+                    if r.constrained {
+                        con = true;
+                    } else {
+                        unc = true;
+                    }
+                }
+                global |= unc;
+                if !con {
+                    continue;
+                }
+                let Some(d) = self.domain_at(n, depth) else {
+                    continue;
+                };
+                match domains.iter_mut().find(|x| x.0 == d) {
+                    Some(x) => x.1.iter_mut().zip(&amounts).for_each(|(a, b)| *a += b),
+                    None => domains.push((d, amounts)),
+                }
+            }
+            if domains.is_empty() && !global {
+                continue;
+            }
+            domains.sort_by_key(|x| x.0);
+            out.push(Cand {
+                id,
+                name,
+                priority,
+                shapes,
+                members,
+                cost,
+                domains,
+                global,
+            });
+        }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// The domain of the gang's level holding node `n` (the node itself at the node
+    /// level; the cluster at depth 0).
+    fn domain_at(&self, n: u32, depth: usize) -> Option<u32> {
+        if depth > self.label_depth() {
+            Some(n)
+        } else {
+            self.domain_of(n, depth)
+        }
+    }
+
+    /// The candidates that can help the placement `p`: those freeing room in its domain
+    /// of the gang's level, or for an unconstrained role.
+    fn helping(&self, s: &Search<'_, '_>, p: &Placement) -> Vec<u32> {
+        let c = &s.gang.inner;
+        let depth = c.required.unwrap_or(0);
+        let dom = p
+            .members
+            .iter()
+            .find(|m| c.roles[m.0 as usize].constrained)
+            .and_then(|m| self.domain_at(m.1, depth));
+        (0..s.cands.len() as u32)
+            .filter(|&i| {
+                let cand = &s.cands[i as usize];
+                cand.global || dom.is_some_and(|d| cand.domains.iter().any(|x| x.0 == d))
+            })
+            .collect()
+    }
+
+    /// One view per domain some candidate frees room in, plus one for the candidates
+    /// that only help unconstrained roles.
+    fn views(&self, s: &Search<'_, '_>) -> Vec<DomainView> {
+        let c = &s.gang.inner;
+        let depth = c.required.unwrap_or(0);
+        let req = requested(s.gang);
+        // Demand of the constrained members per requested resource.
+        let mut demand = vec![0u128; req.len()];
+        for r in c.roles.iter().filter(|r| r.constrained) {
+            for &(res, q) in &r.req {
+                if let Some(pos) = req.iter().position(|&x| x == res) {
+                    demand[pos] += u128::from(q) * u128::from(r.min);
+                }
+            }
+        }
+        let mut by_domain: BTreeMap<u32, Vec<(u32, Vec<u128>)>> = BTreeMap::new();
+        let mut global: Vec<u32> = Vec::new();
+        for (i, cand) in s.cands.iter().enumerate() {
+            for (d, amounts) in &cand.domains {
+                by_domain
+                    .entry(*d)
+                    .or_default()
+                    .push((i as u32, amounts.clone()));
+            }
+            if cand.global {
+                global.push(i as u32);
+            }
+        }
+        let mut views = Vec::new();
+        for (d, mut list) in by_domain {
+            for &g in &global {
+                if !list.iter().any(|x| x.0 == g) {
+                    list.push((g, vec![0; req.len()]));
+                }
+            }
+            // Free room for constrained members in the domain, on the original
+            // inventory (nothing evicted).
+            let (start, end) = if depth > self.label_depth() {
+                (d, d + 1)
+            } else {
+                let dm = &self.domains[depth][d as usize];
+                (dm.start, dm.end)
+            };
+            let mut free = vec![0u128; req.len()];
+            for n in start..end {
+                let n = n as usize;
+                if !self.schedulable.get(n)
+                    || !c.roles.iter().any(|r| r.constrained && r.eligible.get(n))
+                {
+                    continue;
+                }
+                for (pos, &res) in req.iter().enumerate() {
+                    free[pos] += u128::from(self.free[res as usize][n]);
+                }
+            }
+            let lack = demand
+                .iter()
+                .zip(&free)
+                .map(|(&a, &b)| clamp(a) - clamp(b))
+                .collect();
+            views.push(view(s, list, lack));
+        }
+        if !global.is_empty() {
+            let list = global.iter().map(|&g| (g, vec![0; req.len()])).collect();
+            views.push(view(s, list, vec![0; req.len()]));
+        }
+        views
+    }
+
+    fn victim(&self, c: &Cand<'_>, options: &PreemptOptions) -> Victim {
+        let mut evicted: Vec<(usize, u64)> = Vec::new();
+        for &(e, _, k) in c.members {
+            for (r, q) in &c.shapes[e as usize] {
+                let Some(ri) = self.resources.get_index_of(r) else {
+                    continue;
+                };
+                let add = q.saturating_mul(u64::from(k));
+                match evicted.iter_mut().find(|x| x.0 == ri) {
+                    Some(x) => x.1 = x.1.saturating_add(add),
+                    None => evicted.push((ri, add)),
+                }
+            }
+        }
+        evicted.sort_unstable();
+        Victim {
+            id: c.id.clone(),
+            name: c.name.to_owned(),
+            priority: c.priority,
+            evicted: evicted
+                .into_iter()
+                .map(|(r, q)| (self.resources[r].clone(), Quantity::from_millis(q)))
+                .collect(),
+            cost: options.get_cost(&c.id),
+        }
+    }
+}
+
+/// The resource ids the gang's roles request, in id order.
+fn requested(gang: &CompiledGang) -> Vec<u32> {
+    let mut out: Vec<u32> = gang
+        .inner
+        .roles
+        .iter()
+        .flat_map(|r| r.req.iter().map(|x| x.0))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn clamp(v: u128) -> i128 {
+    i128::try_from(v)
+        .unwrap_or(i128::MAX / 4)
+        .min(i128::MAX / 4)
+}
+
+fn view(s: &Search<'_, '_>, mut list: Vec<(u32, Vec<u128>)>, lack: Vec<i128>) -> DomainView {
+    list.sort_by(|a, b| {
+        s.cands[a.0 as usize]
+            .cost
+            .cmp(&s.cands[b.0 as usize].cost)
+            .then(a.0.cmp(&b.0))
+    });
+    let items: Vec<u32> = list.iter().map(|x| x.0).collect();
+    let freed: Vec<Vec<u128>> = list.into_iter().map(|x| x.1).collect();
+    let nres = lack.len();
+    let by_amount = (0..nres)
+        .map(|r| {
+            let mut v: Vec<u32> = (0..items.len() as u32)
+                .filter(|&k| freed[k as usize][r] > 0)
+                .collect();
+            v.sort_by(|&a, &b| {
+                freed[b as usize][r]
+                    .cmp(&freed[a as usize][r])
+                    .then(a.cmp(&b))
+            });
+            v
+        })
+        .collect();
+    let ncost = s.cands.first().map_or(0, |c| c.cost.len());
+    let by_ratio = (0..ncost)
+        .map(|j| {
+            (0..nres)
+                .map(|r| {
+                    let mut v: Vec<u32> = (0..items.len() as u32)
+                        .filter(|&k| freed[k as usize][r] > 0)
+                        .collect();
+                    let cost = |k: u32| s.cands[items[k as usize] as usize].cost[j];
+                    // cost(a) / freed(a) < cost(b) / freed(b), by cross products.
+                    v.sort_by(|&a, &b| {
+                        let l = cost(a).saturating_mul(freed[b as usize][r]);
+                        let rr = cost(b).saturating_mul(freed[a as usize][r]);
+                        l.cmp(&rr).then(a.cmp(&b))
+                    });
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    DomainView {
+        items,
+        freed,
+        lack,
+        by_amount,
+        by_ratio,
+    }
+}
+
+/// A lower bound on `(cost, count)` of any plan that evicts `chosen` (positions in the
+/// view) and some of the items from `from` on, or `None` when none can meet the
+/// domain's aggregate lack. `failed`: `chosen` itself was asked and does not fit.
+fn bound(
+    s: &Search<'_, '_>,
+    v: &DomainView,
+    from: usize,
+    chosen: &[u32],
+    failed: bool,
+) -> Option<(Vec<u128>, usize)> {
+    let ncost = s.cands.first().map_or(0, |c| c.cost.len());
+    let mut cost = vec![0u128; ncost];
+    for &k in chosen {
+        for (a, b) in cost
+            .iter_mut()
+            .zip(&s.cands[v.items[k as usize] as usize].cost)
+        {
+            *a = a.saturating_add(*b);
+        }
+    }
+    let mut extra_count = usize::from(failed);
+    let mut extra_cost = vec![0u128; ncost];
+    for r in 0..v.lack.len() {
+        let mut lack = v.lack[r];
+        for &k in chosen {
+            lack -= clamp(v.freed[k as usize][r]);
+        }
+        if lack <= 0 {
+            continue;
+        }
+        // The fewest further items whose amounts reach the lack.
+        let (mut got, mut n) = (0i128, 0usize);
+        for &k in &v.by_amount[r] {
+            if (k as usize) < from {
+                continue;
+            }
+            got += clamp(v.freed[k as usize][r]);
+            n += 1;
+            if got >= lack {
+                break;
+            }
+        }
+        if got < lack {
+            return None;
+        }
+        extra_count = extra_count.max(n);
+        // The least cost of freeing the lack, items taken fractionally.
+        for (j, order) in v.by_ratio.iter().enumerate() {
+            let mut need = lack as u128;
+            let mut c = 0u128;
+            for &k in &order[r] {
+                if (k as usize) < from {
+                    continue;
+                }
+                let f = v.freed[k as usize][r];
+                let ck = s.cands[v.items[k as usize] as usize].cost[j];
+                if f >= need {
+                    // Floor: a lower bound.
+                    c = c.saturating_add(ck.saturating_mul(need) / f);
+                    need = 0;
+                    break;
+                }
+                c = c.saturating_add(ck);
+                need -= f;
+            }
+            debug_assert_eq!(need, 0);
+            extra_cost[j] = extra_cost[j].max(c);
+        }
+    }
+    for (a, b) in cost.iter_mut().zip(&extra_cost) {
+        *a = a.saturating_add(*b);
+    }
+    Some((cost, chosen.len() + extra_count))
+}
+
+/// Depth-first branch and bound over the view's items from `from` on, `chosen`
+/// evicted on the scratch copy.
+fn dfs(
+    s: &mut Search<'_, '_>,
+    v: &DomainView,
+    from: usize,
+    chosen: &mut Vec<u32>,
+) -> Result<(), Error> {
+    s.work += 1;
+    if s.out_of_work() {
+        return Ok(());
+    }
+    let mut failed = false;
+    let met = !chosen.is_empty()
+        && (0..v.lack.len()).all(|r| {
+            let mut lack = v.lack[r];
+            for &k in chosen.iter() {
+                lack -= clamp(v.freed[k as usize][r]);
+            }
+            lack <= 0
+        });
+    if met {
+        let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
+        match s.try_set(&set)? {
+            // A plan (offered); its supersets cost no less and evict more.
+            Asked::Fits | Asked::FitsBefore => return Ok(()),
+            Asked::No => failed = true,
+        }
+    }
+    if from == v.items.len() {
+        return Ok(());
+    }
+    let Some(lb) = bound(s, v, from, chosen, failed) else {
+        return Ok(());
+    };
+    if let Some(b) = &s.best {
+        if (lb.0.as_slice(), lb.1) > b.key() {
+            return Ok(());
+        }
+    }
+    // Evict item `from`, then spare it.
+    chosen.push(from as u32);
+    dfs(s, v, from + 1, chosen)?;
+    chosen.pop();
+    dfs(s, v, from + 1, chosen)
+}
