@@ -12,7 +12,7 @@
 //! the generation is closed with a copy of the inventory as it was, which those
 //! placements then read.
 
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use gang_core::lifecycle::{
@@ -20,7 +20,7 @@ use gang_core::lifecycle::{
 };
 use gang_core::{
     CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, Limits, NodeSpec, Outcome,
-    Placement, PlacementSnapshot, ReservationId, Solver, Topology, HOSTNAME_LEVEL,
+    Placement, ReservationId, Solver, Topology, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
@@ -35,91 +35,7 @@ use crate::lifecycle::{
 use crate::outcome::{html_table, not_placed, PyAssignment, PyDiagnosis, PyPlacement};
 use crate::pyde;
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
-
-/// Solvers kept per inventory for reuse (one per concurrent caller is enough).
-const POOL: usize = 8;
-
-/// The inventory as it was, once nodes moved: what placements of that generation read
-/// their node paths from (unset while the generation is current).
-pub type Generation = Arc<OnceLock<Inventory>>;
-
-pub struct InvState {
-    inner: RwLock<Inner>,
-    solvers: Mutex<Vec<(u64, Solver)>>,
-}
-
-struct Inner {
-    inv: Inventory,
-    generation: Generation,
-}
-
-/// Where a placement came from: its inventory and the generation it was made in.
-pub struct Source {
-    state: Arc<InvState>,
-    generation: Generation,
-}
-
-impl Source {
-    /// The core snapshot of `p`, read from the inventory as it was when `p` was made.
-    pub fn snapshot(&self, p: &Placement) -> PlacementSnapshot {
-        let inner = self.state.read();
-        match self.generation.get() {
-            Some(then) => p.snapshot(then),
-            None => p.snapshot(&inner.inv),
-        }
-    }
-}
-
-impl InvState {
-    fn new(inv: Inventory) -> InvState {
-        InvState {
-            inner: RwLock::new(Inner {
-                inv,
-                generation: Arc::new(OnceLock::new()),
-            }),
-            solvers: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Runs `f` on the core inventory (shared: queries).
-    pub fn with_inventory<R>(&self, f: impl FnOnce(&Inventory) -> R) -> R {
-        f(&self.read().inv)
-    }
-
-    /// Runs `f` on the core inventory (exclusive: changes). With `moves` (nodes added,
-    /// removed or relabelled), the current generation is closed first if placements
-    /// of it are alive.
-    pub fn with_inventory_mut<R>(&self, moves: bool, f: impl FnOnce(&mut Inventory) -> R) -> R {
-        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        if moves && Arc::strong_count(&inner.generation) > 1 {
-            let then = inner.inv.clone();
-            let _ = inner.generation.set(then);
-            inner.generation = Arc::new(OnceLock::new());
-        }
-        f(&mut inner.inv)
-    }
-
-    /// Runs `f` with a pooled solver of the given budget.
-    fn with_solver<R>(&self, budget: u64, f: impl FnOnce(&mut Solver) -> R) -> R {
-        let pooled = {
-            let mut pool = self.solvers.lock().unwrap_or_else(|e| e.into_inner());
-            pool.iter()
-                .position(|(b, _)| *b == budget)
-                .map(|i| pool.swap_remove(i).1)
-        };
-        let mut solver = pooled.unwrap_or_else(|| Solver::with_search_budget(budget));
-        let r = f(&mut solver);
-        let mut pool = self.solvers.lock().unwrap_or_else(|e| e.into_inner());
-        if pool.len() < POOL {
-            pool.push((budget, solver));
-        }
-        r
-    }
-}
+use crate::state::{Generation, InvState, Source};
 
 /// The label levels of an inventory (its levels without the node level).
 fn label_levels(inv: &Inventory) -> Vec<String> {

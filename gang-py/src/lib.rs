@@ -18,6 +18,7 @@ mod reports;
 mod scenario;
 mod sim;
 mod spec;
+mod state;
 
 use pyo3::prelude::*;
 

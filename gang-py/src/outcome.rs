@@ -3,7 +3,7 @@
 //! A `Placement` made in this process wraps the core placement itself; the views that
 //! need node paths (`domain_counts`, `to_records`, pickling) read the core's
 //! [`PlacementSnapshot`], taken once on first use from the inventory the placement was
-//! made on (as it was then: see [`crate::inventory::Generation`]). An unpickled
+//! made on (as it was then: see [`crate::state::Generation`]). An unpickled
 //! placement is that snapshot alone. A `Diagnosis` is the core diagnosis, with the
 //! inventory's levels for its summary record.
 
@@ -16,9 +16,9 @@ use pyo3::types::{PyDict, PyList, PyType};
 use crate::convert::{json_text, parse_json, repr_str};
 use crate::dunder::{value_class, Repr};
 use crate::errors::{edge_error, raise};
-use crate::inventory::Source;
 use crate::pyser::{hash_of, to_py};
 use crate::reports::{PyDomainReport, PyFewerMembers, PyRelaxation, PyRoleReport, PySliceReport};
+use crate::state::Source;
 
 /// Escapes text for HTML.
 pub fn html(s: &str) -> String {

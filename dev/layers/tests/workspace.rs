@@ -62,7 +62,7 @@ const HERE: [(&str, Rules<'static>); 4] = [
         "gang-py",
         Rules {
             layers: &[
-                &["dunder", "errors", "pyser", "pyde", "convert"],
+                &["dunder", "errors", "pyser", "pyde", "convert", "state"],
                 &["spec", "reports"],
                 &["outcome", "inventory", "lifecycle"],
                 &["scenario", "kube", "sim"],
@@ -75,14 +75,13 @@ const HERE: [(&str, Rules<'static>); 4] = [
 /// gang-py's import circles and back edges, still to be broken (issue 20, item 5):
 /// the check holds them to exactly these, so a new one fails and a mended one must be
 /// struck off here.
-const GANG_PY_KNOWN: [&str; 7] = [
-    "convert (layer dunder/errors/pyser/pyde/convert) imports spec (layer spec/reports): a back edge",
+const GANG_PY_KNOWN: [&str; 6] = [
+    "convert (layer dunder/errors/pyser/pyde/convert/state) imports spec (layer spec/reports): a back edge",
     "inventory (layer outcome/inventory/lifecycle) imports kube (layer scenario/kube/sim): a back edge",
-    "pyde (layer dunder/errors/pyser/pyde/convert) imports spec (layer spec/reports): a back edge",
+    "pyde (layer dunder/errors/pyser/pyde/convert/state) imports spec (layer spec/reports): a back edge",
     "spec (layer spec/reports) imports kube (layer scenario/kube/sim): a back edge",
     "import circle: convert -> pyde -> spec -> convert",
     "import circle: pyde -> spec -> pyde",
-    "import circle: inventory -> lifecycle -> outcome -> inventory",
 ];
 
 #[test]
