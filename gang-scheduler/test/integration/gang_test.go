@@ -17,12 +17,15 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
+	configtesting "k8s.io/kubernetes/pkg/scheduler/apis/config/testing"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	testutils "k8s.io/kubernetes/test/integration/util"
+	"k8s.io/utils/ptr"
 
 	"example.invalid/gang/gang-scheduler/plugin"
 )
@@ -46,8 +49,9 @@ type env struct {
 	ns  string
 }
 
-// start brings up the API server and the gang-scheduler with the example profile.
-func start(t *testing.T, composite bool) *env {
+// start brings up the API server and the gang-scheduler with the example profile (or,
+// native, the default profile of kube-scheduler v1.37 under the same scheduler name).
+func start(t *testing.T, composite, native bool) *env {
 	t.Helper()
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		features.GenericWorkload:                 true,
@@ -57,6 +61,11 @@ func start(t *testing.T, composite bool) *env {
 	cfg, err := options.LoadConfigFromFile(klog.Background(), filepath.Join("..", "..", "examples", "gang-scheduler-config.yaml"))
 	if err != nil {
 		t.Fatalf("loading the example profile: %v", err)
+	}
+	if native {
+		cfg = configtesting.V1ToInternalWithDefaults(t, configv1.KubeSchedulerConfiguration{
+			Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: ptr.To(schedulerName)}},
+		})
 	}
 	tc := testutils.InitTestAPIServer(t, "gang", nil)
 	tc = testutils.InitTestSchedulerWithOptions(t, tc, 0,
@@ -251,7 +260,7 @@ func equalCounts(t *testing.T, got, want map[string]int) {
 // The guides' first scenario: four 1-GPU workers, rack required; only rack b1/a has
 // four free GPUs (2 on a1, 2 on a2).
 func TestFourWorkersInOneRack(t *testing.T) {
-	e := start(t, false)
+	e := start(t, false, false)
 	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("a2", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("c1", "b2", "c"))
 	e.used("a1", 6)
 	e.used("a2", 6)
@@ -269,7 +278,7 @@ func TestFourWorkersInOneRack(t *testing.T) {
 // The guides' second scenario: seven GPUs free but no rack with four. The group stays
 // pending, nothing bound, and the PodGroup's condition carries gang's explanation.
 func TestSevenFreeNoRackOfFour(t *testing.T) {
-	e := start(t, false)
+	e := start(t, false, false)
 	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("a2", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("c1", "b2", "c"), gpuNode("c2", "b2", "c"))
 	e.used("a1", 6)
 	e.used("a2", 7)
@@ -285,4 +294,213 @@ func TestSevenFreeNoRackOfFour(t *testing.T) {
 		}
 	}
 	e.noneBound("worker")
+}
+
+// Two groups of four compete for the one rack with four free GPUs: one is placed whole
+// there, the other binds nothing (no partial placement holds capacity) and says why.
+func TestTwoCompetingGroups(t *testing.T) {
+	e := start(t, false, false)
+	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("a2", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("c1", "b2", "c"))
+	e.used("a1", 6)
+	e.used("a2", 6)
+	e.used("b1", 5)
+	e.used("c1", 5)
+	e.podGroup("first", rack, 4, nil)
+	e.podGroup("second", rack, 4, nil)
+	e.create(append(members("first", "first", 4, 1), members("second", "second", 4, 1)...)...)
+	// Whichever group went first holds rack b1/a; the other must hold nothing.
+	var placed, pending string
+	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		for _, g := range []string{"first", "second"} {
+			bound := 0
+			for _, node := range e.bindings(g) {
+				if node != "" {
+					bound++
+				}
+			}
+			if bound == 4 {
+				placed = g
+			}
+		}
+		return placed != "", nil
+	})
+	if err != nil {
+		t.Fatalf("neither group was placed: %v", err)
+	}
+	pending = map[string]string{"first": "second", "second": "first"}[placed]
+	perNode := e.waitBound(placed, 4)
+	equalCounts(t, perNode, map[string]int{"a1": 2, "a2": 2})
+	msg := e.waitUnschedulable(pending)
+	if !strings.Contains(msg, "fits 3 of 4") {
+		t.Errorf("%s's condition %q does not say the best rack fits 3 of 4", pending, msg)
+	}
+	e.noneBound(pending)
+}
+
+// A group partly bound stays in its domain: two members run in one rack; two more
+// added later go to that rack, although another rack is now the tighter fit.
+func TestPartlyBoundKeepsItsDomain(t *testing.T) {
+	e := start(t, false, false)
+	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("b1", "b1", "b"))
+	e.podGroup("workers", rack, 2, nil)
+	e.create(members("workers", "worker", 2, 1)...)
+	first := e.waitBound("worker", 2)
+	domain := e.inOneDomain(first, rack)
+	var here, other string
+	for node := range first {
+		here = node
+	}
+	other = map[string]string{"a1": "b1", "b1": "a1"}[here]
+	// The other rack becomes the tighter fit for two more 1-GPU members (3 free < 6).
+	e.used(other, 5)
+	e.create(st.MakePod().Name("worker-2").SchedulerName(schedulerName).
+		Req(map[v1.ResourceName]string{gpu: "1", v1.ResourceCPU: "1"}).Container("image").
+		PodGroupName("workers").Priority(priority).ZeroTerminationGracePeriod().Obj(),
+		st.MakePod().Name("worker-3").SchedulerName(schedulerName).
+			Req(map[v1.ResourceName]string{gpu: "1", v1.ResourceCPU: "1"}).Container("image").
+			PodGroupName("workers").Priority(priority).ZeroTerminationGracePeriod().Obj())
+	all := e.waitBound("worker", 4)
+	equalCounts(t, all, map[string]int{here: 4})
+	if d := e.inOneDomain(all, rack); d != domain {
+		t.Errorf("the group moved from %s to %s", domain, d)
+	}
+}
+
+// Block required, rack preferred (PreferredTopologyAnnotation): of block b1's racks a
+// (3 free), b (3 free) and c (4 free), gang puts the four workers in rack c alone.
+func TestRequiredBlockPreferredRack(t *testing.T) {
+	e := start(t, false, false)
+	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("c1", "b1", "c"), gpuNode("c2", "b1", "c"),
+		gpuNode("d1", "b2", "d"))
+	e.used("a1", 5)
+	e.used("b1", 5)
+	e.used("c1", 6)
+	e.used("c2", 6)
+	e.used("d1", 8)
+	e.podGroup("workers", block, 4, map[string]string{plugin.PreferredTopologyAnnotation: rack})
+	e.create(members("workers", "worker", 4, 1)...)
+	perNode := e.waitBound("worker", 4)
+	equalCounts(t, perNode, map[string]int{"c1": 2, "c2": 2})
+	if d := e.inOneDomain(perNode, rack); d != "b1/c" {
+		t.Errorf("domain %s, want rack b1/c", d)
+	}
+}
+
+// A node that goes away between cycles: gang's inventory drops it (the snapshot no
+// longer lists it), and the next group is placed on the nodes that remain.
+func TestNodeGoneAway(t *testing.T) {
+	e := start(t, false, false)
+	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("a2", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("b2", "b1", "b"))
+	e.used("a1", 4)
+	e.used("a2", 4)
+	// A first group, kept to rack b, builds the inventory with every node in it.
+	e.podGroup("warmup", rack, 1, nil)
+	warmup := members("warmup", "warmup", 1, 1)
+	warmup[0].Spec.NodeSelector = map[string]string{rack: "b"}
+	e.create(warmup...)
+	e.waitBound("warmup", 1)
+	// Rack a (8 free) would be the tighter fit for eight 1-GPU members (15 free in rack
+	// b), but not without a1.
+	if err := e.tc.ClientSet.CoreV1().Nodes().Delete(e.ctx, "a1", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting node a1: %v", err)
+	}
+	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		return e.tc.Scheduler.Cache.NodeCount() == 3, nil
+	})
+	if err != nil {
+		t.Fatalf("the scheduler's cache still has node a1: %v", err)
+	}
+	e.podGroup("workers", rack, 8, nil)
+	e.create(members("workers", "worker", 8, 1)...)
+	perNode := e.waitBound("worker", 8)
+	if _, ok := perNode["a1"]; ok {
+		t.Errorf("a pod was bound to the deleted node a1: %v", perNode)
+	}
+	if d := e.inOneDomain(perNode, rack); d != "b1/b" {
+		t.Errorf("domain %s, want b1/b (rack a lost a1)", d)
+	}
+}
+
+// heterogeneous is the leader + worker case: in rack b1/a, a1 has 96 CPUs and 8 free
+// GPUs, a2 8 CPUs and 1 free GPU. The leader (1 GPU) comes first; a pod-by-pod pass
+// scores a1 best for it (least allocated), and then the worker (8 GPUs) fits nowhere.
+// gang puts the leader on a2 and the worker on a1.
+func heterogeneous(e *env) {
+	e.nodes(gpuNode("a1", "b1", "a"),
+		st.MakeNode().Name("a2").Label(block, "b1").Label(rack, "a").Label(v1.LabelHostname, "a2").
+			Capacity(map[v1.ResourceName]string{gpu: "8", v1.ResourceCPU: "8", v1.ResourceMemory: "1Ti", v1.ResourcePods: "110"}).Obj())
+	e.used("a2", 7)
+}
+
+func leader(pg string) *v1.Pod {
+	return st.MakePod().Name("job-leader").SchedulerName(schedulerName).
+		Req(map[v1.ResourceName]string{gpu: "1", v1.ResourceCPU: "1"}).Container("image").
+		PodGroupName(pg).Priority(priority).ZeroTerminationGracePeriod().Obj()
+}
+
+func worker(pg string) *v1.Pod {
+	return st.MakePod().Name("job-worker").SchedulerName(schedulerName).
+		Req(map[v1.ResourceName]string{gpu: "8", v1.ResourceCPU: "1"}).Container("image").
+		PodGroupName(pg).Priority(priority).ZeroTerminationGracePeriod().Obj()
+}
+
+// createInOrder creates the pods one after the other, so that the queue orders them so.
+func (e *env) createInOrder(pods ...*v1.Pod) {
+	e.t.Helper()
+	for _, p := range pods {
+		e.create(p)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A heterogeneous PodGroup (leader + worker) that the native pod-by-pod pass cannot
+// place (TestHeterogeneousGroupNative) and gang places.
+func TestHeterogeneousGroup(t *testing.T) {
+	e := start(t, false, false)
+	heterogeneous(e)
+	e.podGroup("job", rack, 2, nil)
+	e.createInOrder(leader("job"), worker("job"))
+	perNode := e.waitBound("job", 2)
+	got := e.bindings("job")
+	if got["job-leader"] != "a2" || got["job-worker"] != "a1" {
+		t.Errorf("bindings %v, want the leader on a2 and the worker on a1 (%v)", got, perNode)
+	}
+}
+
+// The same group with kube-scheduler's own plugins stays pending: the reason gang is
+// there. (If upstream's pass learns to backtrack, this test says so.)
+func TestHeterogeneousGroupNative(t *testing.T) {
+	e := start(t, false, true)
+	heterogeneous(e)
+	e.podGroup("job", rack, 2, nil)
+	e.createInOrder(leader("job"), worker("job"))
+	e.waitUnschedulable("job")
+	e.noneBound("job")
+}
+
+// A CompositePodGroup (rack required) with two child PodGroups, leader and workers:
+// one multi-role gang for gang, placed whole in one rack; the native sequential pass
+// over the children fails it as it fails the heterogeneous group.
+func TestCompositeGroup(t *testing.T) {
+	e := start(t, true, false)
+	heterogeneous(e)
+	cpg := st.MakeCompositePodGroup().Name("job").Namespace(e.ns).WorkloadRef("cpg", "workload").
+		MinGroupCount(2).Priority(priority).TopologyKey(rack).Obj()
+	if _, err := e.tc.ClientSet.SchedulingV1alpha3().CompositePodGroups(e.ns).Create(e.ctx, cpg, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the CompositePodGroup: %v", err)
+	}
+	for _, child := range []string{"a-leader", "b-workers"} {
+		pg := st.MakePodGroup().Name(child).Namespace(e.ns).WorkloadRef("pg", "workload").MinCount(1).
+			Priority(priority).ParentCompositePodGroup("job").Obj()
+		if _, err := e.tc.ClientSet.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, pg, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating PodGroup %s: %v", child, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.createInOrder(leader("a-leader"), worker("b-workers"))
+	e.waitBound("job", 2)
+	got := e.bindings("job")
+	if got["job-leader"] != "a2" || got["job-worker"] != "a1" {
+		t.Errorf("bindings %v, want the leader on a2 and the worker on a1", got)
+	}
 }
