@@ -29,8 +29,8 @@ export PATH="$PWD/bin:$PATH"
 
 if [ "$mode" = --bench ]; then
     step "scheduler_perf side-by-side (native vs GangPlacement)"
-    go test ./perf -run '^$' -bench BenchmarkPerfScheduling -benchtime 1ns -timeout 4h \
-        -perf-scheduling-label-filter=performance
+    go test ./perf -run '^$' -bench BenchmarkPerfScheduling -benchtime 1x -timeout 4h \
+        -perf-scheduling-label-filter=performance -data-items-dir "$PWD/bin/perf" 
     exit 0
 fi
 
@@ -40,6 +40,12 @@ go vet ./...
 
 step "go test ./... (plugin, scheduler binary, integration against kube-apiserver + etcd)"
 go test -count=1 -timeout 45m ./...
+
+step "scheduler_perf: upstream's short TAS workloads, native and GangPlacement"
+go test ./perf -run '^$' -bench BenchmarkPerfScheduling -benchtime 1x -timeout 20m \
+    -perf-scheduling-label-filter=integration-test
+
+step "the gang-scheduler binary"
 go build -o bin/gang-scheduler ./cmd/gang-scheduler
 bin/gang-scheduler --version >/dev/null 2>&1 || bin/gang-scheduler --help >/dev/null
 echo "gang-scheduler: all tests passed"

@@ -1,7 +1,7 @@
 // Command gang-scheduler is kube-scheduler v1.37 with the GangPlacement plugin
 // registered: run it as a second scheduler (a profile with its own schedulerName) or
 // in place of the default one, with a KubeSchedulerConfiguration such as
-// ../../examples/gang-scheduler-config.yaml.
+// ../../examples/gang-scheduler-config.yaml (and a Deployment: ../../examples/gang-scheduler.yaml).
 package main
 
 import (
