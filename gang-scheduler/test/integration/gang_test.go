@@ -114,6 +114,16 @@ func (e *env) create(pods ...*v1.Pod) {
 	e.t.Helper()
 	for _, p := range pods {
 		p.Namespace = e.ns
+		// Extended resources (GPUs) need limits equal to requests.
+		for i := range p.Spec.Containers {
+			c := &p.Spec.Containers[i]
+			if q, ok := c.Resources.Requests[gpu]; ok {
+				if c.Resources.Limits == nil {
+					c.Resources.Limits = v1.ResourceList{}
+				}
+				c.Resources.Limits[gpu] = q
+			}
+		}
 		if _, err := e.tc.ClientSet.CoreV1().Pods(e.ns).Create(e.ctx, p, metav1.CreateOptions{}); err != nil {
 			e.t.Fatalf("creating pod %s: %v", p.Name, err)
 		}
