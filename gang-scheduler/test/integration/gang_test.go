@@ -85,9 +85,11 @@ func start(t *testing.T, composite, native bool) *env {
 }
 
 // gpuNode is a node of the guides: 8 GPUs, 96 CPUs, 1Ti, 110 pods.
-func gpuNode(name, b, r string) *v1.Node {
+func gpuNode(name, b, r string) *v1.Node { return gpuNodeN(name, b, r, 8) }
+
+func gpuNodeN(name, b, r string, gpus int) *v1.Node {
 	return st.MakeNode().Name(name).Label(block, b).Label(rack, r).Label(v1.LabelHostname, name).
-		Capacity(map[v1.ResourceName]string{gpu: "8", v1.ResourceCPU: "96", v1.ResourceMemory: "1Ti", v1.ResourcePods: "110"}).Obj()
+		Capacity(map[v1.ResourceName]string{gpu: fmt.Sprint(gpus), v1.ResourceCPU: "96", v1.ResourceMemory: "1Ti", v1.ResourcePods: "110"}).Obj()
 }
 
 func (e *env) nodes(nodes ...*v1.Node) {
@@ -399,9 +401,8 @@ func TestRequiredBlockPreferredRack(t *testing.T) {
 // longer lists it), and the next group is placed on the nodes that remain.
 func TestNodeGoneAway(t *testing.T) {
 	e := start(t, false, false)
-	e.nodes(gpuNode("a1", "b1", "a"), gpuNode("a2", "b1", "a"), gpuNode("b1", "b1", "b"), gpuNode("b2", "b1", "b"))
-	e.used("a1", 4)
-	e.used("a2", 4)
+	// Rack a: two nodes of 4 GPUs (no pods on them, so a deleted node leaves the cache).
+	e.nodes(gpuNodeN("a1", "b1", "a", 4), gpuNodeN("a2", "b1", "a", 4), gpuNode("b1", "b1", "b"), gpuNode("b2", "b1", "b"))
 	// A first group, kept to rack b, builds the inventory with every node in it.
 	e.podGroup("warmup", rack, 1, nil)
 	warmup := members("warmup", "warmup", 1, 1)
