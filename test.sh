@@ -29,7 +29,7 @@ cargo run --locked --quiet --example quickstart >/dev/null
 cargo run --locked --quiet --example place -- --check examples/scenarios/*.json
 
 # Bindings: each has its own script, run when its directory exists.
-for sub in gang-py gang-ffi; do
+for sub in gang-py gang-ffi gang-scheduler; do
     if [ -x "$sub/test.sh" ]; then
         step "$sub"
         "$sub/test.sh"

@@ -1,0 +1,536 @@
+// Package plugin is GangPlacement, a kube-scheduler (v1.37) plugin that asks gang's
+// exact solver (through the gang-ffi Go package) where a PodGroup fits inside one
+// topology domain, and steers the framework's own pod-by-pod pass onto that answer.
+//
+// How it fits the v1.37 PodGroup cycle (pkg/scheduler/schedule_one_podgroup.go):
+//
+//   - PlacementGenerate: the inventory is brought in step with the snapshot (only nodes
+//     whose generation changed are updated), the PodGroup's pods become gang roles
+//     (pods with equal requests, selector, required node affinity and tolerations form
+//     one role; requests counted with k8s.io/component-helpers/resource.PodRequests, as
+//     NodeResourcesFit counts them), the PodGroup's topology key is the required level
+//     (PreferredTopologyAnnotation a preferred one), gang.minCount the role's minimum,
+//     and the pods already bound pin the group to their domain. gang's placement is
+//     returned as the one candidate Placement (its nodes), and its per-role, per-node
+//     counts are kept in the PodGroup cycle state. When nothing fits, the cycle fails
+//     with gang's diagnosis as the message: it becomes the PodGroup's
+//     PodGroupInitiallyScheduled condition and the pods' events.
+//   - PreFilter: each pod of the group may go only to the nodes where gang put a
+//     member of its role that is not taken yet; Reserve takes one, Unreserve gives it
+//     back (per Placement, in the placement cycle state). So the framework's filters,
+//     scoring, Permit (GangScheduling) and binding all still run, on gang's answer.
+//   - PlacementScore: gang's placement scores MaxScore (it is the only candidate when
+//     GangPlacement replaces TopologyPlacementGenerator, as the example profile does).
+//   - CompositePodGroup: the children's pods are the roles of one multi-role gang under
+//     the composite's constraint; each child's own PlacementGenerate reuses that plan.
+//
+// Limits (documented, not silent): a required node affinity with several terms (OR),
+// the Gt/Lt operators, inter-pod (anti-)affinity, topology spread, volumes and DRA are
+// not modelled by gang; the framework's filters still run on gang's nodes and reject
+// the pod if one of them does not hold. A multi-role group honours gang.minCount only
+// as "all members".
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	gang "example.invalid/gang/gang-ffi/go"
+)
+
+// Name is the plugin's name in the registry and in profiles.
+const Name = "GangPlacement"
+
+const (
+	planKey  fwk.StateKey = Name + "/plan"
+	takenKey fwk.StateKey = Name + "/taken"
+)
+
+// GangPlacement is the plugin. One instance serves one profile; the scheduler calls
+// its placement extension points from one goroutine, and a mutex guards the inventory
+// all the same.
+type GangPlacement struct {
+	handle fwk.Handle
+	args   Args
+
+	mu     sync.Mutex
+	inv    *inventory
+	solver *gang.Solver
+}
+
+var (
+	_ fwk.PlacementGeneratePlugin = &GangPlacement{}
+	_ fwk.PlacementScorePlugin    = &GangPlacement{}
+	_ fwk.PreFilterPlugin         = &GangPlacement{}
+	_ fwk.ReservePlugin           = &GangPlacement{}
+	_ fwk.SignPlugin              = &GangPlacement{}
+)
+
+// New builds the plugin from its profile arguments (Args).
+func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := decodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	s := gang.NewSolver()
+	if err := s.SetLimits(args.Work, args.Timeout.Duration); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%s args: %w", Name, err)
+	}
+	return &GangPlacement{handle: h, args: args, inv: newInventoryState(args.Levels), solver: s}, nil
+}
+
+// Name returns the plugin's name.
+func (pl *GangPlacement) Name() string { return Name }
+
+// plan is gang's answer for one PodGroup cycle: the placement's name (its domain
+// path), per role the nodes and member counts, and each pod's role. It is not changed
+// once written.
+type plan struct {
+	name   string
+	slots  map[string]map[string]int
+	roleOf map[types.UID]string
+}
+
+func (p *plan) Clone() fwk.StateData { return p }
+
+// taken counts, per placement, the members of each role already reserved per node.
+type taken struct {
+	mu sync.Mutex
+	n  map[string]map[string]int
+}
+
+func (t *taken) Clone() fwk.StateData { return t }
+
+func readPlan(s interface {
+	Read(fwk.StateKey) (fwk.StateData, error)
+}) *plan {
+	if s == nil {
+		return nil
+	}
+	d, err := s.Read(planKey)
+	if err != nil {
+		return nil
+	}
+	p, _ := d.(*plan)
+	return p
+}
+
+// topologyOf returns the required key of a PodGroup or CompositePodGroup ("" if none)
+// and the preferred key from PreferredTopologyAnnotation.
+func topologyOf(pgi fwk.PodGroupInfo) (required, preferred string) {
+	if pg := pgi.GetPodGroup(); pg != nil {
+		if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+			required = c.Topology[0].Key
+		}
+		preferred = pg.Annotations[PreferredTopologyAnnotation]
+	} else if cpg := pgi.GetCompositePodGroup(); cpg != nil {
+		if c := cpg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+			required = c.Topology[0].Key
+		}
+		preferred = cpg.Annotations[PreferredTopologyAnnotation]
+	}
+	return required, preferred
+}
+
+// GeneratePlacements asks gang where the group fits and returns that one placement.
+func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
+	// A child of a composite group: the composite's plan already covers its pods.
+	if pps := state.GetParentPlacementCycleState(); pps != nil && pgi.GetCompositePodGroup() == nil {
+		if p := readPlan(pps.GetPodGroupSchedulingCycle()); p != nil {
+			state.Write(planKey, p)
+			return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{parent}}, nil
+		}
+	}
+	logger := klog.FromContext(ctx)
+	required, preferred := topologyOf(pgi)
+
+	var leaves []fwk.PodGroupInfo
+	if pgi.GetCompositePodGroup() != nil {
+		var walk func(fwk.PodGroupInfo)
+		walk = func(g fwk.PodGroupInfo) {
+			if g.GetCompositePodGroup() == nil {
+				leaves = append(leaves, g)
+				return
+			}
+			for _, c := range g.GetChildren() {
+				walk(c)
+			}
+		}
+		walk(pgi)
+	} else {
+		leaves = []fwk.PodGroupInfo{pgi}
+	}
+
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.inv.ensureLevel(required)
+	pl.inv.ensureLevel(preferred)
+	all, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	if err := pl.inv.sync(all); err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+
+	pin, err := pl.pinnedDomain(leaves, required)
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	spec, roleOf, err := buildGang(pgi, leaves, required, preferred, pin, pl.minMembers(leaves))
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	g, err := gang.NewGang(spec)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("gang request for %s: %w", pgi.GetKey(), err))
+	}
+	defer g.Close()
+	c, err := pl.inv.inv.Compile(g)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("gang request for %s: %w", pgi.GetKey(), err))
+	}
+	defer c.Close()
+	out, err := pl.solver.Place(pl.inv.inv, c)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("gang placement of %s: %w", pgi.GetKey(), err))
+	}
+	defer out.Close()
+	logger.V(4).Info("gang answered", "podGroup", pgi.GetKey(), "status", out.Status, "nodesUpdated", pl.inv.updated)
+	if out.Status != gang.StatusPlaced {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "gang: "+out.Diagnosis.Text())
+	}
+
+	p := &plan{name: out.Placement.DomainPath(), slots: map[string]map[string]int{}, roleOf: roleOf}
+	if p.name == "" {
+		p.name = "gang"
+	}
+	placement := &fwk.Placement{Name: p.name}
+	inParent := make(map[string]fwk.NodeInfo, len(parent.Nodes))
+	for _, ni := range parent.Nodes {
+		if n := ni.Node(); n != nil {
+			inParent[n.Name] = ni
+		}
+	}
+	added := sets.New[string]()
+	for _, a := range out.Placement.Assignments() {
+		if p.slots[a.Role] == nil {
+			p.slots[a.Role] = map[string]int{}
+		}
+		p.slots[a.Role][a.Node] += int(a.Count)
+		if ni, ok := inParent[a.Node]; ok && !added.Has(a.Node) {
+			added.Insert(a.Node)
+			placement.Nodes = append(placement.Nodes, ni)
+		}
+	}
+	state.Write(planKey, p)
+	return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{placement}}, nil
+}
+
+// pinnedDomain returns the labels (levels down to the required one) of the domain the
+// group's bound or assumed pods are in, or nil when none is bound.
+func (pl *GangPlacement) pinnedDomain(leaves []fwk.PodGroupInfo, required string) (map[string]string, error) {
+	if required == "" {
+		return nil, nil
+	}
+	var pin map[string]string
+	var from string
+	for _, leaf := range leaves {
+		st, err := pl.handle.SnapshotSharedLister().PodGroupStates().Get(leaf.GetNamespace(), leaf.GetName())
+		if err != nil {
+			continue
+		}
+		for _, pod := range st.ScheduledPods() {
+			ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(pod.Spec.NodeName)
+			if err != nil || ni.Node() == nil {
+				continue
+			}
+			labels := map[string]string{}
+			for _, level := range pl.inv.levels {
+				v, ok := ni.Node().Labels[level]
+				if !ok {
+					return nil, fmt.Errorf("pod %s of the group runs on node %s, which has no %s label", klog.KObj(pod), pod.Spec.NodeName, level)
+				}
+				labels[level] = v
+				if level == required {
+					break
+				}
+			}
+			if pin == nil {
+				pin, from = labels, pod.Spec.NodeName
+				continue
+			}
+			for k, v := range labels {
+				if pin[k] != v {
+					return nil, fmt.Errorf("the group's pods run in two domains: node %s (%s=%s) and node %s (%s=%s)", from, k, pin[k], pod.Spec.NodeName, k, v)
+				}
+			}
+		}
+	}
+	return pin, nil
+}
+
+// minMembers returns the members still needed by gang.minCount for a single-role
+// PodGroup (already scheduled pods count), -1 for "all", 1 for a basic group.
+func (pl *GangPlacement) minMembers(leaves []fwk.PodGroupInfo) int {
+	if len(leaves) != 1 {
+		return -1
+	}
+	pg := leaves[0].GetPodGroup()
+	if pg == nil {
+		return -1
+	}
+	if pg.Spec.SchedulingPolicy.Gang == nil {
+		return 1
+	}
+	need := int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+	if st, err := pl.handle.SnapshotSharedLister().PodGroupStates().Get(pg.Namespace, pg.Name); err == nil {
+		need -= st.ScheduledPodsCount()
+	}
+	return max(need, 1)
+}
+
+// buildGang turns the queued pods into gang roles.
+func buildGang(pgi fwk.PodGroupInfo, leaves []fwk.PodGroupInfo, required, preferred string, pin map[string]string, minMembers int) (gang.GangSpec, map[types.UID]string, error) {
+	spec := gang.GangSpec{Name: pgi.GetNamespace() + "/" + pgi.GetName(), Required: required}
+	if preferred != required {
+		spec.Preferred = preferred
+	}
+	roleOf := map[types.UID]string{}
+	for _, leaf := range leaves {
+		index := map[string]int{}
+		var members [][]types.UID
+		first := len(spec.Roles)
+		for _, pod := range leaf.GetUnscheduledPods() {
+			r, sig := roleOf1(pod, pin)
+			i, ok := index[sig]
+			if !ok {
+				i = len(members)
+				index[sig] = i
+				members = append(members, nil)
+				spec.Roles = append(spec.Roles, r)
+			}
+			spec.Roles[first+i].Count++
+			members[i] = append(members[i], pod.UID)
+		}
+		// Role names: the pod group's name, with an index when it has several shapes.
+		for i, uids := range members {
+			name := leaf.GetName()
+			if len(members) > 1 {
+				name = fmt.Sprintf("%s[%d]", name, i)
+			}
+			spec.Roles[first+i].Name = name
+			for _, uid := range uids {
+				roleOf[uid] = name
+			}
+		}
+	}
+	if len(spec.Roles) == 0 {
+		return spec, nil, fmt.Errorf("pod group %s has no pods to place", pgi.GetKey())
+	}
+	if len(spec.Roles) == 1 && minMembers > 0 && uint32(minMembers) < spec.Roles[0].Count {
+		spec.Roles[0].MinCount = gang.Ptr(uint32(minMembers))
+	}
+	return spec, roleOf, nil
+}
+
+// roleOf1 returns the gang role (without name and count) of one pod and its
+// signature: pods with the same signature are members of one role.
+func roleOf1(pod *v1.Pod, pin map[string]string) (gang.Role, string) {
+	var sig strings.Builder
+	r := gang.Role{Requests: map[string]gang.Amount{}, Selector: map[string]string{}}
+	reqs := resource.PodRequests(pod, resource.PodResourcesOptions{})
+	names := make([]string, 0, len(reqs))
+	for name := range reqs {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		q := reqs[v1.ResourceName(name)]
+		var a uint64
+		if name == string(v1.ResourceCPU) {
+			a = uint64(q.MilliValue())
+		} else {
+			a = uint64(q.Value()) * 1000
+		}
+		if q.Sign() <= 0 || a == 0 {
+			continue
+		}
+		r.Requests[name] = gang.Millis(a)
+		fmt.Fprintf(&sig, "r:%s=%d;", name, a)
+	}
+	r.Requests[string(v1.ResourcePods)] = gang.Units(1)
+	for k, v := range pod.Spec.NodeSelector {
+		r.Selector[k] = v
+	}
+	for k, v := range pin {
+		r.Selector[k] = v
+	}
+	keys := make([]string, 0, len(r.Selector))
+	for k := range r.Selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&sig, "s:%s=%s;", k, r.Selector[k])
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		if len(terms) == 1 {
+			for _, e := range terms[0].MatchExpressions {
+				var op gang.SelectorOperator
+				switch e.Operator {
+				case v1.NodeSelectorOpIn:
+					op = gang.SelectorIn
+				case v1.NodeSelectorOpNotIn:
+					op = gang.SelectorNotIn
+				case v1.NodeSelectorOpExists:
+					op = gang.SelectorExists
+				case v1.NodeSelectorOpDoesNotExist:
+					op = gang.SelectorDoesNotExist
+				default:
+					continue // Gt, Lt: left to the NodeAffinity filter
+				}
+				r.MatchExpressions = append(r.MatchExpressions, gang.Requirement{Key: e.Key, Operator: op, Values: e.Values})
+				fmt.Fprintf(&sig, "a:%s%s%v;", e.Key, e.Operator, e.Values)
+			}
+		}
+	}
+	for _, t := range pod.Spec.Tolerations {
+		tol := gang.Toleration{Key: t.Key, Value: t.Value, Operator: gang.TolerationEqual}
+		if t.Operator == v1.TolerationOpExists {
+			tol.Operator = gang.TolerationExists
+		}
+		switch t.Effect {
+		case v1.TaintEffectNoSchedule:
+			tol.Effect = gang.EffectNoSchedule
+		case v1.TaintEffectNoExecute:
+			tol.Effect = gang.EffectNoExecute
+		case v1.TaintEffectPreferNoSchedule:
+			tol.Effect = gang.EffectPreferNoSchedule
+		default:
+			tol.Effect = gang.EffectAny
+		}
+		r.Tolerations = append(r.Tolerations, tol)
+		fmt.Fprintf(&sig, "t:%s%s%s:%s;", t.Key, t.Operator, t.Value, t.Effect)
+	}
+	return r, sig.String()
+}
+
+// ScorePlacement gives gang's placement MaxScore and any other candidate MinScore.
+func (pl *GangPlacement) ScorePlacement(_ context.Context, state fwk.PlacementCycleState, _ fwk.PodGroupInfo, a *fwk.PodGroupAssignments) (int64, *fwk.Status) {
+	if p := readPlan(state.GetPodGroupSchedulingCycle()); p != nil && a.Placement != nil && a.Placement.Name == p.name {
+		return fwk.MaxScore, nil
+	}
+	return fwk.MinScore, nil
+}
+
+// PlacementScoreExtensions returns nil: scores are already in range.
+func (pl *GangPlacement) PlacementScoreExtensions() fwk.PlacementScoreExtensions { return nil }
+
+// planFor returns the plan and the placement's taken counts for a pod in a PodGroup
+// cycle (nil, nil outside one or without a plan).
+func planFor(cs fwk.CycleState) (*plan, *taken) {
+	if cs == nil || !cs.IsPodGroupSchedulingCycle() {
+		return nil, nil
+	}
+	p := readPlan(cs.GetPodGroupSchedulingCycle())
+	pcs := cs.GetPlacementCycleState()
+	if p == nil || pcs == nil {
+		return nil, nil
+	}
+	if d, err := pcs.Read(takenKey); err == nil {
+		if t, ok := d.(*taken); ok {
+			return p, t
+		}
+	}
+	t := &taken{n: map[string]map[string]int{}}
+	pcs.Write(takenKey, t)
+	return p, t
+}
+
+// PreFilter keeps a pod of a placed group to the nodes where gang put a member of its
+// role that no other pod has taken yet.
+func (pl *GangPlacement) PreFilter(_ context.Context, cs fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	p, t := planFor(cs)
+	if p == nil {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	role, ok := p.roleOf[pod.UID]
+	if !ok {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "gang's placement of the group has no member for this pod")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	names := sets.New[string]()
+	for node, n := range p.slots[role] {
+		if n > t.n[role][node] {
+			names.Insert(node)
+		}
+	}
+	if names.Len() == 0 {
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang placed every member of role %s it could", role))
+	}
+	return &fwk.PreFilterResult{NodeNames: names}, nil
+}
+
+// PreFilterExtensions returns nil.
+func (pl *GangPlacement) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// Reserve takes the pod's member on nodeName in the current placement.
+func (pl *GangPlacement) Reserve(_ context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+	p, t := planFor(cs)
+	if p == nil {
+		return nil
+	}
+	role, ok := p.roleOf[pod.UID]
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n[role] == nil {
+		t.n[role] = map[string]int{}
+	}
+	t.n[role][nodeName]++
+	return nil
+}
+
+// Unreserve gives the pod's member on nodeName back.
+func (pl *GangPlacement) Unreserve(_ context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
+	p, t := planFor(cs)
+	if p == nil {
+		return
+	}
+	role, ok := p.roleOf[pod.UID]
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n[role][nodeName] > 0 {
+		t.n[role][nodeName]--
+	}
+}
+
+// SignPod refuses to sign pods of a pod group (their PreFilter answer depends on the
+// group's placement, so no result may be reused for another pod) and signs the others
+// with nothing (GangPlacement does not look at them).
+func (pl *GangPlacement) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if pod.Spec.SchedulingGroup != nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "pods of a pod group are placed by gang")
+	}
+	return nil, nil
+}
