@@ -278,7 +278,8 @@ impl Simulation {
             }
             Event::Cancel(j) => self.on_cancel(j)?,
             Event::Repair(n) => {
-                if self.placer.repair_node(n)? {
+                let back = self.placer.repair_node(n)?;
+                if back {
                     self.capacity_freed();
                 }
             }
