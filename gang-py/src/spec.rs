@@ -778,6 +778,8 @@ pub fn exact_gang(g: Gang) -> Gang {
         out.add_slice(s.level.clone(), s.size);
     }
     out.set_policy(g.get_policy());
+    out.set_priority(g.get_priority());
+    out.set_preemption_policy(g.get_preemption_policy());
     out
 }
 
