@@ -24,7 +24,7 @@ step "etcd (go.etcd.io/etcd/server/v3, the version go.mod pins) into bin/"
 if [ ! -x bin/etcd ] || [ go.mod -nt bin/etcd ]; then
     go build -o bin/etcd go.etcd.io/etcd/server/v3
 fi
-bin/etcd --version | head -1
+bin/etcd --version | sed -n 1p
 export PATH="$PWD/bin:$PATH"
 
 if [ "$mode" = --bench ]; then
