@@ -2,7 +2,7 @@
 
 /// Why a valid gang cannot be placed now.
 ///
-/// Data for programs, and a [`Display`](fmt::Display) paragraph for people:
+/// Data for programs, and a [`Display`](std::fmt::Display) paragraph for people:
 ///
 /// ```
 /// use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
