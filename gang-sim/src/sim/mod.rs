@@ -277,11 +277,7 @@ impl Simulation {
                 self.finish(j, FinalState::Completed, "ran to the end".into());
             }
             Event::Cancel(j) => self.on_cancel(j)?,
-            Event::Repair(n) => {
-                if self.placer.repair_node(n)? {
-                    self.capacity_freed();
-                }
-            }
+            Event::Repair(n) if self.placer.repair_node(n)? => self.capacity_freed(),
             Event::FailScheduled(n) => self.fail_node(n)?,
             Event::Fail(k) => self.on_fail(k)?,
             Event::Ready(j, _) => match st(self, j) {
