@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use gang_core::request::{QuantitySpec, Requirement};
 pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
@@ -315,8 +315,12 @@ pub(crate) struct Placer {
     gpu: String,
     nodes: Nodes,
     totals: GpuTotals,
-    /// Per live reservation: what it holds.
+    /// Per live reservation of the simulation: what it holds.
     held: FxHashMap<ResId, Held>,
+    /// Reservations the cluster came with (an inventory document's): held for the
+    /// whole run, like capacity other pods use; not the simulation's, so not counted
+    /// as held by it.
+    external: FxHashSet<ReservationId>,
     profiling: bool,
     pub(crate) profile: EngineProfile,
 }
@@ -361,7 +365,9 @@ impl Placer {
                 totals.free_up += free;
             }
         }
+        let external = inv.reservations().map(|r| r.id()).collect();
         Placer {
+            external,
             given: Given {
                 inv: inv.clone(),
                 solver: Solver::new(),
@@ -783,7 +789,11 @@ impl Placer {
             .inv
             .fail_node(&name)
             .map_err(|e| SimError::Internal(format!("fail_node: {e}")))?;
-        let mut ids: Vec<ResId> = lost.iter().map(|l| ResId(l.reservation)).collect();
+        let mut ids: Vec<ResId> = lost
+            .iter()
+            .filter(|l| !self.external.contains(&l.reservation))
+            .map(|l| ResId(l.reservation))
+            .collect();
         ids.sort();
         ids.dedup();
         let mut out = Vec::with_capacity(ids.len());
@@ -903,7 +913,12 @@ impl Placer {
                 self.totals.free_up
             ));
         }
-        for r in self.inv.reservations() {
+        let own = || {
+            self.inv
+                .reservations()
+                .filter(|r| !self.external.contains(&r.id()))
+        };
+        for r in own() {
             if self.held.get(&ResId(r.id())) != Some(&self.usage(ResId(r.id()))) {
                 return Err(format!(
                     "reservation {}: held GPUs or nodes out of date",
@@ -911,7 +926,7 @@ impl Placer {
                 ));
             }
         }
-        if self.held.len() != self.inv.reservations().count() {
+        if self.held.len() != own().count() {
             return Err("a released reservation is still counted".into());
         }
         let held: u64 = self.held.values().map(|h| h.gpu).sum();
@@ -924,9 +939,13 @@ impl Placer {
         Ok(())
     }
 
-    /// Live reservations (for the end-of-run check that nothing is left held).
+    /// The simulation's live reservations (for the end-of-run check that nothing is
+    /// left held).
     pub(crate) fn live_reservations(&self) -> usize {
-        self.inv.reservations().count()
+        self.inv
+            .reservations()
+            .filter(|r| !self.external.contains(&r.id()))
+            .count()
     }
 }
 
@@ -1061,6 +1080,7 @@ mod tests {
                 nodes: a.nodes.clone(),
                 totals: a.totals,
                 held: a.held.clone(),
+                external: a.external.clone(),
                 profiling: false,
                 profile: EngineProfile::default(),
             };

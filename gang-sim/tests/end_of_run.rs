@@ -62,3 +62,49 @@ fn a_stale_timer_does_not_keep_the_failure_process_running() {
     let one = run(r#"[{"node": "n1", "at": 100}]"#);
     assert_eq!(one["jobs"], out["jobs"]);
 }
+
+/// An inventory document's reservations stay held for the whole run, like capacity
+/// other pods use: the invariant checks count only the simulation's own, also when a
+/// node under one fails. (Found by gang-py's `test_sim.py` run on a debug build, where
+/// invariant checks are on by default.)
+#[test]
+fn reservations_the_cluster_came_with_are_not_the_simulations() {
+    use gang_core::{Gang, Inventory, NodeSpec, Role, Topology};
+    let node = |n: &str, r: &str| {
+        NodeSpec::new(n)
+            .label("rack", r)
+            .capacity("nvidia.com/gpu", 4)
+    };
+    let mut inv = Inventory::builder(Topology::new(["rack"]).unwrap())
+        .nodes([
+            node("a1", "a"),
+            node("a2", "a"),
+            node("b1", "b"),
+            node("b2", "b"),
+        ])
+        .build()
+        .unwrap();
+    let held = Gang::new("held")
+        .role(Role::new("w", 2).request("nvidia.com/gpu", 4))
+        .required("rack");
+    let p = inv.place(&held).unwrap();
+    inv.reserve(p.placement().unwrap()).unwrap();
+    let cluster = serde_json::to_value(inv.to_document()).unwrap();
+    let doc = serde_json::json!({
+        "cluster": {"inline": cluster},
+        "trace": {"inline": [
+            {"id": "big", "submit": 0, "duration": 3600, "members": 2, "gpus": 4, "policy": "required(rack)"},
+            {"id": "small", "submit": 0, "duration": 600, "members": 1, "gpus": 2}]},
+        "config": {"check_invariants": true, "readiness": {"init_time": 0},
+                   "failures": {"repair_time": 100, "scheduled": [{"node": "a1", "at": 10}]}}
+    });
+    let out: serde_json::Value =
+        serde_json::from_str(&run_json(&doc.to_string()).unwrap()).unwrap();
+    let state = |i: usize| out["jobs"][i]["state"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (state(0), state(1)),
+        ("completed".into(), "completed".into())
+    );
+    // Rack a is the document's: the GPUs free at the start are rack b's.
+    assert_eq!(out["summary"]["gpus"], 8.0);
+}
