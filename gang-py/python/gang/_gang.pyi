@@ -46,6 +46,8 @@ __all__ = [
     "Diagnosis",
     "RoleReport",
     "Exclusions",
+    "ExclusionCause",
+    "FewerMembers",
     "DomainReport",
     "RoleFit",
     "Relaxation",
