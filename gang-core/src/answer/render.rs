@@ -165,13 +165,19 @@ impl Diagnosis {
         }
         if let (Some(r), Some(orig)) = (&self.relaxation, level) {
             let needed: u32 = self.roles.iter().map(|r| r.needed).sum();
-            let mut across = plural(r.spans, orig);
+            // Only the parts that are there: "2 racks", "1 node without a rack label",
+            // or both joined by "and" (never "0 racks and …").
+            let mut parts = Vec::new();
+            if r.spans > 0 || r.outside == 0 {
+                parts.push(plural(r.spans, orig));
+            }
             if r.outside > 0 {
-                across.push_str(&format!(
-                    " and {} without a {orig} label",
+                parts.push(format!(
+                    "{} without a {orig} label",
                     plural(r.outside, "node")
                 ));
             }
+            let across = parts.join(" and ");
             out.push((
                 Part::Relaxation,
                 match &r.level {
@@ -325,17 +331,7 @@ fn shortfall(b: &DomainReport) -> String {
 /// the nodes' free pod slots), else why no single resource is.
 fn reason_words(reason: Option<Shortfall>, short_of: &[String]) -> Option<String> {
     if !short_of.is_empty() {
-        let words: Vec<&str> = short_of
-            .iter()
-            .map(|r| {
-                if r == crate::inventory::PODS {
-                    "pod slots"
-                } else {
-                    r.as_str()
-                }
-            })
-            .collect();
-        return Some(format!("short of {}", words.join(", ")));
+        return Some(format!("short of {}", resource_words(short_of)));
     }
     match reason? {
         Shortfall::Resources => None,
@@ -353,9 +349,18 @@ fn plural(n: u32, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Resources a domain is short of, in words (as the best domain's sentence says them).
-pub(crate) fn short_of(resources: &[String]) -> String {
-    reason_words(None, resources)
-        .and_then(|s| s.strip_prefix("short of ").map(str::to_owned))
-        .unwrap_or_default()
+/// Resources a domain is short of, in words (as the best domain's sentence says them):
+/// `pods` said as what it means, the nodes' free pod slots.
+pub(crate) fn resource_words(resources: &[String]) -> String {
+    let words: Vec<&str> = resources
+        .iter()
+        .map(|r| {
+            if r == crate::inventory::PODS {
+                "pod slots"
+            } else {
+                r.as_str()
+            }
+        })
+        .collect();
+    words.join(", ")
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::answer::diagnosis::RoleFit;
-use crate::answer::render::short_of;
+use crate::answer::render::resource_words;
 use crate::answer::Outcome;
 use crate::compile::{CRole, Compiled, CompiledGang, RoleIx};
 use crate::inventory::domains::Scope;
@@ -193,7 +193,7 @@ impl fmt::Display for Pending {
                 fits.join(", ")
             );
             if !d.short_of.is_empty() {
-                p.push_str(&format!("; short of {}", short_of(&d.short_of)));
+                p.push_str(&format!("; short of {}", resource_words(&d.short_of)));
             }
             p.push(')');
             if !room && !d.elsewhere.is_empty() {
