@@ -185,7 +185,7 @@ pub fn preempt(
 /// of the checklist still stands.
 ///
 /// # Errors
-/// None of its own beyond reading the cluster again (already read once by `explain`).
+/// As [`crate::report::pick_workload`] (already passed once by `explain`).
 pub fn add_to_explain(
     r: &mut ExplainReport,
     objects: &Objects,
@@ -197,9 +197,18 @@ pub fn add_to_explain(
         return Ok(());
     }
     let w = pick_workload(objects, choice, source)?;
-    match answer(objects, topology, &w) {
-        Ok((a, _)) if a.priority.from != "none" => r.preemption = Some(a),
+    // Without a priority of its own (no spec.priority, class or global default) there
+    // is nothing to say, and the cluster is not read again.
+    match gang_kube::workload_priority(objects, &w) {
+        Ok(p) if p.from == "none" => return Ok(()),
         Ok(_) => {}
+        Err(e) => {
+            r.warnings.push(format!("preemption not answered: {e}"));
+            return Ok(());
+        }
+    }
+    match answer(objects, topology, &w) {
+        Ok((a, _)) => r.preemption = Some(a),
         Err(e) => r.warnings.push(format!("preemption not answered: {e}")),
     }
     Ok(())

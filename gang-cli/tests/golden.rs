@@ -693,6 +693,12 @@ fn preempt_names_the_victims_worked_out_by_hand() {
     let v = json(&r.stdout);
     assert_eq!(v["field"], "spec.template.spec.priorityClassName");
     assert_eq!(v["value"], "urgnet");
+    // explain still explains it, and says why it cannot answer preemption.
+    let e = gang(&["explain", &f, "-w", "job/typo"]);
+    assert_eq!(e.code, 1, "{}", e.stderr);
+    assert!(e.stdout.contains("preemption not answered"), "{}", e.stdout);
+    assert!(e.stdout.contains("urgnet"), "{}", e.stdout);
+    assert!(!e.stdout.contains("Preempt      "), "{}", e.stdout);
     // Without priorities in the input explain adds nothing (no "preemption" key).
     let v = explain_json(&[kube("gke-h100.json"), kube("pytorchjob.yaml")]);
     assert_eq!(v["status"], "unschedulable");

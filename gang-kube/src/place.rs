@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cluster::{Cluster, NodeExclusion};
 use crate::error::{Error, ErrorKind};
 use crate::origin::ObjectRef;
-use crate::priority::WorkloadPriority;
+use crate::priority::{resolve, WorkloadPriority};
 use crate::workload::gang::build_gang;
 use crate::workload::types::{Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang};
 
@@ -279,69 +279,7 @@ impl Cluster {
     /// `priorityClassName` that no `PriorityClass` in the input has (give
     /// `kubectl get priorityclasses -o json` too).
     pub fn priority_of(&self, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
-        let classes = &self.priorities;
-        let mut best: Option<WorkloadPriority> = None;
-        for r in &w.roles {
-            let p = if let Some(v) = r.priority {
-                let class = r
-                    .priority_class_name
-                    .as_deref()
-                    .and_then(|n| classes.classes.get(n));
-                WorkloadPriority {
-                    value: v,
-                    class: r.priority_class_name.clone(),
-                    from: format!("{}.priority", r.from),
-                    preempts: class.is_none_or(|c| c.preempts),
-                }
-            } else if let Some(name) = &r.priority_class_name {
-                let Some(c) = classes.classes.get(name) else {
-                    return Err(at_object(
-                        ErrorKind::InvalidValue,
-                        &w.object,
-                        "no PriorityClass of this name in the input (give `kubectl get priorityclasses -o json` too)",
-                    )
-                    .with_field(format!("{}.priorityClassName", r.from))
-                    .with_value(name.clone()));
-                };
-                WorkloadPriority {
-                    value: c.value,
-                    class: Some(c.name.clone()),
-                    from: format!("{}.priorityClassName", r.from),
-                    preempts: c.preempts,
-                }
-            } else if let Some(c) = classes.default_class() {
-                WorkloadPriority {
-                    value: c.value,
-                    class: Some(c.name.clone()),
-                    from: "globalDefault".to_owned(),
-                    preempts: c.preempts,
-                }
-            } else {
-                WorkloadPriority {
-                    value: 0,
-                    class: None,
-                    from: "none".to_owned(),
-                    preempts: true,
-                }
-            };
-            best = Some(match best {
-                Some(b) if b.value >= p.value => WorkloadPriority {
-                    preempts: b.preempts && p.preempts,
-                    ..b
-                },
-                Some(b) => WorkloadPriority {
-                    preempts: b.preempts && p.preempts,
-                    ..p
-                },
-                None => p,
-            });
-        }
-        Ok(best.unwrap_or(WorkloadPriority {
-            value: 0,
-            class: None,
-            from: "none".to_owned(),
-            preempts: true,
-        }))
+        resolve(&self.priorities, w)
     }
 
     /// Places the workload's gang ([`Cluster::gang_for`]) on `inventory` (built by

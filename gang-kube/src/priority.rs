@@ -14,6 +14,7 @@ use crate::model::core_v1::Pod;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef};
 use crate::workload::pod_group::pod_group_refs;
+use crate::workload::types::WorkloadGang;
 
 /// A `PriorityClass` read from the input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -147,4 +148,108 @@ pub struct WorkloadPriority {
     /// Whether it may preempt: `false` when its PriorityClass says
     /// `preemptionPolicy: Never` (it waits for room instead).
     pub preempts: bool,
+}
+
+/// A workload's priority from the `PriorityClass`es of `objects`, without reading the
+/// cluster: as [`Cluster::priority_of`](crate::Cluster::priority_of), which a caller
+/// that has the cluster uses instead.
+///
+/// ```
+/// use gang_kube::{workload_priority, workloads, Objects};
+/// let o = Objects::parse("a.yaml", r#"
+/// apiVersion: scheduling.k8s.io/v1
+/// kind: PriorityClass
+/// metadata: {name: high}
+/// value: 100
+/// ---
+/// apiVersion: batch/v1
+/// kind: Job
+/// metadata: {name: train, namespace: ml}
+/// spec:
+///   template:
+///     spec:
+///       priorityClassName: high
+///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+/// "#)?;
+/// let p = workload_priority(&o, &workloads(&o)?[0])?;
+/// assert_eq!((p.value, p.class.as_deref()), (100, Some("high")));
+/// # Ok::<(), gang_kube::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`Cluster::priority_of`](crate::Cluster::priority_of), and for an invalid
+/// `PriorityClass` as [`Cluster::from_objects`](crate::Cluster::from_objects).
+pub fn workload_priority(objects: &Objects, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
+    resolve(&PriorityClasses::read(objects)?, w)
+}
+
+/// The workload's priority. See [`Cluster::priority_of`](crate::Cluster::priority_of).
+pub(crate) fn resolve(
+    classes: &PriorityClasses,
+    w: &WorkloadGang,
+) -> Result<WorkloadPriority, Error> {
+    let mut best: Option<WorkloadPriority> = None;
+    for r in &w.roles {
+        let p = if let Some(v) = r.priority {
+            let class = r
+                .priority_class_name
+                .as_deref()
+                .and_then(|n| classes.classes.get(n));
+            WorkloadPriority {
+                value: v,
+                class: r.priority_class_name.clone(),
+                from: format!("{}.priority", r.from),
+                preempts: class.is_none_or(|c| c.preempts),
+            }
+        } else if let Some(name) = &r.priority_class_name {
+            let Some(c) = classes.classes.get(name) else {
+                return Err(Error::new(
+                    ErrorKind::InvalidValue,
+                    &w.object.source,
+                    "no PriorityClass of this name in the input (give `kubectl get priorityclasses -o json` too)",
+                )
+                .with_object(w.object.to_string())
+                .with_position(w.object.position.clone())
+                .with_field(format!("{}.priorityClassName", r.from))
+                .with_value(name.clone()));
+            };
+            WorkloadPriority {
+                value: c.value,
+                class: Some(c.name.clone()),
+                from: format!("{}.priorityClassName", r.from),
+                preempts: c.preempts,
+            }
+        } else if let Some(c) = classes.default_class() {
+            WorkloadPriority {
+                value: c.value,
+                class: Some(c.name.clone()),
+                from: "globalDefault".to_owned(),
+                preempts: c.preempts,
+            }
+        } else {
+            WorkloadPriority {
+                value: 0,
+                class: None,
+                from: "none".to_owned(),
+                preempts: true,
+            }
+        };
+        best = Some(match best {
+            Some(b) if b.value >= p.value => WorkloadPriority {
+                preempts: b.preempts && p.preempts,
+                ..b
+            },
+            Some(b) => WorkloadPriority {
+                preempts: b.preempts && p.preempts,
+                ..p
+            },
+            None => p,
+        });
+    }
+    Ok(best.unwrap_or(WorkloadPriority {
+        value: 0,
+        class: None,
+        from: "none".to_owned(),
+        preempts: true,
+    }))
 }

@@ -91,7 +91,8 @@ pub(crate) enum Class {
     JobSet,
     Kubeflow(KubeflowKind),
     VolcanoJob,
-    PriorityClass,
+    /// `scheduling.k8s.io` `PriorityClass`.
+    Priority,
     Other,
 }
 
@@ -114,7 +115,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::Mpi),
         ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::Tf),
         ("batch.volcano.sh", "Job") => Class::VolcanoJob,
-        ("scheduling.k8s.io", "PriorityClass") => Class::PriorityClass,
+        ("scheduling.k8s.io", "PriorityClass") => Class::Priority,
         _ => Class::Other,
     }
 }
@@ -177,7 +178,7 @@ impl Class {
             Class::JobSet => Body::JobSet(Box::new(r.read()?)),
             Class::Kubeflow(k) => Body::Kubeflow(k, Box::new(r.read()?)),
             Class::VolcanoJob => Body::VolcanoJob(Box::new(r.read()?)),
-            Class::PriorityClass => Body::PriorityClass(Box::new(r.read()?)),
+            Class::Priority => Body::PriorityClass(Box::new(r.read()?)),
             Class::Other => Body::Other,
         })
     }
