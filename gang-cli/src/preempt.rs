@@ -6,7 +6,7 @@
 
 use gang_core::lifecycle::{preemption_words, PreemptOptions, PreemptOutcome};
 use gang_core::{Outcome, Quantity};
-use gang_kube::{ClusterOptions, Objects, Resources, TopologySource, WorkloadGang};
+use gang_kube::{ClusterOptions, Objects, PrioritySource, Resources, TopologySource, WorkloadGang};
 
 use crate::cli::WorkloadChoice;
 use crate::error::CliError;
@@ -200,7 +200,7 @@ pub fn add_to_explain(
     // Without a priority of its own (no spec.priority, class or global default) there
     // is nothing to say, and the cluster is not read again.
     match gang_kube::workload_priority(objects, &w) {
-        Ok(p) if p.from == "none" => return Ok(()),
+        Ok(p) if p.source == PrioritySource::None => return Ok(()),
         Ok(_) => {}
         Err(e) => {
             r.warnings.push(format!("preemption not answered: {e}"));

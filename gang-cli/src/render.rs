@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use gang_core::diagnosis::{LevelStatus, Part};
 use gang_core::Quantity;
-use gang_kube::{CheckStatus, Framework, RoleExclusions, TopologyChoice};
+use gang_kube::{CheckStatus, Framework, PrioritySource, RoleExclusions, TopologyChoice};
 use serde::Serialize;
 
 use crate::cli::{ColorMode, Format};
@@ -586,10 +586,12 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
 
 /// `priority 100 from PriorityClass urgent`, `priority 7 from spec.priority`.
 fn priority_words(p: &PreemptAnswer) -> String {
-    let from = match (&p.priority.class, p.priority.from.as_str()) {
-        (Some(c), "globalDefault") => format!("the global default PriorityClass {c}"),
-        (Some(c), f) if f.ends_with("priorityClassName") => format!("PriorityClass {c}"),
-        (_, f) => f.to_owned(),
+    let class = p.priority.class.as_deref().unwrap_or_default();
+    let from = match p.priority.source {
+        PrioritySource::GlobalDefault => format!("the global default PriorityClass {class}"),
+        PrioritySource::PriorityClass => format!("PriorityClass {class}"),
+        PrioritySource::SpecPriority => p.priority.field.clone().unwrap_or_default(),
+        PrioritySource::None => "no PriorityClass (0)".to_owned(),
     };
     format!("priority {} from {from}", p.priority.value)
 }

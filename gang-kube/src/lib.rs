@@ -86,7 +86,7 @@ pub use error::{Error, ErrorKind};
 pub use objects::Objects;
 pub use origin::ObjectRef;
 pub use place::RoleExclusions;
-pub use priority::{workload_priority, PriorityClassInfo, WorkloadPriority};
+pub use priority::{workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority};
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
 pub use workload::pod_group::COSCHEDULING_LABEL;

@@ -135,6 +135,20 @@ pub(crate) fn workload_of(p: &Pod) -> String {
     object_label("Pod", ns, &p.metadata.name)
 }
 
+/// Where a workload's priority came from, in Kubernetes' order of precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrioritySource {
+    /// The pods' (or pod template's) `spec.priority`.
+    SpecPriority,
+    /// Their `priorityClassName`, resolved.
+    PriorityClass,
+    /// The `PriorityClass` marked `globalDefault`.
+    GlobalDefault,
+    /// Nothing: no class and no global default, so 0.
+    None,
+}
+
 /// A workload's priority, as Kubernetes would give its pods.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkloadPriority {
@@ -142,9 +156,10 @@ pub struct WorkloadPriority {
     pub value: i32,
     /// The PriorityClass it came from, if one.
     pub class: Option<String>,
-    /// Where it was read: `spec.priority`, `priorityClassName`, `globalDefault`, or
-    /// `none` (no class and no global default: 0).
-    pub from: String,
+    /// Where it came from.
+    pub source: PrioritySource,
+    /// The field it was read from (`spec.template.spec.priorityClassName`), if one.
+    pub field: Option<String>,
     /// Whether it may preempt: `false` when its PriorityClass says
     /// `preemptionPolicy: Never` (it waits for room instead).
     pub preempts: bool,
@@ -198,7 +213,8 @@ pub(crate) fn resolve(
             WorkloadPriority {
                 value: v,
                 class: r.priority_class_name.clone(),
-                from: format!("{}.priority", r.from),
+                source: PrioritySource::SpecPriority,
+                field: Some(format!("{}.priority", r.from)),
                 preempts: class.is_none_or(|c| c.preempts),
             }
         } else if let Some(name) = &r.priority_class_name {
@@ -216,21 +232,24 @@ pub(crate) fn resolve(
             WorkloadPriority {
                 value: c.value,
                 class: Some(c.name.clone()),
-                from: format!("{}.priorityClassName", r.from),
+                source: PrioritySource::PriorityClass,
+                field: Some(format!("{}.priorityClassName", r.from)),
                 preempts: c.preempts,
             }
         } else if let Some(c) = classes.default_class() {
             WorkloadPriority {
                 value: c.value,
                 class: Some(c.name.clone()),
-                from: "globalDefault".to_owned(),
+                source: PrioritySource::GlobalDefault,
+                field: None,
                 preempts: c.preempts,
             }
         } else {
             WorkloadPriority {
                 value: 0,
                 class: None,
-                from: "none".to_owned(),
+                source: PrioritySource::None,
+                field: None,
                 preempts: true,
             }
         };
@@ -249,7 +268,8 @@ pub(crate) fn resolve(
     Ok(best.unwrap_or(WorkloadPriority {
         value: 0,
         class: None,
-        from: "none".to_owned(),
+        source: PrioritySource::None,
+        field: None,
         preempts: true,
     }))
 }

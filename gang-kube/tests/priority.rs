@@ -6,7 +6,9 @@ use std::fs;
 
 use gang_core::lifecycle::PreemptOutcome;
 use gang_core::Quantity;
-use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, WorkloadGang};
+use gang_kube::{
+    workloads, Cluster, ClusterOptions, ErrorKind, Objects, PrioritySource, WorkloadGang,
+};
 
 const GPU: &str = "nvidia.com/gpu";
 
@@ -39,11 +41,20 @@ fn priorities_come_from_spec_priority_then_the_class_then_the_default() {
         (urgent.value, urgent.class.as_deref(), urgent.preempts),
         (1000, Some("urgent"), true)
     );
-    assert_eq!(urgent.from, "spec.template.spec.priorityClassName");
+    assert_eq!(urgent.source, PrioritySource::PriorityClass);
+    assert_eq!(
+        urgent.field.as_deref(),
+        Some("spec.template.spec.priorityClassName")
+    );
     let peer = c.priority_of(&workload(&o, "peer")).unwrap();
     assert_eq!(
-        (peer.value, peer.class, peer.from.as_str()),
-        (50, None, "spec.template.spec.priority")
+        (peer.value, peer.class, peer.source, peer.field.as_deref()),
+        (
+            50,
+            None,
+            PrioritySource::SpecPriority,
+            Some("spec.template.spec.priority")
+        )
     );
     // Kubernetes' preemptionPolicy: Never: a high priority that does not preempt.
     let polite = c.priority_of(&workload(&o, "polite")).unwrap();
@@ -83,8 +94,8 @@ fn a_global_default_class_gives_workloads_without_one_its_value() {
     let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
     let p = c.priority_of(&workload(&o, "plain")).unwrap();
     assert_eq!(
-        (p.value, p.class.as_deref(), p.from.as_str()),
-        (7, Some("everyone"), "globalDefault")
+        (p.value, p.class.as_deref(), p.source, p.field),
+        (7, Some("everyone"), PrioritySource::GlobalDefault, None)
     );
     // Without any class: 0, from nowhere.
     let mut o2b = Objects::parse("plain.yaml", job).unwrap();
@@ -95,7 +106,10 @@ fn a_global_default_class_gives_workloads_without_one_its_value() {
     .unwrap();
     let c2 = Cluster::from_objects(&o2b, &ClusterOptions::new()).unwrap();
     let p2 = c2.priority_of(&workload(&o2b, "plain")).unwrap();
-    assert_eq!((p2.value, p2.from.as_str(), p2.preempts), (0, "none", true));
+    assert_eq!(
+        (p2.value, p2.source, p2.preempts),
+        (0, PrioritySource::None, true)
+    );
 }
 
 #[test]
