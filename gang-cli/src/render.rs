@@ -591,7 +591,9 @@ fn priority_words(p: &PreemptAnswer) -> String {
         PrioritySource::GlobalDefault => format!("the global default PriorityClass {class}"),
         PrioritySource::PriorityClass => format!("PriorityClass {class}"),
         PrioritySource::SpecPriority => p.priority.field.clone().unwrap_or_default(),
-        PrioritySource::None => "no PriorityClass (0)".to_owned(),
+        PrioritySource::None => {
+            return "priority 0 (no spec.priority, PriorityClass or global default)".to_owned()
+        }
     };
     format!("priority {} from {from}", p.priority.value)
 }

@@ -114,6 +114,16 @@ fn cases() -> Vec<(&'static str, Vec<String>, i32)> {
             code,
         ));
     }
+    // The guides' PodGroup fits now (rack a has 4 GPUs free): nothing to evict, exit 0.
+    out.push((
+        "preempt-racks",
+        vec![
+            "preempt".into(),
+            k("racks.json"),
+            k("training-workers.yaml"),
+        ],
+        0,
+    ));
     out.push((
         "explain-preemption-urgent",
         vec![
