@@ -76,7 +76,7 @@ pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, Cl
         }
         Query::Explain(_) => {
             let mut r = report::explain(objects, choice, topology.clone(), label, notes)?;
-            preempt::add_to_explain(&mut r, objects, choice, topology, label)?;
+            preempt::add_to_explain(&mut r, objects, topology)?;
             let text = text_of(format, || render::explain_text(&r, &style));
             let mut d = done(&r, text, format, r.exit_code);
             d.error = r.failure.clone();

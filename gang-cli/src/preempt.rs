@@ -185,21 +185,19 @@ pub fn preempt(
 /// of the checklist still stands.
 ///
 /// # Errors
-/// As [`crate::report::pick_workload`] (already passed once by `explain`).
+/// None: what stops the answer (a class the input lacks) becomes a warning.
 pub fn add_to_explain(
     r: &mut ExplainReport,
     objects: &Objects,
-    choice: &WorkloadChoice,
     topology: TopologySource,
-    source: &str,
 ) -> Result<(), CliError> {
     if r.status != Status::Unschedulable {
         return Ok(());
     }
-    let w = pick_workload(objects, choice, source)?;
+    let w = &r.workload_gang;
     // Without a priority of its own (no spec.priority, class or global default) there
     // is nothing to say, and the cluster is not read again.
-    match gang_kube::workload_priority(objects, &w) {
+    match gang_kube::workload_priority(objects, w) {
         Ok(p) if p.source == PrioritySource::None => return Ok(()),
         Ok(_) => {}
         Err(e) => {
@@ -207,7 +205,7 @@ pub fn add_to_explain(
             return Ok(());
         }
     }
-    match answer(objects, topology, &w) {
+    match answer(objects, topology, w) {
         Ok((a, _)) => r.preemption = Some(a),
         Err(e) => r.warnings.push(format!("preemption not answered: {e}")),
     }

@@ -265,6 +265,9 @@ pub struct ExplainReport {
     /// gang-core's diagnosis when it does not fit (its sentences word the answer).
     #[serde(skip)]
     pub(crate) diagnosis: Option<Diagnosis>,
+    /// The workload as read (for preemption, without choosing it again).
+    #[serde(skip)]
+    pub(crate) workload_gang: WorkloadGang,
 }
 
 /// One running workload a preemption plan evicts, whole.
@@ -682,6 +685,7 @@ pub fn explain(
         error: None,
         failure: None,
         diagnosis: None,
+        workload_gang: w.clone(),
     };
     let explained = match (gang, explained) {
         (Ok(_), Some(Ok(e))) => e,
