@@ -1,8 +1,9 @@
 //! The command line: `gang` (files) and `kubectl gang` (the live cluster).
 //!
 //! Each subcommand is one variant of [`Command`] (or [`KubectlCommand`]) holding its
-//! arguments; a new subcommand (`simulate`, when gang-sim lands) is one more variant
-//! and one more arm in [`crate::run`].
+//! arguments. Both become one [`crate::request::Request`] (where the objects come
+//! from, what is asked, how to print it), answered by one `execute`: a new subcommand
+//! is one more variant here, one more [`crate::request::Query`], and one more arm there.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -34,6 +35,10 @@ pub enum Command {
     /// The checklist for a group that never becomes ready, on one screen.
     #[command(after_help = EXIT_CODES)]
     Explain(FilesArgs),
+    /// What-if: the lower-priority running work to evict so the workload fits, and
+    /// where it would go then (nothing is evicted).
+    #[command(after_help = EXIT_CODES)]
+    Preempt(FilesArgs),
     /// The topology's domain tree with free capacity per domain.
     #[command(after_help = EXIT_CODES)]
     Topology(TopologyArgs),
@@ -74,6 +79,9 @@ pub enum KubectlCommand {
     /// The checklist for a group that never becomes ready.
     #[command(after_help = EXIT_CODES)]
     Explain(KubectlWorkloadArgs),
+    /// What-if: the lower-priority running work to evict so the workload fits now.
+    #[command(after_help = EXIT_CODES)]
+    Preempt(KubectlWorkloadArgs),
     /// The cluster's domain tree with free capacity per domain.
     #[command(after_help = EXIT_CODES)]
     Topology(KubectlTopologyArgs),
@@ -147,7 +155,7 @@ pub struct WorkloadChoice {
     pub namespace: Option<String>,
 }
 
-/// `gang place` / `gang explain`.
+/// `gang place` / `gang explain` / `gang preempt`.
 #[derive(Debug, Clone, Args)]
 pub struct FilesArgs {
     /// JSON or YAML files (`-` for standard input): nodes and pods (`kubectl get
@@ -252,7 +260,7 @@ pub struct KubeAccess {
     pub kubeconfig: Option<String>,
 }
 
-/// `kubectl gang place|explain WORKLOAD`.
+/// `kubectl gang place|explain|preempt WORKLOAD`.
 #[derive(Debug, Clone, Args)]
 pub struct KubectlWorkloadArgs {
     /// The workload as kubectl names it: `job/train`, `pytorchjob/llama-ft`,

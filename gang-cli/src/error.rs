@@ -11,9 +11,11 @@ use serde::Serialize;
 /// assert_eq!(Exit::Placed.code(), 0);
 /// assert_eq!(Exit::DoesNotFit.code(), 1);
 /// assert_eq!(Exit::Invalid.code(), 2);
+/// assert_eq!(Exit::Internal.code(), 5);
+/// // In JSON and YAML documents an exit status is its number.
+/// assert_eq!(serde_json::to_string(&Exit::DoesNotFit).unwrap(), "1");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: placed (`place`, `explain`), or done (`topology`, `demo`, `simulate`, `--help`).
     Placed = 0,
@@ -27,6 +29,15 @@ pub enum Exit {
     Undecided = 3,
     /// 4: `kubectl` failed or could not be run (plugin mode).
     Kubectl = 4,
+    /// 5: a bug: gang-sim (or gang) broke one of its own invariants. Not the input's
+    /// fault; please report it with the input.
+    Internal = 5,
+}
+
+impl Serialize for Exit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i32(self.code())
+    }
 }
 
 impl Exit {
@@ -39,15 +50,17 @@ impl Exit {
 /// The exit codes as `gang --help` and the README print them.
 pub const EXIT_CODES: &str = "\
 Exit codes:
-  0  placed (place, explain), or done (topology, demo, simulate)
-  1  does not fit now (the answer says why)
+  0  placed (place, explain), a plan (preempt), or done (topology, demo, simulate)
+  1  does not fit now (the answer says why); preempt: no eviction makes it fit
   2  invalid input: unreadable file, malformed JSON/YAML, wrong kind of object,
      bad value (the message names the file, object and field), no workload or
      several to choose from (--workload), bad command line
   3  undecided: the exact multi-role search ran out of budget (a placement may exist)
-  4  kubectl failed or could not be run (kubectl-gang plugin)";
+  4  kubectl failed or could not be run (kubectl-gang plugin)
+  5  internal error: a bug in gang or the simulator, not in the input (please
+     report it with the input)";
 
-/// A failure: invalid input (exit 2) or a failing `kubectl` (exit 4).
+/// A failure: invalid input (exit 2), a failing `kubectl` (exit 4), or a bug (exit 5).
 #[derive(Debug, Clone)]
 pub enum CliError {
     /// gang-kube rejected the objects: names the file, object, field and value.
@@ -78,6 +91,14 @@ pub enum CliError {
         /// What it printed on stderr, or why it could not run.
         reason: String,
     },
+    /// A bug: an invariant gang-sim (or gang) keeps was broken while answering. The
+    /// input was accepted; it is not what is wrong.
+    Internal {
+        /// The file being answered.
+        source: String,
+        /// What broke.
+        reason: String,
+    },
 }
 
 impl CliError {
@@ -85,18 +106,20 @@ impl CliError {
     pub fn exit(&self) -> Exit {
         match self {
             CliError::Kubectl { .. } => Exit::Kubectl,
-            _ => Exit::Invalid,
+            CliError::Internal { .. } => Exit::Internal,
+            CliError::Kube(_) | CliError::Read { .. } | CliError::Input { .. } => Exit::Invalid,
         }
     }
 
     /// A stable name: the gang-kube error kind (`malformed`, `invalid_value`, …), or
-    /// `unreadable`, `input`, `kubectl`.
+    /// `unreadable`, `input`, `kubectl`, `internal`.
     pub fn kind(&self) -> &'static str {
         match self {
             CliError::Kube(e) => e.kind().as_str(),
             CliError::Read { .. } => "unreadable",
             CliError::Input { .. } => "input",
             CliError::Kubectl { .. } => "kubectl",
+            CliError::Internal { .. } => "internal",
         }
     }
 
@@ -127,10 +150,11 @@ impl CliError {
                 ..
             } => (Some(source.clone()), object.clone(), field.clone(), None),
             CliError::Kubectl { command, .. } => (Some(command.clone()), None, None, None),
+            CliError::Internal { source, .. } => (Some(source.clone()), None, None, None),
         };
         ErrorDocument {
             status: "error",
-            exit_code: self.exit().code(),
+            exit_code: self.exit(),
             kind: self.kind(),
             source,
             object,
@@ -162,6 +186,10 @@ impl fmt::Display for CliError {
                 write!(f, ": {reason}")
             }
             CliError::Kubectl { command, reason } => write!(f, "`{command}` failed: {reason}"),
+            CliError::Internal { source, reason } => write!(
+                f,
+                "{source}: internal error (a bug, not your input; please report it with the input): {reason}"
+            ),
         }
     }
 }
@@ -180,7 +208,7 @@ pub struct ErrorDocument {
     /// Always `"error"`.
     pub status: &'static str,
     /// The process exit code.
-    pub exit_code: i32,
+    pub exit_code: Exit,
     /// [`CliError::kind`].
     pub kind: &'static str,
     /// The file (or `kubectl` command) it is about.

@@ -75,6 +75,9 @@ pub fn topology_source(t: &TopologyChoiceArgs) -> Result<TopologySource, CliErro
 /// The Kueue objects the plugin reads when the levels are not given.
 pub const KUEUE_RESOURCES: &str = "topologies.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io";
 
+/// The PriorityClasses the plugin reads for `explain` and `preempt`.
+pub const PRIORITY_CLASSES: &str = "priorityclasses.scheduling.k8s.io";
+
 /// Runs `kubectl` (the first on `PATH`) and reads what it prints as objects.
 pub struct Kubectl<'a> {
     /// The program to run.
@@ -164,6 +167,28 @@ impl Kubectl<'_> {
                     "no Kueue Topology or ResourceFlavor read ({e}); levels detected from node labels"
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// `kubectl get priorityclasses.scheduling.k8s.io -o json` into `objects`: the
+    /// classes that give workloads their priority (`explain`, `preempt`). A cluster
+    /// that will not list them (RBAC) is a note, not an error.
+    ///
+    /// # Errors
+    /// [`CliError::Kube`] for output gang-kube rejects.
+    pub fn priority_classes(
+        &self,
+        objects: &mut Objects,
+        notes: &mut Vec<String>,
+    ) -> Result<(), CliError> {
+        if let Err(e) = self.add(objects, &["get", PRIORITY_CLASSES, "-o", "json"]) {
+            if matches!(e, CliError::Kube(_)) {
+                return Err(e);
+            }
+            notes.push(format!(
+                "no PriorityClass read ({e}); priorities come from spec.priority only"
+            ));
         }
         Ok(())
     }

@@ -5,12 +5,13 @@ use std::fmt::Write;
 
 use gang_core::diagnosis::{LevelStatus, Part};
 use gang_core::Quantity;
-use gang_kube::{CheckStatus, Framework, RoleExclusions, TopologyChoice};
+use gang_kube::{CheckStatus, Framework, PrioritySource, RoleExclusions, TopologyChoice};
 use serde::Serialize;
 
 use crate::cli::{ColorMode, Format};
 use crate::report::{
-    short_level, ClusterSummary, ExplainReport, LevelRow, PlaceReport, WorkloadSummary,
+    short_level, ClusterSummary, ExplainReport, LevelRow, PlaceReport, PreemptAnswer,
+    PreemptReport, Status, WorkloadSummary,
 };
 use crate::tree::{Domain, TopologyReport};
 
@@ -315,7 +316,7 @@ pub fn place_text(r: &PlaceReport, s: &Style) -> String {
             }
         }
         other => {
-            let word = if other.status() == "undecided" {
+            let word = if Status::of(other) == Status::Undecided {
                 s.yellow("undecided")
             } else {
                 s.red("does not fit")
@@ -517,14 +518,14 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
         }
     }
     let a = &r.answer;
-    let head = match a.status {
-        "placed" => s.green("placed"),
-        "undecided" => s.yellow("undecided"),
-        "invalid" => s.red("invalid"),
-        _ => s.red("does not fit"),
+    let (head, plain_head) = match a.status {
+        Status::Placed => (s.green("placed"), "placed"),
+        Status::Undecided => (s.yellow("undecided"), "undecided"),
+        Status::Invalid => (s.red("invalid"), "invalid"),
+        Status::Unschedulable => (s.red("does not fit"), "does not fit"),
     };
     let body = match a.status {
-        "placed" => {
+        Status::Placed => {
             let place = match &a.level {
                 Some(l) => format!("{} {}", short_level(l), a.domain),
                 None => "the cluster".to_owned(),
@@ -533,7 +534,7 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
         }
         // The table above shows the best domain, the nodes by role the exclusions, and
         // the Relax lines below the relaxations: the rest of gang-core's paragraph.
-        _ => match &r.diagnosis {
+        Status::Unschedulable | Status::Undecided | Status::Invalid => match &r.diagnosis {
             Some(d) => d
                 .sentences()
                 .into_iter()
@@ -549,10 +550,6 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
             None => a.message.clone().unwrap_or_default(),
         },
     };
-    let plain_head = match a.status {
-        "placed" | "undecided" | "invalid" => a.status,
-        _ => "does not fit",
-    };
     let body = wrap_at(&body, 13 + plain_head.chars().count() + 2, ind);
     let _ = writeln!(out, "{} {head}: {body}", label(s, "Answer"));
     for x in &r.relaxations {
@@ -562,11 +559,110 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
         };
         let _ = writeln!(out, "{} {}", label(s, "Relax"), wrap(&text, ind));
     }
+    if let Some(p) = &r.preemption {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            label(s, "Preempt"),
+            wrap(
+                &format!(
+                    "{} ({}; `gang preempt` for the what-if)",
+                    p.message,
+                    priority_words(p)
+                ),
+                ind
+            )
+        );
+    }
     let _ = writeln!(
         out,
         "{} {}",
         label(s, "Not checked"),
         s.dim(&wrap(r.not_checked, ind))
+    );
+    warnings_text(&mut out, s, &r.warnings);
+    out
+}
+
+/// `priority 100 from PriorityClass urgent`, `priority 7 from spec.priority`.
+fn priority_words(p: &PreemptAnswer) -> String {
+    let class = p.priority.class.as_deref().unwrap_or_default();
+    let from = match p.priority.source {
+        PrioritySource::GlobalDefault => format!("the global default PriorityClass {class}"),
+        PrioritySource::PriorityClass => format!("PriorityClass {class}"),
+        PrioritySource::SpecPriority => p.priority.field.clone().unwrap_or_default(),
+        PrioritySource::None => {
+            return "priority 0 (no spec.priority, PriorityClass or global default)".to_owned()
+        }
+    };
+    format!("priority {} from {from}", p.priority.value)
+}
+
+/// `gang preempt` as text: the plan (or why there is none), the workload's priority,
+/// where it would go, then the request, topology and cluster lines of `place`.
+pub fn preempt_text(r: &PreemptReport, s: &Style) -> String {
+    let mut out = String::new();
+    let w = &r.workload;
+    let p = &r.preemption;
+    let ind = "             ";
+    let word = match (p.status, &p.plan) {
+        (Status::Placed, Some(plan)) if plan.fits_now => s.green("fits now"),
+        (Status::Placed, _) => s.green("preempt"),
+        (Status::Undecided, _) => s.yellow("undecided"),
+        _ => s.red("no plan"),
+    };
+    let plain_word = match (p.status, &p.plan) {
+        (Status::Placed, Some(plan)) if plan.fits_now => "fits now",
+        (Status::Placed, _) => "preempt",
+        (Status::Undecided, _) => "undecided",
+        _ => "no plan",
+    };
+    let start = plain_word.chars().count() + w.object.chars().count() + 3;
+    let _ = writeln!(
+        out,
+        "{word} {}: {}",
+        s.bold(&w.object),
+        wrap_at(&p.message, start, "  ")
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Priority"),
+        wrap(
+            &format!(
+                "{}; {} of {} running workloads have a lower priority",
+                priority_words(p),
+                p.lower_priority,
+                p.running
+            ),
+            ind
+        )
+    );
+    if let Some(plan) = &p.plan {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            label(s, "Then"),
+            wrap(&assignments_text(&plan.assignments), ind)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Request"),
+        wrap(&request_text(w), ind)
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Topology"),
+        wrap(&topology_line(&r.topology), ind)
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        label(s, "Cluster"),
+        wrap(&cluster_line(&r.cluster), ind)
     );
     warnings_text(&mut out, s, &r.warnings);
     out

@@ -14,6 +14,48 @@ use serde::Serialize;
 use crate::cli::WorkloadChoice;
 use crate::error::{CliError, ErrorDocument, Exit};
 
+/// What an answer says, as the reports and their documents spell it (`"placed"`,
+/// `"unschedulable"`, `"undecided"`, `"invalid"`), and the exit status it gives.
+///
+/// ```
+/// use gang_cli::{report::Status, Exit};
+/// assert_eq!(Status::Unschedulable.exit(), Exit::DoesNotFit);
+/// assert_eq!(serde_json::to_string(&Status::Placed).unwrap(), r#""placed""#);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// It fits (exit 0).
+    Placed,
+    /// Valid, but it does not fit now (exit 1).
+    Unschedulable,
+    /// The search ran out of budget: it may fit (exit 3).
+    Undecided,
+    /// No gang could be built from the workload (exit 2).
+    Invalid,
+}
+
+impl Status {
+    /// The status of gang-core's answer.
+    pub fn of(o: &Outcome) -> Status {
+        match o {
+            Outcome::Placed(_) => Status::Placed,
+            Outcome::Unschedulable(_) => Status::Unschedulable,
+            Outcome::Undecided(_) => Status::Undecided,
+        }
+    }
+
+    /// The exit status this answer gives. See [`Exit`].
+    pub fn exit(self) -> Exit {
+        match self {
+            Status::Placed => Exit::Placed,
+            Status::Unschedulable => Exit::DoesNotFit,
+            Status::Undecided => Exit::Undecided,
+            Status::Invalid => Exit::Invalid,
+        }
+    }
+}
+
 /// The workload asked about, as read.
 #[derive(Debug, Clone, Serialize)]
 pub struct WorkloadSummary {
@@ -88,7 +130,7 @@ pub struct ClusterSummary {
 }
 
 impl ClusterSummary {
-    fn of(c: &Cluster) -> Self {
+    pub(crate) fn of(c: &Cluster) -> Self {
         let r = c.report();
         ClusterSummary {
             nodes: r.nodes,
@@ -106,9 +148,9 @@ pub struct PlaceReport {
     /// `"place"`.
     pub command: &'static str,
     /// `placed`, `unschedulable` or `undecided`.
-    pub status: &'static str,
-    /// The process exit code.
-    pub exit_code: i32,
+    pub status: Status,
+    /// The process exit code (a number in documents).
+    pub exit_code: Exit,
     /// The workload.
     pub workload: WorkloadSummary,
     /// The topology chosen and why.
@@ -170,7 +212,7 @@ pub struct Relaxation {
 #[derive(Debug, Clone, Serialize)]
 pub struct Answer {
     /// `placed`, `unschedulable`, `undecided`, or `invalid` (no gang could be built).
-    pub status: &'static str,
+    pub status: Status,
     /// The level and domain it would use.
     pub level: Option<String>,
     /// Domain path.
@@ -187,9 +229,9 @@ pub struct ExplainReport {
     /// `"explain"`.
     pub command: &'static str,
     /// As [`Answer::status`].
-    pub status: &'static str,
-    /// The process exit code.
-    pub exit_code: i32,
+    pub status: Status,
+    /// The process exit code (a number in documents).
+    pub exit_code: Exit,
     /// The workload.
     pub workload: WorkloadSummary,
     /// 1. Objects found.
@@ -212,6 +254,10 @@ pub struct ExplainReport {
     pub not_checked: &'static str,
     /// Fields read but not honoured exactly, and notes.
     pub warnings: Vec<String>,
+    /// What preempting would take, when the workload has a priority (from
+    /// `spec.priority`, a PriorityClass or the global default) and does not fit now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptAnswer>,
     /// Why no gang could be built (exit 2), if so.
     pub error: Option<ErrorDocument>,
     #[serde(skip)]
@@ -219,6 +265,82 @@ pub struct ExplainReport {
     /// gang-core's diagnosis when it does not fit (its sentences word the answer).
     #[serde(skip)]
     pub(crate) diagnosis: Option<Diagnosis>,
+    /// The workload as read (for preemption, without choosing it again).
+    #[serde(skip)]
+    pub(crate) workload_gang: WorkloadGang,
+}
+
+/// One running workload a preemption plan evicts, whole.
+#[derive(Debug, Clone, Serialize)]
+pub struct VictimDoc {
+    /// The workload (`Job/ml/train-a`, `PodGroup/ml/eval-b`, or a lone `Pod/…`).
+    pub workload: String,
+    /// Its priority (the highest among its pods).
+    pub priority: i32,
+    /// What its pods hold, per resource, over all their nodes.
+    pub evicted: Resources,
+}
+
+/// A preemption plan: the victims (none when it fits now) and where the workload goes
+/// once they are gone.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanDoc {
+    /// It fits now: nothing to evict.
+    pub fits_now: bool,
+    /// The workloads to evict, in gang-core's order.
+    pub victims: Vec<VictimDoc>,
+    /// Their total of each cost resource (`nvidia.com/gpu`).
+    pub evicted: Resources,
+    /// The level and domain it would use then.
+    pub level: Option<String>,
+    /// Domain path.
+    pub domain: String,
+    /// Members per role and node.
+    pub assignments: Vec<gang_core::Assignment>,
+    /// `false` when the search ran out of work first: a plan that evicts less may exist.
+    pub search_complete: bool,
+    /// gang-core's sentence (`evict … in rack r7`).
+    pub message: String,
+}
+
+/// What preempting would take: a plan, or why there is none.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreemptAnswer {
+    /// `placed` (a plan), `unschedulable` (no eviction of lower-priority work makes it
+    /// fit, or it may not preempt) or `undecided` (the search ran out of work).
+    pub status: Status,
+    /// The workload's priority and where it came from.
+    pub priority: gang_kube::WorkloadPriority,
+    /// Running workloads read, and how many have a strictly lower priority.
+    pub running: usize,
+    /// Of those, with a strictly lower priority (the only ones it may evict).
+    pub lower_priority: usize,
+    /// The plan, if there is one.
+    pub plan: Option<PlanDoc>,
+    /// The answer in words: the plan's sentence, or why there is none.
+    pub message: String,
+}
+
+/// `gang preempt`: the what-if. Nothing is evicted.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreemptReport {
+    /// `"preempt"`.
+    pub command: &'static str,
+    /// As [`PreemptAnswer::status`].
+    pub status: Status,
+    /// The process exit code (a number in documents): 0 with a plan, 1 without, 3
+    /// undecided.
+    pub exit_code: Exit,
+    /// The workload.
+    pub workload: WorkloadSummary,
+    /// The topology chosen and why.
+    pub topology: TopologyChoice,
+    /// The cluster as read.
+    pub cluster: ClusterSummary,
+    /// The answer.
+    pub preemption: PreemptAnswer,
+    /// Fields read but not honoured exactly, and notes.
+    pub warnings: Vec<String>,
 }
 
 /// What offline objects cannot show.
@@ -304,7 +426,12 @@ pub fn cluster_for(
     if let Some(w) = w {
         opts = opts.ignore_pods(&w.member_pods);
     }
-    Cluster::from_objects(objects, &opts).map_err(|e| {
+    cluster_with(objects, &opts)
+}
+
+/// [`Cluster::from_objects`] with a better message when the input has no Node.
+pub(crate) fn cluster_with(objects: &Objects, opts: &ClusterOptions) -> Result<Cluster, CliError> {
+    Cluster::from_objects(objects, opts).map_err(|e| {
         if e.kind() == gang_kube::ErrorKind::UnexpectedKind {
             if let Err(better) = no_nodes(objects) {
                 return better;
@@ -315,8 +442,9 @@ pub fn cluster_for(
 }
 
 /// Kinds gang reads besides nodes.
-const KNOWN_KINDS: [&str; 12] = [
+const KNOWN_KINDS: [&str; 13] = [
     "Pod",
+    "PriorityClass",
     "PodGroup",
     "Job",
     "JobSet",
@@ -358,7 +486,7 @@ fn no_nodes(objects: &Objects) -> Result<(), CliError> {
     }
 }
 
-fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
+pub(crate) fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
     let tolerations = |name: &str, own: usize| -> usize {
         gang.and_then(|g| g.get_roles().iter().find(|r| r.get_name() == name))
             .map_or(own, |r| r.get_tolerations().len())
@@ -397,7 +525,7 @@ fn summary(w: &WorkloadGang, gang: Option<&Gang>) -> WorkloadSummary {
     }
 }
 
-fn warnings(c: &Cluster, w: &WorkloadGang, notes: &[String]) -> Vec<String> {
+pub(crate) fn warnings(c: &Cluster, w: &WorkloadGang, notes: &[String]) -> Vec<String> {
     let mut out: Vec<String> = notes.to_vec();
     out.extend(c.report().warnings.iter().cloned());
     out.extend(
@@ -406,14 +534,6 @@ fn warnings(c: &Cluster, w: &WorkloadGang, notes: &[String]) -> Vec<String> {
             .map(|x| format!("{}: {}", x.field, x.message)),
     );
     out
-}
-
-fn status_exit(o: &Outcome) -> Exit {
-    match o {
-        Outcome::Placed(_) => Exit::Placed,
-        Outcome::Unschedulable(_) => Exit::DoesNotFit,
-        Outcome::Undecided(_) => Exit::Undecided,
-    }
 }
 
 /// `gang place`: the workload against the cluster.
@@ -433,11 +553,11 @@ pub fn place(
     let inventory = cluster.inventory()?;
     let gang = cluster.gang_for(&w)?;
     let outcome = cluster.place(&inventory, &w)?;
-    let exit = status_exit(&outcome);
+    let status = Status::of(&outcome);
     Ok(PlaceReport {
         command: "place",
-        status: outcome.status(),
-        exit_code: exit.code(),
+        status,
+        exit_code: status.exit(),
         workload: summary(&w, Some(&gang)),
         topology: cluster.report().topology.clone(),
         cluster: ClusterSummary::of(&cluster),
@@ -542,8 +662,8 @@ pub fn explain(
     };
     let mut report = ExplainReport {
         command: "explain",
-        status: "invalid",
-        exit_code: Exit::Invalid.code(),
+        status: Status::Invalid,
+        exit_code: Exit::Invalid,
         workload: summary(&w, gang.as_ref().ok()),
         objects: objects_found(objects, &all),
         topology: cluster.report().topology.clone(),
@@ -552,7 +672,7 @@ pub fn explain(
         exclusions,
         levels: Vec::new(),
         answer: Answer {
-            status: "invalid",
+            status: Status::Invalid,
             level: None,
             domain: String::new(),
             assignments: Vec::new(),
@@ -561,9 +681,11 @@ pub fn explain(
         relaxations: Vec::new(),
         not_checked: NOT_CHECKED,
         warnings: warnings(&cluster, &w, notes),
+        preemption: None,
         error: None,
         failure: None,
         diagnosis: None,
+        workload_gang: w.clone(),
     };
     let explained = match (gang, explained) {
         (Ok(_), Some(Ok(e))) => e,
@@ -587,19 +709,18 @@ pub fn explain(
     let outcome = explained.outcome;
     report.relaxations = relaxations(&w, outcome.diagnosis());
     report.diagnosis = outcome.diagnosis().cloned();
-    let exit = status_exit(&outcome);
-    report.status = outcome.status();
-    report.exit_code = exit.code();
+    report.status = Status::of(&outcome);
+    report.exit_code = report.status.exit();
     report.answer = match &outcome {
         Outcome::Placed(p) => Answer {
-            status: "placed",
+            status: Status::Placed,
             level: p.level().map(str::to_owned),
             domain: p.domain_path(),
             assignments: p.assignments().to_vec(),
             message: None,
         },
         other => Answer {
-            status: other.status(),
+            status: Status::of(other),
             level: other.diagnosis().and_then(|d| d.level.clone()),
             domain: String::new(),
             assignments: Vec::new(),

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use gang_sim::{Experiment, Group, RunDocument, SimError, SimResult, Stats};
 
-use crate::cli::SimulateArgs;
+use crate::cli::Format;
 use crate::error::{CliError, Exit};
 use crate::output::{done, Done};
 
@@ -24,7 +24,15 @@ struct SimulateDoc<'a> {
     variants: Vec<VariantDoc<'a>>,
 }
 
+/// gang-sim's error as the CLI's: a bug in the simulator ([`SimError::Internal`]) is
+/// exit 5, never "invalid input"; everything else names the file and field (exit 2).
 fn sim_error(file: &str, e: &SimError) -> CliError {
+    if let SimError::Internal(reason) = e {
+        return CliError::Internal {
+            source: file.to_owned(),
+            reason: reason.clone(),
+        };
+    }
     CliError::Input {
         source: file.to_owned(),
         object: None,
@@ -35,8 +43,7 @@ fn sim_error(file: &str, e: &SimError) -> CliError {
 
 /// Runs the file: an experiment (it has `variants`) runs every variant, a run document
 /// runs once (as the variant `run`).
-pub(crate) fn run(a: &SimulateArgs) -> Result<Done, CliError> {
-    let file = a.file.as_str();
+pub(crate) fn run(file: &str, out: Option<&str>, format: Format) -> Result<Done, CliError> {
     let text = std::fs::read_to_string(file).map_err(|e| CliError::Read {
         source: file.to_owned(),
         reason: e.to_string(),
@@ -56,7 +63,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<Done, CliError> {
             .map_err(|e| sim_error(file, &e))?;
         (String::new(), vec![("run".to_owned(), r)])
     };
-    if let Some(dir) = &a.out {
+    if let Some(dir) = out {
         for (name, r) in &results {
             let to = std::path::Path::new(dir).join(slug(name));
             r.write_to(&to.to_string_lossy())
@@ -78,7 +85,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<Done, CliError> {
     Ok(done(
         &doc,
         text_report(file, &description, &results),
-        a.out_format.output,
+        format,
         Exit::Placed,
     ))
 }
@@ -158,4 +165,30 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
          submission to admission; wasted: GPU-hours of failed attempts and lost work\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A simulator bug is exit 5 (`internal`), never "invalid input"; an input error
+    /// stays exit 2 and names its field.
+    #[test]
+    fn a_simulator_bug_is_not_invalid_input() {
+        let bug = sim_error(
+            "run.json",
+            &SimError::Internal("ledger went negative".into()),
+        );
+        assert_eq!(bug.exit(), Exit::Internal);
+        assert_eq!(bug.exit().code(), 5);
+        assert_eq!(bug.kind(), "internal");
+        let doc = bug.document();
+        assert_eq!(doc.source.as_deref(), Some("run.json"));
+        assert!(bug.to_string().contains("ledger went negative"), "{bug}");
+        assert!(bug.to_string().contains("not your input"), "{bug}");
+        let bad = gang_sim::run_json("{").unwrap_err();
+        let input = sim_error("run.json", &bad);
+        assert_eq!(input.exit(), Exit::Invalid);
+        assert_eq!(input.kind(), "input");
+    }
 }

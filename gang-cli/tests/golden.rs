@@ -97,6 +97,43 @@ fn cases() -> Vec<(&'static str, Vec<String>, i32)> {
         let n: &'static str = Box::leak(format!("topology-{name}").into_boxed_str());
         out.push((n, args, 0));
     }
+    // Preemption on gang-kube's preemption.yaml: the victims, the plan and the exit
+    // codes are worked out by hand in that fixture's header comment (urgent: evict
+    // eval-b and big in rack r1, exit 0; peer: only big is lower, no plan, exit 1;
+    // polite: preemptionPolicy Never, exit 1). `explain` adds the plan's sentence.
+    for (w, code) in [("urgent", 0), ("peer", 1), ("polite", 1)] {
+        let n: &'static str = Box::leak(format!("preempt-{w}").into_boxed_str());
+        out.push((
+            n,
+            vec![
+                "preempt".into(),
+                k("preemption.yaml"),
+                "-w".into(),
+                format!("job/{w}"),
+            ],
+            code,
+        ));
+    }
+    // The guides' PodGroup fits now (rack a has 4 GPUs free): nothing to evict, exit 0.
+    out.push((
+        "preempt-racks",
+        vec![
+            "preempt".into(),
+            k("racks.json"),
+            k("training-workers.yaml"),
+        ],
+        0,
+    ));
+    out.push((
+        "explain-preemption-urgent",
+        vec![
+            "explain".into(),
+            k("preemption.yaml"),
+            "-w".into(),
+            "job/urgent".into(),
+        ],
+        1,
+    ));
     out.push(("demo", vec!["demo".into()], 0));
     out.push(("demo-topology", vec!["demo".into(), "--topology".into()], 0));
     out
@@ -595,4 +632,85 @@ fn a_terminal_gets_colour_unless_no_color() {
     };
     assert!(run(None).contains("\x1b[32m"));
     assert!(!run(Some("1")).contains('\x1b'));
+}
+
+/// The preemption plans, checked apart from the goldens against the hand-worked
+/// answers in gang-kube/tests/fixtures/preemption.yaml's header.
+#[test]
+fn preempt_names_the_victims_worked_out_by_hand() {
+    let f = kube("preemption.yaml");
+    let r = gang(&["preempt", &f, "-w", "job/urgent", "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(
+        (v["status"].as_str(), v["exit_code"].as_i64()),
+        (Some("placed"), Some(0))
+    );
+    let p = &v["preemption"];
+    assert_eq!(p["priority"]["value"], 1000);
+    assert_eq!(
+        (p["running"].as_u64(), p["lower_priority"].as_u64()),
+        (Some(4), Some(3))
+    );
+    let plan = &p["plan"];
+    let victims: Vec<(&str, i64)> = plan["victims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["workload"].as_str().unwrap(),
+                x["priority"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    // Highest victim priority 50 (train-a's 100 is not needed); big whole (8 GPUs,
+    // half of them in rack r2); eval-b's priority from its class mid.
+    assert_eq!(victims, [("Job/ml/eval-b", 50), ("PodGroup/ml/big", 10)]);
+    assert_eq!(plan["evicted"]["nvidia.com/gpu"], 12);
+    assert_eq!(plan["domain"], "r1");
+    assert_eq!(
+        nodes_of(plan, "main"),
+        [("n1".to_owned(), 2), ("n2".to_owned(), 2)]
+    );
+    assert_eq!(
+        plan["message"],
+        "evict Job/ml/eval-b (priority 50, 4 nvidia.com/gpu) and PodGroup/ml/big (priority 10, 8 nvidia.com/gpu) in rack r1"
+    );
+    // explain says the same sentence, and still exits 1: it does not fit now.
+    let e = gang(&["explain", &f, "-w", "job/urgent"]);
+    assert_eq!(e.code, 1);
+    assert!(
+        e.stdout
+            .contains("Preempt      evict Job/ml/eval-b (priority 50, 4 nvidia.com/gpu)"),
+        "{}",
+        e.stdout
+    );
+    // peer (50): only big (10) is lower; no plan.
+    let r = gang(&["preempt", &f, "-w", "job/peer", "-o", "json"]);
+    assert_eq!(r.code, 1);
+    let v = json(&r.stdout);
+    assert_eq!(v["status"], "unschedulable");
+    assert!(v["preemption"]["plan"].is_null());
+    assert_eq!(v["preemption"]["lower_priority"], 1);
+    // polite: preemptionPolicy Never: it waits.
+    let r = gang(&["preempt", &f, "-w", "job/polite"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("preemptionPolicy: Never"), "{}", r.stdout);
+    // A class the input lacks: invalid input naming the field and the value.
+    let r = gang(&["preempt", &f, "-w", "job/typo", "-o", "json"]);
+    assert_eq!(r.code, 2);
+    let v = json(&r.stdout);
+    assert_eq!(v["field"], "spec.template.spec.priorityClassName");
+    assert_eq!(v["value"], "urgnet");
+    // explain still explains it, and says why it cannot answer preemption.
+    let e = gang(&["explain", &f, "-w", "job/typo"]);
+    assert_eq!(e.code, 1, "{}", e.stderr);
+    assert!(e.stdout.contains("preemption not answered"), "{}", e.stdout);
+    assert!(e.stdout.contains("urgnet"), "{}", e.stdout);
+    assert!(!e.stdout.contains("Preempt      "), "{}", e.stdout);
+    // Without priorities in the input explain adds nothing (no "preemption" key).
+    let v = explain_json(&[kube("gke-h100.json"), kube("pytorchjob.yaml")]);
+    assert_eq!(v["status"], "unschedulable");
+    assert!(v.get("preemption").is_none(), "{v}");
 }

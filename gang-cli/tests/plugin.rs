@@ -119,6 +119,11 @@ impl Drop for Cluster {
 
 const NODES_PODS: &str = "get nodes,pods --all-namespaces -o json";
 const KUEUE: &str = "get topologies.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io -o json";
+const PRIORITY: &str = "get priorityclasses.scheduling.k8s.io -o json";
+
+fn empty_list() -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []})
+}
 
 fn racks_cluster(name: &str) -> Cluster {
     let group = kube("training-workers.yaml");
@@ -140,6 +145,7 @@ fn racks_cluster(name: &str) -> Cluster {
             ),
             (NODES_PODS, Some(nodes_pods)),
             (KUEUE, None), // Kueue is not installed
+            (PRIORITY, Some(empty_list())),
         ],
     )
 }
@@ -154,7 +160,8 @@ fn kubectl_gang_explain_reads_the_workload_then_the_cluster() {
         [
             "get podgroup/training-workers -n ml-team -o json",
             NODES_PODS,
-            KUEUE
+            KUEUE,
+            PRIORITY
         ]
     );
     assert!(r.stdout.starts_with("Workload PodGroup/ml-team/training-workers (Kubernetes PodGroup, kubectl get podgroup/training-workers -n ml-team -o json"), "{}", r.stdout);
@@ -307,4 +314,51 @@ fn plugin_help_names_kubectl_gang() {
     assert!(r.stdout.contains("Usage: kubectl gang"), "{}", r.stdout);
     assert!(r.stdout.contains("Exit codes:"));
     assert!(c.calls().is_empty());
+}
+
+/// `kubectl gang preempt` reads the workload, the cluster, Kueue and the
+/// PriorityClasses, and answers as `gang preempt` does on the same objects
+/// (gang-kube/tests/fixtures/preemption.yaml; victims worked out by hand in its header).
+#[test]
+fn kubectl_gang_preempt_reads_the_priority_classes_too() {
+    let f = kube("preemption.yaml");
+    let all = as_json(&f, 0..1);
+    let items = all["items"].as_array().unwrap();
+    let of_kind = |kinds: &[&str]| -> serde_json::Value {
+        let items: Vec<serde_json::Value> = items
+            .iter()
+            .filter(|i| kinds.contains(&i["kind"].as_str().unwrap()))
+            .cloned()
+            .collect();
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+    };
+    let urgent = items
+        .iter()
+        .find(|i| i["kind"] == "Job" && i["metadata"]["name"] == "urgent")
+        .unwrap()
+        .clone();
+    let c = Cluster::new(
+        "preempt",
+        &[
+            ("get job/urgent -n ml -o json", Some(urgent)),
+            (NODES_PODS, Some(of_kind(&["Node", "Pod"]))),
+            (KUEUE, None),
+            (PRIORITY, Some(of_kind(&["PriorityClass"]))),
+        ],
+    );
+    let r = c.plugin(&["preempt", "job/urgent", "-n", "ml", "-o", "json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        c.calls(),
+        ["get job/urgent -n ml -o json", NODES_PODS, KUEUE, PRIORITY]
+    );
+    let v = json(&r.stdout);
+    let victims: Vec<&str> = v["preemption"]["plan"]["victims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(victims, ["Job/ml/eval-b", "PodGroup/ml/big"]);
+    assert_eq!(v["preemption"]["priority"]["class"], "urgent");
 }

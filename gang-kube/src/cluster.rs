@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use gang_core::{Inventory, NodeSpec, Quantity, Taint, Topology};
+use gang_core::{EvictableUnit, Inventory, NodeSpec, Quantity, Taint, Topology};
 use serde::Serialize;
 
 use crate::convert;
@@ -11,6 +11,7 @@ use crate::model::body::Body;
 use crate::model::core_v1::Node;
 use crate::objects::Objects;
 use crate::origin::{ObjectRef, Origin};
+use crate::priority::{workload_of, PriorityClassInfo, PriorityClasses};
 use crate::requests::{pod_requests_acc, Resources};
 use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 
@@ -27,6 +28,7 @@ use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 pub struct ClusterOptions {
     topology: TopologySource,
     ignore: HashSet<(String, String)>,
+    evictable: bool,
 }
 
 impl ClusterOptions {
@@ -61,6 +63,17 @@ impl ClusterOptions {
     /// The pods not counted, as (namespace, name). See [`ClusterOptions`].
     pub fn ignored_pods(&self) -> &HashSet<(String, String)> {
         &self.ignore
+    }
+
+    /// Declares the running pods as evictable work instead of plain usage, so that
+    /// gang-core's preemption may evict them: one
+    /// [`EvictableUnit`](gang_core::EvictableUnit) per workload (its PodGroup, JobSet,
+    /// owner, or the pod alone), with the highest priority among its pods, evicted
+    /// whole or not at all. Free capacity is the same either way. Off by default
+    /// (placing does not need it). See [`Cluster::evictable`].
+    pub fn evictable_pods(mut self, on: bool) -> Self {
+        self.evictable = on;
+        self
     }
 }
 
@@ -236,6 +249,8 @@ pub struct Cluster {
     pub(crate) usage: Vec<NodeUsage>,
     pub(crate) topology: Topology,
     pub(crate) report: ClusterReport,
+    pub(crate) priorities: PriorityClasses,
+    pub(crate) units: Vec<EvictableUnit>,
 }
 
 fn kind_error(source: &str, reason: &str) -> Error {
@@ -378,6 +393,9 @@ impl Cluster {
             ));
         }
 
+        let priorities = PriorityClasses::read(objects)?;
+        // Evictable work by workload: its priority and what it uses per node.
+        let mut units: BTreeMap<String, (i32, BTreeMap<usize, Resources>)> = BTreeMap::new();
         let mut pods = PodCounts::default();
         let mut unknown_nodes: Vec<String> = Vec::new();
         for item in &objects.items {
@@ -415,19 +433,20 @@ impl Cluster {
                 .with_field("spec")
             };
             let reqs = pod_requests_acc(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
+            let mut unit = if options.evictable {
+                let (priority, per_node) = units
+                    .entry(workload_of(p))
+                    .or_insert((i32::MIN, BTreeMap::new()));
+                *priority = (*priority).max(priorities.of_pod(p));
+                Some(per_node.entry(ix).or_default())
+            } else {
+                None
+            };
             let used = &mut usage[ix].used;
             for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
-                match used.get_mut(k) {
-                    Some(have) => {
-                        *have = Quantity::from_millis(
-                            have.millis()
-                                .checked_add(v)
-                                .ok_or_else(|| overflow(k.to_owned()))?,
-                        );
-                    }
-                    None => {
-                        used.insert(k.to_owned(), Quantity::from_millis(v));
-                    }
+                add(used, k, v).ok_or_else(|| overflow(k.to_owned()))?;
+                if let Some(u) = unit.as_deref_mut() {
+                    add(u, k, v).ok_or_else(|| overflow(k.to_owned()))?;
                 }
             }
             pods.counted += 1;
@@ -440,8 +459,23 @@ impl Cluster {
             ));
         }
 
+        // What the evictable units use is theirs, not the node's fixed usage.
+        let mut fixed: Vec<Resources> = usage.iter().map(|u| u.used.clone()).collect();
+        let mut declared = Vec::with_capacity(units.len());
+        for (id, (priority, per_node)) in units {
+            let mut unit = EvictableUnit::new(id, priority);
+            for (ix, amounts) in per_node {
+                for (k, v) in amounts {
+                    if let Some(have) = fixed[ix].get_mut(&k) {
+                        *have = Quantity::from_millis(have.millis().saturating_sub(v.millis()));
+                    }
+                    unit = unit.amount(usage[ix].node.clone(), k, v);
+                }
+            }
+            declared.push(unit);
+        }
         let mut nodes = Vec::with_capacity(usage.len());
-        for (u, inf) in usage.iter().zip(&info) {
+        for ((u, inf), used) in usage.iter().zip(&info).zip(&fixed) {
             let mut spec = NodeSpec::new(u.node.clone());
             for (k, v) in &inf.labels {
                 spec = spec.label(k.clone(), v.clone());
@@ -449,7 +483,7 @@ impl Cluster {
             for (k, v) in &u.allocatable {
                 spec = spec.capacity(k.clone(), *v);
             }
-            for (k, v) in &u.used {
+            for (k, v) in used {
                 spec = spec.used(k.clone(), *v);
             }
             for t in &inf.taints {
@@ -515,6 +549,8 @@ impl Cluster {
             usage,
             topology: chosen.topology,
             report,
+            priorities,
+            units: declared,
         })
     }
 
@@ -545,7 +581,66 @@ impl Cluster {
     /// value or resource name gang-core does not accept); [`Error::core`] has the
     /// gang-core error.
     pub fn inventory(&self) -> Result<Inventory, Error> {
-        Inventory::from_nodes(self.topology.clone(), &self.nodes).map_err(|e| self.core_error(e))
+        if self.units.is_empty() {
+            return Inventory::from_nodes(self.topology.clone(), &self.nodes)
+                .map_err(|e| self.core_error(e));
+        }
+        let mut b = Inventory::builder(self.topology.clone()).nodes(self.nodes.iter().cloned());
+        for u in &self.units {
+            b = b.evictable(u.clone());
+        }
+        b.build().map_err(|e| self.core_error(e))
+    }
+
+    /// The running work declared evictable ([`ClusterOptions::evictable_pods`]): one
+    /// unit per workload, by `Kind/namespace/name`, with its priority and per-node
+    /// amounts; empty unless asked for. [`Cluster::inventory`] declares them.
+    ///
+    /// ```
+    /// use gang_kube::{Cluster, ClusterOptions, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1}
+    /// status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// ---
+    /// apiVersion: scheduling.k8s.io/v1
+    /// kind: PriorityClass
+    /// metadata: {name: batch}
+    /// value: 100
+    /// ---
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata: {name: train-0, namespace: ml, ownerReferences: [{kind: Job, name: train}]}
+    /// spec:
+    ///   nodeName: n1
+    ///   priorityClassName: batch
+    ///   containers: [{name: c, resources: {requests: {nvidia.com/gpu: "2"}}}]
+    /// status: {phase: Running}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata: {name: train-1, namespace: ml, ownerReferences: [{kind: Job, name: train}]}
+    /// spec:
+    ///   nodeName: n1
+    ///   priority: 100
+    ///   containers: [{name: c, resources: {requests: {nvidia.com/gpu: "2"}}}]
+    /// status: {phase: Running}
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new().evictable_pods(true))?;
+    /// let unit = &c.evictable()[0]; // both pods: one Job, evicted whole
+    /// assert_eq!((unit.get_id(), unit.get_priority()), ("Job/ml/train", 100));
+    /// let inv = c.inventory()?;
+    /// assert_eq!(inv.free("n1", "nvidia.com/gpu").unwrap().to_string(), "4");
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn evictable(&self) -> &[EvictableUnit] {
+        &self.units
+    }
+
+    /// The `PriorityClass` objects of the input, by name. See [`PriorityClassInfo`].
+    pub fn priority_classes(&self) -> impl Iterator<Item = &PriorityClassInfo> + '_ {
+        self.priorities.classes.values()
     }
 
     pub(crate) fn core_error(&self, e: gang_core::Error) -> Error {
@@ -594,4 +689,15 @@ fn map_node_field(rest: &str) -> String {
     } else {
         rest.to_owned()
     }
+}
+
+/// Adds `v` milli-units of `k` to `r`; `None` on overflow.
+fn add(r: &mut Resources, k: &str, v: u64) -> Option<()> {
+    match r.get_mut(k) {
+        Some(have) => *have = Quantity::from_millis(have.millis().checked_add(v)?),
+        None => {
+            r.insert(k.to_owned(), Quantity::from_millis(v));
+        }
+    }
+    Some(())
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::cluster::{Cluster, NodeExclusion};
 use crate::error::{Error, ErrorKind};
 use crate::origin::ObjectRef;
+use crate::priority::{resolve, WorkloadPriority};
 use crate::workload::gang::build_gang;
 use crate::workload::types::{Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang};
 
@@ -214,14 +215,71 @@ impl Cluster {
                 slices.push((k, s.size));
             }
         }
-        Ok(build_gang(
+        let mut gang = build_gang(
             &w.object.name,
             &w.roles,
             required.as_deref(),
             preferred.as_deref(),
             &slices,
             &self.extra_tolerations(w),
-        ))
+        );
+        // A class not in the input leaves the priority at 0 here (placing does not
+        // need it); `priority_of` reports it.
+        if let Ok(p) = self.priority_of(w) {
+            gang.set_priority(p.value);
+        }
+        Ok(gang)
+    }
+
+    /// The workload's priority, as Kubernetes gives its pods: per role, the pod
+    /// template's (or member pods') `spec.priority`, else its `priorityClassName`
+    /// resolved through the input's `PriorityClass` objects, else the class marked
+    /// `globalDefault`, else 0; the workload's is the highest over its roles (roles
+    /// of one workload share a class in practice). `preempts` is false when a role's
+    /// class says `preemptionPolicy: Never`.
+    ///
+    /// Kubernetes' `preemptionPolicy: Never` means "does not preempt others", not "may
+    /// not be evicted": it does not make the gang gang-core's
+    /// [`PreemptionPolicy::Never`](gang_core::PreemptionPolicy::Never).
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: Node
+    /// metadata: {name: n1}
+    /// status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}
+    /// ---
+    /// apiVersion: scheduling.k8s.io/v1
+    /// kind: PriorityClass
+    /// metadata: {name: urgent}
+    /// value: 1000
+    /// preemptionPolicy: Never
+    /// ---
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata: {name: train, namespace: ml}
+    /// spec:
+    ///   parallelism: 2
+    ///   template:
+    ///     spec:
+    ///       priorityClassName: urgent
+    ///       containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new())?;
+    /// let w = &workloads(&o)?[0];
+    /// let p = c.priority_of(w)?;
+    /// assert_eq!((p.value, p.class.as_deref(), p.preempts), (1000, Some("urgent"), false));
+    /// assert_eq!(c.gang_for(w)?.get_priority(), 1000);
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`] on the workload object when a role names a
+    /// `priorityClassName` that no `PriorityClass` in the input has (give
+    /// `kubectl get priorityclasses -o json` too).
+    pub fn priority_of(&self, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
+        resolve(&self.priorities, w)
     }
 
     /// Places the workload's gang ([`Cluster::gang_for`]) on `inventory` (built by

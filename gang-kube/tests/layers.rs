@@ -14,7 +14,7 @@ const RULES: Rules<'static> = Rules {
         &["objects"],
         &["convert", "requests"],
         &["topology"],
-        &["cluster", "workload"],
+        &["cluster", "workload", "priority"],
         &["place"],
     ],
     test_only: &[],

@@ -11,6 +11,7 @@ use super::diagnosis::{
 };
 use super::explanation::{LevelFit, LevelReport, LevelStatus};
 use crate::model::names::short_level;
+use crate::model::Quantity;
 
 /// What one sentence of a [`Diagnosis`] is about, in the order the paragraph says them.
 ///
@@ -363,4 +364,58 @@ pub(crate) fn resource_words(resources: &[String]) -> String {
         })
         .collect();
     words.join(", ")
+}
+
+/// A preemption plan in words, as every face says it: what to evict (each victim with
+/// its priority and what it holds of the cost resources, in their order) and where the
+/// gang goes then. `victims` are `(name, priority, amounts evicted)`, in the plan's
+/// order ([`Preemption::victims`](crate::lifecycle::Preemption::victims)); `level`
+/// and `domain` are the placement's ([`Placement::level`](crate::Placement::level),
+/// [`Placement::domain_path`](crate::Placement::domain_path)).
+///
+/// ```
+/// use gang_core::lifecycle::preemption_words;
+/// use gang_core::Quantity;
+/// let gpus = |n| vec![("nvidia.com/gpu".to_owned(), Quantity::from_units(n))];
+/// let (a, b) = (gpus(8), gpus(2));
+/// let victims = [("training-a", 100, a.as_slice()), ("eval-b", 50, b.as_slice())];
+/// let cost = ["nvidia.com/gpu".to_owned()];
+/// assert_eq!(
+///     preemption_words(victims, &cost, Some("topology.example.com/rack"), "r7"),
+///     "evict training-a (priority 100, 8 nvidia.com/gpu) and eval-b (priority 50, 2 nvidia.com/gpu) in rack r7"
+/// );
+/// // Nothing to evict: it fits now.
+/// assert_eq!(preemption_words([], &cost, None, ""), "nothing to evict: it fits now across the cluster");
+/// ```
+pub fn preemption_words<'a>(
+    victims: impl IntoIterator<Item = (&'a str, i32, &'a [(String, Quantity)])>,
+    resources: &[String],
+    level: Option<&str>,
+    domain: &str,
+) -> String {
+    let place = match level {
+        Some(l) => format!("in {} {domain}", short_level(l)),
+        None => "across the cluster".to_owned(),
+    };
+    let words: Vec<String> = victims
+        .into_iter()
+        .map(|(name, priority, evicted)| {
+            let mut held = vec![format!("priority {priority}")];
+            for r in resources {
+                let q = evicted
+                    .iter()
+                    .filter(|(res, _)| res == r)
+                    .fold(0u64, |a, (_, q)| a.saturating_add(q.millis()));
+                if q > 0 {
+                    held.push(format!("{} {r}", Quantity::from_millis(q).human(r)));
+                }
+            }
+            format!("{name} ({})", held.join(", "))
+        })
+        .collect();
+    match words.split_last() {
+        None => format!("nothing to evict: it fits now {place}"),
+        Some((last, [])) => format!("evict {last} {place}"),
+        Some((last, rest)) => format!("evict {} and {last} {place}", rest.join(", ")),
+    }
 }

@@ -34,6 +34,7 @@ pub(crate) enum Body {
     JobSet(Box<JobSetObj>),
     Kubeflow(KubeflowKind, Box<KubeflowObj>),
     VolcanoJob(Box<VolcanoJobObj>),
+    PriorityClass(Box<scheduling::PriorityClass>),
     Other,
 }
 
@@ -48,6 +49,7 @@ impl Body {
             Body::JobSet(o) => &mut o.metadata,
             Body::Kubeflow(_, o) => &mut o.metadata,
             Body::VolcanoJob(o) => &mut o.metadata,
+            Body::PriorityClass(o) => &mut o.metadata,
             Body::Node(_) | Body::Other => return None,
         })
     }
@@ -72,6 +74,7 @@ impl Body {
             Body::JobSet(o) => &o.metadata,
             Body::Kubeflow(_, o) => &o.metadata,
             Body::VolcanoJob(o) => &o.metadata,
+            Body::PriorityClass(o) => &o.metadata,
             Body::Node(_) | Body::Other => return None,
         })
     }
@@ -88,6 +91,8 @@ pub(crate) enum Class {
     JobSet,
     Kubeflow(KubeflowKind),
     VolcanoJob,
+    /// `scheduling.k8s.io` `PriorityClass`.
+    Priority,
     Other,
 }
 
@@ -110,6 +115,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::Mpi),
         ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::Tf),
         ("batch.volcano.sh", "Job") => Class::VolcanoJob,
+        ("scheduling.k8s.io", "PriorityClass") => Class::Priority,
         _ => Class::Other,
     }
 }
@@ -172,6 +178,7 @@ impl Class {
             Class::JobSet => Body::JobSet(Box::new(r.read()?)),
             Class::Kubeflow(k) => Body::Kubeflow(k, Box::new(r.read()?)),
             Class::VolcanoJob => Body::VolcanoJob(Box::new(r.read()?)),
+            Class::Priority => Body::PriorityClass(Box::new(r.read()?)),
             Class::Other => Body::Other,
         })
     }

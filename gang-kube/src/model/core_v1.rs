@@ -133,6 +133,11 @@ pub(crate) struct PodSpec {
     pub tolerations: Vec<KToleration>,
     #[serde(deserialize_with = "nullable")]
     pub scheduling_group: SchedulingGroup,
+    /// `spec.priority` (admission sets it from the PriorityClass on a running pod).
+    pub priority: Option<i64>,
+    /// `spec.priorityClassName`.
+    #[serde(deserialize_with = "nullable")]
+    pub priority_class_name: String,
     #[serde(deserialize_with = "nullable")]
     pub topology_spread_constraints: Vec<IgnoredAny>,
     #[serde(deserialize_with = "nullable")]

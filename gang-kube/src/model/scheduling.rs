@@ -1,5 +1,6 @@
 //! `scheduling.k8s.io`: Kubernetes' own PodGroup (gang scheduling, KEP-4671): the
-//! gang policy's `minCount` and the topology keys of its scheduling constraints.
+//! gang policy's `minCount` and the topology keys of its scheduling constraints; and
+//! `PriorityClass` (`scheduling.k8s.io/v1`): a priority value by name.
 
 use serde::Deserialize;
 
@@ -50,4 +51,20 @@ pub(crate) struct SchedulingConstraints {
 pub(crate) struct TopologyKey {
     #[serde(deserialize_with = "nullable")]
     pub key: String,
+}
+
+/// `scheduling.k8s.io/v1` `PriorityClass`: its fields are top-level, beside `metadata`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PriorityClass {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    /// `value`: the priority (required by the API).
+    pub value: Option<i64>,
+    /// `globalDefault`: the priority of pods that name no class.
+    #[serde(deserialize_with = "nullable")]
+    pub global_default: bool,
+    /// `preemptionPolicy`: `PreemptLowerPriority` (default) or `Never`.
+    #[serde(deserialize_with = "nullable")]
+    pub preemption_policy: String,
 }

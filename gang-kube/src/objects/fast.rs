@@ -36,7 +36,13 @@ struct Parts<'a> {
     metadata: Option<MetaPart<'a>>,
     spec: Option<&'a RawValue>,
     status: Option<&'a RawValue>,
+    /// A PriorityClass's top-level fields.
+    top: Vec<(&'static str, &'a RawValue)>,
 }
+
+/// Top-level fields besides `spec` and `status` that a kind gang-kube reads keeps
+/// (a PriorityClass's).
+const TOP_FIELDS: [&str; 3] = ["value", "globalDefault", "preemptionPolicy"];
 
 /// The typed spec and status of an item, read as they come.
 #[allow(clippy::large_enum_variant)] // one at a time, on the stack
@@ -117,9 +123,12 @@ impl<'de> Deserialize<'de> for One {
                                 }
                             }
                         }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
+                        other => match TOP_FIELDS.iter().find(|f| **f == other) {
+                            Some(f) => parts.top.push((*f, map.next_value()?)),
+                            None => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        },
                     }
                 }
                 let kind = kind.unwrap_or_default();
@@ -188,7 +197,10 @@ impl<'de> Deserialize<'de> for One {
                         // Other kinds: rebuild the object's text from its parts and read
                         // it whole (few of them in a snapshot).
                         let mut text = String::from("{\"metadata\":{}");
-                        for (k, v) in [("spec", parts.spec), ("status", parts.status)] {
+                        for (k, v) in [("spec", parts.spec), ("status", parts.status)]
+                            .into_iter()
+                            .chain(parts.top.iter().map(|(k, v)| (*k, Some(*v))))
+                        {
                             if let Some(v) = v {
                                 text.push_str(&format!(",\"{k}\":{}", v.get()));
                             }
@@ -273,14 +285,24 @@ mod tests {
           {"metadata": {"name": "n2", "labels": {"any": "label"}}, "status": {"allocatable": {"cpu": "2"}},
            "kind": "Node", "apiVersion": "v1"},
           {"metadata": {"name": "pg", "namespace": "x"}, "spec": {"minMember": 2},
-           "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"}
+           "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"},
+          {"value": 1000, "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+           "metadata": {"name": "high"}, "globalDefault": false, "preemptionPolicy": "Never"}
         ]}"#;
         let source: Arc<str> = Arc::from("t.json");
         let fast = read_list(&source, text).expect("the fast path reads it");
         let mut careful = Vec::new();
         crate::objects::careful::read_json(&source, text, &mut careful).unwrap();
-        assert_eq!(fast.len(), 6);
+        assert_eq!(fast.len(), 7);
         assert_eq!(format!("{fast:?}"), format!("{careful:?}"));
+        // A PriorityClass's fields are top-level: the fast path keeps them.
+        let Body::PriorityClass(pc) = &fast[6].body else {
+            panic!("{:?}", fast[6].body)
+        };
+        assert_eq!(
+            (pc.value, pc.preemption_policy.as_str()),
+            (Some(1000), "Never")
+        );
         // A bad value makes the fast path give up; the careful path names it.
         let bad = text.replace(r#""cpu": "4""#, r#""cpu": "-4""#);
         assert!(read_list(&source, &bad).is_none());

@@ -151,6 +151,19 @@ pub(super) fn role_from_spec(
             toleration(t).map_err(|e| e.under(&format!("{field}.tolerations[{i}]")).at(origin))?,
         );
     }
+    let priority = match spec.priority {
+        None => None,
+        Some(v) => Some(i32::try_from(v).map_err(|_| {
+            Error::new(
+                ErrorKind::InvalidValue,
+                &origin.source,
+                "a priority is a 32-bit integer",
+            )
+            .at(origin)
+            .with_field(format!("{field}.priority"))
+            .with_value(v.to_string())
+        })?),
+    };
     Ok(MemberRole {
         name: name.to_owned(),
         members,
@@ -162,6 +175,8 @@ pub(super) fn role_from_spec(
         constrained: true,
         from: field.to_owned(),
         pods: Vec::new(),
+        priority,
+        priority_class_name: Some(spec.priority_class_name.clone()).filter(|c| !c.is_empty()),
     })
 }
 

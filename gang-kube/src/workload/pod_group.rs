@@ -19,7 +19,7 @@ use crate::workload::volcano::{volcano_request, VOLCANO_GROUP_ANNOTATION};
 /// Pod label naming a scheduler-plugins (coscheduling) PodGroup.
 pub const COSCHEDULING_LABEL: &str = "scheduling.x-k8s.io/pod-group";
 
-pub(super) fn pod_group_refs(p: &Pod) -> Vec<(PodGroupKind, &str)> {
+pub(crate) fn pod_group_refs(p: &Pod) -> Vec<(PodGroupKind, &str)> {
     let mut out = Vec::new();
     if !p.spec.scheduling_group.pod_group_name.is_empty() {
         out.push((
@@ -128,6 +128,7 @@ fn roles_from_pods(
         }) {
             Some((g, members)) => {
                 g.members += 1;
+                g.priority = g.priority.max(r.priority);
                 members.push((p, o));
             }
             None => groups.push((r, vec![(p, o)])),

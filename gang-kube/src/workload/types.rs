@@ -115,6 +115,10 @@ pub struct MemberRole {
     pub from: String,
     /// The member pods of this role found in the input.
     pub pods: Vec<ObjectRef>,
+    /// `spec.priority` of the pod template (or the member pods), if set.
+    pub priority: Option<i32>,
+    /// `spec.priorityClassName` of the pod template (or the member pods), if set.
+    pub priority_class_name: Option<String>,
 }
 
 /// Something read that could not be honoured exactly.
