@@ -164,8 +164,12 @@ impl Simulation {
         let mut gpus = 0u64;
         for r in &spec.roles {
             let per = role_request(r, &self.cfg.gpu_resource).map_err(|e| {
-                SimError::trace(line, format!("roles[{}].requests", r.get_name()), e.to_string())
-                    .with_core(e.kind())
+                SimError::trace(
+                    line,
+                    format!("roles[{}].requests", r.get_name()),
+                    e.to_string(),
+                )
+                .with_core(e.kind())
             })?;
             members += u64::from(r.get_count());
             gpus += per * u64::from(r.get_count());
