@@ -577,7 +577,7 @@ impl PyInventory {
     /// >>> inv = gang.Inventory([], [gang.Node("n1", capacity={"gpu": 8})])
     /// >>> inv.add_evictable("pod-a", priority=5, nodes={"n1": {"gpu": 3}})
     /// >>> inv.free("n1", "gpu"), inv.evictable_units()
-    /// (Quantity('5'), [{'id': 'pod-a', 'priority': 5, 'nodes': {'n1': {'gpu': '3'}}}])
+    /// (Quantity('5'), [{'id': 'pod-a', 'priority': 5, 'nodes': {'n1': {'gpu': 3}}}])
     #[pyo3(signature = (id, priority = None, nodes = None))]
     fn add_evictable(
         &self,

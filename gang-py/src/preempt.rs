@@ -339,7 +339,7 @@ pub fn unit_from(
     for (node, amounts) in convert::str_map(nodes, &format!("{at}.nodes"), k, keep)? {
         let at = format!("{at}.nodes[{node}]");
         let amounts = amounts.bind(py);
-        for (res, a) in convert::str_map(Some(amounts), &at, k, |a, f| convert::exact(a, f))? {
+        for (res, a) in convert::str_map(Some(amounts), &at, k, convert::exact)? {
             unit = unit.amount(node.clone(), res, a);
         }
     }

@@ -67,8 +67,8 @@ def random_instance(rng: random.Random, i: int) -> Instance:
                 used = {GPU: rng.choice((0, 0, 1)), "cpu": rng.choice((0, 2))}
                 nodes.append((f"{b}{r}n{k}", b, r, cap, used))
     running = []
-    for j in range(rng.randint(2, 6)):
-        count = rng.randint(1, 4)
+    for j in range(rng.randint(3, 7)):
+        count = rng.randint(1, 6)
         req = {GPU: rng.randint(1, 4), "cpu": rng.choice((0, 1, 4))}
         never = rng.random() < 0.15
         g = gang.Gang(f"run{j}", [gang.Role("w", count, requests={x: v for x, v in req.items() if v})],
@@ -79,7 +79,7 @@ def random_instance(rng: random.Random, i: int) -> Instance:
     for j in range(rng.randint(0, 3)):
         node = rng.choice(nodes)[0]
         units.append((f"unit{j}", rng.randint(0, 8), {node: {GPU: rng.randint(1, 4), "cpu": rng.choice((0, 2))}}))
-    roles = [(rng.randint(1, 6), {GPU: rng.randint(1, 4), "cpu": rng.choice((0, 2, 8))})]
+    roles = [(rng.randint(2, 6), {GPU: rng.randint(2, 4), "cpu": rng.choice((0, 2, 8))})]
     if rng.random() < 0.25:
         roles.append((rng.randint(1, 2), {GPU: 0, "cpu": rng.choice((1, 4))}))
     level = rng.choice(("rack", "rack", "block"))

@@ -40,11 +40,11 @@ def test_add_and_remove_evictable_units():
     inv.add_evictable("batch", 3, {"n1": {GPU: 3, "cpu": "500m"}})
     assert inv.free("n1", GPU) == 1 and inv.free("n1", "cpu") == gang.Quantity("7.5")
     assert inv.evictable_units() == [{"id": "batch", "priority": 3,
-                                      "nodes": {"n1": {GPU: "3", "cpu": "500m"}}}]
+                                      "nodes": {"n1": {GPU: 3, "cpu": "500m"}}}]
     # Survives the inventory's document (pickling).
     again = pickle.loads(pickle.dumps(inv))
     assert again.evictable_units() == inv.evictable_units() and again.free("n1", GPU) == 1
-    assert inv.remove_evictable("batch") == inv_unit("batch", 3, {"n1": {GPU: "3", "cpu": "500m"}})
+    assert inv.remove_evictable("batch") == inv_unit("batch", 3, {"n1": {GPU: 3, "cpu": "500m"}})
     assert inv.free("n1", GPU) == 4 and inv.evictable_units() == []
     with pytest.raises(gang.InvalidInventory) as e:
         inv.remove_evictable("batch")
@@ -80,12 +80,12 @@ def test_bad_evictable_units_are_typed_errors_naming_the_field():
 
 def scene():
     """Rack r: a priority-1 gang holding 4 GPUs on one node, a priority-5 unit with 2 on
-    the other; a priority-10 gang of 6 GPUs must evict both."""
+    the other; a priority-10 gang of 7 GPUs must evict both (2 are free)."""
     inv = rack_of_two()
     low = inv.reserve(inv.place(gang.Gang("low", [gang.Role("w", 4, requests={GPU: 1})], priority=1)))
     free_node = "n2" if low.members[0].node == "n1" else "n1"
     inv.add_evictable("eval", 5, {free_node: {GPU: 2}})
-    want = gang.Gang("train", [gang.Role("w", 6, requests={GPU: 1})], required="rack", priority=10)
+    want = gang.Gang("train", [gang.Role("w", 7, requests={GPU: 1})], required="rack", priority=10)
     return inv, low, want
 
 
@@ -134,10 +134,11 @@ def test_preempt_reserve_applies_the_plan_all_or_nothing():
     assert done["reservation"] is not None and [r["victim"] for r in done.to_records()] == ["low", "eval"]
     assert inv.reservation(low.id) is None and inv.evictable_units() == []
     assert [r.gang.name for r in inv.reservations] == ["train"]
-    # Nothing lower-priority is left: a second one is unschedulable, nothing changes.
+    # One GPU was left: a 1-GPU gang fits now, no victims.
     again = inv.preempt_reserve(gang.Gang("t2", [gang.Role("w", 1, requests={GPU: 1})], priority=20))
-    assert again.status == "placed" and again["reservation"] is not None  # 2 GPUs were still free
-    third = inv.preempt_reserve(gang.Gang("t3", [gang.Role("w", 2, requests={GPU: 1})], priority=20))
+    assert again.status == "placed" and again["reservation"] is not None and again.to_records() == []
+    # Nothing of lower priority than 5 is left: unschedulable, and nothing changes.
+    third = inv.preempt_reserve(gang.Gang("t3", [gang.Role("w", 2, requests={GPU: 1})], priority=5))
     assert third.status == "unschedulable" and third["reservation"] is None
     assert len(inv.reservations) == 2
 
