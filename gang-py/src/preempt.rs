@@ -56,7 +56,7 @@ fn evicted_column(resource: &str) -> String {
 /// >>> inv = gang.Inventory(["rack"], [gang.Node(n, labels={"rack": "r"}, capacity={"gpu": 4}) for n in ("n1", "n2")])
 /// >>> inv.add_evictable("batch", priority=0, nodes={"n1": {"gpu": 4}})
 /// >>> inv.add_evictable("eval", priority=5, nodes={"n2": {"gpu": 2}})
-/// >>> plan = inv.preempt(gang.Gang("train", [gang.Role("w", 6, requests={"gpu": 1})], priority=10))
+/// >>> plan = inv.preempt(gang.Gang("train", [gang.Role("w", 7, requests={"gpu": 1})], required="rack", priority=10))
 /// >>> plan
 /// Preemption(gang='train', status='placed', victims=['batch', 'eval'], domain='r')
 /// >>> [(r["victim"], r["kind"], r["priority"], r["evicted.gpu"]) for r in plan.to_records()]
