@@ -7,9 +7,9 @@ use gang_core::{ErrorKind, Quantity};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyString};
 
+use crate::classes;
 use crate::errors::edge_error;
 use crate::pyde::{self, number, obj_repr, Number};
-use crate::spec;
 
 const AMOUNT: &str =
     "a quantity must be an int, a number, a str such as \"16Gi\" or \"500m\", or a Quantity";
@@ -31,7 +31,7 @@ pub fn exact(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<QuantitySpec> {
 
 fn quantity_spec(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<QuantitySpec> {
     let bad = |reason: &str| edge_error(ErrorKind::InvalidQuantity, field, &obj_repr(obj), reason);
-    if let Ok(q) = obj.cast::<spec::PyQuantity>() {
+    if let Ok(q) = obj.cast::<classes::PyQuantity>() {
         return Ok(QuantitySpec::Exact(q.get().0));
     }
     if let Ok(s) = obj.cast::<PyString>() {
@@ -97,6 +97,22 @@ pub fn int_in(
         Some(Number::UInt(u)) if u <= max => Ok(u),
         Some(Number::Int(_) | Number::UInt(_) | Number::Big(_)) => Err(bad(range())),
         _ => Err(bad("expected an integer".into())),
+    }
+}
+
+/// A priority (`i32`, Kubernetes PriorityClass values: negative allowed), or an error of
+/// `kind` naming the field.
+pub fn priority(obj: &Bound<'_, PyAny>, field: &str, kind: ErrorKind) -> PyResult<i32> {
+    let bad = |reason: &str| edge_error(kind, field, &obj_repr(obj), reason);
+    if obj.is_instance_of::<PyBool>() || obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return Err(bad("expected an integer"));
+    }
+    let range = "must be an integer from -2147483648 to 2147483647";
+    match number(obj).map_err(|e| bad(&e.0))? {
+        Some(Number::Int(i)) => i32::try_from(i).map_err(|_| bad(range)),
+        Some(Number::UInt(u)) => i32::try_from(u).map_err(|_| bad(range)),
+        Some(Number::Big(_)) => Err(bad(range)),
+        _ => Err(bad("expected an integer")),
     }
 }
 

@@ -24,15 +24,17 @@ use gang_core::{
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyType};
 
 use crate::convert::{self, items, json_text, parse_json, repr_str};
 use crate::errors::{core, edge_error, guard, to_py_err};
+use crate::html;
 use crate::lifecycle::{
     self, reservation_id, PyAdmission, PyLost, PyOvercommit, PyReservation, PyReservationId,
     PySpreadOutcome,
 };
-use crate::outcome::{html_table, not_placed, PyAssignment, PyDiagnosis, PyPlacement};
+use crate::outcome::{not_placed, PyAssignment, PyDiagnosis, PyPlacement};
+use crate::preempt::{self, PyPreemption};
 use crate::pyde;
 use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
 use crate::state::{Generation, InvState, Source};
@@ -311,14 +313,16 @@ impl PyInventory {
     /// (['rack'], Quantity('8'))
     #[classmethod]
     #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
-    fn from_kube<'py>(
-        _cls: &Bound<'py, PyType>,
-        sources: &Bound<'py, pyo3::types::PyTuple>,
-        topology: Option<&Bound<'py, PyAny>>,
+    fn from_kube(
+        _cls: &Bound<'_, PyType>,
+        sources: &Bound<'_, pyo3::types::PyTuple>,
+        topology: Option<&Bound<'_, PyAny>>,
         workload: Option<&str>,
         namespace: Option<&str>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        crate::kube::load_py(sources, topology, workload, namespace)?.getattr("inventory")
+    ) -> PyResult<Self> {
+        let doc = crate::kube::load_document(sources, topology, workload, namespace)?;
+        let cluster: InventoryDocument = parse_json(&doc["cluster"].to_string())?;
+        PyInventory::from_document(sources.py(), cluster)
     }
 
     /// An inventory from JSON text in the same format.
@@ -490,15 +494,18 @@ impl PyInventory {
         }
     }
 
-    /// What it would take for `gang` to fit (issue 22), as the core's document (a
-    /// `dict`): the placement if it fits now (no victims), otherwise the running work to
-    /// evict — whole reservations of strictly lower priority whose gang is not
-    /// `"preemption_policy": "Never"`, and evictable units of strictly lower priority —
-    /// and the placement it gets once they are gone, chosen exactly (README
-    /// "Preemption"). `{"status": "placed", "victims": [{"id": {"kind", "id"}, "name",
-    /// "priority", "evicted", "cost"}, …], "cost", "search_complete", "placement"}`, or
-    /// `{"status": "unschedulable" | "undecided", "message", "diagnosis"}`. Nothing
-    /// changes; invalid input raises as `place` does. The GIL is released while it runs.
+    /// What it would take for `gang` to fit (issue 22): a `Preemption`, the placement
+    /// if it fits now (no victims), otherwise the running work to evict — whole
+    /// reservations of strictly lower priority whose gang is not `preemption_policy=
+    /// "Never"`, and evictable units of strictly lower priority (`add_evictable`) — and
+    /// the placement it gets once they are gone, chosen exactly (README "Preemption");
+    /// or `status` "unschedulable" / "undecided" with the diagnosis. It reads as the
+    /// core's document (`plan["status"]`, `plan["victims"]`: `{"status": "placed",
+    /// "victims": [{"id": {"kind", "id"}, "name", "priority", "evicted", "cost"}, …],
+    /// "cost", "search_complete", "placement"}`, or `{"status", "message",
+    /// "diagnosis"}`) and as records (`to_records()`, one row per victim; `summary()`).
+    /// Nothing changes; invalid input raises as `place` does. The GIL is released while
+    /// it runs.
     ///
     /// >>> import gang
     /// >>> inv = gang.Inventory.from_json('{"topology": {"levels": []}, "nodes": [{"name": "n1", '
@@ -514,38 +521,37 @@ impl PyInventory {
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
         timeout: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (json, _) = self.run(
+    ) -> PyResult<PyPreemption> {
+        let ((name, outcome), _) = self.run(
             py,
             gang,
             (search_budget, timeout),
             |solver, inv, compiled| {
-                Ok(inv
-                    .preempt_with(
-                        solver,
-                        compiled,
-                        &gang_core::lifecycle::PreemptOptions::default(),
-                    )?
-                    .to_json())
+                let out = inv.preempt_with(
+                    solver,
+                    compiled,
+                    &gang_core::lifecycle::PreemptOptions::default(),
+                )?;
+                Ok((compiled.gang().get_name().to_owned(), out))
             },
         )?;
-        Ok(py.import("json")?.call_method1("loads", (json,))?.unbind())
+        PyPreemption::new(py, &name, &outcome, None)
     }
 
     /// `preempt`, then the plan applied in one all-or-nothing step: the victims evicted
     /// (reservations released whole, evictable units withdrawn) and the gang reserved.
-    /// Returns the plan's document with `"reservation"`: the new reservation's id (or
-    /// `None` when it is not placed; then nothing changed). A plan that cannot be applied
-    /// raises `Conflict` and changes nothing.
+    /// Returns the `Preemption`, its document with `"reservation"`: the new
+    /// reservation's id (or `None` when it is not placed; then nothing changed). A plan
+    /// that cannot be applied raises `Conflict` and changes nothing.
     #[pyo3(signature = (gang))]
-    fn preempt_reserve(&self, py: Python<'_>, gang: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    fn preempt_reserve(&self, py: Python<'_>, gang: &Bound<'_, PyAny>) -> PyResult<PyPreemption> {
         let g: Gang = match Target::extract(gang)? {
             Target::Gang(g) => g.get().0.clone(),
             Target::Parsed(g) => g,
             Target::Compiled(c) => c.get().compiled.gang().clone(),
         };
         let state = &self.state;
-        let (json, id) = py.detach(|| {
+        let (answer, id) = py.detach(|| {
             core(|| {
                 state.with_inventory_mut(false, |inv| {
                     let answer = inv.preempt(&g)?;
@@ -553,13 +559,65 @@ impl PyInventory {
                         Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
                         None => None,
                     };
-                    Ok::<_, Error>((answer.to_json(), id))
+                    Ok::<_, Error>((answer, id))
                 })
             })
         })?;
-        let doc = py.import("json")?.call_method1("loads", (json,))?;
-        doc.set_item("reservation", id.map(|i| i.0))?;
-        Ok(doc.unbind())
+        PyPreemption::new(py, g.get_name(), &answer, Some(id.map(|i| i.0)))
+    }
+
+    /// Declares an evictable unit (issue 22): running work gang did not reserve — the
+    /// pods of another workload — with a `priority` and what it uses per node
+    /// (`nodes={"n1": {"nvidia.com/gpu": 2}}`, amounts as `Node` takes them). Its
+    /// amounts count as used from now on, and `preempt` may evict it, whole, for a gang
+    /// of strictly higher priority. Raises `InvalidInventory` for an empty id or one
+    /// already declared, `UnknownNode`, `InvalidQuantity`; nothing changes then.
+    ///
+    /// >>> import gang
+    /// >>> inv = gang.Inventory([], [gang.Node("n1", capacity={"gpu": 8})])
+    /// >>> inv.add_evictable("pod-a", priority=5, nodes={"n1": {"gpu": 3}})
+    /// >>> inv.free("n1", "gpu"), inv.evictable_units()
+    /// (Quantity('5'), [{'id': 'pod-a', 'priority': 5, 'nodes': {'n1': {'gpu': 3}}}])
+    #[pyo3(signature = (id, priority = None, nodes = None))]
+    fn add_evictable(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        priority: Option<&Bound<'_, PyAny>>,
+        nodes: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let zero = 0i32.into_pyobject(py)?.into_any();
+        let unit = preempt::unit_from(id, priority.unwrap_or(&zero), nodes)?;
+        let state = &self.state;
+        py.detach(|| core(|| state.with_inventory_mut(false, |inv| inv.add_evictable(unit))))
+    }
+
+    /// Withdraws an evictable unit (it finished, or the caller evicted it), giving back
+    /// what it used; returns it as declared (a dict). Raises `InvalidInventory` when no
+    /// unit has this id.
+    fn remove_evictable<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::string(id, "evictable.id", ErrorKind::InvalidInventory)?;
+        let state = &self.state;
+        let unit = py
+            .detach(|| core(|| state.with_inventory_mut(false, |inv| inv.remove_evictable(&id))))?;
+        crate::pyser::to_py(py, &unit)
+    }
+
+    /// The evictable units declared, as dicts (`{"id", "priority", "nodes"}`), in the
+    /// order they were declared.
+    fn evictable_units<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let units: Vec<gang_core::EvictableUnit> = self
+            .state
+            .with_inventory(|inv| inv.evictable_units().cloned().collect());
+        let out = PyList::empty(py);
+        for u in &units {
+            out.append(crate::pyser::to_py(py, u)?)?;
+        }
+        Ok(out)
     }
 
     /// Like `place`, but returns the `Diagnosis` instead of raising when the gang is
@@ -1069,7 +1127,7 @@ impl PyInventory {
                 String::new()
             };
             let head: Vec<&str> = head.iter().map(String::as_str).collect();
-            html_table(
+            html::table(
                 &format!(
                     "Inventory: {} nodes, {} reservations{more}",
                     inv.len(),

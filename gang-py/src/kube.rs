@@ -22,7 +22,9 @@
 
 use gang_core::ErrorKind as CoreKind;
 use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};
@@ -201,23 +203,24 @@ fn load(
 /// Reads Kubernetes objects and returns the JSON text of `{"cluster": <cluster document>,
 /// "workloads": [...], "report": {...}, "objects": [...]}`.
 ///
-/// `sources` are `(name, text)` pairs (the name is what errors call the text);
-/// `topology` is JSON text: `null`/`"auto"`, `"detect"`, a list of label keys,
+/// `sources` are `gang.kube.load`'s inputs (paths, texts, `(name, text)` pairs, parsed
+/// objects: see [`source`]); `topology` is `None`/`"auto"`, `"detect"`, label keys,
 /// `{"topology": NAME}` or `{"flavor": NAME}`; `workload` (kubectl style, `job/train`
 /// or a bare name) and `namespace` select workloads — then the selected workloads'
 /// bound member pods are not counted as usage, and a gang that cannot be built raises.
 ///
 /// Private: use `gang.kube.load`.
 #[pyfunction]
-#[pyo3(signature = (sources, topology="null", workload=None, namespace=None))]
+#[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
 pub fn _kube_load(
     py: Python<'_>,
-    sources: Vec<(String, String)>,
-    topology: &str,
+    sources: &Bound<'_, PyTuple>,
+    topology: Option<&Bound<'_, PyAny>>,
     workload: Option<&str>,
     namespace: Option<&str>,
 ) -> PyResult<String> {
-    let topology = topology.to_owned();
+    let sources = read_sources(sources)?;
+    let topology = topology_arg(topology)?;
     let workload = workload.map(str::to_owned);
     let namespace = namespace.map(str::to_owned);
     py.detach(|| {
@@ -238,26 +241,130 @@ pub fn _kube_load(
     })
 }
 
-/// Registers the functions on the native module.
-/// `gang.kube.load(*sources, topology=…, workload=…, namespace=…)`: the one reader,
-/// which `Inventory.from_kube` and `Gang.from_kube` forward to.
-pub fn load_py<'py>(
-    sources: &Bound<'py, pyo3::types::PyTuple>,
-    topology: Option<&Bound<'py, PyAny>>,
-    workload: Option<&str>,
-    namespace: Option<&str>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let py = sources.py();
-    let kwargs = pyo3::types::PyDict::new(py);
-    kwargs.set_item("topology", topology)?;
-    kwargs.set_item("workload", workload)?;
-    kwargs.set_item("namespace", namespace)?;
-    py.import("gang.kube")?
-        .getattr("load")?
-        .call(sources, Some(&kwargs))
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_kube_load, m)?)?;
     Ok(())
+}
+
+/// One input of `gang.kube.load` as a `(name, text)` pair: a `(name, text)` pair; a
+/// text (`bytes`, or a `str` holding a newline or starting with `{` or `[`); a path
+/// (a `str` otherwise, or an `os.PathLike`: the file is read, its path is its name);
+/// or parsed objects (a mapping or a list, written back as JSON).
+fn source(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String)> {
+    let py = item.py();
+    let unnamed = || format!("<input {}>", i + 1);
+    let text_of = |t: &Bound<'_, PyAny>| -> PyResult<String> {
+        match t.cast::<PyBytes>() {
+            Ok(b) => Ok(std::str::from_utf8(b.as_bytes())
+                .map_err(|e| {
+                    PyValueError::new_err(format!("gang.kube.load: input {}: {e}", i + 1))
+                })?
+                .to_owned()),
+            Err(_) => t.str().map(|s| s.to_string()),
+        }
+    };
+    if let Ok(t) = item.cast::<PyTuple>() {
+        if t.len() == 2 && t.get_item(0)?.is_instance_of::<PyString>() {
+            return Ok((t.get_item(0)?.extract()?, text_of(&t.get_item(1)?)?));
+        }
+    }
+    if item.is_instance_of::<PyBytes>() {
+        return Ok((unnamed(), text_of(item)?));
+    }
+    let os = py.import("os")?;
+    let path_like = item.is_instance(&os.getattr("PathLike")?)?;
+    if let (false, Ok(s)) = (path_like, item.cast::<PyString>()) {
+        let s = s.to_str()?;
+        let t = s.trim_start();
+        if s.contains('\n') || t.starts_with('{') || t.starts_with('[') {
+            return Ok((unnamed(), s.to_owned()));
+        }
+    }
+    if path_like || item.is_instance_of::<PyString>() {
+        let path: String = os.call_method1("fspath", (item,))?.extract()?;
+        if path == "-" {
+            return Err(PyValueError::new_err(
+                "gang.kube.load: read standard input yourself and pass its text",
+            ));
+        }
+        // pathlib raises FileNotFoundError naming the path, as open() does.
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("encoding", "utf-8")?;
+        let text: String = py
+            .import("pathlib")?
+            .getattr("Path")?
+            .call1((&path,))?
+            .call_method("read_text", (), Some(&kwargs))?
+            .extract()?;
+        return Ok((path, text));
+    }
+    if item.is_instance_of::<PyList>()
+        || item.is_instance(&py.import("collections.abc")?.getattr("Mapping")?)?
+    {
+        let text: String = py
+            .import("json")?
+            .call_method1("dumps", (item,))?
+            .extract()?;
+        return Ok((unnamed(), text));
+    }
+    Err(PyTypeError::new_err(format!(
+        "gang.kube.load: input {} must be a path, a text, a (name, text) pair or parsed objects, not {}",
+        i + 1,
+        item.get_type().name()?
+    )))
+}
+
+/// How the topology is chosen, as `_kube_load` reads it: `None`, `"auto"`,
+/// `"detect"`, a mapping (`{"topology": NAME}` / `{"flavor": NAME}`) or label keys.
+fn topology_arg(topology: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let Some(t) = topology.filter(|t| !t.is_none()) else {
+        return Ok("null".to_owned());
+    };
+    let py = t.py();
+    if let Ok(s) = t.cast::<PyString>() {
+        let s = s.to_str()?;
+        if s != "auto" && s != "detect" {
+            return Err(PyValueError::new_err(format!(
+                "gang.kube.load: topology must be 'auto', 'detect', a list of label keys, \
+                 {{'topology': NAME}} or {{'flavor': NAME}}, not {}",
+                t.repr()?
+            )));
+        }
+        return Ok(serde_json::Value::String(s.to_owned()).to_string());
+    }
+    let json = py.import("json")?;
+    let mapping = py.import("collections.abc")?.getattr("Mapping")?;
+    let spec = if t.is_instance(&mapping)? {
+        py.import("builtins")?.getattr("dict")?.call1((t,))?
+    } else {
+        py.import("builtins")?.getattr("list")?.call1((t,))?
+    };
+    json.call_method1("dumps", (spec,))?.extract()
+}
+
+/// `gang.kube.load(*sources, …)`'s document, read here: what `_kube_load` returns,
+/// parsed, for the classmethods `Inventory.from_kube` and `Gang.from_kube` (so the
+/// extension never imports the Python module `gang.kube`, which imports it).
+pub fn load_document(
+    sources: &Bound<'_, PyTuple>,
+    topology: Option<&Bound<'_, PyAny>>,
+    workload: Option<&str>,
+    namespace: Option<&str>,
+) -> PyResult<Value> {
+    let text = _kube_load(sources.py(), sources, topology, workload, namespace)?;
+    serde_json::from_str(&text).map_err(|e| errors::InternalError::new_err(e.to_string()))
+}
+
+/// Every input of `gang.kube.load` as `(name, text)` pairs (see [`source`]).
+fn read_sources(sources: &Bound<'_, PyTuple>) -> PyResult<Vec<(String, String)>> {
+    if sources.is_empty() {
+        return Err(PyTypeError::new_err(
+            "gang.kube.load: give at least one file or text",
+        ));
+    }
+    sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| source(&s, i))
+        .collect()
 }

@@ -5,13 +5,16 @@
 //! The hand-written package `python/gang/__init__.py` re-exports this native module
 //! (`gang._gang`); `python/gang/_gang.pyi` are its stubs.
 
+mod classes;
 mod convert;
 mod dunder;
 mod errors;
+mod html;
 mod inventory;
 mod kube;
 mod lifecycle;
 mod outcome;
+mod preempt;
 mod pyde;
 mod pyser;
 mod reports;
@@ -52,9 +55,11 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lifecycle::PyOvercommit>()?;
     m.add_class::<lifecycle::PyAdmission>()?;
     m.add_class::<lifecycle::PySpreadOutcome>()?;
+    m.add_class::<preempt::PyPreemption>()?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_function(wrap_pyfunction!(scenario::load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(html::_html_table, m)?)?;
     sim::register(m)?;
     kube::register(m)?;
     m.add(
@@ -67,8 +72,12 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let all = m.index()?;
     for name in [
         "_panic_for_tests",
+        "_html_table",
         "_sim_run",
         "_sim_experiment",
+        "_sim_schema",
+        "_sim_policy_label",
+        "_sim_merge",
         "_kube_load",
         "__version__",
     ] {

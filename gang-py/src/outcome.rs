@@ -20,32 +20,6 @@ use crate::pyser::{hash_of, to_py};
 use crate::reports::{PyDomainReport, PyFewerMembers, PyRelaxation, PyRoleReport, PySliceReport};
 use crate::state::Source;
 
-/// Escapes text for HTML.
-pub fn html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A small HTML table: a caption, column names, rows.
-pub fn html_table(caption: &str, head: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = format!("<table><caption>{}</caption><thead><tr>", html(caption));
-    for h in head {
-        s.push_str(&format!("<th>{}</th>", html(h)));
-    }
-    s.push_str("</tr></thead><tbody>");
-    for r in rows {
-        s.push_str("<tr>");
-        for c in r {
-            s.push_str(&format!("<td>{}</td>", html(c)));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</tbody></table>");
-    s
-}
-
 // ------------------------------------------------------------------------- Placement
 
 /// Where a gang goes: the level and domain, and how many members of each role on
@@ -480,7 +454,7 @@ impl PyPlacement {
                 r
             })
             .collect();
-        html_table(&self.text(), &head, &rows)
+        crate::html::table(&self.text(), &head, &rows)
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> Py<PyAny> {
         let py = other.py();
@@ -724,8 +698,8 @@ impl PyDiagnosis {
             .collect();
         format!(
             "<p>{}</p>{}",
-            html(&self.d.to_string()),
-            html_table(
+            crate::html::escape(&self.d.to_string()),
+            crate::html::table(
                 "per role",
                 &[
                     "role",

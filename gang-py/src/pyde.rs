@@ -18,8 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 
+use crate::classes;
 use crate::errors::edge_error;
-use crate::spec;
 
 /// Deepest nesting of lists and dicts read (a scenario document is about 8 deep).
 pub const MAX_DEPTH: usize = 64;
@@ -241,10 +241,10 @@ impl<'de> de::Deserializer<'de> for Reader<'_, '_> {
                 depth,
             });
         }
-        if let Some(doc) = spec::spec_document(obj) {
+        if let Some(doc) = classes::spec_document(obj) {
             return doc.deserialize_any(v).map_err(err);
         }
-        if let Ok(q) = obj.cast::<spec::PyQuantity>() {
+        if let Ok(q) = obj.cast::<classes::PyQuantity>() {
             return v.visit_string(q.get().0.to_string());
         }
         if obj.is_instance_of::<pyo3::types::PyBytes>() {

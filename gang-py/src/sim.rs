@@ -11,39 +11,29 @@
 //! line and field) as `str(e)`, and two more attributes: `line` (1-based trace line, or
 //! `None`) and `sim_kind` (gang-sim's `SimError::kind()`, e.g. `"invalid_trace"`).
 //!
+//! The class is gang-core's kind when gang-core rejected the input
+//! (`SimError::core_kind`: a job's quantity, role or policy shape, the cluster), so the
+//! class is the one gang-core's own error would raise; otherwise:
+//!
 //! | gang-sim | Python |
 //! |---|---|
-//! | `invalid_trace` | `InvalidScenario`, or the gang-core class its message starts with (a job gang-core rejects: `InvalidQuantity`, `InvalidRequest`, `Contradictory`) |
-//! | `invalid_config` | `InvalidScenario` (or the gang-core class, as above) |
-//! | `invalid_cluster` | the gang-core class its message starts with (`InvalidInventory`, `InvalidQuantity`, `InvalidScenario`) |
+//! | `invalid_trace`, `invalid_config` | `InvalidScenario` |
+//! | `invalid_cluster` | `InvalidInventory` |
 //! | `io` | `InvalidScenario`, `field` the path (`gang.sim` checks paths first and raises `FileNotFoundError`) |
 //! | `internal` | `InternalError` |
 //!
-//! gang-sim keeps a gang-core error as its message only (`SimError` is gang-core-free);
-//! the class is read back from the first words of gang-core's own rendering
-//! (`"invalid quantity at …"`), which `tests/test_sim.py` checks for every kind.
+//! Nothing here reads the message: [`sim_error`] is one `match` over the error.
+//!
+//! The schema `gang.sim` shows (its columns, its policy labels, how a variant's patch
+//! merges into a configuration) is gang-sim's too, read through [`_sim_schema`],
+//! [`_sim_policy_label`] and [`_sim_merge`]; `tests/test_sim_schema.py` checks that the
+//! Python module uses them.
 
 use gang_core::ErrorKind;
-use gang_sim::{Experiment, SimError};
+use gang_sim::{Experiment, SimConfig, SimError};
 use pyo3::prelude::*;
 
 use crate::errors::{self, guard};
-
-/// The gang-core error kind a message rendered by gang-core starts with.
-fn core_kind_of(message: &str) -> Option<ErrorKind> {
-    // Trace and config errors wrap the core's text; look at where it starts.
-    let m = message.trim_start();
-    [
-        ("invalid quantity at ", ErrorKind::InvalidQuantity),
-        ("invalid inventory at ", ErrorKind::InvalidInventory),
-        ("invalid request at ", ErrorKind::InvalidRequest),
-        ("contradictory request at ", ErrorKind::Contradictory),
-        ("invalid scenario at ", ErrorKind::InvalidScenario),
-    ]
-    .into_iter()
-    .find(|(prefix, _)| m.starts_with(prefix))
-    .map(|(_, k)| k)
-}
 
 /// A configuration error's field as a path in the run document: checks of the
 /// configuration name its own fields (`horizon`), parsing names the document's
@@ -65,25 +55,31 @@ fn config_path(field: &str) -> String {
 /// A [`SimError`] as the Python exception of its kind (see the module docs).
 pub fn sim_error(err: &SimError) -> PyErr {
     let message = err.to_string();
+    let core = err.core_kind();
     let (kind, field, line, reason) = match err {
         SimError::Trace {
             line,
             field,
             message: m,
+            ..
         } => (
-            core_kind_of(m).unwrap_or(ErrorKind::InvalidScenario),
+            core.unwrap_or(ErrorKind::InvalidScenario),
             field.clone(),
             Some(*line),
             m.clone(),
         ),
-        SimError::Config { field, message: m } => (
-            core_kind_of(m).unwrap_or(ErrorKind::InvalidScenario),
+        SimError::Config {
+            field, message: m, ..
+        } => (
+            core.unwrap_or(ErrorKind::InvalidScenario),
             config_path(field),
             None,
             m.clone(),
         ),
-        SimError::Cluster { field, message: m } => (
-            core_kind_of(m).unwrap_or(ErrorKind::InvalidInventory),
+        SimError::Cluster {
+            field, message: m, ..
+        } => (
+            core.unwrap_or(ErrorKind::InvalidInventory),
             field.clone(),
             None,
             m.clone(),
@@ -98,7 +94,7 @@ pub fn sim_error(err: &SimError) -> PyErr {
         }
         // SimError is #[non_exhaustive]: a kind added later is still a GangError.
         other => (
-            ErrorKind::InvalidScenario,
+            core.unwrap_or(ErrorKind::InvalidScenario),
             other.field().to_owned(),
             None,
             message.clone(),
@@ -113,6 +109,57 @@ pub fn sim_error(err: &SimError) -> PyErr {
         let _ = v.setattr("sim_kind", err.kind());
     });
     py_err
+}
+
+/// gang-sim's schema, for `gang.sim`: `{"job_columns": [...], "timeline_columns":
+/// [...]}`, the fields of a job record and of a timeline sample in gang-sim's CSV
+/// order.
+///
+/// Private: use `gang.sim.JOB_COLUMNS` and `gang.sim.TIMELINE_COLUMNS`.
+#[pyfunction]
+pub fn _sim_schema() -> String {
+    serde_json::json!({
+        "job_columns": gang_sim::JOB_COLUMNS,
+        "timeline_columns": gang_sim::TIMELINE_COLUMNS,
+    })
+    .to_string()
+}
+
+/// The label gang-sim gives a policy (what a job record's `policy` field and the
+/// summary's `by_policy` keys say): `policy` is the JSON text of a policy (a string
+/// such as `"timed(rack, 600)"`, or its object form), or `null` for the default.
+/// Raises `InvalidScenario` naming `config.policy` for a policy gang-sim rejects.
+///
+/// Private: `gang.sim` names results and variants with it.
+#[pyfunction]
+pub fn _sim_policy_label(policy: &str) -> PyResult<String> {
+    let policy = policy.to_owned();
+    guard(|| -> Result<String, SimError> {
+        let value: serde_json::Value = serde_json::from_str(&policy)
+            .map_err(|e| SimError::Internal(format!("policy JSON from gang.sim: {e}")))?;
+        let mut doc = serde_json::Map::new();
+        if !value.is_null() {
+            doc.insert("policy".into(), value);
+        }
+        let config = SimConfig::from_json(&serde_json::Value::Object(doc).to_string())?;
+        Ok(config.policy.to_string())
+    })?
+    .map_err(|e| sim_error(&e))
+}
+
+/// gang-sim's variant merge ([`gang_sim::merge_config`]): `patch` (JSON text) merged
+/// into `base` (JSON text), returned as JSON text.
+///
+/// Private: `gang.sim.compare` and `gang.sim.sweep` merge with it.
+#[pyfunction]
+pub fn _sim_merge(base: &str, patch: &str) -> PyResult<String> {
+    let parse = |what: &str, text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|e| errors::InternalError::new_err(format!("{what} JSON from gang.sim: {e}")))
+    };
+    let mut base = parse("base", base)?;
+    gang_sim::merge_config(&mut base, &parse("patch", patch)?);
+    Ok(base.to_string())
 }
 
 /// Runs the simulation a run document describes: `document` is the JSON text of
@@ -158,5 +205,8 @@ pub fn _sim_experiment(py: Python<'_>, path: &str) -> PyResult<String> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sim_run, m)?)?;
     m.add_function(wrap_pyfunction!(_sim_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_policy_label, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_merge, m)?)?;
     Ok(())
 }

@@ -11,40 +11,20 @@ use std::sync::OnceLock;
 
 use gang_core::request::{QuantitySpec, Requirement, SelectorOperator, TolerationOperator};
 use gang_core::{
-    ErrorKind, Gang, Inventory, NodeSpec, Policy, Quantity, Role, Taint, TaintEffect, Toleration,
-    Topology,
+    ErrorKind, Gang, Inventory, NodeSpec, Policy, PreemptionPolicy, Quantity, Role, Taint,
+    TaintEffect, Toleration, Topology,
 };
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 
+pub use crate::classes::{
+    PyGang, PyNode, PyQuantity, PyRequirement, PyRole, PyTaint, PyToleration,
+};
 use crate::convert::{self, count, exact, items, opt_count, opt_string, repr_str, str_map, string};
 use crate::dunder::{value_class, Repr};
 use crate::errors::{core, edge_error, to_py_err};
 use crate::pyde::{self, number, Number};
-
-/// The JSON document a spec object stands for, when `obj` is one (for spec objects
-/// inside documents given as dicts).
-pub fn spec_document(obj: &Bound<'_, PyAny>) -> Option<serde_json::Value> {
-    fn doc<T: serde::Serialize>(v: &T) -> Option<serde_json::Value> {
-        serde_json::to_value(v).ok()
-    }
-    if let Ok(v) = obj.cast::<PyNode>() {
-        doc(&v.get().0)
-    } else if let Ok(v) = obj.cast::<PyRole>() {
-        doc(&v.get().0)
-    } else if let Ok(v) = obj.cast::<PyGang>() {
-        doc(&v.get().0)
-    } else if let Ok(v) = obj.cast::<PyTaint>() {
-        doc(&v.get().0)
-    } else if let Ok(v) = obj.cast::<PyToleration>() {
-        doc(&v.get().0)
-    } else if let Ok(v) = obj.cast::<PyRequirement>() {
-        doc(&v.get().0)
-    } else {
-        None
-    }
-}
 
 fn list_repr<T>(v: &[T], f: impl Fn(&T) -> String) -> String {
     format!("[{}]", v.iter().map(f).collect::<Vec<_>>().join(", "))
@@ -79,28 +59,6 @@ fn numeric_hash(millis: u64) -> isize {
     let h = (u128::from(millis) % P) * pow(1000, P - 2) % P;
     h as isize
 }
-
-/// An exact, non-negative resource amount in integer milli-units (Kubernetes syntax),
-/// and a number in the resource's natural unit (cores, bytes, devices): `int()` and
-/// `float()` convert it, it compares with other quantities and with numbers, and `+`,
-/// `-` and `sum()` work.
-///
-/// >>> import gang
-/// >>> gang.Quantity("1.5").millis
-/// 1500
-/// >>> int(gang.Quantity("16Gi")) == 16 * 2**30, float(gang.Quantity("500m"))
-/// (True, 0.5)
-/// >>> gang.Quantity("500m") < 1 and gang.Quantity(2) == 2
-/// True
-/// >>> sum([gang.Quantity("1.5"), gang.Quantity("500m")]) + 1
-/// Quantity('3')
-/// >>> gang.Quantity("12 GB")
-/// Traceback (most recent call last):
-///   ...
-/// gang.InvalidQuantity: invalid quantity at quantity: "12 GB": unknown suffix
-#[pyclass(name = "Quantity", module = "gang", frozen)]
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PyQuantity(pub Quantity);
 
 impl PyQuantity {
     /// `other` as exact milli-units (a Quantity, or a number/amount in natural units),
@@ -301,16 +259,6 @@ fn effect_name(e: TaintEffect) -> &'static str {
     }
 }
 
-/// A node taint. `effect` is "NoSchedule" (default), "PreferNoSchedule" (never
-/// excludes a node) or "NoExecute".
-///
-/// >>> import gang
-/// >>> gang.Taint("dedicated", "training")
-/// Taint('dedicated', 'training', 'NoSchedule')
-#[pyclass(name = "Taint", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyTaint(pub Taint);
-
 impl Repr for PyTaint {
     fn repr(&self) -> String {
         format!(
@@ -359,20 +307,6 @@ value_class!(PyTaint, "from_dict", {
 });
 
 // ------------------------------------------------------------------------- Toleration
-
-/// A toleration, with Kubernetes matching rules: `operator` "Equal" (default) compares
-/// key and value; "Exists" matches any value, and with an empty key every taint;
-/// `effect` None matches every effect.
-///
-/// >>> import gang
-/// >>> t = gang.Toleration.equal("dedicated", "training")
-/// >>> t.tolerates(gang.Taint("dedicated", "training"))
-/// True
-/// >>> gang.Toleration.exists().tolerates(gang.Taint("anything", "at-all", "NoExecute"))
-/// True
-#[pyclass(name = "Toleration", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyToleration(pub Toleration);
 
 fn toleration_operator(t: &Toleration) -> &'static str {
     match t.operator {
@@ -477,16 +411,6 @@ value_class!(PyToleration, "from_dict", {
 
 // ------------------------------------------------------------------------- Requirement
 
-/// A label requirement (node affinity): `key` `operator` `values`, with operator "In",
-/// "NotIn", "Exists" or "DoesNotExist".
-///
-/// >>> import gang
-/// >>> gang.Requirement("nvidia.com/gpu.product", "In", ["H100", "H200"])
-/// Requirement('nvidia.com/gpu.product', 'In', ['H100', 'H200'])
-#[pyclass(name = "Requirement", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyRequirement(pub Requirement);
-
 fn selector_op(op: SelectorOperator) -> &'static str {
     match op {
         SelectorOperator::In => "In",
@@ -587,30 +511,6 @@ fn checked_node(mut n: NodeSpec) -> PyResult<NodeSpec> {
     }
     Ok(n)
 }
-
-/// A node as the platform describes it. Quantities are anything with `__index__`
-/// (whole units), numbers, Kubernetes strings ("96", "1.5", "500m", "16Gi") or
-/// Quantity objects; the node is checked when built, and errors name the field
-/// (`nodes[a1].capacity.memory`). Two nodes are equal when they describe the same
-/// node: `capacity={"memory": "1Gi"}` equals `capacity={"memory": 2**30}`, and a node
-/// you built equals `inventory.node(name)`.
-///
-/// >>> import gang
-/// >>> n = gang.Node("a1", labels={"rack": "a"}, capacity={"nvidia.com/gpu": 8, "memory": "1Ti"},
-/// ...               used={"nvidia.com/gpu": 6}, taints=[gang.Taint("dedicated", "training")])
-/// >>> n.capacity["memory"] == 2**40, n.schedulable
-/// (True, True)
-/// >>> gang.Node.from_dict(n.to_dict()) == n == gang.Node("a1", labels={"rack": "a"},
-/// ...     capacity={"memory": 2**40, "nvidia.com/gpu": "8"}, used={"nvidia.com/gpu": 6.0},
-/// ...     taints=[gang.Taint("dedicated", "training")])
-/// True
-/// >>> gang.Node("a1", capacity={"memory": "12 GB"})
-/// Traceback (most recent call last):
-///   ...
-/// gang.InvalidQuantity: invalid quantity at nodes[a1].capacity.memory: "12 GB": unknown suffix
-#[pyclass(name = "Node", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyNode(pub NodeSpec);
 
 /// A node from a `Node` or a dict.
 pub fn node_from(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<NodeSpec> {
@@ -783,29 +683,6 @@ pub fn exact_gang(g: Gang) -> Gang {
     out
 }
 
-/// One kind of member: how many, what each needs on one node, where it may run.
-///
-/// `requests` are per member and must all fit on one node (devices never merge across
-/// nodes). `min_count` makes the role elastic; `max_per_node` caps members per node;
-/// `constrained=False` lets the role run anywhere (still all-or-nothing). Checked when
-/// built (count at least 1, min_count at most count, valid names and amounts).
-///
-/// >>> import gang
-/// >>> w = gang.Role("worker", 8, requests={"nvidia.com/gpu": 1, "cpu": "500m"},
-/// ...               node_selector={"nvidia.com/gpu.product": "H200"},
-/// ...               tolerations=[gang.Toleration.equal("dedicated", "training")])
-/// >>> w.count, w.requests["cpu"], w.constrained
-/// (8, Quantity('500m'), True)
-/// >>> gang.Role("w", 1, requests={"gpu": 1}) == gang.Role("w", 1, requests={"gpu": "1"})
-/// True
-/// >>> gang.Role("worker", 2, min_count=3)
-/// Traceback (most recent call last):
-///   ...
-/// gang.InvalidRequest: invalid request at gang.roles[worker].min_count: "3": min_count exceeds count 2
-#[pyclass(name = "Role", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyRole(pub Role);
-
 /// A role from a `Role` or a dict (checked alone).
 pub fn role_from(obj: &Bound<'_, PyAny>, at: &str, kind: ErrorKind) -> PyResult<Role> {
     match obj.cast::<PyRole>() {
@@ -972,30 +849,6 @@ value_class!(PyRole, "from_dict", {
 
 // ------------------------------------------------------------------------- Gang
 
-/// A group of members that must run together: roles, a topology constraint, a policy.
-///
-/// `required` is a level every constrained member must share one domain of;
-/// `preferred` is tried first, walking up a level at a time (never above `required`).
-/// `slices` is a list of `(level, size)` pairs, outermost first. `policy` is
-/// "best-fit" (default), "most-free" or "balanced". What can be checked without an
-/// inventory is checked when the gang is built; its levels are checked against an
-/// inventory when it is placed or compiled.
-///
-/// >>> import gang
-/// >>> g = gang.Gang("train", [gang.Role("worker", 4, requests={"nvidia.com/gpu": 1})],
-/// ...               required="topology.example.com/rack")
-/// >>> g.required, g.policy, [r.name for r in g.roles]
-/// ('topology.example.com/rack', 'best-fit', ['worker'])
-/// >>> gang.Gang.from_json(g.to_json()) == g
-/// True
-/// >>> gang.Gang("g", [])
-/// Traceback (most recent call last):
-///   ...
-/// gang.InvalidRequest: invalid request at gang.roles: "[]": a gang needs at least one role
-#[pyclass(name = "Gang", module = "gang", frozen)]
-#[derive(Clone)]
-pub struct PyGang(pub Gang);
-
 impl PyGang {
     /// Wraps a core gang (from a scenario, a reservation…) with its amounts exact, so
     /// it equals the same gang built in Python.
@@ -1042,6 +895,20 @@ fn checked_gang(g: Gang) -> PyResult<Gang> {
     Ok(exact_gang(g))
 }
 
+fn preemption_policy_from(obj: &Bound<'_, PyAny>) -> PyResult<PreemptionPolicy> {
+    let k = ErrorKind::InvalidRequest;
+    match string(obj, "gang.preemption_policy", k)?.as_str() {
+        "PreemptLowerPriority" => Ok(PreemptionPolicy::PreemptLowerPriority),
+        "Never" => Ok(PreemptionPolicy::Never),
+        other => Err(edge_error(
+            k,
+            "gang.preemption_policy",
+            other,
+            "expected \"PreemptLowerPriority\" or \"Never\"",
+        )),
+    }
+}
+
 fn policy_from(obj: &Bound<'_, PyAny>) -> PyResult<Policy> {
     match string(obj, "gang.policy", ErrorKind::InvalidRequest)?.as_str() {
         "best-fit" => Ok(Policy::BestFit),
@@ -1083,6 +950,15 @@ impl Repr for PyGang {
         if g.get_policy() != Policy::BestFit {
             s.push_str(&format!(", policy={}", repr_str(g.get_policy().as_str())));
         }
+        if g.get_priority() != 0 {
+            s.push_str(&format!(", priority={}", g.get_priority()));
+        }
+        if g.get_preemption_policy() != PreemptionPolicy::PreemptLowerPriority {
+            s.push_str(&format!(
+                ", preemption_policy={}",
+                repr_str(g.get_preemption_policy().as_str())
+            ));
+        }
         s.push(')');
         s
     }
@@ -1090,7 +966,9 @@ impl Repr for PyGang {
 
 value_class!(PyGang, "from_dict", {
     #[new]
-    #[pyo3(signature = (name, roles, *, required = None, preferred = None, slices = None, policy = None))]
+    #[pyo3(signature = (name, roles, *, required = None, preferred = None, slices = None, policy = None,
+                        priority = None, preemption_policy = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         name: &Bound<'_, PyAny>,
         roles: &Bound<'_, PyAny>,
@@ -1098,6 +976,8 @@ value_class!(PyGang, "from_dict", {
         preferred: Option<&Bound<'_, PyAny>>,
         slices: Option<&Bound<'_, PyAny>>,
         policy: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        preemption_policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let k = ErrorKind::InvalidRequest;
         let mut g = Gang::new(string(name, "gang.name", k)?);
@@ -1129,6 +1009,12 @@ value_class!(PyGang, "from_dict", {
         }
         if let Some(p) = policy.filter(|p| !p.is_none()) {
             g.set_policy(policy_from(p)?);
+        }
+        if let Some(p) = priority.filter(|p| !p.is_none()) {
+            g.set_priority(convert::priority(p, "gang.priority", k)?);
+        }
+        if let Some(p) = preemption_policy.filter(|p| !p.is_none()) {
+            g.set_preemption_policy(preemption_policy_from(p)?);
         }
         checked_gang(g).map(PyGang)
     }
@@ -1166,30 +1052,35 @@ value_class!(PyGang, "from_dict", {
     /// ('train', 2)
     #[classmethod]
     #[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
-    fn from_kube<'py>(
-        _cls: &Bound<'py, PyType>,
-        sources: &Bound<'py, PyTuple>,
-        topology: Option<&Bound<'py, PyAny>>,
+    fn from_kube(
+        _cls: &Bound<'_, PyType>,
+        sources: &Bound<'_, PyTuple>,
+        topology: Option<&Bound<'_, PyAny>>,
         workload: Option<&str>,
         namespace: Option<&str>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let loaded = crate::kube::load_py(sources, topology, workload, namespace)?;
-        let gangs = loaded.getattr("gangs")?;
-        if gangs.len()? == 1 {
-            return gangs.get_item(0);
+    ) -> PyResult<Self> {
+        let doc = crate::kube::load_document(sources, topology, workload, namespace)?;
+        let workloads = doc["workloads"].as_array().cloned().unwrap_or_default();
+        let gangs: Vec<&serde_json::Value> = workloads
+            .iter()
+            .map(|w| &w["gang"])
+            .filter(|g| !g.is_null())
+            .collect();
+        if let [only] = gangs.as_slice() {
+            let text = only.to_string();
+            return checked_gang(core(|| Gang::from_json(&text))?).map(PyGang);
         }
-        let names: Vec<String> = loaded
-            .getattr("workloads")?
-            .try_iter()?
-            .map(|w| w.and_then(|w| w.get_item("name")?.extract::<String>()))
-            .collect::<PyResult<_>>()?;
+        let names: Vec<&str> = workloads
+            .iter()
+            .filter_map(|w| w["name"].as_str())
+            .collect();
         Err(crate::errors::edge_error(
             ErrorKind::InvalidRequest,
             "workload",
             &names.join(", "),
             &format!(
                 "{} gangs in the sources ({}): name one with workload=",
-                gangs.len()?,
+                gangs.len(),
                 names.join(", ")
             ),
         ))
@@ -1223,6 +1114,17 @@ value_class!(PyGang, "from_dict", {
     #[getter]
     fn policy(&self) -> &'static str {
         self.0.get_policy().as_str()
+    }
+    /// The priority (Kubernetes PriorityClass semantics: higher wins; default 0).
+    #[getter]
+    fn priority(&self) -> i32 {
+        self.0.get_priority()
+    }
+    /// `"PreemptLowerPriority"` (the default: its reservation may be evicted for a gang
+    /// of strictly higher priority) or `"Never"` (never evicted).
+    #[getter]
+    fn preemption_policy(&self) -> &'static str {
+        self.0.get_preemption_policy().as_str()
     }
     /// Total members requested (sum of role counts).
     #[getter]

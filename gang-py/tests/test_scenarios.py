@@ -155,11 +155,6 @@ STEP_EXPECT = {
 }
 
 
-# Step ops the Python API cannot run yet (declaring evictable units on a live
-# inventory); the steps from the first of them on run in the core's own check.
-UNSUPPORTED_OPS = {"add_evictable"}
-
-
 def run_steps(scenario, steps):
     """Runs a scenario's lifecycle steps on its inventory through the Python API and
     checks each step's expectations (the same rules as the core's step checker)."""
@@ -171,10 +166,6 @@ def run_steps(scenario, steps):
 
     for i, step in enumerate(steps):
         op = step["op"]
-        if op in UNSUPPORTED_OPS:
-            # Not in the Python API yet (issue 22): the steps from here on run in the
-            # core's own check (`scenario.check()` above).
-            break
         seen = {"status": "ok", "message": "", "lost": [], "overcommitted": [], "admitted": [],
                 "waiting": [], "replicas": 0, "occupied": []}
         try:
@@ -208,6 +199,9 @@ def run_steps(scenario, steps):
                     if op == "preempt_reserve":
                         assert doc["reservation"] is not None
                         names[step.get("as", g.name)] = gang.ReservationId(doc["reservation"])
+            elif op == "add_evictable":
+                unit = step["unit"]
+                inv.add_evictable(unit["id"], unit.get("priority", 0), unit.get("nodes"))
             elif op == "release":
                 inv.release(names[step["reservation"]])
             elif op == "add_node":

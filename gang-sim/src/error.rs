@@ -1,11 +1,18 @@
 //! Invalid input to the simulator: a typed error naming where the problem is.
 
+use gang_core::ErrorKind;
+
 /// What went wrong before (or, for [`SimError::Internal`], while) simulating.
 ///
 /// Every variant names its place: a trace error its line (1-based, the header of a CSV
 /// file is line 1) and field (or column); a configuration or cluster error the dotted
 /// path of the field. A job that is valid but can never fit the cluster is not an error:
 /// it ends in the final state `never_fits`, carrying gang-core's diagnosis.
+///
+/// When gang-core rejected the input (a quantity it cannot read, a role or a cluster it
+/// finds invalid), the error carries gang-core's [`ErrorKind`] ([`SimError::core_kind`]),
+/// so a face maps it to the same class, code or error value as a gang-core error,
+/// without reading the message.
 ///
 /// ```
 /// use gang_sim::{SimError, Trace};
@@ -30,6 +37,8 @@ pub enum SimError {
         field: String,
         /// What is wrong.
         message: String,
+        /// gang-core's kind of error, when gang-core rejected the job.
+        core: Option<ErrorKind>,
     },
     /// The simulation configuration is invalid.
     #[error("invalid config at {field}: {message}")]
@@ -38,6 +47,9 @@ pub enum SimError {
         field: String,
         /// What is wrong.
         message: String,
+        /// gang-core's kind of error, when gang-core rejected the configuration (a
+        /// policy's level or shape).
+        core: Option<ErrorKind>,
     },
     /// The cluster description is invalid (as gang-core reports it).
     #[error("invalid cluster at {field}: {message}")]
@@ -46,6 +58,9 @@ pub enum SimError {
         field: String,
         /// What is wrong.
         message: String,
+        /// gang-core's kind of error (`None` when the document did not parse before
+        /// gang-core saw it).
+        core: Option<ErrorKind>,
     },
     /// A file could not be read or written.
     #[error("{path}: {message}")]
@@ -74,6 +89,50 @@ impl SimError {
         }
     }
 
+    /// gang-core's kind of the error behind this one, when gang-core rejected the input
+    /// (`InvalidQuantity`, `InvalidInventory`, `InvalidRequest`, `Contradictory`,
+    /// `InvalidScenario`); `None` for what the simulator itself checks.
+    ///
+    /// ```
+    /// use gang_core::ErrorKind;
+    /// let err = gang_sim::Trace::from_jsonl(
+    ///     r#"{"id": "a", "submit": 0, "duration": 5, "members": 2, "min_members": 3}"#)
+    ///     .and_then(|t| {
+    ///         let c = gang_sim::Cluster::from_json(r#"{"topology": {"levels": []}, "nodes": []}"#)?;
+    ///         gang_sim::Simulation::new(c, t, gang_sim::SimConfig::default()).map(|_| ())
+    ///     })
+    ///     .unwrap_err();
+    /// assert_eq!((err.kind(), err.core_kind()), ("invalid_trace", Some(ErrorKind::InvalidRequest)));
+    /// ```
+    pub fn core_kind(&self) -> Option<ErrorKind> {
+        match self {
+            SimError::Trace { core, .. }
+            | SimError::Config { core, .. }
+            | SimError::Cluster { core, .. } => *core,
+            SimError::Io { .. } | SimError::Internal(_) => None,
+        }
+    }
+
+    /// The same error, carrying gang-core's kind `kind` (see [`SimError::core_kind`]).
+    pub(crate) fn with_core(mut self, kind: ErrorKind) -> Self {
+        match &mut self {
+            SimError::Trace { core, .. }
+            | SimError::Config { core, .. }
+            | SimError::Cluster { core, .. } => *core = Some(kind),
+            SimError::Io { .. } | SimError::Internal(_) => {}
+        }
+        self
+    }
+
+    /// A cluster error gang-core reported.
+    pub(crate) fn cluster(e: &gang_core::Error) -> Self {
+        SimError::Cluster {
+            field: e.field().to_owned(),
+            message: e.to_string(),
+            core: Some(e.kind()),
+        }
+    }
+
     /// The field (or column) the error names; empty for I/O and internal errors. See
     /// [`SimError`].
     pub fn field(&self) -> &str {
@@ -90,6 +149,7 @@ impl SimError {
             line,
             field: field.into(),
             message: message.into(),
+            core: None,
         }
     }
 
@@ -97,6 +157,7 @@ impl SimError {
         SimError::Config {
             field: field.into(),
             message: message.into(),
+            core: None,
         }
     }
 
@@ -107,7 +168,8 @@ impl SimError {
         }
     }
 
-    /// The error as JSON: `{"kind", "field", "line"?, "message"}`.
+    /// The error as JSON: `{"kind", "field", "line"?, "core_kind"?, "message"}`
+    /// (`core_kind`: gang-core's `ErrorKind::as_str`, when gang-core rejected the input).
     ///
     /// ```
     /// let err = gang_sim::run_json("{").unwrap_err();
@@ -120,6 +182,9 @@ impl SimError {
         m.insert("field".into(), self.field().into());
         if let SimError::Trace { line, .. } = self {
             m.insert("line".into(), (*line).into());
+        }
+        if let Some(k) = self.core_kind() {
+            m.insert("core_kind".into(), k.as_str().into());
         }
         m.insert("message".into(), self.to_string().into());
         serde_json::Value::Object(m).to_string()

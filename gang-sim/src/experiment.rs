@@ -50,11 +50,21 @@ pub struct Experiment {
     pub variants: Vec<Variant>,
 }
 
-fn merge(base: &mut Value, patch: &Value) {
+/// A variant's merge: `patch` merged into `base`, objects field by field, anything
+/// else (numbers, strings, lists, `null`) replacing what was there. What
+/// [`Experiment::document`] does with a variant's `config`, and what the faces use for
+/// their own variants (Python's `gang.sim.compare`).
+///
+/// ```
+/// let mut base = serde_json::json!({"queue": {"discipline": "fifo", "x": 1}, "seed": 1});
+/// gang_sim::merge_config(&mut base, &serde_json::json!({"queue": {"discipline": "backfill"}, "seed": [2]}));
+/// assert_eq!(base, serde_json::json!({"queue": {"discipline": "backfill", "x": 1}, "seed": [2]}));
+/// ```
+pub fn merge_config(base: &mut Value, patch: &Value) {
     match (base, patch) {
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {
-                merge(b.entry(k.clone()).or_insert(Value::Null), v);
+                merge_config(b.entry(k.clone()).or_insert(Value::Null), v);
             }
         }
         (b, p) => *b = p.clone(),
@@ -100,7 +110,7 @@ impl Experiment {
         let mut c = serde_json::to_value(&self.run.config)
             .map_err(|e| SimError::Internal(e.to_string()))?;
         if !v.config.is_null() {
-            merge(&mut c, &v.config);
+            merge_config(&mut c, &v.config);
         }
         let config: SimConfig =
             crate::config::from_json_path(&c.to_string(), &format!("variants[{i}].config"))?;

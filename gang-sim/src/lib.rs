@@ -175,9 +175,10 @@ pub use config::{
     Requeue, SimConfig,
 };
 pub use error::SimError;
-pub use experiment::{Experiment, Variant};
+pub use experiment::{merge_config, Experiment, Variant};
 pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
+    TIMELINE_COLUMNS,
 };
 pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,

@@ -335,6 +335,19 @@ pub const JOB_COLUMNS: [&str; 32] = [
     "reason",
 ];
 
+/// Column names of [`SimResult::timeline_csv`]: the fields of [`Sample`] in order.
+pub const TIMELINE_COLUMNS: [&str; 9] = [
+    "time",
+    "held_gpus",
+    "busy_gpus",
+    "free_gpus",
+    "fragmented_gpus",
+    "utilisation",
+    "queued",
+    "running",
+    "failed_nodes",
+];
+
 fn cell(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => String::new(),
@@ -373,17 +386,7 @@ impl SimResult {
 
     /// The timeline as CSV.
     pub fn timeline_csv(&self) -> String {
-        let cols = [
-            "time",
-            "held_gpus",
-            "busy_gpus",
-            "free_gpus",
-            "fragmented_gpus",
-            "utilisation",
-            "queued",
-            "running",
-            "failed_nodes",
-        ];
+        let cols = TIMELINE_COLUMNS;
         let mut s = csv::line(cols);
         for t in &self.timeline {
             let v = serde_json::to_value(t).unwrap_or_default();

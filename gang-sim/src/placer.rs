@@ -30,13 +30,12 @@ use gang_core::{
 use crate::error::SimError;
 
 /// A role's per-member request of `resource`, in milli-units (0 when not requested).
-pub(crate) fn role_request(role: &Role, resource: &str) -> Result<u64, String> {
+pub(crate) fn role_request(role: &Role, resource: &str) -> Result<u64, gang_core::Error> {
     match role.get_requests().find(|(r, _)| *r == resource) {
         None => Ok(0),
         Some((_, a)) => a
             .resolve(&format!("roles[{}].requests.{resource}", role.get_name()))
-            .map(Quantity::millis)
-            .map_err(|e| e.to_string()),
+            .map(Quantity::millis),
     }
 }
 
@@ -70,10 +69,7 @@ pub(crate) fn inventory(levels: &[&str], nodes: Vec<NodeSpec>) -> Result<Invento
 
 /// Maps a core error to a cluster error.
 fn cluster_err(e: gang_core::Error) -> SimError {
-    SimError::Cluster {
-        field: e.field().to_owned(),
-        message: e.to_string(),
-    }
+    SimError::cluster(&e)
 }
 
 /// A core error about a gang, as (field without the `gang.` prefix, message).
@@ -124,6 +120,7 @@ impl Cluster {
                 .map_err(|e| SimError::Cluster {
                     field: String::new(),
                     message: e.to_string(),
+                    core: None,
                 })
                 .and_then(|d| Inventory::from_document(d).map_err(cluster_err))?,
             (false, false) => Inventory::from_json(text).map_err(cluster_err)?,

@@ -271,3 +271,53 @@ fn run_documents_report_files_and_formats() {
             .unwrap_err();
     assert_eq!((e.kind(), e.field()), ("invalid_trace", "submit"));
 }
+
+/// What gang-core rejected carries gang-core's kind (`SimError::core_kind`), so faces
+/// map it without reading the message; what the simulator checks itself carries none.
+#[test]
+fn errors_from_gang_core_carry_its_kind() {
+    use gang_core::ErrorKind;
+    let sim = |job: &str| {
+        let trace = Trace::from_jsonl(&format!("{OK}\n{job}\n"))?;
+        Simulation::new(cluster(), trace, SimConfig::default()).map(|_| ())
+    };
+    let base = r#""id": "x", "submit": 0, "duration": 10, "members": 2"#;
+    let cases = [
+        (
+            format!(r#"{{{base}, "requests": {{"cpu": "lots"}}}}"#),
+            Some(ErrorKind::InvalidQuantity),
+        ),
+        (
+            format!(r#"{{{base}, "min_members": 3}}"#),
+            Some(ErrorKind::InvalidRequest),
+        ),
+        (format!(r#"{{{base}, "policy": "required(blok)"}}"#), None),
+        (format!(r#"{{{base}, "sensitivity": "extreme"}}"#), None),
+    ];
+    for (job, kind) in cases {
+        let e = sim(&job).unwrap_err();
+        assert_eq!((e.kind(), e.core_kind()), ("invalid_trace", kind), "{e}");
+        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        assert_eq!(v["core_kind"].as_str(), kind.map(ErrorKind::as_str), "{v}");
+    }
+    // The cluster: gang-core's kind of what it rejects.
+    let e = Cluster::from_json(
+        r#"{"topology": {"levels": []}, "nodes": [{"name": "a", "capacity": {"gpu": "x"}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.core_kind()),
+        ("invalid_cluster", Some(ErrorKind::InvalidQuantity))
+    );
+    let e = Cluster::from_json(
+        r#"{"topology": {"levels": []}, "nodes": [{"name": "a"}, {"name": "a"}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.core_kind()),
+        ("invalid_cluster", Some(ErrorKind::InvalidInventory))
+    );
+    // A configuration the simulator checks itself: no core kind.
+    let e = SimConfig::from_json(r#"{"horizon": -1}"#).unwrap_err();
+    assert_eq!((e.kind(), e.core_kind()), ("invalid_config", None));
+}

@@ -7,14 +7,10 @@ pandas, polars and pyarrow are optional (``pip install gang[pandas]``, ``gang[po
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from typing import Any
 
-
-def _library(name: str) -> Any:
-    """An optional library, imported when first needed (typed as Any: its stubs are optional)."""
-    return importlib.import_module(name)
+from . import _frames
 
 
 def _record(result: Any) -> dict[str, Any]:
@@ -23,7 +19,7 @@ def _record(result: Any) -> dict[str, Any]:
     summary = getattr(result, "summary", None)
     if summary is None:
         raise TypeError(
-            f"results must be Placement, Diagnosis or Admission objects (or dicts), not {type(result).__name__}"
+            f"results must be Placement, Diagnosis, Admission or Preemption objects (or dicts), not {type(result).__name__}"
         )
     record: dict[str, Any] = summary()
     return record
@@ -43,12 +39,7 @@ def to_records(results: Iterable[Any]) -> list[dict[str, Any]]:
     >>> [(r["status"], r["members"], r["best_fits"]) for r in gang.to_records(results)]
     [('placed', 1, None), ('placed', 2, None), ('unschedulable', 0, 2)]
     """
-    records = [_record(r) for r in results]
-    keys: dict[str, None] = {}
-    for r in records:
-        for k in r:
-            keys.setdefault(k, None)
-    return [{k: r.get(k) for k in keys} for r in records]
+    return _frames.aligned(_record(r) for r in results)[0]
 
 
 def to_pandas(results: Iterable[Any]) -> Any:
@@ -61,8 +52,7 @@ def to_pandas(results: Iterable[Any]) -> Any:
     >>> list(df["status"]), list(df["members"])
     (['placed', 'unschedulable'], [1, 0])
     """
-    pd = _library("pandas")
-    return pd.DataFrame.from_records(to_records(results))
+    return _frames.to_pandas(to_records(results), what="gang.to_pandas")
 
 
 def to_polars(results: Iterable[Any]) -> Any:
@@ -75,9 +65,7 @@ def to_polars(results: Iterable[Any]) -> Any:
     >>> df["status"].to_list(), df.shape[0]
     (['placed', 'unschedulable'], 2)
     """
-    pl = _library("polars")
-    records = to_records(results)
-    return pl.DataFrame(records, infer_schema_length=None)
+    return _frames.to_polars(to_records(results), what="gang.to_polars")
 
 
 def to_arrow(results: Iterable[Any]) -> Any:
@@ -90,5 +78,4 @@ def to_arrow(results: Iterable[Any]) -> Any:
     >>> t.column("status").to_pylist(), t.num_rows
     (['placed', 'unschedulable'], 2)
     """
-    pa = _library("pyarrow")
-    return pa.Table.from_pylist(to_records(results))
+    return _frames.to_arrow(to_records(results), what="gang.to_arrow")

@@ -69,27 +69,6 @@ objects, else detection), ``"detect"`` (from node labels only), a list of label 
 ResourceFlavor: its topology, node labels and tolerations)."""
 
 
-def _source(item: Source, i: int) -> tuple[str, str]:
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
-        name, text = item
-        return name, text.decode("utf-8") if isinstance(text, bytes) else str(text)
-    if isinstance(item, bytes):
-        return f"<input {i + 1}>", item.decode("utf-8")
-    if isinstance(item, os.PathLike) or (
-            isinstance(item, str) and "\n" not in item and not item.lstrip().startswith(("{", "["))):
-        path = os.fspath(item)
-        if path == "-":
-            raise ValueError("gang.kube.load: read standard input yourself and pass its text")
-        with open(path, encoding="utf-8") as f:  # FileNotFoundError names the path
-            return path, f.read()
-    if isinstance(item, str):
-        return f"<input {i + 1}>", item
-    if isinstance(item, (Mapping, list)):
-        return f"<input {i + 1}>", json.dumps(item)
-    raise TypeError(f"gang.kube.load: input {i + 1} must be a path, a text, a (name, text) pair or "
-                    f"parsed objects, not {type(item).__name__}")
-
-
 class Loaded:
     """What ``gang.kube.load`` read.
 
@@ -164,16 +143,6 @@ def load(*sources: Source, topology: TopologySpec = None, workload: str | None =
     ...     print(e.file, e.object, e.field, e.value, e.kube_kind)
     nodes.json Node/gpu-a1 status.allocatable.cpu -4 invalid_value
     """
-    if not sources:
-        raise TypeError("gang.kube.load: give at least one file or text")
-    pairs = [_source(s, i) for i, s in enumerate(sources)]
-    if topology is None or isinstance(topology, str):
-        spec: Any = topology
-        if isinstance(topology, str) and topology not in ("auto", "detect"):
-            raise ValueError(f"gang.kube.load: topology must be 'auto', 'detect', a list of label keys, "
-                             f"{{'topology': NAME}} or {{'flavor': NAME}}, not {topology!r}")
-    elif isinstance(topology, Mapping):
-        spec = dict(topology)
-    else:
-        spec = list(topology)
-    return Loaded(_gang._kube_load(pairs, json.dumps(spec), workload, namespace))
+    # The inputs are read by the extension (the same reader as Inventory.from_kube and
+    # Gang.from_kube): paths, texts, (name, text) pairs, parsed objects.
+    return Loaded(_gang._kube_load(*sources, topology=topology, workload=workload, namespace=namespace))

@@ -26,7 +26,6 @@ cluster.
 from __future__ import annotations
 
 import concurrent.futures
-import copy
 import importlib
 import json
 import math
@@ -36,7 +35,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from . import _gang
+from . import _frames, _gang
 from ._gang import Inventory
 
 if TYPE_CHECKING:
@@ -77,21 +76,15 @@ PolicyLike = Union[str, Mapping[str, Any]]
 ``"timed(rack, 1800)"``, ``"spread(2, rack)"``, ``"no-gang"``, or its dict form
 (``{"kind": "required", "level": "rack"}``)."""
 
-JOB_COLUMNS: tuple[str, ...] = (
-    "id", "tenant", "priority", "policy", "sensitivity", "members", "gpus", "submit",
-    "first_admitted", "admitted", "all_ready", "first_progress", "end", "completion",
-    "queue_delay", "time_to_ready", "run_time", "attempts", "readiness_failures",
-    "node_failures", "restarts", "replacements", "level", "slowdown", "gpu_hours_held",
-    "gpu_hours_useful", "gpu_hours_wasted", "gpu_hours_idle", "gpu_hours_before_progress",
-    "lost_work_hours", "state", "reason",
-)
-"""The fields of a job record (``SimResult.jobs``), in gang-sim's CSV order."""
+_SCHEMA: dict[str, list[str]] = json.loads(_gang._sim_schema())
 
-TIMELINE_COLUMNS: tuple[str, ...] = (
-    "time", "held_gpus", "busy_gpus", "free_gpus", "fragmented_gpus", "utilisation",
-    "queued", "running", "failed_nodes",
-)
-"""The fields of a timeline sample (``SimResult.timeline``)."""
+JOB_COLUMNS: tuple[str, ...] = tuple(_SCHEMA["job_columns"])
+"""The fields of a job record (``SimResult.jobs``), in gang-sim's CSV order (gang-sim's
+``JOB_COLUMNS``, read from the extension)."""
+
+TIMELINE_COLUMNS: tuple[str, ...] = tuple(_SCHEMA["timeline_columns"])
+"""The fields of a timeline sample (``SimResult.timeline``), gang-sim's
+``TIMELINE_COLUMNS``."""
 
 _CLUSTER_SOURCES = ("file", "inline", "generate", "openb_nodes")
 _TRACE_SOURCES = ("file", "inline", "jsonl", "csv", "generate")
@@ -180,14 +173,20 @@ def _trace_source(trace: TraceLike, trace_format: str | None) -> dict[str, Any]:
     raise TypeError(f"gang.sim: trace must be a path, a list of jobs or a trace source, not {type(trace).__name__}")
 
 
-def _merge(base: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
-    """gang-sim's variant merge: objects merge field by field, anything else replaces."""
-    for k, v in patch.items():
-        if isinstance(v, Mapping) and isinstance(base.get(k), dict):
-            _merge(base[k], v)
-        else:
-            base[k] = copy.deepcopy(dict(v)) if isinstance(v, Mapping) else copy.deepcopy(v)
-    return base
+def _plain(v: Any) -> Any:
+    """A copy of ``v`` with every mapping a dict and every list a list of copies."""
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """gang-sim's variant merge (``gang_sim::merge_config``: objects merge field by
+    field, anything else replaces), done by gang-sim, on the documents as JSON."""
+    merged: dict[str, Any] = json.loads(_gang._sim_merge(_json(base), _json(patch)))
+    return merged
 
 
 def run_document(cluster: ClusterLike, trace: TraceLike, policy: PolicyLike | None = None, *,
@@ -205,7 +204,7 @@ def run_document(cluster: ClusterLike, trace: TraceLike, policy: PolicyLike | No
     ...     seed=7, queue={"discipline": "backfill"})
     {'cluster': {'generate': {'flavor': 'hgx', 'racks': 2}}, 'trace': {'inline': [{'id': 'a', 'submit': 0, 'duration': 60, 'members': 2}]}, 'config': {'queue': {'discipline': 'backfill'}, 'policy': 'required(rack)', 'seed': 7}}
     """
-    cfg: dict[str, Any] = _merge({}, config)
+    cfg: dict[str, Any] = _plain(config)
     if policy is not None:
         cfg["policy"] = dict(policy) if isinstance(policy, Mapping) else policy
     if seed is not None:
@@ -242,16 +241,6 @@ def generated_trace(jobs: int = 100, *, seed: int = 0, **spec: Any) -> dict[str,
 # ------------------------------------------------------------------------- results
 
 
-def _import(module: str, extra: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        raise ImportError(
-            f"{what} needs {module.split('.')[0]}, which is not installed: "
-            f"pip install 'gang[{extra}]' (or pip install {module.split('.')[0]})"
-        ) from e
-
-
 def _columns(table: str) -> tuple[str, ...]:
     if table == "jobs":
         return JOB_COLUMNS
@@ -261,21 +250,15 @@ def _columns(table: str) -> tuple[str, ...]:
 
 
 def _to_pandas(rows: list[dict[str, Any]], columns: Sequence[str], what: str) -> Any:
-    pd = _import("pandas", "frames", what)
-    cols = list(columns) + [c for c in (rows[0] if rows else {}) if c not in columns]
-    return pd.DataFrame.from_records(rows, columns=cols)
+    return _frames.to_pandas(rows, columns, extra="frames", what=what)
 
 
 def _to_arrow(rows: list[dict[str, Any]], columns: Sequence[str], what: str) -> Any:
-    pa = _import("pyarrow", "frames", what)
-    cols = list(columns) + [c for c in (rows[0] if rows else {}) if c not in columns]
-    return pa.table({c: pa.array([r.get(c) for r in rows]) for c in cols})
+    return _frames.to_arrow(rows, columns, extra="frames", what=what)
 
 
 def _to_polars(rows: list[dict[str, Any]], columns: Sequence[str], what: str) -> Any:
-    pl = _import("polars", "frames", what)
-    cols = list(columns) + [c for c in (rows[0] if rows else {}) if c not in columns]
-    return pl.DataFrame({c: [r.get(c) for r in rows] for c in cols}, strict=False)
+    return _frames.to_polars(rows, columns, extra="frames", what=what)
 
 
 class SimResult:
@@ -303,8 +286,8 @@ class SimResult:
         self.summary: dict[str, Any] = out["summary"]
         self.timeline: list[dict[str, Any]] = out["timeline"]
         self.document: dict[str, Any] = dict(document)
-        self.name: str = name if name is not None else _policy_name(
-            document.get("config", {}).get("policy", "unconstrained"))
+        self.name: str = name if name is not None else _policy_label(
+            document.get("config", {}).get("policy"))
         self._by_id: dict[str, dict[str, Any]] | None = None
 
     def job(self, id: str) -> dict[str, Any]:
@@ -463,7 +446,7 @@ def _run_text(document: str) -> str:
     return _gang._sim_run(document)
 
 
-def _json(doc: Mapping[str, Any]) -> str:
+def _json(doc: Any) -> str:
     def default(o: Any) -> Any:
         if isinstance(o, os.PathLike):
             return os.fspath(o)
@@ -584,13 +567,11 @@ def simulate(cluster: ClusterLike, trace: TraceLike, policy: PolicyLike | None =
     return SimResult(_run_one(_json(doc), progress, f"gang.sim {name or ''}".rstrip()), doc, name)
 
 
-def _policy_name(p: Any) -> str:
-    if isinstance(p, str):
-        return p
-    if isinstance(p, Mapping):
-        kind = str(p.get("kind", "policy"))
-        args = [str(v) for k, v in p.items() if k != "kind" and v is not None]
-        return f"{kind}({', '.join(args)})" if args else kind
+def _policy_label(p: Any) -> str:
+    """gang-sim's label of policy ``p`` (a string, its dict form, or None for the
+    default): what job records and ``summary["by_policy"]`` call it."""
+    if p is None or isinstance(p, (str, Mapping)):
+        return _gang._sim_policy_label(_json(p))
     return str(p)
 
 
@@ -606,7 +587,10 @@ def _variants(policies: Sequence[PolicyLike] | Mapping[str, PolicyLike]) -> list
         return [(str(n), patch(p)) for n, p in policies.items()]
     if isinstance(policies, str):
         raise TypeError("policies must be a list (or a dict of name: policy), not one string")
-    out = [(_policy_name(p), patch(p)) for p in policies]
+    out = []
+    for p in policies:
+        body = patch(p)
+        out.append((_policy_label(p), body))
     names = [n for n, _ in out]
     if len(set(names)) != len(names):
         raise ValueError(f"policies named twice: {names}; give a dict of name: policy")
@@ -634,8 +618,8 @@ def compare(cluster: ClusterLike, trace: TraceLike,
     base = run_document(cluster, trace, None, seed=seed, trace_format=trace_format, **config)
     names, docs = [], []
     for name, p in _variants(policies):
-        doc = copy.deepcopy(base)
-        _merge(doc["config"], p)
+        doc = _plain(base)
+        doc["config"] = _merge(base["config"], p)
         names.append(name)
         docs.append(doc)
     outs = _run_many([_json(d) for d in docs], executor, progress, "gang.sim compare")
@@ -654,7 +638,7 @@ def _sweep_document(c: Any, i: int) -> tuple[dict[str, Any], str | None]:
         raise ValueError(f"configs[{i}] needs 'cluster' and 'trace'")
     cluster, trace, policy = c.pop("cluster"), c.pop("trace"), c.pop("policy", None)
     trace_format = c.pop("trace_format", None)
-    cfg = _merge(copy.deepcopy(dict(c.pop("config", None) or {})), c)
+    cfg = _merge(dict(c.pop("config", None) or {}), c)
     seed = cfg.pop("seed", 0)
     if policy is None:
         policy = cfg.pop("policy", None)
@@ -762,5 +746,7 @@ def report(results: Results, path: PathLike, *, title: str | None = None,
     from ._report import html
     named = _named(results)
     description = results.description if isinstance(results, Comparison) else ""
-    return html.write(named, pathlib.Path(os.fspath(path)), title=title, tenant=tenant,
-                      description=description)
+    if not named:
+        raise ValueError("gang.sim.report: no results to report")
+    return html.write(named, Comparison(named).summary_table(tenant), pathlib.Path(os.fspath(path)),
+                      title=title, tenant=tenant, description=description)

@@ -163,8 +163,13 @@ impl Simulation {
         let mut members = 0u64;
         let mut gpus = 0u64;
         for r in &spec.roles {
-            let per = role_request(r, &self.cfg.gpu_resource).map_err(|m| {
-                SimError::trace(line, format!("roles[{}].requests", r.get_name()), m)
+            let per = role_request(r, &self.cfg.gpu_resource).map_err(|e| {
+                SimError::trace(
+                    line,
+                    format!("roles[{}].requests", r.get_name()),
+                    e.to_string(),
+                )
+                .with_core(e.kind())
             })?;
             members += u64::from(r.get_count());
             gpus += per * u64::from(r.get_count());
@@ -214,11 +219,12 @@ impl Simulation {
         let name = format!("req{}", self.requests.len());
         let req = self.placer.compile(&name, roles, &shape).map_err(|e| {
             let (f, m) = request_error(&e);
-            if f.starts_with("topology") {
+            let err = if f.starts_with("topology") {
                 origin.policy_error(m)
             } else {
                 SimError::trace(origin.line, f, m)
-            }
+            };
+            err.with_core(e.kind())
         })?;
         let r = self.requests.push(req);
         cache.reqs.insert(k, r);

@@ -11,12 +11,12 @@ import pathlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .. import _gang
 from . import plots
+from .plots import Run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from ..sim import SimResult
 
 #: Jobs listed per variant (a trace of more only shows the first ones).
 MAX_JOBS = 200
@@ -57,6 +57,7 @@ _JOBS = [
 
 
 def _cell(v: Any, how: str) -> str:
+    """A cell's text (the table builder escapes it)."""
     if v is None:
         return "–"
     if how == "h":
@@ -67,18 +68,14 @@ def _cell(v: Any, how: str) -> str:
         return f"{100.0 * v:.1f} %"
     if how == "f":
         return f"{v:.2f}"
-    return html.escape(str(v))
+    return str(v)
 
 
 def _table(rows: list[dict[str, Any]], cols: list[tuple[str, str, str]], cls: str) -> str:
-    head = "".join(f'<th class="{"text" if how == "text" else "num"}">{html.escape(h)}</th>'
-                   for _, h, how in cols)
-    body = []
-    for r in rows:
-        cells = "".join(f'<td class="{"text" if how == "text" else "num"}">{_cell(r.get(c), how)}</td>'
-                        for c, _, how in cols)
-        body.append(f"<tr>{cells}</tr>")
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    """The table of ``rows``, built by the extension's one HTML table builder (the
+    one notebooks' ``_repr_html_`` uses): escaped, text columns left-aligned."""
+    return _gang._html_table([h for _, h, _ in cols], [[_cell(r.get(c), how) for c, _, how in cols] for r in rows],
+                             css_class=cls, column_classes=["text" if how == "text" else "num" for _, _, how in cols])
 
 
 def _png(fig: Figure) -> tuple[str, int, int]:
@@ -94,15 +91,14 @@ def _figure(fig: Figure, alt: str, caption: str, css_id: str) -> str:
             f'alt="{html.escape(alt)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
 
 
-def write(results: Mapping[str, SimResult], path: pathlib.Path, *, title: str | None,
-          tenant: str | None, description: str) -> pathlib.Path:
-    """Writes the report to ``path`` and returns it."""
-    from ..sim import Comparison
-
+def write(results: Mapping[str, Run], summary: list[dict[str, Any]], path: pathlib.Path, *,
+          title: str | None, tenant: str | None, description: str) -> pathlib.Path:
+    """Writes the report of ``results`` (and their ``summary`` rows, one per variant:
+    ``gang.sim.Comparison.summary_table``) to ``path`` and returns it."""
     if not results:
         raise ValueError("gang.sim.report: no results to report")
     title = title or "gang.sim report"
-    table = _table(Comparison(results).summary_table(tenant), _SUMMARY, "summary")
+    table = _table(summary, _SUMMARY, "summary")
     figs = [
         _figure(plots.completion_cdf(results, tenant=tenant), "completion-time CDF per variant",
                 "Completion time from submission: the share of completed jobs done by each time.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 try:
     from matplotlib.figure import Figure
@@ -15,13 +15,20 @@ except ImportError:  # tested by the missing-extra test
         "pip install 'gang[sim]' (or pip install matplotlib)"
     ) from sys.exc_info()[1]
 
-if TYPE_CHECKING:
-    from ..sim import SimResult
-
 HOUR = 3600.0
 
 
-def _jobs(r: SimResult, tenant: str | None) -> list[dict[str, Any]]:
+class Run(Protocol):
+    """What a plot reads of one simulation (``gang.sim.SimResult`` is one): its job
+    records, summary and timeline. The report draws from these plain fields, so this
+    package never imports ``gang.sim`` (which imports it)."""
+
+    jobs: list[dict[str, Any]]
+    summary: dict[str, Any]
+    timeline: list[dict[str, Any]]
+
+
+def _jobs(r: Run, tenant: str | None) -> list[dict[str, Any]]:
     return [j for j in r.jobs if tenant is None or j["tenant"] == tenant]
 
 
@@ -32,7 +39,7 @@ def _figure(ax: Any, size: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, An
     return fig, fig.add_subplot()
 
 
-def completion_cdf(results: Mapping[str, SimResult], ax: Any = None, *,
+def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
                    tenant: str | None = None) -> Figure:
     """Empirical CDF of completion time (hours from submission) per variant."""
     fig, ax = _figure(ax)
@@ -56,7 +63,7 @@ def _mean(v: Sequence[float]) -> float:
     return sum(v) / len(v) if v else 0.0
 
 
-def wait_vs_run(results: Mapping[str, SimResult], ax: Any = None, *,
+def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
                 tenant: str | None = None) -> Figure:
     """Per variant, stacked: mean queue delay, start-up (readiness, retries, waiting
     for replacements) and run time of completed jobs, in hours."""
@@ -83,7 +90,7 @@ def wait_vs_run(results: Mapping[str, SimResult], ax: Any = None, *,
     return fig
 
 
-def timeline(results: Mapping[str, SimResult], axes: Any = None) -> Figure:
+def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     """Utilisation (share of GPUs held; dashed: running) and fragmented GPUs over time."""
     if axes is None:
         fig = Figure(figsize=(7.0, 5.5), dpi=100, layout="constrained")
