@@ -48,6 +48,7 @@ use crate::inventory::Inventory;
 use crate::model::{
     Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId,
 };
+use crate::solve::whatif::WhatIf;
 use crate::solve::Solver;
 
 /// Which running work a [`Victim`] is: a reservation, or an evictable unit.
@@ -296,6 +297,8 @@ struct Cand<'a> {
     priority: i32,
     shapes: &'a [Shape],
     members: &'a [Member],
+    /// `shapes` with each resource resolved to its id in the inventory.
+    resolved: Vec<Vec<(u32, u64)>>,
     /// `[given, cost resource 1, …]`.
     cost: Vec<u128>,
     /// Per domain of the gang's level it frees room in for constrained members: the
@@ -338,12 +341,14 @@ const ASK: u64 = 32;
 
 /// The victim search of one query.
 struct Search<'a, 's> {
-    scratch: Inventory,
-    solver: &'s mut Solver,
+    /// The mirror of the inventory and its solver: every question is asked there.
+    w: Box<WhatIf>,
     gang: &'s CompiledGang,
     cands: Vec<Cand<'a>>,
-    /// Which candidates are evicted on the scratch copy now.
+    /// Which candidates are evicted on the mirror now.
     out: Vec<bool>,
+    /// Nodes changed on the mirror whose domain summaries are not refreshed yet.
+    touched: Vec<u32>,
     work: u64,
     max_work: u64,
     incomplete: bool,
@@ -366,7 +371,9 @@ impl Search<'_, '_> {
     fn set(&mut self, i: usize, evicted: bool) {
         if self.out[i] != evicted {
             let c = &self.cands[i];
-            self.scratch.adjust(c.shapes, c.members, !evicted);
+            self.w
+                .inv
+                .adjust_deferred(&c.resolved, c.members, !evicted, &mut self.touched);
             self.out[i] = evicted;
         }
     }
@@ -381,7 +388,9 @@ impl Search<'_, '_> {
     /// Does the gang fit with the candidates in `out` evicted? `None`: undecided.
     fn ask(&mut self) -> Result<Option<Placement>, Error> {
         self.work += ASK;
-        match self.solver.find_decided(&self.scratch, self.gang)? {
+        let w = &mut *self.w;
+        w.inv.refresh_summaries_of(&mut self.touched);
+        match w.solver.find_decided(&w.inv, self.gang)? {
             Ok(p) => Ok(Some(p)),
             Err(decided) => {
                 if !decided {
@@ -566,8 +575,8 @@ impl Inventory {
         };
         let cands = self.candidates(gang, options);
         let mut search = Search {
-            scratch: self.clone(),
-            solver,
+            w: solver.take_what_if(self),
+            touched: Vec::new(),
             gang,
             out: vec![false; cands.len()],
             cands,
@@ -577,38 +586,95 @@ impl Inventory {
             best: None,
             tried: FxHashMap::default(),
         };
-        // 1. The least priority level that makes room.
+        // 1. The least priority level that makes room. Only the candidates of domains
+        // whose aggregate room (free, plus what the candidates up to the level free)
+        // meets the constrained members' demand are evicted, with those helping an
+        // unconstrained role: the gang cannot land anywhere else, so the answer (and
+        // the placement) is the one with every candidate up to the level evicted.
+        let lacks = self.lacks(&search);
         let mut levels: Vec<i32> = search.cands.iter().map(|c| c.priority).collect();
         levels.sort_unstable();
         levels.dedup();
+        let mut by_priority: Vec<usize> = (0..search.cands.len()).collect();
+        by_priority.sort_by_key(|&i| (search.cands[i].priority, i));
+        // Per domain that can be met: its lack, what its candidates so far free, them.
+        let mut rooms: BTreeMap<u32, (&[i128], Vec<i128>, Vec<usize>)> = lacks
+            .iter()
+            .map(|(d, lack)| (*d, (lack.as_slice(), vec![0i128; lack.len()], Vec::new())))
+            .collect();
+        let mut next = 0;
+        let mut global = false;
         let mut first = None;
         for &t in &levels {
-            for i in 0..search.cands.len() {
-                if search.cands[i].priority <= t {
+            while next < by_priority.len() && search.cands[by_priority[next]].priority <= t {
+                let i = by_priority[next];
+                next += 1;
+                for (d, amounts) in &search.cands[i].domains {
+                    if let Some(room) = rooms.get_mut(d) {
+                        for (f, a) in room.1.iter_mut().zip(amounts) {
+                            *f = f.saturating_add(clamp(*a));
+                        }
+                        room.2.push(i);
+                    }
+                }
+                if search.cands[i].global {
+                    global = true;
                     search.set(i, true);
                 }
+            }
+            let mut any = global;
+            for (lack, freed, list) in rooms.values() {
+                if lack.iter().zip(freed).all(|(l, f)| l <= f) {
+                    any = true;
+                    for &i in list {
+                        search.set(i, true);
+                    }
+                }
+            }
+            if !any {
+                continue;
             }
             if let Some(p) = search.ask()? {
                 first = Some((t, p));
                 break;
             }
         }
+        drop(rooms);
         let Some((t, p)) = first else {
-            let diagnosis = match search.solver.place(&search.scratch, gang)? {
+            // The diagnosis is that of placing it with every candidate evicted.
+            for i in 0..search.cands.len() {
+                search.set(i, true);
+            }
+            let w = &mut *search.w;
+            w.inv.refresh_summaries_of(&mut search.touched);
+            let diagnosis = match w.solver.place(&w.inv, gang)? {
                 Outcome::Placed(_) => unreachable!("it did not fit with these evicted"),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => d,
             };
+            search.evict_only(&[]);
+            search.w.inv.refresh_summaries_of(&mut search.touched);
+            solver.put_what_if(search.w);
             return Ok(if search.incomplete {
                 PreemptOutcome::Undecided(diagnosis)
             } else {
                 PreemptOutcome::Unschedulable(diagnosis)
             });
         };
-        // The candidates above `t` were never evicted; every one kept is, now.
+        // The candidates above `t` were never evicted; keep the others, and which of
+        // them are evicted now (the set the placement `p` was found for).
+        let mut out = Vec::new();
+        let mut all: Vec<u32> = Vec::new();
+        for (c, &o) in search.cands.iter().zip(&search.out) {
+            if c.priority <= t {
+                if o {
+                    all.push(out.len() as u32);
+                }
+                out.push(o);
+            }
+        }
         search.cands.retain(|c| c.priority <= t);
-        search.out = vec![true; search.cands.len()];
+        search.out = out;
         // 2. A first plan: the victims that can help where it landed, then spared.
-        let all: Vec<u32> = (0..search.cands.len() as u32).collect();
         search.tried.insert(all.clone(), true);
         let helping = self.helping(&search, &p);
         search.offer(all.clone(), p);
@@ -638,7 +704,7 @@ impl Inventory {
             }
         }
         // 3. Branch and bound per domain.
-        let views = self.views(&search);
+        let views = self.views(&search, &lacks);
         let mut views: Vec<(Vec<u128>, usize, DomainView)> = views
             .into_iter()
             .filter_map(|v| {
@@ -660,6 +726,9 @@ impl Inventory {
             dfs(&mut search, view, 0, &mut Vec::new())?;
         }
         let complete = !search.incomplete;
+        search.evict_only(&[]);
+        search.w.inv.refresh_summaries_of(&mut search.touched);
+        solver.put_what_if(search.w);
         let Some(best) = search.best else {
             unreachable!("the first level gave a plan");
         };
@@ -794,18 +863,49 @@ impl Inventory {
                 )
             });
         let mut out = Vec::new();
+        // Per shape (a role of the candidate): its amounts of the requested resources
+        // (by position) and of the cost resources, resolved once per candidate.
+        let mut freed_of: Vec<Vec<u128>> = Vec::new();
+        let mut cost_of: Vec<Vec<u128>> = Vec::new();
         for (id, name, priority, shapes, members) in reservations.chain(units) {
-            let mut cost = vec![u128::from(options.get_cost(&id))];
-            for res in &options.cost_resources {
-                let mut sum = 0u128;
-                for &(e, _, k) in members {
-                    for (r, q) in &shapes[e as usize] {
-                        if r == res {
-                            sum += u128::from(*q) * u128::from(k);
+            freed_of.clear();
+            cost_of.clear();
+            let resolved: Vec<Vec<(u32, u64)>> = shapes
+                .iter()
+                .map(|shape| {
+                    shape
+                        .iter()
+                        .filter_map(|(r, q)| {
+                            Some((self.resources.get_index_of(r)? as u32, *q))
+                        })
+                        .collect()
+                })
+                .collect();
+            for shape in shapes {
+                let mut f = vec![0u128; requested.len()];
+                let mut k = vec![0u128; options.cost_resources.len()];
+                for (r, q) in shape {
+                    for (j, x) in options.cost_resources.iter().enumerate() {
+                        if x == r {
+                            k[j] += u128::from(*q);
                         }
                     }
+                    let Some(ri) = self.resources.get_index_of(r) else {
+                        continue;
+                    };
+                    if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
+                        f[pos] += u128::from(*q);
+                    }
                 }
-                cost.push(sum);
+                freed_of.push(f);
+                cost_of.push(k);
+            }
+            let mut cost = vec![u128::from(options.get_cost(&id))];
+            cost.extend(std::iter::repeat_n(0u128, options.cost_resources.len()));
+            for &(e, _, k) in members {
+                for (a, b) in cost[1..].iter_mut().zip(&cost_of[e as usize]) {
+                    *a += b * u128::from(k);
+                }
             }
             let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
             let mut global = false;
@@ -813,18 +913,8 @@ impl Inventory {
                 if !self.schedulable.get(n as usize) {
                     continue;
                 }
-                let mut amounts = vec![0u128; requested.len()];
-                let mut any = false;
-                for (r, q) in &shapes[e as usize] {
-                    let Some(ri) = self.resources.get_index_of(r) else {
-                        continue;
-                    };
-                    if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
-                        amounts[pos] += u128::from(*q) * u128::from(k);
-                        any |= *q > 0;
-                    }
-                }
-                if !any {
+                let f = &freed_of[e as usize];
+                if f.iter().all(|&x| x == 0) {
                     continue;
                 }
                 let roles = c.roles.iter().filter(|r| r.eligible.get(n as usize));
@@ -843,9 +933,10 @@ impl Inventory {
                 let Some(d) = self.domain_at(n, depth) else {
                     continue;
                 };
+                let add = f.iter().map(|&x| x * u128::from(k));
                 match domains.iter_mut().find(|x| x.0 == d) {
-                    Some(x) => x.1.iter_mut().zip(&amounts).for_each(|(a, b)| *a += b),
-                    None => domains.push((d, amounts)),
+                    Some(x) => x.1.iter_mut().zip(add).for_each(|(a, b)| *a += b),
+                    None => domains.push((d, add.collect())),
                 }
             }
             if domains.is_empty() && !global {
@@ -858,6 +949,7 @@ impl Inventory {
                 priority,
                 shapes,
                 members,
+                resolved,
                 cost,
                 domains,
                 global,
@@ -895,13 +987,16 @@ impl Inventory {
             .collect()
     }
 
-    /// One view per domain some candidate frees room in, plus one for the candidates
-    /// that only help unconstrained roles.
-    fn views(&self, s: &Search<'_, '_>) -> Vec<DomainView> {
+    /// What the constrained members lack, per requested resource, in each domain some
+    /// candidate frees room in (their demand minus the free room on eligible
+    /// schedulable nodes there; negative when there is room to spare), for the
+    /// domains whose lack every candidate together can meet — the others can hold no
+    /// plan. The domain summaries (free over all its nodes, an upper bound on the
+    /// room) rule most of those out before any node is visited.
+    fn lacks(&self, s: &Search<'_, '_>) -> BTreeMap<u32, Vec<i128>> {
         let c = &s.gang.inner;
         let depth = c.required.unwrap_or(0);
         let req = requested(s.gang);
-        // Demand of the constrained members per requested resource.
         let mut demand = vec![0u128; req.len()];
         for r in c.roles.iter().filter(|r| r.constrained) {
             for &(res, q) in &r.req {
@@ -910,31 +1005,30 @@ impl Inventory {
                 }
             }
         }
-        let mut by_domain: BTreeMap<u32, Vec<(u32, Vec<u128>)>> = BTreeMap::new();
-        let mut global: Vec<u32> = Vec::new();
-        for (i, cand) in s.cands.iter().enumerate() {
+        let mut total: BTreeMap<u32, Vec<u128>> = BTreeMap::new();
+        for cand in &s.cands {
             for (d, amounts) in &cand.domains {
-                by_domain
-                    .entry(*d)
-                    .or_default()
-                    .push((i as u32, amounts.clone()));
-            }
-            if cand.global {
-                global.push(i as u32);
+                let t = total.entry(*d).or_insert_with(|| vec![0; req.len()]);
+                t.iter_mut().zip(amounts).for_each(|(a, b)| *a += b);
             }
         }
-        let mut views = Vec::new();
-        for (d, mut list) in by_domain {
-            for &g in &global {
-                if !list.iter().any(|x| x.0 == g) {
-                    list.push((g, vec![0; req.len()]));
-                }
-            }
-            // Free room for constrained members in the domain, on the original
-            // inventory (nothing evicted).
+        let nres = self.resources.len();
+        let mut out = BTreeMap::new();
+        for (d, freed) in total {
             let (start, end) = if depth > self.label_depth() {
                 (d, d + 1)
             } else {
+                let room = req.iter().map(|&r| {
+                    u128::from(self.summaries[depth][d as usize * nres + r as usize].total)
+                });
+                let hopeless = demand
+                    .iter()
+                    .zip(room)
+                    .zip(&freed)
+                    .any(|((&a, b), &f)| clamp(a) - clamp(b) > clamp(f));
+                if hopeless {
+                    continue;
+                }
                 let dm = &self.domains[depth][d as usize];
                 (dm.start, dm.end)
             };
@@ -950,12 +1044,47 @@ impl Inventory {
                     free[pos] += u128::from(self.free[res as usize][n]);
                 }
             }
-            let lack = demand
+            let lack: Vec<i128> = demand
                 .iter()
                 .zip(&free)
                 .map(|(&a, &b)| clamp(a) - clamp(b))
                 .collect();
-            views.push(view(s, list, lack));
+            if lack.iter().zip(&freed).all(|(&l, &f)| l <= clamp(f)) {
+                out.insert(d, lack);
+            }
+        }
+        out
+    }
+
+    /// One view per domain some candidate frees room in, plus one for the candidates
+    /// that only help unconstrained roles.
+    fn views(&self, s: &Search<'_, '_>, lacks: &BTreeMap<u32, Vec<i128>>) -> Vec<DomainView> {
+        let req = requested(s.gang);
+        let mut by_domain: BTreeMap<u32, Vec<(u32, Vec<u128>)>> = BTreeMap::new();
+        let mut global: Vec<u32> = Vec::new();
+        for (i, cand) in s.cands.iter().enumerate() {
+            for (d, amounts) in &cand.domains {
+                by_domain
+                    .entry(*d)
+                    .or_default()
+                    .push((i as u32, amounts.clone()));
+            }
+            if cand.global {
+                global.push(i as u32);
+            }
+        }
+        let mut views = Vec::new();
+        for (d, mut list) in by_domain {
+            // A domain whose lack even every candidate cannot meet has no plan.
+            let Some(lack) = lacks.get(&d) else {
+                continue;
+            };
+            for &g in &global {
+                if !list.iter().any(|x| x.0 == g) {
+                    list.push((g, vec![0; req.len()]));
+                }
+            }
+            views.push(view(s, list, lack.clone()));
         }
         if !global.is_empty() {
             let list = global.iter().map(|&g| (g, vec![0; req.len()])).collect();
