@@ -171,17 +171,19 @@ mod trace;
 mod workload;
 
 pub use config::{
-    default_slowdown, Discipline, Failures, Policy, QueueConfig, Readiness, Recovery, RecoveryMode,
-    Requeue, SimConfig,
+    default_slowdown, Discipline, Failures, Policy, Preemption, QueueConfig, Readiness, Recovery,
+    RecoveryMode, Requeue, SimConfig,
 };
 pub use error::SimError;
 pub use experiment::{Experiment, Variant};
 pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
 };
+pub use output::{JobPreemption, PreemptionSummary};
 pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };
+pub use placer::PreemptionPolicy;
 pub use rng::Rng;
 pub use run::{run_json, ClusterSource, GenCluster, RunDocument, TraceSource};
 pub use sim::Simulation;
