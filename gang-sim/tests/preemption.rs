@@ -147,3 +147,92 @@ fn a_priority_beyond_32_bits_is_an_error_naming_the_field_when_preemption_is_on(
     // Off: priorities only order the queue, any i64 is fine.
     assert!(Simulation::new(cluster, Trace::new(vec![j]), SimConfig::default()).is_ok());
 }
+
+mod random {
+    use gang_sim::{Cluster, FinalState, JobSpec, NodeSpec, RecoveryMode, SimConfig, Simulation, Trace};
+    use proptest::prelude::*;
+
+    fn cluster() -> Cluster {
+        let node = |n: String, rack: &str| {
+            NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 4)
+        };
+        let nodes = ["a", "b"]
+            .iter()
+            .flat_map(|r| (0..2).map(move |i| node(format!("{r}{i}"), r)))
+            .collect();
+        Cluster::from_nodes(&["rack"], nodes).unwrap()
+    }
+
+    const POLICIES: [&str; 5] = [
+        "required(rack)",
+        "unconstrained",
+        "timed(rack, 300)",
+        "spread(2, rack)",
+        "no-gang",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+        /// Random traces with preemption on: every invariant holds after every event
+        /// (checks on), the GPU-time adds up, only one-gang jobs take part, and every
+        /// evicted job had a lower priority than some job that preempted.
+        #[test]
+        fn invariants_hold_with_preemption_on(
+            jobs in prop::collection::vec(
+                (0u32..3000, 1u32..4000, 1u32..6, 1u64..4, 0usize..5, 0i64..3,
+                 prop::option::of(1u32..1000), any::<bool>(), prop::bool::weighted(0.2)),
+                1..10),
+            rate in prop::sample::select(vec![0.0, 0.5]),
+            seed in 0u64..1000,
+        ) {
+            let trace = Trace::new(
+                jobs.iter()
+                    .enumerate()
+                    .map(|(i, &(submit, duration, members, gpus, p, priority, checkpoint, replace, never))| {
+                        let mut s = JobSpec::new(&format!("j{i}"), f64::from(submit), f64::from(duration), members, gpus);
+                        s.policy = Some(serde_json::from_value(POLICIES[p].into()).unwrap());
+                        s.priority = priority;
+                        s.checkpoint = checkpoint.map(f64::from);
+                        s.recovery = Some(if replace { RecoveryMode::Replace } else { RecoveryMode::Restart });
+                        if never {
+                            s.preemption_policy = Some(gang_sim::PreemptionPolicy::Never);
+                        }
+                        s
+                    })
+                    .collect(),
+            );
+            let config = SimConfig::from_json(&format!(
+                r#"{{"seed": {seed}, "check_invariants": true, "preemption": "lower-priority",
+                    "failures": {{"node_rate_per_hour": {rate}, "repair_time": 900}},
+                    "horizon": 200000, "sample_interval": 250}}"#
+            ))
+            .unwrap();
+            let r = Simulation::new(cluster(), trace, config).unwrap().run()
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let top = r.jobs.iter()
+                .filter(|j| j.preemption.as_ref().unwrap().preemptions > 0)
+                .map(|j| j.priority)
+                .max();
+            for (j, input) in r.jobs.iter().zip(&jobs) {
+                let sum = j.gpu_hours_useful + j.gpu_hours_wasted + j.gpu_hours_idle;
+                prop_assert!((j.gpu_hours_held - sum).abs() < 1e-9);
+                let p = j.preemption.as_ref().unwrap();
+                prop_assert!(p.gpu_hours_lost <= j.gpu_hours_wasted + 1e-9);
+                if p.evictions > 0 {
+                    prop_assert!(input.4 < 3, "{} is spread or no-gang", j.id);
+                    prop_assert!(!input.8, "{} is Never", j.id);
+                    prop_assert!(top.is_some_and(|t| t > j.priority));
+                }
+                if p.preemptions > 0 {
+                    prop_assert!(input.4 < 3);
+                }
+                if j.state == FinalState::Completed {
+                    prop_assert!(j.completion.unwrap() + 1e-9 >= f64::from(input.1));
+                }
+            }
+            let s = r.summary.preemption.as_ref().unwrap();
+            prop_assert_eq!(s.evictions, r.jobs.iter().map(|j| u64::from(j.preemption.as_ref().unwrap().evictions)).sum::<u64>());
+        }
+    }
+}
