@@ -297,7 +297,8 @@ struct Cand<'a> {
     priority: i32,
     shapes: &'a [Shape],
     members: &'a [Member],
-    /// `shapes` with each resource resolved to its id in the inventory.
+    /// `shapes` with each resource resolved to its id in the inventory (when first
+    /// evicted).
     resolved: Vec<Vec<(u32, u64)>>,
     /// `[given, cost resource 1, …]`.
     cost: Vec<u128>,
@@ -349,6 +350,8 @@ struct Search<'a, 's> {
     out: Vec<bool>,
     /// Nodes changed on the mirror whose domain summaries are not refreshed yet.
     touched: Vec<u32>,
+    /// The candidates evicted now (those `out` says), in no order.
+    on: Vec<u32>,
     work: u64,
     max_work: u64,
     incomplete: bool,
@@ -370,11 +373,29 @@ enum Asked {
 impl Search<'_, '_> {
     fn set(&mut self, i: usize, evicted: bool) {
         if self.out[i] != evicted {
-            let c = &self.cands[i];
+            let c = &mut self.cands[i];
+            if c.resolved.is_empty() {
+                let res = &self.w.inv.resources;
+                c.resolved = c
+                    .shapes
+                    .iter()
+                    .map(|shape| {
+                        shape
+                            .iter()
+                            .filter_map(|(r, q)| Some((res.get_index_of(r)? as u32, *q)))
+                            .collect()
+                    })
+                    .collect();
+            }
             self.w
                 .inv
                 .adjust_deferred(&c.resolved, c.members, !evicted, &mut self.touched);
             self.out[i] = evicted;
+            if evicted {
+                self.on.push(i as u32);
+            } else if let Some(k) = self.on.iter().position(|&x| x as usize == i) {
+                self.on.swap_remove(k);
+            }
         }
     }
 
@@ -427,12 +448,17 @@ impl Search<'_, '_> {
 
     /// Evicts exactly `set` on the scratch copy.
     fn evict_only(&mut self, set: &[u32]) {
-        let mut want = vec![false; self.cands.len()];
-        for &i in set {
-            want[i as usize] = true;
+        let mut i = 0;
+        while i < self.on.len() {
+            let x = self.on[i];
+            if set.contains(&x) {
+                i += 1;
+            } else {
+                self.set(x as usize, false);
+            }
         }
-        for (i, w) in want.into_iter().enumerate() {
-            self.set(i, w);
+        for &x in set {
+            self.set(x as usize, true);
         }
     }
 
@@ -577,6 +603,7 @@ impl Inventory {
         let mut search = Search {
             w: solver.take_what_if(self),
             touched: Vec::new(),
+            on: Vec::new(),
             gang,
             out: vec![false; cands.len()],
             cands,
@@ -586,26 +613,32 @@ impl Inventory {
             best: None,
             tried: FxHashMap::default(),
         };
-        // 1. The least priority level that makes room. Only the candidates of domains
-        // whose aggregate room (free, plus what the candidates up to the level free)
-        // meets the constrained members' demand are evicted, with those helping an
-        // unconstrained role: the gang cannot land anywhere else, so the answer (and
-        // the placement) is the one with every candidate up to the level evicted.
+        // 1. The least priority level that makes room. A domain is asked about with its
+        // candidates up to the level evicted (and those helping an unconstrained role)
+        // once its aggregate room (free, plus what they free) meets the constrained
+        // members' demand, roomiest first, and again only when that set grew: the gang
+        // fits with every candidate up to the level evicted exactly when it fits so in
+        // one of them (candidates elsewhere free nothing a placement there can use).
         let lacks = self.lacks(&search);
         let mut levels: Vec<i32> = search.cands.iter().map(|c| c.priority).collect();
         levels.sort_unstable();
         levels.dedup();
         let mut by_priority: Vec<usize> = (0..search.cands.len()).collect();
         by_priority.sort_by_key(|&i| (search.cands[i].priority, i));
-        // Per domain that can be met: its lack, what its candidates so far free, them.
-        let mut rooms: BTreeMap<u32, (&[i128], Vec<i128>, Vec<usize>)> = lacks
+        // Per domain: its lack, what its candidates so far free, them, and the sizes of
+        // its set and of the global set when it was last asked about.
+        type Room<'l> = (&'l [i128], Vec<i128>, Vec<u32>, Option<(usize, usize)>);
+        let mut rooms: BTreeMap<u32, Room<'_>> = lacks
             .iter()
-            .map(|(d, lack)| (*d, (lack.as_slice(), vec![0i128; lack.len()], Vec::new())))
+            .map(|(d, lack)| (*d, (lack.as_slice(), vec![0i128; lack.len()], Vec::new(), None)))
             .collect();
+        let mut order: Vec<u32> = lacks.keys().copied().collect();
+        order.sort_by(|a, b| lacks[a].cmp(&lacks[b]).then(a.cmp(b)));
         let mut next = 0;
-        let mut global = false;
+        let mut global: Vec<u32> = Vec::new();
+        let mut global_asked = 0;
         let mut first = None;
-        for &t in &levels {
+        'levels: for &t in &levels {
             while next < by_priority.len() && search.cands[by_priority[next]].priority <= t {
                 let i = by_priority[next];
                 next += 1;
@@ -614,29 +647,42 @@ impl Inventory {
                         for (f, a) in room.1.iter_mut().zip(amounts) {
                             *f = f.saturating_add(clamp(*a));
                         }
-                        room.2.push(i);
+                        room.2.push(i as u32);
                     }
                 }
                 if search.cands[i].global {
-                    global = true;
-                    search.set(i, true);
+                    global.push(i as u32);
                 }
             }
-            let mut any = global;
-            for (lack, freed, list) in rooms.values() {
-                if lack.iter().zip(freed).all(|(l, f)| l <= f) {
-                    any = true;
-                    for &i in list {
-                        search.set(i, true);
-                    }
+            for &d in &order {
+                let Some(room) = rooms.get_mut(&d) else {
+                    continue;
+                };
+                let viable = room.0.iter().zip(&room.1).all(|(l, f)| l <= f);
+                let now = (room.2.len(), global.len());
+                if !viable || room.3 == Some(now) {
+                    continue;
+                }
+                room.3 = Some(now);
+                let mut set: Vec<u32> = room.2.iter().chain(&global).copied().collect();
+                set.sort_unstable();
+                set.dedup();
+                search.evict_only(&set);
+                if let Some(p) = search.ask()? {
+                    first = Some((t, p));
+                    break 'levels;
                 }
             }
-            if !any {
-                continue;
-            }
-            if let Some(p) = search.ask()? {
-                first = Some((t, p));
-                break;
+            // Domains no candidate frees room in may fit once unconstrained roles
+            // have room.
+            if global.len() > global_asked {
+                global_asked = global.len();
+                let set = global.clone();
+                search.evict_only(&set);
+                if let Some(p) = search.ask()? {
+                    first = Some((t, p));
+                    break;
+                }
             }
         }
         drop(rooms);
@@ -674,6 +720,7 @@ impl Inventory {
         }
         search.cands.retain(|c| c.priority <= t);
         search.out = out;
+        search.on.clone_from(&all);
         // 2. A first plan: the victims that can help where it landed, then spared.
         search.tried.insert(all.clone(), true);
         let helping = self.helping(&search, &p);
@@ -865,61 +912,55 @@ impl Inventory {
         let mut out = Vec::new();
         // Per shape (a role of the candidate): its amounts of the requested resources
         // (by position) and of the cost resources, resolved once per candidate.
-        let mut freed_of: Vec<Vec<u128>> = Vec::new();
-        let mut cost_of: Vec<Vec<u128>> = Vec::new();
+        // Per shape (a role of the candidate), flat: its amounts of the requested
+        // resources (by position) and of the cost resources. Reused across candidates.
+        let (nreq, ncost) = (requested.len(), options.cost_resources.len());
+        let mut freed_of: Vec<u128> = Vec::new();
+        let mut cost_of: Vec<u128> = Vec::new();
+        // The last domain found and its node range (members come sorted by node).
+        let label_depth = self.label_depth();
         for (id, name, priority, shapes, members) in reservations.chain(units) {
             freed_of.clear();
             cost_of.clear();
-            let resolved: Vec<Vec<(u32, u64)>> = shapes
-                .iter()
-                .map(|shape| {
-                    shape
-                        .iter()
-                        .filter_map(|(r, q)| {
-                            Some((self.resources.get_index_of(r)? as u32, *q))
-                        })
-                        .collect()
-                })
-                .collect();
-            for shape in shapes {
-                let mut f = vec![0u128; requested.len()];
-                let mut k = vec![0u128; options.cost_resources.len()];
+            freed_of.resize(shapes.len() * nreq, 0);
+            cost_of.resize(shapes.len() * ncost, 0);
+            for (e, shape) in shapes.iter().enumerate() {
                 for (r, q) in shape {
                     for (j, x) in options.cost_resources.iter().enumerate() {
                         if x == r {
-                            k[j] += u128::from(*q);
+                            cost_of[e * ncost + j] += u128::from(*q);
                         }
                     }
                     let Some(ri) = self.resources.get_index_of(r) else {
                         continue;
                     };
                     if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
-                        f[pos] += u128::from(*q);
+                        freed_of[e * nreq + pos] += u128::from(*q);
                     }
                 }
-                freed_of.push(f);
-                cost_of.push(k);
             }
             let mut cost = vec![u128::from(options.get_cost(&id))];
-            cost.extend(std::iter::repeat_n(0u128, options.cost_resources.len()));
+            cost.extend(std::iter::repeat_n(0u128, ncost));
             for &(e, _, k) in members {
-                for (a, b) in cost[1..].iter_mut().zip(&cost_of[e as usize]) {
+                let e = e as usize;
+                for (a, b) in cost[1..].iter_mut().zip(&cost_of[e * ncost..(e + 1) * ncost]) {
                     *a += b * u128::from(k);
                 }
             }
             let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
             let mut global = false;
+            let mut last: Option<(u32, u32, u32)> = None;
             for &(e, n, k) in members {
                 if !self.schedulable.get(n as usize) {
                     continue;
                 }
-                let f = &freed_of[e as usize];
+                let e = e as usize;
+                let f = &freed_of[e * nreq..(e + 1) * nreq];
                 if f.iter().all(|&x| x == 0) {
                     continue;
                 }
-                let roles = c.roles.iter().filter(|r| r.eligible.get(n as usize));
                 let (mut con, mut unc) = (false, false);
-                for r in roles {
+                for r in c.roles.iter().filter(|r| r.eligible.get(n as usize)) {
                     if r.constrained {
                         con = true;
                     } else {
@@ -930,8 +971,20 @@ impl Inventory {
                 if !con {
                     continue;
                 }
-                let Some(d) = self.domain_at(n, depth) else {
-                    continue;
+                let d = match last {
+                    Some((d, start, end)) if start <= n && n < end => d,
+                    _ => {
+                        let Some(d) = self.domain_at(n, depth) else {
+                            continue;
+                        };
+                        last = Some(if depth == 0 || depth > label_depth {
+                            (d, n, n + 1)
+                        } else {
+                            let dm = &self.domains[depth][d as usize];
+                            (d, dm.start, dm.end)
+                        });
+                        d
+                    }
                 };
                 let add = f.iter().map(|&x| x * u128::from(k));
                 match domains.iter_mut().find(|x| x.0 == d) {
@@ -949,7 +1002,7 @@ impl Inventory {
                 priority,
                 shapes,
                 members,
-                resolved,
+                resolved: Vec::new(),
                 cost,
                 domains,
                 global,
