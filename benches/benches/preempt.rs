@@ -97,7 +97,10 @@ fn report(inv: &Inventory, gang: &CompiledGang, what: &str) {
             plan.evicted(GPU).millis() / 1000,
             plan.highest_priority(),
             plan.search_complete(),
-            plan.victims().iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+            plan.victims()
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>(),
             plan.placement().domain_path(),
         ),
         other => println!("preempt {what}: gang: {} ({exact_time:?})", other.status()),
@@ -148,10 +151,7 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
     let big = inv.compile(&urgent(&spec, need)).unwrap();
     let small = inv.compile(&urgent(&spec, 4)).unwrap();
     report(&inv, &big, &format!("{need} workers"));
-    let mut g = c.benchmark_group(format!(
-        "preempt-hgx-{}-{running}-running",
-        size.as_str()
-    ));
+    let mut g = c.benchmark_group(format!("preempt-hgx-{}-{running}-running", size.as_str()));
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));

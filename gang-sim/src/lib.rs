@@ -180,10 +180,10 @@ pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
 };
 pub use output::{JobPreemption, PreemptionSummary};
+pub use placer::PreemptionPolicy;
 pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };
-pub use placer::PreemptionPolicy;
 pub use rng::Rng;
 pub use run::{run_json, ClusterSource, GenCluster, RunDocument, TraceSource};
 pub use sim::Simulation;

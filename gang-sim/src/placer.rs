@@ -18,8 +18,8 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use gang_core::request::{QuantitySpec, Requirement};
-pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
 pub use gang_core::PreemptionPolicy;
+pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
 
 use gang_core::lifecycle::{
     Admission, AdmitMode, PreemptOptions, PreemptOutcome, Replacement, Spread, SpreadOutcome,

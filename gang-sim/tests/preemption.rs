@@ -115,7 +115,10 @@ fn the_trace_reads_the_preemption_policy_and_rejects_an_unknown_one() {
     .unwrap();
     assert_eq!(t.jobs[0].preemption_policy, Some(PreemptionPolicy::Never));
     let again = Trace::from_jsonl(&t.jobs[0].to_json().to_string()).unwrap();
-    assert_eq!(again.jobs[0].preemption_policy, Some(PreemptionPolicy::Never));
+    assert_eq!(
+        again.jobs[0].preemption_policy,
+        Some(PreemptionPolicy::Never)
+    );
     assert!(JobSpec::new("b", 0.0, 1.0, 1, 1)
         .to_json()
         .get("preemption_policy")
@@ -125,8 +128,9 @@ fn the_trace_reads_the_preemption_policy_and_rejects_an_unknown_one() {
     )
     .unwrap_err();
     assert_eq!(err.field(), "preemption_policy");
-    let csv = Trace::from_csv("id,submit,duration,members,gpus,preemption_policy\na,0,60,1,1,Never\n")
-        .unwrap();
+    let csv =
+        Trace::from_csv("id,submit,duration,members,gpus,preemption_policy\na,0,60,1,1,Never\n")
+            .unwrap();
     assert_eq!(csv.jobs[0].preemption_policy, Some(PreemptionPolicy::Never));
 }
 
@@ -134,7 +138,9 @@ fn the_trace_reads_the_preemption_policy_and_rejects_an_unknown_one() {
 fn a_priority_beyond_32_bits_is_an_error_naming_the_field_when_preemption_is_on() {
     let cluster = Cluster::from_nodes(
         &["rack"],
-        vec![NodeSpec::new("n1").label("rack", "a").capacity("nvidia.com/gpu", 8)],
+        vec![NodeSpec::new("n1")
+            .label("rack", "a")
+            .capacity("nvidia.com/gpu", 8)],
     )
     .unwrap();
     let mut j = JobSpec::new("j", 0.0, 60.0, 1, 1);
@@ -149,12 +155,16 @@ fn a_priority_beyond_32_bits_is_an_error_naming_the_field_when_preemption_is_on(
 }
 
 mod random {
-    use gang_sim::{Cluster, FinalState, JobSpec, NodeSpec, RecoveryMode, SimConfig, Simulation, Trace};
+    use gang_sim::{
+        Cluster, FinalState, JobSpec, NodeSpec, RecoveryMode, SimConfig, Simulation, Trace,
+    };
     use proptest::prelude::*;
 
     fn cluster() -> Cluster {
         let node = |n: String, rack: &str| {
-            NodeSpec::new(n).label("rack", rack).capacity("nvidia.com/gpu", 4)
+            NodeSpec::new(n)
+                .label("rack", rack)
+                .capacity("nvidia.com/gpu", 4)
         };
         let nodes = ["a", "b"]
             .iter()

@@ -105,7 +105,9 @@ impl Simulation {
         }
         let gang = matches!(j.def.kind, super::job::Kind::Gang { .. });
         if !gang && (p.evictions > 0 || p.preemptions > 0) {
-            return Err(format!("job {id} is not one gang but was part of a preemption"));
+            return Err(format!(
+                "job {id} is not one gang but was part of a preemption"
+            ));
         }
         if p.lost_gpu > j.hold.acct.wasted {
             return Err(format!(

@@ -194,9 +194,21 @@ impl Simulation {
             passes: self.counts.passes,
             profile,
             preemption: (!self.cfg.preemption.is_off()).then(|| PreemptionSummary {
-                evictions: self.jobs.iter().map(|j| u64::from(j.preempted.evictions)).sum(),
-                jobs_evicted: self.jobs.iter().filter(|j| j.preempted.evictions > 0).count(),
-                preemptions: self.jobs.iter().map(|j| u64::from(j.preempted.preemptions)).sum(),
+                evictions: self
+                    .jobs
+                    .iter()
+                    .map(|j| u64::from(j.preempted.evictions))
+                    .sum(),
+                jobs_evicted: self
+                    .jobs
+                    .iter()
+                    .filter(|j| j.preempted.evictions > 0)
+                    .count(),
+                preemptions: self
+                    .jobs
+                    .iter()
+                    .map(|j| u64::from(j.preempted.preemptions))
+                    .sum(),
                 gpu_hours_lost: gpu_hours(self.jobs.iter().map(|j| j.preempted.lost_gpu).sum()),
             }),
         };

@@ -221,10 +221,13 @@ impl Simulation {
             return Ok(r);
         }
         let name = format!("req{}", self.requests.len());
-        let compiled = self.placer.compile(&name, roles, &shape).and_then(|req| match cache.rank {
-            Some((p, policy)) => self.placer.ranked(req, p, policy),
-            None => Ok(req),
-        });
+        let compiled = self
+            .placer
+            .compile(&name, roles, &shape)
+            .and_then(|req| match cache.rank {
+                Some((p, policy)) => self.placer.ranked(req, p, policy),
+                None => Ok(req),
+            });
         let req = compiled.map_err(|e| {
             let (f, m) = request_error(&e);
             if f.starts_with("topology") {
