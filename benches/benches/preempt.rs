@@ -1,11 +1,15 @@
-//! `preempt`: what eviction makes room for an urgent gang (issue 22), on 10k HGX nodes
-//! with 1,000 running gangs of mixed sizes (16–128 one-GPU workers, each in one rack: about 60k of the 74k free GPUs)
-//! and priorities (0–4), spread over the racks (most-free), against a greedy baseline in the same run: candidates in
-//! priority order (larger first at equal priority, as kube-scheduler's ordering by
-//! priority then victim count prefers), evicted one by one until the gang fits — the
-//! peers' method. Victims, GPUs evicted and the time of one query are printed for both;
-//! criterion then measures `preempt_with` (an urgent rack gang of 16 workers more than any
-//! rack holds now), the same query when the gang fits now, and `place_with` for that gang.
+//! `preempt`: what eviction makes room for an urgent gang (issue 22), on HGX clusters
+//! with running gangs of mixed sizes (16–128 one-GPU workers, each in one rack: about
+//! 60k of the 74k free GPUs at 10k nodes) and priorities (0–4), spread over the racks
+//! (most-free): 10,240 nodes with 1,000 gangs offered, and 102,400 nodes with 10,000.
+//! Against a greedy baseline in the same run: candidates in priority order (larger
+//! first at equal priority, as kube-scheduler's ordering by priority then victim count
+//! prefers), evicted one by one until the gang fits — the peers' method. Victims, GPUs
+//! evicted and the time of one query are printed for both; criterion then measures
+//! `preempt_with` (an urgent rack gang of 16 workers more than any rack holds now), the
+//! same query when the gang fits now, and `place_with` for that gang.
+//!
+//! `GANG_BENCH_PREEMPT_SIZES=10k` (or `100k`) runs one size only.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -88,11 +92,16 @@ fn report(inv: &Inventory, gang: &CompiledGang, what: &str) {
     match &out {
         PreemptOutcome::Placed(plan) => println!(
             "preempt {what}: gang: {} victims, {} GPUs, highest priority {:?}, complete {}, \
-             {exact_time:?} (cold solver)",
+             {exact_time:?} (cold solver); victims {:?} in {}",
             plan.victims().len(),
             plan.evicted(GPU).millis() / 1000,
             plan.highest_priority(),
             plan.search_complete(),
+            plan.victims()
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>(),
+            plan.placement().domain_path(),
         ),
         other => println!("preempt {what}: gang: {} ({exact_time:?})", other.status()),
     }
@@ -106,8 +115,17 @@ fn report(inv: &Inventory, gang: &CompiledGang, what: &str) {
 }
 
 fn preempt(c: &mut Criterion) {
-    let spec = Spec::hgx(Size::K10, 10);
-    let inv = busy(&spec, 1000);
+    let sizes = std::env::var("GANG_BENCH_PREEMPT_SIZES").unwrap_or_else(|_| "10k,100k".into());
+    for (size, running) in [(Size::K10, 1000), (Size::K100, 10_000)] {
+        if sizes.split(',').any(|s| s.trim() == size.as_str()) {
+            case(c, size, running);
+        }
+    }
+}
+
+fn case(c: &mut Criterion, size: Size, running: usize) {
+    let spec = Spec::hgx(size, 10);
+    let inv = busy(&spec, running);
     println!(
         "preempt: {} nodes, {} running gangs",
         inv.len(),
@@ -133,7 +151,7 @@ fn preempt(c: &mut Criterion) {
     let big = inv.compile(&urgent(&spec, need)).unwrap();
     let small = inv.compile(&urgent(&spec, 4)).unwrap();
     report(&inv, &big, &format!("{need} workers"));
-    let mut g = c.benchmark_group("preempt-hgx-10k-1000-running");
+    let mut g = c.benchmark_group(format!("preempt-hgx-{}-{running}-running", size.as_str()));
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));

@@ -519,3 +519,70 @@ fn an_exhausted_search_says_so() {
     let ids: Vec<VictimId> = plan.victims().iter().map(|v| v.id.clone()).collect();
     plan.placement().validate(&evict(&inv, &ids)).unwrap();
 }
+
+/// One solver kept across queries keeps a mirror of the inventory between them (and
+/// brings it up to date from the inventory's journal): its answers must be those of a
+/// fresh solver while the inventory changes under it — plans applied, reservations
+/// released, nodes cordoned, use changed, the inventory cloned.
+fn check_kept_solver(case: &Case) -> Result<(), TestCaseError> {
+    let mut inv = build(case);
+    let gang = gang_of("urgent", &case.gang);
+    let opts = options(case, &inv);
+    let compiled = inv.compile(&gang).unwrap();
+    let mut kept = gang_core::Solver::new();
+    let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
+    for step in 0..5usize {
+        let fresh = inv
+            .preempt_with(&mut gang_core::Solver::new(), &compiled, &opts)
+            .unwrap();
+        let warm = inv.preempt_with(&mut kept, &compiled, &opts).unwrap();
+        prop_assert_eq!(fresh.status(), warm.status(), "step {}", step);
+        if let (Some(a), Some(b)) = (fresh.preemption(), warm.preemption()) {
+            let ids = |p: &gang_core::lifecycle::Preemption| -> Vec<VictimId> {
+                p.victims().iter().map(|v| v.id.clone()).collect()
+            };
+            prop_assert_eq!(ids(a), ids(b), "step {}", step);
+            prop_assert_eq!(
+                format!("{:?}", a.placement()),
+                format!("{:?}", b.placement()),
+                "step {}",
+                step
+            );
+        }
+        if let (Some(a), Some(b)) = (fresh.diagnosis(), warm.diagnosis()) {
+            prop_assert_eq!(a.to_string(), b.to_string(), "step {}", step);
+        }
+        // Change the inventory under the kept solver.
+        match step {
+            0 => {
+                if let Some(plan) = warm.preemption() {
+                    inv.preempt_reserve(plan).unwrap();
+                }
+            }
+            1 => {
+                let first = inv.reservations().next().map(|r| r.id());
+                if let Some(id) = first {
+                    inv.release(id).unwrap();
+                }
+                inv.cordon(&names[0]).unwrap();
+            }
+            2 => {
+                inv.set_used(&names[names.len() - 1], GPU, 1).unwrap();
+                inv.uncordon(&names[0]).unwrap();
+            }
+            _ => inv = inv.clone(),
+        }
+        inv.validate()
+            .map_err(|e| TestCaseError::fail(format!("step {step}: {e}")))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(100), ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_kept_solver_answers_as_a_fresh_one(case in case()) {
+        check_kept_solver(&case)?;
+    }
+}

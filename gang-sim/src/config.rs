@@ -387,6 +387,46 @@ pub struct SimConfig {
     /// Measure where the time goes (placement calls vs the rest); reported in the
     /// summary's `profile`. Off by default (timers cost a little).
     pub profile: bool,
+    /// Whether a waiting job may evict running jobs of lower priority (crate docs:
+    /// preemption). Off by default; left out of the document when off.
+    #[serde(skip_serializing_if = "Preemption::is_off")]
+    pub preemption: Preemption,
+}
+
+/// Whether the queue's head may evict running jobs to start (issue 22).
+///
+/// `"off"` (the default): jobs wait for capacity. `"lower-priority"`: when the job at
+/// the head of the queue (the highest priority waiting) does not fit, gang-core's
+/// `preempt` chooses whole running jobs of strictly lower priority to evict (not those
+/// whose trace says `"preemption_policy": "Never"`), exactly: the lowest highest
+/// victim priority, then the least work lost (GPU-seconds since each victim's last
+/// checkpoint), then the fewest GPUs, the fewest victims, the placement. Victims are
+/// released and requeued, losing their work since their last checkpoint, and the job
+/// is placed where the plan says.
+///
+/// ```
+/// use gang_sim::{Preemption, SimConfig};
+/// let c = SimConfig::from_json(r#"{"preemption": "lower-priority"}"#)?;
+/// assert_eq!(c.preemption, Preemption::LowerPriority);
+/// assert_eq!(SimConfig::default().preemption, Preemption::Off);
+/// assert!(SimConfig::from_json(r#"{"preemption": "always"}"#).is_err());
+/// # Ok::<(), gang_sim::SimError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preemption {
+    /// Jobs wait for capacity; nothing is evicted.
+    #[default]
+    Off,
+    /// The head of the queue evicts running jobs of strictly lower priority.
+    LowerPriority,
+}
+
+impl Preemption {
+    /// `true` for [`Preemption::Off`].
+    pub fn is_off(&self) -> bool {
+        *self == Preemption::Off
+    }
 }
 
 impl Default for SimConfig {
@@ -405,6 +445,7 @@ impl Default for SimConfig {
             sample_interval: 600.0,
             check_invariants: None,
             profile: false,
+            preemption: Preemption::Off,
         }
     }
 }

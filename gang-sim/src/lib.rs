@@ -171,8 +171,8 @@ mod trace;
 mod workload;
 
 pub use config::{
-    default_slowdown, Discipline, Failures, Policy, QueueConfig, Readiness, Recovery, RecoveryMode,
-    Requeue, SimConfig,
+    default_slowdown, Discipline, Failures, Policy, Preemption, QueueConfig, Readiness, Recovery,
+    RecoveryMode, Requeue, SimConfig,
 };
 pub use error::SimError;
 pub use experiment::{merge_config, Experiment, Variant};
@@ -180,6 +180,8 @@ pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
     TIMELINE_COLUMNS,
 };
+pub use output::{JobPreemption, PreemptionSummary};
+pub use placer::PreemptionPolicy;
 pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };

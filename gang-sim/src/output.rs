@@ -111,6 +111,36 @@ pub struct JobRecord {
     pub state: FinalState,
     /// Why, in words (gang-core's diagnosis for `never_fits`).
     pub reason: String,
+    // ---- Preemption (issue 22): only with the configuration's `"preemption"` on. ----
+    /// What preemption did to the job; absent when preemption is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<JobPreemption>,
+}
+
+/// What preemption did to one job (`"preemption": "lower-priority"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct JobPreemption {
+    /// Times it was evicted for a job of higher priority (released whole, requeued).
+    pub evictions: u32,
+    /// Times it started by evicting others.
+    pub preemptions: u32,
+    /// Hours of running lost to evictions (since the last checkpoint).
+    pub lost_work_hours: f64,
+    /// GPU-hours wasted by evictions: the work lost, and initialisations cut short.
+    pub gpu_hours_lost: f64,
+}
+
+/// What preemption did over a run (`"preemption": "lower-priority"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct PreemptionSummary {
+    /// Evictions, over all jobs.
+    pub evictions: u64,
+    /// Jobs evicted at least once.
+    pub jobs_evicted: usize,
+    /// Starts made by evicting others.
+    pub preemptions: u64,
+    /// GPU-hours wasted by evictions.
+    pub gpu_hours_lost: f64,
 }
 
 /// Order statistics of one metric (nearest-rank percentiles).
@@ -249,6 +279,10 @@ pub struct Summary {
     pub passes: u64,
     /// Where the time went, when profiling was on.
     pub profile: Option<Profile>,
+    // ---- Preemption (issue 22): only with the configuration's `"preemption"` on. ----
+    /// Evictions and the GPU-hours they wasted; absent when preemption is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionSummary>,
 }
 
 /// Where a run's time went (with `"profile": true`).

@@ -18,9 +18,13 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use gang_core::request::{QuantitySpec, Requirement};
+pub use gang_core::PreemptionPolicy;
 pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
 
-use gang_core::lifecycle::{Admission, AdmitMode, Replacement, Spread, SpreadOutcome};
+use gang_core::lifecycle::{
+    Admission, AdmitMode, PreemptOptions, PreemptOutcome, Replacement, Spread, SpreadOutcome,
+    VictimId,
+};
 use gang_core::scenario::Scenario;
 use gang_core::InventoryDocument;
 use gang_core::{
@@ -481,19 +485,78 @@ impl Placer {
             .map_err(|e| SimError::Internal(format!("find: {e}")))?;
         self.profile.finds += 1;
         self.profile.find_ns += Self::since(t);
-        Ok(out.map(|placement| {
-            let gpu = placement
-                .placed_by_role()
-                .zip(&req.role_gpu)
-                .map(|((_, k), g)| u64::from(k) * g)
-                .sum();
-            let nodes = self.node_set(placement.assignments().iter().map(|a| a.node.as_str()));
-            Found {
-                placement,
-                gpu,
-                nodes,
+        Ok(out.map(|placement| self.found(req, placement)))
+    }
+
+    /// A placement of `req` with what it takes.
+    fn found(&self, req: &Req, placement: Placement) -> Found {
+        let gpu = placement
+            .placed_by_role()
+            .zip(&req.role_gpu)
+            .map(|((_, k), g)| u64::from(k) * g)
+            .sum();
+        let nodes = self.node_set(placement.assignments().iter().map(|a| a.node.as_str()));
+        Found {
+            placement,
+            gpu,
+            nodes,
+        }
+    }
+
+    /// `req` compiled again with a priority and a preemption policy (gang-core's
+    /// `Gang::priority`, `Gang::preemption_policy`): what `preempt` weighs its
+    /// reservations by.
+    pub(crate) fn ranked(
+        &self,
+        req: Req,
+        priority: i32,
+        policy: PreemptionPolicy,
+    ) -> Result<Req, gang_core::Error> {
+        let gang = req.gang.priority(priority).preemption_policy(policy);
+        let compiled = self.inv.compile(&gang)?;
+        Ok(Req {
+            gang,
+            compiled,
+            role_gpu: req.role_gpu,
+        })
+    }
+
+    /// What it would take for `req` to fit now by evicting running work (gang-core's
+    /// `Inventory::preempt_with`): the reservations to evict, whole, and where `req`
+    /// goes once they are gone; `None` when no eviction of lower-priority,
+    /// preemptible work makes room (or the search could not decide). `cost` is each
+    /// candidate's work at risk, weighed before the GPUs it holds.
+    pub(crate) fn preempt(
+        &mut self,
+        req: &Req,
+        cost: impl Fn(ResId) -> u64,
+    ) -> Result<Option<(Vec<ResId>, Found)>, SimError> {
+        let prio = req.gang.get_priority();
+        let mut opts = PreemptOptions::new().cost_resources([self.gpu.clone()]);
+        for r in self.inv.reservations() {
+            if r.gang().get_priority() < prio {
+                opts = opts.cost(VictimId::Reservation(r.id()), cost(ResId(r.id())));
             }
-        }))
+        }
+        let out = self
+            .inv
+            .preempt_with(&mut self.solver, &req.compiled, &opts)
+            .map_err(|e| SimError::Internal(format!("preempt: {e}")))?;
+        let PreemptOutcome::Placed(plan) = out else {
+            return Ok(None);
+        };
+        let mut victims = Vec::with_capacity(plan.victims().len());
+        for v in plan.victims() {
+            match &v.id {
+                VictimId::Reservation(id) => victims.push(ResId(*id)),
+                VictimId::Unit(u) => {
+                    return Err(SimError::Internal(format!(
+                        "preempt chose unit {u}, which the simulation never declares"
+                    )))
+                }
+            }
+        }
+        Ok(Some((victims, self.found(req, plan.placement().clone()))))
     }
 
     /// Whether the gang fits the cluster as given (no reservations, no failures).

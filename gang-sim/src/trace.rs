@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::config::{check_table, Policy, RecoveryMode};
 use crate::csv;
 use crate::error::SimError;
-use crate::placer::{milli_amount, QuantitySpec, Role, Toleration};
+use crate::placer::{milli_amount, PreemptionPolicy, QuantitySpec, Role, Toleration};
 
 /// One job of a trace.
 ///
@@ -48,6 +48,10 @@ pub struct JobSpec {
     pub failing_members: u32,
     /// The job's own slowdown table (replaces its class's).
     pub slowdown: Option<Vec<f64>>,
+    /// Whether the job may be evicted for a job of higher priority when the
+    /// configuration's `preemption` is on: `PreemptLowerPriority` (the default) or
+    /// `Never` (Kubernetes' names).
+    pub preemption_policy: Option<PreemptionPolicy>,
 }
 
 impl JobSpec {
@@ -80,6 +84,7 @@ impl JobSpec {
             init_failure: None,
             failing_members: 0,
             slowdown: None,
+            preemption_policy: None,
         }
     }
 
@@ -124,6 +129,9 @@ impl JobSpec {
         if let Some(s) = &self.slowdown {
             m.insert("slowdown".into(), s.iter().map(|&x| num(x)).collect());
         }
+        if let Some(p) = self.preemption_policy {
+            m.insert("preemption_policy".into(), p.as_str().into());
+        }
         Value::Object(m)
     }
 }
@@ -138,7 +146,7 @@ fn num(x: f64) -> Value {
 }
 
 /// The fields a trace line may have, in CSV column order.
-pub const FIELDS: [&str; 20] = [
+pub const FIELDS: [&str; 21] = [
     "id",
     "submit",
     "duration",
@@ -159,6 +167,7 @@ pub const FIELDS: [&str; 20] = [
     "init_failure",
     "failing_members",
     "slowdown",
+    "preemption_policy",
 ];
 
 /// Fields whose CSV cells hold JSON (or, for `policy`, the short text form).
@@ -296,7 +305,10 @@ impl Trace {
                             ))
                         }
                     }
-                } else if matches!(c.as_str(), "id" | "tenant" | "sensitivity" | "recovery") {
+                } else if matches!(
+                    c.as_str(),
+                    "id" | "tenant" | "sensitivity" | "recovery" | "preemption_policy"
+                ) {
                     Value::String(cell.to_owned())
                 } else {
                     match cell.parse::<f64>() {
@@ -389,6 +401,7 @@ struct Line {
     init_failure: Option<Probability>,
     failing_members: Option<Whole>,
     slowdown: Option<Vec<f64>>,
+    preemption_policy: Option<PreemptionPolicy>,
 }
 
 /// A scalar read through a JSON value and checked by `check`, whose message is the
@@ -582,6 +595,7 @@ fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
         init_failure: l.init_failure.map(|p| p.0),
         failing_members: l.failing_members.map_or(0, |w| w.0),
         slowdown: l.slowdown,
+        preemption_policy: l.preemption_policy,
     })
 }
 

@@ -250,7 +250,7 @@ impl Inventory {
 
     /// A domain's summary for one resource, from its children's summaries and its
     /// direct nodes' free amounts.
-    fn summarize(&self, d: usize, di: usize, r: usize) -> Summary {
+    pub(super) fn summarize(&self, d: usize, di: usize, r: usize) -> Summary {
         let nres = self.resources.len();
         let dom = self.domains[d][di];
         let mut s = Summary::default();

@@ -16,6 +16,7 @@ mod evictable;
 pub(crate) mod ix;
 pub(crate) mod journal;
 pub(crate) mod ledger;
+mod mirror;
 mod validate;
 
 use bitset::{Bitset, NodeSet};

@@ -48,7 +48,11 @@ use crate::inventory::Inventory;
 use crate::model::{
     Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId,
 };
+use crate::solve::whatif::WhatIf;
+
+mod branch;
 use crate::solve::Solver;
+use branch::{bound, dfs, view, DomainView};
 
 /// Which running work a [`Victim`] is: a reservation, or an evictable unit.
 ///
@@ -296,6 +300,9 @@ struct Cand<'a> {
     priority: i32,
     shapes: &'a [Shape],
     members: &'a [Member],
+    /// `shapes` with each resource resolved to its id in the inventory (when first
+    /// evicted).
+    resolved: Vec<Vec<(u32, u64)>>,
     /// `[given, cost resource 1, …]`.
     cost: Vec<u128>,
     /// Per domain of the gang's level it frees room in for constrained members: the
@@ -338,12 +345,16 @@ const ASK: u64 = 32;
 
 /// The victim search of one query.
 struct Search<'a, 's> {
-    scratch: Inventory,
-    solver: &'s mut Solver,
+    /// The mirror of the inventory and its solver: every question is asked there.
+    w: Box<WhatIf>,
     gang: &'s CompiledGang,
     cands: Vec<Cand<'a>>,
-    /// Which candidates are evicted on the scratch copy now.
+    /// Which candidates are evicted on the mirror now.
     out: Vec<bool>,
+    /// Nodes changed on the mirror whose domain summaries are not refreshed yet.
+    touched: Vec<u32>,
+    /// The candidates evicted now (those `out` says), in no order.
+    on: Vec<u32>,
     work: u64,
     max_work: u64,
     incomplete: bool,
@@ -365,9 +376,29 @@ enum Asked {
 impl Search<'_, '_> {
     fn set(&mut self, i: usize, evicted: bool) {
         if self.out[i] != evicted {
-            let c = &self.cands[i];
-            self.scratch.adjust(c.shapes, c.members, !evicted);
+            let c = &mut self.cands[i];
+            if c.resolved.is_empty() {
+                let res = &self.w.inv.resources;
+                c.resolved = c
+                    .shapes
+                    .iter()
+                    .map(|shape| {
+                        shape
+                            .iter()
+                            .filter_map(|(r, q)| Some((res.get_index_of(r)? as u32, *q)))
+                            .collect()
+                    })
+                    .collect();
+            }
+            self.w
+                .inv
+                .adjust_deferred(&c.resolved, c.members, !evicted, &mut self.touched);
             self.out[i] = evicted;
+            if evicted {
+                self.on.push(i as u32);
+            } else if let Some(k) = self.on.iter().position(|&x| x as usize == i) {
+                self.on.swap_remove(k);
+            }
         }
     }
 
@@ -381,7 +412,9 @@ impl Search<'_, '_> {
     /// Does the gang fit with the candidates in `out` evicted? `None`: undecided.
     fn ask(&mut self) -> Result<Option<Placement>, Error> {
         self.work += ASK;
-        match self.solver.find_decided(&self.scratch, self.gang)? {
+        let w = &mut *self.w;
+        w.inv.refresh_summaries_of(&mut self.touched);
+        match w.solver.find_decided(&w.inv, self.gang)? {
             Ok(p) => Ok(Some(p)),
             Err(decided) => {
                 if !decided {
@@ -418,12 +451,17 @@ impl Search<'_, '_> {
 
     /// Evicts exactly `set` on the scratch copy.
     fn evict_only(&mut self, set: &[u32]) {
-        let mut want = vec![false; self.cands.len()];
-        for &i in set {
-            want[i as usize] = true;
+        let mut i = 0;
+        while i < self.on.len() {
+            let x = self.on[i];
+            if set.contains(&x) {
+                i += 1;
+            } else {
+                self.set(x as usize, false);
+            }
         }
-        for (i, w) in want.into_iter().enumerate() {
-            self.set(i, w);
+        for &x in set {
+            self.set(x as usize, true);
         }
     }
 
@@ -446,22 +484,6 @@ impl Search<'_, '_> {
             None => Asked::No,
         })
     }
-}
-
-/// The domain search's view of one domain: its candidates (cheapest first), what they
-/// free, and what the constrained members lack there.
-struct DomainView {
-    /// Candidate indices, in search order.
-    items: Vec<u32>,
-    /// `freed[k][r]`: what item `k` frees of requested resource `r` in the domain.
-    freed: Vec<Vec<u128>>,
-    /// Per requested resource: constrained demand minus free room (may be negative).
-    lack: Vec<i128>,
-    /// Per requested resource: items (positions in `items`) by decreasing `freed`.
-    by_amount: Vec<Vec<u32>>,
-    /// Per (cost component, requested resource): items by increasing cost per unit
-    /// freed (items freeing none left out).
-    by_ratio: Vec<Vec<Vec<u32>>>,
 }
 
 impl Inventory {
@@ -566,8 +588,9 @@ impl Inventory {
         };
         let cands = self.candidates(gang, options);
         let mut search = Search {
-            scratch: self.clone(),
-            solver,
+            w: solver.take_what_if(self),
+            touched: Vec::new(),
+            on: Vec::new(),
             gang,
             out: vec![false; cands.len()],
             cands,
@@ -577,38 +600,120 @@ impl Inventory {
             best: None,
             tried: FxHashMap::default(),
         };
-        // 1. The least priority level that makes room.
+        // 1. The least priority level that makes room. A domain is asked about with its
+        // candidates up to the level evicted (and those helping an unconstrained role)
+        // once its aggregate room (free, plus what they free) meets the constrained
+        // members' demand, roomiest first, and again only when that set grew: the gang
+        // fits with every candidate up to the level evicted exactly when it fits so in
+        // one of them (candidates elsewhere free nothing a placement there can use).
+        let lacks = self.lacks(&search);
         let mut levels: Vec<i32> = search.cands.iter().map(|c| c.priority).collect();
         levels.sort_unstable();
         levels.dedup();
+        let mut by_priority: Vec<usize> = (0..search.cands.len()).collect();
+        by_priority.sort_by_key(|&i| (search.cands[i].priority, i));
+        // Per domain: its lack, what its candidates so far free, them, and the sizes of
+        // its set and of the global set when it was last asked about.
+        type Room<'l> = (&'l [i128], Vec<i128>, Vec<u32>, Option<(usize, usize)>);
+        let mut rooms: BTreeMap<u32, Room<'_>> = lacks
+            .iter()
+            .map(|(d, lack)| {
+                (
+                    *d,
+                    (lack.as_slice(), vec![0i128; lack.len()], Vec::new(), None),
+                )
+            })
+            .collect();
+        let mut order: Vec<u32> = lacks.keys().copied().collect();
+        order.sort_by(|a, b| lacks[a].cmp(&lacks[b]).then(a.cmp(b)));
+        let mut next = 0;
+        let mut global: Vec<u32> = Vec::new();
+        let mut global_asked = 0;
         let mut first = None;
-        for &t in &levels {
-            for i in 0..search.cands.len() {
-                if search.cands[i].priority <= t {
-                    search.set(i, true);
+        'levels: for &t in &levels {
+            while next < by_priority.len() && search.cands[by_priority[next]].priority <= t {
+                let i = by_priority[next];
+                next += 1;
+                for (d, amounts) in &search.cands[i].domains {
+                    if let Some(room) = rooms.get_mut(d) {
+                        for (f, a) in room.1.iter_mut().zip(amounts) {
+                            *f = f.saturating_add(clamp(*a));
+                        }
+                        room.2.push(i as u32);
+                    }
+                }
+                if search.cands[i].global {
+                    global.push(i as u32);
                 }
             }
-            if let Some(p) = search.ask()? {
-                first = Some((t, p));
-                break;
+            for &d in &order {
+                let Some(room) = rooms.get_mut(&d) else {
+                    continue;
+                };
+                let viable = room.0.iter().zip(&room.1).all(|(l, f)| l <= f);
+                let now = (room.2.len(), global.len());
+                if !viable || room.3 == Some(now) {
+                    continue;
+                }
+                room.3 = Some(now);
+                let mut set: Vec<u32> = room.2.iter().chain(&global).copied().collect();
+                set.sort_unstable();
+                set.dedup();
+                search.evict_only(&set);
+                if let Some(p) = search.ask()? {
+                    first = Some((t, p));
+                    break 'levels;
+                }
+            }
+            // Domains no candidate frees room in may fit once unconstrained roles
+            // have room.
+            if global.len() > global_asked {
+                global_asked = global.len();
+                let set = global.clone();
+                search.evict_only(&set);
+                if let Some(p) = search.ask()? {
+                    first = Some((t, p));
+                    break;
+                }
             }
         }
+        drop(rooms);
         let Some((t, p)) = first else {
-            let diagnosis = match search.solver.place(&search.scratch, gang)? {
+            // The diagnosis is that of placing it with every candidate evicted.
+            for i in 0..search.cands.len() {
+                search.set(i, true);
+            }
+            let w = &mut *search.w;
+            w.inv.refresh_summaries_of(&mut search.touched);
+            let diagnosis = match w.solver.place(&w.inv, gang)? {
                 Outcome::Placed(_) => unreachable!("it did not fit with these evicted"),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => d,
             };
+            search.evict_only(&[]);
+            search.w.inv.refresh_summaries_of(&mut search.touched);
+            solver.put_what_if(search.w);
             return Ok(if search.incomplete {
                 PreemptOutcome::Undecided(diagnosis)
             } else {
                 PreemptOutcome::Unschedulable(diagnosis)
             });
         };
-        // The candidates above `t` were never evicted; every one kept is, now.
+        // The candidates above `t` were never evicted; keep the others, and which of
+        // them are evicted now (the set the placement `p` was found for).
+        let mut out = Vec::new();
+        let mut all: Vec<u32> = Vec::new();
+        for (c, &o) in search.cands.iter().zip(&search.out) {
+            if c.priority <= t {
+                if o {
+                    all.push(out.len() as u32);
+                }
+                out.push(o);
+            }
+        }
         search.cands.retain(|c| c.priority <= t);
-        search.out = vec![true; search.cands.len()];
+        search.out = out;
+        search.on.clone_from(&all);
         // 2. A first plan: the victims that can help where it landed, then spared.
-        let all: Vec<u32> = (0..search.cands.len() as u32).collect();
         search.tried.insert(all.clone(), true);
         let helping = self.helping(&search, &p);
         search.offer(all.clone(), p);
@@ -638,7 +743,7 @@ impl Inventory {
             }
         }
         // 3. Branch and bound per domain.
-        let views = self.views(&search);
+        let views = self.views(&search, &lacks);
         let mut views: Vec<(Vec<u128>, usize, DomainView)> = views
             .into_iter()
             .filter_map(|v| {
@@ -660,6 +765,9 @@ impl Inventory {
             dfs(&mut search, view, 0, &mut Vec::new())?;
         }
         let complete = !search.incomplete;
+        search.evict_only(&[]);
+        search.w.inv.refresh_summaries_of(&mut search.touched);
+        solver.put_what_if(search.w);
         let Some(best) = search.best else {
             unreachable!("the first level gave a plan");
         };
@@ -794,42 +902,60 @@ impl Inventory {
                 )
             });
         let mut out = Vec::new();
+        // Per shape (a role of the candidate): its amounts of the requested resources
+        // (by position) and of the cost resources, resolved once per candidate.
+        // Per shape (a role of the candidate), flat: its amounts of the requested
+        // resources (by position) and of the cost resources. Reused across candidates.
+        let (nreq, ncost) = (requested.len(), options.cost_resources.len());
+        let mut freed_of: Vec<u128> = Vec::new();
+        let mut cost_of: Vec<u128> = Vec::new();
+        // The last domain found and its node range (members come sorted by node).
+        let label_depth = self.label_depth();
         for (id, name, priority, shapes, members) in reservations.chain(units) {
-            let mut cost = vec![u128::from(options.get_cost(&id))];
-            for res in &options.cost_resources {
-                let mut sum = 0u128;
-                for &(e, _, k) in members {
-                    for (r, q) in &shapes[e as usize] {
-                        if r == res {
-                            sum += u128::from(*q) * u128::from(k);
+            freed_of.clear();
+            cost_of.clear();
+            freed_of.resize(shapes.len() * nreq, 0);
+            cost_of.resize(shapes.len() * ncost, 0);
+            for (e, shape) in shapes.iter().enumerate() {
+                for (r, q) in shape {
+                    for (j, x) in options.cost_resources.iter().enumerate() {
+                        if x == r {
+                            cost_of[e * ncost + j] += u128::from(*q);
                         }
                     }
-                }
-                cost.push(sum);
-            }
-            let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
-            let mut global = false;
-            for &(e, n, k) in members {
-                if !self.schedulable.get(n as usize) {
-                    continue;
-                }
-                let mut amounts = vec![0u128; requested.len()];
-                let mut any = false;
-                for (r, q) in &shapes[e as usize] {
                     let Some(ri) = self.resources.get_index_of(r) else {
                         continue;
                     };
                     if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
-                        amounts[pos] += u128::from(*q) * u128::from(k);
-                        any |= *q > 0;
+                        freed_of[e * nreq + pos] += u128::from(*q);
                     }
                 }
-                if !any {
+            }
+            let mut cost = vec![u128::from(options.get_cost(&id))];
+            cost.extend(std::iter::repeat_n(0u128, ncost));
+            for &(e, _, k) in members {
+                let e = e as usize;
+                for (a, b) in cost[1..]
+                    .iter_mut()
+                    .zip(&cost_of[e * ncost..(e + 1) * ncost])
+                {
+                    *a += b * u128::from(k);
+                }
+            }
+            let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
+            let mut global = false;
+            let mut last: Option<(u32, u32, u32)> = None;
+            for &(e, n, k) in members {
+                if !self.schedulable.get(n as usize) {
                     continue;
                 }
-                let roles = c.roles.iter().filter(|r| r.eligible.get(n as usize));
+                let e = e as usize;
+                let f = &freed_of[e * nreq..(e + 1) * nreq];
+                if f.iter().all(|&x| x == 0) {
+                    continue;
+                }
                 let (mut con, mut unc) = (false, false);
-                for r in roles {
+                for r in c.roles.iter().filter(|r| r.eligible.get(n as usize)) {
                     if r.constrained {
                         con = true;
                     } else {
@@ -840,12 +966,25 @@ impl Inventory {
                 if !con {
                     continue;
                 }
-                let Some(d) = self.domain_at(n, depth) else {
-                    continue;
+                let d = match last {
+                    Some((d, start, end)) if start <= n && n < end => d,
+                    _ => {
+                        let Some(d) = self.domain_at(n, depth) else {
+                            continue;
+                        };
+                        last = Some(if depth == 0 || depth > label_depth {
+                            (d, n, n + 1)
+                        } else {
+                            let dm = &self.domains[depth][d as usize];
+                            (d, dm.start, dm.end)
+                        });
+                        d
+                    }
                 };
+                let add = f.iter().map(|&x| x * u128::from(k));
                 match domains.iter_mut().find(|x| x.0 == d) {
-                    Some(x) => x.1.iter_mut().zip(&amounts).for_each(|(a, b)| *a += b),
-                    None => domains.push((d, amounts)),
+                    Some(x) => x.1.iter_mut().zip(add).for_each(|(a, b)| *a += b),
+                    None => domains.push((d, add.collect())),
                 }
             }
             if domains.is_empty() && !global {
@@ -858,6 +997,7 @@ impl Inventory {
                 priority,
                 shapes,
                 members,
+                resolved: Vec::new(),
                 cost,
                 domains,
                 global,
@@ -895,13 +1035,16 @@ impl Inventory {
             .collect()
     }
 
-    /// One view per domain some candidate frees room in, plus one for the candidates
-    /// that only help unconstrained roles.
-    fn views(&self, s: &Search<'_, '_>) -> Vec<DomainView> {
+    /// What the constrained members lack, per requested resource, in each domain some
+    /// candidate frees room in (their demand minus the free room on eligible
+    /// schedulable nodes there; negative when there is room to spare), for the
+    /// domains whose lack every candidate together can meet — the others can hold no
+    /// plan. The domain summaries (free over all its nodes, an upper bound on the
+    /// room) rule most of those out before any node is visited.
+    fn lacks(&self, s: &Search<'_, '_>) -> BTreeMap<u32, Vec<i128>> {
         let c = &s.gang.inner;
         let depth = c.required.unwrap_or(0);
         let req = requested(s.gang);
-        // Demand of the constrained members per requested resource.
         let mut demand = vec![0u128; req.len()];
         for r in c.roles.iter().filter(|r| r.constrained) {
             for &(res, q) in &r.req {
@@ -910,31 +1053,30 @@ impl Inventory {
                 }
             }
         }
-        let mut by_domain: BTreeMap<u32, Vec<(u32, Vec<u128>)>> = BTreeMap::new();
-        let mut global: Vec<u32> = Vec::new();
-        for (i, cand) in s.cands.iter().enumerate() {
+        let mut total: BTreeMap<u32, Vec<u128>> = BTreeMap::new();
+        for cand in &s.cands {
             for (d, amounts) in &cand.domains {
-                by_domain
-                    .entry(*d)
-                    .or_default()
-                    .push((i as u32, amounts.clone()));
-            }
-            if cand.global {
-                global.push(i as u32);
+                let t = total.entry(*d).or_insert_with(|| vec![0; req.len()]);
+                t.iter_mut().zip(amounts).for_each(|(a, b)| *a += b);
             }
         }
-        let mut views = Vec::new();
-        for (d, mut list) in by_domain {
-            for &g in &global {
-                if !list.iter().any(|x| x.0 == g) {
-                    list.push((g, vec![0; req.len()]));
-                }
-            }
-            // Free room for constrained members in the domain, on the original
-            // inventory (nothing evicted).
+        let nres = self.resources.len();
+        let mut out = BTreeMap::new();
+        for (d, freed) in total {
             let (start, end) = if depth > self.label_depth() {
                 (d, d + 1)
             } else {
+                let room = req.iter().map(|&r| {
+                    u128::from(self.summaries[depth][d as usize * nres + r as usize].total)
+                });
+                let hopeless = demand
+                    .iter()
+                    .zip(room)
+                    .zip(&freed)
+                    .any(|((&a, b), &f)| clamp(a) - clamp(b) > clamp(f));
+                if hopeless {
+                    continue;
+                }
                 let dm = &self.domains[depth][d as usize];
                 (dm.start, dm.end)
             };
@@ -950,12 +1092,47 @@ impl Inventory {
                     free[pos] += u128::from(self.free[res as usize][n]);
                 }
             }
-            let lack = demand
+            let lack: Vec<i128> = demand
                 .iter()
                 .zip(&free)
                 .map(|(&a, &b)| clamp(a) - clamp(b))
                 .collect();
-            views.push(view(s, list, lack));
+            if lack.iter().zip(&freed).all(|(&l, &f)| l <= clamp(f)) {
+                out.insert(d, lack);
+            }
+        }
+        out
+    }
+
+    /// One view per domain some candidate frees room in, plus one for the candidates
+    /// that only help unconstrained roles.
+    fn views(&self, s: &Search<'_, '_>, lacks: &BTreeMap<u32, Vec<i128>>) -> Vec<DomainView> {
+        let req = requested(s.gang);
+        let mut by_domain: BTreeMap<u32, Vec<(u32, Vec<u128>)>> = BTreeMap::new();
+        let mut global: Vec<u32> = Vec::new();
+        for (i, cand) in s.cands.iter().enumerate() {
+            for (d, amounts) in &cand.domains {
+                by_domain
+                    .entry(*d)
+                    .or_default()
+                    .push((i as u32, amounts.clone()));
+            }
+            if cand.global {
+                global.push(i as u32);
+            }
+        }
+        let mut views = Vec::new();
+        for (d, mut list) in by_domain {
+            // A domain whose lack even every candidate cannot meet has no plan.
+            let Some(lack) = lacks.get(&d) else {
+                continue;
+            };
+            for &g in &global {
+                if !list.iter().any(|x| x.0 == g) {
+                    list.push((g, vec![0; req.len()]));
+                }
+            }
+            views.push(view(s, list, lack.clone()));
         }
         if !global.is_empty() {
             let list = global.iter().map(|&g| (g, vec![0; req.len()])).collect();
@@ -1009,178 +1186,4 @@ fn clamp(v: u128) -> i128 {
     i128::try_from(v)
         .unwrap_or(i128::MAX / 4)
         .min(i128::MAX / 4)
-}
-
-fn view(s: &Search<'_, '_>, mut list: Vec<(u32, Vec<u128>)>, lack: Vec<i128>) -> DomainView {
-    list.sort_by(|a, b| {
-        s.cands[a.0 as usize]
-            .cost
-            .cmp(&s.cands[b.0 as usize].cost)
-            .then(a.0.cmp(&b.0))
-    });
-    let items: Vec<u32> = list.iter().map(|x| x.0).collect();
-    let freed: Vec<Vec<u128>> = list.into_iter().map(|x| x.1).collect();
-    let nres = lack.len();
-    let by_amount = (0..nres)
-        .map(|r| {
-            let mut v: Vec<u32> = (0..items.len() as u32)
-                .filter(|&k| freed[k as usize][r] > 0)
-                .collect();
-            v.sort_by(|&a, &b| {
-                freed[b as usize][r]
-                    .cmp(&freed[a as usize][r])
-                    .then(a.cmp(&b))
-            });
-            v
-        })
-        .collect();
-    let ncost = s.cands.first().map_or(0, |c| c.cost.len());
-    let by_ratio = (0..ncost)
-        .map(|j| {
-            (0..nres)
-                .map(|r| {
-                    let mut v: Vec<u32> = (0..items.len() as u32)
-                        .filter(|&k| freed[k as usize][r] > 0)
-                        .collect();
-                    let cost = |k: u32| s.cands[items[k as usize] as usize].cost[j];
-                    // cost(a) / freed(a) < cost(b) / freed(b), by cross products.
-                    v.sort_by(|&a, &b| {
-                        let l = cost(a).saturating_mul(freed[b as usize][r]);
-                        let rr = cost(b).saturating_mul(freed[a as usize][r]);
-                        l.cmp(&rr).then(a.cmp(&b))
-                    });
-                    v
-                })
-                .collect()
-        })
-        .collect();
-    DomainView {
-        items,
-        freed,
-        lack,
-        by_amount,
-        by_ratio,
-    }
-}
-
-/// A lower bound on `(cost, count)` of any plan that evicts `chosen` (positions in the
-/// view) and some of the items from `from` on, or `None` when none can meet the
-/// domain's aggregate lack. `failed`: `chosen` itself was asked and does not fit.
-fn bound(
-    s: &Search<'_, '_>,
-    v: &DomainView,
-    from: usize,
-    chosen: &[u32],
-    failed: bool,
-) -> Option<(Vec<u128>, usize)> {
-    let ncost = s.cands.first().map_or(0, |c| c.cost.len());
-    let mut cost = vec![0u128; ncost];
-    for &k in chosen {
-        for (a, b) in cost
-            .iter_mut()
-            .zip(&s.cands[v.items[k as usize] as usize].cost)
-        {
-            *a = a.saturating_add(*b);
-        }
-    }
-    let mut extra_count = usize::from(failed);
-    let mut extra_cost = vec![0u128; ncost];
-    for r in 0..v.lack.len() {
-        let mut lack = v.lack[r];
-        for &k in chosen {
-            lack -= clamp(v.freed[k as usize][r]);
-        }
-        if lack <= 0 {
-            continue;
-        }
-        // The fewest further items whose amounts reach the lack.
-        let (mut got, mut n) = (0i128, 0usize);
-        for &k in &v.by_amount[r] {
-            if (k as usize) < from {
-                continue;
-            }
-            got += clamp(v.freed[k as usize][r]);
-            n += 1;
-            if got >= lack {
-                break;
-            }
-        }
-        if got < lack {
-            return None;
-        }
-        extra_count = extra_count.max(n);
-        // The least cost of freeing the lack, items taken fractionally.
-        for (j, order) in v.by_ratio.iter().enumerate() {
-            let mut need = lack as u128;
-            let mut c = 0u128;
-            for &k in &order[r] {
-                if (k as usize) < from {
-                    continue;
-                }
-                let f = v.freed[k as usize][r];
-                let ck = s.cands[v.items[k as usize] as usize].cost[j];
-                if f >= need {
-                    // Floor: a lower bound.
-                    c = c.saturating_add(ck.saturating_mul(need) / f);
-                    need = 0;
-                    break;
-                }
-                c = c.saturating_add(ck);
-                need -= f;
-            }
-            debug_assert_eq!(need, 0);
-            extra_cost[j] = extra_cost[j].max(c);
-        }
-    }
-    for (a, b) in cost.iter_mut().zip(&extra_cost) {
-        *a = a.saturating_add(*b);
-    }
-    Some((cost, chosen.len() + extra_count))
-}
-
-/// Depth-first branch and bound over the view's items from `from` on, `chosen`
-/// evicted on the scratch copy.
-fn dfs(
-    s: &mut Search<'_, '_>,
-    v: &DomainView,
-    from: usize,
-    chosen: &mut Vec<u32>,
-) -> Result<(), Error> {
-    s.work += 1;
-    if s.out_of_work() {
-        return Ok(());
-    }
-    let mut failed = false;
-    let met = !chosen.is_empty()
-        && (0..v.lack.len()).all(|r| {
-            let mut lack = v.lack[r];
-            for &k in chosen.iter() {
-                lack -= clamp(v.freed[k as usize][r]);
-            }
-            lack <= 0
-        });
-    if met {
-        let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
-        match s.try_set(&set)? {
-            // A plan (offered); its supersets cost no less and evict more.
-            Asked::Fits | Asked::FitsBefore => return Ok(()),
-            Asked::No => failed = true,
-        }
-    }
-    if from == v.items.len() {
-        return Ok(());
-    }
-    let Some(lb) = bound(s, v, from, chosen, failed) else {
-        return Ok(());
-    };
-    if let Some(b) = &s.best {
-        if (lb.0.as_slice(), lb.1) > b.key() {
-            return Ok(());
-        }
-    }
-    // Evict item `from`, then spare it.
-    chosen.push(from as u32);
-    dfs(s, v, from + 1, chosen)?;
-    chosen.pop();
-    dfs(s, v, from + 1, chosen)
 }

@@ -26,6 +26,7 @@ pub(crate) mod rollup;
 pub(crate) mod scratch;
 pub(crate) mod search;
 pub(crate) mod verdict;
+pub(crate) mod whatif;
 
 use std::sync::Arc;
 
@@ -86,6 +87,8 @@ pub struct Solver {
     packing: Packing,
     /// The single-role objective's scratch space.
     lex: lex::Lex,
+    /// The mirror for what-if questions (preemption), kept between queries.
+    what_if: Option<Box<whatif::WhatIf>>,
 }
 
 /// Where an attempt placed the gang, and how its search ended.
@@ -153,6 +156,7 @@ impl Solver {
             limits,
             packing: Packing::GreedyFirst,
             lex: lex::Lex::default(),
+            what_if: None,
         }
     }
 

@@ -184,7 +184,7 @@ impl Simulation {
         // Head first, in queue order, until one waits.
         let mut head: Option<Key> = None;
         while let Some((key, j)) = self.queue.jobs.first() {
-            if self.try_place(j)? {
+            if self.try_place(j)? || self.try_preempt(j)? {
                 self.queue.jobs.remove(&key);
             } else {
                 head = Some(key);

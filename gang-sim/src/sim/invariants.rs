@@ -78,6 +78,7 @@ impl Simulation {
                     return Err(format!("job {id}: reservation ownership lost"));
                 }
             }
+            self.validate_preemption(j)?;
         }
         if held != self.placer.held_gpu() {
             return Err(format!(
@@ -89,6 +90,29 @@ impl Simulation {
             return Err(format!(
                 "running jobs hold {busy} GPU milli, counted {}",
                 self.usage.busy
+            ));
+        }
+        Ok(())
+    }
+
+    /// Preemption's: nothing is evicted when it is off; only a gang is evicted or
+    /// evicts (spread and no-gang jobs never are); what evictions wasted is part of the
+    /// job's wasted GPU-time.
+    fn validate_preemption(&self, j: &super::job::Job) -> Result<(), String> {
+        let (id, p) = (&j.def.id, &j.preempted);
+        if self.cfg.preemption.is_off() && (p.evictions > 0 || p.preemptions > 0) {
+            return Err(format!("job {id} preempted with preemption off"));
+        }
+        let gang = matches!(j.def.kind, super::job::Kind::Gang { .. });
+        if !gang && (p.evictions > 0 || p.preemptions > 0) {
+            return Err(format!(
+                "job {id} is not one gang but was part of a preemption"
+            ));
+        }
+        if p.lost_gpu > j.hold.acct.wasted {
+            return Err(format!(
+                "job {id}: evictions wasted {} GPU·ms, more than its waste {}",
+                p.lost_gpu, j.hold.acct.wasted
             ));
         }
         Ok(())

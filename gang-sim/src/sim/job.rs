@@ -149,6 +149,19 @@ pub(crate) struct Pause {
     pub(crate) reason: Option<String>,
 }
 
+/// What preemption did to a job, counted (`"preemption"` on).
+#[derive(Debug, Default)]
+pub(crate) struct Preempted {
+    /// Times it was evicted.
+    pub(crate) evictions: u32,
+    /// Running time lost to evictions (since the last checkpoint), ms.
+    pub(crate) lost_ms: Ms,
+    /// GPU-time wasted by evictions (lost work, cut initialisations), milli-GPU × ms.
+    pub(crate) lost_gpu: u128,
+    /// Times it started by evicting others.
+    pub(crate) preemptions: u32,
+}
+
 /// A job of the simulation.
 #[derive(Debug)]
 pub(crate) struct Job {
@@ -162,6 +175,7 @@ pub(crate) struct Job {
     pub(crate) counts: Counts,
     pub(crate) attempt: Attempt,
     pub(crate) pause: Pause,
+    pub(crate) preempted: Preempted,
     /// How it ended, and why.
     pub(crate) fin: Option<(FinalState, String)>,
 }
@@ -187,6 +201,7 @@ impl Job {
             counts: Counts::default(),
             attempt: Attempt::default(),
             pause: Pause::default(),
+            preempted: Preempted::default(),
             fin: None,
         }
     }

@@ -16,6 +16,7 @@
 //! - `admission` (the queue pass, admitting), `backfill` (the backfill rule),
 //!   `readiness` (ready, running, readiness timeouts), `failures` (node failures,
 //!   replacement): the event handlers and the pass.
+//! - `preemption`: the head of the queue evicting lower-priority jobs.
 //! - `timeline` (samples), `invariants` (the checks), `result` (the end of the run
 //!   and its records), `setup` (the trace compiled against the cluster).
 
@@ -37,6 +38,7 @@ mod failures;
 mod ids;
 mod invariants;
 mod job;
+mod preemption;
 mod queue;
 mod readiness;
 mod requests;

@@ -23,6 +23,9 @@ pub(crate) struct Requests {
     /// Per request: its roles' one-member probes (for the backfill rule), once asked.
     pub(crate) probes: FxHashMap<ReqIx, Vec<Req>>,
     pub(crate) backfill_failed: BackfillFailed,
+    /// Per request: the state version at which preemption last found no plan for it
+    /// (nothing changed since: the same answer).
+    pub(crate) no_plan: FxHashMap<ReqIx, u64>,
 }
 
 /// The requests that fit the free cluster but were not backfilled beside the head, and

@@ -8,7 +8,9 @@ use super::ids::{gpu_hours, secs, JobIx, Ms};
 use super::job::St;
 use super::Simulation;
 use crate::error::SimError;
-use crate::output::{FinalState, Group, JobRecord, Profile, SimResult, Summary};
+use crate::output::{
+    FinalState, Group, JobPreemption, JobRecord, PreemptionSummary, Profile, SimResult, Summary,
+};
 
 impl Simulation {
     /// Why job `j`, not done at the end, is `unfinished`.
@@ -122,6 +124,12 @@ impl Simulation {
                 lost_work_hours: run.lost_ms as f64 / 3.6e6,
                 state,
                 reason,
+                preemption: (!self.cfg.preemption.is_off()).then(|| JobPreemption {
+                    evictions: j.preempted.evictions,
+                    preemptions: j.preempted.preemptions,
+                    lost_work_hours: j.preempted.lost_ms as f64 / 3.6e6,
+                    gpu_hours_lost: gpu_hours(j.preempted.lost_gpu),
+                }),
             });
         }
         let total_held: f64 = records.iter().map(|r| r.gpu_hours_held).sum();
@@ -185,6 +193,24 @@ impl Simulation {
             events: self.counts.events,
             passes: self.counts.passes,
             profile,
+            preemption: (!self.cfg.preemption.is_off()).then(|| PreemptionSummary {
+                evictions: self
+                    .jobs
+                    .iter()
+                    .map(|j| u64::from(j.preempted.evictions))
+                    .sum(),
+                jobs_evicted: self
+                    .jobs
+                    .iter()
+                    .filter(|j| j.preempted.evictions > 0)
+                    .count(),
+                preemptions: self
+                    .jobs
+                    .iter()
+                    .map(|j| u64::from(j.preempted.preemptions))
+                    .sum(),
+                gpu_hours_lost: gpu_hours(self.jobs.iter().map(|j| j.preempted.lost_gpu).sum()),
+            }),
         };
         Ok(SimResult {
             jobs: records,

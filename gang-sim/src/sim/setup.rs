@@ -13,7 +13,9 @@ use super::job::{Job, JobDef, Kind};
 use super::Simulation;
 use crate::config::{Policy, SimConfig};
 use crate::error::SimError;
-use crate::placer::{request_error, role_request, Cluster, GangShape, Placer, Role};
+use crate::placer::{
+    request_error, role_request, Cluster, GangShape, Placer, PreemptionPolicy, Role,
+};
 use crate::trace::{JobSpec, Trace};
 
 /// What building the jobs keeps from one job to the next.
@@ -21,11 +23,17 @@ use crate::trace::{JobSpec, Trace};
 struct Cache {
     /// The slowdown tables in force, by class.
     tables: BTreeMap<String, Vec<f64>>,
-    /// Each distinct request (roles as JSON, shape), compiled once.
-    reqs: FxHashMap<(String, GangShape), ReqIx>,
+    /// Each distinct request (roles as JSON, shape, rank), compiled once.
+    reqs: FxHashMap<(String, GangShape, Option<Rank>), ReqIx>,
+    /// The rank the job being built compiles its requests with (`None`: preemption
+    /// is off, and requests carry no priority).
+    rank: Option<Rank>,
     /// Whether a spread can ever fit, asked once per (request, replicas, level).
     spread_empty: FxHashMap<(ReqIx, u32, String), Option<String>>,
 }
+
+/// A request's priority and preemption policy, as gang-core's `preempt` weighs them.
+type Rank = (i32, PreemptionPolicy);
 
 /// Where a job's errors point: its trace line, and whether the policy is the job's own
 /// (then a policy error is the line's) or the configuration's.
@@ -158,6 +166,7 @@ impl Simulation {
         } else {
             class_name
         };
+        cache.rank = self.rank(&spec, &policy)?;
         let kind = self.kind(cache, origin, &policy, &spec.roles)?;
         let never_fits = self.never_fits(cache, &kind, &policy, &spec)?;
         let mut members = 0u64;
@@ -212,12 +221,19 @@ impl Simulation {
         key: &str,
         shape: GangShape,
     ) -> Result<ReqIx, SimError> {
-        let k = (key.to_owned(), shape.clone());
+        let k = (key.to_owned(), shape.clone(), cache.rank);
         if let Some(&r) = cache.reqs.get(&k) {
             return Ok(r);
         }
         let name = format!("req{}", self.requests.len());
-        let req = self.placer.compile(&name, roles, &shape).map_err(|e| {
+        let compiled = self
+            .placer
+            .compile(&name, roles, &shape)
+            .and_then(|req| match cache.rank {
+                Some((p, policy)) => self.placer.ranked(req, p, policy),
+                None => Ok(req),
+            });
+        let req = compiled.map_err(|e| {
             let (f, m) = request_error(&e);
             let err = if f.starts_with("topology") {
                 origin.policy_error(m)
@@ -229,6 +245,31 @@ impl Simulation {
         let r = self.requests.push(req);
         cache.reqs.insert(k, r);
         Ok(r)
+    }
+
+    /// The rank a job's requests carry when preemption is on: its priority and
+    /// preemption policy for one gang; spread replicas and no-gang members are never
+    /// evicted (evicting one replica or member would leave the rest of the job holding
+    /// capacity), so theirs is `Never`.
+    fn rank(&self, spec: &JobSpec, policy: &Policy) -> Result<Option<Rank>, SimError> {
+        if self.cfg.preemption.is_off() {
+            return Ok(None);
+        }
+        let priority = i32::try_from(spec.priority).map_err(|_| {
+            SimError::trace(
+                spec.line,
+                "priority",
+                format!(
+                    "{} is outside the 32-bit range of Kubernetes priorities, which \
+                     preemption compares",
+                    spec.priority
+                ),
+            )
+        })?;
+        Ok(Some(match policy {
+            Policy::Spread { .. } | Policy::NoGang => (priority, PreemptionPolicy::Never),
+            _ => (priority, spec.preemption_policy.unwrap_or_default()),
+        }))
     }
 
     /// How a job of `roles` is placed under `policy`: its requests, compiled.
