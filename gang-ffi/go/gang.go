@@ -92,6 +92,9 @@ type GangSpec struct {
 	// Slices, outermost first.
 	Slices []Slice
 	Policy Policy
+	// Priority (Kubernetes PriorityClass semantics: higher wins; 0 by default):
+	// Inventory.Preempt evicts only work of strictly lower priority for the gang.
+	Priority int32
 }
 
 // Ptr returns a pointer to v (for Role.MinCount and Role.MaxPerNode).
@@ -186,6 +189,11 @@ func (g *Gang) fill(cs *cstrings, spec GangSpec) error {
 			return err
 		}
 		if err := check(C.gang_gang_add_slice(g.ptr, l, C.uint32_t(s.Size)), "gang_gang_add_slice"); err != nil {
+			return err
+		}
+	}
+	if spec.Priority != 0 {
+		if err := check(C.gang_gang_set_priority(g.ptr, C.int32_t(spec.Priority)), "gang_gang_set_priority"); err != nil {
 			return err
 		}
 	}

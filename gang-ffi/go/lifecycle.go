@@ -818,3 +818,90 @@ func (inv *Inventory) PreemptReserve(g *Gang) (Status, ReservationID, string, er
 	mustOK(C.gang_string_view(js, &v), "gang_string_view")
 	return Status(status), ReservationID(id), goStr(v), nil
 }
+
+// EvictableAmount is one amount an evictable unit uses: Amount of Resource on Node.
+type EvictableAmount struct {
+	Node     string
+	Resource string
+	Amount   Amount
+}
+
+// AddEvictable declares an evictable unit (issue 22): running work gang did not
+// reserve — the pods of another workload, say — with an id unique among the units, a
+// priority (higher wins) and what it uses. From now on its amounts count as used on
+// their nodes, on top of each node's Used, as a reservation's do; Preempt may evict it,
+// whole, for a gang of strictly higher priority. An amount given twice for one node
+// and resource keeps the last; amounts of a resource no node has are ignored. All of
+// it or nothing.
+//
+// Errors: ErrInvalidInventory for an empty id or one already declared (field
+// "evictable[<id>].id"), ErrUnknownNode for a node the inventory does not have,
+// ErrInvalidArgument or ErrInvalidUTF8 for a string that cannot cross to C (field
+// "amounts[i].node" or "amounts[i].resource"), ErrInvalidQuantity for a bad quantity
+// (field "evictable[<id>].nodes[<node>].<resource>"); the inventory is then unchanged.
+// ErrClosed.
+func (inv *Inventory) AddEvictable(id string, priority int32, amounts []EvictableAmount) error {
+	var cs cstrings
+	defer cs.free()
+	cid, err := cs.of(id, "id")
+	if err != nil {
+		return err
+	}
+	// The array lives in C memory, as the strings it points to do.
+	var arr *C.gang_evictable_amount
+	if len(amounts) > 0 {
+		arr = (*C.gang_evictable_amount)(C.calloc(C.size_t(len(amounts)), C.size_t(unsafe.Sizeof(C.gang_evictable_amount{}))))
+		defer C.free(unsafe.Pointer(arr))
+		items := unsafe.Slice(arr, len(amounts))
+		for i, a := range amounts {
+			node, err := cs.of(a.Node, fmt.Sprintf("amounts[%d].node", i))
+			if err != nil {
+				return err
+			}
+			res, err := cs.of(a.Resource, fmt.Sprintf("amounts[%d].resource", i))
+			if err != nil {
+				return err
+			}
+			items[i] = C.gang_evictable_amount{node: node, resource: res, millis: C.uint64_t(a.Amount.millis)}
+			if !a.Amount.exact {
+				q, err := cs.of(a.Amount.text, fmt.Sprintf("evictable[%s].nodes[%s].%s", id, a.Node, a.Resource))
+				if err != nil {
+					return err
+				}
+				items[i].quantity = q
+			}
+		}
+	}
+	h, err := inv.lock("Inventory.AddEvictable")
+	if err != nil {
+		return err
+	}
+	defer inv.mu.Unlock()
+	var cerr *C.gang_error
+	rc := C.gang_inventory_add_evictable(h, cid, C.int32_t(priority), arr, C.size_t(len(amounts)), &cerr)
+	runtime.KeepAlive(inv)
+	return fromC(rc, cerr, "gang_inventory_add_evictable")
+}
+
+// RemoveEvictable withdraws evictable unit id (it finished, or the caller evicted it),
+// giving back what it used.
+//
+// Errors: ErrInvalidInventory when no unit has this id (field "evictable[<id>]";
+// nothing changes), ErrClosed.
+func (inv *Inventory) RemoveEvictable(id string) error {
+	var cs cstrings
+	defer cs.free()
+	cid, err := cs.of(id, "id")
+	if err != nil {
+		return err
+	}
+	h, err := inv.lock("Inventory.RemoveEvictable")
+	if err != nil {
+		return err
+	}
+	defer inv.mu.Unlock()
+	var cerr *C.gang_error
+	rc := C.gang_inventory_remove_evictable(h, cid, &cerr)
+	runtime.KeepAlive(inv)
+	return fromC(rc, cerr, "gang_inventory_remove_evictable")
+}

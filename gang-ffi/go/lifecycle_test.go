@@ -366,9 +366,8 @@ func TestConcurrentLifecycle(t *testing.T) {
 
 // A lifecycle step of a scenario file (gang-core's Step). Decoded strictly, so an
 // expectation this test does not know fails the test instead of being skipped.
-// Scenario step ops the Go API cannot run yet (declaring evictable units on a live
-// inventory).
-var unsupportedOps = map[string]bool{"add_evictable": true}
+// Scenario step ops the Go API cannot run yet (none since Inventory.AddEvictable).
+var unsupportedOps = map[string]bool{}
 
 type step struct {
 	Op          string            `json:"op"`
@@ -381,6 +380,7 @@ type step struct {
 	Queue       []json.RawMessage `json:"queue"`
 	Mode        *string           `json:"mode"`
 	Spread      *spreadDoc        `json:"spread"`
+	Unit        *unitDoc          `json:"unit"`
 	As          *string           `json:"as"`
 	Expect      *stepExpect       `json:"expect"`
 }
@@ -396,6 +396,13 @@ type nodeDoc struct {
 		Effect string `json:"effect"`
 	} `json:"taints"`
 	Schedulable *bool `json:"schedulable"`
+}
+
+// An evictable unit of a scenario step (gang-core's EvictableUnit document).
+type unitDoc struct {
+	ID       string                                `json:"id"`
+	Priority int32                                 `json:"priority"`
+	Nodes    map[string]map[string]json.RawMessage `json:"nodes"`
 }
 
 type spreadDoc struct {
@@ -582,6 +589,17 @@ func (r *stepRunner) run(s *step) (seen, error) {
 				r.names[name] = id
 			}
 		}
+	case "add_evictable":
+		if s.Unit == nil {
+			r.t.Fatalf("add_evictable without a unit")
+		}
+		var amounts []gang.EvictableAmount
+		for node, res := range s.Unit.Nodes {
+			for name, raw := range res {
+				amounts = append(amounts, gang.EvictableAmount{Node: node, Resource: name, Amount: amount(raw)})
+			}
+		}
+		return out, inv.AddEvictable(s.Unit.ID, s.Unit.Priority, amounts)
 	case "preempt", "preempt_reserve":
 		g, err := r.parseGang(s.Gang)
 		if err != nil {
@@ -1130,6 +1148,104 @@ func TestPreempt(t *testing.T) {
 	status, js, err = inv.Preempt(peer)
 	if err != nil || status != gang.StatusUnschedulable || !strings.Contains(js, `"message"`) {
 		t.Fatalf("peer: %v %v %s", status, err, js)
+	}
+}
+
+// Evictable units declared on a live inventory through the Go API (issue 22): they
+// count as used (in milli-units or as quantities); Preempt evicts a unit whole for a
+// gang of strictly higher priority and not for one of equal priority; RemoveEvictable
+// gives back what it used; bad declarations are typed errors naming the field and
+// change nothing.
+func TestAddEvictable(t *testing.T) {
+	inv, err := gang.ParseInventory([]byte(`{"topology": {"levels": ["rack"]},
+		"nodes": [
+			{"name": "a1", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8, "memory": "64Gi"}},
+			{"name": "a2", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inv.Close()
+	const gpu = "nvidia.com/gpu"
+	free := func(node, res string) uint64 {
+		t.Helper()
+		n, err := inv.Available(node, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err = inv.AddEvictable("batch", 5, []gang.EvictableAmount{
+		{Node: "a1", Resource: gpu, Amount: gang.Millis(6000)},
+		{Node: "a1", Resource: "memory", Amount: gang.Quantity("16Gi")},
+		{Node: "a2", Resource: gpu, Amount: gang.Units(2)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a1, a2, mem := free("a1", gpu), free("a2", gpu), free("a1", "memory"); a1 != 2000 || a2 != 6000 || mem != 48<<30*1000 {
+		t.Fatalf("free after declaring: a1 %d a2 %d memory %d", a1, a2, mem)
+	}
+	for _, c := range []struct {
+		id      string
+		amounts []gang.EvictableAmount
+		is      error
+		field   string
+	}{
+		{"batch", nil, gang.ErrInvalidInventory, "evictable[batch].id"},
+		{"", nil, gang.ErrInvalidInventory, "evictable[].id"},
+		{"x", []gang.EvictableAmount{{Node: "z9", Resource: gpu, Amount: gang.Units(1)}}, gang.ErrUnknownNode, ""},
+		{"x", []gang.EvictableAmount{{Node: "a2", Resource: gpu, Amount: gang.Quantity("two")}}, gang.ErrInvalidQuantity, "evictable[x].nodes[a2]." + gpu},
+		{"x", []gang.EvictableAmount{{Node: "a2", Resource: gpu, Amount: gang.Units(1)}, {Node: "a\x00", Resource: gpu, Amount: gang.Units(1)}}, gang.ErrInvalidArgument, "amounts[1].node"},
+	} {
+		err := inv.AddEvictable(c.id, 1, c.amounts)
+		var ge *gang.Error
+		if !errors.Is(err, c.is) || !errors.As(err, &ge) || (c.field != "" && ge.Field != c.field) {
+			t.Errorf("AddEvictable(%q, %v) = %v, want %v with field %q", c.id, c.amounts, err, c.is, c.field)
+		}
+	}
+	if a1, a2 := free("a1", gpu), free("a2", gpu); a1 != 2000 || a2 != 6000 {
+		t.Fatalf("a refused declaration changed the inventory: a1 %d a2 %d", a1, a2)
+	}
+	whole := func(name string, prio int) *gang.Gang {
+		g, err := gang.ParseGang([]byte(fmt.Sprintf(`{"name": %q, "priority": %d, "roles": [{"name": "w",
+			"count": 1, "requests": {"nvidia.com/gpu": 8}}]}`, name, prio)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	peer := whole("peer", 5)
+	// The same gang built with GangSpec.Priority 6.
+	urgent, err := gang.NewGang(gang.GangSpec{Name: "urgent", Priority: 6, Roles: []gang.Role{{Name: "w", Count: 1,
+		Requests: map[string]gang.Amount{gpu: gang.Units(8)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	defer urgent.Close()
+	if status, js, err := inv.Preempt(peer); err != nil || status != gang.StatusUnschedulable {
+		t.Fatalf("equal priority: %v %v %s", status, err, js)
+	}
+	status, js, err := inv.Preempt(urgent)
+	if err != nil || status != gang.StatusPlaced || !strings.Contains(js, `"id":{"kind":"unit","id":"batch"}`) {
+		t.Fatalf("higher priority: %v %v %s", status, err, js)
+	}
+	if err := inv.RemoveEvictable("batch"); err != nil {
+		t.Fatal(err)
+	}
+	if a1, a2 := free("a1", gpu), free("a2", gpu); a1 != 8000 || a2 != 8000 {
+		t.Fatalf("free after withdrawing: a1 %d a2 %d", a1, a2)
+	}
+	var ge *gang.Error
+	if err := inv.RemoveEvictable("batch"); !errors.Is(err, gang.ErrInvalidInventory) || !errors.As(err, &ge) || ge.Field != "evictable[batch]" {
+		t.Fatalf("second RemoveEvictable: %v", err)
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	inv.Close()
+	if err := inv.AddEvictable("late", 1, nil); !errors.Is(err, gang.ErrClosed) {
+		t.Fatalf("on a closed inventory: %v", err)
 	}
 }
 

@@ -466,7 +466,8 @@ typedef struct gang_gang gang_gang;
  * one inventory at once (each placing with its own `gang_solver`). Functions that take
  * a `gang_inventory *` (`gang_inventory_reserve`, `_release`, `_add_node`,
  * `_remove_node`, `_fail_node`, `_cordon`, `_uncordon`, `_set_labels`,
- * `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`)
+ * `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`,
+ * `_preempt_reserve`, `_add_evictable`, `_remove_evictable`)
  * change it and need it to themselves: no other call on the same inventory, on any
  * thread, during the call. Separate inventories are independent.
  */
@@ -596,6 +597,32 @@ typedef struct {
    */
   size_t len;
 } gang_str;
+
+/**
+ * One amount of an evictable unit (`gang_inventory_add_evictable`): how much of
+ * `resource` it uses on `node` — the Kubernetes quantity `quantity` (`"2"`, `"16Gi"`,
+ * `"500m"`) or, when `quantity` is NULL, `millis` milli-units. The strings are
+ * NUL-terminated UTF-8, only read during the call.
+ */
+typedef struct {
+  /**
+   * The node's name.
+   */
+  const char *node;
+  /**
+   * The resource's name.
+   */
+  const char *resource;
+  /**
+   * The amount as a quantity, or NULL to use `millis`.
+   */
+  const char *quantity;
+  /**
+   * The amount in milli-units (`1000` is one GPU, one pod or one byte), used when
+   * `quantity` is NULL.
+   */
+  uint64_t millis;
+} gang_evictable_amount;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1494,6 +1521,20 @@ gang_result gang_gang_set_preferred(gang_gang *gang, const char *level);
 gang_result gang_gang_add_slice(gang_gang *gang, const char *level, uint32_t size);
 
 /**
+ * Sets the gang's priority (Kubernetes PriorityClass semantics: higher wins; 0 by
+ * default). `gang_inventory_preempt` evicts only work of strictly lower priority for
+ * it, and a reservation of it only for a gang of strictly higher priority.
+ *
+ * Ownership: `gang` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `gang` is NULL.
+ *
+ * # Safety
+ * `gang` must be NULL or a live gang not used by another thread.
+ */
+gang_result gang_gang_set_priority(gang_gang *gang, int32_t priority);
+
+/**
  * Sets how to choose among feasible domains; `policy` is a `gang_policy`.
  *
  * Ownership: `gang` stays owned by the caller.
@@ -2321,6 +2362,57 @@ gang_result gang_inventory_preempt_reserve(gang_inventory *inventory,
                                            uint64_t *id_out,
                                            gang_string **json_out,
                                            gang_error **error_out);
+
+/**
+ * Declares an evictable unit on `inventory` (issue 22): running work gang did not
+ * reserve — the pods of another workload, say — with an `id` unique among the units,
+ * a `priority` (higher wins) and the `n_amounts` amounts it uses (`amounts[i]`: a
+ * node, a resource, milli-units; a node given twice for one resource keeps the last
+ * amount). From now on they count as used on their nodes, on top of each node's
+ * `used`, exactly as a reservation's do; `gang_inventory_preempt` may evict the unit,
+ * whole, for a gang of strictly higher priority. Amounts of a resource no node has
+ * are ignored. All of it or nothing.
+ *
+ * Ownership: `inventory` stays owned by the caller; `id` and the amounts' strings are
+ * only read (copied). On failure, a new `gang_error` is stored in `*error_out` if
+ * `error_out` is not NULL, and the inventory is unchanged.
+ *
+ * Returns `GANG_INVALID_INVENTORY` for an empty `id` or one already declared (field
+ * `evictable[id].id`); `GANG_UNKNOWN_NODE` for a node the inventory does not have;
+ * `GANG_NULL_ARGUMENT` when `inventory` or `id` is NULL, when `amounts` is NULL and
+ * `n_amounts` is not 0, or for a NULL string in `amounts[i]` (field `amounts[i]`);
+ * `GANG_INVALID_UTF8` for a string that is not UTF-8; `GANG_INVALID_QUANTITY` for a
+ * bad quantity (field `evictable[id].nodes[node].resource`).
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `id` NULL or NUL-terminated; `amounts` NULL or `n_amounts` readable elements whose
+ * strings are NULL or NUL-terminated; `error_out` NULL or writable.
+ */
+gang_result gang_inventory_add_evictable(gang_inventory *inventory,
+                                         const char *id,
+                                         int32_t priority,
+                                         const gang_evictable_amount *amounts,
+                                         size_t n_amounts,
+                                         gang_error **error_out);
+
+/**
+ * Withdraws evictable unit `id` (it finished, or the caller evicted it), giving back
+ * what it used.
+ *
+ * Ownership: `inventory` stays owned by the caller; `id` is only read. On failure, a
+ * new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns `GANG_INVALID_INVENTORY` when no unit has this id (field `evictable[id]`;
+ * nothing changes); `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
+ *
+ * # Safety
+ * `inventory` must be NULL or a live inventory no other thread uses during the call;
+ * `id` NULL or NUL-terminated; `error_out` NULL or writable.
+ */
+gang_result gang_inventory_remove_evictable(gang_inventory *inventory,
+                                            const char *id,
+                                            gang_error **error_out);
 
 /**
  * Writes the reservation's id to `*id_out`.

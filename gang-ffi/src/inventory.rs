@@ -54,7 +54,8 @@ unsafe impl Handle for gang_inventory_builder {
 /// one inventory at once (each placing with its own `gang_solver`). Functions that take
 /// a `gang_inventory *` (`gang_inventory_reserve`, `_release`, `_add_node`,
 /// `_remove_node`, `_fail_node`, `_cordon`, `_uncordon`, `_set_labels`,
-/// `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`)
+/// `_set_capacity[_millis]`, `_set_used[_millis]`, `_replace`, `_spread`, `_admit`,
+/// `_preempt_reserve`, `_add_evictable`, `_remove_evictable`)
 /// change it and need it to themselves: no other call on the same inventory, on any
 /// thread, during the call. Separate inventories are independent.
 pub struct gang_inventory {

@@ -9,7 +9,7 @@ use std::ffi::c_char;
 
 use gang_core::lifecycle::Spread;
 use gang_core::request::QuantitySpec;
-use gang_core::{Error, Gang, NodeSpec, ReservationId};
+use gang_core::{Error, EvictableUnit, Gang, NodeSpec, Quantity, ReservationId};
 
 use crate::answers::{
     gang_admissions, gang_replacement, gang_spread_outcome, AdmissionsInner, ReplacementInner,
@@ -811,6 +811,107 @@ pub unsafe extern "C" fn gang_inventory_preempt_reserve(
         status.write(preempt_status(&answer));
         id.write(reserved);
         out.write(gang_string::into_raw(Text::new(answer.to_json())));
+        Ok(())
+    })
+}
+
+/// One amount of an evictable unit (`gang_inventory_add_evictable`): how much of
+/// `resource` it uses on `node` — the Kubernetes quantity `quantity` (`"2"`, `"16Gi"`,
+/// `"500m"`) or, when `quantity` is NULL, `millis` milli-units. The strings are
+/// NUL-terminated UTF-8, only read during the call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct gang_evictable_amount {
+    /// The node's name.
+    pub node: *const c_char,
+    /// The resource's name.
+    pub resource: *const c_char,
+    /// The amount as a quantity, or NULL to use `millis`.
+    pub quantity: *const c_char,
+    /// The amount in milli-units (`1000` is one GPU, one pod or one byte), used when
+    /// `quantity` is NULL.
+    pub millis: u64,
+}
+
+/// Declares an evictable unit on `inventory` (issue 22): running work gang did not
+/// reserve — the pods of another workload, say — with an `id` unique among the units,
+/// a `priority` (higher wins) and the `n_amounts` amounts it uses (`amounts[i]`: a
+/// node, a resource, milli-units; a node given twice for one resource keeps the last
+/// amount). From now on they count as used on their nodes, on top of each node's
+/// `used`, exactly as a reservation's do; `gang_inventory_preempt` may evict the unit,
+/// whole, for a gang of strictly higher priority. Amounts of a resource no node has
+/// are ignored. All of it or nothing.
+///
+/// Ownership: `inventory` stays owned by the caller; `id` and the amounts' strings are
+/// only read (copied). On failure, a new `gang_error` is stored in `*error_out` if
+/// `error_out` is not NULL, and the inventory is unchanged.
+///
+/// Returns `GANG_INVALID_INVENTORY` for an empty `id` or one already declared (field
+/// `evictable[id].id`); `GANG_UNKNOWN_NODE` for a node the inventory does not have;
+/// `GANG_NULL_ARGUMENT` when `inventory` or `id` is NULL, when `amounts` is NULL and
+/// `n_amounts` is not 0, or for a NULL string in `amounts[i]` (field `amounts[i]`);
+/// `GANG_INVALID_UTF8` for a string that is not UTF-8; `GANG_INVALID_QUANTITY` for a
+/// bad quantity (field `evictable[id].nodes[node].resource`).
+///
+/// # Safety
+/// `inventory` must be NULL or a live inventory no other thread uses during the call;
+/// `id` NULL or NUL-terminated; `amounts` NULL or `n_amounts` readable elements whose
+/// strings are NULL or NUL-terminated; `error_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gang_inventory_add_evictable(
+    inventory: *mut gang_inventory,
+    id: *const c_char,
+    priority: i32,
+    amounts: *const gang_evictable_amount,
+    n_amounts: usize,
+    error_out: *mut *mut gang_error,
+) -> gang_result {
+    ffi_boundary!(error_out, {
+        let inv = gang_inventory::get_mut(inventory, "inventory")?;
+        let id = arg_str(id, "id")?;
+        let amounts = if n_amounts == 0 {
+            &[][..]
+        } else if amounts.is_null() {
+            return Err(Failure::null("amounts"));
+        } else {
+            std::slice::from_raw_parts(amounts, n_amounts)
+        };
+        let mut unit = EvictableUnit::new(id, priority);
+        for (i, a) in amounts.iter().enumerate() {
+            let node = arg_str(a.node, "amounts").map_err(|f| f.at_index(i))?;
+            let resource = arg_str(a.resource, "amounts").map_err(|f| f.at_index(i))?;
+            unit = match arg_opt_str(a.quantity, "amounts").map_err(|f| f.at_index(i))? {
+                Some(q) => unit.amount(node, resource, q),
+                None => unit.amount(node, resource, Quantity::from_millis(a.millis)),
+            };
+        }
+        inv.add_evictable(unit)?;
+        Ok(())
+    })
+}
+
+/// Withdraws evictable unit `id` (it finished, or the caller evicted it), giving back
+/// what it used.
+///
+/// Ownership: `inventory` stays owned by the caller; `id` is only read. On failure, a
+/// new `gang_error` is stored in `*error_out` if `error_out` is not NULL.
+///
+/// Returns `GANG_INVALID_INVENTORY` when no unit has this id (field `evictable[id]`;
+/// nothing changes); `GANG_NULL_ARGUMENT` or `GANG_INVALID_UTF8` for a bad argument.
+///
+/// # Safety
+/// `inventory` must be NULL or a live inventory no other thread uses during the call;
+/// `id` NULL or NUL-terminated; `error_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gang_inventory_remove_evictable(
+    inventory: *mut gang_inventory,
+    id: *const c_char,
+    error_out: *mut *mut gang_error,
+) -> gang_result {
+    ffi_boundary!(error_out, {
+        let inv = gang_inventory::get_mut(inventory, "inventory")?;
+        let id = arg_str(id, "id")?;
+        inv.remove_evictable(id)?;
         Ok(())
     })
 }

@@ -410,6 +410,28 @@ pub unsafe extern "C" fn gang_gang_add_slice(
     })
 }
 
+/// Sets the gang's priority (Kubernetes PriorityClass semantics: higher wins; 0 by
+/// default). `gang_inventory_preempt` evicts only work of strictly lower priority for
+/// it, and a reservation of it only for a gang of strictly higher priority.
+///
+/// Ownership: `gang` stays owned by the caller.
+///
+/// Returns `GANG_NULL_ARGUMENT` when `gang` is NULL.
+///
+/// # Safety
+/// `gang` must be NULL or a live gang not used by another thread.
+#[no_mangle]
+pub unsafe extern "C" fn gang_gang_set_priority(
+    gang: *mut gang_gang,
+    priority: i32,
+) -> gang_result {
+    ffi_boundary!({
+        let g = gang_gang::get_mut(gang, "gang")?;
+        g.set_priority(priority);
+        Ok(())
+    })
+}
+
 /// Sets how to choose among feasible domains; `policy` is a `gang_policy`.
 ///
 /// Ownership: `gang` stays owned by the caller.

@@ -12,10 +12,18 @@
 package perf
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
 	_ "k8s.io/component-base/logs/json/register"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -39,5 +47,109 @@ func TestMain(m *testing.M) {
 
 func BenchmarkPerfScheduling(b *testing.B) {
 	registry := frameworkruntime.Registry{plugin.Name: plugin.New}
-	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "gang", registry, perf.WithPodsSchedulingTimeout(20*time.Minute))
+	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "gang", registry,
+		perf.WithPodsSchedulingTimeout(20*time.Minute), perf.WithPrepareFn(reportGroups))
+}
+
+// reportGroups registers, before each workload runs, a cleanup that runs first (while
+// the API server is still up) and prints one line for perf/summary.py:
+//
+//	GANGPERF <benchmark name> groups=<n> placed=<n> partial=<n> domains=<mean> nodes=<mean> pending=<ns/name,...>
+//
+// placed: PodGroups with every pod bound; partial: some but not all bound (never
+// expected: neither plugin set binds part of a gang); domains and nodes: the mean number
+// of distinct domains of the group's topology key (rack when it has none) and of nodes
+// per placed group; pending: the groups not placed, by name, so that summary.py can
+// list the groups one plugin set left pending and the other placed.
+func reportGroups(tCtx ktesting.TContext) error {
+	client := tCtx.Client()
+	name := tCtx.TB().Name()
+	tCtx.TB().Cleanup(func() {
+		ctx := context.Background()
+		line, err := groupLine(ctx, client)
+		if err != nil {
+			fmt.Printf("GANGPERF %s error=%q\n", name, err.Error())
+			return
+		}
+		fmt.Printf("GANGPERF %s %s\n", name, line)
+	})
+	return nil
+}
+
+func groupLine(ctx context.Context, client clientset.Interface) (string, error) {
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	labels := map[string]map[string]string{}
+	for _, n := range nodes.Items {
+		labels[n.Name] = n.Labels
+	}
+	pgs, err := client.SchedulingV1beta1().PodGroups("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	key := map[string]string{}
+	for _, pg := range pgs.Items {
+		k := "topology.kubernetes.io/rack"
+		if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+			k = c.Topology[0].Key
+		}
+		key[pg.Namespace+"/"+pg.Name] = k
+	}
+	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	type group struct {
+		pods, bound    int
+		domains, nodes map[string]bool
+	}
+	groups := map[string]*group{}
+	for _, p := range pods.Items {
+		if p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
+			continue
+		}
+		id := p.Namespace + "/" + *p.Spec.SchedulingGroup.PodGroupName
+		g := groups[id]
+		if g == nil {
+			g = &group{domains: map[string]bool{}, nodes: map[string]bool{}}
+			groups[id] = g
+		}
+		g.pods++
+		if p.Spec.NodeName != "" {
+			g.bound++
+			g.nodes[p.Spec.NodeName] = true
+			g.domains[labels[p.Spec.NodeName][key[id]]] = true
+		}
+	}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var placed, partial, domains, used int
+	var pending []string
+	for _, id := range ids {
+		g := groups[id]
+		switch {
+		case g.bound == g.pods:
+			placed++
+			domains += len(g.domains)
+			used += len(g.nodes)
+		case g.bound > 0:
+			partial++
+			pending = append(pending, id)
+		default:
+			pending = append(pending, id)
+		}
+	}
+	mean := func(sum int) string {
+		if placed == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(sum)/float64(placed), 'f', 3, 64)
+	}
+	return fmt.Sprintf("groups=%d placed=%d partial=%d domains=%s nodes=%s pending=%s",
+		len(ids), placed, partial, mean(domains), mean(used), strings.Join(pending, ",")), nil
 }

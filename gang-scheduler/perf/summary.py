@@ -1,22 +1,54 @@
 #!/usr/bin/env python3
-"""Summarises `go test ./perf -bench ...` output: one row per workload and plugin set
-(pods/s, PodGroup scheduling algorithm p50/p99 in ms). Usage: perf/summary.py < log"""
+"""Summarises `go test ./perf -bench ...` output: one row per workload and plugin set.
+
+From the benchmark lines: pods/s and the PodGroup scheduling algorithm p50/p99 (ms).
+From the GANGPERF lines perf_test.go prints after each workload: PodGroups placed (every
+pod bound) of all, groups partly bound (never expected), the mean number of domains of
+the group's topology key and of nodes per placed group, and the groups this plugin set
+left pending that the other set of the same workload placed ("pending here only").
+
+Usage: perf/summary.py < log
+"""
 import re
 import sys
 
-rows = []
+bench = {}
+groups = {}
 for line in sys.stdin:
     m = re.match(r"^BenchmarkPerfScheduling/([^/]+)/(\S+?)-\d+\s+\d+\s+(.*)$", line)
-    if not m:
+    if m:
+        case, workload, rest = m.groups()
+        metrics = {name: float(v) for v, name in re.findall(r"([0-9.e+-]+) (\S+)", rest)}
+        bench[(workload, case)] = metrics
         continue
-    case, workload, rest = m.groups()
-    metrics = {name: float(v) for v, name in re.findall(r"([0-9.e+-]+) (\S+)", rest)}
-    rows.append((workload, case,
-                 metrics.get("SchedulingThroughput/Average"),
-                 metrics.get("scheduler_podgroup_scheduling_algorithm_duration_ms/Perc50"),
-                 metrics.get("scheduler_podgroup_scheduling_algorithm_duration_ms/Perc99")))
-fmt = lambda v: "-" if v is None else f"{v:g}"
-print("| workload | plugins | pods/s | PodGroup algorithm p50 (ms) | p99 (ms) |")
-print("|---|---|---|---|---|")
-for w, c, t, p50, p99 in sorted(rows):
-    print(f"| {w} | {c} | {fmt(t)} | {fmt(p50)} | {fmt(p99)} |")
+    m = re.match(r"^GANGPERF BenchmarkPerfScheduling/([^/\s]+)/(\S+) (.*)$", line.strip())
+    if m:
+        case, workload, rest = m.groups()
+        fields = dict(kv.split("=", 1) for kv in rest.split())
+        pending = fields.get("pending", "")
+        fields["pending"] = set(pending.split(",")) if pending else set()
+        groups[(workload, case)] = fields
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:g}"
+
+
+print("| workload | plugins | pods/s | PodGroup algorithm p50 (ms) | p99 (ms) "
+      "| groups placed | partly bound | domains / placed group | nodes / placed group "
+      "| pending here only |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for workload, case in sorted(set(bench) | set(groups)):
+    m = bench.get((workload, case), {})
+    g = groups.get((workload, case))
+    placed = partial = domains = nodes = only = "-"
+    if g:
+        placed = f"{g.get('placed', '-')} / {g.get('groups', '-')}"
+        partial, domains, nodes = g.get("partial", "-"), g.get("domains", "-"), g.get("nodes", "-")
+        others = [v for (w, c), v in groups.items() if w == workload and c != case]
+        if others:
+            only = str(sum(len(g["pending"] - o["pending"]) for o in others))
+    print(f"| {workload} | {case} | {fmt(m.get('SchedulingThroughput/Average'))} "
+          f"| {fmt(m.get('scheduler_podgroup_scheduling_algorithm_duration_ms/Perc50'))} "
+          f"| {fmt(m.get('scheduler_podgroup_scheduling_algorithm_duration_ms/Perc99'))} "
+          f"| {placed} | {partial} | {domains} | {nodes} | {only} |")

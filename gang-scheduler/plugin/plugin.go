@@ -23,12 +23,18 @@
 //     GangPlacement replaces TopologyPlacementGenerator, as the example profile does).
 //   - CompositePodGroup: the children's pods are the roles of one multi-role gang under
 //     the composite's constraint; each child's own PlacementGenerate reuses that plan.
+//     A child PodGroup of one role gets its gang.minCount as the role's minimum; a
+//     PodGroup of several roles is placed whole (see buildGang).
+//   - PodGroupPostFilter (preempt.go): when the group's cycle failed, gang chooses the
+//     running work of lower priority to evict, whole PodGroups or single pods, and the
+//     plugin evicts it through the API and nominates the group's pods.
+//   - A node deleted after the snapshot (the node informer no longer has it) fails the
+//     pods gang sent there in PreFilter or Reserve: the group is placed again.
 //
 // Limits (documented, not silent): a required node affinity with several terms (OR),
 // the Gt/Lt operators, inter-pod (anti-)affinity, topology spread, volumes and DRA are
 // not modelled by gang; the framework's filters still run on gang's nodes and reject
-// the pod if one of them does not hold. A multi-role group honours gang.minCount only
-// as "all members".
+// the pod if one of them does not hold.
 package plugin
 
 import (
@@ -39,12 +45,15 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 
 	gang "example.invalid/gang/gang-ffi/go"
 )
@@ -67,6 +76,13 @@ type GangPlacement struct {
 	mu     sync.Mutex
 	inv    *inventory
 	solver *gang.Solver
+
+	// executor evicts preemption victims (made at the first preemption).
+	executorOnce sync.Once
+	executor     *preemption.Executor
+	// nodes is the node informer's lister (nil without an informer factory): a node it
+	// no longer has was deleted after the cycle's snapshot was taken.
+	nodes corelisters.NodeLister
 }
 
 var (
@@ -88,7 +104,21 @@ func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error
 		s.Close()
 		return nil, fmt.Errorf("%s args: %w", Name, err)
 	}
-	return &GangPlacement{handle: h, args: args, inv: newInventoryState(args.Levels), solver: s}, nil
+	pl := &GangPlacement{handle: h, args: args, inv: newInventoryState(args.Levels), solver: s}
+	if h != nil && h.SharedInformerFactory() != nil {
+		pl.nodes = h.SharedInformerFactory().Core().V1().Nodes().Lister()
+	}
+	return pl, nil
+}
+
+// gone reports whether node was deleted after the cycle's snapshot was taken: gang's
+// plan (made on the snapshot) must not send a pod there.
+func (pl *GangPlacement) gone(node string) bool {
+	if pl.nodes == nil {
+		return false
+	}
+	_, err := pl.nodes.Get(node)
+	return apierrors.IsNotFound(err)
 }
 
 // Name returns the plugin's name.
@@ -154,42 +184,10 @@ func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGr
 		}
 	}
 	logger := klog.FromContext(ctx)
-	required, preferred := topologyOf(pgi)
-
-	var leaves []fwk.PodGroupInfo
-	if pgi.GetCompositePodGroup() != nil {
-		var walk func(fwk.PodGroupInfo)
-		walk = func(g fwk.PodGroupInfo) {
-			if g.GetCompositePodGroup() == nil {
-				leaves = append(leaves, g)
-				return
-			}
-			for _, c := range g.GetChildren() {
-				walk(c)
-			}
-		}
-		walk(pgi)
-	} else {
-		leaves = []fwk.PodGroupInfo{pgi}
-	}
 
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	pl.inv.ensureLevel(required)
-	pl.inv.ensureLevel(preferred)
-	all, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
-	if err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-	if err := pl.inv.sync(all); err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-
-	pin, err := pl.pinnedDomain(leaves, required)
-	if err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-	spec, roleOf, err := buildGang(pgi, leaves, required, preferred, pin, pl.minMembers(leaves))
+	spec, roleOf, err := pl.request(pgi)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
@@ -239,6 +237,48 @@ func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGr
 	return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{placement}}, nil
 }
 
+// leavesOf returns the PodGroups whose pods the group places: the group itself, or
+// the leaves of a composite group.
+func leavesOf(pgi fwk.PodGroupInfo) []fwk.PodGroupInfo {
+	if pgi.GetCompositePodGroup() == nil {
+		return []fwk.PodGroupInfo{pgi}
+	}
+	var leaves []fwk.PodGroupInfo
+	var walk func(fwk.PodGroupInfo)
+	walk = func(g fwk.PodGroupInfo) {
+		if g.GetCompositePodGroup() == nil {
+			leaves = append(leaves, g)
+			return
+		}
+		for _, c := range g.GetChildren() {
+			walk(c)
+		}
+	}
+	walk(pgi)
+	return leaves
+}
+
+// request brings the inventory in step with the snapshot and turns the group's queued
+// pods into gang's request (and each pod's role). pl.mu must be held.
+func (pl *GangPlacement) request(pgi fwk.PodGroupInfo) (gang.GangSpec, map[types.UID]string, error) {
+	required, preferred := topologyOf(pgi)
+	leaves := leavesOf(pgi)
+	pl.inv.ensureLevel(required)
+	pl.inv.ensureLevel(preferred)
+	all, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return gang.GangSpec{}, nil, err
+	}
+	if err := pl.inv.sync(all); err != nil {
+		return gang.GangSpec{}, nil, err
+	}
+	pin, err := pl.pinnedDomain(leaves, required)
+	if err != nil {
+		return gang.GangSpec{}, nil, err
+	}
+	return buildGang(pgi, leaves, required, preferred, pin, pl.minMembers(leaves))
+}
+
 // pinnedDomain returns the labels (levels down to the required one) of the domain the
 // group's bound or assumed pods are in, or nil when none is bound.
 func (pl *GangPlacement) pinnedDomain(leaves []fwk.PodGroupInfo, required string) (map[string]string, error) {
@@ -282,34 +322,43 @@ func (pl *GangPlacement) pinnedDomain(leaves []fwk.PodGroupInfo, required string
 	return pin, nil
 }
 
-// minMembers returns the members still needed by gang.minCount for a single-role
-// PodGroup (already scheduled pods count), -1 for "all", 1 for a basic group.
-func (pl *GangPlacement) minMembers(leaves []fwk.PodGroupInfo) int {
-	if len(leaves) != 1 {
-		return -1
+// minMembers returns, per leaf PodGroup, the members its gang.minCount still needs
+// (its pods already scheduled count; at least 1), 1 for a basic PodGroup, and -1
+// ("all") for a leaf that is not a PodGroup.
+func (pl *GangPlacement) minMembers(leaves []fwk.PodGroupInfo) []int {
+	out := make([]int, len(leaves))
+	for i, leaf := range leaves {
+		pg := leaf.GetPodGroup()
+		switch {
+		case pg == nil:
+			out[i] = -1
+		case pg.Spec.SchedulingPolicy.Gang == nil:
+			out[i] = 1
+		default:
+			need := int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+			if st, err := pl.handle.SnapshotSharedLister().PodGroupStates().Get(pg.Namespace, pg.Name); err == nil {
+				need -= st.ScheduledPodsCount()
+			}
+			out[i] = max(need, 1)
+		}
 	}
-	pg := leaves[0].GetPodGroup()
-	if pg == nil {
-		return -1
-	}
-	if pg.Spec.SchedulingPolicy.Gang == nil {
-		return 1
-	}
-	need := int(pg.Spec.SchedulingPolicy.Gang.MinCount)
-	if st, err := pl.handle.SnapshotSharedLister().PodGroupStates().Get(pg.Namespace, pg.Name); err == nil {
-		need -= st.ScheduledPodsCount()
-	}
-	return max(need, 1)
+	return out
 }
 
-// buildGang turns the queued pods into gang roles.
-func buildGang(pgi fwk.PodGroupInfo, leaves []fwk.PodGroupInfo, required, preferred string, pin map[string]string, minMembers int) (gang.GangSpec, map[types.UID]string, error) {
+// buildGang turns the queued pods into gang roles: per leaf PodGroup, pods with equal
+// requests, selector, required node affinity and tolerations are one role. A leaf's
+// minimum (minMembers) becomes its role's MinCount when the leaf is one role; a leaf
+// of several roles whose minimum is below its pods is placed whole (gang's minimums
+// are per role, and a group-level "any m of n" has no one split onto roles — all its
+// members satisfy it). A composite's minGroupCount is not modelled: every child is
+// placed (whole, or down to its own minimum).
+func buildGang(pgi fwk.PodGroupInfo, leaves []fwk.PodGroupInfo, required, preferred string, pin map[string]string, minMembers []int) (gang.GangSpec, map[types.UID]string, error) {
 	spec := gang.GangSpec{Name: pgi.GetNamespace() + "/" + pgi.GetName(), Required: required}
 	if preferred != required {
 		spec.Preferred = preferred
 	}
 	roleOf := map[types.UID]string{}
-	for _, leaf := range leaves {
+	for li, leaf := range leaves {
 		index := map[string]int{}
 		var members [][]types.UID
 		first := len(spec.Roles)
@@ -336,12 +385,12 @@ func buildGang(pgi fwk.PodGroupInfo, leaves []fwk.PodGroupInfo, required, prefer
 				roleOf[uid] = name
 			}
 		}
+		if len(members) == 1 && li < len(minMembers) && minMembers[li] > 0 && uint32(minMembers[li]) < spec.Roles[first].Count {
+			spec.Roles[first].MinCount = gang.Ptr(uint32(minMembers[li]))
+		}
 	}
 	if len(spec.Roles) == 0 {
 		return spec, nil, fmt.Errorf("pod group %s has no pods to place", pgi.GetKey())
-	}
-	if len(spec.Roles) == 1 && minMembers > 0 && uint32(minMembers) < spec.Roles[0].Count {
-		spec.Roles[0].MinCount = gang.Ptr(uint32(minMembers))
 	}
 	return spec, roleOf, nil
 }
@@ -475,12 +524,21 @@ func (pl *GangPlacement) PreFilter(_ context.Context, cs fwk.CycleState, pod *v1
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	names := sets.New[string]()
+	var deleted []string
 	for node, n := range p.slots[role] {
 		if n > t.n[role][node] {
+			if pl.gone(node) {
+				deleted = append(deleted, node)
+				continue
+			}
 			names.Insert(node)
 		}
 	}
 	if names.Len() == 0 {
+		if len(deleted) > 0 {
+			sort.Strings(deleted)
+			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang's placement of the group used node %s, deleted during the cycle: the group is placed again", strings.Join(deleted, ", ")))
+		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang placed every member of role %s it could", role))
 	}
 	return &fwk.PreFilterResult{NodeNames: names}, nil
@@ -498,6 +556,9 @@ func (pl *GangPlacement) Reserve(_ context.Context, cs fwk.CycleState, pod *v1.P
 	role, ok := p.roleOf[pod.UID]
 	if !ok {
 		return nil
+	}
+	if pl.gone(nodeName) {
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("node %s was deleted during the cycle: the group is placed again", nodeName))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1134,6 +1134,96 @@ static void test_preempt(void) {
     gang_inventory_free(inv);
 }
 
+/* Evictable units (issue 22): running work gang did not reserve, declared with a
+ * priority and per-node amounts. Declared, it counts as used; preempt may evict it
+ * whole for a gang of strictly higher priority (and not for one of equal priority);
+ * withdrawn, what it used comes back. Bad declarations change nothing and name the
+ * field: a repeated id, an unknown node, a NULL string in amounts[i], invalid UTF-8. */
+static void test_evictable(void) {
+    gang_inventory *inv = inventory_from(
+        "{\"topology\": {\"levels\": [\"rack\"]}, \"nodes\": ["
+        "{\"name\": \"a1\", \"labels\": {\"rack\": \"a\"}, \"capacity\": {\"" LC_GPU "\": 8}},"
+        "{\"name\": \"a2\", \"labels\": {\"rack\": \"a\"}, \"capacity\": {\"" LC_GPU "\": 8}}]}");
+    /* Two pods of another workload: 6 GPUs on a1 (in milli-units; a1 given twice keeps
+     * the last amount) and 2 on a2 (a quantity). */
+    gang_evictable_amount batch[] = {
+        {"a1", LC_GPU, NULL, 1000}, {"a1", LC_GPU, NULL, 6000}, {"a2", LC_GPU, "2", 0}};
+    OK(gang_inventory_add_evictable(inv, "batch", 5, batch, 3, NULL));
+    CHECK(available(inv, "a1") == 2000 && available(inv, "a2") == 6000);
+    valid(inv);
+    /* No amounts at all (NULL with 0) is a unit that uses nothing. */
+    OK(gang_inventory_add_evictable(inv, "idle", 1, NULL, 0, NULL));
+
+    gang_error *err = NULL;
+    gang_evictable_amount one[] = {{"a2", LC_GPU, NULL, 1000}};
+    CHECK_RC(gang_inventory_add_evictable(inv, "batch", 5, one, 1, &err), GANG_INVALID_INVENTORY);
+    check_error(err, GANG_INVALID_INVENTORY, "invalid_inventory", "evictable[batch].id", NULL);
+    gang_error_free(err);
+    err = NULL;
+    gang_evictable_amount nowhere[] = {{"a2", LC_GPU, NULL, 1000}, {"z9", LC_GPU, NULL, 1000}};
+    CHECK_RC(gang_inventory_add_evictable(inv, "other", 5, nowhere, 2, &err), GANG_UNKNOWN_NODE);
+    check_error(err, GANG_UNKNOWN_NODE, "unknown_node", NULL, "z9");
+    gang_error_free(err);
+    err = NULL;
+    gang_evictable_amount null_node[] = {{"a2", LC_GPU, NULL, 1000}, {NULL, LC_GPU, NULL, 1000}};
+    CHECK_RC(gang_inventory_add_evictable(inv, "other", 5, null_node, 2, &err), GANG_NULL_ARGUMENT);
+    check_error(err, GANG_NULL_ARGUMENT, "null_argument", "amounts[1]", NULL);
+    gang_error_free(err);
+    gang_evictable_amount bad_utf8[] = {{"a2", LC_BAD_UTF8, NULL, 1000}};
+    CHECK_RC(gang_inventory_add_evictable(inv, "other", 5, bad_utf8, 1, NULL), GANG_INVALID_UTF8);
+    CHECK_RC(gang_inventory_add_evictable(inv, "other", 5, NULL, 1, NULL), GANG_NULL_ARGUMENT);
+    err = NULL;
+    gang_evictable_amount bad_quantity[] = {{"a2", LC_GPU, "two", 0}};
+    CHECK_RC(gang_inventory_add_evictable(inv, "other", 5, bad_quantity, 1, &err), GANG_INVALID_QUANTITY);
+    check_error(err, GANG_INVALID_QUANTITY, "invalid_quantity", "evictable[other].nodes[a2]." LC_GPU, NULL);
+    gang_error_free(err);
+    CHECK_RC(gang_inventory_add_evictable(inv, NULL, 5, one, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_add_evictable(NULL, "other", 5, one, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK(available(inv, "a1") == 2000 && available(inv, "a2") == 6000); /* unchanged */
+
+    /* Eight GPUs on one node: only if the batch unit goes. Priority 5 does not evict it. */
+    gang_gang *peer = gang_from(
+        "{\"name\": \"peer\", \"priority\": 5, \"roles\": [{\"name\": \"w\", \"count\": 1, "
+        "\"requests\": {\"" LC_GPU "\": 8}}]}");
+    gang_gang *urgent = gang_from(
+        "{\"name\": \"urgent\", \"priority\": 10, \"roles\": [{\"name\": \"w\", \"count\": 1, "
+        "\"requests\": {\"" LC_GPU "\": 8}}]}");
+    gang_status status = 0;
+    gang_string *js = NULL;
+    gang_str v = {0};
+    OK(gang_inventory_preempt(inv, peer, &status, &js, NULL));
+    CHECK(status == GANG_STATUS_UNSCHEDULABLE);
+    gang_string_free(js);
+    js = NULL;
+    OK(gang_inventory_preempt(inv, urgent, &status, &js, NULL));
+    CHECK(status == GANG_STATUS_PLACED);
+    OK(gang_string_view(js, &v));
+    CHECK(str_has(v, "{\"kind\":\"unit\",\"id\":\"batch\"}") && !str_has(v, "\"idle\""));
+    gang_string_free(js);
+
+    /* The same gang raised to priority 6 with gang_gang_set_priority: it may evict. */
+    OK(gang_gang_set_priority(peer, 6));
+    js = NULL;
+    OK(gang_inventory_preempt(inv, peer, &status, &js, NULL));
+    CHECK(status == GANG_STATUS_PLACED);
+    gang_string_free(js);
+    CHECK_RC(gang_gang_set_priority(NULL, 6), GANG_NULL_ARGUMENT);
+
+    OK(gang_inventory_remove_evictable(inv, "batch", NULL));
+    CHECK(available(inv, "a1") == 8000 && available(inv, "a2") == 8000);
+    err = NULL;
+    CHECK_RC(gang_inventory_remove_evictable(inv, "batch", &err), GANG_INVALID_INVENTORY);
+    check_error(err, GANG_INVALID_INVENTORY, "invalid_inventory", "evictable[batch]", NULL);
+    gang_error_free(err);
+    CHECK_RC(gang_inventory_remove_evictable(inv, NULL, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_remove_evictable(NULL, "idle", NULL), GANG_NULL_ARGUMENT);
+    OK(gang_inventory_remove_evictable(inv, "idle", NULL));
+    valid(inv);
+    gang_gang_free(peer);
+    gang_gang_free(urgent);
+    gang_inventory_free(inv);
+}
+
 void test_lifecycle(void) {
     CHECK(GANG_STATUS_PENDING == 4 && GANG_STATUS_WAITING == 5);
     CHECK(GANG_ADMIT_FIFO == 1 && GANG_ADMIT_BACKFILL == 2);
@@ -1147,4 +1237,5 @@ void test_lifecycle(void) {
     test_admit();
     test_lifecycle_bad_arguments();
     test_preempt();
+    test_evictable();
 }

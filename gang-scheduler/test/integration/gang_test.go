@@ -52,6 +52,12 @@ type env struct {
 // native, the default profile of kube-scheduler v1.37 under the same scheduler name).
 func start(t *testing.T, composite, native bool) *env {
 	t.Helper()
+	return startWith(t, composite, native, frameworkruntime.Registry{plugin.Name: plugin.New})
+}
+
+// startWith is start with the out-of-tree plugins of registry.
+func startWith(t *testing.T, composite, native bool, registry frameworkruntime.Registry) *env {
+	t.Helper()
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		features.GenericWorkload:                 true,
 		features.TopologyAwareWorkloadScheduling: true,
@@ -69,7 +75,7 @@ func start(t *testing.T, composite, native bool) *env {
 	tc := testutils.InitTestAPIServer(t, "gang", nil)
 	tc = testutils.InitTestSchedulerWithOptions(t, tc, 0,
 		scheduler.WithProfiles(cfg.Profiles...),
-		scheduler.WithFrameworkOutOfTreeRegistry(frameworkruntime.Registry{plugin.Name: plugin.New}),
+		scheduler.WithFrameworkOutOfTreeRegistry(registry),
 		scheduler.WithPodInitialBackoffSeconds(0),
 		scheduler.WithPodMaxBackoffSeconds(0))
 	testutils.SyncSchedulerInformerFactory(tc)
