@@ -174,13 +174,16 @@ fn causes(
     [selected, untolerated, labelled]: [&Bitset; 3],
     fits: &[u32],
 ) -> Vec<ExclusionCause> {
-    let mut counts: BTreeMap<(ExclusionReason, String), u32> = BTreeMap::new();
+    // Counted node by node over what may be tens of thousands of excluded nodes, so the
+    // keys are borrowed names (the request's, the inventory's): nothing is allocated
+    // per node.
+    let mut counts: BTreeMap<(ExclusionReason, &str), u32> = BTreeMap::new();
     let all = inv.len();
     let cordoned = all - inv.schedulable.count();
     if cordoned > 0 {
-        counts.insert((ExclusionReason::Cordoned, String::new()), count(cordoned));
+        counts.insert((ExclusionReason::Cordoned, ""), count(cordoned));
     }
-    let mut add = |reason, key: &str| *counts.entry((reason, key.to_owned())).or_default() += 1;
+    let mut add = |reason, key| *counts.entry((reason, key)).or_default() += 1;
     // The nodes still open after each reason, and those the reason takes out.
     let mut open = inv.schedulable.clone();
     let mut out = open.clone();
@@ -226,31 +229,50 @@ fn causes(
         add(ExclusionReason::MissingLabel, missing);
     }
     open.and_with(labelled);
+    // Too small even when empty (by the first requested resource its capacity lacks),
+    // else short of something now (the first resource free lacks): counted per resource
+    // index (the last slot for none), named once at the end.
+    let nres = inv.resources.len();
+    let (mut small, mut full) = (vec![0u32; nres + 1], vec![0u32; nres + 1]);
+    let mut never_offered = 0u32;
     for n in open.ones_in(0, all).filter(|&n| fits[n] == 0) {
-        let name = |res: usize| inv.resources[res].as_str();
-        let never = role.missing.first().map(String::as_str).or_else(|| {
-            role.req
+        if !role.missing.is_empty() {
+            never_offered += 1;
+        } else if let Some(&(res, _)) = role
+            .req
+            .iter()
+            .find(|&&(res, q)| inv.capacity[res as usize][n] < q)
+        {
+            small[res as usize] += 1;
+        } else {
+            let short = role
+                .req
                 .iter()
-                .find(|&&(res, q)| inv.capacity[res as usize][n] < q)
-                .map(|&(res, _)| name(res as usize))
-        });
-        match never {
-            Some(key) => add(ExclusionReason::TooSmall, key),
-            None => {
-                let short = role
-                    .req
-                    .iter()
-                    .find(|&&(res, q)| inv.free[res as usize][n] < q);
-                add(
-                    ExclusionReason::Full,
-                    short.map_or("", |&(res, _)| name(res as usize)),
-                );
-            }
+                .find(|&&(res, q)| inv.free[res as usize][n] < q);
+            full[short.map_or(nres, |&(res, _)| res as usize)] += 1;
+        }
+    }
+    let name = |res: usize| inv.resources.get_index(res).map_or("", String::as_str);
+    if never_offered > 0 {
+        *counts
+            .entry((ExclusionReason::TooSmall, role.missing[0].as_str()))
+            .or_default() += never_offered;
+    }
+    for (reason, per) in [
+        (ExclusionReason::TooSmall, &small),
+        (ExclusionReason::Full, &full),
+    ] {
+        for (res, &k) in per.iter().enumerate().filter(|(_, &k)| k > 0) {
+            *counts.entry((reason, name(res))).or_default() += k;
         }
     }
     counts
         .into_iter()
-        .map(|((reason, key), nodes)| ExclusionCause { reason, key, nodes })
+        .map(|((reason, key), nodes)| ExclusionCause {
+            reason,
+            key: key.to_owned(),
+            nodes,
+        })
         .collect()
 }
 
