@@ -116,8 +116,8 @@ fn role_reports(
                 labelled.set_range(nodes.start, nodes.end);
             }
         }
-        let (ex, fitting) = exclusions(inv, &sel, &unt, &labelled, &caps.fits);
-        let causes = causes(inv, spec, role, [&sel, &unt, &labelled], &caps.fits);
+        let (causes, fitting) = causes(inv, spec, role, [&sel, &unt, &labelled], &caps.fits);
+        let ex = exclusions(inv, &sel, &unt, &labelled, fitting);
         roles.push(RoleReport {
             role: spec.name.clone(),
             count: role.count,
@@ -135,15 +135,16 @@ fn role_reports(
 
 /// The nodes excluded for a role, each under the first reason that applies (cordoned,
 /// not selected, an untolerated taint, missing the level's label, too small for one
-/// member by `fits`), and the nodes that fit one: counted a word of 64 nodes at a time,
-/// narrowing the set of candidates reason by reason.
+/// member: the placeable nodes that are not among the `fitting` ones [`causes`]
+/// counted): counted a word of 64 nodes at a time, narrowing the set of candidates
+/// reason by reason.
 fn exclusions(
     inv: &Inventory,
     selected: &Bitset,
     untolerated: &Bitset,
     labelled: &Bitset,
-    fits: &[u32],
-) -> (Exclusions, u32) {
+    fitting: u32,
+) -> Exclusions {
     let all = inv.len();
     let mut open = inv.schedulable.clone();
     let schedulable = open.count();
@@ -153,27 +154,27 @@ fn exclusions(
     let tolerated = open.count();
     open.and_with(labelled);
     let placeable = open.count();
-    let fitting = open.ones_in(0, all).filter(|&n| fits[n] > 0).count();
-    let excluded = Exclusions {
+    Exclusions {
         cordoned: count(all - schedulable),
         selector: count(schedulable - matching),
         taint: count(matching - tolerated),
         missing_label: count(tolerated - placeable),
-        too_small: count(placeable - fitting),
-    };
-    (excluded, count(fitting))
+        too_small: count(placeable).saturating_sub(fitting),
+    }
 }
 
 /// The excluded nodes by first reason and what it is about (see
-/// [`ExclusionCause`]): the same walk as [`exclusions`], visiting only the nodes each
-/// reason excludes, each asked which selector term, taint, level or resource it fails.
+/// [`ExclusionCause`]), and the nodes that fit one member: the same walk as
+/// [`exclusions`], visiting only the nodes each reason excludes, each asked which
+/// selector term, taint, level or resource it fails (one pass over the placeable nodes
+/// counts those that fit and sorts those that do not).
 fn causes(
     inv: &Inventory,
     spec: &Role,
     role: &CRole,
     [selected, untolerated, labelled]: [&Bitset; 3],
     fits: &[u32],
-) -> Vec<ExclusionCause> {
+) -> (Vec<ExclusionCause>, u32) {
     // Counted node by node over what may be tens of thousands of excluded nodes, so the
     // keys are borrowed names (the request's, the inventory's): nothing is allocated
     // per node.
@@ -234,9 +235,11 @@ fn causes(
     // index (the last slot for none), named once at the end.
     let nres = inv.resources.len();
     let (mut small, mut full) = (vec![0u32; nres + 1], vec![0u32; nres + 1]);
-    let mut never_offered = 0u32;
-    for n in open.ones_in(0, all).filter(|&n| fits[n] == 0) {
-        if !role.missing.is_empty() {
+    let (mut never_offered, mut fitting) = (0u32, 0u32);
+    for n in open.ones_in(0, all) {
+        if fits[n] > 0 {
+            fitting += 1;
+        } else if !role.missing.is_empty() {
             never_offered += 1;
         } else if let Some(&(res, _)) = role
             .req
@@ -266,14 +269,15 @@ fn causes(
             *counts.entry((reason, name(res))).or_default() += k;
         }
     }
-    counts
+    let causes = counts
         .into_iter()
         .map(|((reason, key), nodes)| ExclusionCause {
             reason,
             key: key.to_owned(),
             nodes,
         })
-        .collect()
+        .collect();
+    (causes, fitting)
 }
 
 /// How the domains at the requested depth stand: each counted role's capacity in every
