@@ -7,6 +7,8 @@
 //! - `core-warm/<case>`: the gang compiled once, placed again and again by one `Solver`;
 //! - `core-cold/<case>`: a new request shape each call (compile + place);
 //! - `core-oneshot/<case>`: `Inventory::place` (compile + a new `Solver` each call);
+//! - `core-touched/infeasible-<n>`: `core-warm` with one node's use changed before each
+//!   query (the diagnosis kept in the solver follows the change);
 //! - `core-find/infeasible-<n>`: `Solver::find` (warm, no diagnosis) on the case that
 //!   never fits;
 //! - `reference/<case>`: the reference placer (full scan per call), single-role cases.
@@ -29,10 +31,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::floor::Columns;
-use gang_benches::gen::{Baselines, Cluster, Flavor, Size, Spec};
+use gang_benches::gen::{Baselines, Cluster, Flavor, Size, Spec, GPU};
 use gang_benches::outcomes::{describe, record};
 use gang_benches::reference::RefCluster;
-use gang_core::{Gang, Inventory, Solver};
+use gang_core::{Gang, Inventory, Quantity, Solver};
 
 /// A cluster in the three forms the contenders read.
 struct Ctx {
@@ -193,6 +195,27 @@ fn run(c: &mut Criterion, plan: &Plan) {
             });
         });
         if case == Case::Infeasible {
+            // The diagnosis again after one node's external use changed (a scheduler
+            // re-asking about a waiting gang while the cluster moves under it): the node
+            // alternates between idle and full, a change every query.
+            g.bench_function(BenchmarkId::new("core-touched", &name), |b| {
+                let ctx = ctx();
+                let mut inv = ctx.inv.clone();
+                let compiled = inv.compile(&case.gang(&spec, 0)).expect("valid gang");
+                let mut solver = Solver::new();
+                let node = inv
+                    .node_names()
+                    .nth(inv.len() / 2)
+                    .expect("a node")
+                    .to_owned();
+                let mut full = false;
+                b.iter(|| {
+                    full = !full;
+                    let used = Quantity::from_units(if full { spec.gpus } else { 0 });
+                    inv.set_used(&node, GPU, used).unwrap();
+                    inv.place_with(&mut solver, black_box(&compiled)).unwrap()
+                });
+            });
             // The same "not now" without a diagnosis (`Solver::find`), as a scheduler
             // asks again every cycle for a gang that keeps waiting.
             g.bench_function(BenchmarkId::new("core-find", &name), |b| {

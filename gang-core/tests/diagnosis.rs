@@ -188,3 +188,80 @@ proptest! {
         }
     }
 }
+
+/// A change to one node of the cluster: cordoned or not, or a resource's capacity or
+/// use set.
+#[derive(Debug, Clone)]
+enum Change {
+    Schedulable(usize, bool),
+    Capacity(usize, usize, u8),
+    Used(usize, usize, u8),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        (0usize..10, any::<bool>()).prop_map(|(n, s)| Change::Schedulable(n, s)),
+        (0usize..10, 0usize..2, 0u8..5).prop_map(|(n, r, v)| Change::Capacity(n, r, v)),
+        (0usize..10, 0usize..2, 0u8..5).prop_map(|(n, r, v)| Change::Used(n, r, v)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    ))]
+
+    /// The causes a kept solver reports follow the inventory through its changes (the
+    /// book of causes is kept in the solver's cache and updated from the journal): after
+    /// every change, the diagnosis from the kept solver equals the per-node oracle on
+    /// the changed nodes.
+    #[test]
+    fn a_kept_solver_follows_changes(
+        mut nodes in prop::collection::vec(node(), 1..10),
+        r in role(),
+        changes in prop::collection::vec(change(), 1..12),
+    ) {
+        let (mut inv, gang) = build(&nodes, &r);
+        // As built: no more used than the capacity.
+        for n in &mut nodes {
+            for (cap, used) in &mut n.res {
+                *used = (*used).min(*cap);
+            }
+        }
+        let compiled = inv.compile(&gang).unwrap();
+        let mut solver = gang_core::Solver::new();
+        let _ = inv.place_with(&mut solver, &compiled).unwrap();
+        for (step, ch) in changes.into_iter().enumerate() {
+            let name = |n: usize| format!("n{n}");
+            match ch {
+                Change::Schedulable(n, s) if n < nodes.len() => {
+                    if s { inv.uncordon(&name(n)).unwrap() } else { inv.cordon(&name(n)).unwrap() }
+                    nodes[n].schedulable = s;
+                }
+                Change::Capacity(n, res, v) if n < nodes.len() => {
+                    inv.set_capacity(&name(n), RES[res], i64::from(v)).unwrap();
+                    nodes[n].res[res].0 = v;
+                }
+                Change::Used(n, res, v) if n < nodes.len() => {
+                    inv.set_used(&name(n), RES[res], i64::from(v)).unwrap();
+                    nodes[n].res[res].1 = v;
+                }
+                _ => continue,
+            }
+            let Outcome::Unschedulable(d) = inv.place_with(&mut solver, &compiled).unwrap() else {
+                continue;
+            };
+            let (want, fitting) = oracle(&nodes, &r);
+            let got: BTreeMap<(ExclusionReason, String), u32> = d.roles[0]
+                .causes
+                .iter()
+                .map(|c| ((c.reason, c.key.clone()), c.nodes))
+                .collect();
+            prop_assert_eq!(&got, &want, "step {}", step);
+            prop_assert_eq!(d.roles[0].fitting_nodes, fitting, "step {}", step);
+            // And as a fresh solver would say it.
+            let fresh = inv.place(&gang).unwrap();
+            prop_assert_eq!(Some(&d.roles), fresh.diagnosis().map(|f| &f.roles), "step {}", step);
+        }
+    }
+}

@@ -15,6 +15,7 @@ use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
+use super::causes::Kept;
 use super::peaks;
 use super::profile::{self, Profile};
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
@@ -36,6 +37,8 @@ struct Entry {
     profiles: Vec<Vec<Profile>>,
     profiled: bool,
     used: u64,
+    /// The role's excluded nodes by cause, kept for diagnoses.
+    causes: Kept,
 }
 
 /// The cache, and which entry (if any) is currently lent to the scratch space.
@@ -82,6 +85,7 @@ impl Cache {
                     profiles: Vec::new(),
                     profiled: false,
                     used: 0,
+                    causes: None,
                 };
                 if self.entries.len() < ENTRIES {
                     self.entries.push(e);
@@ -140,6 +144,11 @@ impl Cache {
         e.inventory = Arc::downgrade(me);
         e.version = inv.journal.version();
         self.lent = Some(at);
+    }
+
+    /// The lent entry's book of excluded nodes by cause, if an entry is lent.
+    pub fn lent_causes(&mut self) -> Option<&mut Kept> {
+        Some(&mut self.entries[self.lent?].causes)
     }
 
     /// Returns the lent arrays to their entry.

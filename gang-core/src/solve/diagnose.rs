@@ -1,27 +1,23 @@
 //! Building a diagnosis: what the solver's roll-ups say about a gang that no level
-//! could take. A cold path: it recomputes exclusions and tries coarser levels.
+//! could take.
 //!
 //! The phases of [`diagnose`]: per role, its cluster-wide fit and the nodes excluded
-//! and why ([`role_reports`]); the best domain at the requested level and what it lacks
+//! and why ([`role_reports`], from the role's capacities and [`CauseBook`] kept in the
+//! solver's cache: a diagnosis asked again costs the nodes touched since, not a walk
+//! over the cluster); the best domain at the requested level and what it lacks
 //! ([`Standing`], [`domain_report`]); slices inside it ([`slice_reports`]); and the
 //! tightest coarser level that fits now ([`relaxation`]).
 
 use std::sync::Arc;
 
-use std::collections::BTreeMap;
-
 use crate::answer::diagnosis::{
-    Diagnosis, DomainReport, ExclusionCause, ExclusionReason, Exclusions, FewerMembers, Relaxation,
-    RoleFit, RoleReport, Shortfall, SliceReport,
+    Diagnosis, DomainReport, FewerMembers, Relaxation, RoleFit, RoleReport, Shortfall, SliceReport,
 };
-use crate::compile::{
-    restrict, selector_set, selector_terms, untolerated_set, CRole, Compiled, RoleIx,
-};
-use crate::inventory::bitset::Bitset;
+use crate::compile::{Compiled, RoleIx};
 use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::{Inventory, PODS};
-use crate::model::Role;
+use crate::solve::causes::{CauseBook, Kept};
 use crate::solve::rollup::{rollup, Capacities, Grain};
 use crate::solve::verdict::{Budget, Search, Verdict};
 use crate::solve::{policy_prefers, Aim, Limits, Solver};
@@ -35,9 +31,9 @@ pub(crate) fn diagnose(
     search: Search,
 ) -> Diagnosis {
     let depth = asked_depth(c);
+    let roles = role_reports(solver, inv, c, depth);
+    let standing = Standing::at(solver, inv, c, depth);
     let caps = &mut solver.s.caps;
-    let roles = role_reports(inv, c, depth, caps);
-    let standing = Standing::at(inv, c, depth, caps);
     let best = standing
         .best
         .map(|scope| domain_report(inv, c, caps, &standing, scope, search));
@@ -66,8 +62,25 @@ pub(crate) fn diagnose(
 
 /// The role reports of a gang whatever its answer (for [`Inventory::explain`] of a
 /// placed gang; a diagnosis computes the same).
-pub(crate) fn roles(solver: &mut Solver, inv: &Inventory, c: &Compiled) -> Vec<RoleReport> {
-    role_reports(inv, c, asked_depth(c), &mut solver.s.caps)
+pub(crate) fn roles(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>) -> Vec<RoleReport> {
+    role_reports(solver, inv, c, asked_depth(c))
+}
+
+/// `f` of role `r`'s capacities over the whole cluster (at its own grain), lent up to
+/// date by the solver's cache: after the query that failed, only the nodes touched
+/// since it are rolled up again.
+fn with_capacities<T>(
+    solver: &mut Solver,
+    inv: &Inventory,
+    c: &Arc<Compiled>,
+    r: RoleIx,
+    f: impl FnOnce(&Capacities) -> T,
+) -> T {
+    let Solver { s, cache, .. } = solver;
+    cache.lend(inv, c, r, &mut s.caps);
+    let out = f(&s.caps);
+    cache.give_back(&mut s.caps);
+    out
 }
 
 /// The depth a diagnosis is about: the first level tried, or the cluster.
@@ -80,12 +93,13 @@ fn asked_depth(c: &Compiled) -> Depth {
 }
 
 /// Per role: how many fit cluster-wide, ignoring topology, and the nodes excluded for it
-/// (each under the first reason that applies, in the documented order).
+/// (each under the first reason that applies, in the documented order), from the role's
+/// [`CauseBook`] kept in the solver's cache.
 fn role_reports(
+    solver: &mut Solver,
     inv: &Inventory,
-    c: &Compiled,
+    c: &Arc<Compiled>,
     depth: Depth,
-    caps: &mut Capacities,
 ) -> Vec<RoleReport> {
     // At the node level every node is a domain of its own: no label is needed.
     let check_depth = if inv.is_node_level(depth) {
@@ -94,11 +108,8 @@ fn role_reports(
         depth
     };
     let mut roles = Vec::with_capacity(c.roles.len());
-    for (role, spec) in c.roles.iter().zip(&c.gang.roles) {
-        let cluster_fit = rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, caps);
-        let sel = selector_set(inv, spec);
-        let unt = untolerated_set(inv, spec);
-        let need_depth = if role.constrained {
+    for ((r, role), spec) in c.indexed_roles().zip(&c.gang.roles) {
+        let need = if role.constrained {
             let slice = if c.has_slices() {
                 Depth(c.slice_min_leaf)
             } else {
@@ -108,16 +119,31 @@ fn role_reports(
         } else {
             Depth::CLUSTER
         };
-        // Nodes inside some domain of the needed level: the union of its ranges.
-        let mut labelled = Bitset::full(inv.len());
-        if need_depth > Depth::CLUSTER && !inv.is_node_level(need_depth) {
-            labelled = Bitset::new(inv.len());
-            for nodes in inv.domains[need_depth.ix()].iter().map(|dm| dm.nodes()) {
-                labelled.set_range(nodes.start, nodes.end);
-            }
-        }
-        let (causes, fitting) = causes(inv, spec, role, [&sel, &unt, &labelled], &caps.fits);
-        let ex = exclusions(inv, &sel, &unt, &labelled, fitting);
+        // Whole members per node, slices aside: the cache's own capacities and book
+        // unless the role is sliced (then rolled up afresh without the slice
+        // arithmetic, into a book of this diagnosis only).
+        let Solver { s, cache, .. } = &mut *solver;
+        let caps = &mut s.caps;
+        let mut own: Kept = None;
+        let kept = if Grain::of(c, role).gran.is_empty() {
+            cache.lend(inv, c, r, caps);
+            cache.lent_causes()
+        } else {
+            rollup(inv, role, Grain::NONE, Scope::CLUSTER, None, caps);
+            None
+        };
+        let book = CauseBook::current(
+            kept.unwrap_or(&mut own),
+            inv,
+            c,
+            spec,
+            role,
+            need,
+            &caps.fits,
+        );
+        let (causes, fitting, excluded) = book.report();
+        let cluster_fit = caps.of(inv, Scope::CLUSTER);
+        cache.give_back(caps);
         roles.push(RoleReport {
             role: spec.name.clone(),
             count: role.count,
@@ -125,159 +151,12 @@ fn role_reports(
             constrained: role.constrained,
             cluster_fit,
             fitting_nodes: fitting,
-            excluded: ex,
+            excluded,
             causes,
             unknown_resources: role.missing.clone(),
         });
     }
     roles
-}
-
-/// The nodes excluded for a role, each under the first reason that applies (cordoned,
-/// not selected, an untolerated taint, missing the level's label, too small for one
-/// member: the placeable nodes that are not among the `fitting` ones [`causes`]
-/// counted): counted a word of 64 nodes at a time, narrowing the set of candidates
-/// reason by reason.
-fn exclusions(
-    inv: &Inventory,
-    selected: &Bitset,
-    untolerated: &Bitset,
-    labelled: &Bitset,
-    fitting: u32,
-) -> Exclusions {
-    let all = inv.len();
-    let mut open = inv.schedulable.clone();
-    let schedulable = open.count();
-    open.and_with(selected);
-    let matching = open.count();
-    open.and_not_with(untolerated);
-    let tolerated = open.count();
-    open.and_with(labelled);
-    let placeable = open.count();
-    Exclusions {
-        cordoned: count(all - schedulable),
-        selector: count(schedulable - matching),
-        taint: count(matching - tolerated),
-        missing_label: count(tolerated - placeable),
-        too_small: count(placeable).saturating_sub(fitting),
-    }
-}
-
-/// The excluded nodes by first reason and what it is about (see
-/// [`ExclusionCause`]), and the nodes that fit one member: the same walk as
-/// [`exclusions`], visiting only the nodes each reason excludes, each asked which
-/// selector term, taint, level or resource it fails (one pass over the placeable nodes
-/// counts those that fit and sorts those that do not).
-fn causes(
-    inv: &Inventory,
-    spec: &Role,
-    role: &CRole,
-    [selected, untolerated, labelled]: [&Bitset; 3],
-    fits: &[u32],
-) -> (Vec<ExclusionCause>, u32) {
-    // Counted node by node over what may be tens of thousands of excluded nodes, so the
-    // keys are borrowed names (the request's, the inventory's): nothing is allocated
-    // per node.
-    let mut counts: BTreeMap<(ExclusionReason, &str), u32> = BTreeMap::new();
-    let all = inv.len();
-    let cordoned = all - inv.schedulable.count();
-    if cordoned > 0 {
-        counts.insert((ExclusionReason::Cordoned, ""), count(cordoned));
-    }
-    let mut add = |reason, key| *counts.entry((reason, key)).or_default() += 1;
-    // The nodes still open after each reason, and those the reason takes out.
-    let mut open = inv.schedulable.clone();
-    let mut out = open.clone();
-    out.and_not_with(selected);
-    if out.count() > 0 {
-        let terms: Vec<(&str, Bitset)> = selector_terms(spec)
-            .map(|t| {
-                let mut set = Bitset::full(all);
-                restrict(inv, t, &mut set);
-                (t.key(), set)
-            })
-            .collect();
-        for n in out.ones_in(0, all) {
-            let key = terms
-                .iter()
-                .find(|(_, set)| !set.get(n))
-                .map_or("", |t| t.0);
-            add(ExclusionReason::Selector, key);
-        }
-    }
-    open.and_with(selected);
-    let mut out = open.clone();
-    out.and_with(untolerated);
-    for n in out.ones_in(0, all) {
-        let taint = inv.taints.iter().find(|(t, nodes)| {
-            nodes.contains(n)
-                && t.effect.excludes()
-                && !spec.tolerations.iter().any(|x| x.tolerates(t))
-        });
-        add(
-            ExclusionReason::Taint,
-            taint.map_or("", |(t, _)| t.key.as_str()),
-        );
-    }
-    open.and_not_with(untolerated);
-    let mut out = open.clone();
-    out.and_not_with(labelled);
-    for n in out.ones_in(0, all) {
-        let missing = inv
-            .topology
-            .key_of(inv.leaf_depth(n as u32) + 1)
-            .unwrap_or("");
-        add(ExclusionReason::MissingLabel, missing);
-    }
-    open.and_with(labelled);
-    // Too small even when empty (by the first requested resource its capacity lacks),
-    // else short of something now (the first resource free lacks): counted per resource
-    // index (the last slot for none), named once at the end.
-    let nres = inv.resources.len();
-    let (mut small, mut full) = (vec![0u32; nres + 1], vec![0u32; nres + 1]);
-    let (mut never_offered, mut fitting) = (0u32, 0u32);
-    for n in open.ones_in(0, all) {
-        if fits[n] > 0 {
-            fitting += 1;
-        } else if !role.missing.is_empty() {
-            never_offered += 1;
-        } else if let Some(&(res, _)) = role
-            .req
-            .iter()
-            .find(|&&(res, q)| inv.capacity[res as usize][n] < q)
-        {
-            small[res as usize] += 1;
-        } else {
-            let short = role
-                .req
-                .iter()
-                .find(|&&(res, q)| inv.free[res as usize][n] < q);
-            full[short.map_or(nres, |&(res, _)| res as usize)] += 1;
-        }
-    }
-    let name = |res: usize| inv.resources.get_index(res).map_or("", String::as_str);
-    if never_offered > 0 {
-        *counts
-            .entry((ExclusionReason::TooSmall, role.missing[0].as_str()))
-            .or_default() += never_offered;
-    }
-    for (reason, per) in [
-        (ExclusionReason::TooSmall, &small),
-        (ExclusionReason::Full, &full),
-    ] {
-        for (res, &k) in per.iter().enumerate().filter(|(_, &k)| k > 0) {
-            *counts.entry((reason, name(res))).or_default() += k;
-        }
-    }
-    let causes = counts
-        .into_iter()
-        .map(|((reason, key), nodes)| ExclusionCause {
-            reason,
-            key: key.to_owned(),
-            nodes,
-        })
-        .collect();
-    (causes, fitting)
 }
 
 /// How the domains at the requested depth stand: each counted role's capacity in every
@@ -292,7 +171,7 @@ struct Standing {
 }
 
 impl Standing {
-    fn at(inv: &Inventory, c: &Compiled, depth: Depth, caps: &mut Capacities) -> Standing {
+    fn at(solver: &mut Solver, inv: &Inventory, c: &Arc<Compiled>, depth: Depth) -> Standing {
         let roles: Vec<RoleIx> = c
             .indexed_roles()
             .filter(|(_, role)| role.constrained || depth == Depth::CLUSTER)
@@ -300,9 +179,9 @@ impl Standing {
             .collect();
         let mut per_role: Vec<Vec<u64>> = Vec::with_capacity(roles.len());
         for &r in &roles {
-            let role = c.role(r);
-            rollup(inv, role, Grain::of(c, role), Scope::CLUSTER, None, caps);
-            per_role.push(inv.scopes_at(depth).map(|sc| caps.of(inv, sc)).collect());
+            per_role.push(with_capacities(solver, inv, c, r, |caps| {
+                inv.scopes_at(depth).map(|sc| caps.of(inv, sc)).collect()
+            }));
         }
         let mut best: Option<(u64, u64, u32)> = None;
         for index in 0..inv.scope_count(depth) {
@@ -590,6 +469,7 @@ fn scope_path(inv: &Inventory, scope: Scope) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::answer::diagnosis::{ExclusionReason, Exclusions};
     use crate::{Gang, NodeSpec, Policy, Role, Taint, TaintEffect, Topology, HOSTNAME_LEVEL};
 
     const GPU: &str = "nvidia.com/gpu";

@@ -12,6 +12,7 @@ pub(crate) mod bestfit;
 pub(crate) mod bound;
 pub(crate) mod cache;
 pub(crate) mod capacity;
+pub(crate) mod causes;
 pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
