@@ -79,6 +79,26 @@ impl Bitset {
             || self.words[last] & hi != 0
     }
 
+    /// Whether every bit in `start..end` is set (`true` for an empty range), a word at
+    /// a time.
+    pub fn all_in(&self, start: usize, end: usize) -> bool {
+        if end > self.len {
+            return false;
+        }
+        if start >= end {
+            return true;
+        }
+        let (first, last) = (start / 64, (end - 1) / 64);
+        let lo = !0u64 << (start % 64);
+        let hi = !0u64 >> (63 - (end - 1) % 64);
+        if first == last {
+            return self.words[first] & lo & hi == lo & hi;
+        }
+        self.words[first] & lo == lo
+            && self.words[first + 1..last].iter().all(|&w| w == !0)
+            && self.words[last] & hi == hi
+    }
+
     /// Sets bits `start..end`, a word at a time.
     pub fn set_range(&mut self, start: usize, end: usize) {
         self.fill_range(start, end, true);
@@ -296,6 +316,17 @@ mod tests {
         ] {
             assert_eq!(a.any_in(lo, hi), (lo..hi).any(|i| a.get(i)), "{lo}..{hi}");
         }
+        // `all_in` against the bits one by one, on a set and its complement.
+        let mut c = Bitset::full(130);
+        c.and_not_with(&a);
+        for s in [&a, &c, &Bitset::full(130)] {
+            for lo in 0..=130 {
+                for hi in lo..=130 {
+                    assert_eq!(s.all_in(lo, hi), (lo..hi).all(|i| s.get(i)), "{lo}..{hi}");
+                }
+            }
+        }
+        assert!(!a.all_in(0, 131), "past the end");
         let mut f = Bitset::full(130);
         assert_eq!(f.count(), 130);
         f.and_not_with(&a);

@@ -43,6 +43,8 @@ use crate::answer::diagnosis::Diagnosis;
 use crate::answer::placement::Placement;
 use crate::answer::Outcome;
 use crate::compile::CompiledGang;
+use crate::inventory::domains::Scope;
+use crate::inventory::ix::Depth;
 use crate::inventory::ledger::{Member, Reservation, Shape};
 use crate::inventory::Inventory;
 use crate::model::{
@@ -465,15 +467,35 @@ impl Search<'_, '_> {
         }
     }
 
+    /// Whether each constrained role's capacity in domain `d` of the gang's level
+    /// reaches its minimum with the candidates in `out` evicted: necessary for the gang
+    /// to fit there, and read from the mirror solver's cache at the cost of the nodes
+    /// touched since the last question (a whole question scans every domain).
+    fn room_in(&mut self, d: u32) -> bool {
+        self.work += 1;
+        let w = &mut *self.w;
+        w.inv.refresh_summaries_of(&mut self.touched);
+        let c = &self.gang.inner;
+        let scope = Scope::new(Depth(c.required.unwrap_or(0)), d);
+        c.indexed_roles()
+            .filter(|(_, role)| role.constrained)
+            .all(|(r, role)| w.solver.capacity_in(&w.inv, c, r, scope) >= u64::from(role.min))
+    }
+
     /// Evicts exactly `set` and asks, once per distinct set; a set that fits is
-    /// offered as a plan.
-    fn try_set(&mut self, set: &[u32]) -> Result<Asked, Error> {
+    /// offered as a plan. With `domain`, a set that leaves the gang no room there
+    /// ([`Search::room_in`]) is `No` without a question (and not remembered: it may
+    /// fit elsewhere, which that domain's own search finds).
+    fn try_set(&mut self, set: &[u32], domain: Option<u32>) -> Result<Asked, Error> {
         let mut key = set.to_vec();
         key.sort_unstable();
         if let Some(&fit) = self.tried.get(&key) {
             return Ok(if fit { Asked::FitsBefore } else { Asked::No });
         }
         self.evict_only(set);
+        if domain.is_some_and(|d| !self.room_in(d)) {
+            return Ok(Asked::No);
+        }
         let got = self.ask()?;
         self.tried.insert(key, got.is_some());
         Ok(match got {
@@ -660,6 +682,9 @@ impl Inventory {
                 set.sort_unstable();
                 set.dedup();
                 search.evict_only(&set);
+                if !search.room_in(d) {
+                    continue;
+                }
                 if let Some(p) = search.ask()? {
                     first = Some((t, p));
                     break 'levels;
@@ -719,7 +744,7 @@ impl Inventory {
         search.offer(all.clone(), p);
         let mut plan = all;
         if helping.len() < plan.len() {
-            if let Asked::Fits | Asked::FitsBefore = search.try_set(&helping)? {
+            if let Asked::Fits | Asked::FitsBefore = search.try_set(&helping, None)? {
                 plan = helping;
             }
         }
@@ -738,7 +763,7 @@ impl Inventory {
             if rest.is_empty() {
                 continue;
             }
-            if let Asked::Fits | Asked::FitsBefore = search.try_set(&rest)? {
+            if let Asked::Fits | Asked::FitsBefore = search.try_set(&rest, None)? {
                 plan = rest;
             }
         }
@@ -1081,7 +1106,18 @@ impl Inventory {
                 (dm.start, dm.end)
             };
             let mut free = vec![0u128; req.len()];
-            for n in start..end {
+            // Every node schedulable and open to one constrained role: the summaries
+            // hold the sum (the usual case, a rack of one node type).
+            let whole = self.schedulable.all_in(start as usize, end as usize)
+                && c.roles
+                    .iter()
+                    .any(|r| r.constrained && r.eligible.all_in(start as usize, end as usize));
+            if whole && depth <= self.label_depth() {
+                for (f, &res) in free.iter_mut().zip(&req) {
+                    *f = u128::from(self.summaries[depth][d as usize * nres + res as usize].total);
+                }
+            }
+            for n in (start..end).filter(|_| !whole || depth > self.label_depth()) {
                 let n = n as usize;
                 if !self.schedulable.get(n)
                     || !c.roles.iter().any(|r| r.constrained && r.eligible.get(n))
@@ -1132,11 +1168,11 @@ impl Inventory {
                     list.push((g, vec![0; req.len()]));
                 }
             }
-            views.push(view(s, list, lack.clone()));
+            views.push(view(s, Some(d), list, lack.clone()));
         }
         if !global.is_empty() {
             let list = global.iter().map(|&g| (g, vec![0; req.len()])).collect();
-            views.push(view(s, list, vec![0; req.len()]));
+            views.push(view(s, None, list, vec![0; req.len()]));
         }
         views
     }

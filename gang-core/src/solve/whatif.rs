@@ -12,6 +12,8 @@
 use std::sync::{Arc, Weak};
 
 use super::Solver;
+use crate::compile::{Compiled, RoleIx};
+use crate::inventory::domains::Scope;
 use crate::inventory::Inventory;
 
 /// A mirror of one inventory value and the solver that answers questions about it.
@@ -60,5 +62,26 @@ impl Solver {
     /// has undone every change it made: the mirror is the origin as of its version.
     pub(crate) fn put_what_if(&mut self, w: Box<WhatIf>) {
         self.what_if = Some(w);
+    }
+}
+
+impl Solver {
+    /// Role `r`'s capacity in `scope` on `inv` as it is now (at the role's grain, the
+    /// most members it could place there alone), from this solver's cache: only the
+    /// nodes touched since its last question are rolled up again. The what-if search
+    /// asks it before a whole question: a gang fits in a domain only where each
+    /// constrained role's capacity reaches its minimum.
+    pub(crate) fn capacity_in(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        r: RoleIx,
+        scope: Scope,
+    ) -> u64 {
+        let Solver { s, cache, .. } = self;
+        cache.lend(inv, c, r, &mut s.caps);
+        let cap = s.caps.of(inv, scope);
+        cache.give_back(&mut s.caps);
+        cap
     }
 }

@@ -9,6 +9,9 @@ use super::{clamp, Asked, Search};
 /// The domain search's view of one domain: its candidates (cheapest first), what they
 /// free, and what the constrained members lack there.
 pub(super) struct DomainView {
+    /// The domain of the gang's level (`None`: the view of the candidates that only
+    /// help unconstrained roles).
+    pub domain: Option<u32>,
     /// Candidate indices, in search order.
     items: Vec<u32>,
     /// `freed[k][r]`: what item `k` frees of requested resource `r` in the domain.
@@ -24,6 +27,7 @@ pub(super) struct DomainView {
 
 pub(super) fn view(
     s: &Search<'_, '_>,
+    domain: Option<u32>,
     mut list: Vec<(u32, Vec<u128>)>,
     lack: Vec<i128>,
 ) -> DomainView {
@@ -70,6 +74,7 @@ pub(super) fn view(
         })
         .collect();
     DomainView {
+        domain,
         items,
         freed,
         lack,
@@ -176,7 +181,7 @@ pub(super) fn dfs(
         });
     if met {
         let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
-        match s.try_set(&set)? {
+        match s.try_set(&set, v.domain)? {
             // A plan (offered); its supersets cost no less and evict more.
             Asked::Fits | Asked::FitsBefore => return Ok(()),
             Asked::No => failed = true,
