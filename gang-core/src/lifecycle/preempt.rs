@@ -50,6 +50,8 @@ use crate::inventory::Inventory;
 use crate::model::{
     Conflict, Error, EvictableUnit, Gang, PreemptionPolicy, Quantity, ReservationId,
 };
+use crate::solve::diagnose::diagnose;
+use crate::solve::verdict::Search as SearchEnd;
 use crate::solve::whatif::WhatIf;
 
 mod branch;
@@ -711,8 +713,13 @@ impl Inventory {
             let w = &mut *search.w;
             w.inv.refresh_summaries_of(&mut search.touched);
             let diagnosis = match w.solver.place(&w.inv, gang)? {
-                Outcome::Placed(_) => unreachable!("it did not fit with these evicted"),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => d,
+                // Only when a question above was cut short by the solver's limits (a
+                // decided search never misses a fit): the answer is undecided.
+                Outcome::Placed(_) => {
+                    search.incomplete = true;
+                    diagnose(&mut w.solver, &w.inv, &gang.inner, SearchEnd::Exhausted)
+                }
             };
             search.evict_only(&[]);
             search.w.inv.refresh_summaries_of(&mut search.touched);
