@@ -1,10 +1,10 @@
 //! Preemption as the CLI asks it: `gang preempt` (the what-if), and the line `gang
 //! explain` adds when a workload with a priority does not fit. The running pods are
 //! read as evictable work, one unit per workload (gang-kube), and gang-core chooses
-//! the victims and words the plan ([`gang_core::lifecycle::preemption_words`]); this
+//! the victims and words the answer (`Display` of its plan, [`no_plan_words`]); this
 //! module only puts the pieces together.
 
-use gang_core::lifecycle::{preemption_words, PreemptOptions, PreemptOutcome};
+use gang_core::lifecycle::{no_plan_words, PreemptOptions, PreemptOutcome};
 use gang_core::{Outcome, Quantity};
 use gang_kube::{ClusterOptions, Objects, PrioritySource, Resources, TopologySource, WorkloadGang};
 
@@ -46,14 +46,7 @@ fn plan_doc(plan: &gang_core::lifecycle::Preemption, resources: &[String]) -> Pl
         domain: p.domain_path(),
         assignments: p.assignments().to_vec(),
         search_complete: plan.search_complete(),
-        message: preemption_words(
-            plan.victims()
-                .iter()
-                .map(|v| (v.name.as_str(), v.priority, v.evicted.as_slice())),
-            resources,
-            p.level(),
-            &p.domain_path(),
-        ),
+        message: plan.to_string(),
     }
 }
 
@@ -130,22 +123,18 @@ fn answer(
             let doc = plan_doc(&plan, &resources);
             a.status = Status::Placed;
             a.message = doc.message.clone();
-            if !doc.search_complete {
-                a.message.push_str(
-                    " (the search ran out of work first: a plan that evicts less may exist)",
-                );
-            }
             a.plan = Some(doc);
         }
         Some(PreemptOutcome::Unschedulable(d)) => {
-            a.message = format!(
-                "no eviction of lower-priority work makes it fit ({} of {} running workloads have a lower priority than {}); even with all of them gone: {d}",
+            let context = format!(
+                "{} of {} running workloads have a lower priority than {}",
                 a.lower_priority, a.running, a.priority.value
             );
+            a.message = format!("{}: {d}", no_plan_words(false, Some(&context)));
         }
         Some(PreemptOutcome::Undecided(d)) => {
             a.status = Status::Undecided;
-            a.message = format!("the search ran out of work before finding a plan: {d}");
+            a.message = format!("{}: {d}", no_plan_words(true, None));
         }
     }
     Ok((a, cluster))

@@ -75,6 +75,8 @@ pub struct PyPreemption {
     domain: Option<String>,
     victims: Vec<Row>,
     search_complete: bool,
+    /// The answer in gang-core's words (`str(plan)`).
+    message: String,
 }
 
 impl PyPreemption {
@@ -128,6 +130,7 @@ impl PyPreemption {
             domain,
             victims,
             search_complete,
+            message: outcome.to_string(),
         })
     }
 
@@ -275,6 +278,10 @@ impl PyPreemption {
             return self.doc.bind(py).eq(other);
         }
         Ok(false)
+    }
+    /// The answer in words, as gang-core and the CLI say it.
+    fn __str__(&self) -> String {
+        self.message.clone()
     }
     fn __repr__(&self) -> String {
         let names: Vec<String> = self.victims.iter().map(|v| repr_str(&v.name)).collect();

@@ -109,6 +109,8 @@ def test_a_plan_is_records_and_a_summary():
     with pytest.raises(KeyError):
         plan["nope"]
     assert repr(plan) == "Preemption(gang='train', status='placed', victims=['low', 'eval'], domain='r')"
+    # The sentence gang-core, the CLI and Python share (one wording, issue 20).
+    assert str(plan) == "evict low (priority 1, 4 nvidia.com/gpu) and eval (priority 5, 2 nvidia.com/gpu) in rack r"
     assert "<table>" in plan._repr_html_() and "eval" in plan._repr_html_()
     # Nothing changed.
     assert inv.free("n1", GPU) + inv.free("n2", GPU) == 2
@@ -121,8 +123,10 @@ def test_no_plan_and_fits_now_have_the_same_columns():
     assert none.status == "unschedulable" and none.to_records() == [] and "diagnosis" in none
     assert none.summary() == {"status": "unschedulable", "gang": "big", "level": None, "domain": None,
                               "victims": 0, "highest_priority": None, "cost": 0, "search_complete": False}
+    assert str(none).startswith("no eviction of lower-priority work makes it fit; even with all of it gone: gang big")
     small = inv.preempt(gang.Gang("s", [gang.Role("w", 1, requests={GPU: 1})], priority=0))
     assert small.status == "placed" and small.to_records() == [] and small.summary()["victims"] == 0
+    assert str(small).startswith("nothing to evict: it fits now")
     rows = gang.to_records([inv.preempt(want), none, small])
     assert [r["status"] for r in rows] == ["placed", "unschedulable", "placed"]
     assert len({tuple(r) for r in rows}) == 1 and rows[1][f"evicted.{GPU}"] is None

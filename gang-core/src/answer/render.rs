@@ -366,6 +366,38 @@ pub(crate) fn resource_words(resources: &[String]) -> String {
     words.join(", ")
 }
 
+/// The words of a preemption answer without a plan, before its diagnosis (that of the
+/// gang with every candidate evicted): no eviction of lower-priority work makes it fit,
+/// with what the face adds in `context` (how many running workloads have a lower
+/// priority); or, `undecided`, the search ran out of work first.
+///
+/// ```
+/// use gang_core::lifecycle::no_plan_words;
+/// assert_eq!(no_plan_words(false, None), "no eviction of lower-priority work makes it fit; even with all of it gone");
+/// assert_eq!(
+///     no_plan_words(false, Some("1 of 4 running workloads have a lower priority than 50")),
+///     "no eviction of lower-priority work makes it fit (1 of 4 running workloads have a lower priority than 50); even with all of them gone",
+/// );
+/// assert_eq!(no_plan_words(true, None), "the search ran out of work before finding a plan");
+/// ```
+pub fn no_plan_words(undecided: bool, context: Option<&str>) -> String {
+    match (undecided, context) {
+        (true, _) => "the search ran out of work before finding a plan".to_owned(),
+        (false, None) => {
+            "no eviction of lower-priority work makes it fit; even with all of it gone".to_owned()
+        }
+        (false, Some(c)) => {
+            format!(
+                "no eviction of lower-priority work makes it fit ({c}); even with all of them gone"
+            )
+        }
+    }
+}
+
+/// Said after a plan's words when the search ran out of work before proving it least.
+pub const INCOMPLETE_PLAN: &str =
+    "the search ran out of work first: a plan that evicts less may exist";
+
 /// A preemption plan in words, as every face says it: what to evict (each victim with
 /// its priority and what it holds of the cost resources, in their order) and where the
 /// gang goes then. `victims` are `(name, priority, amounts evicted)`, in the plan's

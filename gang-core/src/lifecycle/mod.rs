@@ -21,7 +21,7 @@ pub(crate) mod replace;
 pub(crate) mod reserve;
 pub(crate) mod spread;
 
-pub use crate::answer::render::preemption_words;
+pub use crate::answer::render::{no_plan_words, preemption_words, INCOMPLETE_PLAN};
 pub use crate::inventory::changes::Overcommit;
 pub use crate::inventory::ledger::{Lost, ReservationSnapshot};
 pub use crate::model::error::Conflict;

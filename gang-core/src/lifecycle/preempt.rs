@@ -36,11 +36,13 @@
 //! [`PreemptOutcome::Undecided`], never a false "nothing helps".
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use rustc_hash::FxHashMap;
 
 use crate::answer::diagnosis::Diagnosis;
 use crate::answer::placement::Placement;
+use crate::answer::render::{no_plan_words, preemption_words, INCOMPLETE_PLAN};
 use crate::answer::Outcome;
 use crate::compile::CompiledGang;
 use crate::inventory::domains::Scope;
@@ -183,6 +185,8 @@ pub struct Preemption {
     pub(crate) complete: bool,
     /// `[given cost, amount of each cost resource…]`, summed over the victims.
     pub(crate) cost: Vec<u128>,
+    /// The cost resources (what the plan's words show of each victim).
+    pub(crate) cost_resources: Vec<String>,
 }
 
 impl Preemption {
@@ -232,6 +236,55 @@ impl Preemption {
     /// that evicts less may exist. It is a valid plan either way.
     pub fn search_complete(&self) -> bool {
         self.complete && self.placement.search_complete()
+    }
+}
+
+/// The plan in words: the victims (priority and cost resources each) and where the gang
+/// goes, as every face shows it ([`preemption_words`]), and a note when the search ran
+/// out of work before proving it least.
+impl fmt::Display for Preemption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.placement;
+        let words = preemption_words(
+            self.victims
+                .iter()
+                .map(|v| (v.name.as_str(), v.priority, v.evicted.as_slice())),
+            &self.cost_resources,
+            p.level(),
+            &p.domain_path(),
+        );
+        f.write_str(&words)?;
+        if !self.search_complete() {
+            write!(f, " ({INCOMPLETE_PLAN})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The answer in words: the plan's, or why there is none and the diagnosis.
+///
+/// ```
+/// use gang_core::{EvictableUnit, Gang, Inventory, NodeSpec, Role, Topology};
+/// let inv = Inventory::builder(Topology::flat())
+///     .node(NodeSpec::new("n1").capacity("nvidia.com/gpu", 2))
+///     .evictable(EvictableUnit::new("pod-a", 0).amount("n1", "nvidia.com/gpu", 2))
+///     .build()?;
+/// let gang = |p| Gang::new("g").role(Role::new("w", 1).request("nvidia.com/gpu", 2)).priority(p);
+/// assert_eq!(
+///     inv.preempt(&gang(1))?.to_string(),
+///     "evict pod-a (priority 0, 2 nvidia.com/gpu) across the cluster"
+/// );
+/// let none = inv.preempt(&gang(0))?.to_string();
+/// assert!(none.starts_with("no eviction of lower-priority work makes it fit; even with all of it gone: gang g"), "{none}");
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+impl fmt::Display for PreemptOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PreemptOutcome::Placed(plan) => plan.fmt(f),
+            PreemptOutcome::Unschedulable(d) => write!(f, "{}: {d}", no_plan_words(false, None)),
+            PreemptOutcome::Undecided(d) => write!(f, "{}: {d}", no_plan_words(true, None)),
+        }
     }
 }
 
@@ -606,6 +659,7 @@ impl Inventory {
                     placement: p,
                     complete: true,
                     cost: vec![0; options.cost_resources.len() + 1],
+                    cost_resources: options.cost_resources.clone(),
                 }))
             }
             Err(decided) => !decided,
@@ -813,6 +867,7 @@ impl Inventory {
             placement: best.placement,
             complete,
             cost: best.cost,
+            cost_resources: options.cost_resources.clone(),
         }))
     }
 
