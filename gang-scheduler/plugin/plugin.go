@@ -40,9 +40,11 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,6 +53,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -90,6 +93,8 @@ var (
 	_ fwk.PlacementScorePlugin    = &GangPlacement{}
 	_ fwk.PreFilterPlugin         = &GangPlacement{}
 	_ fwk.ReservePlugin           = &GangPlacement{}
+	_ fwk.PermitPlugin            = &GangPlacement{}
+	_ fwk.PreBindPlugin           = &GangPlacement{}
 	_ fwk.SignPlugin              = &GangPlacement{}
 )
 
@@ -131,6 +136,17 @@ type plan struct {
 	name   string
 	slots  map[string]map[string]int
 	roleOf map[types.UID]string
+	gate   *gate
+}
+
+// gate is what the group's pods brought through Permit in the cycle: the nodes they
+// were reserved on, the pods (which wait there for the rest of the group), and why the
+// group was refused, once it was.
+type gate struct {
+	mu      sync.Mutex
+	pods    []types.UID
+	nodes   sets.Set[string]
+	refused string
 }
 
 func (p *plan) Clone() fwk.StateData { return p }
@@ -211,7 +227,8 @@ func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGr
 		return nil, fwk.NewStatus(fwk.Unschedulable, "gang: "+out.Diagnosis.Text())
 	}
 
-	p := &plan{name: out.Placement.DomainPath(), slots: map[string]map[string]int{}, roleOf: roleOf}
+	p := &plan{name: out.Placement.DomainPath(), slots: map[string]map[string]int{}, roleOf: roleOf,
+		gate: &gate{nodes: sets.New[string]()}}
 	if p.name == "" {
 		p.name = "gang"
 	}
@@ -272,11 +289,48 @@ func (pl *GangPlacement) request(pgi fwk.PodGroupInfo) (gang.GangSpec, map[types
 	if err := pl.inv.sync(all); err != nil {
 		return gang.GangSpec{}, nil, err
 	}
+	if err := pl.inv.nominate(pl.nominatedUse(all, leaves)); err != nil {
+		return gang.GangSpec{}, nil, err
+	}
 	pin, err := pl.pinnedDomain(leaves, required)
 	if err != nil {
 		return gang.GangSpec{}, nil, err
 	}
 	return buildGang(pgi, leaves, required, preferred, pin, pl.minMembers(leaves))
+}
+
+// nominatedUse is, per node, the use of the pods nominated there (by preemption, this
+// plugin's or DefaultPreemption's) that kube-scheduler's filters count against the
+// group's pods (RunFilterPluginsWithNominatedPods): those of a priority at least the
+// group's — its lowest pod priority, when its pods differ — other than the group's
+// own. nil when there are none.
+func (pl *GangPlacement) nominatedUse(nodes []fwk.NodeInfo, leaves []fwk.PodGroupInfo) map[string]map[string]uint64 {
+	own := map[types.UID]bool{}
+	prio := int32(math.MaxInt32)
+	for _, leaf := range leaves {
+		for _, pod := range leaf.GetUnscheduledPods() {
+			own[pod.UID] = true
+			prio = min(prio, corev1helpers.PodPriority(pod))
+		}
+	}
+	var out map[string]map[string]uint64
+	for _, ni := range nodes {
+		node := ni.Node()
+		if node == nil {
+			continue
+		}
+		for _, pi := range pl.handle.NominatedPodsForNode(node.Name) {
+			pod := pi.GetPod()
+			if own[pod.UID] || corev1helpers.PodPriority(pod) < prio {
+				continue
+			}
+			if out == nil {
+				out = map[string]map[string]uint64{}
+			}
+			add(out, node.Name, podAmounts(pod))
+		}
+	}
+	return out
 }
 
 // pinnedDomain returns the labels (levels down to the required one) of the domain the
@@ -584,6 +638,84 @@ func (pl *GangPlacement) Unreserve(_ context.Context, cs fwk.CycleState, pod *v1
 	if t.n[role][nodeName] > 0 {
 		t.n[role][nodeName]--
 	}
+}
+
+// planAfterCycle returns the plan of the group a pod was placed with, after the
+// PodGroup cycle (Permit, PreBind: the pod's own cycle state no longer marks a PodGroup
+// cycle, its placement's state still holds the plan), or nil.
+func planAfterCycle(cs fwk.CycleState) *plan {
+	if cs == nil {
+		return nil
+	}
+	pcs := cs.GetPlacementCycleState()
+	if pcs == nil {
+		return nil
+	}
+	return readPlan(pcs.GetPodGroupSchedulingCycle())
+}
+
+// Permit refuses the group whole when a node gang placed one of its pods on was
+// deleted after the cycle's snapshot: each pod of the group checks the nodes of every
+// pod of the group that reached Permit before it (they wait there, in GangScheduling's
+// Permit, for the rest of the group), and if one is gone this pod and every waiting pod
+// of the group are rejected — none binds, and the group is placed again. The check has
+// to run before GangScheduling's Permit, which lets the waiting pods go when the last
+// pod arrives: the example profile enables GangPlacement at permit for that (a plugin
+// enabled at an extension point runs before those enabled only by multiPoint).
+func (pl *GangPlacement) Permit(_ context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.Status, time.Duration) {
+	p := planAfterCycle(cs)
+	if p == nil || p.gate == nil {
+		return nil, 0
+	}
+	if _, ok := p.roleOf[pod.UID]; !ok {
+		return nil, 0
+	}
+	g := p.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refused != "" {
+		return fwk.NewStatus(fwk.Unschedulable, g.refused), 0
+	}
+	g.nodes.Insert(nodeName)
+	var deleted []string
+	for node := range g.nodes {
+		if pl.gone(node) {
+			deleted = append(deleted, node)
+		}
+	}
+	if len(deleted) == 0 {
+		g.pods = append(g.pods, pod.UID)
+		return nil, 0
+	}
+	sort.Strings(deleted)
+	g.refused = fmt.Sprintf("gang's placement of the group used node %s, deleted before the group was bound: the group is placed again", strings.Join(deleted, ", "))
+	if pl.handle != nil {
+		for _, uid := range g.pods {
+			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
+				wp.Reject(Name, g.refused)
+			}
+		}
+	}
+	return fwk.NewStatus(fwk.Unschedulable, g.refused), 0
+}
+
+// PreBindPreFlight says PreBind has work for the pods gang placed.
+func (pl *GangPlacement) PreBindPreFlight(_ context.Context, cs fwk.CycleState, _ *v1.Pod, _ string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	if planAfterCycle(cs) == nil {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	return nil, nil
+}
+
+// PreBind refuses to bind a pod gang placed to a node deleted since: the pod is not
+// bound there and goes back to the queue. (Once Permit has let the group go, its pods
+// bind one by one through the API; those already bound stay, as pods of a failed node
+// would, and the pod sent back is placed in their domain.)
+func (pl *GangPlacement) PreBind(_ context.Context, cs fwk.CycleState, _ *v1.Pod, nodeName string) *fwk.Status {
+	if planAfterCycle(cs) != nil && pl.gone(nodeName) {
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("node %s was deleted before the pod was bound", nodeName))
+	}
+	return nil
 }
 
 // SignPod refuses to sign pods of a pod group (their PreFilter answer depends on the
