@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	gang "example.invalid/gang/gang-ffi/go"
 )
@@ -33,6 +34,13 @@ type inventory struct {
 	inv    *gang.Inventory
 	nodes  map[string]*nodeRecord
 	epoch  uint64
+	// last is the snapshot's node list as the last sync saw it and lastRecs the record
+	// of each entry (nil: no node): the scheduler's snapshot keeps each node's NodeInfo
+	// in place (the same pointer, its contents replaced when the node changes) and its
+	// list in order while no node is added or removed, so a sync compares entries by
+	// identity and generation, without looking names up.
+	last     []*framework.NodeInfo
+	lastRecs []*nodeRecord
 	// nominated is, per node and resource (milli-units), the use of the pods nominated
 	// there that the last cycle counted (nominate): it is on top of each record's used.
 	nominated map[string]map[string]uint64
@@ -62,6 +70,7 @@ func (s *inventory) close() {
 	}
 	s.nodes = map[string]*nodeRecord{}
 	s.nominated = nil
+	s.last, s.lastRecs = nil, nil
 }
 
 // millis converts a snapshot Resource into milli-units per gang resource name: cpu in
@@ -184,10 +193,21 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 		s.inv = inv
 		s.builds++
 		s.updated = len(gnodes)
+		s.remember(nodes)
 		return nil
 	}
+	same := len(nodes) == len(s.last)
 	seen := 0
-	for _, ni := range nodes {
+	for i, ni := range nodes {
+		if same {
+			if p, ok := ni.(*framework.NodeInfo); !ok || p != s.last[i] {
+				same = false
+			} else if old := s.lastRecs[i]; old != nil && old.generation == p.GetGeneration() {
+				old.epoch = s.epoch
+				seen++
+				continue
+			}
+		}
 		node := ni.Node()
 		if node == nil {
 			continue
@@ -207,6 +227,12 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 		}
 		s.nodes[node.Name] = rec
 		s.updated++
+		if same {
+			s.lastRecs[i] = rec
+		}
+	}
+	if !same {
+		s.remember(nodes)
 	}
 	if seen != len(s.nodes) {
 		for name, rec := range s.nodes {
@@ -223,6 +249,20 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 		}
 	}
 	return nil
+}
+
+// remember keeps the snapshot's list as this sync saw it, with each entry's record.
+func (s *inventory) remember(nodes []fwk.NodeInfo) {
+	s.last = make([]*framework.NodeInfo, len(nodes))
+	s.lastRecs = make([]*nodeRecord, len(nodes))
+	for i, ni := range nodes {
+		p, ok := ni.(*framework.NodeInfo)
+		if !ok || p == nil || p.Node() == nil {
+			continue
+		}
+		s.last[i] = p
+		s.lastRecs[i] = s.nodes[p.Node().Name]
+	}
 }
 
 // update applies one node's change (old is nil for a new node).

@@ -41,6 +41,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,6 +87,9 @@ type GangPlacement struct {
 	// nodes is the node informer's lister (nil without an informer factory): a node it
 	// no longer has was deleted after the cycle's snapshot was taken.
 	nodes corelisters.NodeLister
+	// noms are the nodes pods are nominated to, from the pod informer (nil without an
+	// informer factory: every node is asked about).
+	noms *nominations
 }
 
 var (
@@ -112,6 +116,11 @@ func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error
 	pl := &GangPlacement{handle: h, args: args, inv: newInventoryState(args.Levels), solver: s}
 	if h != nil && h.SharedInformerFactory() != nil {
 		pl.nodes = h.SharedInformerFactory().Core().V1().Nodes().Lister()
+		pl.noms = newNominations()
+		if _, err := h.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(pl.noms.handler()); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: following pod nominations: %w", Name, err)
+		}
 	}
 	return pl, nil
 }
@@ -233,25 +242,60 @@ func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGr
 		p.name = "gang"
 	}
 	placement := &fwk.Placement{Name: p.name}
-	inParent := make(map[string]fwk.NodeInfo, len(parent.Nodes))
-	for _, ni := range parent.Nodes {
-		if n := ni.Node(); n != nil {
-			inParent[n.Name] = ni
-		}
-	}
-	added := sets.New[string]()
+	var used []string
 	for _, a := range out.Placement.Assignments() {
 		if p.slots[a.Role] == nil {
 			p.slots[a.Role] = map[string]int{}
 		}
-		p.slots[a.Role][a.Node] += int(a.Count)
-		if ni, ok := inParent[a.Node]; ok && !added.Has(a.Node) {
-			added.Insert(a.Node)
-			placement.Nodes = append(placement.Nodes, ni)
+		if _, ok := p.slots[a.Role][a.Node]; !ok && !slices.Contains(used, a.Node) {
+			used = append(used, a.Node)
 		}
+		p.slots[a.Role][a.Node] += int(a.Count)
 	}
+	placement.Nodes = pl.placementNodes(used, parent)
 	state.Write(planKey, p)
 	return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{placement}}, nil
+}
+
+// placementNodes returns the NodeInfos of the nodes gang used (in that order) that
+// are in the parent placement. A root group's parent is the whole snapshot (as many
+// nodes as gang's inventory, which follows it): its NodeInfos are looked up by name;
+// otherwise the parent is scanned once for the few names.
+func (pl *GangPlacement) placementNodes(used []string, parent *fwk.Placement) []fwk.NodeInfo {
+	out := make([]fwk.NodeInfo, 0, len(used))
+	if parent != nil && len(parent.Nodes) == pl.inv.inv.Len() {
+		lister := pl.handle.SnapshotSharedLister().NodeInfos()
+		for _, name := range used {
+			if ni, err := lister.Get(name); err == nil && ni.Node() != nil {
+				out = append(out, ni)
+			}
+		}
+		if len(out) == len(used) {
+			return out
+		}
+		out = out[:0]
+	}
+	if parent == nil {
+		return out
+	}
+	want := make(map[string]int, len(used))
+	for i, name := range used {
+		want[name] = i
+	}
+	found := make([]fwk.NodeInfo, len(used))
+	for _, ni := range parent.Nodes {
+		if n := ni.Node(); n != nil {
+			if i, ok := want[n.Name]; ok {
+				found[i] = ni
+			}
+		}
+	}
+	for _, ni := range found {
+		if ni != nil {
+			out = append(out, ni)
+		}
+	}
+	return out
 }
 
 // leavesOf returns the PodGroups whose pods the group places: the group itself, or
@@ -303,7 +347,8 @@ func (pl *GangPlacement) request(pgi fwk.PodGroupInfo) (gang.GangSpec, map[types
 // plugin's or DefaultPreemption's) that kube-scheduler's filters count against the
 // group's pods (RunFilterPluginsWithNominatedPods): those of a priority at least the
 // group's — its lowest pod priority, when its pods differ — other than the group's
-// own. nil when there are none.
+// own. nil when there are none. Only the nodes the pod informer shows a nomination to
+// are asked about (nominations).
 func (pl *GangPlacement) nominatedUse(nodes []fwk.NodeInfo, leaves []fwk.PodGroupInfo) map[string]map[string]uint64 {
 	own := map[types.UID]bool{}
 	prio := int32(math.MaxInt32)
@@ -313,13 +358,22 @@ func (pl *GangPlacement) nominatedUse(nodes []fwk.NodeInfo, leaves []fwk.PodGrou
 			prio = min(prio, corev1helpers.PodPriority(pod))
 		}
 	}
-	var out map[string]map[string]uint64
-	for _, ni := range nodes {
-		node := ni.Node()
-		if node == nil {
-			continue
+	var names []string
+	if pl.noms != nil {
+		names = pl.noms.nodes()
+	} else {
+		for _, ni := range nodes {
+			if node := ni.Node(); node != nil {
+				names = append(names, node.Name)
+			}
 		}
-		for _, pi := range pl.handle.NominatedPodsForNode(node.Name) {
+	}
+	var out map[string]map[string]uint64
+	for _, name := range names {
+		if pl.inv.nodes[name] == nil {
+			continue // not a node of the snapshot
+		}
+		for _, pi := range pl.handle.NominatedPodsForNode(name) {
 			pod := pi.GetPod()
 			if own[pod.UID] || corev1helpers.PodPriority(pod) < prio {
 				continue
@@ -327,7 +381,7 @@ func (pl *GangPlacement) nominatedUse(nodes []fwk.NodeInfo, leaves []fwk.PodGrou
 			if out == nil {
 				out = map[string]map[string]uint64{}
 			}
-			add(out, node.Name, podAmounts(pod))
+			add(out, name, podAmounts(pod))
 		}
 	}
 	return out
