@@ -29,7 +29,11 @@
 //     running work of lower priority to evict, whole PodGroups or single pods, and the
 //     plugin evicts it through the API and nominates the group's pods.
 //   - A node deleted after the snapshot (the node informer no longer has it) fails the
-//     pods gang sent there in PreFilter or Reserve: the group is placed again.
+//     pods gang sent there in PreFilter or Reserve: the group is placed again. Deleted
+//     after Reserve, while the group's pods wait at Permit, it makes Permit refuse the
+//     group whole (this pod and the waiting ones); PreBind refuses to bind to it.
+//   - Pods nominated to nodes (after preemption) of a priority at least the group's
+//     count as used in gang's inventory, as the framework's filters count them.
 //
 // Limits (documented, not silent): a required node affinity with several terms (OR),
 // the Gt/Lt operators, inter-pod (anti-)affinity, topology spread, volumes and DRA are
