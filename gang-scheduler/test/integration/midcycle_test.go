@@ -65,8 +65,10 @@ func TestNodeDeletedMidCycle(t *testing.T) {
 		return d, nil
 	}}
 	e := startWith(t, false, false, registry)
-	// Rack a (two nodes of 2 GPUs) is the exact fit for four 1-GPU pods; rack b has 16.
-	e.nodes(gpuNodeN("a1", "b1", "a", 2), gpuNodeN("a2", "b1", "a", 2), gpuNode("b1", "b1", "b"), gpuNode("b2", "b1", "b"))
+	// Four 1-GPU pods: rack a holds them on two nodes of 2 GPUs (2 + 2), rack b on four
+	// nodes of 1 GPU — gang's objective (fewest nodes) puts them in rack a first.
+	e.nodes(gpuNodeN("a1", "b1", "a", 2), gpuNodeN("a2", "b1", "a", 2),
+		gpuNodeN("b1", "b1", "b", 1), gpuNodeN("b2", "b1", "b", 1), gpuNodeN("b3", "b1", "b", 1), gpuNodeN("b4", "b1", "b", 1))
 	e.podGroup("workers", rack, 4, nil)
 	e.create(members("workers", "worker", 4, 1)...)
 	select {
@@ -75,6 +77,7 @@ func TestNodeDeletedMidCycle(t *testing.T) {
 		t.Fatal("the group never reached PlacementGenerate")
 	}
 	perNode := e.waitBound("worker", 4)
+	equalCounts(t, perNode, map[string]int{"b1": 1, "b2": 1, "b3": 1, "b4": 1})
 	if d := e.inOneDomain(perNode, rack); d != "b1/b" {
 		t.Errorf("domain %s, want b1/b (rack a lost a1 during the first cycle); pods per node %v", d, perNode)
 	}
