@@ -41,7 +41,7 @@ go vet ./...
 step "go test ./... (plugin, scheduler binary, integration against kube-apiserver + etcd)"
 go test -count=1 -timeout 45m ./...
 
-step "scheduler_perf: upstream's short TAS workloads, native and GangPlacement"
+step "scheduler_perf: the short workloads (upstream's TAS, the issue's), native and GangPlacement"
 go test ./perf -run '^$' -bench BenchmarkPerfScheduling -benchtime 1x -timeout 20m \
     -perf-scheduling-label-filter=integration-test
 

@@ -54,12 +54,14 @@ func BenchmarkPerfScheduling(b *testing.B) {
 // reportGroups registers, before each workload runs, a cleanup that runs first (while
 // the API server is still up) and prints one line for perf/summary.py:
 //
-//	GANGPERF <benchmark name> groups=<n> placed=<n> partial=<n> domains=<mean> nodes=<mean> pending=<ns/name,...>
+//	GANGPERF <benchmark name> groups=<n> placed=<n> partial=<n> bound=<pods> domains=<mean> racks=<mean> nodes=<mean> pending=<ns/name,...>
 //
 // placed: PodGroups with every pod bound; partial: some but not all bound (never
-// expected: neither plugin set binds part of a gang); domains and nodes: the mean number
-// of distinct domains of the group's topology key (rack when it has none) and of nodes
-// per placed group; pending: the groups not placed, by name, so that summary.py can
+// expected: neither plugin set binds part of a gang); bound: the groups' pods bound
+// (summary.py's pods/s when a run is too short for the throughput metric); domains, racks and nodes: the mean
+// number of distinct domains of the group's topology key (rack when it has none), of
+// racks (topology.kubernetes.io/rack: finer than the key in the two-level workloads)
+// and of nodes per placed group; pending: the groups not placed, by name, so that summary.py can
 // list the groups one plugin set left pending and the other placed.
 func reportGroups(tCtx ktesting.TContext) error {
 	client := tCtx.Client()
@@ -102,8 +104,8 @@ func groupLine(ctx context.Context, client clientset.Interface) (string, error) 
 		return "", err
 	}
 	type group struct {
-		pods, bound    int
-		domains, nodes map[string]bool
+		pods, bound           int
+		domains, racks, nodes map[string]bool
 	}
 	groups := map[string]*group{}
 	for _, p := range pods.Items {
@@ -113,7 +115,7 @@ func groupLine(ctx context.Context, client clientset.Interface) (string, error) 
 		id := p.Namespace + "/" + *p.Spec.SchedulingGroup.PodGroupName
 		g := groups[id]
 		if g == nil {
-			g = &group{domains: map[string]bool{}, nodes: map[string]bool{}}
+			g = &group{domains: map[string]bool{}, racks: map[string]bool{}, nodes: map[string]bool{}}
 			groups[id] = g
 		}
 		g.pods++
@@ -121,6 +123,7 @@ func groupLine(ctx context.Context, client clientset.Interface) (string, error) 
 			g.bound++
 			g.nodes[p.Spec.NodeName] = true
 			g.domains[labels[p.Spec.NodeName][key[id]]] = true
+			g.racks[labels[p.Spec.NodeName]["topology.kubernetes.io/rack"]] = true
 		}
 	}
 	ids := make([]string, 0, len(groups))
@@ -128,14 +131,16 @@ func groupLine(ctx context.Context, client clientset.Interface) (string, error) 
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	var placed, partial, domains, used int
+	var placed, partial, bound, domains, racks, used int
 	var pending []string
 	for _, id := range ids {
 		g := groups[id]
+		bound += g.bound
 		switch {
 		case g.bound == g.pods:
 			placed++
 			domains += len(g.domains)
+			racks += len(g.racks)
 			used += len(g.nodes)
 		case g.bound > 0:
 			partial++
@@ -150,6 +155,6 @@ func groupLine(ctx context.Context, client clientset.Interface) (string, error) 
 		}
 		return strconv.FormatFloat(float64(sum)/float64(placed), 'f', 3, 64)
 	}
-	return fmt.Sprintf("groups=%d placed=%d partial=%d domains=%s nodes=%s pending=%s",
-		len(ids), placed, partial, mean(domains), mean(used), strings.Join(pending, ",")), nil
+	return fmt.Sprintf("groups=%d placed=%d partial=%d bound=%d domains=%s racks=%s nodes=%s pending=%s",
+		len(ids), placed, partial, bound, mean(domains), mean(racks), mean(used), strings.Join(pending, ",")), nil
 }

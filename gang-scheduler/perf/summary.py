@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Summarises `go test ./perf -bench ...` output: one row per workload and plugin set.
 
-From the benchmark lines: pods/s and the PodGroup scheduling algorithm p50/p99 (ms).
+From the benchmark lines: pods/s (SchedulingThroughput/Average; a run too short for
+that metric: the pods bound over SchedulingDuration, marked *) and the PodGroup
+scheduling algorithm p50/p99 (ms).
 From the GANGPERF lines perf_test.go prints after each workload: PodGroups placed (every
 pod bound) of all, groups partly bound (never expected), the mean number of domains of
-the group's topology key and of nodes per placed group, and the groups this plugin set
+the group's topology key, of racks and of nodes per placed group, and the groups this plugin set
 left pending that the other set of the same workload placed ("pending here only").
 
 Usage: perf/summary.py < log
@@ -35,20 +37,24 @@ def fmt(v):
 
 
 print("| workload | plugins | pods/s | PodGroup algorithm p50 (ms) | p99 (ms) "
-      "| groups placed | partly bound | domains / placed group | nodes / placed group "
-      "| pending here only |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+      "| groups placed | partly bound | domains / placed group | racks / placed group "
+      "| nodes / placed group | pending here only |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for workload, case in sorted(set(bench) | set(groups)):
     m = bench.get((workload, case), {})
     g = groups.get((workload, case))
-    placed = partial = domains = nodes = only = "-"
+    placed = partial = domains = racks = nodes = only = "-"
     if g:
         placed = f"{g.get('placed', '-')} / {g.get('groups', '-')}"
         partial, domains, nodes = g.get("partial", "-"), g.get("domains", "-"), g.get("nodes", "-")
+        racks = g.get("racks", "-")
         others = [v for (w, c), v in groups.items() if w == workload and c != case]
         if others:
             only = str(sum(len(g["pending"] - o["pending"]) for o in others))
-    print(f"| {workload} | {case} | {fmt(m.get('SchedulingThroughput/Average'))} "
+    rate = fmt(m.get("SchedulingThroughput/Average"))
+    if rate == "-" and g and m.get("SchedulingDuration/Duration") and g.get("bound"):
+        rate = f"{int(g['bound']) / m['SchedulingDuration/Duration']:.3g}*"
+    print(f"| {workload} | {case} | {rate} "
           f"| {fmt(m.get('scheduler_podgroup_scheduling_algorithm_duration_ms/Perc50'))} "
           f"| {fmt(m.get('scheduler_podgroup_scheduling_algorithm_duration_ms/Perc99'))} "
-          f"| {placed} | {partial} | {domains} | {nodes} | {only} |")
+          f"| {placed} | {partial} | {domains} | {racks} | {nodes} | {only} |")

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	gang "example.invalid/gang/gang-ffi/go"
 )
@@ -33,6 +34,16 @@ type inventory struct {
 	inv    *gang.Inventory
 	nodes  map[string]*nodeRecord
 	epoch  uint64
+	// last is the snapshot's node list as the last sync saw it and lastRecs the record
+	// of each entry (nil: no node): the scheduler's snapshot keeps each node's NodeInfo
+	// in place (the same pointer, its contents replaced when the node changes) and its
+	// list in order while no node is added or removed, so a sync compares entries by
+	// identity and generation, without looking names up.
+	last     []*framework.NodeInfo
+	lastRecs []*nodeRecord
+	// nominated is, per node and resource (milli-units), the use of the pods nominated
+	// there that the last cycle counted (nominate): it is on top of each record's used.
+	nominated map[string]map[string]uint64
 	// stats, for tests and logs: nodes updated by the last sync, and full builds.
 	updated int
 	builds  int
@@ -58,6 +69,8 @@ func (s *inventory) close() {
 		s.inv = nil
 	}
 	s.nodes = map[string]*nodeRecord{}
+	s.nominated = nil
+	s.last, s.lastRecs = nil, nil
 }
 
 // millis converts a snapshot Resource into milli-units per gang resource name: cpu in
@@ -124,15 +137,35 @@ func amounts(m map[string]uint64) map[string]gang.Amount {
 	return out
 }
 
-func (r *nodeRecord) gangNode(name string) gang.Node {
+// gangNode is the node as gang holds it; extra (the nominated pods' use) is counted as
+// used on top of the record's own, for the resources the node has.
+func (r *nodeRecord) gangNode(name string, extra map[string]uint64) gang.Node {
+	used := r.used
+	if len(extra) > 0 {
+		used = maps.Clone(r.used)
+		for res, v := range extra {
+			if _, ok := r.capacity[res]; ok {
+				used[res] += v
+			}
+		}
+	}
 	return gang.Node{
 		Name:          name,
 		Labels:        r.labels,
 		Capacity:      amounts(r.capacity),
-		Used:          amounts(r.used),
+		Used:          amounts(used),
 		Taints:        r.taints,
 		Unschedulable: r.cordoned,
 	}
+}
+
+// usedNow is what gang holds as used of res on the node: the record's use plus the
+// nominated pods' (0 for a resource the node does not have).
+func (s *inventory) usedNow(name string, rec *nodeRecord, res string) uint64 {
+	if _, ok := rec.capacity[res]; !ok {
+		return 0
+	}
+	return rec.used[res] + s.nominated[name][res]
 }
 
 // sync brings the gang inventory in step with the snapshot's nodes.
@@ -149,8 +182,9 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 			rec := recordOf(ni)
 			rec.epoch = s.epoch
 			s.nodes[ni.Node().Name] = rec
-			gnodes = append(gnodes, rec.gangNode(ni.Node().Name))
+			gnodes = append(gnodes, rec.gangNode(ni.Node().Name, nil))
 		}
+		s.nominated = nil
 		inv, err := gang.NewInventory(s.levels, gnodes)
 		if err != nil {
 			s.nodes = map[string]*nodeRecord{}
@@ -159,10 +193,21 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 		s.inv = inv
 		s.builds++
 		s.updated = len(gnodes)
+		s.remember(nodes)
 		return nil
 	}
+	same := len(nodes) == len(s.last)
 	seen := 0
-	for _, ni := range nodes {
+	for i, ni := range nodes {
+		if same {
+			if p, ok := ni.(*framework.NodeInfo); !ok || p != s.last[i] {
+				same = false
+			} else if old := s.lastRecs[i]; old != nil && old.generation == p.GetGeneration() {
+				old.epoch = s.epoch
+				seen++
+				continue
+			}
+		}
 		node := ni.Node()
 		if node == nil {
 			continue
@@ -182,6 +227,12 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 		}
 		s.nodes[node.Name] = rec
 		s.updated++
+		if same {
+			s.lastRecs[i] = rec
+		}
+	}
+	if !same {
+		s.remember(nodes)
 	}
 	if seen != len(s.nodes) {
 		for name, rec := range s.nodes {
@@ -193,14 +244,30 @@ func (s *inventory) sync(nodes []fwk.NodeInfo) error {
 				return fmt.Errorf("removing node %s from gang's inventory: %w", name, err)
 			}
 			delete(s.nodes, name)
+			delete(s.nominated, name)
 			s.updated++
 		}
 	}
 	return nil
 }
 
+// remember keeps the snapshot's list as this sync saw it, with each entry's record.
+func (s *inventory) remember(nodes []fwk.NodeInfo) {
+	s.last = make([]*framework.NodeInfo, len(nodes))
+	s.lastRecs = make([]*nodeRecord, len(nodes))
+	for i, ni := range nodes {
+		p, ok := ni.(*framework.NodeInfo)
+		if !ok || p == nil || p.Node() == nil {
+			continue
+		}
+		s.last[i] = p
+		s.lastRecs[i] = s.nodes[p.Node().Name]
+	}
+}
+
 // update applies one node's change (old is nil for a new node).
 func (s *inventory) update(name string, old, rec *nodeRecord) error {
+	extra := s.nominated[name]
 	structural := old == nil || !maps.Equal(old.labels, rec.labels) ||
 		!slices.Equal(old.taints, rec.taints) || old.cordoned != rec.cordoned
 	if structural {
@@ -209,7 +276,7 @@ func (s *inventory) update(name string, old, rec *nodeRecord) error {
 				return fmt.Errorf("removing node %s from gang's inventory: %w", name, err)
 			}
 		}
-		if err := s.inv.AddNode(rec.gangNode(name)); err != nil {
+		if err := s.inv.AddNode(rec.gangNode(name, extra)); err != nil {
 			return fmt.Errorf("adding node %s to gang's inventory: %w", name, err)
 		}
 		return nil
@@ -230,16 +297,58 @@ func (s *inventory) update(name string, old, rec *nodeRecord) error {
 	}
 	for res, v := range rec.used {
 		if old.used[res] != v {
-			if _, err := s.inv.SetUsed(name, res, gang.Millis(v)); err != nil {
+			if _, err := s.inv.SetUsed(name, res, gang.Millis(v+extra[res])); err != nil {
 				return fmt.Errorf("node %s: %w", name, err)
 			}
 		}
 	}
 	for res := range old.used {
 		if _, ok := rec.used[res]; !ok {
-			if _, err := s.inv.SetUsed(name, res, gang.Millis(0)); err != nil {
+			if _, err := s.inv.SetUsed(name, res, gang.Millis(extra[res])); err != nil {
 				return fmt.Errorf("node %s: %w", name, err)
 			}
+		}
+	}
+	return nil
+}
+
+// nominate counts, on top of each node's own use, the use of the pods nominated to it
+// (next, per node and resource in milli-units; nil for none), replacing what the last
+// call counted: only the nodes and resources whose amount changed are set again.
+func (s *inventory) nominate(next map[string]map[string]uint64) error {
+	if len(next) == 0 && len(s.nominated) == 0 {
+		return nil
+	}
+	prev := s.nominated
+	s.nominated = next
+	set := func(name string) error {
+		rec := s.nodes[name]
+		if rec == nil {
+			return nil
+		}
+		for res := range rec.capacity {
+			if prev[name][res] == next[name][res] {
+				continue
+			}
+			if _, err := s.inv.SetUsed(name, res, gang.Millis(s.usedNow(name, rec, res))); err != nil {
+				return fmt.Errorf("node %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	for name := range next {
+		if err := set(name); err != nil {
+			s.close()
+			return err
+		}
+	}
+	for name := range prev {
+		if _, ok := next[name]; ok {
+			continue
+		}
+		if err := set(name); err != nil {
+			s.close()
+			return err
 		}
 	}
 	return nil

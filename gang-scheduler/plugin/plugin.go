@@ -29,7 +29,11 @@
 //     running work of lower priority to evict, whole PodGroups or single pods, and the
 //     plugin evicts it through the API and nominates the group's pods.
 //   - A node deleted after the snapshot (the node informer no longer has it) fails the
-//     pods gang sent there in PreFilter or Reserve: the group is placed again.
+//     pods gang sent there in PreFilter or Reserve: the group is placed again. Deleted
+//     after Reserve, while the group's pods wait at Permit, it makes Permit refuse the
+//     group whole (this pod and the waiting ones); PreBind refuses to bind to it.
+//   - Pods nominated to nodes (after preemption) of a priority at least the group's
+//     count as used in gang's inventory, as the framework's filters count them.
 //
 // Limits (documented, not silent): a required node affinity with several terms (OR),
 // the Gt/Lt operators, inter-pod (anti-)affinity, topology spread, volumes and DRA are
@@ -40,9 +44,12 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,6 +58,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -83,6 +91,9 @@ type GangPlacement struct {
 	// nodes is the node informer's lister (nil without an informer factory): a node it
 	// no longer has was deleted after the cycle's snapshot was taken.
 	nodes corelisters.NodeLister
+	// noms are the nodes pods are nominated to, from the pod informer (nil without an
+	// informer factory: every node is asked about).
+	noms *nominations
 }
 
 var (
@@ -90,6 +101,8 @@ var (
 	_ fwk.PlacementScorePlugin    = &GangPlacement{}
 	_ fwk.PreFilterPlugin         = &GangPlacement{}
 	_ fwk.ReservePlugin           = &GangPlacement{}
+	_ fwk.PermitPlugin            = &GangPlacement{}
+	_ fwk.PreBindPlugin           = &GangPlacement{}
 	_ fwk.SignPlugin              = &GangPlacement{}
 )
 
@@ -107,6 +120,11 @@ func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error
 	pl := &GangPlacement{handle: h, args: args, inv: newInventoryState(args.Levels), solver: s}
 	if h != nil && h.SharedInformerFactory() != nil {
 		pl.nodes = h.SharedInformerFactory().Core().V1().Nodes().Lister()
+		pl.noms = newNominations()
+		if _, err := h.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(pl.noms.handler()); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: following pod nominations: %w", Name, err)
+		}
 	}
 	return pl, nil
 }
@@ -131,6 +149,17 @@ type plan struct {
 	name   string
 	slots  map[string]map[string]int
 	roleOf map[types.UID]string
+	gate   *gate
+}
+
+// gate is what the group's pods brought through Permit in the cycle: the nodes they
+// were reserved on, the pods (which wait there for the rest of the group), and why the
+// group was refused, once it was.
+type gate struct {
+	mu      sync.Mutex
+	pods    []types.UID
+	nodes   sets.Set[string]
+	refused string
 }
 
 func (p *plan) Clone() fwk.StateData { return p }
@@ -211,30 +240,66 @@ func (pl *GangPlacement) GeneratePlacements(ctx context.Context, state fwk.PodGr
 		return nil, fwk.NewStatus(fwk.Unschedulable, "gang: "+out.Diagnosis.Text())
 	}
 
-	p := &plan{name: out.Placement.DomainPath(), slots: map[string]map[string]int{}, roleOf: roleOf}
+	p := &plan{name: out.Placement.DomainPath(), slots: map[string]map[string]int{}, roleOf: roleOf,
+		gate: &gate{nodes: sets.New[string]()}}
 	if p.name == "" {
 		p.name = "gang"
 	}
 	placement := &fwk.Placement{Name: p.name}
-	inParent := make(map[string]fwk.NodeInfo, len(parent.Nodes))
-	for _, ni := range parent.Nodes {
-		if n := ni.Node(); n != nil {
-			inParent[n.Name] = ni
-		}
-	}
-	added := sets.New[string]()
+	var used []string
 	for _, a := range out.Placement.Assignments() {
 		if p.slots[a.Role] == nil {
 			p.slots[a.Role] = map[string]int{}
 		}
-		p.slots[a.Role][a.Node] += int(a.Count)
-		if ni, ok := inParent[a.Node]; ok && !added.Has(a.Node) {
-			added.Insert(a.Node)
-			placement.Nodes = append(placement.Nodes, ni)
+		if _, ok := p.slots[a.Role][a.Node]; !ok && !slices.Contains(used, a.Node) {
+			used = append(used, a.Node)
 		}
+		p.slots[a.Role][a.Node] += int(a.Count)
 	}
+	placement.Nodes = pl.placementNodes(used, parent)
 	state.Write(planKey, p)
 	return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{placement}}, nil
+}
+
+// placementNodes returns the NodeInfos of the nodes gang used (in that order) that
+// are in the parent placement. A root group's parent is the whole snapshot (as many
+// nodes as gang's inventory, which follows it): its NodeInfos are looked up by name;
+// otherwise the parent is scanned once for the few names.
+func (pl *GangPlacement) placementNodes(used []string, parent *fwk.Placement) []fwk.NodeInfo {
+	out := make([]fwk.NodeInfo, 0, len(used))
+	if parent != nil && len(parent.Nodes) == pl.inv.inv.Len() {
+		lister := pl.handle.SnapshotSharedLister().NodeInfos()
+		for _, name := range used {
+			if ni, err := lister.Get(name); err == nil && ni.Node() != nil {
+				out = append(out, ni)
+			}
+		}
+		if len(out) == len(used) {
+			return out
+		}
+		out = out[:0]
+	}
+	if parent == nil {
+		return out
+	}
+	want := make(map[string]int, len(used))
+	for i, name := range used {
+		want[name] = i
+	}
+	found := make([]fwk.NodeInfo, len(used))
+	for _, ni := range parent.Nodes {
+		if n := ni.Node(); n != nil {
+			if i, ok := want[n.Name]; ok {
+				found[i] = ni
+			}
+		}
+	}
+	for _, ni := range found {
+		if ni != nil {
+			out = append(out, ni)
+		}
+	}
+	return out
 }
 
 // leavesOf returns the PodGroups whose pods the group places: the group itself, or
@@ -272,11 +337,58 @@ func (pl *GangPlacement) request(pgi fwk.PodGroupInfo) (gang.GangSpec, map[types
 	if err := pl.inv.sync(all); err != nil {
 		return gang.GangSpec{}, nil, err
 	}
+	if err := pl.inv.nominate(pl.nominatedUse(all, leaves)); err != nil {
+		return gang.GangSpec{}, nil, err
+	}
 	pin, err := pl.pinnedDomain(leaves, required)
 	if err != nil {
 		return gang.GangSpec{}, nil, err
 	}
 	return buildGang(pgi, leaves, required, preferred, pin, pl.minMembers(leaves))
+}
+
+// nominatedUse is, per node, the use of the pods nominated there (by preemption, this
+// plugin's or DefaultPreemption's) that kube-scheduler's filters count against the
+// group's pods (RunFilterPluginsWithNominatedPods): those of a priority at least the
+// group's — its lowest pod priority, when its pods differ — other than the group's
+// own. nil when there are none. Only the nodes the pod informer shows a nomination to
+// are asked about (nominations).
+func (pl *GangPlacement) nominatedUse(nodes []fwk.NodeInfo, leaves []fwk.PodGroupInfo) map[string]map[string]uint64 {
+	own := map[types.UID]bool{}
+	prio := int32(math.MaxInt32)
+	for _, leaf := range leaves {
+		for _, pod := range leaf.GetUnscheduledPods() {
+			own[pod.UID] = true
+			prio = min(prio, corev1helpers.PodPriority(pod))
+		}
+	}
+	var names []string
+	if pl.noms != nil {
+		names = pl.noms.nodes()
+	} else {
+		for _, ni := range nodes {
+			if node := ni.Node(); node != nil {
+				names = append(names, node.Name)
+			}
+		}
+	}
+	var out map[string]map[string]uint64
+	for _, name := range names {
+		if pl.inv.nodes[name] == nil {
+			continue // not a node of the snapshot
+		}
+		for _, pi := range pl.handle.NominatedPodsForNode(name) {
+			pod := pi.GetPod()
+			if own[pod.UID] || corev1helpers.PodPriority(pod) < prio {
+				continue
+			}
+			if out == nil {
+				out = map[string]map[string]uint64{}
+			}
+			add(out, name, podAmounts(pod))
+		}
+	}
+	return out
 }
 
 // pinnedDomain returns the labels (levels down to the required one) of the domain the
@@ -584,6 +696,84 @@ func (pl *GangPlacement) Unreserve(_ context.Context, cs fwk.CycleState, pod *v1
 	if t.n[role][nodeName] > 0 {
 		t.n[role][nodeName]--
 	}
+}
+
+// planAfterCycle returns the plan of the group a pod was placed with, after the
+// PodGroup cycle (Permit, PreBind: the pod's own cycle state no longer marks a PodGroup
+// cycle, its placement's state still holds the plan), or nil.
+func planAfterCycle(cs fwk.CycleState) *plan {
+	if cs == nil {
+		return nil
+	}
+	pcs := cs.GetPlacementCycleState()
+	if pcs == nil {
+		return nil
+	}
+	return readPlan(pcs.GetPodGroupSchedulingCycle())
+}
+
+// Permit refuses the group whole when a node gang placed one of its pods on was
+// deleted after the cycle's snapshot: each pod of the group checks the nodes of every
+// pod of the group that reached Permit before it (they wait there, in GangScheduling's
+// Permit, for the rest of the group), and if one is gone this pod and every waiting pod
+// of the group are rejected — none binds, and the group is placed again. The check has
+// to run before GangScheduling's Permit, which lets the waiting pods go when the last
+// pod arrives: the example profile enables GangPlacement at permit for that (a plugin
+// enabled at an extension point runs before those enabled only by multiPoint).
+func (pl *GangPlacement) Permit(_ context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.Status, time.Duration) {
+	p := planAfterCycle(cs)
+	if p == nil || p.gate == nil {
+		return nil, 0
+	}
+	if _, ok := p.roleOf[pod.UID]; !ok {
+		return nil, 0
+	}
+	g := p.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refused != "" {
+		return fwk.NewStatus(fwk.Unschedulable, g.refused), 0
+	}
+	g.nodes.Insert(nodeName)
+	var deleted []string
+	for node := range g.nodes {
+		if pl.gone(node) {
+			deleted = append(deleted, node)
+		}
+	}
+	if len(deleted) == 0 {
+		g.pods = append(g.pods, pod.UID)
+		return nil, 0
+	}
+	sort.Strings(deleted)
+	g.refused = fmt.Sprintf("gang's placement of the group used node %s, deleted before the group was bound: the group is placed again", strings.Join(deleted, ", "))
+	if pl.handle != nil {
+		for _, uid := range g.pods {
+			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
+				wp.Reject(Name, g.refused)
+			}
+		}
+	}
+	return fwk.NewStatus(fwk.Unschedulable, g.refused), 0
+}
+
+// PreBindPreFlight says PreBind has work for the pods gang placed.
+func (pl *GangPlacement) PreBindPreFlight(_ context.Context, cs fwk.CycleState, _ *v1.Pod, _ string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	if planAfterCycle(cs) == nil {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	return nil, nil
+}
+
+// PreBind refuses to bind a pod gang placed to a node deleted since: the pod is not
+// bound there and goes back to the queue. (Once Permit has let the group go, its pods
+// bind one by one through the API; those already bound stay, as pods of a failed node
+// would, and the pod sent back is placed in their domain.)
+func (pl *GangPlacement) PreBind(_ context.Context, cs fwk.CycleState, _ *v1.Pod, nodeName string) *fwk.Status {
+	if planAfterCycle(cs) != nil && pl.gone(nodeName) {
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("node %s was deleted before the pod was bound", nodeName))
+	}
+	return nil
 }
 
 // SignPod refuses to sign pods of a pod group (their PreFilter answer depends on the

@@ -305,7 +305,7 @@ func (pl *GangPlacement) preempt(spec gang.GangSpec, units map[string]*victim, g
 				}
 				for r := range amounts {
 					if _, ok := rec.capacity[r]; ok {
-						if _, err := inv.inv.SetUsed(node, r, gang.Millis(rec.used[r])); err != nil {
+						if _, err := inv.inv.SetUsed(node, r, gang.Millis(inv.usedNow(node, rec, r))); err != nil {
 							return err
 						}
 					}
@@ -326,7 +326,8 @@ func (pl *GangPlacement) preempt(spec gang.GangSpec, units map[string]*victim, g
 			if _, ok := rec.capacity[r]; !ok {
 				continue
 			}
-			if _, err := inv.inv.SetUsed(node, r, gang.Millis(rec.used[r]-min(v, rec.used[r]))); err != nil {
+			cur := inv.usedNow(node, rec, r)
+			if _, err := inv.inv.SetUsed(node, r, gang.Millis(cur-min(v, cur))); err != nil {
 				return nil, "", err
 			}
 		}
