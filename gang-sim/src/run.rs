@@ -7,6 +7,7 @@ use crate::config::{self, SimConfig};
 use crate::error::SimError;
 use crate::generate;
 use crate::import;
+use crate::load;
 use crate::placer::Cluster;
 use crate::sim::Simulation;
 use crate::trace::Trace;
@@ -47,6 +48,12 @@ pub struct GenCluster {
     /// Put in the benchmarks' awkward nodes (cordoned, tainted, unlabelled, another
     /// product).
     pub awkward: bool,
+    /// Nodes per rack; `null`: the flavor's (hgx 32, nvl72 18).
+    pub nodes_per_rack: Option<usize>,
+    /// Racks per block; `null`: the flavor's (hgx 16, nvl72 8).
+    pub racks_per_block: Option<usize>,
+    /// Blocks per zone; `null`: the flavor's.
+    pub blocks_per_zone: Option<usize>,
 }
 
 impl Default for GenCluster {
@@ -57,6 +64,9 @@ impl Default for GenCluster {
             used_pct: 0,
             seed: 0,
             awkward: false,
+            nodes_per_rack: None,
+            racks_per_block: None,
+            blocks_per_zone: None,
         }
     }
 }
@@ -90,6 +100,34 @@ impl GenCluster {
         } else {
             generate::Spec::clean(flavor, self.racks)
         };
+        for (field, value, slot) in [
+            (
+                "nodes_per_rack",
+                self.nodes_per_rack,
+                &mut spec.nodes_per_rack,
+            ),
+            (
+                "racks_per_block",
+                self.racks_per_block,
+                &mut spec.racks_per_block,
+            ),
+            (
+                "blocks_per_zone",
+                self.blocks_per_zone,
+                &mut spec.blocks_per_zone,
+            ),
+        ] {
+            match value {
+                Some(0) => {
+                    return Err(SimError::config(
+                        format!("cluster.generate.{field}"),
+                        "at least 1",
+                    ))
+                }
+                Some(n) => *slot = n,
+                None => {}
+            }
+        }
         spec.used_pct = self.used_pct.min(100);
         spec.seed ^= self.seed;
         Ok(generate::SynthCluster::generate(&spec).cluster())
@@ -187,12 +225,12 @@ impl RunDocument {
         }
     }
 
-    /// Builds the cluster, the trace and the simulation.
+    /// Builds the cluster.
     ///
     /// # Errors
-    /// As [`Simulation::new`], plus reading files and importing traces.
-    pub fn simulation(&self) -> Result<Simulation, SimError> {
-        let cluster = match &self.cluster {
+    /// Reading a file, or the cluster's own errors.
+    pub fn cluster(&self) -> Result<Cluster, SimError> {
+        Ok(match &self.cluster {
             ClusterSource::File(p) => {
                 let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
                 Cluster::from_json(&text)?
@@ -206,8 +244,16 @@ impl RunDocument {
                 let text = std::fs::read_to_string(file).map_err(|e| SimError::io(file, e))?;
                 import::openb_nodes(&text, *nodes_per_rack)?
             }
-        };
-        let trace = match &self.trace {
+        })
+    }
+
+    /// Builds the trace for `cluster` (a generated workload with a target `load` is
+    /// rescaled to it on this cluster, see [`crate::offered_load`]).
+    ///
+    /// # Errors
+    /// Reading a file, importing, or the trace's own errors.
+    pub fn trace(&self, cluster: &Cluster) -> Result<Trace, SimError> {
+        Ok(match &self.trace {
             TraceSource::File { path, format } => {
                 let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
                 let fmt = format.clone().unwrap_or_else(|| {
@@ -238,8 +284,25 @@ impl RunDocument {
             }
             TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
             TraceSource::Csv(t) => Trace::from_csv(t)?,
-            TraceSource::Generate(w) => w.generate()?,
-        };
+            TraceSource::Generate(w) => {
+                let mut t = w.generate()?;
+                if let Some(target) = w.load {
+                    let resource = &self.config.gpu_resource;
+                    let gpus = load::cluster_gpus(cluster, resource);
+                    load::scale_to_load(&mut t, gpus, resource, target, "trace.generate.load")?;
+                }
+                t
+            }
+        })
+    }
+
+    /// Builds the cluster, the trace and the simulation.
+    ///
+    /// # Errors
+    /// As [`Simulation::new`], plus reading files and importing traces.
+    pub fn simulation(&self) -> Result<Simulation, SimError> {
+        let cluster = self.cluster()?;
+        let trace = self.trace(&cluster)?;
         Simulation::new(cluster, trace, self.config.clone())
     }
 }

@@ -133,19 +133,27 @@ impl Simulation {
             });
         }
         let total_held: f64 = records.iter().map(|r| r.gpu_hours_held).sum();
-        let all = Group::of(records.iter(), total_held);
+        let all = Group::of(records.iter(), total_held, secs(end));
         let mut by_policy = BTreeMap::new();
         for l in &self.names.labels {
             by_policy.insert(
                 l.clone(),
-                Group::of(records.iter().filter(|r| &r.policy == l), total_held),
+                Group::of(
+                    records.iter().filter(|r| &r.policy == l),
+                    total_held,
+                    secs(end),
+                ),
             );
         }
         let mut by_tenant = BTreeMap::new();
         for t in &self.names.tenants {
             by_tenant.insert(
                 t.clone(),
-                Group::of(records.iter().filter(|r| &r.tenant == t), total_held),
+                Group::of(
+                    records.iter().filter(|r| &r.tenant == t),
+                    total_held,
+                    secs(end),
+                ),
             );
         }
         let first = self.jobs.iter().map(|j| j.def.submit).min().unwrap_or(0);
