@@ -307,6 +307,16 @@ pub struct Summary {
     pub events: u64,
     /// Scheduling passes.
     pub passes: u64,
+    /// The slowdown tables in force (run time multipliers by the widest span of a
+    /// placement, see `slowdown_spans`): the answer depends on them, so every summary
+    /// shows them.
+    pub slowdown: BTreeMap<String, Vec<f64>>,
+    /// What each column of a slowdown table stands for, narrowest first: `node`, then
+    /// the cluster's levels innermost first, then `cluster` (beyond the top level); a
+    /// table shorter than this uses its last multiplier for the wider spans.
+    pub slowdown_spans: Vec<String>,
+    /// The sensitivity class of jobs that name none.
+    pub default_sensitivity: String,
     /// Where the time went, when profiling was on.
     pub profile: Option<Profile>,
     // ---- Preemption (issue 22): only with the configuration's `"preemption"` on. ----

@@ -198,7 +198,7 @@ impl RunDocument {
     /// # Errors
     /// [`SimError::Io`], or as [`RunDocument::from_json`].
     pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = read_text(path)?;
         let mut d = RunDocument::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()
@@ -232,7 +232,7 @@ impl RunDocument {
     pub fn cluster(&self) -> Result<Cluster, SimError> {
         Ok(match &self.cluster {
             ClusterSource::File(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
+                let text = read_text(p)?;
                 Cluster::from_json(&text)?
             }
             ClusterSource::Inline(v) => Cluster::from_json(&v.to_string())?,
@@ -241,7 +241,7 @@ impl RunDocument {
                 file,
                 nodes_per_rack,
             } => {
-                let text = std::fs::read_to_string(file).map_err(|e| SimError::io(file, e))?;
+                let text = read_text(file)?;
                 import::openb_nodes(&text, *nodes_per_rack)?
             }
         })
@@ -255,7 +255,7 @@ impl RunDocument {
     pub fn trace(&self, cluster: &Cluster) -> Result<Trace, SimError> {
         Ok(match &self.trace {
             TraceSource::File { path, format } => {
-                let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+                let text = read_text(path)?;
                 let fmt = format.clone().unwrap_or_else(|| {
                     if path.ends_with(".csv") {
                         "csv"
@@ -282,8 +282,8 @@ impl RunDocument {
                 let text: String = jobs.iter().map(|j| format!("{j}\n")).collect();
                 Trace::from_jsonl(&text)?
             }
-            TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
-            TraceSource::Csv(t) => Trace::from_csv(t)?,
+            TraceSource::Jsonl(t) => Trace::from_jsonl(t.trim_start_matches('\u{feff}'))?,
+            TraceSource::Csv(t) => Trace::from_csv(t.trim_start_matches('\u{feff}'))?,
             TraceSource::Generate(w) => {
                 let mut t = w.generate()?;
                 if let Some(target) = w.load {
@@ -305,6 +305,16 @@ impl RunDocument {
         let trace = self.trace(&cluster)?;
         Simulation::new(cluster, trace, self.config.clone())
     }
+}
+
+/// A text file's contents without a leading byte-order mark (spreadsheets and Windows
+/// editors write one; it is not part of the first column's name or the first line).
+fn read_text(path: &str) -> Result<String, SimError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 /// Runs the simulation a [`RunDocument`] describes and returns its result as JSON:

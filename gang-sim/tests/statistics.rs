@@ -137,3 +137,35 @@ fn generated_racks_take_any_number_of_nodes() {
         "cluster.generate.nodes_per_rack"
     );
 }
+
+#[test]
+fn every_summary_shows_the_slowdown_tables_in_force() {
+    let doc = r#"{"cluster": {"generate": {"racks": 1}}, "trace": {"inline": []},
+                  "config": {"slowdown": {"medium": [1.0, 9.0]}, "default_sensitivity": "low"}}"#;
+    let out = run(doc);
+    let s = &out["summary"];
+    // The override replaces one class; the others stay the defaults.
+    assert_eq!(s["slowdown"]["medium"], serde_json::json!([1.0, 9.0]));
+    assert_eq!(
+        s["slowdown"]["high"],
+        serde_json::json!([1.0, 2.5, 3.5, 6.0])
+    );
+    assert_eq!(s["default_sensitivity"], "low");
+    // A generated cluster: zone > block > rack, so node, rack, block, zone, cluster.
+    let spans: Vec<&str> = s["slowdown_spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            "node",
+            "topology.example.com/rack",
+            "topology.example.com/block",
+            "topology.example.com/zone",
+            "cluster"
+        ]
+    );
+}

@@ -198,6 +198,11 @@ impl Simulation {
             mean_utilisation: frac(self.usage.held),
             mean_busy: frac(self.usage.busy_time),
             mean_fragmented_gpus: mean_frag,
+            slowdown: self.cfg.slowdown_tables(),
+            slowdown_spans: (0..=self.placer.levels().len() + 1)
+                .map(|s| self.placer.span_name(s))
+                .collect(),
+            default_sensitivity: self.cfg.default_sensitivity.clone(),
             events: self.counts.events,
             passes: self.counts.passes,
             profile,
