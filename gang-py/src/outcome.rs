@@ -408,6 +408,9 @@ impl PyPlacement {
         d.set_item("gang", self.gang_name())?;
         d.set_item("level", self.level_opt())?;
         d.set_item("domain", self.path())?;
+        // The label value at the gang's level (`r1` of `b1/r1`): the domain's own name.
+        let pairs = self.domain_pairs();
+        d.set_item("domain_value", pairs.last().map(|(_, v)| v.as_str()))?;
         d.set_item("members", self.members())?;
         let used = self.used();
         let nodes = used
@@ -648,6 +651,7 @@ impl PyDiagnosis {
         d.set_item("gang", &self.d.gang)?;
         d.set_item("level", self.d.level.as_deref())?;
         d.set_item("domain", py.None())?;
+        d.set_item("domain_value", py.None())?;
         d.set_item("members", 0)?;
         d.set_item("nodes_used", 0)?;
         for l in &self.levels {

@@ -255,7 +255,7 @@ def generated_cluster(flavor: str = "hgx", racks: int = 4, *, used_pct: int = 0,
     {'generate': {'flavor': 'nvl72', 'racks': 2, 'used_pct': 0, 'seed': 0, 'awkward': False}}
     >>> inv = gang.sim.cluster_inventory(gang.sim.generated_cluster(racks=3, nodes_per_rack=4))
     >>> len(inv), inv.domains("topology.example.com/rack")[:2]
-    (12, ['z0/b0/r0', 'z0/b0/r1'])
+    (12, ['z0/b0/r00', 'z0/b0/r01'])
     """
     body: dict[str, Any] = {"flavor": flavor, "racks": racks, "used_pct": used_pct, "seed": seed,
                             "awkward": awkward}
@@ -383,7 +383,7 @@ class SimResult:
     >>> r = gang.sim.simulate({"generate": {"racks": 1}},
     ...     [{"id": "j", "submit": 0, "duration": 600, "members": 2, "gpus": 8}])
     >>> r
-    SimResult('unconstrained', jobs=1, completed=1, mean_completion=960.0)
+    SimResult('unconstrained', jobs=1, completed=1, failed=0, unfinished=0, mean_completion=960.0)
     >>> r.job("j")["level"], r.job("j")["slowdown"]   # two nodes of one rack, medium
     ('topology.example.com/rack', 1.5)
     """

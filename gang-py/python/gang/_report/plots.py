@@ -156,7 +156,7 @@ def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
     held before progress (the rest held, idle, in grey), as horizontal bars: one a row,
     so a hundred variants stay legible."""
     n = len(rows)
-    fig, ax = _figure(ax, (7.0, max(2.5, 1.0 + 0.22 * n)))
+    fig, ax = _figure(ax, (7.0, max(3.0, 1.0 + 0.22 * n)))
     names = [str(r["variant"]) for r in rows]
     y = list(range(n))
     left = [0.0] * n
