@@ -130,9 +130,9 @@ pub fn _sim_schema() -> String {
         "glossary": glossary,
         "completion_bases": ["censored", "completed"],
         "default_slowdown": gang_sim::default_slowdown(),
-        "cluster_sources": ["file", "inline", "generate", "openb_nodes"],
-        "trace_sources": ["file", "inline", "jsonl", "csv", "generate"],
-        "trace_formats": ["jsonl", "csv", "sacct", "openb", "philly"],
+        "cluster_sources": gang_sim::CLUSTER_SOURCES,
+        "trace_sources": gang_sim::TRACE_SOURCES,
+        "trace_formats": gang_sim::TRACE_FORMATS,
     })
     .to_string()
 }

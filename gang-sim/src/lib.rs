@@ -189,7 +189,10 @@ pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };
 pub use rng::Rng;
-pub use run::{run_json, ClusterSource, GenCluster, RunDocument, TraceSource};
+pub use run::{
+    run_json, ClusterSource, GenCluster, RunDocument, TraceSource, CLUSTER_SOURCES, TRACE_FORMATS,
+    TRACE_SOURCES,
+};
 pub use sim::Simulation;
 pub use table::{summary_row, CompletionBasis, SUMMARY_COLUMNS, SUMMARY_GLOSSARY};
 pub use trace::{JobSpec, Trace, FIELDS};

@@ -13,6 +13,13 @@ use crate::sim::Simulation;
 use crate::trace::Trace;
 use crate::workload::WorkloadSpec;
 
+/// The keys of a [`ClusterSource`] in a run document, in declaration order.
+pub const CLUSTER_SOURCES: &[&str] = &["file", "inline", "generate", "openb_nodes"];
+/// The keys of a [`TraceSource`] in a run document, in declaration order.
+pub const TRACE_SOURCES: &[&str] = &["file", "inline", "jsonl", "csv", "generate"];
+/// The formats a trace file is read in (`trace.file.format`).
+pub const TRACE_FORMATS: &[&str] = &["jsonl", "csv", "sacct", "openb", "philly"];
+
 /// Where the cluster comes from, in a [`RunDocument`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

@@ -169,3 +169,42 @@ fn every_summary_shows_the_slowdown_tables_in_force() {
         ]
     );
 }
+
+#[test]
+fn the_source_keys_and_formats_are_the_ones_a_run_document_reads() {
+    // Every listed key parses as a source (its body's own errors aside); another does not.
+    for key in gang_sim::CLUSTER_SOURCES {
+        let doc = format!(r#"{{"cluster": {{"{key}": null}}, "trace": {{"inline": []}}}}"#);
+        if let Err(e) = RunDocument::from_json(&doc) {
+            assert!(!e.to_string().contains("unknown variant"), "{key}: {e}");
+        }
+    }
+    for key in gang_sim::TRACE_SOURCES {
+        let doc = format!(r#"{{"cluster": {{"generate": {{}}}}, "trace": {{"{key}": null}}}}"#);
+        if let Err(e) = RunDocument::from_json(&doc) {
+            assert!(!e.to_string().contains("unknown variant"), "{key}: {e}");
+        }
+    }
+    let bad = r#"{"cluster": {"nowhere": null}, "trace": {"inline": []}}"#;
+    assert!(RunDocument::from_json(bad)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown variant"));
+    // Every listed format is read (an empty file is an empty trace or a format's own
+    // error, never "unknown format"); another is "unknown format".
+    let dir = std::env::temp_dir().join(format!("gang-sim-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("empty.txt");
+    std::fs::write(&path, "").unwrap();
+    let p = path.to_string_lossy().replace('\\', "/");
+    for fmt in gang_sim::TRACE_FORMATS.iter().chain(["tsv"].iter()) {
+        let doc = format!(
+            r#"{{"cluster": {{"generate": {{"racks": 1}}}}, "trace": {{"file": {{"path": "{p}", "format": "{fmt}"}}}}}}"#
+        );
+        let d = RunDocument::from_json(&doc).unwrap();
+        let got = d.trace(&d.cluster().unwrap());
+        let unknown = matches!(&got, Err(e) if e.to_string().contains("unknown format"));
+        assert_eq!(unknown, *fmt == "tsv", "{fmt}: {got:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -792,10 +792,11 @@ def compare(cluster: ClusterLike, trace: TraceLike,
     experiment variants are). Other arguments as ``simulate``; ``executor`` as
     ``sweep``.
 
-    >>> c = gang.sim.compare("examples/sim/01-cluster.json", "examples/sim/01-small-experiment.jsonl",
-    ...     {"rack": "required(rack)", "any": "unconstrained"}, seed=1)
-    >>> c["rack"].job("experiment")["completion"], c["any"].job("experiment")["completion"]
-    (14460.0, 4020.0)
+    >>> c = gang.sim.compare(gang.sim.generated_cluster(racks=2),    # 32 8-GPU nodes a rack
+    ...     [{"id": "big", "submit": 0, "duration": 3600, "members": 40, "gpus": 8}],
+    ...     {"rack": "required(rack)", "any": "unconstrained"})
+    >>> c["rack"].job("big")["state"], c["any"].job("big")["state"]
+    ('never_fits', 'completed')
     """
     base = run_document(cluster, trace, None, seed=seed, trace_format=trace_format, **config)
     names, docs = [], []
@@ -1151,11 +1152,12 @@ def report(results: Results, path: PathLike, *, title: str | None = None,
     and fits a narrow window (wide tables scroll in place).
 
     >>> import tempfile, pathlib
-    >>> c = gang.sim.experiment("examples/sim/01-small-experiment.json")
+    >>> c = gang.sim.compare(gang.sim.generated_cluster(racks=2),
+    ...     gang.sim.generated_trace(40, seed=1, max_members=32), ["required(rack)", "unconstrained"])
     >>> with tempfile.TemporaryDirectory() as d:
     ...     page = gang.sim.report(c, pathlib.Path(d) / "report.html")
     ...     html = page.read_text()
-    >>> html.count("<img "), "rack required" in html
+    >>> html.count("<img "), "required(rack)" in html
     (4, True)
     """
     from ._report import html
