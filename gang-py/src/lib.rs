@@ -78,6 +78,8 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_sim_schema",
         "_sim_policy_label",
         "_sim_merge",
+        "_sim_summary_rows",
+        "_sim_inspect",
         "_kube_load",
         "__version__",
     ] {

@@ -429,7 +429,14 @@ impl PyAdmission {
             (None, Some(d)) => d.bind(py).call_method0("summary")?,
             (None, None) => {
                 let d = PyDict::new(py);
-                for k in ["level", "domain", "best_domain", "best_fits", "short_of"] {
+                for k in [
+                    "level",
+                    "domain",
+                    "domain_value",
+                    "best_domain",
+                    "best_fits",
+                    "short_of",
+                ] {
                     d.set_item(k, py.None())?;
                 }
                 d.set_item("gang", &self.gang)?;

@@ -42,7 +42,7 @@ use crate::state::Source;
 /// >>> p.to_records()[0]
 /// {'gang': 'g', 'role': 'w', 'node': 'n0', 'count': 1, 'block': 'b1', 'rack': 'r1'}
 /// >>> p.summary()
-/// {'status': 'placed', 'gang': 'g', 'level': 'rack', 'domain': 'b1/r1', 'members': 2, 'nodes_used': 2, 'domains_used.block': 1, 'domains_used.rack': 1, 'best_domain': None, 'best_fits': None, 'short_of': None}
+/// {'status': 'placed', 'gang': 'g', 'level': 'rack', 'domain': 'b1/r1', 'domain_value': 'r1', 'members': 2, 'nodes_used': 2, 'domains_used.block': 1, 'domains_used.rack': 1, 'best_domain': None, 'best_fits': None, 'short_of': None}
 #[pyclass(name = "Placement", module = "gang", frozen)]
 pub struct PyPlacement {
     /// The core placement and where it came from, when made in this process.
@@ -408,6 +408,9 @@ impl PyPlacement {
         d.set_item("gang", self.gang_name())?;
         d.set_item("level", self.level_opt())?;
         d.set_item("domain", self.path())?;
+        // The label value at the gang's level (`r1` of `b1/r1`): the domain's own name.
+        let pairs = self.domain_pairs();
+        d.set_item("domain_value", pairs.last().map(|(_, v)| v.as_str()))?;
         d.set_item("members", self.members())?;
         let used = self.used();
         let nodes = used
@@ -517,7 +520,7 @@ impl PyPlacement {
 /// >>> print(d)
 /// gang train (5 worker) does not fit in one rack (rack). Best rack: rack b fits 4 of 5 worker (short of nvidia.com/gpu). Cluster-wide, ignoring topology, 7 worker fit. Without the topology constraint all 5 fit now, across 2 racks.
 /// >>> d.summary()
-/// {'status': 'unschedulable', 'gang': 'train', 'level': 'rack', 'domain': None, 'members': 0, 'nodes_used': 0, 'domains_used.rack': 0, 'best_domain': 'b', 'best_fits': 4, 'short_of': 'nvidia.com/gpu'}
+/// {'status': 'unschedulable', 'gang': 'train', 'level': 'rack', 'domain': None, 'domain_value': None, 'members': 0, 'nodes_used': 0, 'domains_used.rack': 0, 'best_domain': 'b', 'best_fits': 4, 'short_of': 'nvidia.com/gpu'}
 #[pyclass(name = "Diagnosis", module = "gang", frozen)]
 pub struct PyDiagnosis {
     pub d: Arc<Diagnosis>,
@@ -648,6 +651,7 @@ impl PyDiagnosis {
         d.set_item("gang", &self.d.gang)?;
         d.set_item("level", self.d.level.as_deref())?;
         d.set_item("domain", py.None())?;
+        d.set_item("domain_value", py.None())?;
         d.set_item("members", 0)?;
         d.set_item("nodes_used", 0)?;
         for l in &self.levels {

@@ -210,6 +210,11 @@ impl PyPreemption {
         d.set_item("gang", &self.gang)?;
         d.set_item("level", self.level.as_deref())?;
         d.set_item("domain", self.domain.as_deref())?;
+        // The domain's own label value (the last segment of its path).
+        d.set_item(
+            "domain_value",
+            self.domain.as_deref().and_then(|p| p.rsplit('/').next()),
+        )?;
         d.set_item("victims", self.victims.len())?;
         d.set_item(
             "highest_priority",

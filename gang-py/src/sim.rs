@@ -118,11 +118,102 @@ pub fn sim_error(err: &SimError) -> PyErr {
 /// Private: use `gang.sim.JOB_COLUMNS` and `gang.sim.TIMELINE_COLUMNS`.
 #[pyfunction]
 pub fn _sim_schema() -> String {
+    let glossary: serde_json::Map<String, serde_json::Value> = gang_sim::SUMMARY_GLOSSARY
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).into()))
+        .collect();
     serde_json::json!({
         "job_columns": gang_sim::JOB_COLUMNS,
         "timeline_columns": gang_sim::TIMELINE_COLUMNS,
+        "summary_columns": gang_sim::SUMMARY_COLUMNS,
+        "trace_columns": TRACE_COLUMNS,
+        "glossary": glossary,
+        "completion_bases": ["censored", "completed"],
+        "default_slowdown": gang_sim::default_slowdown(),
+        "cluster_sources": gang_sim::CLUSTER_SOURCES,
+        "trace_sources": gang_sim::TRACE_SOURCES,
+        "trace_formats": gang_sim::TRACE_FORMATS,
     })
     .to_string()
+}
+
+/// The fields of a [`gang_sim::TraceRow`], in order.
+const TRACE_COLUMNS: &[&str] = &[
+    "id",
+    "submit",
+    "duration",
+    "members",
+    "gpus_per_member",
+    "gpus",
+    "gpu_hours",
+    "tenant",
+    "priority",
+    "sensitivity",
+    "policy",
+];
+
+/// Summary rows (gang-sim's [`gang_sim::summary_row`]) of several runs: `summaries`
+/// is the JSON text of `[[name, summary], ...]`; returns the JSON text of a list of
+/// rows. `completion` is the basis (`"censored"` or `"completed"`).
+///
+/// Private: `gang.sim`'s `summary_table` and sweeps use it.
+#[pyfunction]
+#[pyo3(signature = (summaries, tenant, completion))]
+pub fn _sim_summary_rows(
+    summaries: &str,
+    tenant: Option<&str>,
+    completion: &str,
+) -> PyResult<String> {
+    let runs: Vec<(String, serde_json::Value)> = serde_json::from_str(summaries)
+        .map_err(|e| errors::InternalError::new_err(format!("summaries from gang.sim: {e}")))?;
+    // Arguments of the call, not of a run document: named as they are.
+    let arg_error = |e: SimError, value: &str| {
+        errors::edge_error(ErrorKind::InvalidScenario, e.field(), value, &e.to_string())
+    };
+    let basis: gang_sim::CompletionBasis =
+        completion.parse().map_err(|e| arg_error(e, completion))?;
+    let rows = guard(|| -> Result<Vec<serde_json::Value>, SimError> {
+        runs.iter()
+            .map(|(n, s)| gang_sim::summary_row(n, s, tenant, basis).map(serde_json::Value::Object))
+            .collect()
+    })?
+    .map_err(|e| arg_error(e, tenant.unwrap_or("")))?;
+    Ok(serde_json::Value::Array(rows).to_string())
+}
+
+/// What a run document's cluster and trace are, without running it: `what` is
+/// `"cluster"` (the cluster document, JSON text), `"trace"` (the jobs as
+/// [`gang_sim::TraceRow`]s, JSON text of a list; a generated trace with a target
+/// load rescaled on the cluster), `"gpus"` (the cluster's GPUs) or `"load"` (the
+/// trace's offered load on the cluster, [`gang_sim::offered_load`]).
+///
+/// Private: `gang.sim.cluster_inventory`, `trace_jobs` and `offered_load` use it.
+#[pyfunction]
+pub fn _sim_inspect(py: Python<'_>, document: &str, what: &str) -> PyResult<String> {
+    let (document, what) = (document.to_owned(), what.to_owned());
+    py.detach(|| {
+        guard(|| -> Result<String, SimError> {
+            let doc = gang_sim::RunDocument::from_json(&document)?;
+            let cluster = doc.cluster()?;
+            let resource = &doc.config.gpu_resource;
+            Ok(match what.as_str() {
+                "cluster" => cluster.to_json(),
+                "gpus" => serde_json::json!(gang_sim::cluster_gpus(&cluster, resource)).to_string(),
+                "trace" => {
+                    let trace = doc.trace(&cluster)?;
+                    serde_json::to_string(&gang_sim::trace_rows(&trace, resource)?)
+                        .map_err(|e| SimError::Internal(e.to_string()))?
+                }
+                "load" => {
+                    let trace = doc.trace(&cluster)?;
+                    let gpus = gang_sim::cluster_gpus(&cluster, resource);
+                    serde_json::json!(gang_sim::offered_load(&trace, gpus, resource)?).to_string()
+                }
+                other => return Err(SimError::Internal(format!("_sim_inspect: {other:?}"))),
+            })
+        })
+    })?
+    .map_err(|e| sim_error(&e))
 }
 
 /// The label gang-sim gives a policy (what a job record's `policy` field and the
@@ -164,15 +255,40 @@ pub fn _sim_merge(base: &str, patch: &str) -> PyResult<String> {
 
 /// Runs the simulation a run document describes: `document` is the JSON text of
 /// `{"cluster", "trace", "config"}` (gang-sim's `RunDocument`); returns the JSON text of
-/// `{"jobs": [...], "summary": {...}, "timeline": [...]}`. Relative paths in the
+/// `{"jobs": [...], "summary": {...}, "timeline": [...]}` (with `keep="summary"`:
+/// `{"summary": {...}}` alone, for sweeps that ship results back). Relative paths in the
 /// document are taken from the current directory. The GIL is released while it runs.
 ///
 /// Private: use `gang.sim.simulate`.
 #[pyfunction]
-pub fn _sim_run(py: Python<'_>, document: &str) -> PyResult<String> {
+#[pyo3(signature = (document, keep = "jobs"))]
+pub fn _sim_run(py: Python<'_>, document: &str, keep: &str) -> PyResult<String> {
     let document = document.to_owned();
-    py.detach(|| guard(|| gang_sim::run_json(&document)))?
-        .map_err(|e| sim_error(&e))
+    let summary_only = match keep {
+        "jobs" => false,
+        "summary" => true,
+        other => {
+            return Err(errors::edge_error(
+                ErrorKind::InvalidScenario,
+                "keep",
+                other,
+                "keep is \"summary\" or \"jobs\"",
+            ))
+        }
+    };
+    py.detach(|| {
+        guard(|| -> Result<String, SimError> {
+            if !summary_only {
+                return gang_sim::run_json(&document);
+            }
+            let r = gang_sim::RunDocument::from_json(&document)?
+                .simulation()?
+                .run()?;
+            serde_json::to_string(&serde_json::json!({"summary": r.summary}))
+                .map_err(|e| SimError::Internal(e.to_string()))
+        })
+    })?
+    .map_err(|e| sim_error(&e))
 }
 
 /// Reads an experiment file (gang-sim's `Experiment`: a run document and named
@@ -208,5 +324,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sim_schema, m)?)?;
     m.add_function(wrap_pyfunction!(_sim_policy_label, m)?)?;
     m.add_function(wrap_pyfunction!(_sim_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_summary_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_inspect, m)?)?;
     Ok(())
 }

@@ -50,6 +50,19 @@ DESCRIBE = """
     })),
     scripts: document.scripts.length,
     text: document.body ? document.body.innerText.slice(0, 2000) : '',
+    layout: {
+      innerWidth: window.innerWidth,
+      scrollWidth: document.documentElement.scrollWidth,
+      // Each table fits its box, or its box scrolls sideways (every column reachable).
+      tables: [...document.querySelectorAll('table')].map(t => {
+        const box = t.closest('.scroll');
+        return {cls: t.className, fits: !!box && (box.scrollWidth <= box.clientWidth + 1
+                || ['auto', 'scroll'].includes(getComputedStyle(box).overflowX)),
+                right: Math.round((box || t).getBoundingClientRect().right)};
+      }),
+      images: imgs.map(i => Math.round(i.getBoundingClientRect().right)),
+    },
+    glossary: [...document.querySelectorAll('dl.glossary dt')].map(d => d.textContent.trim()),
   };
 })()
 """
@@ -67,6 +80,8 @@ class Page:
     tables: list[dict[str, Any]]
     scripts: int
     text: str
+    layout: dict[str, Any] = field(default_factory=dict)
+    glossary: list[str] = field(default_factory=list)
     console: list[dict[str, Any]] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
@@ -156,8 +171,9 @@ def _high(fd: int) -> int:
     return hi
 
 
-def inspect(path: Path, *, timeout: float = 90.0) -> Page:
-    """Loads ``path`` in headless Chromium and describes it (see the module docs)."""
+def inspect(path: Path, *, timeout: float = 90.0, width: int | None = None) -> Page:
+    """Loads ``path`` in headless Chromium and describes it (see the module docs);
+    ``width``: the viewport's width in CSS pixels (a phone's 390, a laptop's 1400)."""
     if not os.path.exists(CHROMIUM):
         raise BrowserError(f"{CHROMIUM} not found: gang-py/test.sh installs Debian's chromium")
     profile = tempfile.mkdtemp(prefix="pysim-chromium-")
@@ -180,6 +196,10 @@ def inspect(path: Path, *, timeout: float = 90.0) -> Page:
         session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             pipe.call(f"{domain}.enable", session=session)
+        if width is not None:
+            pipe.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900,
+                                                             "deviceScaleFactor": 1, "mobile": width < 600},
+                      session=session)
         pipe.call("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
         pipe.wait_event("Page.loadEventFired", timeout=timeout)
         desc = pipe.call("Runtime.evaluate", {"expression": DESCRIBE, "awaitPromise": True,

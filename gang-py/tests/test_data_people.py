@@ -65,6 +65,8 @@ def test_one_summary_record_per_result_with_the_same_columns():
     placed, missed = recs[1], recs[2]
     assert (placed["domain"], placed["members"], placed["nodes_used"], placed["domains_used.rack"]) == ("b1/a", 2, 2, 1)
     assert (missed["best_domain"], missed["best_fits"], missed["short_of"], missed["members"]) == ("b1/a", 2, "gpu", 0)
+    # The domain's own label value beside its path (issue 25 item 15).
+    assert (placed["domain_value"], missed["domain_value"], recs[3]["domain_value"]) == ("a", None, None)
 
 
 def test_to_pandas_polars_arrow():

@@ -100,7 +100,7 @@ def test_a_plan_is_records_and_a_summary():
          "cost": 0, "level": "rack", "domain": "r", f"evicted.{GPU}": 2.0},
     ]
     assert plan.summary() == {"status": "placed", "gang": "train", "level": "rack", "domain": "r",
-                              "victims": 2, "highest_priority": 5, "cost": 0, f"evicted.{GPU}": 6.0,
+                              "domain_value": "r", "victims": 2, "highest_priority": 5, "cost": 0, f"evicted.{GPU}": 6.0,
                               "search_complete": True}
     # The core's document, read as before: a mapping equal to the dict.
     assert plan["status"] == "placed" and [v["name"] for v in plan["victims"]] == ["low", "eval"]
@@ -122,7 +122,7 @@ def test_no_plan_and_fits_now_have_the_same_columns():
     none = inv.preempt(never)
     assert none.status == "unschedulable" and none.to_records() == [] and "diagnosis" in none
     assert none.summary() == {"status": "unschedulable", "gang": "big", "level": None, "domain": None,
-                              "victims": 0, "highest_priority": None, "cost": 0, "search_complete": False}
+                              "domain_value": None, "victims": 0, "highest_priority": None, "cost": 0, "search_complete": False}
     assert str(none).startswith("no eviction of lower-priority work makes it fit; even with all of it gone: gang big")
     small = inv.preempt(gang.Gang("s", [gang.Role("w", 1, requests={GPU: 1})], priority=0))
     assert small.status == "placed" and small.to_records() == [] and small.summary()["victims"] == 0

@@ -242,8 +242,9 @@ def test_compare_policies_and_patches():
         gang.sim.compare(two_racks(), JOBS, ["unconstrained", "unconstrained"])
     with pytest.raises(TypeError):
         gang.sim.compare(two_racks(), JOBS, "unconstrained")
-    with pytest.raises(KeyError, match="tenant"):
+    with pytest.raises(gang.InvalidScenario, match="tenant") as e:
         c.summary_table(tenant="nobody")
+    assert e.value.field == "tenant"
 
 
 def sweep_runs(n=6):
@@ -254,18 +255,18 @@ def sweep_runs(n=6):
 
 def test_sweep_serial_threads_processes_agree():
     runs = sweep_runs()
-    serial = gang.sim.sweep(runs)
+    serial = gang.sim.sweep(runs, keep="jobs")
     assert [r.name for r in serial] == [r["name"] for r in runs]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        assert gang.sim.sweep(runs, pool) == serial
+        assert gang.sim.sweep(runs, pool, keep="jobs") == serial
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        assert gang.sim.sweep(runs, pool) == serial
+        assert gang.sim.sweep(runs, pool, keep="jobs") == serial
     # Each result is the one simulate gives.
     one = runs[3]
     assert serial[3] == gang.sim.simulate(one["cluster"], one["trace"], one["policy"], seed=one["seed"],
                                           name=one["name"])
     # Run documents (and their JSON text) are configs too.
-    assert gang.sim.sweep([serial[0].document, json.dumps(serial[1].document)])[1].jobs == serial[1].jobs
+    assert gang.sim.sweep([serial[0].document, json.dumps(serial[1].document)], keep="jobs")[1].jobs == serial[1].jobs
 
 
 def test_sweep_errors_propagate_with_their_class():

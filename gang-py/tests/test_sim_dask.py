@@ -63,3 +63,24 @@ def test_compare_and_experiment_take_a_client(client):
     c = gang.sim.compare(gang.sim.generated_cluster(racks=1), gang.sim.generated_trace(30, seed=1, max_members=8),
                          ["required(rack)", "unconstrained"], executor=client)
     assert list(c) == ["required(rack)", "unconstrained"] and c["unconstrained"].summary["all"]["jobs"] == 30
+
+
+def test_dask_ships_back_summaries_unless_jobs_are_asked_for(client):
+    """Issue 26 item 5: a sweep returns only what is asked for (summary rows by
+    default); the summaries are the same as when the jobs come along."""
+    few = runs()[:2]
+    small = gang.sim.sweep(few, client)
+    full = gang.sim.sweep(few, client, keep="jobs")
+    assert [r.kept for r in small] == ["summary", "summary"] and [r.kept for r in full] == ["jobs", "jobs"]
+    assert [r.summary for r in small] == [r.summary for r in full]
+    assert all(len(s.to_json()) * 5 < len(f.to_json()) for s, f in zip(small, full))
+    with pytest.raises(ValueError, match="keep='jobs'"):
+        small[0].jobs
+
+
+def test_a_failing_run_on_dask_keeps_the_others(client):
+    bad = runs()[:2] + [{"cluster": gang.sim.generated_cluster(racks=1), "name": "broken",
+                         "trace": [{"id": "x", "submit": 0, "duration": -1, "members": 1}]}]
+    with pytest.raises(gang.InvalidScenario) as e:
+        gang.sim.sweep(bad, client)
+    assert e.value.variant == "broken" and e.value.results.names == [r["name"] for r in runs()[:2]]

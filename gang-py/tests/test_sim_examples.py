@@ -20,10 +20,25 @@ def test_example_conclusions_hold(script, conclusions, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("[ok]") == conclusions and "FAILED" not in p.stdout
     if extra:
-        assert (tmp_path / "r.html").read_text().count("<img ") == 3
+        assert (tmp_path / "r.html").read_text().count("<img ") == 4
 
 
 def test_a_conclusion_that_does_not_hold_fails_the_example():
     p = run("-c", "import sim_common as s; s.check(True, 'fine'); s.check(False, 'wrong'); s.done()",
             cwd=EXAMPLES)
     assert p.returncode == 1 and "[FAILED] wrong" in p.stdout and "1 conclusion(s) did not hold" in p.stderr
+
+
+def test_the_rack_rule_notebook_answers_its_question(tmp_path):
+    """Issue 26's example: three loads x five policies x three seeds on Dask, one
+    DataFrame, one plot, one report, its conclusions asserted in the script."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("pandas")
+    script = EXAMPLES / "sim_rack_rule.py"
+    assert len(script.read_text().splitlines()) < 40
+    p = run(str(script), str(tmp_path))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.rstrip().endswith("conclusions hold")
+    assert (tmp_path / "rack_rule.png").read_bytes().startswith(b"\x89PNG")
+    html = (tmp_path / "rack_rule.html").read_text()
+    assert 'id="by-parameter"' in html and html.count("<tr>") >= 45

@@ -63,7 +63,7 @@ def test_report_is_self_contained(small, tmp_path):
     page = gang.sim.report(small, tmp_path / "r.html", title="Small experiment")
     html = page.read_text()
     imgs = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
-    assert len(imgs) == 3 and all(base64.b64decode(i).startswith(b"\x89PNG\r\n\x1a\n") for i in imgs)
+    assert len(imgs) == 4 and all(base64.b64decode(i).startswith(b"\x89PNG\r\n\x1a\n") for i in imgs)
     assert "<script" not in html and "<title>Small experiment</title>" in html
     # Nothing but data: URLs in any src or href.
     assert all(u.startswith("data:") for u in re.findall(r'(?:src|href)="([^"]*)"', html))
@@ -71,7 +71,7 @@ def test_report_is_self_contained(small, tmp_path):
         assert f'<td class="text">{name}</td>' in html
     assert small.description in html
     # A single result, a list, a dict work too.
-    assert gang.sim.report(small["unconstrained"], tmp_path / "one.html").read_text().count("<img ") == 3
+    assert gang.sim.report(small["unconstrained"], tmp_path / "one.html").read_text().count("<img ") == 4
     assert gang.sim.report(list(small.values()), tmp_path / "list.html").exists()
     with pytest.raises(ValueError, match="no results"):
         gang.sim.report({}, tmp_path / "none.html")
@@ -100,7 +100,7 @@ def browser_page(small, tmp_path_factory):
 
 def test_browser_renders_every_plot(browser_page):
     imgs = browser_page.images
-    assert [i["figure"] for i in imgs] == ["completion-cdf", "wait-vs-run", "timeline"]
+    assert [i["figure"] for i in imgs] == ["gpu-hours", "completion-cdf", "wait-vs-run", "timeline"]
     for i in imgs:
         assert i["complete"] and i["naturalWidth"] >= 600 and i["naturalHeight"] >= 300, i
     assert browser_page.screenshot.startswith(b"\x89PNG") and len(browser_page.screenshot) > 20_000
@@ -135,3 +135,73 @@ def test_the_browser_check_catches_a_broken_page(tmp_path):
     errors = "\n".join(page.errors())
     assert "console.error: boom" in errors and "kaput" in errors and "failed load" in errors
     assert any(u.startswith("http://127.0.0.1:9/") for u in page.requests)
+
+
+# ------------------------------------- issue 26: a report that scales, in a browser
+
+
+def many_runs(n):
+    """n runs of a small sweep: loads × policies × seeds."""
+    policies = ["required(rack)", "preferred(rack)", "unconstrained", "no-gang", "timed(rack, 600)"]
+    out = []
+    for i in range(n):
+        load, p, s = (0.5, 0.7, 0.9, 1.1)[i % 4], policies[(i // 4) % 5], i // 20
+        out.append({"cluster": gang.sim.generated_cluster(racks=1, nodes_per_rack=8), "policy": p, "seed": s,
+                    "trace": gang.sim.generated_trace(30, seed=s, load=load, max_members=8),
+                    "params": {"load": load, "policy": p, "seed": s}})
+    return out
+
+
+@pytest.fixture(scope="module")
+def sweep_reports(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pysim-scaling")
+    five = gang.sim.sweep(many_runs(5), keep="jobs")
+    hundred = gang.sim.sweep(many_runs(100))
+    return {"5": five.report(d / "five.html"), "100": hundred.report(d / "hundred.html")}
+
+
+def test_a_hundred_variants_make_a_small_report(sweep_reports):
+    big = sweep_reports["100"].read_text()
+    assert len(big.encode()) < 1_000_000, len(big.encode())
+    # Summaries, the GPU-hours breakdown and the metric-versus-parameter view; no
+    # job-by-job plots for a hundred variants (and only summaries were kept).
+    figures = re.findall(r'<figure id="([^"]+)"', big)
+    assert figures == ["gpu-hours", "by-parameter"]
+    assert "Job-by-job plots and lists left out" in big
+    five = sweep_reports["5"].read_text()
+    assert re.findall(r'<figure id="([^"]+)"', five) == [
+        "gpu-hours", "by-parameter", "completion-cdf", "wait-vs-run", "timeline"]
+
+
+def test_the_gpu_hours_plot_stacks_to_what_was_held():
+    sw = gang.sim.sweep(many_runs(3))
+    from gang._report import plots
+    rows = sw.summary_table()
+    (ax,) = plots.gpu_hours(rows).axes
+    assert [c.get_label() for c in ax.containers][:3] == [label for _, label, _ in plots.GPU_HOURS]
+    for i, row in enumerate(rows):
+        total = sum(c.patches[i].get_width() for c in ax.containers)
+        assert total == pytest.approx(row["gpu_hours_held"])
+
+
+@pytest.mark.parametrize("variants", ["5", "100"])
+@pytest.mark.parametrize("width", [390, 1400])
+def test_the_report_fits_narrow_and_wide_windows(sweep_reports, variants, width):
+    page = sim_browser.inspect(sweep_reports[variants], width=width)
+    lay = page.layout
+    assert lay["innerWidth"] == width
+    # Nothing makes the page itself scroll sideways: wide tables scroll in their box.
+    assert lay["scrollWidth"] <= width, lay
+    assert lay["tables"] and all(t["fits"] and t["right"] <= width for t in lay["tables"]), lay
+    assert all(right <= width for right in lay["images"]), lay
+    # Every column heading of both summary tables is in the glossary.
+    heads = {h for t in page.tables if t["cls"] in ("summary", "gpu") for h in t["head"]}
+    assert heads and heads <= set(page.glossary), heads - set(page.glossary)
+    summary = [t for t in page.tables if t["cls"] == "summary"][0]
+    assert len(summary["rows"]) == int(variants)
+    assert page.errors() == [] and all(i["naturalWidth"] > 0 for i in page.images)
+
+
+def test_report_plots_leak_no_warnings(small, tmp_path, recwarn):
+    gang.sim.report(small, tmp_path / "r.html")
+    assert [str(w.message) for w in recwarn] == []

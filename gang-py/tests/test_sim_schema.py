@@ -67,3 +67,19 @@ def test_variant_merge_is_gang_sims():
                          queue={"discipline": "fifo", "requeue": "creation"})
     assert c["backfill"].document["config"]["queue"] == {"discipline": "backfill", "requeue": "creation"}
     assert c["fifo"].document["config"]["queue"] == {"discipline": "fifo", "requeue": "creation"}
+
+
+def test_summary_rows_and_document_sources_are_gang_sims():
+    """Issue 20's leftover: the summary row's columns and flattening, and the keys of
+    cluster and trace sources, are gang-sim's, not a Python copy."""
+    schema = json.loads(_gang._sim_schema())
+    assert gang.sim.SUMMARY_COLUMNS == tuple(schema["summary_columns"])
+    assert set(gang.sim.GLOSSARY) == set(gang.sim.SUMMARY_COLUMNS)
+    assert gang.sim._CLUSTER_SOURCES == tuple(schema["cluster_sources"])
+    assert gang.sim._TRACE_SOURCES == tuple(schema["trace_sources"])
+    assert gang.sim._TRACE_FORMATS == tuple(schema["trace_formats"])
+    r = gang.sim.simulate(CLUSTER, JOBS, "required(rack)", readiness={"init_time": 0})
+    rows = json.loads(_gang._sim_summary_rows(json.dumps([["x", r.summary]]), None, "censored"))
+    assert rows == [r.summary_row() | {"variant": "x"}]
+    assert tuple(rows[0]) == gang.sim.SUMMARY_COLUMNS
+    assert not hasattr(gang.sim, "_summary_row")  # the Python flattening is gone

@@ -162,11 +162,13 @@ mod error;
 mod experiment;
 pub mod generate;
 pub mod import;
+mod load;
 mod output;
 mod placer;
 mod rng;
 mod run;
 mod sim;
+mod table;
 mod trace;
 mod workload;
 
@@ -176,6 +178,7 @@ pub use config::{
 };
 pub use error::SimError;
 pub use experiment::{merge_config, Experiment, Variant};
+pub use load::{cluster_gpus, offered_load, scale_to_load, trace_rows, TraceRow};
 pub use output::{
     FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
     TIMELINE_COLUMNS,
@@ -186,8 +189,12 @@ pub use placer::{
     Cluster, EngineProfile, NodeSpec, Requirement, Role, Taint, TaintEffect, Toleration,
 };
 pub use rng::Rng;
-pub use run::{run_json, ClusterSource, GenCluster, RunDocument, TraceSource};
+pub use run::{
+    run_json, ClusterSource, GenCluster, RunDocument, TraceSource, CLUSTER_SOURCES, TRACE_FORMATS,
+    TRACE_SOURCES,
+};
 pub use sim::Simulation;
+pub use table::{summary_row, CompletionBasis, SUMMARY_COLUMNS, SUMMARY_GLOSSARY};
 pub use trace::{JobSpec, Trace, FIELDS};
 pub use workload::{Arrival, WorkloadSpec};
 

@@ -195,8 +195,17 @@ pub struct Group {
     pub jobs: usize,
     /// Jobs per final state.
     pub states: BTreeMap<String, usize>,
-    /// Completion time from submission, completed jobs.
+    /// Completion time from submission, completed jobs only (survivor statistics: see
+    /// `completion_censored` for the honest ones).
     pub completion: Stats,
+    /// Completion time from submission with every job that did not complete (failed,
+    /// never fits, unfinished; cancelled jobs are left out, withdrawn by their owner)
+    /// counted as censored at the end of the run: its time from submission to the end
+    /// of the simulation, a lower bound of a completion it never reached. So these
+    /// statistics are lower bounds, and a policy cannot look fast by failing jobs.
+    pub completion_censored: Stats,
+    /// Jobs counted censored in `completion_censored`.
+    pub censored: usize,
     /// Queue delay (submission to first admission), admitted jobs.
     pub queue_delay: Stats,
     /// Time from submission until all members were ready.
@@ -215,10 +224,18 @@ pub struct Group {
     pub gpu_hours_before_progress: f64,
     /// Share of all GPU-hours held (per tenant: its share of the cluster's use).
     pub share: f64,
+    /// Goodput: useful GPU-hours ÷ GPU-hours held (`null` when nothing was held).
+    pub goodput: Option<f64>,
 }
 
 impl Group {
-    pub(crate) fn of<'a>(jobs: impl Iterator<Item = &'a JobRecord>, total_held: f64) -> Group {
+    /// The group of `jobs`; `total_held` is every job's GPU-hours held, `end` the end of
+    /// the run (seconds), where jobs that did not complete are censored.
+    pub(crate) fn of<'a>(
+        jobs: impl Iterator<Item = &'a JobRecord>,
+        total_held: f64,
+        end: f64,
+    ) -> Group {
         let jobs: Vec<&JobRecord> = jobs.collect();
         let mut g = Group {
             jobs: jobs.len(),
@@ -233,6 +250,19 @@ impl Group {
             g.gpu_hours_before_progress += j.gpu_hours_before_progress;
         }
         g.completion = Stats::of(jobs.iter().filter_map(|j| j.completion).collect());
+        let censored: Vec<f64> = jobs
+            .iter()
+            .filter(|j| !matches!(j.state, FinalState::Completed | FinalState::Cancelled))
+            .map(|j| (end - j.submit).max(0.0))
+            .collect();
+        g.censored = censored.len();
+        g.completion_censored = Stats::of(
+            jobs.iter()
+                .filter_map(|j| j.completion)
+                .chain(censored)
+                .collect(),
+        );
+        g.goodput = (g.gpu_hours_held > 0.0).then(|| g.gpu_hours_useful / g.gpu_hours_held);
         g.queue_delay = Stats::of(jobs.iter().filter_map(|j| j.queue_delay).collect());
         g.time_to_ready = Stats::of(jobs.iter().filter_map(|j| j.time_to_ready).collect());
         g.run_time = Stats::of(
@@ -277,6 +307,16 @@ pub struct Summary {
     pub events: u64,
     /// Scheduling passes.
     pub passes: u64,
+    /// The slowdown tables in force (run time multipliers by the widest span of a
+    /// placement, see `slowdown_spans`): the answer depends on them, so every summary
+    /// shows them.
+    pub slowdown: BTreeMap<String, Vec<f64>>,
+    /// What each column of a slowdown table stands for, narrowest first: `node`, then
+    /// the cluster's levels innermost first, then `cluster` (beyond the top level); a
+    /// table shorter than this uses its last multiplier for the wider spans.
+    pub slowdown_spans: Vec<String>,
+    /// The sensitivity class of jobs that name none.
+    pub default_sensitivity: String,
     /// Where the time went, when profiling was on.
     pub profile: Option<Profile>,
     // ---- Preemption (issue 22): only with the configuration's `"preemption"` on. ----

@@ -7,10 +7,18 @@ use crate::config::{self, SimConfig};
 use crate::error::SimError;
 use crate::generate;
 use crate::import;
+use crate::load;
 use crate::placer::Cluster;
 use crate::sim::Simulation;
 use crate::trace::Trace;
 use crate::workload::WorkloadSpec;
+
+/// The keys of a [`ClusterSource`] in a run document, in declaration order.
+pub const CLUSTER_SOURCES: &[&str] = &["file", "inline", "generate", "openb_nodes"];
+/// The keys of a [`TraceSource`] in a run document, in declaration order.
+pub const TRACE_SOURCES: &[&str] = &["file", "inline", "jsonl", "csv", "generate"];
+/// The formats a trace file is read in (`trace.file.format`).
+pub const TRACE_FORMATS: &[&str] = &["jsonl", "csv", "sacct", "openb", "philly"];
 
 /// Where the cluster comes from, in a [`RunDocument`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +55,12 @@ pub struct GenCluster {
     /// Put in the benchmarks' awkward nodes (cordoned, tainted, unlabelled, another
     /// product).
     pub awkward: bool,
+    /// Nodes per rack; `null`: the flavor's (hgx 32, nvl72 18).
+    pub nodes_per_rack: Option<usize>,
+    /// Racks per block; `null`: the flavor's (hgx 16, nvl72 8).
+    pub racks_per_block: Option<usize>,
+    /// Blocks per zone; `null`: the flavor's.
+    pub blocks_per_zone: Option<usize>,
 }
 
 impl Default for GenCluster {
@@ -57,6 +71,9 @@ impl Default for GenCluster {
             used_pct: 0,
             seed: 0,
             awkward: false,
+            nodes_per_rack: None,
+            racks_per_block: None,
+            blocks_per_zone: None,
         }
     }
 }
@@ -90,6 +107,34 @@ impl GenCluster {
         } else {
             generate::Spec::clean(flavor, self.racks)
         };
+        for (field, value, slot) in [
+            (
+                "nodes_per_rack",
+                self.nodes_per_rack,
+                &mut spec.nodes_per_rack,
+            ),
+            (
+                "racks_per_block",
+                self.racks_per_block,
+                &mut spec.racks_per_block,
+            ),
+            (
+                "blocks_per_zone",
+                self.blocks_per_zone,
+                &mut spec.blocks_per_zone,
+            ),
+        ] {
+            match value {
+                Some(0) => {
+                    return Err(SimError::config(
+                        format!("cluster.generate.{field}"),
+                        "at least 1",
+                    ))
+                }
+                Some(n) => *slot = n,
+                None => {}
+            }
+        }
         spec.used_pct = self.used_pct.min(100);
         spec.seed ^= self.seed;
         Ok(generate::SynthCluster::generate(&spec).cluster())
@@ -160,7 +205,7 @@ impl RunDocument {
     /// # Errors
     /// [`SimError::Io`], or as [`RunDocument::from_json`].
     pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = read_text(path)?;
         let mut d = RunDocument::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()
@@ -187,14 +232,14 @@ impl RunDocument {
         }
     }
 
-    /// Builds the cluster, the trace and the simulation.
+    /// Builds the cluster.
     ///
     /// # Errors
-    /// As [`Simulation::new`], plus reading files and importing traces.
-    pub fn simulation(&self) -> Result<Simulation, SimError> {
-        let cluster = match &self.cluster {
+    /// Reading a file, or the cluster's own errors.
+    pub fn cluster(&self) -> Result<Cluster, SimError> {
+        Ok(match &self.cluster {
             ClusterSource::File(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
+                let text = read_text(p)?;
                 Cluster::from_json(&text)?
             }
             ClusterSource::Inline(v) => Cluster::from_json(&v.to_string())?,
@@ -203,13 +248,21 @@ impl RunDocument {
                 file,
                 nodes_per_rack,
             } => {
-                let text = std::fs::read_to_string(file).map_err(|e| SimError::io(file, e))?;
+                let text = read_text(file)?;
                 import::openb_nodes(&text, *nodes_per_rack)?
             }
-        };
-        let trace = match &self.trace {
+        })
+    }
+
+    /// Builds the trace for `cluster` (a generated workload with a target `load` is
+    /// rescaled to it on this cluster, see [`crate::offered_load`]).
+    ///
+    /// # Errors
+    /// Reading a file, importing, or the trace's own errors.
+    pub fn trace(&self, cluster: &Cluster) -> Result<Trace, SimError> {
+        Ok(match &self.trace {
             TraceSource::File { path, format } => {
-                let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+                let text = read_text(path)?;
                 let fmt = format.clone().unwrap_or_else(|| {
                     if path.ends_with(".csv") {
                         "csv"
@@ -236,12 +289,39 @@ impl RunDocument {
                 let text: String = jobs.iter().map(|j| format!("{j}\n")).collect();
                 Trace::from_jsonl(&text)?
             }
-            TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
-            TraceSource::Csv(t) => Trace::from_csv(t)?,
-            TraceSource::Generate(w) => w.generate()?,
-        };
+            TraceSource::Jsonl(t) => Trace::from_jsonl(t.trim_start_matches('\u{feff}'))?,
+            TraceSource::Csv(t) => Trace::from_csv(t.trim_start_matches('\u{feff}'))?,
+            TraceSource::Generate(w) => {
+                let mut t = w.generate()?;
+                if let Some(target) = w.load {
+                    let resource = &self.config.gpu_resource;
+                    let gpus = load::cluster_gpus(cluster, resource);
+                    load::scale_to_load(&mut t, gpus, resource, target, "trace.generate.load")?;
+                }
+                t
+            }
+        })
+    }
+
+    /// Builds the cluster, the trace and the simulation.
+    ///
+    /// # Errors
+    /// As [`Simulation::new`], plus reading files and importing traces.
+    pub fn simulation(&self) -> Result<Simulation, SimError> {
+        let cluster = self.cluster()?;
+        let trace = self.trace(&cluster)?;
         Simulation::new(cluster, trace, self.config.clone())
     }
+}
+
+/// A text file's contents without a leading byte-order mark (spreadsheets and Windows
+/// editors write one; it is not part of the first column's name or the first line).
+fn read_text(path: &str) -> Result<String, SimError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 /// Runs the simulation a [`RunDocument`] describes and returns its result as JSON:

@@ -70,6 +70,11 @@ pub struct WorkloadSpec {
     pub tenants: u32,
     /// Policy written into every job (`null`: the configuration's).
     pub policy: Option<Policy>,
+    /// Target offered load on the run's cluster (see [`crate::offered_load`]): in a run
+    /// document, the generated arrivals are rescaled so that the trace's offered load
+    /// is exactly this; `null`: the arrivals as drawn. [`WorkloadSpec::generate`]
+    /// alone (no cluster) ignores it.
+    pub load: Option<f64>,
 }
 
 impl Default for WorkloadSpec {
@@ -93,6 +98,7 @@ impl Default for WorkloadSpec {
             checkpoint: Some(1800.0),
             tenants: 4,
             policy: None,
+            load: None,
         }
     }
 }

@@ -11,8 +11,8 @@ const RULES: Rules<'static> = Rules {
     layers: &[
         &["error", "rng", "csv"],
         &["config", "placer"],
-        &["trace", "output"],
-        &["workload", "generate", "import"],
+        &["trace", "output", "table"],
+        &["workload", "generate", "import", "load"],
         &["sim"],
         &["run", "experiment"],
     ],

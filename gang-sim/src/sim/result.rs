@@ -133,19 +133,27 @@ impl Simulation {
             });
         }
         let total_held: f64 = records.iter().map(|r| r.gpu_hours_held).sum();
-        let all = Group::of(records.iter(), total_held);
+        let all = Group::of(records.iter(), total_held, secs(end));
         let mut by_policy = BTreeMap::new();
         for l in &self.names.labels {
             by_policy.insert(
                 l.clone(),
-                Group::of(records.iter().filter(|r| &r.policy == l), total_held),
+                Group::of(
+                    records.iter().filter(|r| &r.policy == l),
+                    total_held,
+                    secs(end),
+                ),
             );
         }
         let mut by_tenant = BTreeMap::new();
         for t in &self.names.tenants {
             by_tenant.insert(
                 t.clone(),
-                Group::of(records.iter().filter(|r| &r.tenant == t), total_held),
+                Group::of(
+                    records.iter().filter(|r| &r.tenant == t),
+                    total_held,
+                    secs(end),
+                ),
             );
         }
         let first = self.jobs.iter().map(|j| j.def.submit).min().unwrap_or(0);
@@ -190,6 +198,11 @@ impl Simulation {
             mean_utilisation: frac(self.usage.held),
             mean_busy: frac(self.usage.busy_time),
             mean_fragmented_gpus: mean_frag,
+            slowdown: self.cfg.slowdown_tables(),
+            slowdown_spans: (0..=self.placer.levels().len() + 1)
+                .map(|s| self.placer.span_name(s))
+                .collect(),
+            default_sensitivity: self.cfg.default_sensitivity.clone(),
             events: self.counts.events,
             passes: self.counts.passes,
             profile,

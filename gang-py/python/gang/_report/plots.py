@@ -3,17 +3,25 @@ canvas): no pyplot, no display, no global backend switched."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-try:
+if TYPE_CHECKING:
     from matplotlib.figure import Figure
-except ImportError:  # tested by the missing-extra test
-    raise ImportError(
-        "gang.sim plots and reports need matplotlib, which is not installed: "
-        "pip install 'gang[sim]' (or pip install matplotlib)"
-    ) from sys.exc_info()[1]
+
+
+def _new_figure(**kw: Any) -> Figure:
+    """A matplotlib Figure; matplotlib is imported here, when a plot is drawn, so that
+    importing this module (as stubtest does every module) needs no matplotlib."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:  # tested by the missing-extra test
+        raise ImportError(
+            "gang.sim plots and reports need matplotlib, which is not installed: "
+            "pip install 'gang[sim]' (or pip install matplotlib)"
+        ) from e
+    return Figure(**kw)
+
 
 HOUR = 3600.0
 
@@ -23,19 +31,35 @@ class Run(Protocol):
     records, summary and timeline. The report draws from these plain fields, so this
     package never imports ``gang.sim`` (which imports it)."""
 
-    jobs: list[dict[str, Any]]
-    summary: dict[str, Any]
-    timeline: list[dict[str, Any]]
+    @property
+    def jobs(self) -> list[dict[str, Any]]: ...
+    @property
+    def summary(self) -> dict[str, Any]: ...
+    @property
+    def timeline(self) -> list[dict[str, Any]]: ...
 
 
 def _jobs(r: Run, tenant: str | None) -> list[dict[str, Any]]:
     return [j for j in r.jobs if tenant is None or j["tenant"] == tenant]
 
 
+def _legend(ax: Any) -> None:
+    """The legend beside the axes, right of them: never over the curves."""
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
+def _names_on_x(ax: Any, x: Sequence[float], names: Sequence[str]) -> None:
+    """Variant names under bars: slanted, right-aligned to their bar, when there are
+    several, so that they never overlap."""
+    many = len(names) > 3 or max((len(n) for n in names), default=0) > 14
+    ax.set_xticks(x, names, rotation=35 if many else 0, ha="right" if many else "center",
+                  rotation_mode="anchor" if many else "default", fontsize="small")
+
+
 def _figure(ax: Any, size: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, Any]:
     if ax is not None:
         return ax.figure, ax
-    fig = Figure(figsize=size, dpi=100, layout="constrained")
+    fig = _new_figure(figsize=size, dpi=100, layout="constrained")
     return fig, fig.add_subplot()
 
 
@@ -55,7 +79,7 @@ def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
     ax.set_ylim(0, 1.02)
     ax.set_title("Completion time CDF" + (f" (tenant {tenant})" if tenant else ""))
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig
 
 
@@ -82,10 +106,10 @@ def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
     ax.bar(x, wait, label="queue delay", color="#d62728")
     ax.bar(x, start, bottom=wait, label="start-up and retries", color="#ff7f0e")
     ax.bar(x, run, bottom=[a + b for a, b in zip(wait, start)], label="run time", color="#1f77b4")
-    ax.set_xticks(x, names, rotation=15 if len(names) > 3 else 0, ha="right" if len(names) > 3 else "center")
+    _names_on_x(ax, x, names)
     ax.set_ylabel("mean per completed job (h)")
     ax.set_title("Queue delay vs run time" + (f" (tenant {tenant})" if tenant else ""))
-    ax.legend(fontsize="small")
+    _legend(ax)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
 
@@ -93,7 +117,7 @@ def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
 def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     """Utilisation (share of GPUs held; dashed: running) and fragmented GPUs over time."""
     if axes is None:
-        fig = Figure(figsize=(7.0, 5.5), dpi=100, layout="constrained")
+        fig = _new_figure(figsize=(7.0, 5.5), dpi=100, layout="constrained")
         util, frag = fig.subplots(2, 1, sharex=True)
     else:
         util, frag = axes
@@ -110,10 +134,79 @@ def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     util.set_ylim(0, 1.05)
     util.set_title("Utilisation (solid: held, dashed: running)")
     util.grid(True, alpha=0.3)
-    util.legend(fontsize="small")
+    _legend(util)
     frag.set_ylim(bottom=0)
     frag.set_ylabel("fragmented GPUs")
     frag.set_xlabel("time (h)")
     frag.set_title("Fragmentation: free GPUs no waiting gang can use")
     frag.grid(True, alpha=0.3)
+    return fig
+
+
+#: The parts of the GPU-hours held, in stacking order: (summary field, label, colour).
+GPU_HOURS = [
+    ("gpu_hours_useful", "useful", "#2ca02c"),
+    ("gpu_hours_wasted", "wasted (lost to restarts, failures)", "#d62728"),
+    ("gpu_hours_before_progress", "held before progress (waiting for members, start-up)", "#ff7f0e"),
+]
+
+
+def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
+    """Per variant (summary rows), the GPU-hours held split into useful, wasted and
+    held before progress (the rest held, idle, in grey), as horizontal bars: one a row,
+    so a hundred variants stay legible."""
+    n = len(rows)
+    fig, ax = _figure(ax, (7.0, max(3.0, 1.0 + 0.22 * n)))
+    names = [str(r["variant"]) for r in rows]
+    y = list(range(n))
+    left = [0.0] * n
+    for key, label, colour in GPU_HOURS:
+        v = [float(r.get(key) or 0.0) for r in rows]
+        ax.barh(y, v, left=left, label=label, color=colour)
+        left = [a + b for a, b in zip(left, v)]
+    rest = [max(0.0, float(r.get("gpu_hours_held") or 0.0) - used) for r, used in zip(rows, left)]
+    ax.barh(y, rest, left=left, label="held otherwise (idle)", color="#bbbbbb")
+    ax.set_yticks(y, names, fontsize="small" if n <= 30 else "x-small")
+    ax.invert_yaxis()
+    ax.set_xlabel("GPU-hours")
+    ax.set_title("GPU-hours held: useful, wasted, held before progress")
+    ax.grid(True, axis="x", alpha=0.3)
+    _legend(ax)
+    return fig
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def by_parameter(rows: Sequence[Mapping[str, Any]], params: Sequence[str],
+                 metrics: Sequence[tuple[str, str, float]], ax: Any = None) -> Figure | None:
+    """A sweep's metric-versus-parameter view: the first numeric parameter on x, one
+    line per value of the first other parameter (the mean over the rest, e.g. seeds;
+    each run a dot), one panel per metric (field, label, scale). None when no parameter
+    is numeric."""
+    xs = [p for p in params if all(_number(r.get(p)) for r in rows)]
+    if not xs:
+        return None
+    x = xs[0]
+    group = next((p for p in params if p != x), None)
+    fig = _new_figure(figsize=(7.0, 2.6 * len(metrics)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
+    keys = list(dict.fromkeys(str(r.get(group)) if group else "" for r in rows))
+    for axis, (metric, label, scale) in zip(axes, metrics):
+        for k in keys:
+            mine = [r for r in rows if (str(r.get(group)) if group else "") == k and r.get(metric) is not None]
+            if not mine:
+                continue
+            at = sorted({float(r[x]) for r in mine})
+            mean = [_mean([float(r[metric]) * scale for r in mine if float(r[x]) == v]) for v in at]
+            (line,) = axis.plot(at, mean, marker="o", label=k or metric)
+            axis.scatter([float(r[x]) for r in mine], [float(r[metric]) * scale for r in mine],
+                         s=8, alpha=0.4, color=line.get_color())
+        axis.set_ylabel(label)
+        axis.grid(True, alpha=0.3)
+    axes[0].set_title(f"Metrics versus {x}" + (f", one line per {group}" if group else ""))
+    axes[-1].set_xlabel(x)
+    if group:
+        _legend(axes[0])
     return fig
