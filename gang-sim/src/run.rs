@@ -67,6 +67,23 @@ impl GenCluster {
     /// # Errors
     /// [`SimError::Config`] for an unknown flavor or zero racks.
     pub fn build(&self) -> Result<Cluster, SimError> {
+        self.build_within(crate::config::Limits::default().max_nodes)
+    }
+
+    /// [`GenCluster::build`], making at most `max_nodes` nodes ([`crate::Limits`]).
+    ///
+    /// ```
+    /// use gang_sim::GenCluster;
+    /// let g = GenCluster { racks: 100_000_000, ..GenCluster::default() };
+    /// let err = g.build().unwrap_err(); // refused before anything is allocated
+    /// assert_eq!(err.field(), "cluster.generate.racks");
+    /// assert!(err.to_string().contains("limits.max_nodes"), "{err}");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`GenCluster::build`]; [`SimError::Config`] naming `cluster.generate.racks`
+    /// when the cluster would have more than `max_nodes` nodes.
+    pub fn build_within(&self, max_nodes: u64) -> Result<Cluster, SimError> {
         let flavor = match self.flavor.as_str() {
             "hgx" => generate::Flavor::Hgx,
             "nvl72" => generate::Flavor::Nvl72,
@@ -90,6 +107,17 @@ impl GenCluster {
         } else {
             generate::Spec::clean(flavor, self.racks)
         };
+        let nodes = (spec.racks as u64).saturating_mul(spec.nodes_per_rack as u64);
+        if nodes > max_nodes {
+            return Err(SimError::config(
+                "cluster.generate.racks",
+                format!(
+                    "{} racks of {} nodes are {nodes} nodes, over limits.max_nodes \
+                     ({max_nodes}); raise it to allow more",
+                    self.racks, spec.nodes_per_rack
+                ),
+            ));
+        }
         spec.used_pct = self.used_pct.min(100);
         spec.seed ^= self.seed;
         Ok(generate::SynthCluster::generate(&spec).cluster())
@@ -160,7 +188,8 @@ impl RunDocument {
     /// # Errors
     /// [`SimError::Io`], or as [`RunDocument::from_json`].
     pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text =
+            crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         let mut d = RunDocument::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()
@@ -192,24 +221,25 @@ impl RunDocument {
     /// # Errors
     /// As [`Simulation::new`], plus reading files and importing traces.
     pub fn simulation(&self) -> Result<Simulation, SimError> {
+        let limits = &self.config.limits;
         let cluster = match &self.cluster {
             ClusterSource::File(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
+                let text = crate::textio::read_sim_file(p, limits.max_input_bytes)?;
                 Cluster::from_json(&text)?
             }
             ClusterSource::Inline(v) => Cluster::from_json(&v.to_string())?,
-            ClusterSource::Generate(g) => g.build()?,
+            ClusterSource::Generate(g) => g.build_within(limits.max_nodes)?,
             ClusterSource::OpenbNodes {
                 file,
                 nodes_per_rack,
             } => {
-                let text = std::fs::read_to_string(file).map_err(|e| SimError::io(file, e))?;
+                let text = crate::textio::read_sim_file(file, limits.max_input_bytes)?;
                 import::openb_nodes(&text, *nodes_per_rack)?
             }
         };
         let trace = match &self.trace {
             TraceSource::File { path, format } => {
-                let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+                let text = crate::textio::read_sim_file(path, limits.max_input_bytes)?;
                 let fmt = format.clone().unwrap_or_else(|| {
                     if path.ends_with(".csv") {
                         "csv"
@@ -238,7 +268,16 @@ impl RunDocument {
             }
             TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
             TraceSource::Csv(t) => Trace::from_csv(t)?,
-            TraceSource::Generate(w) => w.generate()?,
+            TraceSource::Generate(w) => w.generate_within(limits.max_jobs).map_err(|e| {
+                match e {
+                    SimError::Config { field, message, core } => SimError::Config {
+                        field: field.replacen("workload.", "trace.generate.", 1),
+                        message,
+                        core,
+                    },
+                    e => e,
+                }
+            })?,
         };
         Simulation::new(cluster, trace, self.config.clone())
     }

@@ -331,12 +331,14 @@ impl Trace {
         Ok(trace)
     }
 
-    /// Reads a file: CSV when its name ends in `.csv`, JSON Lines otherwise.
+    /// Reads a file: CSV when its name ends in `.csv`, JSON Lines otherwise (at most
+    /// [`crate::DEFAULT_MAX_INPUT_BYTES`] bytes).
     ///
     /// # Errors
-    /// [`SimError::Io`], or as [`Trace::from_csv`] / [`Trace::from_jsonl`].
+    /// [`SimError::Io`] (also for a file too large or not UTF-8), or as
+    /// [`Trace::from_csv`] / [`Trace::from_jsonl`].
     pub fn from_file(path: &str) -> Result<Trace, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         if path.ends_with(".csv") {
             Trace::from_csv(&text)
         } else {

@@ -65,6 +65,19 @@ impl Simulation {
     pub fn new(cluster: Cluster, trace: Trace, config: SimConfig) -> Result<Simulation, SimError> {
         let t0 = Instant::now();
         config.check()?;
+        let l = &config.limits;
+        crate::config::Limits::check(
+            "max_jobs",
+            trace.jobs.len() as u64,
+            l.max_jobs,
+            "jobs in the trace",
+        )?;
+        crate::config::Limits::check(
+            "max_nodes",
+            cluster.len() as u64,
+            l.max_nodes,
+            "nodes in the cluster",
+        )?;
         let mut placer = Placer::new(cluster, &config.gpu_resource);
         placer.set_profiling(config.profile);
         let mut sim = Simulation::empty(placer, config, trace.jobs.len());
@@ -322,7 +335,11 @@ impl Simulation {
             }
             Policy::Spread { replicas, level: l } => {
                 let l = level(self, l)?;
-                let req = self.compile(cache, origin, roles, &key, GangShape::Unconstrained)?;
+                // A request of its own, not the unconstrained gang's of the same roles:
+                // what is learnt about it ("does not fit now") is about the spread, and
+                // must not hold back an unconstrained gang (issue 25, item 16).
+                let own = format!("{key}|spread({replicas}, {l})");
+                let req = self.compile(cache, origin, roles, &own, GangShape::Unconstrained)?;
                 Kind::Spread {
                     req,
                     replicas: *replicas,
