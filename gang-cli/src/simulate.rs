@@ -43,20 +43,32 @@ fn sim_error(file: &str, e: &SimError) -> CliError {
 
 /// Runs the file: an experiment (it has `variants`) runs every variant, a run document
 /// runs once (as the variant `run`).
-pub(crate) fn run(file: &str, out: Option<&str>, format: Format) -> Result<Done, CliError> {
-    let text = std::fs::read_to_string(file).map_err(|e| CliError::Read {
+pub(crate) fn run(
+    file: &str,
+    out: Option<&str>,
+    format: Format,
+    max_bytes: u64,
+) -> Result<Done, CliError> {
+    let mut f = std::fs::File::open(file).map_err(|e| CliError::Read {
         source: file.to_owned(),
         reason: e.to_string(),
     })?;
+    let text = crate::input::read_capped(file, &mut f, max_bytes)?;
     let is_experiment = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .is_some_and(|v| v.get("variants").is_some());
+    let dir = std::path::Path::new(file)
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
     let (description, results): (String, Vec<(String, SimResult)>) = if is_experiment {
-        let e = Experiment::from_file(file).map_err(|e| sim_error(file, &e))?;
+        let mut e = Experiment::from_json(&text).map_err(|e| sim_error(file, &e))?;
+        e.run.rebase(&dir);
         let results = e.run().map_err(|err| sim_error(file, &err))?;
         (e.description, results)
     } else {
-        let d = RunDocument::from_file(file).map_err(|e| sim_error(file, &e))?;
+        let mut d = RunDocument::from_json(&text).map_err(|e| sim_error(file, &e))?;
+        d.rebase(&dir);
         let r = d
             .simulation()
             .and_then(|s| s.run())
