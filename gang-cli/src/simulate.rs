@@ -64,6 +64,9 @@ pub(crate) fn run(
     let (description, results): (String, Vec<(String, SimResult)>) = if is_experiment {
         let mut e = Experiment::from_json(&text).map_err(|e| sim_error(file, &e))?;
         e.run.rebase(&dir);
+        if out.is_some() {
+            check_folders(file, e.variants.iter().map(|v| v.name.as_str()))?;
+        }
         let results = e.run().map_err(|err| sim_error(file, &err))?;
         (e.description, results)
     } else {
@@ -100,6 +103,25 @@ pub(crate) fn run(
         format,
         Exit::Placed,
     ))
+}
+
+/// Two variants whose names give the same `--out` folder would overwrite each other.
+fn check_folders<'a>(file: &str, names: impl Iterator<Item = &'a str>) -> Result<(), CliError> {
+    let mut seen: std::collections::BTreeMap<String, &str> = Default::default();
+    for (i, n) in names.enumerate() {
+        if let Some(first) = seen.insert(slug(n), n) {
+            return Err(CliError::Input {
+                source: file.to_owned(),
+                object: None,
+                field: Some(format!("variants[{i}].name")),
+                reason: format!(
+                    "{n:?} and {first:?} both write to the folder {:?} under --out; rename one",
+                    slug(n)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A folder name for a variant.
@@ -185,6 +207,16 @@ mod tests {
 
     /// A simulator bug is exit 5 (`internal`), never "invalid input"; an input error
     /// stays exit 2 and names its field.
+    /// `a b` and `a-b` map to one `--out` folder: refused, naming both (issue 25).
+    #[test]
+    fn variants_sharing_an_output_folder_are_refused() {
+        let e = check_folders("x.json", ["a b", "ok", "a-b"].into_iter()).unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains("variants[2].name") || m.contains("\"a-b\""), "{m}");
+        assert!(m.contains("\"a b\"") && m.contains("\"a-b\""), "{m}");
+        assert!(check_folders("x.json", ["a", "b"].into_iter()).is_ok());
+    }
+
     #[test]
     fn a_simulator_bug_is_not_invalid_input() {
         let bug = sim_error(

@@ -622,6 +622,21 @@ impl SimConfig {
         if !(self.sample_interval.is_finite() && self.sample_interval > 0.0) {
             return Err(SimError::config("sample_interval", "must be positive"));
         }
+        if self.sample_interval < 0.001 {
+            return Err(SimError::config(
+                "sample_interval",
+                format!(
+                    "{} s is below the simulation's resolution of 1 ms",
+                    self.sample_interval
+                ),
+            ));
+        }
+        if self.gpu_resource.trim().is_empty() {
+            return Err(SimError::config(
+                "gpu_resource",
+                "empty: name the resource counted as GPUs (nvidia.com/gpu)",
+            ));
+        }
         if let Some(h) = self.horizon {
             let n = (h / self.sample_interval.max(0.001)).ceil() + 1.0;
             let n = if n < u64::MAX as f64 { n as u64 } else { u64::MAX };

@@ -79,6 +79,12 @@ impl Experiment {
     pub fn from_json(text: &str) -> Result<Experiment, SimError> {
         let e: Experiment = crate::config::from_json_path(text, "")?;
         e.run.config.check()?;
+        if e.variants.is_empty() {
+            return Err(SimError::config(
+                "variants",
+                "an empty list: give at least one variant",
+            ));
+        }
         Ok(e)
     }
 

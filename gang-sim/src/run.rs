@@ -107,6 +107,12 @@ impl GenCluster {
         } else {
             generate::Spec::clean(flavor, self.racks)
         };
+        if self.used_pct > 100 {
+            return Err(SimError::config(
+                "cluster.generate.used_pct",
+                format!("{} is not a percentage (0 to 100)", self.used_pct),
+            ));
+        }
         let nodes = (spec.racks as u64).saturating_mul(spec.nodes_per_rack as u64);
         if nodes > max_nodes {
             return Err(SimError::config(

@@ -78,6 +78,16 @@ impl Simulation {
             l.max_nodes,
             "nodes in the cluster",
         )?;
+        if !cluster.is_empty() && !cluster.offers(&config.gpu_resource) {
+            return Err(SimError::config(
+                "gpu_resource",
+                format!(
+                    "no node of the cluster has {:?}: every GPU-hour would be 0 (name the \
+                     resource the cluster counts as GPUs)",
+                    config.gpu_resource
+                ),
+            ));
+        }
         let mut placer = Placer::new(cluster, &config.gpu_resource);
         placer.set_profiling(config.profile);
         let mut sim = Simulation::empty(placer, config, trace.jobs.len());
@@ -179,6 +189,17 @@ impl Simulation {
         } else {
             class_name
         };
+        let count: u64 = spec.roles.iter().map(|r| u64::from(r.get_count())).sum();
+        if u64::from(spec.failing_members) > count {
+            return Err(SimError::trace(
+                line,
+                "failing_members",
+                format!(
+                    "{} failing members, but the job has {count}",
+                    spec.failing_members
+                ),
+            ));
+        }
         cache.rank = self.rank(&spec, &policy)?;
         let kind = self.kind(cache, origin, &policy, &spec.roles)?;
         let never_fits = self.never_fits(cache, &kind, &policy, &spec)?;
