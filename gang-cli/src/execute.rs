@@ -176,6 +176,9 @@ fn topology_report(
     notes: &[String],
 ) -> Result<tree::TopologyReport, CliError> {
     let cluster = report::cluster_for(objects, topology, None)?;
+    // What gang-core would refuse (a node name, a label value) is refused here too,
+    // not drawn (issue 25).
+    cluster.inventory()?;
     let resources = tree::default_resources(&cluster, &tree_args.resources);
     let mut warnings: Vec<String> = notes.to_vec();
     warnings.extend(cluster.report().warnings.iter().cloned());

@@ -104,3 +104,23 @@ fn an_answer_that_cannot_be_written_is_exit_6() {
     let out = c.output().unwrap();
     assert_eq!(out.status.code(), Some(6));
 }
+
+/// `topology` drew a node whose name gang-core refuses; it is refused as `place`
+/// refuses it, naming the file, the Node and the value (issue 25, item 9).
+#[test]
+fn topology_refuses_a_bad_node_name() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("nodes.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: ok-1}\nstatus: {allocatable: {cpu: \"8\"}}\n---\n\
+         apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\nstatus: {allocatable: {cpu: \"8\"}}\n",
+    )
+    .unwrap();
+    let r = gang(&["topology", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("Node/Bad_Name"), "{}", r.stderr);
+    assert!(r.stderr.contains("metadata.name"), "{}", r.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
