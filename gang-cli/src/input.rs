@@ -138,7 +138,10 @@ impl Kubectl<'_> {
         // The command as messages name it: without the timeout gang adds.
         let command = format!("{} {}", self.program, full.join(" "));
         let timeout = self.access.request_timeout.max(1);
-        full.insert(full.len() - args.len(), format!("--request-timeout={timeout}s"));
+        full.insert(
+            full.len() - args.len(),
+            format!("--request-timeout={timeout}s"),
+        );
         let fail = |reason: String| CliError::Kubectl {
             command: command.clone(),
             reason,

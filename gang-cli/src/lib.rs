@@ -147,21 +147,22 @@ where
     };
     match execute(request, &mut cx) {
         Ok(d) => {
+            // Text for a terminal has names escaped; JSON and YAML stay exact.
             let body = if out.output == Format::Text {
-                &d.text
+                render::terminal_safe(&d.text, style.color)
             } else {
-                &d.doc
+                d.doc
             };
-            if let Err(w) = write_out(env.stdout, body) {
+            if let Err(w) = write_out(env.stdout, &body) {
                 return cannot_write(env.stderr, &w);
             }
             if let Some(e) = d.error {
-                let _ = writeln!(env.stderr, "gang: error: {e}");
+                let _ = writeln!(env.stderr, "gang: error: {}", safe(&e));
             }
             d.exit.code()
         }
         Err(e) => {
-            let _ = writeln!(env.stderr, "gang: error: {e}");
+            let _ = writeln!(env.stderr, "gang: error: {}", safe(&e));
             if out.output != Format::Text {
                 let doc = render::document(&e.document(), out.output);
                 if let Err(w) = write_out(env.stdout, &doc) {
@@ -173,6 +174,11 @@ where
     }
 }
 
+/// A message for standard error, escaped for a terminal.
+fn safe(e: &dyn std::fmt::Display) -> String {
+    render::terminal_safe(&e.to_string(), false)
+}
+
 /// Writes the answer and flushes it.
 fn write_out(stdout: &mut dyn Write, body: &str) -> std::io::Result<()> {
     stdout.write_all(body.as_bytes())?;
@@ -181,6 +187,10 @@ fn write_out(stdout: &mut dyn Write, body: &str) -> std::io::Result<()> {
 
 /// The answer could not be written: a message on standard error, exit 6.
 fn cannot_write(stderr: &mut dyn Write, e: &std::io::Error) -> i32 {
-    let _ = writeln!(stderr, "gang: error: cannot write the answer to standard output: {e}");
+    let _ = writeln!(
+        stderr,
+        "gang: error: cannot write the answer to standard output: {}",
+        safe(e)
+    );
     Exit::Output.code()
 }

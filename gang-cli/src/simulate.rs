@@ -251,7 +251,10 @@ mod tests {
     fn variants_sharing_an_output_folder_are_refused() {
         let e = check_folders("x.json", ["a b", "ok", "a-b"].into_iter()).unwrap_err();
         let m = e.to_string();
-        assert!(m.contains("variants[2].name") || m.contains("\"a-b\""), "{m}");
+        assert!(
+            m.contains("variants[2].name") || m.contains("\"a-b\""),
+            "{m}"
+        );
         assert!(m.contains("\"a b\"") && m.contains("\"a-b\""), "{m}");
         assert!(check_folders("x.json", ["a", "b"].into_iter()).is_ok());
     }

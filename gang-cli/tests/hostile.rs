@@ -38,11 +38,16 @@ fn the_default_cap_is_overridable_and_applies_to_standard_input() {
     // The same file passes under the default cap and fails under a smaller one.
     let r = gang(&["place", &kube("racks.json"), &kube("training-workers.yaml")]);
     assert_ne!(r.code, 2, "{}", r.stderr);
-    let r = with_cap(&["place", &kube("racks.json"), &kube("training-workers.yaml")], "100");
+    let r = with_cap(
+        &["place", &kube("racks.json"), &kube("training-workers.yaml")],
+        "100",
+    );
     assert_eq!(r.code, 2, "{}", r.stderr);
     let mut c = command(&["place", &kube("racks.json"), "-"]);
     c.env("GANG_MAX_INPUT_BYTES", "100");
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = c.spawn().unwrap();
     {
         use std::io::Write;
@@ -64,7 +69,9 @@ fn bytes_that_are_not_utf8_are_refused_where_they_start() {
     let r = gang_stdin(&["place", "-"], "apiVersion: v1\nkind: Node\n\u{0}");
     assert_eq!(r.code, 2, "{}", r.stderr); // NUL is UTF-8: refused by the YAML reader
     let mut c = command(&["place", "-"]);
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = c.spawn().unwrap();
     {
         use std::io::Write;
@@ -74,7 +81,10 @@ fn bytes_that_are_not_utf8_are_refused_where_they_start() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not UTF-8") && err.contains("offset 11"), "{err}");
+    assert!(
+        err.contains("not UTF-8") && err.contains("offset 11"),
+        "{err}"
+    );
     if std::path::Path::new("/dev/urandom").exists() {
         // Read to the first bad byte, not to the end (there is none).
         let r = gang(&["place", "/dev/urandom"]);
@@ -122,5 +132,47 @@ fn topology_refuses_a_bad_node_name() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("Node/Bad_Name"), "{}", r.stderr);
     assert!(r.stderr.contains("metadata.name"), "{}", r.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Names with ESC, control or bidi characters were printed raw by `place` and on
+/// standard error; text output escapes them, JSON stays exact (issue 25, item 11).
+#[test]
+fn terminal_control_characters_are_escaped_in_text_but_exact_in_json() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file name with an escape sequence: the error names it, escaped.
+    let bad = dir.join("nope\u{1b}]0;pwned\u{7}\u{202e}.yaml");
+    let r = gang(&["place", bad.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(
+        !r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{202e}'),
+        "{:?}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("\\u{1b}]0;pwned\\u{7}\\u{202e}"),
+        "{}",
+        r.stderr
+    );
+    // A PodGroup in a namespace with an escape sequence.
+    let pg = dir.join("pg.yaml");
+    std::fs::write(
+        &pg,
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n\
+         metadata: {name: \"train\\e[2J\", namespace: \"ml\\e]0;x\\a\"}\nspec: {minMember: 1}\n",
+    )
+    .unwrap();
+    let args = ["place", &kube("racks.json"), pg.to_str().unwrap()];
+    let r = gang(&args);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    assert!(all.contains("\\u{1b}"), "{all}");
+    let r = gang(&[&args[..], &["-o", "json"]].concat());
+    assert!(
+        r.stdout.contains("\\u001b"),
+        "JSON keeps the name exact: {}",
+        r.stdout
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

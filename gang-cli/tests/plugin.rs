@@ -398,10 +398,17 @@ fn kubectl_gets_a_request_timeout_and_a_hanging_kubectl_is_killed() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let raw = c.raw_calls();
     assert!(!raw.is_empty());
-    assert!(raw.iter().all(|l| l.starts_with("--request-timeout=7s get ")), "{raw:?}");
+    assert!(
+        raw.iter()
+            .all(|l| l.starts_with("--request-timeout=7s get ")),
+        "{raw:?}"
+    );
     c.clear();
     let _ = c.plugin(&["topology"]);
-    assert!(c.raw_calls().iter().all(|l| l.contains("--request-timeout=30s")));
+    assert!(c
+        .raw_calls()
+        .iter()
+        .all(|l| l.contains("--request-timeout=30s")));
 
     let h = Cluster::scripted("hang", "exec sleep 600");
     let r = h.plugin(&["topology", "--request-timeout", "1"]);

@@ -379,7 +379,10 @@ fn a_huge_value_is_cut_in_the_message() {
         "apiVersion: v1\nkind: Node\nmetadata: {{name: n1, labels: {{rack: {big}}}}}\nstatus: {{allocatable: {{cpu: \"8\"}}}}\n"
     );
     let objects = Objects::parse("nodes.yaml", &text).unwrap();
-    let e = match Cluster::from_objects(&objects, &ClusterOptions::new().topology(TopologySource::Levels(vec!["rack".into()]))) {
+    let e = match Cluster::from_objects(
+        &objects,
+        &ClusterOptions::new().topology(TopologySource::Levels(vec!["rack".into()])),
+    ) {
         Err(e) => e,
         Ok(c) => c.inventory().unwrap_err(),
     };

@@ -93,7 +93,10 @@ fn json_numbers_are_quantities_on_every_path() {
         }
     }
     // A negative number is refused the same way as the string "-1".
-    let text = format!(r#"{{"apiVersion": "v1", "kind": "List", "items": [{}]}}"#, node("-1"));
+    let text = format!(
+        r#"{{"apiVersion": "v1", "kind": "List", "items": [{}]}}"#,
+        node("-1")
+    );
     let e = Objects::parse("q", &text).unwrap_err().to_string();
     assert!(e.contains("negative"), "{e}");
 }

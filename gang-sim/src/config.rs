@@ -639,7 +639,11 @@ impl SimConfig {
         }
         if let Some(h) = self.horizon {
             let n = (h / self.sample_interval.max(0.001)).ceil() + 1.0;
-            let n = if n < u64::MAX as f64 { n as u64 } else { u64::MAX };
+            let n = if n < u64::MAX as f64 {
+                n as u64
+            } else {
+                u64::MAX
+            };
             Limits::check(
                 "max_samples",
                 n,

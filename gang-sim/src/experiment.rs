@@ -93,8 +93,7 @@ impl Experiment {
     /// # Errors
     /// [`SimError::Io`], or as [`Experiment::from_json`].
     pub fn from_file(path: &str) -> Result<Experiment, SimError> {
-        let text =
-            crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
+        let text = crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         let mut e = Experiment::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()

@@ -119,7 +119,11 @@ fn cut(v: &str) -> String {
     if v.chars().count() <= 60 {
         format!("{v:?}")
     } else {
-        format!("{:?}… ({} bytes)", v.chars().take(60).collect::<String>(), v.len())
+        format!(
+            "{:?}… ({} bytes)",
+            v.chars().take(60).collect::<String>(),
+            v.len()
+        )
     }
 }
 

@@ -194,8 +194,7 @@ impl RunDocument {
     /// # Errors
     /// [`SimError::Io`], or as [`RunDocument::from_json`].
     pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
-        let text =
-            crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
+        let text = crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         let mut d = RunDocument::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()
@@ -274,16 +273,20 @@ impl RunDocument {
             }
             TraceSource::Jsonl(t) => Trace::from_jsonl(t)?,
             TraceSource::Csv(t) => Trace::from_csv(t)?,
-            TraceSource::Generate(w) => w.generate_within(limits.max_jobs).map_err(|e| {
-                match e {
-                    SimError::Config { field, message, core } => SimError::Config {
+            TraceSource::Generate(w) => {
+                w.generate_within(limits.max_jobs).map_err(|e| match e {
+                    SimError::Config {
+                        field,
+                        message,
+                        core,
+                    } => SimError::Config {
                         field: field.replacen("workload.", "trace.generate.", 1),
                         message,
                         core,
                     },
                     e => e,
-                }
-            })?,
+                })?
+            }
         };
         Simulation::new(cluster, trace, self.config.clone())
     }

@@ -42,7 +42,11 @@ fn a_sample_interval_below_a_millisecond_is_refused() {
 fn more_failing_members_than_members_is_refused() {
     let t = r#"{"id": "a", "submit": 0, "duration": 60, "members": 2, "gpus": 8, "failing_members": 100}"#;
     let e = run_json(&doc(t, "{}", HGX)).unwrap_err();
-    assert_eq!((e.kind(), e.field()), ("invalid_trace", "failing_members"), "{e}");
+    assert_eq!(
+        (e.kind(), e.field()),
+        ("invalid_trace", "failing_members"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -8,7 +8,12 @@ const SACCT: &str = "job_id,node_num,gpu_num,submit_time,duration\n";
 
 fn sacct_err(row: &str) -> (usize, String, String) {
     match sacct(&format!("{SACCT}{row}\n")) {
-        Err(gang_sim::SimError::Trace { line, field, message, .. }) => (line, field, message),
+        Err(gang_sim::SimError::Trace {
+            line,
+            field,
+            message,
+            ..
+        }) => (line, field, message),
         other => panic!("{row}: expected a trace error, got {other:?}"),
     }
 }
@@ -24,7 +29,10 @@ fn sacct_times_are_range_checked() {
     }
     // The largest accepted: fine; one more: refused.
     assert!(sacct(&format!("{SACCT}a,1,1,0,{MAX_SECONDS}\n")).is_ok());
-    assert_eq!(parse_time("9999-12-31 23:59:59").map(|t| t > 0.0), Some(true));
+    assert_eq!(
+        parse_time("9999-12-31 23:59:59").map(|t| t > 0.0),
+        Some(true)
+    );
     assert_eq!(parse_time("10000-01-01 00:00:00"), None);
 }
 
@@ -86,9 +94,16 @@ fn skipped_and_rounded_rows_are_reported_and_an_all_skipped_file_is_refused() {
     assert_eq!(out.skipped[0].line, 3);
     assert_eq!(out.rounded.len(), 1);
     assert_eq!((out.rounded[0].line, out.rounded[0].id.as_str()), (2, "a"));
-    assert!(out.rounded[0].reason.contains("gpu_num 30 over 4"), "{:?}", out.rounded);
+    assert!(
+        out.rounded[0].reason.contains("gpu_num 30 over 4"),
+        "{:?}",
+        out.rounded
+    );
     let e = sacct(&format!("{SACCT}a,1,1,0,0\nb,1,1,0,\n")).unwrap_err();
-    assert!(e.to_string().contains("every row was skipped (2 rows"), "{e}");
+    assert!(
+        e.to_string().contains("every row was skipped (2 rows"),
+        "{e}"
+    );
 }
 
 #[test]

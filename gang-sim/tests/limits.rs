@@ -55,7 +55,8 @@ fn a_horizon_past_the_sample_limit_is_refused_before_the_run() {
 
 #[test]
 fn a_huge_readiness_timeout_or_backoff_ends_with_an_error_not_an_abort() {
-    let t = r#"{"id": "a", "submit": 0, "duration": 60, "members": 2, "gpus": 8, "init_failure": 1}"#;
+    let t =
+        r#"{"id": "a", "submit": 0, "duration": 60, "members": 2, "gpus": 8, "init_failure": 1}"#;
     for c in [
         r#"{"readiness": {"timeout": 1e300}}"#,
         r#"{"readiness": {"backoff_base": 1e300, "backoff_max": 1e300}}"#,
@@ -98,7 +99,13 @@ fn a_failure_livelock_ends_the_job_failed() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let job = &v["jobs"][0];
     assert_eq!(job["state"], FinalState::Failed.as_str(), "{job}");
-    assert!(job["reason"].as_str().unwrap().contains("limits.max_restarts"), "{job}");
+    assert!(
+        job["reason"]
+            .as_str()
+            .unwrap()
+            .contains("limits.max_restarts"),
+        "{job}"
+    );
     assert_eq!(job["node_failures"], 51, "{job}");
     // With the default limit too (no per-test setting): it still ends.
     let c = r#"{"failures": {"node_rate_per_hour": 100, "repair_time": 60}}"#;
@@ -110,24 +117,39 @@ fn a_failure_livelock_ends_the_job_failed() {
 fn generators_are_bounded_before_they_allocate() {
     let d = r#"{"cluster": {"generate": {"flavor": "hgx", "racks": 1}},
         "trace": {"generate": {"jobs": 1000000000000}}}"#;
-    let e = RunDocument::from_json(d).unwrap().simulation().err().unwrap();
+    let e = RunDocument::from_json(d)
+        .unwrap()
+        .simulation()
+        .err()
+        .unwrap();
     assert_eq!(e.field(), "trace.generate.jobs", "{e}");
     assert!(e.to_string().contains("limits.max_jobs"), "{e}");
     let d = r#"{"cluster": {"generate": {"flavor": "hgx", "racks": 100000000}},
         "trace": {"jsonl": ""}}"#;
-    let e = RunDocument::from_json(d).unwrap().simulation().err().unwrap();
+    let e = RunDocument::from_json(d)
+        .unwrap()
+        .simulation()
+        .err()
+        .unwrap();
     assert_eq!(e.field(), "cluster.generate.racks", "{e}");
     assert!(e.to_string().contains("limits.max_nodes"), "{e}");
     // A raised limit lets a bigger generator through; a lowered one stops a small one.
     let d = r#"{"cluster": {"generate": {"flavor": "hgx", "racks": 2}},
         "trace": {"generate": {"jobs": 5}}, "config": {"limits": {"max_nodes": 10}}}"#;
-    let e = RunDocument::from_json(d).unwrap().simulation().err().unwrap();
+    let e = RunDocument::from_json(d)
+        .unwrap()
+        .simulation()
+        .err()
+        .unwrap();
     assert_eq!(e.field(), "cluster.generate.racks", "{e}");
     let spec = WorkloadSpec {
         jobs: 10,
         ..WorkloadSpec::default()
     };
-    assert_eq!(spec.generate_within(9).unwrap_err().field(), "workload.jobs");
+    assert_eq!(
+        spec.generate_within(9).unwrap_err().field(),
+        "workload.jobs"
+    );
     assert!(GenCluster::default().build_within(127).is_err());
     assert_eq!(GenCluster::default().build_within(128).unwrap().len(), 128);
 }
@@ -147,20 +169,32 @@ fn trace_files_are_read_within_the_byte_limit() {
     let dir = std::env::temp_dir().join(format!("gang-limits-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let t = dir.join("t.jsonl");
-    std::fs::write(&t, "{\"id\": \"a\", \"submit\": 0, \"duration\": 10, \"members\": 1}\n").unwrap();
+    std::fs::write(
+        &t,
+        "{\"id\": \"a\", \"submit\": 0, \"duration\": 10, \"members\": 1}\n",
+    )
+    .unwrap();
     let d = format!(
         r#"{{"cluster": {{"generate": {{"flavor": "hgx", "racks": 1}}}},
             "trace": {{"file": {{"path": {:?}}}}}, "config": {{"limits": {{"max_input_bytes": 20}}}}}}"#,
         t.to_string_lossy()
     );
-    let e = RunDocument::from_json(&d).unwrap().simulation().err().unwrap();
+    let e = RunDocument::from_json(&d)
+        .unwrap()
+        .simulation()
+        .err()
+        .unwrap();
     assert_eq!(e.kind(), "io", "{e}");
     assert!(e.to_string().contains("limits.max_input_bytes"), "{e}");
     // /dev/zero as a trace stops at the limit instead of filling memory.
     if std::path::Path::new("/dev/zero").exists() {
         let d = r#"{"cluster": {"generate": {"flavor": "hgx", "racks": 1}},
             "trace": {"file": {"path": "/dev/zero"}}, "config": {"limits": {"max_input_bytes": 1000000}}}"#;
-        let e = RunDocument::from_json(d).unwrap().simulation().err().unwrap();
+        let e = RunDocument::from_json(d)
+            .unwrap()
+            .simulation()
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("limit of 1000000 bytes"), "{e}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -22,7 +22,10 @@ fn cluster() -> Cluster {
 fn run(trace: &str) -> SimResult {
     let config = SimConfig::from_json(r#"{"readiness": {"init_time": 0}}"#).unwrap();
     let trace = Trace::from_jsonl(trace).unwrap();
-    Simulation::new(cluster(), trace, config).unwrap().run().unwrap()
+    Simulation::new(cluster(), trace, config)
+        .unwrap()
+        .run()
+        .unwrap()
 }
 
 const HOLD: &str = r#"{"id": "hold", "submit": 0, "duration": 36000, "members": 1, "gpus": 4}"#;

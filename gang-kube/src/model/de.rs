@@ -51,9 +51,8 @@ impl<'de> Deserialize<'de> for Qty {
             /// asks for it) hands a number over as a one-entry map holding its text:
             /// read that text as the quantity, as YAML's `0.5` is read (issue 25).
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Qty, A::Error> {
-                let n = serde_json::Number::deserialize(de::value::MapAccessDeserializer::new(
-                    map,
-                ))?;
+                let n =
+                    serde_json::Number::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 self.visit_str(&n.to_string())
             }
         }
