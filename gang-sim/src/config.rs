@@ -532,9 +532,10 @@ pub(crate) fn from_json_path<T: serde::de::DeserializeOwned>(
     let mut de = serde_json::Deserializer::from_str(text);
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
+        // An unknown empty key at the top has the empty path: name the document.
         let field = match (prefix.is_empty(), path.as_str()) {
-            (true, "." | "?") => "document".to_owned(),
-            (false, "." | "?") => prefix.to_owned(),
+            (true, "." | "?" | "") => "document".to_owned(),
+            (false, "." | "?" | "") => prefix.to_owned(),
             (true, _) => path,
             (false, _) => format!("{prefix}.{path}"),
         };

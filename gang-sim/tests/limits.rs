@@ -199,3 +199,13 @@ fn trace_files_are_read_within_the_byte_limit() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Found by the `sim_input` fuzz target: an unknown empty key at the top of a run
+/// document named no field (`invalid config at : unknown field ``…`).
+#[test]
+fn an_unknown_empty_key_at_the_top_names_the_document() {
+    let e = gang_sim::RunDocument::from_json(r#"{"": 1}"#).unwrap_err();
+    assert_eq!(e.field(), "document", "{e}");
+    let e = SimConfig::from_json(r#"{"": 1}"#).unwrap_err();
+    assert_eq!(e.field(), "document", "{e}");
+}
