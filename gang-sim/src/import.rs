@@ -148,7 +148,7 @@ impl Table {
             if !known.contains(&c.as_str()) {
                 return Err(SimError::trace(
                     header.line,
-                    c.clone(),
+                    if c.is_empty() { "header" } else { c.as_str() },
                     format!(
                         "unknown column {c:?}; this format's columns are {}",
                         known.join(", ")
@@ -609,7 +609,7 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
         if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(SimError::trace(
                 line,
-                k.clone(),
+                if k.is_empty() { "job" } else { k.as_str() },
                 format!("unknown field; known: {}", known.join(", ")),
             ));
         }

@@ -262,7 +262,7 @@ impl Trace {
             if !FIELDS.contains(&c.as_str()) {
                 return Err(SimError::trace(
                     header.line,
-                    c.clone(),
+                    if c.is_empty() { "header" } else { c.as_str() },
                     format!("unknown column {c:?}; known columns: {}", FIELDS.join(", ")),
                 ));
             }
@@ -504,7 +504,8 @@ impl<'de> Deserialize<'de> for Gpus {
 fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
     let l: Line = serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." || path == "?" {
+        // An unknown empty key has the empty path: name the line.
+        let field = if path == "." || path == "?" || path.is_empty() {
             "line".to_owned()
         } else {
             path

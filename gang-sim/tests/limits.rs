@@ -209,3 +209,25 @@ fn an_unknown_empty_key_at_the_top_names_the_document() {
     let e = SimConfig::from_json(r#"{"": 1}"#).unwrap_err();
     assert_eq!(e.field(), "document", "{e}");
 }
+
+/// Found by the `sim_input` fuzz target: an unknown empty key in a trace line named
+/// no field.
+#[test]
+fn an_unknown_empty_key_in_a_trace_line_names_the_line() {
+    let e = gang_sim::Trace::from_jsonl(
+        r#"{"id": "a", "submit": 0, "duration": 1, "members": 1, "": 2}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field(), "line", "{e}");
+}
+
+/// The same for an empty CSV column name and an empty Philly key: a field is named.
+#[test]
+fn empty_column_names_and_keys_name_a_field() {
+    let e = gang_sim::Trace::from_csv("id,,submit\n").unwrap_err();
+    assert_eq!(e.field(), "header", "{e}");
+    let e = gang_sim::import::sacct("job_id,,submit_time\n").unwrap_err();
+    assert_eq!(e.field(), "header", "{e}");
+    let e = gang_sim::import::philly(r#"[{"jobid": "a", "": 1}]"#).unwrap_err();
+    assert_eq!(e.field(), "job", "{e}");
+}
