@@ -35,6 +35,7 @@ options() {
         operations) echo "-len_control=0 -max_len=1024" ;;
         solver_oracle) echo "-len_control=0 -max_len=256" ;;
         scenario_json) echo "-dict=scenario_json.dict" ;;
+        sim_input) echo "-max_len=20000" ;;
         *) echo "" ;;
     esac
 }
@@ -51,6 +52,30 @@ for t in "${targets[@]}"; do
         find "regressions/$t" -maxdepth 1 -type f -exec cp {} "$corpus"/ \;
     fi
     [ "$t" = scenario_json ] && cp ../examples/scenarios/*.json "$corpus"/
+    # sim_input: the first byte picks the reader (0: run document, 1: JSON Lines); the
+    # guides' experiments become run documents with their files inlined.
+    if [ "$t" = sim_input ] && command -v python3 >/dev/null 2>&1; then
+        python3 - "$corpus" <<'SEEDS'
+import glob, json, os, sys
+out = sys.argv[1]
+for p in glob.glob("../examples/sim/*.json"):
+    doc = json.load(open(p))
+    run = doc.get("run", doc)
+    if not isinstance(run, dict) or "cluster" not in run or "trace" not in run:
+        continue
+    here = os.path.dirname(p)
+    c, t = run["cluster"], run["trace"]
+    if "file" in c:
+        c = {"inline": json.load(open(os.path.join(here, c["file"])))}
+    if "file" in t:
+        t = {"jsonl": open(os.path.join(here, t["file"]["path"])).read()}
+    seed = {"cluster": c, "trace": t, "config": run.get("config", {})}
+    name = os.path.join(out, "seed-" + os.path.basename(p))
+    open(name, "wb").write(b"\x00" + json.dumps(seed).encode())
+for p in glob.glob("../examples/sim/*.jsonl"):
+    open(os.path.join(out, "seed-" + os.path.basename(p)), "wb").write(b"\x01" + open(p, "rb").read())
+SEEDS
+    fi
     echo "fuzz: $t for ${secs}s"
     log="$(mktemp)"
     # shellcheck disable=SC2046

@@ -250,7 +250,7 @@ pub struct SimulateArgs {
 }
 
 /// How to reach the cluster (passed to `kubectl`).
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct KubeAccess {
     /// The kubeconfig context (`kubectl --context`).
     #[arg(long, value_name = "NAME")]
@@ -258,6 +258,20 @@ pub struct KubeAccess {
     /// The kubeconfig file (`kubectl --kubeconfig`).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<String>,
+    /// Seconds kubectl may take per request (passed as `kubectl --request-timeout`);
+    /// a kubectl still running 5 s later is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub request_timeout: u64,
+}
+
+impl Default for KubeAccess {
+    fn default() -> Self {
+        KubeAccess {
+            context: None,
+            kubeconfig: None,
+            request_timeout: 30,
+        }
+    }
 }
 
 /// `kubectl gang place|explain|preempt WORKLOAD`.

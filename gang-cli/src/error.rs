@@ -32,6 +32,8 @@ pub enum Exit {
     /// 5: a bug: gang-sim (or gang) broke one of its own invariants. Not the input's
     /// fault; please report it with the input.
     Internal = 5,
+    /// 6: the answer could not be written (a full disk, a closed pipe).
+    Output = 6,
 }
 
 impl Serialize for Exit {
@@ -58,7 +60,8 @@ Exit codes:
   3  undecided: the exact multi-role search ran out of budget (a placement may exist)
   4  kubectl failed or could not be run (kubectl-gang plugin)
   5  internal error: a bug in gang or the simulator, not in the input (please
-     report it with the input)";
+     report it with the input)
+  6  the answer could not be written to standard output (a full disk, a closed pipe)";
 
 /// A failure: invalid input (exit 2), a failing `kubectl` (exit 4), or a bug (exit 5).
 #[derive(Debug, Clone)]

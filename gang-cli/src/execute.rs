@@ -27,6 +27,8 @@ pub(crate) struct Context<'a> {
     pub(crate) leak: bool,
     /// Text styling.
     pub(crate) style: Style,
+    /// The most bytes of one input (a file, standard input, what kubectl prints).
+    pub(crate) max_input_bytes: u64,
 }
 
 /// The objects a request read, where from, and the workload asked about; leaked on
@@ -61,7 +63,9 @@ pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, Cl
         Query::Place(c) | Query::Explain(c) | Query::Preempt(c) => Some(c),
         Query::Topology(_) => None,
         Query::Demo { snapshot, topology } => return demo(*snapshot, *topology, format, style),
-        Query::Simulate { file, out } => return simulate::run(file, out.as_deref(), format),
+        Query::Simulate { file, out } => {
+            return simulate::run(file, out.as_deref(), format, cx.max_input_bytes)
+        }
     };
     let priorities = matches!(request.query, Query::Explain(_) | Query::Preempt(_));
     let input = read(&request.source, choice, priorities, &request.topology, cx)?;
@@ -126,13 +130,14 @@ fn read(
     };
     match source {
         Source::Files(files) => {
-            input.objects = input::read_files(files, cx.stdin)?;
+            input.objects = input::read_files(files, cx.stdin, cx.max_input_bytes)?;
             input.label = files.join(", ");
         }
         Source::Kubectl(access) => {
             let k = input::Kubectl {
                 program: cx.kubectl,
                 access,
+                max_bytes: cx.max_input_bytes,
             };
             let topology = input::topology_source(topology)?;
             if let Some(workload) = input.choice.workload.clone() {
@@ -171,6 +176,9 @@ fn topology_report(
     notes: &[String],
 ) -> Result<tree::TopologyReport, CliError> {
     let cluster = report::cluster_for(objects, topology, None)?;
+    // What gang-core would refuse (a node name, a label value) is refused here too,
+    // not drawn (issue 25).
+    cluster.inventory()?;
     let resources = tree::default_resources(&cluster, &tree_args.resources);
     let mut warnings: Vec<String> = notes.to_vec();
     warnings.extend(cluster.report().warnings.iter().cloned());

@@ -8,12 +8,39 @@ use gang_kube::{Objects, TopologySource};
 use crate::cli::{KubeAccess, TopologyChoiceArgs};
 use crate::error::CliError;
 
-/// Objects read from files (`-` is standard input, read once), in the order given.
+/// The default cap on the bytes of one input (a file, standard input, what kubectl
+/// prints): 256 MiB; `GANG_MAX_INPUT_BYTES` overrides it.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = gang_sim::DEFAULT_MAX_INPUT_BYTES;
+
+/// Reads one input of at most `max_bytes` bytes, checked as UTF-8 while it streams in.
 ///
 /// # Errors
-/// [`CliError::Read`] for a file that cannot be read (or `-` given twice);
-/// [`CliError::Kube`] for text gang-kube rejects (naming the file, object and field).
-pub fn read_files(files: &[String], stdin: &mut dyn Read) -> Result<Objects, CliError> {
+/// [`CliError::Read`] naming `source`: unreadable, too large (naming the setting that
+/// raises the cap) or not UTF-8.
+pub fn read_capped(source: &str, r: &mut dyn Read, max_bytes: u64) -> Result<String, CliError> {
+    gang_sim::textio::read_text(r, max_bytes).map_err(|e| CliError::Read {
+        source: source.to_owned(),
+        reason: match e {
+            gang_sim::textio::ReadError::TooLarge { .. } => {
+                format!("{e} (set GANG_MAX_INPUT_BYTES to read more)")
+            }
+            e => e.to_string(),
+        },
+    })
+}
+
+/// Objects read from files (`-` is standard input, read once), in the order given;
+/// each at most `max_bytes` bytes.
+///
+/// # Errors
+/// [`CliError::Read`] for a file that cannot be read, is larger than `max_bytes` or is
+/// not UTF-8 (or `-` given twice); [`CliError::Kube`] for text gang-kube rejects
+/// (naming the file, object and field).
+pub fn read_files(
+    files: &[String],
+    stdin: &mut dyn Read,
+    max_bytes: u64,
+) -> Result<Objects, CliError> {
     let mut objects = Objects::new();
     if files.iter().filter(|f| *f == "-").count() > 1 {
         return Err(CliError::Read {
@@ -23,17 +50,13 @@ pub fn read_files(files: &[String], stdin: &mut dyn Read) -> Result<Objects, Cli
     }
     for f in files {
         let text = if f == "-" {
-            let mut s = String::new();
-            stdin.read_to_string(&mut s).map_err(|e| CliError::Read {
-                source: "-".into(),
-                reason: e.to_string(),
-            })?;
-            s
+            read_capped("-", stdin, max_bytes)?
         } else {
-            std::fs::read_to_string(f).map_err(|e| CliError::Read {
+            let mut file = std::fs::File::open(f).map_err(|e| CliError::Read {
                 source: f.clone(),
                 reason: e.to_string(),
-            })?
+            })?;
+            read_capped(f, &mut file, max_bytes)?
         };
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
         let before = objects.len();
@@ -82,16 +105,28 @@ pub const PRIORITY_CLASSES: &str = "priorityclasses.scheduling.k8s.io";
 pub struct Kubectl<'a> {
     /// The program to run.
     pub program: &'a str,
-    /// `--context`, `--kubeconfig`.
+    /// `--context`, `--kubeconfig`, `--request-timeout`.
     pub access: &'a KubeAccess,
+    /// The most bytes kubectl may print.
+    pub max_bytes: u64,
 }
 
+/// Seconds kubectl is given beyond its own `--request-timeout` before it is killed.
+const KILL_GRACE_SECS: u64 = 5;
+
 impl Kubectl<'_> {
-    /// `kubectl [--context C] [--kubeconfig K] ARGS…`: its standard output, or why not.
+    /// `kubectl [--context C] [--kubeconfig K] --request-timeout=Ns ARGS…`: its standard
+    /// output, or why not. Output past `max_bytes` stops the read; a kubectl still
+    /// running `KILL_GRACE_SECS` after its request timeout is killed.
     ///
     /// # Errors
-    /// [`CliError::Kubectl`] when kubectl cannot be run or exits non-zero.
+    /// [`CliError::Kubectl`] when kubectl cannot be run, exits non-zero, prints too
+    /// much or text that is not UTF-8, or hangs.
     pub fn run(&self, args: &[&str]) -> Result<String, CliError> {
+        use std::process::Stdio;
+        use std::sync::mpsc;
+        use std::time::{Duration, Instant};
+
         let mut full: Vec<String> = Vec::new();
         if let Some(c) = &self.access.context {
             full.extend(["--context".to_owned(), c.clone()]);
@@ -100,29 +135,82 @@ impl Kubectl<'_> {
             full.extend(["--kubeconfig".to_owned(), k.clone()]);
         }
         full.extend(args.iter().map(|a| (*a).to_owned()));
+        // The command as messages name it: without the timeout gang adds.
         let command = format!("{} {}", self.program, full.join(" "));
-        let out = Command::new(self.program)
+        let timeout = self.access.request_timeout.max(1);
+        full.insert(
+            full.len() - args.len(),
+            format!("--request-timeout={timeout}s"),
+        );
+        let fail = |reason: String| CliError::Kubectl {
+            command: command.clone(),
+            reason,
+        };
+        let mut child = Command::new(self.program)
             .args(&full)
-            .output()
-            .map_err(|e| CliError::Kubectl {
-                command: command.clone(),
-                reason: format!("cannot run {}: {e}", self.program),
-            })?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-            return Err(CliError::Kubectl {
-                command,
-                reason: if stderr.is_empty() {
-                    format!("exit status {}", out.status)
-                } else {
-                    stderr
-                },
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| fail(format!("cannot run {}: {e}", self.program)))?;
+        let (tx, rx) = mpsc::channel();
+        if let Some(mut out) = child.stdout.take() {
+            let tx = tx.clone();
+            let max = self.max_bytes;
+            std::thread::spawn(move || {
+                let _ = tx.send((true, gang_sim::textio::read_text(&mut out, max)));
             });
         }
-        String::from_utf8(out.stdout).map_err(|_| CliError::Kubectl {
-            command,
-            reason: "printed text that is not UTF-8".into(),
-        })
+        if let Some(err) = child.stderr.take() {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = err.take(64 * 1024).read_to_string(&mut text);
+                let _ = tx.send((false, Ok(text)));
+            });
+        }
+        let deadline = Instant::now() + Duration::from_secs(timeout + KILL_GRACE_SECS);
+        let (mut stdout, mut stderr) = (None, None);
+        while stdout.is_none() || stderr.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok((true, r)) => stdout = Some(r),
+                Ok((false, r)) => stderr = Some(r.unwrap_or_default()),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(fail(format!(
+                        "no answer within {}s; killed it (--request-timeout raises the limit)",
+                        timeout + KILL_GRACE_SECS
+                    )));
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if let Some(Err(e)) = &stdout {
+                let _ = child.kill();
+                let _ = child.wait();
+                let hint = match e {
+                    gang_sim::textio::ReadError::TooLarge { .. } => {
+                        " (set GANG_MAX_INPUT_BYTES to read more)"
+                    }
+                    _ => "",
+                };
+                return Err(fail(format!("its output: {e}{hint}")));
+            }
+        }
+        let status = child.wait().map_err(|e| fail(e.to_string()))?;
+        let stderr = stderr.unwrap_or_default().trim().to_owned();
+        if !status.success() {
+            return Err(fail(if stderr.is_empty() {
+                format!("exit status {status}")
+            } else {
+                stderr
+            }));
+        }
+        match stdout {
+            Some(Ok(text)) => Ok(text),
+            Some(Err(e)) => Err(fail(format!("its output: {e}"))),
+            None => Ok(String::new()),
+        }
     }
 
     /// Reads `kubectl ARGS…` into `objects`, the source named by the command line.

@@ -63,6 +63,10 @@ pub struct Env<'a> {
     /// Leak the parsed objects instead of freeing them (the process exits right after:
     /// freeing 100k pods costs a quarter of a second).
     pub leak: bool,
+    /// The most bytes of one input: a file, standard input, what kubectl prints, a
+    /// simulation document (default [`input::DEFAULT_MAX_INPUT_BYTES`]; the binary
+    /// reads `GANG_MAX_INPUT_BYTES`).
+    pub max_input_bytes: u64,
 }
 
 impl<'a> Env<'a> {
@@ -80,6 +84,7 @@ impl<'a> Env<'a> {
             no_color: None,
             kubectl: "kubectl".to_owned(),
             leak: false,
+            max_input_bytes: input::DEFAULT_MAX_INPUT_BYTES,
         }
     }
 }
@@ -138,29 +143,54 @@ where
         kubectl: &env.kubectl,
         leak: env.leak,
         style,
+        max_input_bytes: env.max_input_bytes,
     };
     match execute(request, &mut cx) {
         Ok(d) => {
+            // Text for a terminal has names escaped; JSON and YAML stay exact.
             let body = if out.output == Format::Text {
-                &d.text
+                render::terminal_safe(&d.text, style.color)
             } else {
-                &d.doc
+                d.doc
             };
-            let _ = env.stdout.write_all(body.as_bytes());
-            let _ = env.stdout.flush();
+            if let Err(w) = write_out(env.stdout, &body) {
+                return cannot_write(env.stderr, &w);
+            }
             if let Some(e) = d.error {
-                let _ = writeln!(env.stderr, "gang: error: {e}");
+                let _ = writeln!(env.stderr, "gang: error: {}", safe(&e));
             }
             d.exit.code()
         }
         Err(e) => {
+            let _ = writeln!(env.stderr, "gang: error: {}", safe(&e));
             if out.output != Format::Text {
-                let _ = env
-                    .stdout
-                    .write_all(render::document(&e.document(), out.output).as_bytes());
+                let doc = render::document(&e.document(), out.output);
+                if let Err(w) = write_out(env.stdout, &doc) {
+                    return cannot_write(env.stderr, &w);
+                }
             }
-            let _ = writeln!(env.stderr, "gang: error: {e}");
             e.exit().code()
         }
     }
+}
+
+/// A message for standard error, escaped for a terminal.
+fn safe(e: &dyn std::fmt::Display) -> String {
+    render::terminal_safe(&e.to_string(), false)
+}
+
+/// Writes the answer and flushes it.
+fn write_out(stdout: &mut dyn Write, body: &str) -> std::io::Result<()> {
+    stdout.write_all(body.as_bytes())?;
+    stdout.flush()
+}
+
+/// The answer could not be written: a message on standard error, exit 6.
+fn cannot_write(stderr: &mut dyn Write, e: &std::io::Error) -> i32 {
+    let _ = writeln!(
+        stderr,
+        "gang: error: cannot write the answer to standard output: {}",
+        safe(e)
+    );
+    Exit::Output.code()
 }

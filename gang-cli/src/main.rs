@@ -12,6 +12,18 @@ fn main() {
     env.stdout_is_terminal = is_terminal;
     env.no_color = std::env::var("NO_COLOR").ok();
     env.leak = true;
+    if let Some(v) = std::env::var_os("GANG_MAX_INPUT_BYTES") {
+        match v.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
+            Some(n) if n > 0 => env.max_input_bytes = n,
+            _ => {
+                eprintln!(
+                    "gang: error: GANG_MAX_INPUT_BYTES={}: not a positive number of bytes",
+                    v.to_string_lossy().chars().take(40).collect::<String>()
+                );
+                std::process::exit(gang_cli::Exit::Invalid.code());
+            }
+        }
+    }
     let code = gang_cli::run(std::env::args_os(), &mut env);
     drop(env);
     std::process::exit(code);

@@ -35,6 +35,43 @@ pub fn use_color(mode: ColorMode, is_terminal: bool, no_color: Option<&str>) -> 
     }
 }
 
+/// `text` made safe for a terminal: control characters other than newline and tab,
+/// and the invisible or direction-changing format characters (bidi overrides and
+/// isolates, zero-width characters, the BOM), are written as `\u{…}` escapes, so a
+/// name cannot move the cursor, retitle the window or reorder what is shown. With
+/// `keep_color`, the colour codes gang itself writes (`ESC [ 0|1|2|31|32|33 m`) pass.
+/// JSON and YAML output are not passed through this: they stay exact.
+///
+/// ```
+/// use gang_cli::render::terminal_safe;
+/// assert_eq!(terminal_safe("ml\x1b]0;pwned\x07/pg\n", false), "ml\\u{1b}]0;pwned\\u{7}/pg\n");
+/// assert_eq!(terminal_safe("a\u{202e}b", false), "a\\u{202e}b");
+/// assert_eq!(terminal_safe("\x1b[32mok\x1b[0m", true), "\x1b[32mok\x1b[0m");
+/// assert_eq!(terminal_safe("\x1b[2J", true), "\\u{1b}[2J");
+/// ```
+pub fn terminal_safe(text: &str, keep_color: bool) -> String {
+    const OURS: [&str; 6] = ["[0m", "[1m", "[2m", "[31m", "[32m", "[33m"];
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}' | '\u{feff}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, c) in text.char_indices() {
+        if c == '\x1b' && keep_color && OURS.iter().any(|o| text[i + 1..].starts_with(o)) {
+            out.push(c);
+        } else if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {

@@ -14,6 +14,8 @@ use crate::output::{done, Done};
 struct VariantDoc<'a> {
     name: &'a str,
     summary: serde_json::Value,
+    /// Per job, in trace order: gang-sim's job records (as `jobs.jsonl` holds them).
+    jobs: &'a [gang_sim::JobRecord],
 }
 
 #[derive(Serialize)]
@@ -43,20 +45,35 @@ fn sim_error(file: &str, e: &SimError) -> CliError {
 
 /// Runs the file: an experiment (it has `variants`) runs every variant, a run document
 /// runs once (as the variant `run`).
-pub(crate) fn run(file: &str, out: Option<&str>, format: Format) -> Result<Done, CliError> {
-    let text = std::fs::read_to_string(file).map_err(|e| CliError::Read {
+pub(crate) fn run(
+    file: &str,
+    out: Option<&str>,
+    format: Format,
+    max_bytes: u64,
+) -> Result<Done, CliError> {
+    let mut f = std::fs::File::open(file).map_err(|e| CliError::Read {
         source: file.to_owned(),
         reason: e.to_string(),
     })?;
+    let text = crate::input::read_capped(file, &mut f, max_bytes)?;
     let is_experiment = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .is_some_and(|v| v.get("variants").is_some());
+    let dir = std::path::Path::new(file)
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
     let (description, results): (String, Vec<(String, SimResult)>) = if is_experiment {
-        let e = Experiment::from_file(file).map_err(|e| sim_error(file, &e))?;
+        let mut e = Experiment::from_json(&text).map_err(|e| sim_error(file, &e))?;
+        e.run.rebase(&dir);
+        if out.is_some() {
+            check_folders(file, e.variants.iter().map(|v| v.name.as_str()))?;
+        }
         let results = e.run().map_err(|err| sim_error(file, &err))?;
         (e.description, results)
     } else {
-        let d = RunDocument::from_file(file).map_err(|e| sim_error(file, &e))?;
+        let mut d = RunDocument::from_json(&text).map_err(|e| sim_error(file, &e))?;
+        d.rebase(&dir);
         let r = d
             .simulation()
             .and_then(|s| s.run())
@@ -79,6 +96,7 @@ pub(crate) fn run(file: &str, out: Option<&str>, format: Format) -> Result<Done,
             .map(|(name, r)| VariantDoc {
                 name,
                 summary: serde_json::from_str(&r.summary_json()).unwrap_or_default(),
+                jobs: &r.jobs,
             })
             .collect(),
     };
@@ -88,6 +106,25 @@ pub(crate) fn run(file: &str, out: Option<&str>, format: Format) -> Result<Done,
         format,
         Exit::Placed,
     ))
+}
+
+/// Two variants whose names give the same `--out` folder would overwrite each other.
+fn check_folders<'a>(file: &str, names: impl Iterator<Item = &'a str>) -> Result<(), CliError> {
+    let mut seen: std::collections::BTreeMap<String, &str> = Default::default();
+    for (i, n) in names.enumerate() {
+        if let Some(first) = seen.insert(slug(n), n) {
+            return Err(CliError::Input {
+                source: file.to_owned(),
+                object: None,
+                field: Some(format!("variants[{i}].name")),
+                reason: format!(
+                    "{n:?} and {first:?} both write to the folder {:?} under --out; rename one",
+                    slug(n)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A folder name for a variant.
@@ -112,6 +149,23 @@ fn secs(x: Option<f64>) -> String {
     }
 }
 
+/// GPU-hours as a quantity of GPU-hours, not a duration: `6.0 GPU-h`, `1,234 GPU-h`.
+fn gpu_hours(x: f64) -> String {
+    if x >= 1000.0 {
+        let whole = format!("{:.0}", x);
+        let mut grouped = String::new();
+        for (i, c) in whole.chars().enumerate() {
+            if i > 0 && (whole.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        format!("{grouped} GPU-h")
+    } else {
+        format!("{x:.1} GPU-h")
+    }
+}
+
 fn stat(s: &Stats) -> (String, String) {
     (secs(s.mean), secs(s.p95))
 }
@@ -125,8 +179,17 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
         out.push('\n');
     }
     out.push_str(&format!(
-        "\n{:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>6}\n",
-        "variant", "jobs", "done", "complete", "p95", "queue p95", "run mean", "wasted", "util"
+        "\n{:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>6}\n",
+        "variant",
+        "jobs",
+        "done",
+        "complete",
+        "p95",
+        "queue p95",
+        "run mean",
+        "wasted",
+        "pre-progress",
+        "util"
     ));
     for (name, r) in results {
         let g: &Group = &r.summary.all;
@@ -135,7 +198,7 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
         let (_, queue95) = stat(&g.queue_delay);
         let (run_mean, _) = stat(&g.run_time);
         out.push_str(&format!(
-            "{:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8.1}h {:>5.0}%\n",
+            "{:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>5.0}%\n",
             name,
             g.jobs,
             done,
@@ -143,7 +206,8 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
             complete95,
             queue95,
             run_mean,
-            g.gpu_hours_wasted,
+            gpu_hours(g.gpu_hours_wasted),
+            gpu_hours(g.gpu_hours_before_progress),
             100.0 * r.summary.mean_utilisation
         ));
         let others: Vec<String> = g
@@ -162,7 +226,8 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
     }
     out.push_str(
         "\ncomplete: mean completion time from submission (p95 beside it); queue: \
-         submission to admission; wasted: GPU-hours of failed attempts and lost work\n",
+         submission to admission; wasted: GPU-hours of failed attempts and lost work; \
+         pre-progress: GPU-hours held before the first progress\n",
     );
     out
 }
@@ -173,6 +238,27 @@ mod tests {
 
     /// A simulator bug is exit 5 (`internal`), never "invalid input"; an input error
     /// stays exit 2 and names its field.
+    #[test]
+    fn gpu_hours_read_as_gpu_hours() {
+        assert_eq!(gpu_hours(6.0), "6.0 GPU-h");
+        assert_eq!(gpu_hours(0.04), "0.0 GPU-h");
+        assert_eq!(gpu_hours(1234.4), "1,234 GPU-h");
+        assert_eq!(gpu_hours(1_234_567.0), "1,234,567 GPU-h");
+    }
+
+    /// `a b` and `a-b` map to one `--out` folder: refused, naming both (issue 25).
+    #[test]
+    fn variants_sharing_an_output_folder_are_refused() {
+        let e = check_folders("x.json", ["a b", "ok", "a-b"].into_iter()).unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("variants[2].name") || m.contains("\"a-b\""),
+            "{m}"
+        );
+        assert!(m.contains("\"a b\"") && m.contains("\"a-b\""), "{m}");
+        assert!(check_folders("x.json", ["a", "b"].into_iter()).is_ok());
+    }
+
     #[test]
     fn a_simulator_bug_is_not_invalid_input() {
         let bug = sim_error(

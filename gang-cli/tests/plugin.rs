@@ -50,7 +50,11 @@ impl Cluster {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut script = String::from(
-            "#!/bin/sh\n# Stand-in kubectl: serves fixture files for the exact calls expected.\necho \"$*\" >> \"$(dirname \"$0\")/calls.log\"\ncase \"$*\" in\n",
+            "#!/bin/sh\n# Stand-in kubectl: serves fixture files for the exact calls expected.\n\
+             # Every call carries gang's --request-timeout: logged in raw.log, left out of calls.log.\n\
+             echo \"$*\" >> \"$(dirname \"$0\")/raw.log\"\n\
+             args=\"\"\nfor a in \"$@\"; do case \"$a\" in --request-timeout=*) ;; *) args=\"$args${args:+ }$a\" ;; esac; done\n\
+             echo \"$args\" >> \"$(dirname \"$0\")/calls.log\"\ncase \"$args\" in\n",
         );
         for (i, (args, body)) in calls.iter().enumerate() {
             match body {
@@ -108,6 +112,28 @@ impl Cluster {
 
     fn clear(&self) {
         let _ = std::fs::remove_file(self.dir.join("calls.log"));
+        let _ = std::fs::remove_file(self.dir.join("raw.log"));
+    }
+
+    /// The calls as kubectl saw them (with `--request-timeout`).
+    fn raw_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("raw.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// A directory whose `kubectl` is the shell `body` (and `kubectl-gang`).
+    fn scripted(name: &str, body: &str) -> Cluster {
+        let dir = std::env::temp_dir().join(format!("gang-plugin-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let k = dir.join("kubectl");
+        std::fs::write(&k, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&k, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_gang"), dir.join("kubectl-gang")).unwrap();
+        Cluster { dir }
     }
 }
 
@@ -361,4 +387,46 @@ fn kubectl_gang_preempt_reads_the_priority_classes_too() {
         .collect();
     assert_eq!(victims, ["Job/ml/eval-b", "PodGroup/ml/big"]);
     assert_eq!(v["preemption"]["priority"]["class"], "urgent");
+}
+
+/// Every kubectl call carries `--request-timeout` (30 s unless given); a kubectl that
+/// hangs anyway is killed (issue 25, item 5).
+#[test]
+fn kubectl_gets_a_request_timeout_and_a_hanging_kubectl_is_killed() {
+    let c = racks_cluster("timeout");
+    let r = c.plugin(&["topology", "--request-timeout", "7"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let raw = c.raw_calls();
+    assert!(!raw.is_empty());
+    assert!(
+        raw.iter()
+            .all(|l| l.starts_with("--request-timeout=7s get ")),
+        "{raw:?}"
+    );
+    c.clear();
+    let _ = c.plugin(&["topology"]);
+    assert!(c
+        .raw_calls()
+        .iter()
+        .all(|l| l.contains("--request-timeout=30s")));
+
+    let h = Cluster::scripted("hang", "exec sleep 600");
+    let r = h.plugin(&["topology", "--request-timeout", "1"]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("killed"), "{}", r.stderr);
+}
+
+/// A kubectl printing without end is cut off at the input cap, not read until memory
+/// runs out (issue 25, item 5).
+#[test]
+fn a_kubectl_printing_forever_is_cut_off() {
+    let h = Cluster::scripted("yes", "exec yes");
+    let mut c = Command::new(h.dir.join("kubectl-gang"));
+    c.args(["topology"])
+        .env("PATH", h.path_env())
+        .env("GANG_MAX_INPUT_BYTES", "1000000");
+    let r = output(c);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("limit of 1000000 bytes"), "{}", r.stderr);
+    assert!(r.stderr.contains("GANG_MAX_INPUT_BYTES"), "{}", r.stderr);
 }

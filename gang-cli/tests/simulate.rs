@@ -105,3 +105,44 @@ fn bad_simulation_input_is_exit_2_naming_the_file() {
     assert!(doc["message"].as_str().unwrap().contains("colour"), "{doc}");
     let _ = std::fs::remove_file(&bad);
 }
+
+/// `-o json` carries the per-job records, with the GPU-hours held before progress
+/// (they were only in `--out` files); the text report has a pre-progress column and
+/// prints GPU-hours as GPU-hours, not as a duration (issue 25, item 17).
+#[test]
+fn json_output_has_per_job_records_and_text_has_pre_progress() {
+    let file = format!("{SIM}/01-small-experiment.json");
+    let r = gang(&["simulate", &file, "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r.stdout);
+    for v in doc["variants"].as_array().unwrap() {
+        let jobs = v["jobs"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no jobs: {v}"));
+        assert_eq!(
+            jobs.len() as u64,
+            v["summary"]["all"]["jobs"].as_u64().unwrap()
+        );
+        let held: f64 = jobs
+            .iter()
+            .map(|j| j["gpu_hours_before_progress"].as_f64().unwrap())
+            .sum();
+        let total = v["summary"]["all"]["gpu_hours_before_progress"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (held - total).abs() < 1e-6 * total.max(1.0),
+            "{held} vs {total}"
+        );
+    }
+    let t = gang(&["simulate", &file]);
+    assert_eq!(t.code, 0);
+    let header = t.stdout.lines().find(|l| l.starts_with("variant")).unwrap();
+    assert!(header.contains("pre-progress"), "{header}");
+    let row = t
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("unconstrained"))
+        .unwrap();
+    assert_eq!(row.matches("GPU-h").count(), 2, "{row}");
+}

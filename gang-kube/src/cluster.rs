@@ -648,9 +648,18 @@ impl Cluster {
         let field = e.field().to_owned();
         let node = field
             .strip_prefix("nodes[")
-            .and_then(|rest| rest.split_once(']'));
+            .and_then(|rest| rest.split_once(']'))
+            .filter(|(name, _)| !name.is_empty());
         let reason = core_reason(&e);
-        match node.and_then(|(name, rest)| {
+        // A name gang-core refuses is `nodes[].name` with the name as the value: find
+        // the node by it (issue 25: one bad name among many named no node).
+        let bad_name = match (&e, field.as_str()) {
+            (gang_core::Error::InvalidInventory { value, .. }, "nodes[].name") => {
+                Some((value.as_str(), "name"))
+            }
+            _ => None,
+        };
+        match node.or(bad_name).and_then(|(name, rest)| {
             self.usage
                 .iter()
                 .position(|u| u.node == name)

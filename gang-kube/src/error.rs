@@ -220,7 +220,15 @@ fn write_inner(e: &Inner, f: &mut String) -> fmt::Result {
             write!(f, ": {field}")?;
         }
         if let Some(value) = &e.value {
-            write!(f, ": {value:?}")?;
+            // A long value (a 1 MB label) is cut in the message; `Error::value` keeps
+            // it whole.
+            const SHOWN: usize = 80;
+            if value.chars().count() > SHOWN {
+                let head: String = value.chars().take(SHOWN).collect();
+                write!(f, ": {head:?}… ({} bytes)", value.len())?;
+            } else {
+                write!(f, ": {value:?}")?;
+            }
         }
         write!(f, ": {}", e.reason)?;
         if let (Some(_), Some(p)) = (&e.object, &e.position) {

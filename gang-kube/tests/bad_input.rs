@@ -350,3 +350,57 @@ fn truncated_and_mangled_input_never_panics() {
         });
     }
 }
+
+/// One bad node name among a thousand: the error names the file, the Node object and
+/// the value (it named none; issue 25, item 9).
+#[test]
+fn a_bad_node_name_among_many_names_the_node() {
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{allocatable: {{cpu: \"8\"}}}}\n"
+        ));
+    }
+    text.push_str("---\napiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\nstatus: {allocatable: {cpu: \"8\"}}\n");
+    let objects = Objects::parse("nodes.yaml", &text).unwrap();
+    let c = Cluster::from_objects(&objects, &ClusterOptions::new()).unwrap();
+    let e = c.inventory().unwrap_err();
+    let m = e.to_string();
+    assert!(m.starts_with("nodes.yaml: Node/Bad_Name"), "{m}");
+    assert_eq!(e.field(), Some("metadata.name"), "{m}");
+    assert_eq!(e.value(), Some("Bad_Name"), "{m}");
+}
+
+/// A 1 MB label value is cut in the message, kept whole in `value()`.
+#[test]
+fn a_huge_value_is_cut_in_the_message() {
+    let big = "a".repeat(1 << 20);
+    let text = format!(
+        "apiVersion: v1\nkind: Node\nmetadata: {{name: n1, labels: {{rack: {big}}}}}\nstatus: {{allocatable: {{cpu: \"8\"}}}}\n"
+    );
+    let objects = Objects::parse("nodes.yaml", &text).unwrap();
+    let e = match Cluster::from_objects(
+        &objects,
+        &ClusterOptions::new().topology(TopologySource::Levels(vec!["rack".into()])),
+    ) {
+        Err(e) => e,
+        Ok(c) => c.inventory().unwrap_err(),
+    };
+    let m = e.to_string();
+    assert!(m.len() < 1000, "{} bytes: {}", m.len(), &m[..200]);
+    assert!(m.contains("bytes)"), "{}", &m[..200.min(m.len())]);
+    assert_eq!(e.value().map(str::len), Some(1 << 20));
+}
+
+/// `replicas: 9223372036854775807` said "must be a count (0 or more)"; it is a count,
+/// only too large (issue 25, item 9).
+#[test]
+fn a_huge_count_says_it_is_too_large() {
+    let text = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\nspec:\n  parallelism: 9223372036854775807\n  template: {spec: {containers: [{name: c}]}}\n";
+    let e = workload_error(text);
+    let m = e.to_string();
+    assert!(m.contains("more than the 4294967295 members"), "{m}");
+    assert_eq!(e.value(), Some("9223372036854775807"));
+    let e = workload_error(&text.replace("9223372036854775807", "-1"));
+    assert!(e.to_string().contains("must be a count (0 or more)"), "{e}");
+}

@@ -63,3 +63,40 @@ proptest! {
         );
     }
 }
+
+/// A JSON number where a quantity goes (`"cpu": 0.5`) is read as Kubernetes reads it,
+/// the same as YAML's `0.5`, on the JSON path and the YAML path alike (issue 25, item
+/// 8: JSON numbers with a fraction failed with "invalid type: map").
+#[test]
+fn json_numbers_are_quantities_on_every_path() {
+    let node = |cpu: &str| {
+        format!(
+            r#"{{"apiVersion": "v1", "kind": "Node", "metadata": {{"name": "n1"}},
+               "status": {{"allocatable": {{"cpu": {cpu}, "pods": 110}}}}}}"#
+        )
+    };
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": 0.25}}}]},
+        "status": {"phase": "Running"}}"#;
+    for (cpu, millis) in [("0.5", 500), ("8", 8000), ("1.5", 1500), ("1e3", 1_000_000)] {
+        let list = format!(
+            r#"{{"apiVersion": "v1", "kind": "List", "items": [{}, {pod}]}}"#,
+            node(cpu)
+        );
+        let yaml = format!("---\n{}\n---\n{pod}\n", node(cpu));
+        for text in [list, yaml] {
+            let objects = Objects::parse("q", &text).unwrap_or_else(|e| panic!("{cpu}: {e}"));
+            let c = Cluster::from_objects(&objects, &ClusterOptions::new()).unwrap();
+            let u = &c.usage()[0];
+            assert_eq!(u.allocatable["cpu"], Quantity::from_millis(millis), "{cpu}");
+            assert_eq!(u.used["cpu"], Quantity::from_millis(250), "{cpu}");
+        }
+    }
+    // A negative number is refused the same way as the string "-1".
+    let text = format!(
+        r#"{{"apiVersion": "v1", "kind": "List", "items": [{}]}}"#,
+        node("-1")
+    );
+    let e = Objects::parse("q", &text).unwrap_err().to_string();
+    assert!(e.contains("negative"), "{e}");
+}

@@ -391,6 +391,79 @@ pub struct SimConfig {
     /// preemption). Off by default; left out of the document when off.
     #[serde(skip_serializing_if = "Preemption::is_off")]
     pub preemption: Preemption,
+    /// How much work a run may do (see [`Limits`]); a run that would go past a limit
+    /// stops with an error naming it (`limits.max_samples`, …) before the allocation.
+    /// Left out of the document when all are the defaults.
+    #[serde(skip_serializing_if = "Limits::is_default")]
+    pub limits: Limits,
+}
+
+/// Bounds on the work of one run, so that no input can make a run allocate without
+/// bound or never end. The defaults fit a laptop; raise them for bigger studies.
+///
+/// A run that would pass `max_jobs`, `max_nodes`, `max_samples` or `max_events` is
+/// refused with [`SimError::Config`] naming the limit (`limits.max_samples`, …) and
+/// the value that passed it. A job that loses a node under it more than
+/// `max_restarts` times ends `failed` (no progress: a failure livelock).
+///
+/// ```
+/// use gang_sim::SimConfig;
+/// let c = SimConfig::from_json(r#"{"limits": {"max_samples": 10}, "horizon": 36000}"#).unwrap_err();
+/// assert_eq!(c.field(), "limits.max_samples");
+/// assert!(c.to_string().contains("61 samples"), "{c}");
+/// assert_eq!(SimConfig::default().limits.max_jobs, 1_000_000);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Jobs in the trace (generated or read).
+    pub max_jobs: u64,
+    /// Nodes in the cluster (generated or read).
+    pub max_nodes: u64,
+    /// Timeline samples (one each `sample_interval` until the run ends).
+    pub max_samples: u64,
+    /// Events handled (arrivals, finishes, failures, timers, …).
+    pub max_events: u64,
+    /// Times one job may lose a node under it (a restart, an attempt lost while
+    /// starting, or a wait for replacements); past it the job ends `failed`.
+    pub max_restarts: u32,
+    /// Bytes of one file the run reads (a cluster, a trace).
+    pub max_input_bytes: u64,
+}
+
+/// The default of [`Limits::max_input_bytes`]: 256 MiB.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 256 << 20;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_jobs: 1_000_000,
+            max_nodes: 200_000,
+            max_samples: 1_000_000,
+            max_events: 50_000_000,
+            max_restarts: 1_000,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    /// `true` when every limit is its default.
+    pub fn is_default(&self) -> bool {
+        *self == Limits::default()
+    }
+
+    /// `Err` naming `limits.{name}` when `n` is over `limit`; `what` says what was
+    /// counted.
+    pub(crate) fn check(name: &str, n: u64, limit: u64, what: &str) -> Result<(), SimError> {
+        if n > limit {
+            return Err(SimError::config(
+                format!("limits.{name}"),
+                format!("{what}: {n}, over the limit of {limit} (raise limits.{name} to allow it)"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Whether the queue's head may evict running jobs to start (issue 22).
@@ -446,6 +519,7 @@ impl Default for SimConfig {
             check_invariants: None,
             profile: false,
             preemption: Preemption::Off,
+            limits: Limits::default(),
         }
     }
 }
@@ -458,9 +532,10 @@ pub(crate) fn from_json_path<T: serde::de::DeserializeOwned>(
     let mut de = serde_json::Deserializer::from_str(text);
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
+        // An unknown empty key at the top has the empty path: name the document.
         let field = match (prefix.is_empty(), path.as_str()) {
-            (true, "." | "?") => "document".to_owned(),
-            (false, "." | "?") => prefix.to_owned(),
+            (true, "." | "?" | "") => "document".to_owned(),
+            (false, "." | "?" | "") => prefix.to_owned(),
             (true, _) => path,
             (false, _) => format!("{prefix}.{path}"),
         };
@@ -547,6 +622,38 @@ impl SimConfig {
         }
         if !(self.sample_interval.is_finite() && self.sample_interval > 0.0) {
             return Err(SimError::config("sample_interval", "must be positive"));
+        }
+        if self.sample_interval < 0.001 {
+            return Err(SimError::config(
+                "sample_interval",
+                format!(
+                    "{} s is below the simulation's resolution of 1 ms",
+                    self.sample_interval
+                ),
+            ));
+        }
+        if self.gpu_resource.trim().is_empty() {
+            return Err(SimError::config(
+                "gpu_resource",
+                "empty: name the resource counted as GPUs (nvidia.com/gpu)",
+            ));
+        }
+        if let Some(h) = self.horizon {
+            let n = (h / self.sample_interval.max(0.001)).ceil() + 1.0;
+            let n = if n < u64::MAX as f64 {
+                n as u64
+            } else {
+                u64::MAX
+            };
+            Limits::check(
+                "max_samples",
+                n,
+                self.limits.max_samples,
+                &format!(
+                    "the timeline to the horizon ({h} s) every {} s takes {n} samples",
+                    self.sample_interval
+                ),
+            )?;
         }
         for (k, v) in &self.slowdown {
             check_table(v).map_err(|m| SimError::config(format!("slowdown.{k}"), m))?;

@@ -79,6 +79,12 @@ impl Experiment {
     pub fn from_json(text: &str) -> Result<Experiment, SimError> {
         let e: Experiment = crate::config::from_json_path(text, "")?;
         e.run.config.check()?;
+        if e.variants.is_empty() {
+            return Err(SimError::config(
+                "variants",
+                "an empty list: give at least one variant",
+            ));
+        }
         Ok(e)
     }
 
@@ -87,7 +93,7 @@ impl Experiment {
     /// # Errors
     /// [`SimError::Io`], or as [`Experiment::from_json`].
     pub fn from_file(path: &str) -> Result<Experiment, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         let mut e = Experiment::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()

@@ -9,8 +9,12 @@
 //!
 //! Submission times become seconds from the earliest submission in the file. Rows
 //! without a usable run time (never started, still running, zero length) are skipped
-//! and listed in [`Imported::skipped`]; rows with a malformed value are errors naming
-//! the line and column. Other columns of these formats (a job's recorded state, QoS
+//! and listed in [`Imported::skipped`] (a file whose every row is skipped is an error);
+//! values rounded on the way in are listed in [`Imported::rounded`]; rows with a
+//! malformed value are errors naming the line and column: a time that is not a real
+//! day or lies beyond [`MAX_SECONDS`], a count that is not whole (`node_num` 2.5,
+//! `num_gpu` 0.5, a node's `gpu` 8.7), an openb `gpu_milli` above 1000, a Philly
+//! `detail` that is not a list. Other columns of these formats (a job's recorded state, QoS
 //! class, start times) are read but not used: the simulation decides when jobs start.
 
 use serde_json::Value;
@@ -45,15 +49,23 @@ pub struct Imported {
     pub trace: Trace,
     /// Rows without a usable run time.
     pub skipped: Vec<Skipped>,
+    /// Rows imported with a value rounded (sacct: GPUs or CPUs that do not divide
+    /// evenly over the nodes, rounded up per member); `reason` says which.
+    pub rounded: Vec<Skipped>,
 }
 
-/// Seconds since 1970 from `YYYY-MM-DD HH:MM:SS` (a `T` may separate the two;
+/// The largest time or run time the importers accept, seconds (about 31,700 years):
+/// larger values are errors naming the row, not numbers that overflow later.
+pub const MAX_SECONDS: f64 = 1e12;
+
+/// Seconds since 1970 from `YYYY-MM-DD HH:MM:SS` (years 1 to 9999, real calendar
+/// days: `2020-02-31` is not a time) (a `T` may separate the two;
 /// fractional seconds and a trailing `Z` are accepted, other time zones are not), or
-/// from a plain number of seconds.
+/// from a plain number of seconds (at most [`MAX_SECONDS`] either side of 0).
 pub fn parse_time(text: &str) -> Option<f64> {
     let t = text.trim();
     if let Ok(x) = t.parse::<f64>() {
-        return x.is_finite().then_some(x);
+        return (x.is_finite() && x.abs() <= MAX_SECONDS).then_some(x);
     }
     let t = t.strip_suffix('Z').unwrap_or(t);
     let (date, time) = t.split_once([' ', 'T'])?;
@@ -61,7 +73,18 @@ pub fn parse_time(text: &str) -> Option<f64> {
     let y: i64 = d.next()?.parse().ok()?;
     let m: i64 = d.next()?.parse().ok()?;
     let day: i64 = d.next()?.parse().ok()?;
-    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if d.next().is_some()
+        || !(1..=9999).contains(&y)
+        || !(1..=12).contains(&m)
+        || !(1..=month_days).contains(&day)
+    {
         return None;
     }
     let mut hms = time.trim().split(':');
@@ -86,6 +109,24 @@ pub fn parse_time(text: &str) -> Option<f64> {
     Some((days * 86_400 + h * 3600 + mi * 60) as f64 + s)
 }
 
+/// The most members an imported job may have.
+const MAX_MEMBERS: u64 = u32::MAX as u64;
+/// The most units of a resource an imported row may ask or offer.
+const MAX_AMOUNT: u64 = 1 << 40;
+
+/// A value as an error quotes it: at most 60 characters.
+fn cut(v: &str) -> String {
+    if v.chars().count() <= 60 {
+        format!("{v:?}")
+    } else {
+        format!(
+            "{:?}… ({} bytes)",
+            v.chars().take(60).collect::<String>(),
+            v.len()
+        )
+    }
+}
+
 /// A table read from CSV: column names and rows.
 struct Table {
     cols: Vec<String>,
@@ -107,7 +148,7 @@ impl Table {
             if !known.contains(&c.as_str()) {
                 return Err(SimError::trace(
                     header.line,
-                    c.clone(),
+                    if c.is_empty() { "header" } else { c.as_str() },
                     format!(
                         "unknown column {c:?}; this format's columns are {}",
                         known.join(", ")
@@ -147,7 +188,7 @@ impl Table {
                 _ => Err(SimError::trace(
                     r.line,
                     col,
-                    format!("{v:?} is not a non-negative number"),
+                    format!("{} is not a non-negative number", cut(v)),
                 )),
             },
         }
@@ -156,9 +197,42 @@ impl Table {
     fn time(&self, r: &csv::Record, col: &str) -> Result<Option<f64>, SimError> {
         match self.get(r, col) {
             None => Ok(None),
-            Some(v) => parse_time(v)
-                .map(Some)
-                .ok_or_else(|| SimError::trace(r.line, col, format!("{v:?} is not a time"))),
+            Some(v) => parse_time(v).map(Some).ok_or_else(|| {
+                SimError::trace(
+                    r.line,
+                    col,
+                    format!(
+                        "{} is not a time (YYYY-MM-DD HH:MM:SS of a real day, or seconds \
+                         within ±{MAX_SECONDS:e})",
+                        cut(v)
+                    ),
+                )
+            }),
+        }
+    }
+
+    /// A number of seconds, at most [`MAX_SECONDS`].
+    fn secs(&self, r: &csv::Record, col: &str) -> Result<Option<f64>, SimError> {
+        match self.num(r, col)? {
+            Some(x) if x > MAX_SECONDS => Err(SimError::trace(
+                r.line,
+                col,
+                format!("{x:e} seconds is more than the {MAX_SECONDS:e} accepted"),
+            )),
+            x => Ok(x),
+        }
+    }
+
+    /// A whole count of at most `max` (`2.5` nodes, `1e10` members are errors).
+    fn count(&self, r: &csv::Record, col: &str, max: u64) -> Result<Option<u64>, SimError> {
+        match self.num(r, col)? {
+            None => Ok(None),
+            Some(x) if x.fract() == 0.0 && x <= max as f64 => Ok(Some(x as u64)),
+            Some(x) => Err(SimError::trace(
+                r.line,
+                col,
+                format!("{x} is not a whole number from 0 to {max}"),
+            )),
         }
     }
 }
@@ -173,7 +247,25 @@ fn rebase(jobs: &mut [JobSpec]) {
     }
 }
 
-fn done(mut jobs: Vec<JobSpec>, skipped: Vec<Skipped>) -> Result<Imported, SimError> {
+fn done(
+    mut jobs: Vec<JobSpec>,
+    skipped: Vec<Skipped>,
+    rounded: Vec<Skipped>,
+) -> Result<Imported, SimError> {
+    if jobs.is_empty() {
+        if let Some(first) = skipped.first() {
+            return Err(SimError::trace(
+                first.line,
+                "row",
+                format!(
+                    "every row was skipped ({} rows; the first, {:?}: {})",
+                    skipped.len(),
+                    first.id,
+                    first.reason
+                ),
+            ));
+        }
+    }
     rebase(&mut jobs);
     let mut seen = rustc_hash::FxHashMap::default();
     for j in &jobs {
@@ -188,6 +280,7 @@ fn done(mut jobs: Vec<JobSpec>, skipped: Vec<Skipped>) -> Result<Imported, SimEr
     Ok(Imported {
         trace: Trace::new(jobs),
         skipped,
+        rounded,
     })
 }
 
@@ -227,6 +320,7 @@ pub fn sacct(text: &str) -> Result<Imported, SimError> {
     let t = Table::read(text, &known, &["job_id", "submit_time"])?;
     let mut jobs = Vec::new();
     let mut skipped = Vec::new();
+    let mut rounded = Vec::new();
     for r in &t.rows {
         let id = t
             .get(r, "job_id")
@@ -235,13 +329,24 @@ pub fn sacct(text: &str) -> Result<Imported, SimError> {
         let submit = t
             .time(r, "submit_time")?
             .ok_or_else(|| SimError::trace(r.line, "submit_time", "missing"))?;
-        let nodes = t.num(r, "node_num")?.unwrap_or(1.0).max(1.0) as u32;
-        let gpus = t.num(r, "gpu_num")?.unwrap_or(0.0);
-        let cpus = t.num(r, "cpu_num")?.unwrap_or(0.0);
-        let duration = match t.num(r, "duration")? {
+        let nodes = t.count(r, "node_num", MAX_MEMBERS)?.unwrap_or(1).max(1) as u32;
+        let gpus = t.count(r, "gpu_num", MAX_AMOUNT)?.unwrap_or(0) as f64;
+        let cpus = t.count(r, "cpu_num", MAX_AMOUNT)?.unwrap_or(0) as f64;
+        let duration = match t.secs(r, "duration")? {
             Some(d) if d > 0.0 => Some(d),
             _ => match (t.time(r, "start_time")?, t.time(r, "end_time")?) {
-                (Some(s), Some(e)) if e > s => Some(e - s),
+                (Some(s), Some(e)) if e > s && e - s <= MAX_SECONDS => Some(e - s),
+                (Some(s), Some(e)) if e > s => {
+                    return Err(SimError::trace(
+                        r.line,
+                        "end_time",
+                        format!(
+                            "runs {:e} seconds after start_time, more than the {MAX_SECONDS:e} \
+                             accepted",
+                            e - s
+                        ),
+                    ))
+                }
                 _ => None,
             },
         };
@@ -254,6 +359,18 @@ pub fn sacct(text: &str) -> Result<Imported, SimError> {
             continue;
         };
         let mut role = Role::new("worker", nodes);
+        for (what, n) in [("gpu_num", gpus), ("cpu_num", cpus)] {
+            if n % f64::from(nodes) != 0.0 {
+                rounded.push(Skipped {
+                    line: r.line,
+                    id: id.clone(),
+                    reason: format!(
+                        "{what} {n} over {nodes} nodes: {} per member, rounded up",
+                        (n / f64::from(nodes)).ceil()
+                    ),
+                });
+            }
+        }
         let per_gpu = (gpus / f64::from(nodes)).ceil() as u64;
         if per_gpu > 0 {
             role = role.request(GPU, units(per_gpu));
@@ -272,7 +389,7 @@ pub fn sacct(text: &str) -> Result<Imported, SimError> {
             .to_owned();
         jobs.push(j);
     }
-    done(jobs, skipped)
+    done(jobs, skipped, rounded)
 }
 
 /// Imports an Alibaba openb pod list (`name, cpu_milli, memory_mib, num_gpu, gpu_milli,
@@ -319,9 +436,9 @@ pub fn openb_pods(text: &str) -> Result<Imported, SimError> {
             .ok_or_else(|| SimError::trace(r.line, "name", "missing"))?
             .to_owned();
         let submit = t
-            .num(r, "creation_time")?
+            .secs(r, "creation_time")?
             .ok_or_else(|| SimError::trace(r.line, "creation_time", "missing"))?;
-        let duration = match (t.num(r, "scheduled_time")?, t.num(r, "deletion_time")?) {
+        let duration = match (t.secs(r, "scheduled_time")?, t.secs(r, "deletion_time")?) {
             (Some(s), Some(e)) if e > s => e - s,
             _ => {
                 skipped.push(Skipped {
@@ -342,8 +459,8 @@ pub fn openb_pods(text: &str) -> Result<Imported, SimError> {
                 milli_amount((m as u64).saturating_mul(1 << 20).saturating_mul(1000)),
             );
         }
-        let n = t.num(r, "num_gpu")?.unwrap_or(0.0) as u64;
-        let milli = t.num(r, "gpu_milli")?.unwrap_or(1000.0) as u64;
+        let n = t.count(r, "num_gpu", MAX_AMOUNT)?.unwrap_or(0);
+        let milli = t.count(r, "gpu_milli", 1000)?.unwrap_or(1000);
         if n == 1 && milli > 0 && milli < 1000 {
             role = role.request(GPU, milli_amount(milli));
         } else if n > 0 {
@@ -365,7 +482,7 @@ pub fn openb_pods(text: &str) -> Result<Imported, SimError> {
         j.tenant = t.get(r, "qos").unwrap_or("default").to_owned();
         jobs.push(j);
     }
-    done(jobs, skipped)
+    done(jobs, skipped, Vec::new())
 }
 
 /// Imports an Alibaba openb node list (`sn, cpu_milli, memory_mib, gpu, model`) as a
@@ -409,8 +526,8 @@ pub fn openb_nodes(text: &str, nodes_per_rack: Option<usize>) -> Result<Cluster,
                 milli_amount((m as u64).saturating_mul(1 << 20).saturating_mul(1000)),
             );
         }
-        if let Some(g) = t.num(r, "gpu")?.filter(|&g| g > 0.0) {
-            n = n.capacity(GPU, units(g as u64));
+        if let Some(g) = t.count(r, "gpu", MAX_AMOUNT)?.filter(|&g| g > 0) {
+            n = n.capacity(GPU, units(g));
         }
         if let Some(model) = t.get(r, "model") {
             n = n.label(PRODUCT, model);
@@ -492,7 +609,7 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
         if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(SimError::trace(
                 line,
-                k.clone(),
+                if k.is_empty() { "job" } else { k.as_str() },
                 format!("unknown field; known: {}", known.join(", ")),
             ));
         }
@@ -513,11 +630,32 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
             Some(Value::Array(a)) => a.clone(),
             Some(_) => return Err(SimError::trace(line, "attempts", "must be a list")),
         };
-        let last = attempts.iter().rev().find_map(|a| {
-            let s = time(a.get("start_time"))?;
-            let e = time(a.get("end_time"))?;
-            (e > s).then_some((a, e - s))
-        });
+        // A time that is there must read; a missing one (null, absent) is no time.
+        let strict = |a: &Value, k: &str| -> Result<Option<f64>, SimError> {
+            match a.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => time(Some(v)).map(Some).ok_or_else(|| {
+                    SimError::trace(
+                        line,
+                        format!("attempts[].{k}"),
+                        format!(
+                            "{} is not a time (YYYY-MM-DD HH:MM:SS of a real day, or seconds \
+                             within ±{MAX_SECONDS:e})",
+                            cut(&v.to_string())
+                        ),
+                    )
+                }),
+            }
+        };
+        let mut last = None;
+        for a in attempts.iter().rev() {
+            if let (Some(s), Some(e)) = (strict(a, "start_time")?, strict(a, "end_time")?) {
+                if e > s {
+                    last = Some((a, e - s));
+                    break;
+                }
+            }
+        }
         let Some((attempt, duration)) = last else {
             skipped.push(Skipped {
                 line,
@@ -526,17 +664,39 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
             });
             continue;
         };
-        let detail = attempt
-            .get("detail")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let detail = match attempt.get("detail") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(d)) => d.clone(),
+            Some(other) => {
+                return Err(SimError::trace(
+                    line,
+                    "attempts[].detail",
+                    format!("{} is not a list of servers", cut(&other.to_string())),
+                ))
+            }
+        };
+        if duration > MAX_SECONDS {
+            return Err(SimError::trace(
+                line,
+                "attempts[].end_time",
+                format!("a run of {duration:e} seconds is more than the {MAX_SECONDS:e} accepted"),
+            ));
+        }
         let servers = detail.len().max(1) as u32;
-        let gpus = detail
-            .iter()
-            .filter_map(|d| d.get("gpus").and_then(Value::as_array).map(Vec::len))
-            .max()
-            .unwrap_or(0) as u64;
+        let mut gpus = 0u64;
+        for d in &detail {
+            match d.get("gpus") {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(g)) => gpus = gpus.max(g.len() as u64),
+                Some(other) => {
+                    return Err(SimError::trace(
+                        line,
+                        "attempts[].detail[].gpus",
+                        format!("{} is not a list of GPUs", cut(&other.to_string())),
+                    ))
+                }
+            }
+        }
         let mut j = JobSpec::new(&id, submit, duration, servers, gpus);
         j.line = line;
         j.tenant = o
@@ -546,7 +706,7 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
             .to_owned();
         jobs.push(j);
     }
-    done(jobs, skipped)
+    done(jobs, skipped, Vec::new())
 }
 
 #[cfg(test)]

@@ -169,12 +169,13 @@ mod rng;
 mod run;
 mod sim;
 mod table;
+pub mod textio;
 mod trace;
 mod workload;
 
 pub use config::{
-    default_slowdown, Discipline, Failures, Policy, Preemption, QueueConfig, Readiness, Recovery,
-    RecoveryMode, Requeue, SimConfig,
+    default_slowdown, Discipline, Failures, Limits, Policy, Preemption, QueueConfig, Readiness,
+    Recovery, RecoveryMode, Requeue, SimConfig, DEFAULT_MAX_INPUT_BYTES,
 };
 pub use error::SimError;
 pub use experiment::{merge_config, Experiment, Variant};

@@ -14,7 +14,8 @@ use crate::placer::EngineProfile;
 pub enum FinalState {
     /// Ran to the end.
     Completed,
-    /// Gave up: never became ready within `max_attempts` readiness timeouts.
+    /// Gave up: never became ready within `max_attempts` readiness timeouts, or lost a
+    /// node under it more than `limits.max_restarts` times (a failure livelock).
     Failed,
     /// Cancelled (while waiting, or while running).
     Cancelled,

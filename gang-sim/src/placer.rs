@@ -163,6 +163,14 @@ impl Cluster {
         self.inv.is_empty()
     }
 
+    /// Whether some node has a capacity of `resource`.
+    pub(crate) fn offers(&self, resource: &str) -> bool {
+        self.inv
+            .node_names()
+            .filter_map(|n| self.inv.node_spec(n))
+            .any(|n| n.get_capacity().any(|(r, _)| r == resource))
+    }
+
     /// Topology level keys, outermost first. See [`Cluster::from_json`].
     pub fn levels(&self) -> &[String] {
         self.inv.topology().levels()

@@ -84,6 +84,23 @@ impl GenCluster {
     /// # Errors
     /// [`SimError::Config`] for an unknown flavor or zero racks.
     pub fn build(&self) -> Result<Cluster, SimError> {
+        self.build_within(crate::config::Limits::default().max_nodes)
+    }
+
+    /// [`GenCluster::build`], making at most `max_nodes` nodes ([`crate::Limits`]).
+    ///
+    /// ```
+    /// use gang_sim::GenCluster;
+    /// let g = GenCluster { racks: 100_000_000, ..GenCluster::default() };
+    /// let err = g.build().unwrap_err(); // refused before anything is allocated
+    /// assert_eq!(err.field(), "cluster.generate.racks");
+    /// assert!(err.to_string().contains("limits.max_nodes"), "{err}");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`GenCluster::build`]; [`SimError::Config`] naming `cluster.generate.racks`
+    /// when the cluster would have more than `max_nodes` nodes.
+    pub fn build_within(&self, max_nodes: u64) -> Result<Cluster, SimError> {
         let flavor = match self.flavor.as_str() {
             "hgx" => generate::Flavor::Hgx,
             "nvl72" => generate::Flavor::Nvl72,
@@ -134,6 +151,23 @@ impl GenCluster {
                 Some(n) => *slot = n,
                 None => {}
             }
+        }
+        if self.used_pct > 100 {
+            return Err(SimError::config(
+                "cluster.generate.used_pct",
+                format!("{} is not a percentage (0 to 100)", self.used_pct),
+            ));
+        }
+        let nodes = (spec.racks as u64).saturating_mul(spec.nodes_per_rack as u64);
+        if nodes > max_nodes {
+            return Err(SimError::config(
+                "cluster.generate.racks",
+                format!(
+                    "{} racks of {} nodes are {nodes} nodes, over limits.max_nodes \
+                     ({max_nodes}); raise it to allow more",
+                    self.racks, spec.nodes_per_rack
+                ),
+            ));
         }
         spec.used_pct = self.used_pct.min(100);
         spec.seed ^= self.seed;
@@ -205,7 +239,7 @@ impl RunDocument {
     /// # Errors
     /// [`SimError::Io`], or as [`RunDocument::from_json`].
     pub fn from_file(path: &str) -> Result<RunDocument, SimError> {
-        let text = read_text(path)?;
+        let text = read_text(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         let mut d = RunDocument::from_json(&text)?;
         let dir = std::path::Path::new(path)
             .parent()
@@ -239,16 +273,16 @@ impl RunDocument {
     pub fn cluster(&self) -> Result<Cluster, SimError> {
         Ok(match &self.cluster {
             ClusterSource::File(p) => {
-                let text = read_text(p)?;
+                let text = read_text(p, self.config.limits.max_input_bytes)?;
                 Cluster::from_json(&text)?
             }
             ClusterSource::Inline(v) => Cluster::from_json(&v.to_string())?,
-            ClusterSource::Generate(g) => g.build()?,
+            ClusterSource::Generate(g) => g.build_within(self.config.limits.max_nodes)?,
             ClusterSource::OpenbNodes {
                 file,
                 nodes_per_rack,
             } => {
-                let text = read_text(file)?;
+                let text = read_text(file, self.config.limits.max_input_bytes)?;
                 import::openb_nodes(&text, *nodes_per_rack)?
             }
         })
@@ -262,7 +296,7 @@ impl RunDocument {
     pub fn trace(&self, cluster: &Cluster) -> Result<Trace, SimError> {
         Ok(match &self.trace {
             TraceSource::File { path, format } => {
-                let text = read_text(path)?;
+                let text = read_text(path, self.config.limits.max_input_bytes)?;
                 let fmt = format.clone().unwrap_or_else(|| {
                     if path.ends_with(".csv") {
                         "csv"
@@ -292,7 +326,19 @@ impl RunDocument {
             TraceSource::Jsonl(t) => Trace::from_jsonl(t.trim_start_matches('\u{feff}'))?,
             TraceSource::Csv(t) => Trace::from_csv(t.trim_start_matches('\u{feff}'))?,
             TraceSource::Generate(w) => {
-                let mut t = w.generate()?;
+                let limits = &self.config.limits;
+                let mut t = w.generate_within(limits.max_jobs).map_err(|e| match e {
+                    SimError::Config {
+                        field,
+                        message,
+                        core,
+                    } => SimError::Config {
+                        field: field.replacen("workload.", "trace.generate.", 1),
+                        message,
+                        core,
+                    },
+                    e => e,
+                })?;
                 if let Some(target) = w.load {
                     let resource = &self.config.gpu_resource;
                     let gpus = load::cluster_gpus(cluster, resource);
@@ -314,10 +360,11 @@ impl RunDocument {
     }
 }
 
-/// A text file's contents without a leading byte-order mark (spreadsheets and Windows
-/// editors write one; it is not part of the first column's name or the first line).
-fn read_text(path: &str) -> Result<String, SimError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+/// A text file's contents (at most `max` bytes, checked as UTF-8 as it is read) without
+/// a leading byte-order mark (spreadsheets and Windows editors write one; it is not
+/// part of the first column's name or the first line).
+fn read_text(path: &str, max: u64) -> Result<String, SimError> {
+    let text = crate::textio::read_sim_file(path, max)?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_owned(),
         None => text,

@@ -262,7 +262,7 @@ impl Trace {
             if !FIELDS.contains(&c.as_str()) {
                 return Err(SimError::trace(
                     header.line,
-                    c.clone(),
+                    if c.is_empty() { "header" } else { c.as_str() },
                     format!("unknown column {c:?}; known columns: {}", FIELDS.join(", ")),
                 ));
             }
@@ -331,12 +331,14 @@ impl Trace {
         Ok(trace)
     }
 
-    /// Reads a file: CSV when its name ends in `.csv`, JSON Lines otherwise.
+    /// Reads a file: CSV when its name ends in `.csv`, JSON Lines otherwise (at most
+    /// [`crate::DEFAULT_MAX_INPUT_BYTES`] bytes).
     ///
     /// # Errors
-    /// [`SimError::Io`], or as [`Trace::from_csv`] / [`Trace::from_jsonl`].
+    /// [`SimError::Io`] (also for a file too large or not UTF-8), or as
+    /// [`Trace::from_csv`] / [`Trace::from_jsonl`].
     pub fn from_file(path: &str) -> Result<Trace, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = crate::textio::read_sim_file(path, crate::config::DEFAULT_MAX_INPUT_BYTES)?;
         if path.ends_with(".csv") {
             Trace::from_csv(&text)
         } else {
@@ -502,7 +504,8 @@ impl<'de> Deserialize<'de> for Gpus {
 fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
     let l: Line = serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." || path == "?" {
+        // An unknown empty key has the empty path: name the line.
+        let field = if path == "." || path == "?" || path.is_empty() {
             "line".to_owned()
         } else {
             path

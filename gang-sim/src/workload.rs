@@ -111,7 +111,36 @@ impl WorkloadSpec {
     /// [`SimError::Config`] (fields under `workload.`) for a non-positive rate, an empty
     /// class mix or a negative parameter.
     pub fn generate(&self) -> Result<Trace, SimError> {
+        self.generate_within(crate::config::Limits::default().max_jobs)
+    }
+
+    /// [`WorkloadSpec::generate`], making at most `max_jobs` jobs ([`crate::Limits`]).
+    ///
+    /// ```
+    /// use gang_sim::WorkloadSpec;
+    /// let spec = WorkloadSpec { jobs: 1_000_000_000_000, ..WorkloadSpec::default() };
+    /// let err = spec.generate().unwrap_err(); // refused before anything is allocated
+    /// assert_eq!(err.field(), "workload.jobs");
+    /// assert!(err.to_string().contains("limits.max_jobs"), "{err}");
+    /// assert_eq!(WorkloadSpec { jobs: 3, ..spec }.generate_within(3)?.jobs.len(), 3);
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`WorkloadSpec::generate`]; [`SimError::Config`] naming `workload.jobs` (or
+    /// `workload.arrival.replay.times`) when there would be more than `max_jobs` jobs.
+    pub fn generate_within(&self, max_jobs: u64) -> Result<Trace, SimError> {
         let bad = |f: &str, m: &str| SimError::config(format!("workload.{f}"), m);
+        let (field, n) = match &self.arrival {
+            Arrival::Poisson { .. } => ("jobs", self.jobs as u64),
+            Arrival::Replay { times } => ("arrival.replay.times", times.len() as u64),
+        };
+        if n > max_jobs {
+            return Err(bad(
+                field,
+                &format!("{n} jobs, over limits.max_jobs ({max_jobs}); raise it to allow more"),
+            ));
+        }
         let weights: Vec<(&String, f64)> = self.sensitivity.iter().map(|(k, &w)| (k, w)).collect();
         let total_w: f64 = weights.iter().map(|w| w.1).sum();
         if weights.iter().any(|w| !(w.1.is_finite() && w.1 >= 0.0)) || total_w <= 0.0 {

@@ -24,7 +24,7 @@ pub(crate) struct Qty(pub Quantity);
 impl<'de> Deserialize<'de> for Qty {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = Qty;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a Kubernetes quantity such as \"500m\", \"16Gi\" or 8")
@@ -46,6 +46,14 @@ impl<'de> Deserialize<'de> for Qty {
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Qty, E> {
                 self.visit_str(&v.to_string())
+            }
+            /// serde_json with `arbitrary_precision` (on in the workspace: gang-core
+            /// asks for it) hands a number over as a one-entry map holding its text:
+            /// read that text as the quantity, as YAML's `0.5` is read (issue 25).
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Qty, A::Error> {
+                let n =
+                    serde_json::Number::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                self.visit_str(&n.to_string())
             }
         }
         d.deserialize_any(V)

@@ -30,8 +30,20 @@ pub(super) fn count(
 ) -> Result<u32, Error> {
     match v {
         None => Ok(default),
-        Some(n) => u32::try_from(n)
-            .map_err(|_| bad(origin, field, n.to_string(), "must be a count (0 or more)")),
+        Some(n) if n < 0 => Err(bad(
+            origin,
+            field,
+            n.to_string(),
+            "must be a count (0 or more)",
+        )),
+        Some(n) => u32::try_from(n).map_err(|_| {
+            bad(
+                origin,
+                field,
+                n.to_string(),
+                &format!("is more than the {} members gang can place", u32::MAX),
+            )
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ use super::job::St;
 use super::Simulation;
 use crate::config::RecoveryMode;
 use crate::error::SimError;
+use crate::output::FinalState;
 use crate::placer::{NodeIx, Replaced};
 use crate::rng::{draw, ln};
 
@@ -20,6 +21,11 @@ const STREAM_FAIL_NODE: u64 = 3;
 impl Simulation {
     /// Schedules failure number `k` after an exponential gap from now.
     pub(super) fn arm_failures(&mut self, k: u64) {
+        self.arm_failures_from(k, self.now);
+    }
+
+    /// Schedules failure number `k` after an exponential gap from `from`.
+    fn arm_failures_from(&mut self, k: u64, from: super::ids::Ms) {
         let rate_per_ms =
             self.cfg.failures.node_rate_per_hour * self.placer.node_count() as f64 / 3.6e6;
         let u = draw(&[self.cfg.seed, STREAM_FAIL_TIME, k]);
@@ -29,7 +35,7 @@ impl Simulation {
         } else {
             u64::MAX / 4
         };
-        self.push(self.now.saturating_add(gap), Event::Fail(k));
+        self.push(from.saturating_add(gap), Event::Fail(k));
     }
 
     /// Failure number `k` of the process: a uniformly drawn node fails.
@@ -38,7 +44,20 @@ impl Simulation {
         let u = draw(&[self.cfg.seed, STREAM_FAIL_NODE, k]);
         let node = ((u * n as f64) as usize).min(n.saturating_sub(1));
         self.fail_node(NodeIx(node as u32))?;
-        self.arm_failures(k + 1);
+        // With every node down, failures until the first repair change nothing: the
+        // process resumes from that repair (it is memoryless), so a long repair time
+        // is a jump of the clock, not a stream of events that do nothing.
+        let from = if self.placer.failed_nodes() >= n {
+            self.agenda
+                .iter()
+                .filter(|s| matches!(s.event, Event::Repair(_)))
+                .map(|s| s.at)
+                .min()
+                .unwrap_or(self.now)
+        } else {
+            self.now
+        };
+        self.arm_failures_from(k + 1, from);
         Ok(())
     }
 
@@ -64,6 +83,32 @@ impl Simulation {
     /// A node under job `j` failed (crate docs: failure semantics).
     fn on_loss(&mut self, j: JobIx) -> Result<(), SimError> {
         self.jobs[j].counts.node_failures += 1;
+        let lost = self.jobs[j].counts.node_failures;
+        let limit = self.cfg.limits.max_restarts;
+        if u64::from(lost) > u64::from(limit)
+            && matches!(
+                self.jobs[j].st,
+                St::Starting | St::Running | St::Paused { .. }
+            )
+        {
+            // No progress: failures come faster than the job can finish (a livelock).
+            if self.jobs[j].st == St::Running {
+                self.end_segment(j, false);
+            } else {
+                self.set_phase(j, Phase::None);
+                self.jobs[j].hold.init_was_wasted();
+            }
+            self.release_all(j)?;
+            self.finish(
+                j,
+                FinalState::Failed,
+                format!(
+                    "lost a node under it {lost} times, more than limits.max_restarts \
+                     ({limit}): failures come faster than it makes progress"
+                ),
+            );
+            return Ok(());
+        }
         match self.jobs[j].st {
             St::Starting => {
                 // The attempt is lost; try again at once (not a readiness failure).

@@ -161,8 +161,10 @@ impl Simulation {
     /// Runs the simulation to its end.
     ///
     /// # Errors
-    /// [`SimError::Internal`] only: an invariant violated (a bug; with invariant checks
-    /// on, the first violation is reported with the time and the job).
+    /// [`SimError::Config`] naming `limits.max_samples` or `limits.max_events` when the
+    /// run would pass it (see [`crate::Limits`]); [`SimError::Internal`]: an invariant
+    /// violated (a bug; with invariant checks on, the first violation is reported with
+    /// the time and the job).
     pub fn run(mut self) -> Result<SimResult, SimError> {
         self.timing.started = Some(Instant::now());
         let horizon = self.cfg.horizon.map(ids::ms);
@@ -214,6 +216,16 @@ impl Simulation {
                     continue;
                 }
                 self.counts.events += 1;
+                if self.counts.events > self.cfg.limits.max_events {
+                    return Err(SimError::config(
+                        "limits.max_events",
+                        format!(
+                            "more than {} events by {} s (raise limits.max_events to allow it)",
+                            self.cfg.limits.max_events,
+                            ids::secs(self.now)
+                        ),
+                    ));
+                }
                 self.handle(ev.event)?;
                 if self.check {
                     self.validate().map_err(|m| {

@@ -65,6 +65,29 @@ impl Simulation {
     pub fn new(cluster: Cluster, trace: Trace, config: SimConfig) -> Result<Simulation, SimError> {
         let t0 = Instant::now();
         config.check()?;
+        let l = &config.limits;
+        crate::config::Limits::check(
+            "max_jobs",
+            trace.jobs.len() as u64,
+            l.max_jobs,
+            "jobs in the trace",
+        )?;
+        crate::config::Limits::check(
+            "max_nodes",
+            cluster.len() as u64,
+            l.max_nodes,
+            "nodes in the cluster",
+        )?;
+        if !cluster.is_empty() && !cluster.offers(&config.gpu_resource) {
+            return Err(SimError::config(
+                "gpu_resource",
+                format!(
+                    "no node of the cluster has {:?}: every GPU-hour would be 0 (name the \
+                     resource the cluster counts as GPUs)",
+                    config.gpu_resource
+                ),
+            ));
+        }
         let mut placer = Placer::new(cluster, &config.gpu_resource);
         placer.set_profiling(config.profile);
         let mut sim = Simulation::empty(placer, config, trace.jobs.len());
@@ -166,6 +189,17 @@ impl Simulation {
         } else {
             class_name
         };
+        let count: u64 = spec.roles.iter().map(|r| u64::from(r.get_count())).sum();
+        if u64::from(spec.failing_members) > count {
+            return Err(SimError::trace(
+                line,
+                "failing_members",
+                format!(
+                    "{} failing members, but the job has {count}",
+                    spec.failing_members
+                ),
+            ));
+        }
         cache.rank = self.rank(&spec, &policy)?;
         let kind = self.kind(cache, origin, &policy, &spec.roles)?;
         let never_fits = self.never_fits(cache, &kind, &policy, &spec)?;
@@ -322,7 +356,11 @@ impl Simulation {
             }
             Policy::Spread { replicas, level: l } => {
                 let l = level(self, l)?;
-                let req = self.compile(cache, origin, roles, &key, GangShape::Unconstrained)?;
+                // A request of its own, not the unconstrained gang's of the same roles:
+                // what is learnt about it ("does not fit now") is about the spread, and
+                // must not hold back an unconstrained gang (issue 25, item 16).
+                let own = format!("{key}|spread({replicas}, {l})");
+                let req = self.compile(cache, origin, roles, &own, GangShape::Unconstrained)?;
                 Kind::Spread {
                     req,
                     replicas: *replicas,

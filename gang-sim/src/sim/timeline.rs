@@ -34,7 +34,26 @@ impl Timeline {
 
 impl Simulation {
     /// Takes every sample due before `t`.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] naming `limits.max_samples` when the samples due would pass
+    /// it (found before any is taken).
     pub(super) fn samples_before(&mut self, t: Ms) -> Result<(), SimError> {
+        if self.timeline.next < t {
+            let due = (t - self.timeline.next).div_ceil(self.timeline.interval);
+            let n = (self.timeline.samples.len() as u64).saturating_add(due);
+            crate::config::Limits::check(
+                "max_samples",
+                n,
+                self.cfg.limits.max_samples,
+                &format!(
+                    "the timeline to {} s every {} s takes {n} samples (set a horizon, or a \
+                     longer sample_interval)",
+                    secs(t.saturating_sub(1)),
+                    self.cfg.sample_interval
+                ),
+            )?;
+        }
         while self.timeline.next < t {
             let s = self.sample(self.timeline.next)?;
             self.timeline.samples.push(s);

@@ -1,0 +1,178 @@
+//! Hostile input to the command line (issue 25): inputs are read with a cap and
+//! checked as UTF-8 while they stream in; an answer that cannot be written is not
+//! exit 0.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::{command, gang, gang_stdin, kube, output};
+
+fn with_cap(args: &[&str], cap: &str) -> common::Run {
+    let mut c = command(args);
+    c.env("GANG_MAX_INPUT_BYTES", cap);
+    output(c)
+}
+
+#[test]
+fn an_endless_file_stops_at_the_cap() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    for args in [
+        &["place", "/dev/zero"][..],
+        &["topology", "/dev/zero"],
+        &["simulate", "/dev/zero"],
+    ] {
+        let r = with_cap(args, "1000000");
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("/dev/zero"), "{}", r.stderr);
+        assert!(r.stderr.contains("limit of 1000000 bytes"), "{}", r.stderr);
+        assert!(r.stderr.contains("GANG_MAX_INPUT_BYTES"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn the_default_cap_is_overridable_and_applies_to_standard_input() {
+    let text = std::fs::read_to_string(kube("training-workers.yaml")).unwrap();
+    // The same file passes under the default cap and fails under a smaller one.
+    let r = gang(&["place", &kube("racks.json"), &kube("training-workers.yaml")]);
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    let r = with_cap(
+        &["place", &kube("racks.json"), &kube("training-workers.yaml")],
+        "100",
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let mut c = command(&["place", &kube("racks.json"), "-"]);
+    c.env("GANG_MAX_INPUT_BYTES", "100");
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("limit of 100 bytes"));
+    for bad in ["abc", "0", "-5"] {
+        let r = with_cap(&["place", &kube("racks.json")], bad);
+        assert_eq!(r.code, 2, "{bad}: {}", r.stderr);
+        assert!(r.stderr.contains("GANG_MAX_INPUT_BYTES"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_refused_where_they_start() {
+    let r = gang_stdin(&["place", "-"], "apiVersion: v1\nkind: Node\n\u{0}");
+    assert_eq!(r.code, 2, "{}", r.stderr); // NUL is UTF-8: refused by the YAML reader
+    let mut c = command(&["place", "-"]);
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(b"kind: Node\n\xff\xfe rest");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not UTF-8") && err.contains("offset 11"),
+        "{err}"
+    );
+    if std::path::Path::new("/dev/urandom").exists() {
+        // Read to the first bad byte, not to the end (there is none).
+        let r = gang(&["place", "/dev/urandom"]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("not UTF-8"), "{}", r.stderr);
+    }
+}
+
+/// `gang place -o json … > /dev/full` was exit 0 (issue 25, item 7).
+#[test]
+fn an_answer_that_cannot_be_written_is_exit_6() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let args = ["place", &kube("racks.json"), &kube("training-workers.yaml")];
+    for format in ["json", "text"] {
+        let mut c = command(&[&args[..], &["-o", format]].concat());
+        c.stdout(full.try_clone().unwrap()).stderr(Stdio::piped());
+        let out = c.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(6), "{format}: {err}");
+        assert!(err.contains("cannot write the answer"), "{err}");
+    }
+    // An error document that cannot be written is exit 6 as well.
+    let mut c = command(&["place", "nope.yaml", "-o", "json"]);
+    c.stdout(full).stderr(Stdio::piped());
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(6));
+}
+
+/// `topology` drew a node whose name gang-core refuses; it is refused as `place`
+/// refuses it, naming the file, the Node and the value (issue 25, item 9).
+#[test]
+fn topology_refuses_a_bad_node_name() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("nodes.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: ok-1}\nstatus: {allocatable: {cpu: \"8\"}}\n---\n\
+         apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\nstatus: {allocatable: {cpu: \"8\"}}\n",
+    )
+    .unwrap();
+    let r = gang(&["topology", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("Node/Bad_Name"), "{}", r.stderr);
+    assert!(r.stderr.contains("metadata.name"), "{}", r.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Names with ESC, control or bidi characters were printed raw by `place` and on
+/// standard error; text output escapes them, JSON stays exact (issue 25, item 11).
+#[test]
+fn terminal_control_characters_are_escaped_in_text_but_exact_in_json() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file name with an escape sequence: the error names it, escaped.
+    let bad = dir.join("nope\u{1b}]0;pwned\u{7}\u{202e}.yaml");
+    let r = gang(&["place", bad.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(
+        !r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{202e}'),
+        "{:?}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("\\u{1b}]0;pwned\\u{7}\\u{202e}"),
+        "{}",
+        r.stderr
+    );
+    // A PodGroup in a namespace with an escape sequence.
+    let pg = dir.join("pg.yaml");
+    std::fs::write(
+        &pg,
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n\
+         metadata: {name: \"train\\e[2J\", namespace: \"ml\\e]0;x\\a\"}\nspec: {minMember: 1}\n",
+    )
+    .unwrap();
+    let args = ["place", &kube("racks.json"), pg.to_str().unwrap()];
+    let r = gang(&args);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    assert!(all.contains("\\u{1b}"), "{all}");
+    let r = gang(&[&args[..], &["-o", "json"]].concat());
+    assert!(
+        r.stdout.contains("\\u001b"),
+        "JSON keeps the name exact: {}",
+        r.stdout
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
