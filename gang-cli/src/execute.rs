@@ -127,6 +127,10 @@ fn read(
     match source {
         Source::Files(files) => {
             input.objects = input::read_files(files, cx.stdin)?;
+            // As `kubectl apply -n NS -f`: objects naming no namespace are in -n, else
+            // `default` (a PodGroup and its pods then meet).
+            let ns = input.choice.namespace.as_deref().unwrap_or("default");
+            input.objects.apply_namespace(ns);
             input.label = files.join(", ");
         }
         Source::Kubectl(access) => {

@@ -711,6 +711,16 @@ pub fn explain(
     report.diagnosis = outcome.diagnosis().cloned();
     report.status = Status::of(&outcome);
     report.exit_code = report.status.exit();
+    // Capacity is there, but a check says the group cannot become ready as given (its
+    // PodGroup is missing, say): never exit 0 after printing an error line.
+    if report.exit_code == Exit::Placed
+        && report
+            .checks
+            .iter()
+            .any(|c| c.status == gang_kube::CheckStatus::Error)
+    {
+        report.exit_code = Exit::DoesNotFit;
+    }
     report.answer = match &outcome {
         Outcome::Placed(p) => Answer {
             status: Status::Placed,

@@ -61,16 +61,65 @@ impl RoleExclusions {
     }
 }
 
-/// gang-core's rejection of the workload's request, on the workload object.
+/// gang-core's rejection of the workload's request, on the workload object, at the
+/// Kubernetes field it came from (gang-core's own paths, `gang.name`, are not fields of
+/// the object): the name, the role's pod template, or the topology request.
 fn request_error(w: &WorkloadGang, e: gang_core::Error) -> Error {
-    let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
-        .with_field(e.field().to_owned());
+    let mut reason = crate::topology::core_reason(&e);
+    let field = kube_field(w, e.field());
+    if field.is_none() && !e.field().is_empty() {
+        reason = format!("{reason} (gang-core's {})", e.field());
+    }
+    if e.field() == "gang.name" && w.object.name.is_empty() {
+        reason = "the object has neither metadata.name nor metadata.generateName".into();
+    }
+    let mut err = at_object(ErrorKind::Core, &w.object, reason);
+    if let Some(f) = field {
+        err = err.with_field(f);
+    }
     if let gang_core::Error::InvalidRequest { value, .. }
     | gang_core::Error::Contradictory { value, .. } = &e
     {
         err = err.with_value(value.clone());
     }
     err.with_core(e)
+}
+
+/// The field of the workload object a gang-core request path comes from.
+fn kube_field(w: &WorkloadGang, core: &str) -> Option<String> {
+    if core == "gang.name" {
+        return Some("metadata.name".into());
+    }
+    if let Some(rest) = core.strip_prefix("gang.roles[") {
+        let (name, part) = rest.split_once(']').unwrap_or((rest, ""));
+        // A count that slices do not divide: the slice size is what to change.
+        if part == ".count" {
+            if let Some(s) = w.topology.slices.first() {
+                return Some(s.field.clone());
+            }
+        }
+        return w
+            .roles
+            .iter()
+            .enumerate()
+            .find(|(i, r)| r.name == name || i.to_string() == name)
+            .map(|(_, r)| r.from.clone());
+    }
+    let t = &w.topology;
+    if core.starts_with("gang.topology.required") {
+        return t.required.as_ref().map(|l| l.field.clone());
+    }
+    if core.starts_with("gang.topology.preferred") {
+        return t.preferred.as_ref().map(|l| l.field.clone());
+    }
+    if let Some(rest) = core.strip_prefix("gang.topology.slices[") {
+        let i: usize = rest.split_once(']')?.0.parse().ok()?;
+        return t.slices.get(i).map(|s| s.field.clone());
+    }
+    if core.starts_with("gang.topology.slices") {
+        return t.slices.first().map(|s| s.field.clone());
+    }
+    None
 }
 
 fn at_object(kind: ErrorKind, r: &ObjectRef, reason: impl Into<String>) -> Error {
@@ -312,14 +361,17 @@ impl Cluster {
     /// // 3 pods are not slices of 2: gang-core's error, on the workload object.
     /// let err = c.place(&inv, &workloads(&o)?[0]).unwrap_err();
     /// assert_eq!((err.kind(), err.object()), (ErrorKind::Core, Some("Job/ml/train")));
-    /// assert_eq!(err.field(), Some("gang.roles[main].count"));
+    /// // At the field of the object it came from, not gang-core's `gang.roles[main].count`.
+    /// assert_eq!(err.field(), Some("spec.template.metadata.annotations.kueue.x-k8s.io/podset-slice-required-topology"));
     /// # Ok::<(), gang_kube::Error>(())
     /// ```
     ///
     /// # Errors
     /// As [`Cluster::gang_for`]; [`ErrorKind::Core`] on the workload object when
     /// gang-core rejects the request (a slice size that does not divide a role's count,
-    /// a contradictory request), with gang-core's field (`gang.roles[worker].count`).
+    /// a contradictory request), at the field of the object the request came from
+    /// (the name, the role's pod template, the topology annotation), and gang-core's own
+    /// path in the message when it maps to no field.
     pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
         let gang = self.gang_for(w)?;
         inventory.place(&gang).map_err(|e| request_error(w, e))

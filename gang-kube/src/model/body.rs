@@ -54,6 +54,19 @@ impl Body {
         })
     }
 
+    /// Whether objects of this kind live in a namespace (kinds gang-kube does not read:
+    /// unknown, `false`).
+    pub(crate) fn is_namespaced(&self) -> bool {
+        !matches!(
+            self,
+            Body::Node(_)
+                | Body::Topology(_)
+                | Body::Flavor(_)
+                | Body::PriorityClass(_)
+                | Body::Other
+        )
+    }
+
     /// (namespace, name) of the object.
     pub(crate) fn names(&self) -> Option<(&str, &str)> {
         match self {

@@ -13,6 +13,13 @@ use crate::model::de::{nullable, StringMap, Text};
 pub(crate) struct Meta {
     #[serde(deserialize_with = "nullable")]
     pub name: String,
+    /// `metadata.generateName`: the prefix the API server completes when `name` is
+    /// empty (every object gets a name from it: see `Objects::add`).
+    #[serde(deserialize_with = "nullable")]
+    pub generate_name: String,
+    /// Set when reading: `name` was empty and was taken from `generate_name`.
+    #[serde(skip)]
+    pub generated: bool,
     #[serde(deserialize_with = "nullable")]
     pub namespace: String,
     /// Only the labels gang-kube reads on pods and workloads (see [`read_label`]);

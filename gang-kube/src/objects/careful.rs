@@ -66,6 +66,8 @@ fn malformed_json(source: &str, e: &serde_json::Error) -> Error {
 struct LightMeta {
     #[serde(default, deserialize_with = "nullable")]
     name: String,
+    #[serde(default, rename = "generateName", deserialize_with = "nullable")]
+    generate_name: String,
     #[serde(default, deserialize_with = "nullable")]
     namespace: String,
 }
@@ -340,20 +342,29 @@ fn finish(
         .with_position(position));
     }
     let class = classify(&api_version, &kind);
-    let make = |meta: LightMeta| Origin {
-        source: source.clone(),
-        position: position.clone(),
-        object: object_label(&kind, &meta.namespace, &meta.name),
-        kind: kind.clone(),
-        api_version: api_version.clone(),
-        namespace: meta.namespace,
-        name: meta.name,
+    let make = |mut meta: LightMeta| {
+        if meta.name.is_empty() {
+            meta.name = std::mem::take(&mut meta.generate_name);
+        }
+        Origin {
+            source: source.clone(),
+            position: position.clone(),
+            object: object_label(&kind, &meta.namespace, &meta.name),
+            kind: kind.clone(),
+            api_version: api_version.clone(),
+            namespace: meta.namespace,
+            name: meta.name,
+        }
     };
     match read(class) {
         Ok(body) => {
             let meta = match body.names() {
                 Some((namespace, name)) => LightMeta {
                     name: name.to_owned(),
+                    generate_name: body
+                        .meta()
+                        .map(|m| m.generate_name.clone())
+                        .unwrap_or_default(),
                     namespace: namespace.to_owned(),
                 },
                 None => light(),

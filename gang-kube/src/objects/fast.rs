@@ -162,7 +162,12 @@ impl<'de> Deserialize<'de> for One {
                 let (namespace, name) = if class == Class::Node {
                     (String::new(), node_meta.name.clone())
                 } else {
-                    (metadata.namespace.clone(), metadata.name.clone())
+                    let name = if metadata.name.is_empty() {
+                        &metadata.generate_name
+                    } else {
+                        &metadata.name
+                    };
+                    (metadata.namespace.clone(), name.clone())
                 };
                 let body = match class {
                     Class::Node => {

@@ -9,7 +9,25 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::model::body::Item;
-use crate::origin::ObjectRef;
+use crate::origin::{object_label, ObjectRef};
+
+/// An object with only `metadata.generateName` (how `kubectl create -f` examples and
+/// Kueue's samples are written) is named by it, as written (`sample-job-`): the API
+/// server would append five random characters. Its metadata says so (`generated`), and
+/// the workload read from it warns.
+fn name_from_generate_name(item: &mut Item) {
+    let Some(m) = item.body.meta_mut() else {
+        return;
+    };
+    if m.name.is_empty() && !m.generate_name.is_empty() {
+        m.name = m.generate_name.clone();
+        m.generated = true;
+    }
+    if item.origin.name != m.name {
+        item.origin.name = m.name.clone();
+        item.origin.object = object_label(&item.origin.kind, &item.origin.namespace, &m.name);
+    }
+}
 
 /// Kubernetes objects read from one or more sources, in the order given.
 ///
@@ -100,8 +118,54 @@ impl Objects {
         } else {
             careful::read_yaml(&source, text, &mut items)?;
         }
+        for item in &mut items {
+            name_from_generate_name(item);
+        }
         self.items.extend(items);
         Ok(())
+    }
+
+    /// Puts every namespaced object that names no namespace into `namespace`, as
+    /// `kubectl apply -n NAMESPACE -f` does (manifests rarely name one: it comes from
+    /// `-n`, else the kubeconfig context, else `default`). Objects naming a namespace
+    /// keep it; cluster-scoped kinds (Node, Topology, ResourceFlavor, PriorityClass,
+    /// RuntimeClass) and kinds gang-kube does not read are left as they are. Call it once,
+    /// after every source is added, before [`workloads`](crate::workloads) and
+    /// [`Cluster::from_objects`](crate::Cluster::from_objects): a PodGroup and its pods
+    /// then meet in one namespace.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Objects};
+    /// let mut o = Objects::parse("group.yaml", "
+    /// apiVersion: scheduling.x-k8s.io/v1alpha1
+    /// kind: PodGroup
+    /// metadata: {name: g}
+    /// spec: {minMember: 3}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata: {name: p0, namespace: default, labels: {scheduling.x-k8s.io/pod-group: g}}
+    /// spec: {containers: [{name: c}]}
+    /// ")?;
+    /// assert_eq!(workloads(&o)?.len(), 2); // the group in no namespace, the pod's in default
+    /// o.apply_namespace("default");
+    /// let w = workloads(&o)?;
+    /// assert_eq!(w.len(), 1);
+    /// assert_eq!((w[0].name().as_str(), w[0].minimum), ("PodGroup/default/g", 3));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn apply_namespace(&mut self, namespace: &str) {
+        for item in &mut self.items {
+            if !item.body.is_namespaced() || !item.origin.namespace.is_empty() {
+                continue;
+            }
+            if let Some(m) = item.body.meta_mut() {
+                m.namespace = namespace.to_owned();
+            }
+            let o = &mut item.origin;
+            o.namespace = namespace.to_owned();
+            o.object = object_label(&o.kind, &o.namespace, &o.name);
+        }
     }
 
     /// Appends the objects of `other`. See [`Objects`].

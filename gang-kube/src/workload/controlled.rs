@@ -69,6 +69,9 @@ pub(super) fn controlled(
         topology,
         mut warnings,
     } = c;
+    if meta.generated {
+        warnings.push(generated_name_warning(&meta.generate_name));
+    }
     let members: u32 = roles.iter().map(|r| r.members).sum();
     let (min, min_field) = minimum.clone().unwrap_or((members, "members".into()));
     if min > members {
@@ -179,6 +182,16 @@ pub(super) fn controlled(
         gang: None,
     };
     Ok(finish(w, &min_field))
+}
+
+/// The warning of a workload named from its `metadata.generateName`.
+fn generated_name_warning(prefix: &str) -> Warning {
+    Warning {
+        field: "metadata.generateName".into(),
+        message: format!(
+            "no metadata.name: named {prefix:?} from metadata.generateName (the API server appends five random characters to it)"
+        ),
+    }
 }
 
 pub(super) fn template_role(

@@ -1,0 +1,82 @@
+//! Issue 24 through the CLI: the objects users have (gang-kube's `fixtures/users/`).
+
+mod common;
+
+use common::{gang, json, kube};
+
+fn users(name: &str) -> String {
+    kube(&format!("users/{name}"))
+}
+
+#[test]
+fn a_generate_name_job_is_placed_under_its_prefix() {
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("generate-name-job.yaml"),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("placed Job/default/tas-sample-job-"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("metadata.generateName"), "{}", r.stdout);
+    assert!(!r.stdout.contains("gang.name"), "{}", r.stdout);
+}
+
+#[test]
+fn objects_without_a_namespace_are_in_the_namespace_given_else_default() {
+    for extra in [&[][..], &["-n", "default"][..]] {
+        let mut args = vec![
+            "explain".to_owned(),
+            users("nodes-racks.yaml"),
+            users("podgroup-no-namespace.yaml"),
+            "-o".into(),
+            "json".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = gang(&args);
+        let v = json(&r.stdout);
+        assert_eq!(
+            v["workload"]["object"], "PodGroup/default/nginx",
+            "{}",
+            r.stdout
+        );
+        assert_eq!(v["workload"]["minimum"], 3, "{extra:?}");
+        assert_eq!(v["workload"]["members"], 4, "{extra:?}");
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+    }
+    // -n ml: the objects without a namespace move there; the pod written in default stays.
+    let r = gang(&[
+        "explain",
+        &users("nodes-racks.yaml"),
+        &users("podgroup-no-namespace.yaml"),
+        "-n",
+        "ml",
+        "-o",
+        "json",
+    ]);
+    let v = json(&r.stdout);
+    assert_eq!(v["workload"]["object"], "PodGroup/ml/nginx", "{}", r.stdout);
+    assert_eq!(v["workload"]["members"], 3);
+}
+
+#[test]
+fn explain_does_not_exit_0_after_an_error_line() {
+    let r = gang(&[
+        "explain",
+        &users("nodes-racks.yaml"),
+        &users("pods-missing-group.yaml"),
+    ]);
+    assert!(r.stdout.contains("error group_object"), "{}", r.stdout);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    // `place` answers only the capacity question.
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("pods-missing-group.yaml"),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
