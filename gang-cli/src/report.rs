@@ -388,11 +388,27 @@ pub fn pick_workload(
                 }
             ),
         }),
+        (0, None) if every.is_empty() && !objects.unread().is_empty() => {
+            let r = &objects.unread()[0];
+            Err(CliError::Input {
+                source: r.source.clone(),
+                object: Some(format!("{r} ({})", r.position)),
+                field: Some("kind".into()),
+                reason: format!(
+                    "Kind {} (apiVersion {}) in {} is not a workload gang reads; supported: {}",
+                    r.kind,
+                    r.api_version,
+                    r.source,
+                    gang_kube::WORKLOAD_KINDS.join(", ")
+                ),
+            })
+        }
         (0, None) => Err(CliError::input(
             source,
             format!(
-                "no workload{} (give a PodGroup with its pods, a Job, JobSet, PyTorchJob, MPIJob, TFJob or Volcano Job){}",
+                "no workload{} (give one of: {}){}",
                 ns.map(|n| format!(" in namespace {n}")).unwrap_or_default(),
+                gang_kube::WORKLOAD_KINDS.join(", "),
                 if every.is_empty() {
                     String::new()
                 } else {
@@ -441,23 +457,6 @@ pub(crate) fn cluster_with(objects: &Objects, opts: &ClusterOptions) -> Result<C
     })
 }
 
-/// Kinds gang reads besides nodes.
-const KNOWN_KINDS: [&str; 13] = [
-    "Pod",
-    "PriorityClass",
-    "PodGroup",
-    "Job",
-    "JobSet",
-    "PyTorchJob",
-    "MPIJob",
-    "TFJob",
-    "Topology",
-    "ResourceFlavor",
-    "List",
-    "PodList",
-    "NodeList",
-];
-
 /// Without any Node, names the first object that looks like it was meant to be the
 /// nodes (an object of a kind gang does not read), else the sources.
 fn no_nodes(objects: &Objects) -> Result<(), CliError> {
@@ -465,7 +464,7 @@ fn no_nodes(objects: &Objects) -> Result<(), CliError> {
     if refs.iter().any(|r| r.kind == "Node") {
         return Ok(());
     }
-    match refs.iter().find(|r| !KNOWN_KINDS.contains(&r.kind.as_str())) {
+    match objects.unread().first() {
         Some(r) => Err(CliError::Input {
             source: r.source.clone(),
             object: Some(format!("{r} ({})", r.position)),

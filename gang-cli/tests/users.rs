@@ -80,3 +80,42 @@ fn explain_does_not_exit_0_after_an_error_line() {
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+#[test]
+fn an_unsupported_kind_is_named_with_what_is_supported() {
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("deployment.yaml"),
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let m = r.stderr.lines().last().unwrap();
+    assert!(
+        m.contains("Kind Deployment (apiVersion apps/v1) in ../gang-kube/tests/fixtures/users/deployment.yaml is not a workload gang reads; supported: "),
+        "{m}"
+    );
+    assert!(m.contains("LeaderWorkerSet") && m.contains("RayJob"), "{m}");
+}
+
+#[test]
+fn the_new_kinds_are_placed_through_the_cli() {
+    for (file, workload) in [
+        ("lws.yaml", "leaderworkerset/vllm"),
+        ("kubeflow-more.yaml", "jaxjob/jax-simple"),
+        ("ray.yaml", "raycluster/raycluster-kuberay"),
+        ("appwrapper.yaml", "appwrapper/sample-aw"),
+        ("kueue-pod-group.yaml", "podgroup/sample-group"),
+    ] {
+        let r = gang(&[
+            "place",
+            &users("nodes-racks.yaml"),
+            &users(file),
+            "-w",
+            workload,
+            "-o",
+            "json",
+        ]);
+        assert_eq!(r.code, 0, "{file}: {}{}", r.stdout, r.stderr);
+        assert_eq!(json(&r.stdout)["status"], "placed", "{file}");
+    }
+}

@@ -5,7 +5,10 @@
 //! the comments here.
 
 use gang_core::Outcome;
-use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, WorkloadGang};
+use gang_kube::{
+    workloads, CheckStatus, Cluster, ClusterOptions, ErrorKind, Framework, Level, Objects,
+    WorkloadGang,
+};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/users/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -129,4 +132,187 @@ fn objects_without_a_namespace_join_the_one_applied_so_a_group_meets_its_pods() 
     // Cluster-scoped objects stay without one.
     let n = objects(&[]);
     assert!(n.refs().iter().all(|r| r.namespace.is_none()));
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. More kinds Kueue TAS supports
+
+fn by_name<'a>(ws: &'a [WorkloadGang], name: &str) -> &'a WorkloadGang {
+    ws.iter()
+        .find(|w| w.object.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "{name} not among {:?}",
+                ws.iter().map(|w| w.name()).collect::<Vec<_>>()
+            )
+        })
+}
+
+fn roles(w: &WorkloadGang) -> Vec<(String, u32)> {
+    w.roles
+        .iter()
+        .map(|r| (r.name.clone(), r.members))
+        .collect()
+}
+
+fn required(w: &WorkloadGang) -> Option<String> {
+    w.topology.required.as_ref().map(|l| match &l.level {
+        Level::Key(k) => k.clone(),
+        Level::Tier(t) => format!("tier {t}"),
+    })
+}
+
+#[test]
+fn a_leader_worker_set_is_one_group_of_size_pods_leader_first() {
+    let o = objects(&["lws.yaml"]);
+    let w = only_workload(&o);
+    assert_eq!(w.framework, Framework::LeaderWorkerSet);
+    // size 4: the leader and 3 workers; replicas 2 groups are independent gangs.
+    assert_eq!(
+        roles(&w),
+        [("leader".to_owned(), 1), ("worker".to_owned(), 3)]
+    );
+    assert_eq!((w.members, w.minimum), (4, 4));
+    assert_eq!(required(&w).as_deref(), Some("topology.kubernetes.io/rack"));
+    assert!(w.roles.iter().all(|r| r.constrained));
+    assert!(w
+        .warnings
+        .iter()
+        .any(|x| x.field == "spec.replicas" && x.message.contains("2 groups of 4")));
+    // Shared podset-group-name: no "stricter than Kueue" warning.
+    assert!(
+        !w.warnings.iter().any(|x| x.message.contains("stricter")),
+        "{:?}",
+        w.warnings
+    );
+    // 3 workers × 2 GPUs = 6 of the rack's 8, the leader's 2 CPUs beside them.
+    let counts = place(&o).unwrap();
+    assert_eq!(counts.iter().map(|c| c.1).sum::<u32>(), 4);
+    let rack: std::collections::HashSet<&str> = counts.iter().map(|(n, _)| &n[..2]).collect();
+    assert_eq!(rack.len(), 1, "{counts:?}");
+}
+
+#[test]
+fn jax_xgboost_and_paddle_jobs_are_read_by_replica_type() {
+    let o = objects(&["kubeflow-more.yaml"]);
+    let ws = workloads(&o).unwrap();
+    let jax = by_name(&ws, "jax-simple");
+    assert_eq!(
+        (jax.framework, roles(jax)),
+        (Framework::JaxJob, vec![("worker".to_owned(), 2)])
+    );
+    assert!(jax.kueue);
+    let xgb = by_name(&ws, "xgboost-dist-iris");
+    assert_eq!(xgb.framework, Framework::XgBoostJob);
+    assert_eq!(
+        roles(xgb),
+        [("master".to_owned(), 1), ("worker".to_owned(), 2)]
+    );
+    let paddle = by_name(&ws, "paddle-simple-gpu");
+    assert_eq!(paddle.framework, Framework::PaddleJob);
+    assert_eq!((paddle.members, paddle.minimum), (4, 3));
+    assert_eq!(
+        paddle.minimum_field,
+        "spec.runPolicy.schedulingPolicy.minAvailable"
+    );
+}
+
+#[test]
+fn ray_clusters_count_the_head_and_replicas_times_hosts() {
+    let o = objects(&["ray.yaml"]);
+    let ws = workloads(&o).unwrap();
+    let rc = by_name(&ws, "raycluster-kuberay");
+    assert_eq!(rc.framework, Framework::RayCluster);
+    // 1 head + 2 replicas × 2 hosts.
+    assert_eq!(
+        roles(rc),
+        [("head".to_owned(), 1), ("workergroup".to_owned(), 4)]
+    );
+    let rj = by_name(&ws, "rayjob-sample");
+    assert_eq!(rj.framework, Framework::RayJob);
+    assert_eq!(rj.members, 4);
+    assert!(rj
+        .warnings
+        .iter()
+        .any(|x| x.field == "spec.submitterPodTemplate"));
+    // A RayJob on an existing cluster names what to give instead.
+    let text = "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: on-existing}\nspec:\n  clusterSelector: {ray.io/cluster: c}\n";
+    let err = workloads(&Objects::parse("rj.yaml", text).unwrap()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.field()),
+        (ErrorKind::InvalidValue, Some("spec.rayClusterSpec"))
+    );
+    assert_eq!(err.object(), Some("RayJob/on-existing"));
+}
+
+#[test]
+fn an_app_wrapper_is_the_pod_sets_of_its_components() {
+    let o = objects(&["appwrapper.yaml"]);
+    let w = only_workload(&o);
+    assert_eq!(w.framework, Framework::AppWrapper);
+    assert_eq!(
+        roles(&w),
+        [
+            ("job0".to_owned(), 2),
+            ("pytorchjob1".to_owned(), 1),
+            ("pytorchjob1-1".to_owned(), 2)
+        ]
+    );
+    let gpu = &w.roles[2].requests["nvidia.com/gpu"];
+    assert_eq!(gpu.millis(), 1000);
+    // A path naming nothing is refused at the pod set.
+    let text = fixture("appwrapper.yaml").replace("Worker.template}", "Wrkr.template}");
+    let err = workloads(&Objects::parse("aw.yaml", &text).unwrap()).unwrap_err();
+    assert_eq!(
+        err.field(),
+        Some("spec.components[1].podSets[1].path"),
+        "{err}"
+    );
+    assert_eq!(
+        err.value(),
+        Some("template.spec.pytorchReplicaSpecs.Wrkr.template")
+    );
+}
+
+#[test]
+fn kueue_plain_pods_with_a_group_name_are_one_gang() {
+    let o = objects(&["kueue-pod-group.yaml"]);
+    let w = only_workload(&o);
+    assert_eq!(w.framework, Framework::KueuePodGroup);
+    assert_eq!(w.name(), "PodGroup/default/sample-group");
+    assert_eq!((w.members, w.minimum), (3, 3));
+    assert_eq!(required(&w).as_deref(), Some("topology.kubernetes.io/rack"));
+    // 3 pods of 3 CPUs: 2 fit on a node of 8, so 2 + 1 in one rack.
+    let counts = place(&o).unwrap();
+    let rack: std::collections::HashSet<&str> = counts.iter().map(|(n, _)| &n[..2]).collect();
+    assert_eq!(
+        (counts.iter().map(|c| c.1).sum::<u32>(), rack.len()),
+        (3, 1)
+    );
+    // The group says 4 pods, 3 are there: the check fails.
+    let text = fixture("kueue-pod-group.yaml").replace("total-count: \"3\"", "total-count: \"4\"");
+    let w = &workloads(&Objects::parse("g.yaml", &text).unwrap()).unwrap()[0];
+    let c = w.checks.iter().find(|c| c.id == "members_found").unwrap();
+    assert_eq!(c.status, CheckStatus::Error, "{c:?}");
+    // Pods disagreeing on the count: refused, naming the pod.
+    let text =
+        fixture("kueue-pod-group.yaml").replacen("total-count: \"3\"", "total-count: \"2\"", 1);
+    let err = workloads(&Objects::parse("g.yaml", &text).unwrap()).unwrap_err();
+    assert_eq!(err.object(), Some("Pod/sample-worker-1"), "{err}");
+    assert_eq!(
+        err.field(),
+        Some("metadata.annotations.kueue.x-k8s.io/pod-group-total-count")
+    );
+}
+
+#[test]
+fn objects_of_kinds_gang_does_not_read_are_listed_as_unread() {
+    let o = objects(&["deployment.yaml"]);
+    assert!(workloads(&o).unwrap().is_empty());
+    let unread = o.unread();
+    assert_eq!(unread.len(), 1);
+    assert_eq!(
+        (unread[0].kind.as_str(), unread[0].api_version.as_str()),
+        ("Deployment", "apps/v1")
+    );
 }

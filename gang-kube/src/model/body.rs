@@ -4,13 +4,17 @@
 
 use serde::de::DeserializeOwned;
 
+use crate::model::appwrapper::AppWrapperObj;
 use crate::model::batch_v1::JobObj;
-use crate::model::core_v1::{Node, Pod};
+use crate::model::core_v1::{LimitRange, Node, Pod};
 use crate::model::jobset::JobSetObj;
 use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
 use crate::model::kueue::{FlavorObj, TopologyObj};
+use crate::model::lws::LwsObj;
 use crate::model::meta_v1::Meta;
+use crate::model::node_v1::RuntimeClass;
 use crate::model::pod_group::{PodGroupKind, PodGroupObj};
+use crate::model::ray::{RayClusterObj, RayJobObj};
 use crate::model::volcano::VolcanoJobObj;
 use crate::model::{coscheduling, kai, scheduling, volcano};
 use crate::origin::Origin;
@@ -35,6 +39,12 @@ pub(crate) enum Body {
     Kubeflow(KubeflowKind, Box<KubeflowObj>),
     VolcanoJob(Box<VolcanoJobObj>),
     PriorityClass(Box<scheduling::PriorityClass>),
+    Lws(Box<LwsObj>),
+    RayCluster(Box<RayClusterObj>),
+    RayJob(Box<RayJobObj>),
+    AppWrapper(Box<AppWrapperObj>),
+    LimitRange(Box<LimitRange>),
+    RuntimeClass(Box<RuntimeClass>),
     Other,
 }
 
@@ -50,6 +60,12 @@ impl Body {
             Body::Kubeflow(_, o) => &mut o.metadata,
             Body::VolcanoJob(o) => &mut o.metadata,
             Body::PriorityClass(o) => &mut o.metadata,
+            Body::Lws(o) => &mut o.metadata,
+            Body::RayCluster(o) => &mut o.metadata,
+            Body::RayJob(o) => &mut o.metadata,
+            Body::AppWrapper(o) => &mut o.metadata,
+            Body::LimitRange(o) => &mut o.metadata,
+            Body::RuntimeClass(o) => &mut o.metadata,
             Body::Node(_) | Body::Other => return None,
         })
     }
@@ -63,6 +79,7 @@ impl Body {
                 | Body::Topology(_)
                 | Body::Flavor(_)
                 | Body::PriorityClass(_)
+                | Body::RuntimeClass(_)
                 | Body::Other
         )
     }
@@ -88,6 +105,12 @@ impl Body {
             Body::Kubeflow(_, o) => &o.metadata,
             Body::VolcanoJob(o) => &o.metadata,
             Body::PriorityClass(o) => &o.metadata,
+            Body::Lws(o) => &o.metadata,
+            Body::RayCluster(o) => &o.metadata,
+            Body::RayJob(o) => &o.metadata,
+            Body::AppWrapper(o) => &o.metadata,
+            Body::LimitRange(o) => &o.metadata,
+            Body::RuntimeClass(o) => &o.metadata,
             Body::Node(_) | Body::Other => return None,
         })
     }
@@ -106,6 +129,12 @@ pub(crate) enum Class {
     VolcanoJob,
     /// `scheduling.k8s.io` `PriorityClass`.
     Priority,
+    Lws,
+    RayCluster,
+    RayJob,
+    AppWrapper,
+    LimitRange,
+    Runtime,
     Other,
 }
 
@@ -127,6 +156,15 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         ("kubeflow.org", "PyTorchJob") => Class::Kubeflow(KubeflowKind::PyTorch),
         ("kubeflow.org", "MPIJob") => Class::Kubeflow(KubeflowKind::Mpi),
         ("kubeflow.org", "TFJob") => Class::Kubeflow(KubeflowKind::Tf),
+        ("kubeflow.org", "JAXJob") => Class::Kubeflow(KubeflowKind::Jax),
+        ("kubeflow.org", "XGBoostJob") => Class::Kubeflow(KubeflowKind::XgBoost),
+        ("kubeflow.org", "PaddleJob") => Class::Kubeflow(KubeflowKind::Paddle),
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => Class::Lws,
+        ("ray.io", "RayCluster") => Class::RayCluster,
+        ("ray.io", "RayJob") => Class::RayJob,
+        ("workload.codeflare.dev", "AppWrapper") => Class::AppWrapper,
+        ("", "LimitRange") => Class::LimitRange,
+        ("node.k8s.io", "RuntimeClass") => Class::Runtime,
         ("batch.volcano.sh", "Job") => Class::VolcanoJob,
         ("scheduling.k8s.io", "PriorityClass") => Class::Priority,
         _ => Class::Other,
@@ -192,6 +230,12 @@ impl Class {
             Class::Kubeflow(k) => Body::Kubeflow(k, Box::new(r.read()?)),
             Class::VolcanoJob => Body::VolcanoJob(Box::new(r.read()?)),
             Class::Priority => Body::PriorityClass(Box::new(r.read()?)),
+            Class::Lws => Body::Lws(Box::new(r.read()?)),
+            Class::RayCluster => Body::RayCluster(Box::new(r.read()?)),
+            Class::RayJob => Body::RayJob(Box::new(r.read()?)),
+            Class::AppWrapper => Body::AppWrapper(Box::new(r.read()?)),
+            Class::LimitRange => Body::LimitRange(Box::new(r.read()?)),
+            Class::Runtime => Body::RuntimeClass(Box::new(r.read()?)),
             Class::Other => Body::Other,
         })
     }

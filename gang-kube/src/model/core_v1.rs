@@ -123,6 +123,9 @@ pub(crate) struct PodSpec {
     pub init_containers: Vec<Container>,
     #[serde(deserialize_with = "nullable")]
     pub overhead: ResourceList,
+    /// `spec.runtimeClassName`: admission adds the RuntimeClass's `overhead.podFixed`.
+    #[serde(deserialize_with = "nullable")]
+    pub runtime_class_name: String,
     /// Pod-level resources (`spec.resources`, PodLevelResources).
     pub resources: Option<Resources>,
     #[serde(deserialize_with = "nullable")]
@@ -300,4 +303,36 @@ mod tests {
         let node: Node = serde_json::from_str(labels).unwrap();
         assert_eq!(node.metadata.labels.len(), 4);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// LimitRange: the defaults admission gives containers without requests or limits
+
+/// `v1` `LimitRange` (namespaced): per `Container` item, `default` (limits) and
+/// `defaultRequest` (requests) for containers that set none.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LimitRange {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: LimitRangeSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LimitRangeSpec {
+    #[serde(deserialize_with = "nullable")]
+    pub limits: Vec<LimitRangeItem>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct LimitRangeItem {
+    #[serde(rename = "type", deserialize_with = "nullable")]
+    pub type_: String,
+    #[serde(deserialize_with = "nullable")]
+    pub default: ResourceList,
+    #[serde(deserialize_with = "nullable")]
+    pub default_request: ResourceList,
 }

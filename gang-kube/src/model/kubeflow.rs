@@ -1,5 +1,7 @@
-//! `kubeflow.org`: PyTorchJob, MPIJob and TFJob (one spec struct: the three differ
-//! only in the name of their replica specs, chosen by kind when read).
+//! `kubeflow.org` (training-operator v1): PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob
+//! and PaddleJob (one spec struct: they differ only in the name of their replica specs,
+//! chosen by kind when read; field names from training-operator's `pkg/apis/kubeflow.org/v1`
+//! `*_types.go`).
 
 use std::collections::BTreeMap;
 
@@ -16,6 +18,9 @@ pub(crate) enum KubeflowKind {
     PyTorch,
     Mpi,
     Tf,
+    Jax,
+    XgBoost,
+    Paddle,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -36,6 +41,12 @@ pub(crate) struct KubeflowSpec {
     pub mpi_replica_specs: BTreeMap<String, ReplicaSpec>,
     #[serde(rename = "tfReplicaSpecs", deserialize_with = "nullable")]
     pub tf_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(rename = "jaxReplicaSpecs", deserialize_with = "nullable")]
+    pub jax_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(rename = "xgbReplicaSpecs", deserialize_with = "nullable")]
+    pub xgb_replica_specs: BTreeMap<String, ReplicaSpec>,
+    #[serde(rename = "paddleReplicaSpecs", deserialize_with = "nullable")]
+    pub paddle_replica_specs: BTreeMap<String, ReplicaSpec>,
     #[serde(deserialize_with = "nullable")]
     pub run_policy: RunPolicy,
     pub elastic_policy: Option<IgnoredAny>,

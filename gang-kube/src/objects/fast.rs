@@ -41,8 +41,8 @@ struct Parts<'a> {
 }
 
 /// Top-level fields besides `spec` and `status` that a kind gang-kube reads keeps
-/// (a PriorityClass's).
-const TOP_FIELDS: [&str; 3] = ["value", "globalDefault", "preemptionPolicy"];
+/// (a PriorityClass's, a RuntimeClass's `overhead`).
+const TOP_FIELDS: [&str; 4] = ["value", "globalDefault", "preemptionPolicy", "overhead"];
 
 /// The typed spec and status of an item, read as they come.
 #[allow(clippy::large_enum_variant)] // one at a time, on the stack

@@ -29,6 +29,25 @@ fn name_from_generate_name(item: &mut Item) {
     }
 }
 
+/// The workload kinds [`workloads`](crate::workloads) reads, as users write them.
+pub const WORKLOAD_KINDS: &[&str] = &[
+    "PodGroup (scheduling.k8s.io, scheduling.volcano.sh, scheduling.x-k8s.io, scheduling.run.ai) with its pods",
+    "Job",
+    "JobSet",
+    "LeaderWorkerSet",
+    "PyTorchJob",
+    "MPIJob",
+    "TFJob",
+    "JAXJob",
+    "XGBoostJob",
+    "PaddleJob",
+    "RayJob",
+    "RayCluster",
+    "AppWrapper",
+    "Volcano Job",
+    "pods labelled kueue.x-k8s.io/pod-group-name",
+];
+
 /// Kubernetes objects read from one or more sources, in the order given.
 ///
 /// Reads JSON or YAML: a single object, a `List` (any kind ending in `List` with
@@ -187,6 +206,24 @@ impl Objects {
     /// See [`Objects`].
     pub fn refs(&self) -> Vec<ObjectRef> {
         self.items.iter().map(|i| i.origin.to_ref()).collect()
+    }
+
+    /// The objects of kinds gang-kube does not read (a Deployment, a StatefulSet, a
+    /// CRD it does not know), in input order: what to name when no workload is found.
+    ///
+    /// ```
+    /// use gang_kube::{Objects, WORKLOAD_KINDS};
+    /// let o = Objects::parse("w.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")?;
+    /// assert_eq!(o.unread()[0].to_string(), "Deployment/web");
+    /// assert!(WORKLOAD_KINDS.contains(&"LeaderWorkerSet"));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn unread(&self) -> Vec<ObjectRef> {
+        self.items
+            .iter()
+            .filter(|i| matches!(i.body, crate::model::body::Body::Other))
+            .map(|i| i.origin.to_ref())
+            .collect()
     }
 
     /// Checks that every object is of one of `kinds` (a nodes file holds only `Node`s).

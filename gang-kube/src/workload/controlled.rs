@@ -134,7 +134,12 @@ pub(super) fn controlled(
         || matches!(framework, Framework::VolcanoJob)
         || (matches!(
             framework,
-            Framework::PyTorchJob | Framework::MpiJob | Framework::TfJob
+            Framework::PyTorchJob
+                | Framework::MpiJob
+                | Framework::TfJob
+                | Framework::JaxJob
+                | Framework::XgBoostJob
+                | Framework::PaddleJob
         ) && minimum.is_some());
     if !has_integration {
         checks.push(Check::new(

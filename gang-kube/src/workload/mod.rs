@@ -8,6 +8,7 @@
 //! [`kubeflow`], [`volcano`]) and [`pod_group`] (PodGroups and their pods) → this file's
 //! [`workloads`], which finds them all.
 
+mod appwrapper;
 mod batch;
 mod checks;
 mod controlled;
@@ -17,7 +18,10 @@ mod jobset;
 pub mod kai;
 mod kubeflow;
 pub mod kueue;
+pub(crate) mod kueue_pods;
+mod lws;
 pub(crate) mod pod_group;
+mod ray;
 pub(crate) mod types;
 pub(crate) mod volcano;
 
@@ -29,11 +33,15 @@ use crate::model::core_v1::Pod;
 use crate::model::pod_group::PodGroupKind;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef, Origin};
+use crate::workload::appwrapper::appwrapper;
 use crate::workload::batch::job;
 use crate::workload::controlled::{controlled, OwnedGroup};
 use crate::workload::jobset::jobset;
 use crate::workload::kubeflow::kubeflow;
+use crate::workload::kueue_pods::kueue_pod_groups;
+use crate::workload::lws::lws;
 use crate::workload::pod_group::{pod_group, pod_group_refs};
+use crate::workload::ray::{ray_cluster, ray_job};
 use crate::workload::types::WorkloadGang;
 use crate::workload::volcano::volcano_job;
 
@@ -93,7 +101,14 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
         .filter(|i| {
             matches!(
                 i.body,
-                Body::Job(_) | Body::JobSet(_) | Body::Kubeflow(..) | Body::VolcanoJob(_)
+                Body::Job(_)
+                    | Body::JobSet(_)
+                    | Body::Kubeflow(..)
+                    | Body::VolcanoJob(_)
+                    | Body::Lws(_)
+                    | Body::RayCluster(_)
+                    | Body::RayJob(_)
+                    | Body::AppWrapper(_)
             )
         })
         .map(|i| {
@@ -164,9 +179,15 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
                 let c = volcano_job(job, o)?;
                 out.push(controlled(c, &pods, &owned_by(o))?);
             }
+            Body::Lws(x) => out.push(controlled(lws(x, o)?, &pods, &owned_by(o))?),
+            Body::RayCluster(x) => out.push(controlled(ray_cluster(x, o)?, &pods, &owned_by(o))?),
+            Body::RayJob(x) => out.push(controlled(ray_job(x, o)?, &pods, &owned_by(o))?),
+            Body::AppWrapper(x) => out.push(controlled(appwrapper(x, o)?, &pods, &owned_by(o))?),
             _ => {}
         }
     }
+    // Kueue plain pod groups (pods that are not a controller's: those carry no label).
+    out.extend(kueue_pod_groups(&pods)?);
     // Pods naming a group that is not in the input.
     let mut missing: BTreeMap<(String, String, u8), (PodGroupKind, Vec<Member<'_>>)> =
         BTreeMap::new();

@@ -34,6 +34,22 @@ pub enum Framework {
     TfJob,
     /// Volcano `batch.volcano.sh` Job.
     VolcanoJob,
+    /// Kubeflow `JAXJob`.
+    JaxJob,
+    /// Kubeflow `XGBoostJob`.
+    XgBoostJob,
+    /// Kubeflow `PaddleJob`.
+    PaddleJob,
+    /// `leaderworkerset.x-k8s.io` LeaderWorkerSet (one group of leader and workers).
+    LeaderWorkerSet,
+    /// KubeRay `RayCluster`.
+    RayCluster,
+    /// KubeRay `RayJob` (its `rayClusterSpec`).
+    RayJob,
+    /// `workload.codeflare.dev` AppWrapper (its components' pod sets).
+    AppWrapper,
+    /// Kueue plain pods grouped by the `kueue.x-k8s.io/pod-group-name` label.
+    KueuePodGroup,
 }
 
 /// A topology level as a workload names it: a label key, or a Volcano tier (1 = the
