@@ -119,3 +119,34 @@ fn the_new_kinds_are_placed_through_the_cli() {
         assert_eq!(json(&r.stdout)["status"], "placed", "{file}");
     }
 }
+
+#[test]
+fn admission_defaults_are_counted_through_the_cli() {
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("limitrange-pi.yaml"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(
+        v["workload"]["roles"][0]["requests"]["cpu"], "500m",
+        "{}",
+        r.stdout
+    );
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("runtimeclass.yaml"),
+        "-o",
+        "json",
+    ]);
+    let v = json(&r.stdout);
+    assert_eq!(
+        v["workload"]["roles"][0]["requests"]["cpu"], "2250m",
+        "{}",
+        r.stdout
+    );
+}

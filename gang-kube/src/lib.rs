@@ -66,6 +66,7 @@
 
 #![deny(missing_docs)]
 
+mod admission;
 mod cluster;
 mod convert;
 mod error;

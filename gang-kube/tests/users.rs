@@ -316,3 +316,88 @@ fn objects_of_kinds_gang_does_not_read_are_listed_as_unread() {
         ("Deployment", "apps/v1")
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// 4. What admission adds
+
+fn request(w: &WorkloadGang, role: usize, resource: &str) -> Option<u64> {
+    w.roles[role].requests.get(resource).map(|q| q.millis())
+}
+
+#[test]
+fn a_limit_range_gives_containers_without_requests_its_defaults() {
+    let o = objects(&["limitrange-pi.yaml"]);
+    let w = only_workload(&o);
+    // defaultRequest cpu 0.5: the pod counts 500m, not just `pods 1`.
+    assert_eq!(request(&w, 0, "cpu"), Some(500));
+    assert!(
+        w.warnings
+            .iter()
+            .any(|x| x.message.contains("LimitRange default/cpu-limit-range")),
+        "{:?}",
+        w.warnings
+    );
+    // Without the LimitRange: nothing requested, and a warning says what to give.
+    let text = fixture("limitrange-pi.yaml");
+    let job = text.split("---").nth(1).unwrap();
+    let mut o = Objects::parse("pi.yaml", job).unwrap();
+    o.apply_namespace("default");
+    let w = only_workload(&o);
+    assert_eq!(request(&w, 0, "cpu"), None);
+    let warn = w
+        .warnings
+        .iter()
+        .find(|x| x.field == "spec.template.spec.containers")
+        .expect("a warning");
+    assert!(
+        warn.message.contains("no LimitRange of namespace default"),
+        "{warn:?}"
+    );
+    // A LimitRange of another namespace does not apply.
+    let mut o = Objects::parse(
+        "lr.yaml",
+        &text.replace(
+            "metadata: {name: cpu-limit-range}",
+            "metadata: {name: cpu-limit-range, namespace: other}",
+        ),
+    )
+    .unwrap();
+    o.apply_namespace("default");
+    assert_eq!(request(&only_workload(&o), 0, "cpu"), None);
+}
+
+#[test]
+fn a_limit_range_keeps_what_a_container_sets() {
+    // A container with a cpu limit of 2 and no request: the API server already made the
+    // request 2 (the limit); the LimitRange's 0.5 does not replace it.
+    let text = fixture("limitrange-pi.yaml").replace(
+        "        image: perl:5.34.0",
+        "        image: perl:5.34.0\n        resources: {limits: {cpu: \"2\"}, requests: {memory: 1Gi}}",
+    );
+    let mut o = Objects::parse("pi.yaml", &text).unwrap();
+    o.apply_namespace("default");
+    let w = only_workload(&o);
+    assert_eq!(request(&w, 0, "cpu"), Some(2000));
+    assert_eq!(request(&w, 0, "memory"), Some(1024 * 1024 * 1024 * 1000));
+}
+
+#[test]
+fn a_runtime_class_adds_its_pod_overhead() {
+    let o = objects(&["runtimeclass.yaml"]);
+    let w = only_workload(&o);
+    // 2 CPUs + 250m overhead; 100Mi + 120Mi memory.
+    assert_eq!(request(&w, 0, "cpu"), Some(2250));
+    assert_eq!(request(&w, 0, "memory"), Some(220 * 1024 * 1024 * 1000));
+    // Without the RuntimeClass: the overhead is unknown, and said so.
+    let text = fixture("runtimeclass.yaml");
+    let job = text.split("---").nth(1).unwrap();
+    let w = only_workload(&Objects::parse("job.yaml", job).unwrap());
+    assert_eq!(request(&w, 0, "cpu"), Some(2000));
+    assert!(
+        w.warnings
+            .iter()
+            .any(|x| x.field == "spec.template.spec.runtimeClassName"),
+        "{:?}",
+        w.warnings
+    );
+}

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use crate::model::appwrapper::AppWrapperObj;
 use crate::model::batch_v1::JobObj;
-use crate::model::core_v1::{LimitRange, Node, Pod};
+use crate::model::core_v1::{LimitRange, Node, Pod, PodSpec};
 use crate::model::jobset::JobSetObj;
 use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
 use crate::model::kueue::{FlavorObj, TopologyObj};
@@ -14,7 +14,7 @@ use crate::model::lws::LwsObj;
 use crate::model::meta_v1::Meta;
 use crate::model::node_v1::RuntimeClass;
 use crate::model::pod_group::{PodGroupKind, PodGroupObj};
-use crate::model::ray::{RayClusterObj, RayJobObj};
+use crate::model::ray::{RayClusterObj, RayClusterSpec, RayJobObj};
 use crate::model::volcano::VolcanoJobObj;
 use crate::model::{coscheduling, kai, scheduling, volcano};
 use crate::origin::Origin;
@@ -84,6 +84,90 @@ impl Body {
         )
     }
 
+    /// Whether this is a workload object (a controller of pods: not a pod, a PodGroup,
+    /// or a cluster object).
+    pub(crate) fn is_workload(&self) -> bool {
+        matches!(
+            self,
+            Body::Job(_)
+                | Body::JobSet(_)
+                | Body::Kubeflow(..)
+                | Body::VolcanoJob(_)
+                | Body::Lws(_)
+                | Body::RayCluster(_)
+                | Body::RayJob(_)
+                | Body::AppWrapper(_)
+        )
+    }
+
+    /// Every pod spec in the object with its field path: a pod's own, or a workload's
+    /// pod templates (an AppWrapper's are inside its components, read later: none here).
+    pub(crate) fn pod_specs_mut(&mut self) -> Vec<(String, &mut PodSpec)> {
+        let mut out: Vec<(String, &mut PodSpec)> = Vec::new();
+        match self {
+            Body::Pod(p) => out.push(("spec".into(), &mut p.spec)),
+            Body::Job(j) => out.push(("spec.template.spec".into(), &mut j.spec.template.spec)),
+            Body::JobSet(js) => {
+                for (i, rj) in js.spec.replicated_jobs.iter_mut().enumerate() {
+                    out.push((
+                        format!("spec.replicatedJobs[{i}].template.spec.template.spec"),
+                        &mut rj.template.spec.template.spec,
+                    ));
+                }
+            }
+            Body::Kubeflow(_, k) => {
+                let s = &mut k.spec;
+                for (field, specs) in [
+                    ("pytorchReplicaSpecs", &mut s.pytorch_replica_specs),
+                    ("mpiReplicaSpecs", &mut s.mpi_replica_specs),
+                    ("tfReplicaSpecs", &mut s.tf_replica_specs),
+                    ("jaxReplicaSpecs", &mut s.jax_replica_specs),
+                    ("xgbReplicaSpecs", &mut s.xgb_replica_specs),
+                    ("paddleReplicaSpecs", &mut s.paddle_replica_specs),
+                ] {
+                    for (n, rs) in specs.iter_mut() {
+                        out.push((
+                            format!("spec.{field}.{n}.template.spec"),
+                            &mut rs.template.spec,
+                        ));
+                    }
+                }
+            }
+            Body::VolcanoJob(v) => {
+                for (i, t) in v.spec.tasks.iter_mut().enumerate() {
+                    out.push((
+                        format!("spec.tasks[{i}].template.spec"),
+                        &mut t.template.spec,
+                    ));
+                }
+            }
+            Body::Lws(l) => {
+                let t = &mut l.spec.leader_worker_template;
+                if let Some(lt) = &mut t.leader_template {
+                    out.push((
+                        "spec.leaderWorkerTemplate.leaderTemplate.spec".into(),
+                        &mut lt.spec,
+                    ));
+                }
+                out.push((
+                    "spec.leaderWorkerTemplate.workerTemplate.spec".into(),
+                    &mut t.worker_template.spec,
+                ));
+            }
+            Body::RayCluster(r) => ray_specs(&mut r.spec, "spec", &mut out),
+            Body::RayJob(r) => {
+                if let Some(c) = &mut r.spec.ray_cluster_spec {
+                    ray_specs(c, "spec.rayClusterSpec", &mut out);
+                }
+                if let Some(t) = &mut r.spec.submitter_pod_template {
+                    out.push(("spec.submitterPodTemplate.spec".into(), &mut t.spec));
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
     /// (namespace, name) of the object.
     pub(crate) fn names(&self) -> Option<(&str, &str)> {
         match self {
@@ -113,6 +197,19 @@ impl Body {
             Body::RuntimeClass(o) => &o.metadata,
             Body::Node(_) | Body::Other => return None,
         })
+    }
+}
+
+fn ray_specs<'a>(spec: &'a mut RayClusterSpec, f: &str, out: &mut Vec<(String, &'a mut PodSpec)>) {
+    out.push((
+        format!("{f}.headGroupSpec.template.spec"),
+        &mut spec.head_group_spec.template.spec,
+    ));
+    for (i, g) in spec.worker_group_specs.iter_mut().enumerate() {
+        out.push((
+            format!("{f}.workerGroupSpecs[{i}].template.spec"),
+            &mut g.template.spec,
+        ));
     }
 }
 

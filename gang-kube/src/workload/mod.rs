@@ -42,7 +42,7 @@ use crate::workload::kueue_pods::kueue_pod_groups;
 use crate::workload::lws::lws;
 use crate::workload::pod_group::{pod_group, pod_group_refs};
 use crate::workload::ray::{ray_cluster, ray_job};
-use crate::workload::types::WorkloadGang;
+use crate::workload::types::{Warning, WorkloadGang};
 use crate::workload::volcano::volcano_job;
 
 /// A member pod and where it came from.
@@ -86,6 +86,29 @@ type Member<'a> = (&'a Pod, &'a Origin);
 /// boolean or a count, an unknown `networkTopology.mode`, a negative count, or an
 /// unknown toleration or affinity operator.
 pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
+    let (admitted, notes) = crate::admission::admitted(objects);
+    let mut out = read_all(admitted.as_ref().unwrap_or(objects))?;
+    for w in &mut out {
+        if let Some(n) = notes.get(&w.object.to_string()) {
+            w.warnings.extend(n.iter().map(|n| Warning {
+                field: n.field.clone(),
+                message: n.message.clone(),
+            }));
+        }
+        for p in &w.member_pods {
+            for n in notes.get(&p.to_string()).into_iter().flatten() {
+                w.warnings.push(Warning {
+                    field: format!("{p}: {}", n.field),
+                    message: n.message.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`workloads`] of objects as admission left them.
+fn read_all(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
     let pods: Vec<(&Pod, &Origin)> = objects
         .items
         .iter()
