@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use gang_core::diagnosis::{ExclusionCause, ExclusionReason, Explanation, RoleReport};
+use gang_core::lifecycle::{Spread, SpreadOutcome};
 use gang_core::{Gang, Inventory, Outcome, Quantity, Toleration, HOSTNAME_LEVEL};
 use serde::Serialize;
 
@@ -167,6 +168,18 @@ impl Cluster {
     fn required_level(&self, w: &WorkloadGang) -> Result<Option<String>, Error> {
         let mut best: Option<String> = None;
         for l in w.topology.required.iter().chain(&w.topology.also_required) {
+            let flat = self.topology.levels().iter().all(|k| k == HOSTNAME_LEVEL);
+            if let (Level::Tier(t), true) = (&l.level, flat) {
+                // Volcano hard mode with nothing to read tiers from: Volcano leaves the
+                // job pending; never silently unconstrained.
+                return Err(at_object(
+                    ErrorKind::UnknownLevel,
+                    &w.object,
+                    "hard network topology, but the cluster's topology has no levels to read HyperNode tiers from (no HyperNode objects are read; tiers are node label levels counted from the nodes up): give the levels (--levels KEY,KEY or a Kueue Topology)",
+                )
+                .with_field(l.field.clone())
+                .with_value(t.to_string()));
+            }
             if let Some(k) = self.resolve(w, l)? {
                 let deeper = match &best {
                     None => true,
@@ -262,6 +275,16 @@ impl Cluster {
             };
             if let Some(k) = self.resolve(w, &l)? {
                 slices.push((k, s.size));
+            }
+        }
+        // Exclusive topology: each child Job's pods in one domain (a slice each); that
+        // the Jobs find distinct domains is gang-core's spread (`exclusive_outcome`).
+        if let Some((level, _, size)) = self.exclusive(w)? {
+            let inside = required
+                .as_deref()
+                .is_none_or(|r| self.depth(&level) >= self.depth(r));
+            if inside && !slices.iter().any(|(l, n)| *l == level && *n == size) {
+                slices.insert(0, (level, size));
             }
         }
         let mut gang = build_gang(
@@ -374,7 +397,73 @@ impl Cluster {
     /// path in the message when it maps to no field.
     pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
         let gang = self.gang_for(w)?;
+        if let Some(SpreadOutcome::Unschedulable {
+            diagnosis: Some(d), ..
+        }) = self.exclusive_outcome(inventory, w)?
+        {
+            return Ok(Outcome::Unschedulable(d));
+        }
         inventory.place(&gang).map_err(|e| request_error(w, e))
+    }
+
+    /// A JobSet's exclusive topology resolved: (level, child Jobs, pods per Job).
+    fn exclusive(&self, w: &WorkloadGang) -> Result<Option<(String, u32, u32)>, Error> {
+        let Some(x) = &w.topology.exclusive else {
+            return Ok(None);
+        };
+        let l = LevelRequest {
+            level: x.level.clone(),
+            field: x.field.clone(),
+        };
+        match self.resolve(w, &l)? {
+            Some(k) if x.size > 0 => Ok(Some((k, w.members / x.size, x.size))),
+            _ => Ok(None),
+        }
+    }
+
+    /// gang-core's spread of the child Jobs over distinct domains of the exclusive level
+    /// (on a copy of `inventory`: nothing is held), or `None` without that request.
+    fn exclusive_outcome(
+        &self,
+        inventory: &Inventory,
+        w: &WorkloadGang,
+    ) -> Result<Option<SpreadOutcome>, Error> {
+        let Some((level, jobs, size)) = self.exclusive(w)? else {
+            return Ok(None);
+        };
+        let mut one = w.roles[..1].to_vec();
+        one[0].members = size;
+        one[0].min_count = None;
+        one[0].constrained = true;
+        let job = build_gang(
+            &w.object.name,
+            &one,
+            Some(&level),
+            None,
+            &[],
+            &self.extra_tolerations(w),
+        );
+        let mut copy = inventory.clone();
+        copy.spread(&Spread::new(job, jobs, level))
+            .map(Some)
+            .map_err(|e| request_error(w, e))
+    }
+
+    /// The `exclusive_topology` check: whether the child Jobs find distinct domains.
+    fn exclusive_check(&self, w: &WorkloadGang) -> Option<Check> {
+        let (level, jobs, _) = self.exclusive(w).ok()??;
+        let inventory = self.inventory().ok()?;
+        let (status, message) = match self.exclusive_outcome(&inventory, w).ok()?? {
+            SpreadOutcome::Placed { .. } => (
+                CheckStatus::Ok,
+                format!("{jobs} child Jobs, each alone in a domain of {level}: {jobs} such domains have room now"),
+            ),
+            SpreadOutcome::Unschedulable { fit, needed, .. } => (
+                CheckStatus::Error,
+                format!("{needed} child Jobs each need a domain of {level} of their own; {fit} have room now: JobSet leaves the rest pending"),
+            ),
+        };
+        Some(Check::new("exclusive_topology", status, message))
     }
 
     /// As [`Cluster::place`], with everything `gang explain` shows beside the answer:
@@ -385,7 +474,14 @@ impl Cluster {
     /// As [`Cluster::place`].
     pub fn explain(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Explanation, Error> {
         let gang = self.gang_for(w)?;
-        inventory.explain(&gang).map_err(|e| request_error(w, e))
+        let mut e = inventory.explain(&gang).map_err(|e| request_error(w, e))?;
+        if let Some(SpreadOutcome::Unschedulable {
+            diagnosis: Some(d), ..
+        }) = self.exclusive_outcome(inventory, w)?
+        {
+            e.outcome = Outcome::Unschedulable(d);
+        }
+        Ok(e)
     }
 
     /// Nodes that cannot take a member of `role`, by reason (see [`RoleExclusions`]).
@@ -522,7 +618,7 @@ impl Cluster {
     /// # Ok::<(), gang_kube::Error>(())
     /// ```
     pub fn checks(&self, w: &WorkloadGang) -> Vec<Check> {
-        let mut out = Vec::new();
+        let mut out: Vec<Check> = self.exclusive_check(w).into_iter().collect();
         for r in &w.roles {
             let x = self.exclusions(w, r);
             let shape: Vec<String> = r

@@ -401,3 +401,83 @@ fn a_runtime_class_adds_its_pod_overhead() {
         w.warnings
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// 5. Constraints that must not be dropped
+
+#[test]
+fn jobset_exclusive_topology_puts_each_child_job_alone_in_a_domain() {
+    // 3 Jobs, 2 racks: JobSet leaves one pending, though 6 CPUs fit in one rack.
+    let o = objects(&["jobset-exclusive.yaml"]);
+    let w = only_workload(&o);
+    let x = w
+        .topology
+        .exclusive
+        .as_ref()
+        .expect("the exclusive request");
+    assert_eq!(
+        (x.size, &x.level),
+        (2, &Level::Key("topology.kubernetes.io/rack".into()))
+    );
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let check = c
+        .checks(&w)
+        .into_iter()
+        .find(|c| c.id == "exclusive_topology")
+        .unwrap();
+    assert_eq!(check.status, CheckStatus::Error, "{check:?}");
+    assert!(check.message.contains("2 have room"), "{check:?}");
+    assert!(place(&o).unwrap_err().contains("Unschedulable"));
+    // 2 Jobs: one rack each fits. (The placement shown is the whole gang's, in slices
+    // of one Job: it may put both Jobs in one rack; the check is what says they fit apart.)
+    let text = fixture("jobset-exclusive.yaml").replace("replicas: 3", "replicas: 2");
+    let mut o = objects(&[]);
+    o.add("js.yaml", &text).unwrap();
+    o.apply_namespace("default");
+    let counts = place(&o).unwrap();
+    assert_eq!(counts.iter().map(|c| c.1).sum::<u32>(), 4, "{counts:?}");
+    let w = only_workload(&o);
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let check = c
+        .checks(&w)
+        .into_iter()
+        .find(|c| c.id == "exclusive_topology")
+        .unwrap();
+    assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
+}
+
+#[test]
+fn volcano_hard_mode_without_levels_is_an_error_not_unconstrained() {
+    // A Volcano Job (batch.volcano.sh/v1alpha1, networkTopology from Volcano's
+    // network-topology-aware scheduling docs) on nodes without topology labels.
+    let text = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: network-topology-job, namespace: default}
+spec:
+  schedulerName: volcano
+  minAvailable: 2
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  tasks:
+  - name: t0
+    replicas: 2
+    template:
+      spec:
+        containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+"#;
+    let o = Objects::parse("v.yaml", text).unwrap();
+    let w = only_workload(&o);
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let err = c.gang_for(&w).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownLevel, "{err}");
+    assert_eq!(err.field(), Some("spec.networkTopology.highestTierAllowed"));
+    assert!(err.to_string().contains("no levels"), "{err}");
+    // Soft mode stays a preference: placed anywhere.
+    let o = Objects::parse("v.yaml", &text.replace("mode: hard", "mode: soft")).unwrap();
+    assert!(place(&o).is_ok());
+}

@@ -111,6 +111,7 @@ pub(super) fn appwrapper<'a>(
         kueue_reqs: reqs,
         minimum: None,
         topology: None,
+        exclusive: None,
         warnings,
     })
 }

@@ -13,7 +13,7 @@ use crate::workload::gang::spread_minimum;
 use crate::workload::kai::{self, kai_request};
 use crate::workload::kueue::{self, combine_kueue, kueue_req, KueueReq};
 use crate::workload::types::{
-    Check, CheckStatus, Framework, MemberRole, TopologyRequest, Warning, WorkloadGang,
+    Check, CheckStatus, Framework, MemberRole, SliceRequest, TopologyRequest, Warning, WorkloadGang,
 };
 
 /// A PodGroup owned by a workload, with where it came from.
@@ -51,6 +51,7 @@ pub(super) struct Controlled<'a> {
     pub(super) kueue_reqs: Vec<KueueReq>,
     pub(super) minimum: Option<(u32, String)>,
     pub(super) topology: Option<TopologyRequest>,
+    pub(super) exclusive: Option<SliceRequest>,
     pub(super) warnings: Vec<Warning>,
 }
 
@@ -67,6 +68,7 @@ pub(super) fn controlled(
         kueue_reqs,
         minimum,
         topology,
+        exclusive,
         mut warnings,
     } = c;
     if meta.generated {
@@ -97,6 +99,8 @@ pub(super) fn controlled(
     } else {
         kai.or(topology).unwrap_or_default()
     };
+    let mut topo = topo;
+    topo.exclusive = exclusive;
     if min < members && roles.iter().all(|r| r.min_count.is_none()) {
         spread_minimum(&mut roles, min, &min_field, &mut warnings);
     }

@@ -106,6 +106,7 @@ pub(super) fn kubeflow<'a>(
             kueue_reqs: reqs,
             minimum,
             topology: None,
+            exclusive: None,
             warnings,
         },
         framework,

@@ -72,6 +72,7 @@ pub(super) fn lws<'a>(o: &'a LwsObj, origin: &'a Origin) -> Result<Controlled<'a
         kueue_reqs: reqs,
         minimum: None,
         topology: None,
+        exclusive: None,
         warnings,
     })
 }

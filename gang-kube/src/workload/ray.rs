@@ -140,6 +140,7 @@ fn controlled<'a>(
         kueue_reqs,
         minimum: None,
         topology: None,
+        exclusive: None,
         warnings,
     }
 }

@@ -95,6 +95,10 @@ pub struct TopologyRequest {
     /// Further required levels named (a native PodGroup may list several keys); the
     /// innermost of the cluster's levels among them and `required` is used.
     pub also_required: Vec<LevelRequest>,
+    /// JobSet `alpha.jobset.sigs.k8s.io/exclusive-topology`: each child Job (`size`
+    /// pods) alone in its own domain of `level`; placed as slices of `size`, with
+    /// gang-core's spread checking that the Jobs find distinct domains.
+    pub exclusive: Option<SliceRequest>,
 }
 
 /// A label requirement of a member (node affinity `matchExpressions`).
@@ -173,7 +177,7 @@ pub struct Check {
 }
 
 impl Check {
-    pub(super) fn new(id: &'static str, status: CheckStatus, message: impl Into<String>) -> Self {
+    pub(crate) fn new(id: &'static str, status: CheckStatus, message: impl Into<String>) -> Self {
         Check {
             id,
             status,
