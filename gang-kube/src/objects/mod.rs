@@ -3,6 +3,7 @@
 //! an error ([`careful`]).
 
 mod careful;
+mod depth;
 mod fast;
 
 use std::sync::Arc;
@@ -135,6 +136,17 @@ impl Objects {
         } else if trimmed.starts_with('[') {
             careful::read_json(&source, trimmed, &mut items)?;
         } else {
+            if let Some(line) = depth::too_deep(text, depth::MAX_FLOW_DEPTH) {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    source_name,
+                    format!(
+                        "malformed YAML: nested more than {} levels deep ([ and {{): Kubernetes objects are shallow; refused before parsing",
+                        depth::MAX_FLOW_DEPTH
+                    ),
+                )
+                .with_position(format!("line {line}")));
+            }
             careful::read_yaml(&source, text, &mut items)?;
         }
         for item in &mut items {
