@@ -175,7 +175,7 @@ fn topology_report(
     notes: &[String],
 ) -> Result<tree::TopologyReport, CliError> {
     let cluster = report::cluster_for(objects, topology, None)?;
-    let resources = tree::default_resources(&cluster, &tree_args.resources);
+    let resources = tree::default_resources(&cluster, &tree_args.resources)?;
     let mut warnings: Vec<String> = notes.to_vec();
     warnings.extend(cluster.report().warnings.iter().cloned());
     Ok(tree::TopologyReport {

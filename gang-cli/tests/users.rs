@@ -150,3 +150,18 @@ fn admission_defaults_are_counted_through_the_cli() {
         r.stdout
     );
 }
+
+/// Issue 25 item 14: a resource no node has is an error, not a 0/0 drawing.
+#[test]
+fn topology_with_a_resource_no_node_has_is_an_error() {
+    let r = gang(&["topology", &users("nodes-racks.yaml"), "-r", "nope"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let m = r.stderr.lines().last().unwrap();
+    assert!(
+        m.contains("--resource") && m.contains("no node has \"nope\""),
+        "{m}"
+    );
+    assert!(m.contains("nvidia.com/gpu"), "{m}");
+    let r = gang(&["topology", &users("nodes-racks.yaml"), "-r", "cpu"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

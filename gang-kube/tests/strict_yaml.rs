@@ -23,3 +23,75 @@ fn deep_flow_nesting_is_refused_before_parsing() {
     let ok = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {a: b}}\nstatus: {allocatable: {cpu: \"1\"}}\n";
     assert_eq!(Objects::parse("ok.yaml", ok).unwrap().len(), 1);
 }
+
+const NODES: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {cloud.google.com/gce-topology-block: b1, example.com/rack: r1}}
+status: {allocatable: {cpu: "8", pods: "110"}}
+"#;
+
+/// A Kueue Topology and ResourceFlavor (kueue.x-k8s.io/v1beta1, the shapes of Kueue's
+/// TAS docs), written for these tests.
+fn topology(name: &str, key: &str) -> String {
+    format!("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {{name: {name}}}\nspec:\n  levels:\n  - nodeLabel: {key}\n")
+}
+
+fn flavor(topology: &str) -> String {
+    format!("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {{name: tas-flavor}}\nspec:\n  nodeLabels: {{}}\n  topologyName: {topology}\n  tolerations: [{{key: dedicated, operator: Exists, effect: NoSchedule}}]\n")
+}
+
+#[test]
+fn a_flavor_naming_a_missing_topology_is_an_error_not_dropped() {
+    let text = format!(
+        "{NODES}{}{}",
+        flavor("default"),
+        topology("other", "example.com/rack")
+    );
+    let o = Objects::parse("kueue.yaml", &text).unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(err.object(), Some("ResourceFlavor/tas-flavor"), "{err}");
+    assert_eq!(
+        (err.field(), err.value()),
+        (Some("spec.topologyName"), Some("default"))
+    );
+    // With the Topology given, the flavor is used (its tolerations with it).
+    let text = format!(
+        "{NODES}{}{}",
+        flavor("default"),
+        topology("default", "example.com/rack")
+    );
+    let o = Objects::parse("kueue.yaml", &text).unwrap();
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    assert_eq!(
+        c.report()
+            .topology
+            .flavor
+            .as_ref()
+            .map(|f| f.tolerations.len()),
+        Some(1)
+    );
+    // Detection asked for: the flavor is not consulted.
+    let text = format!("{NODES}{}", flavor("default"));
+    let o = Objects::parse("kueue.yaml", &text).unwrap();
+    let opts = ClusterOptions::new().topology(TopologySource::Detect);
+    assert!(Cluster::from_objects(&o, &opts).is_ok());
+}
+
+#[test]
+fn two_topologies_with_one_name_are_refused() {
+    let text = format!(
+        "{NODES}{}{}",
+        topology("default", "cloud.google.com/gce-topology-block"),
+        topology("default", "example.com/rack")
+    );
+    let o = Objects::parse("kueue.yaml", &text).unwrap();
+    let err = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidTopology);
+    assert_eq!(err.object(), Some("Topology/default"));
+    assert_eq!(err.location(), Some("document 3"));
+    assert_eq!(
+        (err.field(), err.value()),
+        (Some("metadata.name"), Some("default"))
+    );
+}
