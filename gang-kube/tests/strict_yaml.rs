@@ -95,3 +95,88 @@ fn two_topologies_with_one_name_are_refused() {
         (Some("metadata.name"), Some("default"))
     );
 }
+
+#[test]
+fn duplicate_yaml_keys_are_refused_naming_the_object_and_field() {
+    let cases = [
+        // (text, object, field)
+        (
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a, name: b}\n",
+            "Node/a",
+            "metadata.name",
+        ),
+        (
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable:\n    cpu: \"1\"\n    cpu: \"2\"\n",
+            "Node/n1",
+            "status.allocatable.cpu",
+        ),
+        (
+            "apiVersion: v1\nkind: Node\nkind: Pod\nmetadata: {name: p, namespace: ml}\n",
+            "Node/ml/p",
+            "kind",
+        ),
+        (
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n    containers:\n    - name: c\n      resources: {requests: {cpu: 1, cpu: 2}}\n",
+            "Pod/p",
+            "spec.containers[0].resources.requests.cpu",
+        ),
+    ];
+    for (text, object, field) in cases {
+        let err = Objects::parse("dup.yaml", text).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
+        assert_eq!(
+            (err.object(), err.field()),
+            (Some(object), Some(field)),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("dup.yaml: "), "{err}");
+        assert!(err.to_string().contains("duplicate key"), "{err}");
+    }
+    // The same key in two different mappings is fine.
+    let ok = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {name: x}}\n";
+    assert!(Objects::parse("ok.yaml", ok).is_ok());
+}
+
+#[test]
+fn duplicate_json_keys_are_refused_on_the_list_and_document_paths() {
+    let list = |item: &str| format!(r#"{{"apiVersion": "v1", "kind": "List", "items": [{item}]}}"#);
+    let cases = [
+        // A map (allocatable) naming cpu twice, in a kubectl List (the fast path).
+        (
+            list(
+                r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "1", "cpu": "2"}}}"#,
+            ),
+            "Node/a",
+            "status.allocatable",
+        ),
+        // Labels twice.
+        (
+            list(
+                r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"x": "1", "x": "2"}}}"#,
+            ),
+            "Pod/p",
+            "metadata.labels",
+        ),
+        // kind twice, a single document.
+        (
+            r#"{"apiVersion": "v1", "kind": "Node", "kind": "Pod", "metadata": {"name": "a"}}"#
+                .to_owned(),
+            "Node/a",
+            "kind",
+        ),
+        // kind twice inside a List.
+        (
+            list(
+                r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}, "kind": "Pod"}"#,
+            ),
+            "Node/a",
+            "kind",
+        ),
+    ];
+    for (text, object, field) in cases {
+        let err = Objects::parse("dup.json", &text).unwrap_err();
+        assert_eq!(err.object(), Some(object), "{err}");
+        assert_eq!(err.field(), Some(field), "{err}");
+        assert!(err.to_string().contains("duplicate"), "{err}");
+    }
+}

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, StringMap, Text};
+use crate::model::de::{nullable, strict_map, StringMap, Text};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -40,7 +40,7 @@ pub(crate) struct Meta {
 pub(crate) struct NodeMeta {
     #[serde(deserialize_with = "nullable")]
     pub name: String,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub labels: StringMap,
 }
 
@@ -102,7 +102,14 @@ fn filtered_map<'de, D: Deserializer<'de>>(
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
             let mut out = StringMap::new();
+            let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
             while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+                if seen.contains(&k) {
+                    return Err(de::Error::custom(format!(
+                        "duplicate key {k:?} (Kubernetes refuses a map that names a key twice)"
+                    )));
+                }
+                seen.push(k.clone());
                 if (self.0)(&k) {
                     let v: Option<String> = map.next_value()?;
                     out.insert(k.into_owned(), v.unwrap_or_default());

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::model::de::{nullable, ResourceList};
+use crate::model::de::{nullable, strict_map, ResourceList};
 use crate::model::meta_v1::Meta;
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -18,6 +18,6 @@ pub(crate) struct RuntimeClass {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct Overhead {
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub pod_fixed: ResourceList,
 }

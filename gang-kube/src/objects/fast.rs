@@ -64,7 +64,13 @@ impl<'de> Deserialize<'de> for One {
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
+                let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    // A repeated key: the careful path reports it.
+                    if seen.contains(&key) {
+                        return Err(de::Error::custom("duplicate key"));
+                    }
+                    seen.push(key.clone());
                     match key.as_ref() {
                         "kind" => kind = Some(map.next_value()?),
                         "apiVersion" => api_version = Some(map.next_value()?),

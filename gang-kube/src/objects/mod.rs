@@ -5,6 +5,7 @@
 mod careful;
 mod depth;
 mod fast;
+mod strict;
 
 use std::sync::Arc;
 
