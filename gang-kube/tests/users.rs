@@ -481,3 +481,21 @@ spec:
     let o = Objects::parse("v.yaml", &text.replace("mode: hard", "mode: soft")).unwrap();
     assert!(place(&o).is_ok());
 }
+
+#[test]
+fn a_jobset_joining_a_pod_group_takes_its_topology_and_minimum() {
+    let o = objects(&["jobset-scheduling-group.yaml"]);
+    let w = only_workload(&o);
+    assert!(w.is("jobset/js", Some("default")));
+    assert_eq!(required(&w).as_deref(), Some("topology.kubernetes.io/rack"));
+    let field = &w.topology.required.as_ref().unwrap().field;
+    assert!(
+        field.starts_with("PodGroup/default/js-group: spec.schedulingConstraints"),
+        "{field}"
+    );
+    assert_eq!((w.members, w.minimum), (4, 4));
+    // 4 pods × 2 GPUs = 8: exactly one rack (2 nodes × 4 GPUs).
+    let counts = place(&o).unwrap();
+    let rack: std::collections::HashSet<&str> = counts.iter().map(|(n, _)| &n[..2]).collect();
+    assert_eq!(rack.len(), 1, "{counts:?}");
+}

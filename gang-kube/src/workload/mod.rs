@@ -159,6 +159,34 @@ fn read_all(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
             }
         }
     }
+    // A workload whose pod templates join a native PodGroup (`spec.schedulingGroup`):
+    // the group is the workload's (its minimum and topology), not reported alone.
+    let mut joined: HashSet<(&str, &str)> = HashSet::new();
+    for i in objects.items.iter().filter(|i| i.body.is_workload()) {
+        let mut body = i.body.clone();
+        let names: HashSet<String> = body
+            .pod_specs_mut()
+            .into_iter()
+            .map(|(_, s)| s.scheduling_group.pod_group_name.clone())
+            .filter(|n| !n.is_empty())
+            .collect();
+        for g in &objects.items {
+            if let Body::PodGroup(PodGroupKind::Native, pg) = &g.body {
+                if g.origin.namespace == i.origin.namespace && names.contains(&g.origin.name) {
+                    let key = (
+                        i.origin.kind.as_str(),
+                        i.origin.namespace.as_str(),
+                        i.origin.name.as_str(),
+                    );
+                    owned
+                        .entry(key)
+                        .or_default()
+                        .push((PodGroupKind::Native, &**pg, &g.origin));
+                    joined.insert((g.origin.namespace.as_str(), g.origin.name.as_str()));
+                }
+            }
+        }
+    }
     let owned_by = |o: &Origin| {
         owned
             .get(&(o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
@@ -173,7 +201,9 @@ fn read_all(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
                 let is_owned = pg.metadata.owner_references.iter().any(|r| {
                     controllers.contains(&(r.kind.as_str(), o.namespace.as_str(), r.name.as_str()))
                 });
-                if is_owned {
+                let joined = *k == PodGroupKind::Native
+                    && joined.contains(&(o.namespace.as_str(), o.name.as_str()));
+                if is_owned || joined {
                     continue;
                 }
                 let members: Vec<(&Pod, &Origin)> = pods
