@@ -76,7 +76,12 @@ pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, Cl
         }
         Query::Explain(_) => {
             let mut r = report::explain(objects, choice, topology.clone(), label, notes)?;
-            preempt::add_to_explain(&mut r, objects, topology)?;
+            preempt::add_to_explain(
+                &mut r,
+                objects,
+                topology,
+                choice.extended_resource_toleration,
+            )?;
             let text = text_of(format, || render::explain_text(&r, &style));
             let mut d = done(&r, text, format, r.exit_code);
             d.error = r.failure.clone();
@@ -174,7 +179,7 @@ fn topology_report(
     tree_args: &TreeArgs,
     notes: &[String],
 ) -> Result<tree::TopologyReport, CliError> {
-    let cluster = report::cluster_for(objects, topology, None)?;
+    let cluster = report::cluster_for(objects, topology, None, false)?;
     let resources = tree::default_resources(&cluster, &tree_args.resources)?;
     let mut warnings: Vec<String> = notes.to_vec();
     warnings.extend(cluster.report().warnings.iter().cloned());

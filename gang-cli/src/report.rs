@@ -437,8 +437,11 @@ pub fn cluster_for(
     objects: &Objects,
     topology: TopologySource,
     w: Option<&WorkloadGang>,
+    extended_toleration: bool,
 ) -> Result<Cluster, CliError> {
-    let mut opts = ClusterOptions::new().topology(topology);
+    let mut opts = ClusterOptions::new()
+        .topology(topology)
+        .extended_resource_toleration(extended_toleration);
     if let Some(w) = w {
         opts = opts.ignore_pods(&w.member_pods);
     }
@@ -548,7 +551,12 @@ pub fn place(
     notes: &[String],
 ) -> Result<PlaceReport, CliError> {
     let w = pick_workload(objects, choice, source)?;
-    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let cluster = cluster_for(
+        objects,
+        topology,
+        Some(&w),
+        choice.extended_resource_toleration,
+    )?;
     let inventory = cluster.inventory()?;
     let gang = cluster.gang_for(&w)?;
     let outcome = cluster.place(&inventory, &w)?;
@@ -648,7 +656,12 @@ pub fn explain(
 ) -> Result<ExplainReport, CliError> {
     let w = pick_workload(objects, choice, source)?;
     let all = workloads(objects)?;
-    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let cluster = cluster_for(
+        objects,
+        topology,
+        Some(&w),
+        choice.extended_resource_toleration,
+    )?;
     let inventory = cluster.inventory()?;
     let mut checks = w.checks.clone();
     checks.extend(cluster.checks(&w));

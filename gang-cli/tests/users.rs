@@ -165,3 +165,17 @@ fn topology_with_a_resource_no_node_has_is_an_error() {
     let r = gang(&["topology", &users("nodes-racks.yaml"), "-r", "cpu"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+#[test]
+fn extended_resource_toleration_is_a_flag() {
+    let f = users("gke-gpu-taint.yaml");
+    let r = gang(&["explain", &f]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("ExtendedResourceToleration off"),
+        "{}",
+        r.stdout
+    );
+    let r = gang(&["place", &f, "--extended-resource-toleration"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}

@@ -196,6 +196,26 @@ impl Cluster {
         Ok(best)
     }
 
+    /// The roles with what the ExtendedResourceToleration admission plugin adds, when
+    /// on ([`ClusterOptions::extended_resource_toleration`](crate::ClusterOptions::extended_resource_toleration)):
+    /// a `NoSchedule` toleration of each extended resource a member requests.
+    fn admitted(&self, roles: &[MemberRole]) -> Vec<MemberRole> {
+        let mut out = roles.to_vec();
+        if self.extended_toleration {
+            for r in &mut out {
+                for k in r.requests.keys() {
+                    if crate::cluster::is_extended_resource(k) {
+                        r.tolerations.push(
+                            Toleration::exists(k.clone())
+                                .effect(gang_core::TaintEffect::NoSchedule),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+
     fn extra_tolerations(&self, w: &WorkloadGang) -> Vec<Toleration> {
         match (&self.report.topology.flavor, w.kueue) {
             (Some(f), true) => f.tolerations.clone(),
@@ -289,7 +309,7 @@ impl Cluster {
         }
         let mut gang = build_gang(
             &w.object.name,
-            &w.roles,
+            &self.admitted(&w.roles),
             required.as_deref(),
             preferred.as_deref(),
             &slices,
@@ -437,7 +457,7 @@ impl Cluster {
         one[0].constrained = true;
         let job = build_gang(
             &w.object.name,
-            &one,
+            &self.admitted(&one),
             Some(&level),
             None,
             &[],
@@ -582,7 +602,7 @@ impl Cluster {
             .filter(|_| role.constrained);
         let gang = build_gang(
             "role",
-            &[alone],
+            &self.admitted(&[alone]),
             required.as_deref(),
             None,
             &[],

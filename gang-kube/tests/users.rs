@@ -499,3 +499,50 @@ fn a_jobset_joining_a_pod_group_takes_its_topology_and_minimum() {
     let rack: std::collections::HashSet<&str> = counts.iter().map(|(n, _)| &n[..2]).collect();
     assert_eq!(rack.len(), 1, "{counts:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// 7. GKE's ExtendedResourceToleration, as an option
+
+#[test]
+fn extended_resource_toleration_is_off_by_default_and_said_so() {
+    let o = Objects::parse("gke.yaml", &fixture("gke-gpu-taint.yaml")).unwrap();
+    let w = only_workload(&o);
+    // Vanilla: the GPU taint keeps both nodes away.
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let note = c
+        .report()
+        .warnings
+        .iter()
+        .find(|m| m.contains("ExtendedResourceToleration"))
+        .expect("a note");
+    assert!(
+        note.contains("off (a vanilla kube-apiserver)") && note.contains("2 node(s)"),
+        "{note}"
+    );
+    assert!(matches!(
+        c.place(&c.inventory().unwrap(), &w).unwrap(),
+        Outcome::Unschedulable(_)
+    ));
+    // As GKE: the pods tolerate it.
+    let c = Cluster::from_objects(
+        &o,
+        &ClusterOptions::new().extended_resource_toleration(true),
+    )
+    .unwrap();
+    assert!(c
+        .report()
+        .warnings
+        .iter()
+        .any(|m| m.contains("ExtendedResourceToleration on")));
+    match c.place(&c.inventory().unwrap(), &w).unwrap() {
+        Outcome::Placed(p) => assert_eq!(p.node_counts().len(), 2),
+        other => panic!("{other:?}"),
+    }
+    // No such taint: nothing to say.
+    let c = Cluster::from_objects(&objects(&[]), &ClusterOptions::new()).unwrap();
+    assert!(!c
+        .report()
+        .warnings
+        .iter()
+        .any(|m| m.contains("ExtendedResourceToleration")));
+}
