@@ -180,3 +180,63 @@ fn duplicate_json_keys_are_refused_on_the_list_and_document_paths() {
         assert!(err.to_string().contains("duplicate"), "{err}");
     }
 }
+
+mod arbitrary_text {
+    use gang_kube::{workloads, Objects};
+    use proptest::prelude::*;
+
+    const TOKENS: [&str; 16] = [
+        "[",
+        "]",
+        "{",
+        "}",
+        "a: ",
+        "- ",
+        "\n",
+        "\"",
+        "'",
+        " #",
+        " ",
+        "|\n",
+        "x",
+        ",",
+        "kind: Job\n",
+        "apiVersion: batch/v1\n",
+    ];
+
+    proptest! {
+        /// YAML-like text of any shape: an answer or an error, never a panic.
+        #[test]
+        fn any_text_is_read_or_refused_without_panicking(
+            tokens in proptest::collection::vec(0..TOKENS.len(), 0..200)
+        ) {
+            let text: String = tokens.iter().map(|&i| TOKENS[i]).collect();
+            if let Ok(o) = Objects::parse("t.yaml", &text) {
+                let _ = workloads(&o);
+            }
+        }
+
+        /// Flow nesting alone: refused exactly when deeper than 64 (an oracle that only
+        /// counts brackets).
+        #[test]
+        fn flow_depth_is_refused_exactly_past_64(
+            opens in 0usize..100, extra in proptest::collection::vec(0usize..3, 0..50)
+        ) {
+            let mut s = "[".repeat(opens);
+            for e in &extra {
+                s.push_str(["[", "]", "1, "][*e]);
+            }
+            let (mut depth, mut max) = (0i64, 0i64);
+            for c in s.chars() {
+                match c {
+                    '[' => { depth += 1; max = max.max(depth); }
+                    ']' => depth = (depth - 1).max(0),
+                    _ => {}
+                }
+            }
+            let r = Objects::parse("d.yaml", &format!("a: {s}\n"));
+            let refused = matches!(&r, Err(e) if e.to_string().contains("nested more than 64"));
+            prop_assert_eq!(refused, max > 64, "{}", s);
+        }
+    }
+}
