@@ -546,3 +546,20 @@ fn extended_resource_toleration_is_off_by_default_and_said_so() {
         .iter()
         .any(|m| m.contains("ExtendedResourceToleration")));
 }
+
+#[test]
+fn member_pods_without_requests_give_one_warning_with_the_count() {
+    // The coscheduling fixture's pods, without their requests and without a LimitRange.
+    let text =
+        fixture("podgroup-no-namespace.yaml").replace(", resources: {requests: {cpu: \"1\"}}", "");
+    let mut o = Objects::parse("pg.yaml", &text).unwrap();
+    o.apply_namespace("default");
+    let w = only_workload(&o);
+    let notes: Vec<_> = w
+        .warnings
+        .iter()
+        .filter(|x| x.message.contains("request nothing"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].message.ends_with("(and 3 more pods)"), "{notes:?}");
+}

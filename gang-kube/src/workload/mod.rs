@@ -95,13 +95,28 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
                 message: n.message.clone(),
             }));
         }
+        // Member pods' notes, once per message (a group of 1,000 pods without requests
+        // gets one line, with the count).
+        let mut by_message: Vec<(Warning, usize)> = Vec::new();
         for p in &w.member_pods {
             for n in notes.get(&p.to_string()).into_iter().flatten() {
-                w.warnings.push(Warning {
-                    field: format!("{p}: {}", n.field),
-                    message: n.message.clone(),
-                });
+                match by_message.iter_mut().find(|(x, _)| x.message == n.message) {
+                    Some((_, k)) => *k += 1,
+                    None => by_message.push((
+                        Warning {
+                            field: format!("{p}: {}", n.field),
+                            message: n.message.clone(),
+                        },
+                        1,
+                    )),
+                }
             }
+        }
+        for (mut x, k) in by_message {
+            if k > 1 {
+                x.message.push_str(&format!(" (and {} more pods)", k - 1));
+            }
+            w.warnings.push(x);
         }
     }
     Ok(out)
