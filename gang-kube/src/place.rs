@@ -469,7 +469,7 @@ impl Cluster {
             .map_err(|e| request_error(w, e))
     }
 
-    /// The `exclusive_topology` check: whether the child Jobs find distinct domains.
+    /// The `exclusive_jobs` check: whether the child Jobs find distinct domains.
     fn exclusive_check(&self, w: &WorkloadGang) -> Option<Check> {
         let (level, jobs, _) = self.exclusive(w).ok()??;
         let inventory = self.inventory().ok()?;
@@ -483,7 +483,7 @@ impl Cluster {
                 format!("{needed} child Jobs each need a domain of {level} of their own; {fit} have room now: JobSet leaves the rest pending"),
             ),
         };
-        Some(Check::new("exclusive_topology", status, message))
+        Some(Check::new("exclusive_jobs", status, message))
     }
 
     /// As [`Cluster::place`], with everything `gang explain` shows beside the answer:

@@ -406,7 +406,7 @@ fn a_runtime_class_adds_its_pod_overhead() {
 // 5. Constraints that must not be dropped
 
 #[test]
-fn jobset_exclusive_topology_puts_each_child_job_alone_in_a_domain() {
+fn jobset_exclusive_jobs_puts_each_child_job_alone_in_a_domain() {
     // 3 Jobs, 2 racks: JobSet leaves one pending, though 6 CPUs fit in one rack.
     let o = objects(&["jobset-exclusive.yaml"]);
     let w = only_workload(&o);
@@ -423,7 +423,7 @@ fn jobset_exclusive_topology_puts_each_child_job_alone_in_a_domain() {
     let check = c
         .checks(&w)
         .into_iter()
-        .find(|c| c.id == "exclusive_topology")
+        .find(|c| c.id == "exclusive_jobs")
         .unwrap();
     assert_eq!(check.status, CheckStatus::Error, "{check:?}");
     assert!(check.message.contains("2 have room"), "{check:?}");
@@ -441,7 +441,7 @@ fn jobset_exclusive_topology_puts_each_child_job_alone_in_a_domain() {
     let check = c
         .checks(&w)
         .into_iter()
-        .find(|c| c.id == "exclusive_topology")
+        .find(|c| c.id == "exclusive_jobs")
         .unwrap();
     assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
 }

@@ -166,7 +166,7 @@ pub enum CheckStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     /// Stable id: `group_object`, `members_found`, `minimum`, `member_shape`,
-    /// `gang_scheduler`, `shape_fits`.
+    /// `gang_scheduler`, `shape_fits`, `exclusive_jobs`.
     pub id: &'static str,
     /// The outcome.
     pub status: CheckStatus,
