@@ -64,12 +64,7 @@ pub(crate) fn too_deep(text: &str, max: usize) -> Option<usize> {
                     code.push(c);
                 }
             }
-            if !c.is_whitespace() || quote.is_none() {
-                prev = c;
-            }
-            if c == ' ' || c == '\t' {
-                prev = c;
-            }
+            prev = c;
         }
         // A block scalar indicator ends the line: `key: |`, `- >-`, `|2+`.
         let t = code.trim_end();
