@@ -153,6 +153,11 @@ pub struct WorkloadChoice {
     /// Only workloads in this namespace.
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
+    /// Pods requesting an extended resource (nvidia.com/gpu, google.com/tpu) tolerate
+    /// NoSchedule taints of that name, as GKE's ExtendedResourceToleration admission
+    /// adds (default: off, as a vanilla kube-apiserver).
+    #[arg(long)]
+    pub extended_resource_toleration: bool,
 }
 
 /// `gang place` / `gang explain` / `gang preempt`.
@@ -284,6 +289,10 @@ pub struct KubectlWorkloadArgs {
     /// The workload's namespace (default: the context's).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
+    /// Pods requesting an extended resource tolerate NoSchedule taints of that name, as
+    /// GKE's ExtendedResourceToleration admission adds (default: off).
+    #[arg(long)]
+    pub extended_resource_toleration: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub access: KubeAccess,

@@ -80,7 +80,12 @@ pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, Cl
         }
         Query::Explain(_) => {
             let mut r = report::explain(objects, choice, topology.clone(), label, notes)?;
-            preempt::add_to_explain(&mut r, objects, topology)?;
+            preempt::add_to_explain(
+                &mut r,
+                objects,
+                topology,
+                choice.extended_resource_toleration,
+            )?;
             let text = text_of(format, || render::explain_text(&r, &style));
             let mut d = done(&r, text, format, r.exit_code);
             d.error = r.failure.clone();
@@ -131,6 +136,10 @@ fn read(
     match source {
         Source::Files(files) => {
             input.objects = input::read_files(files, cx.stdin, cx.max_input_bytes)?;
+            // As `kubectl apply -n NS -f`: objects naming no namespace are in -n, else
+            // `default` (a PodGroup and its pods then meet).
+            let ns = input.choice.namespace.as_deref().unwrap_or("default");
+            input.objects.apply_namespace(ns);
             input.label = files.join(", ");
         }
         Source::Kubectl(access) => {
@@ -175,11 +184,11 @@ fn topology_report(
     tree_args: &TreeArgs,
     notes: &[String],
 ) -> Result<tree::TopologyReport, CliError> {
-    let cluster = report::cluster_for(objects, topology, None)?;
+    let cluster = report::cluster_for(objects, topology, None, false)?;
     // What gang-core would refuse (a node name, a label value) is refused here too,
     // not drawn (issue 25).
     cluster.inventory()?;
-    let resources = tree::default_resources(&cluster, &tree_args.resources);
+    let resources = tree::default_resources(&cluster, &tree_args.resources)?;
     let mut warnings: Vec<String> = notes.to_vec();
     warnings.extend(cluster.report().warnings.iter().cloned());
     Ok(tree::TopologyReport {

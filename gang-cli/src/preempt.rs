@@ -62,9 +62,11 @@ fn answer(
     objects: &Objects,
     topology: TopologySource,
     w: &WorkloadGang,
+    extended_toleration: bool,
 ) -> Result<(PreemptAnswer, gang_kube::Cluster), CliError> {
     let opts = ClusterOptions::new()
         .topology(topology)
+        .extended_resource_toleration(extended_toleration)
         .ignore_pods(&w.member_pods)
         .evictable_pods(true);
     let cluster = cluster_with(objects, &opts)?;
@@ -154,7 +156,7 @@ pub fn preempt(
     notes: &[String],
 ) -> Result<PreemptReport, CliError> {
     let w = pick_workload(objects, choice, source)?;
-    let (preemption, cluster) = answer(objects, topology, &w)?;
+    let (preemption, cluster) = answer(objects, topology, &w, choice.extended_resource_toleration)?;
     let gang = cluster.gang_for(&w)?;
     Ok(PreemptReport {
         command: "preempt",
@@ -179,6 +181,7 @@ pub fn add_to_explain(
     r: &mut ExplainReport,
     objects: &Objects,
     topology: TopologySource,
+    extended_toleration: bool,
 ) -> Result<(), CliError> {
     if r.status != Status::Unschedulable {
         return Ok(());
@@ -194,7 +197,7 @@ pub fn add_to_explain(
             return Ok(());
         }
     }
-    match answer(objects, topology, w) {
+    match answer(objects, topology, w, extended_toleration) {
         Ok((a, _)) => r.preemption = Some(a),
         Err(e) => r.warnings.push(format!("preemption not answered: {e}")),
     }

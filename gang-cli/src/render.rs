@@ -166,6 +166,14 @@ pub fn framework_name(f: Framework) -> &'static str {
         Framework::MpiJob => "MPIJob",
         Framework::TfJob => "TFJob",
         Framework::VolcanoJob => "Volcano Job",
+        Framework::JaxJob => "JAXJob",
+        Framework::XgBoostJob => "XGBoostJob",
+        Framework::PaddleJob => "PaddleJob",
+        Framework::LeaderWorkerSet => "LeaderWorkerSet group",
+        Framework::RayCluster => "RayCluster",
+        Framework::RayJob => "RayJob",
+        Framework::AppWrapper => "AppWrapper",
+        Framework::KueuePodGroup => "Kueue pod group",
         _ => "workload",
     }
 }

@@ -388,11 +388,27 @@ pub fn pick_workload(
                 }
             ),
         }),
+        (0, None) if every.is_empty() && !objects.unread().is_empty() => {
+            let r = &objects.unread()[0];
+            Err(CliError::Input {
+                source: r.source.clone(),
+                object: Some(format!("{r} ({})", r.position)),
+                field: Some("kind".into()),
+                reason: format!(
+                    "Kind {} (apiVersion {}) in {} is not a workload gang reads; supported: {}",
+                    r.kind,
+                    r.api_version,
+                    r.source,
+                    gang_kube::WORKLOAD_KINDS.join(", ")
+                ),
+            })
+        }
         (0, None) => Err(CliError::input(
             source,
             format!(
-                "no workload{} (give a PodGroup with its pods, a Job, JobSet, PyTorchJob, MPIJob, TFJob or Volcano Job){}",
+                "no workload{} (give one of: {}){}",
                 ns.map(|n| format!(" in namespace {n}")).unwrap_or_default(),
+                gang_kube::WORKLOAD_KINDS.join(", "),
                 if every.is_empty() {
                     String::new()
                 } else {
@@ -421,8 +437,11 @@ pub fn cluster_for(
     objects: &Objects,
     topology: TopologySource,
     w: Option<&WorkloadGang>,
+    extended_toleration: bool,
 ) -> Result<Cluster, CliError> {
-    let mut opts = ClusterOptions::new().topology(topology);
+    let mut opts = ClusterOptions::new()
+        .topology(topology)
+        .extended_resource_toleration(extended_toleration);
     if let Some(w) = w {
         opts = opts.ignore_pods(&w.member_pods);
     }
@@ -441,23 +460,6 @@ pub(crate) fn cluster_with(objects: &Objects, opts: &ClusterOptions) -> Result<C
     })
 }
 
-/// Kinds gang reads besides nodes.
-const KNOWN_KINDS: [&str; 13] = [
-    "Pod",
-    "PriorityClass",
-    "PodGroup",
-    "Job",
-    "JobSet",
-    "PyTorchJob",
-    "MPIJob",
-    "TFJob",
-    "Topology",
-    "ResourceFlavor",
-    "List",
-    "PodList",
-    "NodeList",
-];
-
 /// Without any Node, names the first object that looks like it was meant to be the
 /// nodes (an object of a kind gang does not read), else the sources.
 fn no_nodes(objects: &Objects) -> Result<(), CliError> {
@@ -465,7 +467,7 @@ fn no_nodes(objects: &Objects) -> Result<(), CliError> {
     if refs.iter().any(|r| r.kind == "Node") {
         return Ok(());
     }
-    match refs.iter().find(|r| !KNOWN_KINDS.contains(&r.kind.as_str())) {
+    match objects.unread().first() {
         Some(r) => Err(CliError::Input {
             source: r.source.clone(),
             object: Some(format!("{r} ({})", r.position)),
@@ -549,7 +551,12 @@ pub fn place(
     notes: &[String],
 ) -> Result<PlaceReport, CliError> {
     let w = pick_workload(objects, choice, source)?;
-    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let cluster = cluster_for(
+        objects,
+        topology,
+        Some(&w),
+        choice.extended_resource_toleration,
+    )?;
     let inventory = cluster.inventory()?;
     let gang = cluster.gang_for(&w)?;
     let outcome = cluster.place(&inventory, &w)?;
@@ -649,7 +656,12 @@ pub fn explain(
 ) -> Result<ExplainReport, CliError> {
     let w = pick_workload(objects, choice, source)?;
     let all = workloads(objects)?;
-    let cluster = cluster_for(objects, topology, Some(&w))?;
+    let cluster = cluster_for(
+        objects,
+        topology,
+        Some(&w),
+        choice.extended_resource_toleration,
+    )?;
     let inventory = cluster.inventory()?;
     let mut checks = w.checks.clone();
     checks.extend(cluster.checks(&w));
@@ -711,6 +723,16 @@ pub fn explain(
     report.diagnosis = outcome.diagnosis().cloned();
     report.status = Status::of(&outcome);
     report.exit_code = report.status.exit();
+    // Capacity is there, but a check says the group cannot become ready as given (its
+    // PodGroup is missing, say): never exit 0 after printing an error line.
+    if report.exit_code == Exit::Placed
+        && report
+            .checks
+            .iter()
+            .any(|c| c.status == gang_kube::CheckStatus::Error)
+    {
+        report.exit_code = Exit::DoesNotFit;
+    }
     report.answer = match &outcome {
         Outcome::Placed(p) => Answer {
             status: Status::Placed,

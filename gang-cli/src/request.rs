@@ -131,6 +131,7 @@ impl From<crate::cli::KubectlCli> for Request {
                 query: query(WorkloadChoice {
                     workload: Some(a.workload),
                     namespace: a.namespace,
+                    extended_resource_toleration: a.extended_resource_toleration,
                 }),
                 topology: a.topology,
                 output: a.out,

@@ -7,6 +7,7 @@ use gang_kube::{Cluster, TopologyChoice};
 use serde::Serialize;
 
 use crate::cli::TreeArgs;
+use crate::error::CliError;
 use crate::report::short_level;
 
 /// Node rows are drawn by default up to this many nodes.
@@ -72,25 +73,37 @@ impl Domain {
 
 /// The resources to draw: those asked for, else every `*/gpu` resource any node has,
 /// else `cpu`.
-pub fn default_resources(cluster: &Cluster, asked: &[String]) -> Vec<String> {
-    if !asked.is_empty() {
-        return asked.to_vec();
-    }
+pub fn default_resources(cluster: &Cluster, asked: &[String]) -> Result<Vec<String>, CliError> {
     let all: BTreeSet<&str> = cluster
         .usage()
         .iter()
         .flat_map(|u| u.allocatable.keys().map(String::as_str))
         .collect();
+    if !asked.is_empty() {
+        // A resource no node has would draw 0/0 everywhere: say so instead.
+        if let Some(r) = asked.iter().find(|r| !all.contains(r.as_str())) {
+            return Err(CliError::Input {
+                source: "--resource".into(),
+                object: None,
+                field: None,
+                reason: format!(
+                    "no node has {r:?} allocatable; the nodes have: {}",
+                    all.iter().copied().collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        return Ok(asked.to_vec());
+    }
     let gpus: Vec<String> = all
         .iter()
         .filter(|k| k.ends_with("/gpu"))
         .map(|k| (*k).to_owned())
         .collect();
-    if gpus.is_empty() {
+    Ok(if gpus.is_empty() {
         vec!["cpu".to_owned()]
     } else {
         gpus
-    }
+    })
 }
 
 /// Builder state: children by key (label value; unlabelled bucket sorts last).

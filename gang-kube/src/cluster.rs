@@ -29,6 +29,7 @@ pub struct ClusterOptions {
     topology: TopologySource,
     ignore: HashSet<(String, String)>,
     evictable: bool,
+    extended_toleration: bool,
 }
 
 impl ClusterOptions {
@@ -75,6 +76,27 @@ impl ClusterOptions {
         self.evictable = on;
         self
     }
+
+    /// Models the ExtendedResourceToleration admission plugin (on in GKE, off in a
+    /// vanilla kube-apiserver, the default): a pod requesting an extended resource
+    /// (`nvidia.com/gpu`, `google.com/tpu`) tolerates `NoSchedule` taints of that key.
+    /// [`ClusterReport::warnings`] says which is assumed when a node carries such a taint.
+    ///
+    /// ```
+    /// use gang_kube::ClusterOptions;
+    /// let gke = ClusterOptions::new().extended_resource_toleration(true);
+    /// # let _ = gke;
+    /// ```
+    pub fn extended_resource_toleration(mut self, on: bool) -> Self {
+        self.extended_toleration = on;
+        self
+    }
+}
+
+/// An extended resource, as Kubernetes tells one (`IsExtendedResourceName`): a name
+/// with a domain outside `kubernetes.io`, not a quota's `requests.` form.
+pub(crate) fn is_extended_resource(name: &str) -> bool {
+    name.contains('/') && !name.contains("kubernetes.io/") && !name.starts_with("requests.")
 }
 
 /// Why a node takes no members. Part of an [`ExcludedNode`].
@@ -251,6 +273,8 @@ pub struct Cluster {
     pub(crate) report: ClusterReport,
     pub(crate) priorities: PriorityClasses,
     pub(crate) units: Vec<EvictableUnit>,
+    /// [`ClusterOptions::extended_resource_toleration`].
+    pub(crate) extended_toleration: bool,
 }
 
 fn kind_error(source: &str, reason: &str) -> Error {
@@ -533,6 +557,17 @@ impl Cluster {
                 reasons: i.exclusions.clone(),
             })
             .collect();
+        let tainted = info
+            .iter()
+            .filter(|i| i.taints.iter().any(|t| is_extended_resource(&t.key)))
+            .count();
+        if tainted > 0 {
+            warnings.push(if options.extended_toleration {
+                format!("ExtendedResourceToleration on (as GKE): pods requesting an extended resource tolerate the NoSchedule taint of that name ({tainted} node(s) carry one)")
+            } else {
+                format!("ExtendedResourceToleration off (a vanilla kube-apiserver): {tainted} node(s) carry a taint named for an extended resource; on GKE, whose admission adds the toleration to pods requesting it, turn it on (`place`, `explain`, `preempt` --extended-resource-toleration; ClusterOptions::extended_resource_toleration)")
+            });
+        }
         let report = ClusterReport {
             topology: chosen.choice,
             nodes: info.len(),
@@ -551,6 +586,7 @@ impl Cluster {
             report,
             priorities,
             units: declared,
+            extended_toleration: options.extended_toleration,
         })
     }
 

@@ -66,6 +66,7 @@
 
 #![deny(missing_docs)]
 
+mod admission;
 mod cluster;
 mod convert;
 mod error;
@@ -83,7 +84,7 @@ pub use cluster::{
     PodCounts,
 };
 pub use error::{Error, ErrorKind};
-pub use objects::Objects;
+pub use objects::{Objects, WORKLOAD_KINDS};
 pub use origin::ObjectRef;
 pub use place::RoleExclusions;
 pub use priority::{workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority};

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use gang_core::diagnosis::{ExclusionCause, ExclusionReason, Explanation, RoleReport};
+use gang_core::lifecycle::{Spread, SpreadOutcome};
 use gang_core::{Gang, Inventory, Outcome, Quantity, Toleration, HOSTNAME_LEVEL};
 use serde::Serialize;
 
@@ -61,16 +62,65 @@ impl RoleExclusions {
     }
 }
 
-/// gang-core's rejection of the workload's request, on the workload object.
+/// gang-core's rejection of the workload's request, on the workload object, at the
+/// Kubernetes field it came from (gang-core's own paths, `gang.name`, are not fields of
+/// the object): the name, the role's pod template, or the topology request.
 fn request_error(w: &WorkloadGang, e: gang_core::Error) -> Error {
-    let mut err = at_object(ErrorKind::Core, &w.object, crate::topology::core_reason(&e))
-        .with_field(e.field().to_owned());
+    let mut reason = crate::topology::core_reason(&e);
+    let field = kube_field(w, e.field());
+    if field.is_none() && !e.field().is_empty() {
+        reason = format!("{reason} (gang-core's {})", e.field());
+    }
+    if e.field() == "gang.name" && w.object.name.is_empty() {
+        reason = "the object has neither metadata.name nor metadata.generateName".into();
+    }
+    let mut err = at_object(ErrorKind::Core, &w.object, reason);
+    if let Some(f) = field {
+        err = err.with_field(f);
+    }
     if let gang_core::Error::InvalidRequest { value, .. }
     | gang_core::Error::Contradictory { value, .. } = &e
     {
         err = err.with_value(value.clone());
     }
     err.with_core(e)
+}
+
+/// The field of the workload object a gang-core request path comes from.
+fn kube_field(w: &WorkloadGang, core: &str) -> Option<String> {
+    if core == "gang.name" {
+        return Some("metadata.name".into());
+    }
+    if let Some(rest) = core.strip_prefix("gang.roles[") {
+        let (name, part) = rest.split_once(']').unwrap_or((rest, ""));
+        // A count that slices do not divide: the slice size is what to change.
+        if part == ".count" {
+            if let Some(s) = w.topology.slices.first() {
+                return Some(s.field.clone());
+            }
+        }
+        return w
+            .roles
+            .iter()
+            .enumerate()
+            .find(|(i, r)| r.name == name || i.to_string() == name)
+            .map(|(_, r)| r.from.clone());
+    }
+    let t = &w.topology;
+    if core.starts_with("gang.topology.required") {
+        return t.required.as_ref().map(|l| l.field.clone());
+    }
+    if core.starts_with("gang.topology.preferred") {
+        return t.preferred.as_ref().map(|l| l.field.clone());
+    }
+    if let Some(rest) = core.strip_prefix("gang.topology.slices[") {
+        let i: usize = rest.split_once(']')?.0.parse().ok()?;
+        return t.slices.get(i).map(|s| s.field.clone());
+    }
+    if core.starts_with("gang.topology.slices") {
+        return t.slices.first().map(|s| s.field.clone());
+    }
+    None
 }
 
 fn at_object(kind: ErrorKind, r: &ObjectRef, reason: impl Into<String>) -> Error {
@@ -118,6 +168,18 @@ impl Cluster {
     fn required_level(&self, w: &WorkloadGang) -> Result<Option<String>, Error> {
         let mut best: Option<String> = None;
         for l in w.topology.required.iter().chain(&w.topology.also_required) {
+            let flat = self.topology.levels().iter().all(|k| k == HOSTNAME_LEVEL);
+            if let (Level::Tier(t), true) = (&l.level, flat) {
+                // Volcano hard mode with nothing to read tiers from: Volcano leaves the
+                // job pending; never silently unconstrained.
+                return Err(at_object(
+                    ErrorKind::UnknownLevel,
+                    &w.object,
+                    "hard network topology, but the cluster's topology has no levels to read HyperNode tiers from (no HyperNode objects are read; tiers are node label levels counted from the nodes up): give the levels (--levels KEY,KEY or a Kueue Topology)",
+                )
+                .with_field(l.field.clone())
+                .with_value(t.to_string()));
+            }
             if let Some(k) = self.resolve(w, l)? {
                 let deeper = match &best {
                     None => true,
@@ -132,6 +194,26 @@ impl Cluster {
             }
         }
         Ok(best)
+    }
+
+    /// The roles with what the ExtendedResourceToleration admission plugin adds, when
+    /// on ([`ClusterOptions::extended_resource_toleration`](crate::ClusterOptions::extended_resource_toleration)):
+    /// a `NoSchedule` toleration of each extended resource a member requests.
+    fn admitted(&self, roles: &[MemberRole]) -> Vec<MemberRole> {
+        let mut out = roles.to_vec();
+        if self.extended_toleration {
+            for r in &mut out {
+                for k in r.requests.keys() {
+                    if crate::cluster::is_extended_resource(k) {
+                        r.tolerations.push(
+                            Toleration::exists(k.clone())
+                                .effect(gang_core::TaintEffect::NoSchedule),
+                        );
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn extra_tolerations(&self, w: &WorkloadGang) -> Vec<Toleration> {
@@ -215,9 +297,19 @@ impl Cluster {
                 slices.push((k, s.size));
             }
         }
+        // Exclusive topology: each child Job's pods in one domain (a slice each); that
+        // the Jobs find distinct domains is gang-core's spread (`exclusive_outcome`).
+        if let Some((level, _, size)) = self.exclusive(w)? {
+            let inside = required
+                .as_deref()
+                .is_none_or(|r| self.depth(&level) >= self.depth(r));
+            if inside && !slices.iter().any(|(l, n)| *l == level && *n == size) {
+                slices.insert(0, (level, size));
+            }
+        }
         let mut gang = build_gang(
             &w.object.name,
-            &w.roles,
+            &self.admitted(&w.roles),
             required.as_deref(),
             preferred.as_deref(),
             &slices,
@@ -312,17 +404,86 @@ impl Cluster {
     /// // 3 pods are not slices of 2: gang-core's error, on the workload object.
     /// let err = c.place(&inv, &workloads(&o)?[0]).unwrap_err();
     /// assert_eq!((err.kind(), err.object()), (ErrorKind::Core, Some("Job/ml/train")));
-    /// assert_eq!(err.field(), Some("gang.roles[main].count"));
+    /// // At the field of the object it came from, not gang-core's `gang.roles[main].count`.
+    /// assert_eq!(err.field(), Some("spec.template.metadata.annotations.kueue.x-k8s.io/podset-slice-required-topology"));
     /// # Ok::<(), gang_kube::Error>(())
     /// ```
     ///
     /// # Errors
     /// As [`Cluster::gang_for`]; [`ErrorKind::Core`] on the workload object when
     /// gang-core rejects the request (a slice size that does not divide a role's count,
-    /// a contradictory request), with gang-core's field (`gang.roles[worker].count`).
+    /// a contradictory request), at the field of the object the request came from
+    /// (the name, the role's pod template, the topology annotation), and gang-core's own
+    /// path in the message when it maps to no field.
     pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
         let gang = self.gang_for(w)?;
+        if let Some(SpreadOutcome::Unschedulable {
+            diagnosis: Some(d), ..
+        }) = self.exclusive_outcome(inventory, w)?
+        {
+            return Ok(Outcome::Unschedulable(d));
+        }
         inventory.place(&gang).map_err(|e| request_error(w, e))
+    }
+
+    /// A JobSet's exclusive topology resolved: (level, child Jobs, pods per Job).
+    fn exclusive(&self, w: &WorkloadGang) -> Result<Option<(String, u32, u32)>, Error> {
+        let Some(x) = &w.topology.exclusive else {
+            return Ok(None);
+        };
+        let l = LevelRequest {
+            level: x.level.clone(),
+            field: x.field.clone(),
+        };
+        match self.resolve(w, &l)? {
+            Some(k) if x.size > 0 => Ok(Some((k, w.members / x.size, x.size))),
+            _ => Ok(None),
+        }
+    }
+
+    /// gang-core's spread of the child Jobs over distinct domains of the exclusive level
+    /// (on a copy of `inventory`: nothing is held), or `None` without that request.
+    fn exclusive_outcome(
+        &self,
+        inventory: &Inventory,
+        w: &WorkloadGang,
+    ) -> Result<Option<SpreadOutcome>, Error> {
+        let Some((level, jobs, size)) = self.exclusive(w)? else {
+            return Ok(None);
+        };
+        let mut one = w.roles[..1].to_vec();
+        one[0].members = size;
+        one[0].min_count = None;
+        one[0].constrained = true;
+        let job = build_gang(
+            &w.object.name,
+            &self.admitted(&one),
+            Some(&level),
+            None,
+            &[],
+            &self.extra_tolerations(w),
+        );
+        let mut copy = inventory.clone();
+        copy.spread(&Spread::new(job, jobs, level))
+            .map(Some)
+            .map_err(|e| request_error(w, e))
+    }
+
+    /// The `exclusive_jobs` check: whether the child Jobs find distinct domains.
+    fn exclusive_check(&self, w: &WorkloadGang) -> Option<Check> {
+        let (level, jobs, _) = self.exclusive(w).ok()??;
+        let inventory = self.inventory().ok()?;
+        let (status, message) = match self.exclusive_outcome(&inventory, w).ok()?? {
+            SpreadOutcome::Placed { .. } => (
+                CheckStatus::Ok,
+                format!("{jobs} child Jobs, each alone in a domain of {level}: {jobs} such domains have room now"),
+            ),
+            SpreadOutcome::Unschedulable { fit, needed, .. } => (
+                CheckStatus::Error,
+                format!("{needed} child Jobs each need a domain of {level} of their own; {fit} have room now: JobSet leaves the rest pending"),
+            ),
+        };
+        Some(Check::new("exclusive_jobs", status, message))
     }
 
     /// As [`Cluster::place`], with everything `gang explain` shows beside the answer:
@@ -333,7 +494,14 @@ impl Cluster {
     /// As [`Cluster::place`].
     pub fn explain(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Explanation, Error> {
         let gang = self.gang_for(w)?;
-        inventory.explain(&gang).map_err(|e| request_error(w, e))
+        let mut e = inventory.explain(&gang).map_err(|e| request_error(w, e))?;
+        if let Some(SpreadOutcome::Unschedulable {
+            diagnosis: Some(d), ..
+        }) = self.exclusive_outcome(inventory, w)?
+        {
+            e.outcome = Outcome::Unschedulable(d);
+        }
+        Ok(e)
     }
 
     /// Nodes that cannot take a member of `role`, by reason (see [`RoleExclusions`]).
@@ -434,7 +602,7 @@ impl Cluster {
             .filter(|_| role.constrained);
         let gang = build_gang(
             "role",
-            &[alone],
+            &self.admitted(&[alone]),
             required.as_deref(),
             None,
             &[],
@@ -470,7 +638,7 @@ impl Cluster {
     /// # Ok::<(), gang_kube::Error>(())
     /// ```
     pub fn checks(&self, w: &WorkloadGang) -> Vec<Check> {
-        let mut out = Vec::new();
+        let mut out: Vec<Check> = self.exclusive_check(w).into_iter().collect();
         for r in &w.roles {
             let x = self.exclusions(w, r);
             let shape: Vec<String> = r

@@ -1,7 +1,7 @@
 //! Choosing the topology levels: a Kueue Topology, given label keys, or detection from
 //! the node labels of known schemes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use gang_core::{Toleration, Topology, HOSTNAME_LEVEL};
 use serde::Serialize;
@@ -128,6 +128,31 @@ fn find_topology<'a>(objects: &'a Objects, name: &str) -> Option<(&'a TopologyOb
     })
 }
 
+/// Two Topology objects of one API group with one name: which one a flavor means is
+/// unknowable (the API server would have kept one), so refused.
+fn unique_topology_names(objects: &Objects) -> Result<(), Error> {
+    let mut seen: HashMap<(&str, &str), &Origin> = HashMap::new();
+    for i in &objects.items {
+        if let Body::Topology(t) = &i.body {
+            let group = i.origin.api_version.split('/').next().unwrap_or("");
+            if let Some(first) = seen.insert((group, t.metadata.name.as_str()), &i.origin) {
+                return Err(Error::new(
+                    ErrorKind::InvalidTopology,
+                    &i.origin.source,
+                    format!(
+                        "a second Topology of this name (the first is in {} at {}): give one",
+                        first.source, first.position
+                    ),
+                )
+                .at(&i.origin)
+                .with_field("metadata.name")
+                .with_value(t.metadata.name.clone()));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn flavors(objects: &Objects) -> impl Iterator<Item = (&FlavorObj, &Origin)> {
     objects.items.iter().filter_map(|i| match &i.body {
         Body::Flavor(f) => Some((&**f, &i.origin)),
@@ -222,6 +247,9 @@ pub(crate) fn choose(
             },
         })
     };
+    if !matches!(source, TopologySource::Levels(_) | TopologySource::Detect) {
+        unique_topology_names(objects)?;
+    }
     match source {
         TopologySource::Levels(levels) => {
             let topology = Topology::new(levels.iter().cloned()).map_err(|e| {
@@ -311,6 +339,25 @@ pub(crate) fn choose(
             let tas: Vec<_> = flavors(objects)
                 .filter(|(f, _)| find_topology(objects, &f.spec.topology_name).is_some())
                 .collect();
+            if tas.is_empty() {
+                // A TAS flavor whose Topology is missing: never drop it (and its
+                // tolerations) for another topology.
+                if let Some((f, forigin)) =
+                    flavors(objects).find(|(f, _)| !f.spec.topology_name.is_empty())
+                {
+                    let tname = &f.spec.topology_name;
+                    return Err(Error::new(
+                        ErrorKind::UnexpectedKind,
+                        &forigin.source,
+                        format!(
+                            "the Topology {tname:?} it names is not in the input: give it too (kubectl get topologies.kueue.x-k8s.io {tname} -o yaml), or choose the levels (--levels, --detect)"
+                        ),
+                    )
+                    .at(forigin)
+                    .with_field("spec.topologyName")
+                    .with_value(tname.clone()));
+                }
+            }
             if let Some((f, forigin)) = tas.first() {
                 let tname = &f.spec.topology_name;
                 let (t, origin) = find_topology(objects, tname).ok_or_else(|| {

@@ -12,7 +12,7 @@ const RULES: Rules<'static> = Rules {
         &["error"],
         &["model"],
         &["objects"],
-        &["convert", "requests"],
+        &["convert", "requests", "admission"],
         &["topology"],
         &["cluster", "workload", "priority"],
         &["place"],

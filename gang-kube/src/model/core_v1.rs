@@ -4,7 +4,7 @@
 use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, ResourceList, StringMap, Text};
+use crate::model::de::{nullable, strict_map, ResourceList, StringMap, Text};
 use crate::model::meta_v1::{Meta, NodeMeta};
 
 /// Only the `PodResizePending` condition of a pod counts (for in-place resize).
@@ -80,7 +80,7 @@ pub(crate) struct KTaint {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct NodeStatus {
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub allocatable: ResourceList,
     #[serde(deserialize_with = "nullable")]
     pub conditions: Vec<Condition>,
@@ -121,11 +121,14 @@ pub(crate) struct PodSpec {
     pub containers: Vec<Container>,
     #[serde(deserialize_with = "nullable")]
     pub init_containers: Vec<Container>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub overhead: ResourceList,
+    /// `spec.runtimeClassName`: admission adds the RuntimeClass's `overhead.podFixed`.
+    #[serde(deserialize_with = "nullable")]
+    pub runtime_class_name: String,
     /// Pod-level resources (`spec.resources`, PodLevelResources).
     pub resources: Option<Resources>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub node_selector: StringMap,
     #[serde(deserialize_with = "nullable")]
     pub affinity: Affinity,
@@ -166,9 +169,9 @@ pub(crate) struct Container {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct Resources {
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub requests: ResourceList,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub limits: ResourceList,
 }
 
@@ -300,4 +303,36 @@ mod tests {
         let node: Node = serde_json::from_str(labels).unwrap();
         assert_eq!(node.metadata.labels.len(), 4);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// LimitRange: the defaults admission gives containers without requests or limits
+
+/// `v1` `LimitRange` (namespaced): per `Container` item, `default` (limits) and
+/// `defaultRequest` (requests) for containers that set none.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LimitRange {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(deserialize_with = "nullable")]
+    pub spec: LimitRangeSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LimitRangeSpec {
+    #[serde(deserialize_with = "nullable")]
+    pub limits: Vec<LimitRangeItem>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct LimitRangeItem {
+    #[serde(rename = "type", deserialize_with = "nullable")]
+    pub type_: String,
+    #[serde(deserialize_with = "strict_map")]
+    pub default: ResourceList,
+    #[serde(deserialize_with = "strict_map")]
+    pub default_request: ResourceList,
 }

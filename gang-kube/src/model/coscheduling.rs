@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::model::de::{nullable, ResourceList};
+use crate::model::de::{nullable, strict_map, ResourceList};
 use crate::model::meta_v1::Meta;
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -19,6 +19,6 @@ pub(crate) struct PodGroup {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct PodGroupSpec {
     pub min_member: Option<i64>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub min_resources: ResourceList,
 }

@@ -17,6 +17,45 @@ where
     Option::<T>::deserialize(d).map(Option::unwrap_or_default)
 }
 
+/// A map that names each key once (`null` reads as empty): a repeated key is an
+/// error, as Kubernetes refuses it, never last-wins.
+pub(crate) fn strict_map<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct M<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for M<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+                let v: V = map.next_value()?;
+                if out.contains_key(k.as_ref()) {
+                    return Err(de::Error::custom(format!(
+                        "duplicate key {k:?} (Kubernetes refuses a map that names a key twice)"
+                    )));
+                }
+                out.insert(k.into_owned(), v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(M(std::marker::PhantomData))
+}
+
 /// A quantity, parsed while reading: `"500m"`, `"16Gi"`, `8`, `0.5`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Qty(pub Quantity);

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use crate::model::core_v1::KToleration;
-use crate::model::de::{nullable, StringMap};
+use crate::model::de::{nullable, strict_map, StringMap};
 use crate::model::meta_v1::Meta;
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -42,7 +42,7 @@ pub(crate) struct FlavorObj {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct FlavorSpec {
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub node_labels: StringMap,
     #[serde(deserialize_with = "nullable")]
     pub tolerations: Vec<KToleration>,

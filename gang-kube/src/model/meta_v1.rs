@@ -6,13 +6,20 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, StringMap, Text};
+use crate::model::de::{nullable, strict_map, StringMap, Text};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct Meta {
     #[serde(deserialize_with = "nullable")]
     pub name: String,
+    /// `metadata.generateName`: the prefix the API server completes when `name` is
+    /// empty (every object gets a name from it: see `Objects::add`).
+    #[serde(deserialize_with = "nullable")]
+    pub generate_name: String,
+    /// Set when reading: `name` was empty and was taken from `generate_name`.
+    #[serde(skip)]
+    pub generated: bool,
     #[serde(deserialize_with = "nullable")]
     pub namespace: String,
     /// Only the labels gang-kube reads on pods and workloads (see [`read_label`]);
@@ -33,7 +40,7 @@ pub(crate) struct Meta {
 pub(crate) struct NodeMeta {
     #[serde(deserialize_with = "nullable")]
     pub name: String,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub labels: StringMap,
 }
 
@@ -66,6 +73,7 @@ fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Er
 /// Whether gang-kube reads an annotation: Kueue's, KAI's, Volcano's group and task.
 pub(crate) fn read_annotation(key: &str) -> bool {
     key.starts_with("kueue.x-k8s.io/")
+        || key.starts_with("alpha.jobset.sigs.k8s.io/")
         || key.starts_with("kai.scheduler/")
         || key.starts_with("volcano.sh/")
         || key == "scheduling.k8s.io/group-name"
@@ -94,7 +102,14 @@ fn filtered_map<'de, D: Deserializer<'de>>(
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
             let mut out = StringMap::new();
+            let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
             while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+                if seen.contains(&k) {
+                    return Err(de::Error::custom(format!(
+                        "duplicate key {k:?} (Kubernetes refuses a map that names a key twice)"
+                    )));
+                }
+                seen.push(k.clone());
                 if (self.0)(&k) {
                     let v: Option<String> = map.next_value()?;
                     out.insert(k.into_owned(), v.unwrap_or_default());

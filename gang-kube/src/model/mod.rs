@@ -9,9 +9,10 @@
 //!
 //! One way: [`de`] (reading helpers) → [`meta_v1`] → [`core_v1`] → each workload API
 //! ([`batch_v1`], [`jobset`], [`kubeflow`], [`kueue`], [`scheduling`], [`volcano`],
-//! [`coscheduling`], [`kai`]) → [`pod_group`] (the four PodGroups in one form) →
+//! [`coscheduling`], [`kai`], [`lws`], [`ray`], [`appwrapper`], [`node_v1`]) → [`pod_group`] (the four PodGroups in one form) →
 //! [`body`] (which struct a kind reads into).
 
+pub(crate) mod appwrapper;
 pub(crate) mod batch_v1;
 pub(crate) mod body;
 pub(crate) mod core_v1;
@@ -21,7 +22,10 @@ pub(crate) mod jobset;
 pub(crate) mod kai;
 pub(crate) mod kubeflow;
 pub(crate) mod kueue;
+pub(crate) mod lws;
 pub(crate) mod meta_v1;
+pub(crate) mod node_v1;
 pub(crate) mod pod_group;
+pub(crate) mod ray;
 pub(crate) mod scheduling;
 pub(crate) mod volcano;

@@ -7,7 +7,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::core_v1::PodTemplate;
-use crate::model::de::{nullable, ResourceList};
+use crate::model::de::{nullable, strict_map, ResourceList};
 use crate::model::meta_v1::Meta;
 
 /// `networkTopology`: `mode` hard or soft, up to a HyperNode tier.
@@ -37,9 +37,9 @@ pub(crate) struct PodGroup {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct PodGroupSpec {
     pub min_member: Option<i64>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub min_task_member: BTreeMap<String, i64>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "strict_map")]
     pub min_resources: ResourceList,
     pub network_topology: Option<NetworkTopology>,
     #[serde(deserialize_with = "nullable")]

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use crate::error::{Error, ErrorKind};
 use crate::model::body::{classify, Body, Class, Item};
 use crate::model::de::nullable;
+use crate::objects::strict::{duplicate, Strict};
 use crate::origin::{object_label, Origin};
 
 // ---------------------------------------------------------------------------------------
@@ -66,6 +67,8 @@ fn malformed_json(source: &str, e: &serde_json::Error) -> Error {
 struct LightMeta {
     #[serde(default, deserialize_with = "nullable")]
     name: String,
+    #[serde(default, rename = "generateName", deserialize_with = "nullable")]
+    generate_name: String,
     #[serde(default, deserialize_with = "nullable")]
     namespace: String,
 }
@@ -85,6 +88,35 @@ fn json_item(
     let Some((kind, api_version)) = peek_json(raw) else {
         return Err(not_an_object(source, position));
     };
+    // The top-level keys once each (a struct's fields are; `kind` twice is not read
+    // by `peek_json`, which stops at the first).
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Top {
+        kind: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "apiVersion")]
+        api_version: Option<serde::de::IgnoredAny>,
+        metadata: Option<serde::de::IgnoredAny>,
+        spec: Option<serde::de::IgnoredAny>,
+        status: Option<serde::de::IgnoredAny>,
+    }
+    if let Err(e) = serde_json::from_str::<Top>(raw) {
+        let m = e.to_string();
+        if let Some(rest) = m.strip_prefix("duplicate field `") {
+            let key = rest.split('`').next().unwrap_or_default();
+            let light = serde_json::from_str::<Light>(raw)
+                .ok()
+                .unwrap_or_default()
+                .metadata;
+            let name = if light.name.is_empty() {
+                light.generate_name
+            } else {
+                light.name
+            };
+            let object = object_label(&kind, &light.namespace, &name);
+            return Err(duplicate_error(source, Some(object), "", key).with_position(position));
+        }
+    }
     let light = || {
         serde_json::from_str::<Light>(raw)
             .ok()
@@ -237,7 +269,7 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
 
 pub(crate) fn read_yaml(source: &Arc<str>, text: &str, out: &mut Vec<Item>) -> Result<(), Error> {
     for (d, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
-        let value = serde_json::Value::deserialize(doc).map_err(|e| {
+        let value = Strict::deserialize(doc).map(|s| s.0).map_err(|e| {
             let position = match e.location() {
                 Some(l) => format!("line {} column {}", l.line(), l.column()),
                 None => format!("document {}", d + 1),
@@ -245,6 +277,20 @@ pub(crate) fn read_yaml(source: &Arc<str>, text: &str, out: &mut Vec<Item>) -> R
             Error::new(ErrorKind::Malformed, source, format!("malformed YAML: {e}"))
                 .with_position(position)
         })?;
+        // A repeated key of a List document itself (outside `items`): no object to name.
+        if let serde_json::Value::Object(m) = &value {
+            if m.contains_key("items") {
+                let top: serde_json::Map<_, _> = m
+                    .iter()
+                    .filter(|(k, _)| *k != "items")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if let Some((path, key)) = duplicate(&serde_json::Value::Object(top)) {
+                    return Err(duplicate_error(source, None, &path, &key)
+                        .with_position(format!("document {}", d + 1)));
+                }
+            }
+        }
         match value {
             serde_json::Value::Null => {} // an empty document (a trailing `---`)
             serde_json::Value::Array(items) => {
@@ -291,6 +337,23 @@ fn value_item(
             .to_owned()
     };
     let (kind, api_version) = (text("kind"), text("apiVersion"));
+    if let Some((path, key)) = duplicate(&value) {
+        let light = serde_json::from_value::<Light>(value.clone())
+            .ok()
+            .unwrap_or_default()
+            .metadata;
+        let name = if light.name.is_empty() {
+            light.generate_name
+        } else {
+            light.name
+        };
+        let object = object_label(
+            if kind.is_empty() { "object" } else { &kind },
+            &light.namespace,
+            &name,
+        );
+        return Err(duplicate_error(source, Some(object), &path, &key).with_position(position));
+    }
     if api_version.is_empty() && value.get("run").is_some() {
         return Err(Error::new(
             ErrorKind::UnexpectedKind,
@@ -318,6 +381,26 @@ fn value_item(
     Ok(())
 }
 
+/// A mapping that repeats `key`, at `path` inside the object (or the document).
+fn duplicate_error(source: &str, object: Option<String>, path: &str, key: &str) -> Error {
+    let field = if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    };
+    let mut e = Error::new(
+        ErrorKind::Malformed,
+        source,
+        "duplicate key: a mapping names it twice (Kubernetes refuses it; which one was meant?)",
+    )
+    .with_field(field)
+    .with_value(key.to_owned());
+    if let Some(o) = object {
+        e = e.with_object(o);
+    }
+    e
+}
+
 // ---------------------------------------------------------------------------------------
 // Dispatch on kind
 
@@ -340,20 +423,29 @@ fn finish(
         .with_position(position));
     }
     let class = classify(&api_version, &kind);
-    let make = |meta: LightMeta| Origin {
-        source: source.clone(),
-        position: position.clone(),
-        object: object_label(&kind, &meta.namespace, &meta.name),
-        kind: kind.clone(),
-        api_version: api_version.clone(),
-        namespace: meta.namespace,
-        name: meta.name,
+    let make = |mut meta: LightMeta| {
+        if meta.name.is_empty() {
+            meta.name = std::mem::take(&mut meta.generate_name);
+        }
+        Origin {
+            source: source.clone(),
+            position: position.clone(),
+            object: object_label(&kind, &meta.namespace, &meta.name),
+            kind: kind.clone(),
+            api_version: api_version.clone(),
+            namespace: meta.namespace,
+            name: meta.name,
+        }
     };
     match read(class) {
         Ok(body) => {
             let meta = match body.names() {
                 Some((namespace, name)) => LightMeta {
                     name: name.to_owned(),
+                    generate_name: body
+                        .meta()
+                        .map(|m| m.generate_name.clone())
+                        .unwrap_or_default(),
                     namespace: namespace.to_owned(),
                 },
                 None => light(),

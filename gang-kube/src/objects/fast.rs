@@ -41,8 +41,8 @@ struct Parts<'a> {
 }
 
 /// Top-level fields besides `spec` and `status` that a kind gang-kube reads keeps
-/// (a PriorityClass's).
-const TOP_FIELDS: [&str; 3] = ["value", "globalDefault", "preemptionPolicy"];
+/// (a PriorityClass's, a RuntimeClass's `overhead`).
+const TOP_FIELDS: [&str; 4] = ["value", "globalDefault", "preemptionPolicy", "overhead"];
 
 /// The typed spec and status of an item, read as they come.
 #[allow(clippy::large_enum_variant)] // one at a time, on the stack
@@ -64,7 +64,13 @@ impl<'de> Deserialize<'de> for One {
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
+                let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    // A repeated key: the careful path reports it.
+                    if seen.contains(&key) {
+                        return Err(de::Error::custom("duplicate key"));
+                    }
+                    seen.push(key.clone());
                     match key.as_ref() {
                         "kind" => kind = Some(map.next_value()?),
                         "apiVersion" => api_version = Some(map.next_value()?),
@@ -162,7 +168,12 @@ impl<'de> Deserialize<'de> for One {
                 let (namespace, name) = if class == Class::Node {
                     (String::new(), node_meta.name.clone())
                 } else {
-                    (metadata.namespace.clone(), metadata.name.clone())
+                    let name = if metadata.name.is_empty() {
+                        &metadata.generate_name
+                    } else {
+                        &metadata.name
+                    };
+                    (metadata.namespace.clone(), name.clone())
                 };
                 let body = match class {
                     Class::Node => {

@@ -3,13 +3,52 @@
 //! an error ([`careful`]).
 
 mod careful;
+mod depth;
 mod fast;
+mod strict;
 
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::model::body::Item;
-use crate::origin::ObjectRef;
+use crate::origin::{object_label, ObjectRef};
+
+/// An object with only `metadata.generateName` (how `kubectl create -f` examples and
+/// Kueue's samples are written) is named by it, as written (`sample-job-`): the API
+/// server would append five random characters. Its metadata says so (`generated`), and
+/// the workload read from it warns.
+fn name_from_generate_name(item: &mut Item) {
+    let Some(m) = item.body.meta_mut() else {
+        return;
+    };
+    if m.name.is_empty() && !m.generate_name.is_empty() {
+        m.name = m.generate_name.clone();
+        m.generated = true;
+    }
+    if item.origin.name != m.name {
+        item.origin.name = m.name.clone();
+        item.origin.object = object_label(&item.origin.kind, &item.origin.namespace, &m.name);
+    }
+}
+
+/// The workload kinds [`workloads`](crate::workloads) reads, as users write them.
+pub const WORKLOAD_KINDS: &[&str] = &[
+    "PodGroup (scheduling.k8s.io, scheduling.volcano.sh, scheduling.x-k8s.io, scheduling.run.ai) with its pods",
+    "Job",
+    "JobSet",
+    "LeaderWorkerSet",
+    "PyTorchJob",
+    "MPIJob",
+    "TFJob",
+    "JAXJob",
+    "XGBoostJob",
+    "PaddleJob",
+    "RayJob",
+    "RayCluster",
+    "AppWrapper",
+    "Volcano Job",
+    "pods labelled kueue.x-k8s.io/pod-group-name",
+];
 
 /// Kubernetes objects read from one or more sources, in the order given.
 ///
@@ -98,10 +137,67 @@ impl Objects {
         } else if trimmed.starts_with('[') {
             careful::read_json(&source, trimmed, &mut items)?;
         } else {
+            if let Some(line) = depth::too_deep(text, depth::MAX_FLOW_DEPTH) {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    source_name,
+                    format!(
+                        "malformed YAML: nested more than {} levels deep ([ and {{): Kubernetes objects are shallow; refused before parsing",
+                        depth::MAX_FLOW_DEPTH
+                    ),
+                )
+                .with_position(format!("line {line}")));
+            }
             careful::read_yaml(&source, text, &mut items)?;
+        }
+        for item in &mut items {
+            name_from_generate_name(item);
         }
         self.items.extend(items);
         Ok(())
+    }
+
+    /// Puts every namespaced object that names no namespace into `namespace`, as
+    /// `kubectl apply -n NAMESPACE -f` does (manifests rarely name one: it comes from
+    /// `-n`, else the kubeconfig context, else `default`). Objects naming a namespace
+    /// keep it; cluster-scoped kinds (Node, Topology, ResourceFlavor, PriorityClass,
+    /// RuntimeClass) and kinds gang-kube does not read are left as they are. Call it once,
+    /// after every source is added, before [`workloads`](crate::workloads) and
+    /// [`Cluster::from_objects`](crate::Cluster::from_objects): a PodGroup and its pods
+    /// then meet in one namespace.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Objects};
+    /// let mut o = Objects::parse("group.yaml", "
+    /// apiVersion: scheduling.x-k8s.io/v1alpha1
+    /// kind: PodGroup
+    /// metadata: {name: g}
+    /// spec: {minMember: 3}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata: {name: p0, namespace: default, labels: {scheduling.x-k8s.io/pod-group: g}}
+    /// spec: {containers: [{name: c}]}
+    /// ")?;
+    /// assert_eq!(workloads(&o)?.len(), 2); // the group in no namespace, the pod's in default
+    /// o.apply_namespace("default");
+    /// let w = workloads(&o)?;
+    /// assert_eq!(w.len(), 1);
+    /// assert_eq!((w[0].name().as_str(), w[0].minimum), ("PodGroup/default/g", 3));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn apply_namespace(&mut self, namespace: &str) {
+        for item in &mut self.items {
+            if !item.body.is_namespaced() || !item.origin.namespace.is_empty() {
+                continue;
+            }
+            if let Some(m) = item.body.meta_mut() {
+                m.namespace = namespace.to_owned();
+            }
+            let o = &mut item.origin;
+            o.namespace = namespace.to_owned();
+            o.object = object_label(&o.kind, &o.namespace, &o.name);
+        }
     }
 
     /// Appends the objects of `other`. See [`Objects`].
@@ -123,6 +219,24 @@ impl Objects {
     /// See [`Objects`].
     pub fn refs(&self) -> Vec<ObjectRef> {
         self.items.iter().map(|i| i.origin.to_ref()).collect()
+    }
+
+    /// The objects of kinds gang-kube does not read (a Deployment, a StatefulSet, a
+    /// CRD it does not know), in input order: what to name when no workload is found.
+    ///
+    /// ```
+    /// use gang_kube::{Objects, WORKLOAD_KINDS};
+    /// let o = Objects::parse("w.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")?;
+    /// assert_eq!(o.unread()[0].to_string(), "Deployment/web");
+    /// assert!(WORKLOAD_KINDS.contains(&"LeaderWorkerSet"));
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn unread(&self) -> Vec<ObjectRef> {
+        self.items
+            .iter()
+            .filter(|i| matches!(i.body, crate::model::body::Body::Other))
+            .map(|i| i.origin.to_ref())
+            .collect()
     }
 
     /// Checks that every object is of one of `kinds` (a nodes file holds only `Node`s).

@@ -49,6 +49,7 @@ pub(super) fn job<'a>(job: &'a JobObj, o: &'a Origin) -> Result<Controlled<'a>, 
         kueue_reqs: vec![req],
         minimum,
         topology: None,
+        exclusive: None,
         warnings,
     })
 }

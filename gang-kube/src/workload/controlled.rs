@@ -8,12 +8,13 @@ use crate::model::meta_v1::Meta;
 use crate::model::pod_group::{PodGroupKind, PodGroupObj};
 use crate::origin::{ObjectRef, Origin};
 use crate::workload::checks::finish;
-use crate::workload::fields::role_from_spec;
+use crate::workload::fields::{level_value, role_from_spec};
 use crate::workload::gang::spread_minimum;
 use crate::workload::kai::{self, kai_request};
 use crate::workload::kueue::{self, combine_kueue, kueue_req, KueueReq};
 use crate::workload::types::{
-    Check, CheckStatus, Framework, MemberRole, TopologyRequest, Warning, WorkloadGang,
+    Check, CheckStatus, Framework, LevelRequest, MemberRole, SliceRequest, TopologyRequest,
+    Warning, WorkloadGang,
 };
 
 /// A PodGroup owned by a workload, with where it came from.
@@ -51,6 +52,7 @@ pub(super) struct Controlled<'a> {
     pub(super) kueue_reqs: Vec<KueueReq>,
     pub(super) minimum: Option<(u32, String)>,
     pub(super) topology: Option<TopologyRequest>,
+    pub(super) exclusive: Option<SliceRequest>,
     pub(super) warnings: Vec<Warning>,
 }
 
@@ -67,8 +69,12 @@ pub(super) fn controlled(
         kueue_reqs,
         minimum,
         topology,
+        exclusive,
         mut warnings,
     } = c;
+    if meta.generated {
+        warnings.push(generated_name_warning(&meta.generate_name));
+    }
     let members: u32 = roles.iter().map(|r| r.members).sum();
     let (min, min_field) = minimum.clone().unwrap_or((members, "members".into()));
     if min > members {
@@ -93,6 +99,45 @@ pub(super) fn controlled(
         combine_kueue(&mut roles, &kueue_reqs, &mut warnings)
     } else {
         kai.or(topology).unwrap_or_default()
+    };
+    let mut topo = topo;
+    topo.exclusive = exclusive;
+    // A native PodGroup the pods join (spec.schedulingGroup) constrains them when the
+    // workload asks for nothing itself.
+    let mut group_min = None;
+    for (kind, pg, pg_origin) in owned_groups {
+        if *kind != PodGroupKind::Native {
+            continue;
+        }
+        if topo.required.is_none() && topo.preferred.is_none() {
+            for (i, key) in pg.spec.topology_keys.iter().enumerate() {
+                let field = format!(
+                    "{}: spec.schedulingConstraints.topology[{i}].key",
+                    pg_origin.object
+                );
+                let req = LevelRequest {
+                    level: level_value(pg_origin, &field, key)?,
+                    field,
+                };
+                if topo.required.is_none() {
+                    topo.required = Some(req);
+                } else {
+                    topo.also_required.push(req);
+                }
+            }
+        }
+        if minimum.is_none() {
+            if let Some(m) = pg.spec.min_member.and_then(|m| u32::try_from(m).ok()) {
+                group_min = Some((
+                    m,
+                    format!("{}: spec.schedulingPolicy.gang.minCount", pg_origin.object),
+                ));
+            }
+        }
+    }
+    let (min, min_field) = match group_min {
+        Some((m, f)) if m <= members => (m, f),
+        _ => (min, min_field),
     };
     if min < members && roles.iter().all(|r| r.min_count.is_none()) {
         spread_minimum(&mut roles, min, &min_field, &mut warnings);
@@ -131,7 +176,12 @@ pub(super) fn controlled(
         || matches!(framework, Framework::VolcanoJob)
         || (matches!(
             framework,
-            Framework::PyTorchJob | Framework::MpiJob | Framework::TfJob
+            Framework::PyTorchJob
+                | Framework::MpiJob
+                | Framework::TfJob
+                | Framework::JaxJob
+                | Framework::XgBoostJob
+                | Framework::PaddleJob
         ) && minimum.is_some());
     if !has_integration {
         checks.push(Check::new(
@@ -179,6 +229,16 @@ pub(super) fn controlled(
         gang: None,
     };
     Ok(finish(w, &min_field))
+}
+
+/// The warning of a workload named from its `metadata.generateName`.
+fn generated_name_warning(prefix: &str) -> Warning {
+    Warning {
+        field: "metadata.generateName".into(),
+        message: format!(
+            "no metadata.name: named {prefix:?} from metadata.generateName (the API server appends five random characters to it)"
+        ),
+    }
 }
 
 pub(super) fn template_role(

@@ -6,13 +6,17 @@ use crate::model::jobset::JobSetObj;
 use crate::origin::Origin;
 use crate::workload::batch::job_pods;
 use crate::workload::controlled::{template_role, Controlled};
-use crate::workload::fields::{bad, count};
-use crate::workload::types::Framework;
+use crate::workload::fields::{bad, count, level_value};
+use crate::workload::types::{Framework, SliceRequest, Warning};
+
+/// JobSet annotation: each child Job alone in one domain of this label key.
+pub const EXCLUSIVE_TOPOLOGY: &str = "alpha.jobset.sigs.k8s.io/exclusive-topology";
 
 /// A JobSet as a controlled workload.
 pub(super) fn jobset<'a>(js: &'a JobSetObj, o: &'a Origin) -> Result<Controlled<'a>, Error> {
     let mut warnings = Vec::new();
     let (mut roles, mut reqs) = (Vec::new(), Vec::new());
+    let mut per_job: Vec<u32> = Vec::new();
     for (i, rj) in js.spec.replicated_jobs.iter().enumerate() {
         let f = format!("spec.replicatedJobs[{i}]");
         let replicas = count(o, &format!("{f}.replicas"), rj.replicas, 1)?;
@@ -43,6 +47,25 @@ pub(super) fn jobset<'a>(js: &'a JobSetObj, o: &'a Origin) -> Result<Controlled<
         )?;
         roles.push(r);
         reqs.push(q);
+        per_job.push(per);
+    }
+    let mut exclusive = None;
+    if let Some(key) = js.metadata.annotations.get(EXCLUSIVE_TOPOLOGY) {
+        let field = format!("metadata.annotations.{EXCLUSIVE_TOPOLOGY}");
+        let level = level_value(o, &field, key)?;
+        match per_job.as_slice() {
+            [size] => {
+                exclusive = Some(SliceRequest {
+                    level,
+                    size: *size,
+                    field,
+                })
+            }
+            _ => warnings.push(Warning {
+                field,
+                message: "one child Job per domain is modelled for a JobSet of one replicated job; with several (or none) it is not applied".into(),
+            }),
+        }
     }
     Ok(Controlled {
         origin: o,
@@ -52,6 +75,7 @@ pub(super) fn jobset<'a>(js: &'a JobSetObj, o: &'a Origin) -> Result<Controlled<
         kueue_reqs: reqs,
         minimum: None,
         topology: None,
+        exclusive,
         warnings,
     })
 }

@@ -1,4 +1,5 @@
-//! Kubeflow's PyTorchJob, MPIJob and TFJob: one role per replica type, leaders first.
+//! Kubeflow's PyTorchJob, MPIJob, TFJob, JAXJob, XGBoostJob and PaddleJob: one role per
+//! replica type, leaders first.
 
 use crate::error::Error;
 use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
@@ -37,6 +38,21 @@ pub(super) fn kubeflow<'a>(
             &job.spec.tf_replica_specs,
             "spec.tfReplicaSpecs",
             Framework::TfJob,
+        ),
+        KubeflowKind::Jax => (
+            &job.spec.jax_replica_specs,
+            "spec.jaxReplicaSpecs",
+            Framework::JaxJob,
+        ),
+        KubeflowKind::XgBoost => (
+            &job.spec.xgb_replica_specs,
+            "spec.xgbReplicaSpecs",
+            Framework::XgBoostJob,
+        ),
+        KubeflowKind::Paddle => (
+            &job.spec.paddle_replica_specs,
+            "spec.paddleReplicaSpecs",
+            Framework::PaddleJob,
         ),
     };
     let mut names: Vec<&String> = specs.keys().collect();
@@ -90,6 +106,7 @@ pub(super) fn kubeflow<'a>(
             kueue_reqs: reqs,
             minimum,
             topology: None,
+            exclusive: None,
             warnings,
         },
         framework,

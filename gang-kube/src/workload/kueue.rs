@@ -281,6 +281,7 @@ pub(super) fn combine_kueue(
         preferred: d.preferred.clone(),
         slices: d.slices.clone(),
         also_required: Vec::new(),
+        exclusive: None,
     }
 }
 

@@ -8,6 +8,7 @@
 //! [`kubeflow`], [`volcano`]) and [`pod_group`] (PodGroups and their pods) → this file's
 //! [`workloads`], which finds them all.
 
+mod appwrapper;
 mod batch;
 mod checks;
 mod controlled;
@@ -17,7 +18,10 @@ mod jobset;
 pub mod kai;
 mod kubeflow;
 pub mod kueue;
+pub(crate) mod kueue_pods;
+mod lws;
 pub(crate) mod pod_group;
+mod ray;
 pub(crate) mod types;
 pub(crate) mod volcano;
 
@@ -29,12 +33,16 @@ use crate::model::core_v1::Pod;
 use crate::model::pod_group::PodGroupKind;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef, Origin};
+use crate::workload::appwrapper::appwrapper;
 use crate::workload::batch::job;
 use crate::workload::controlled::{controlled, OwnedGroup};
 use crate::workload::jobset::jobset;
 use crate::workload::kubeflow::kubeflow;
+use crate::workload::kueue_pods::kueue_pod_groups;
+use crate::workload::lws::lws;
 use crate::workload::pod_group::{pod_group, pod_group_refs};
-use crate::workload::types::WorkloadGang;
+use crate::workload::ray::{ray_cluster, ray_job};
+use crate::workload::types::{Warning, WorkloadGang};
 use crate::workload::volcano::volcano_job;
 
 /// A member pod and where it came from.
@@ -78,6 +86,44 @@ type Member<'a> = (&'a Pod, &'a Origin);
 /// boolean or a count, an unknown `networkTopology.mode`, a negative count, or an
 /// unknown toleration or affinity operator.
 pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
+    let (admitted, notes) = crate::admission::admitted(objects);
+    let mut out = read_all(admitted.as_ref().unwrap_or(objects))?;
+    for w in &mut out {
+        if let Some(n) = notes.get(&w.object.to_string()) {
+            w.warnings.extend(n.iter().map(|n| Warning {
+                field: n.field.clone(),
+                message: n.message.clone(),
+            }));
+        }
+        // Member pods' notes, once per message (a group of 1,000 pods without requests
+        // gets one line, with the count).
+        let mut by_message: Vec<(Warning, usize)> = Vec::new();
+        for p in &w.member_pods {
+            for n in notes.get(&p.to_string()).into_iter().flatten() {
+                match by_message.iter_mut().find(|(x, _)| x.message == n.message) {
+                    Some((_, k)) => *k += 1,
+                    None => by_message.push((
+                        Warning {
+                            field: format!("{p}: {}", n.field),
+                            message: n.message.clone(),
+                        },
+                        1,
+                    )),
+                }
+            }
+        }
+        for (mut x, k) in by_message {
+            if k > 1 {
+                x.message.push_str(&format!(" (and {} more pods)", k - 1));
+            }
+            w.warnings.push(x);
+        }
+    }
+    Ok(out)
+}
+
+/// [`workloads`] of objects as admission left them.
+fn read_all(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
     let pods: Vec<(&Pod, &Origin)> = objects
         .items
         .iter()
@@ -93,7 +139,14 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
         .filter(|i| {
             matches!(
                 i.body,
-                Body::Job(_) | Body::JobSet(_) | Body::Kubeflow(..) | Body::VolcanoJob(_)
+                Body::Job(_)
+                    | Body::JobSet(_)
+                    | Body::Kubeflow(..)
+                    | Body::VolcanoJob(_)
+                    | Body::Lws(_)
+                    | Body::RayCluster(_)
+                    | Body::RayJob(_)
+                    | Body::AppWrapper(_)
             )
         })
         .map(|i| {
@@ -121,6 +174,34 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
             }
         }
     }
+    // A workload whose pod templates join a native PodGroup (`spec.schedulingGroup`):
+    // the group is the workload's (its minimum and topology), not reported alone.
+    let mut joined: HashSet<(&str, &str)> = HashSet::new();
+    for i in objects.items.iter().filter(|i| i.body.is_workload()) {
+        let mut body = i.body.clone();
+        let names: HashSet<String> = body
+            .pod_specs_mut()
+            .into_iter()
+            .map(|(_, s)| s.scheduling_group.pod_group_name.clone())
+            .filter(|n| !n.is_empty())
+            .collect();
+        for g in &objects.items {
+            if let Body::PodGroup(PodGroupKind::Native, pg) = &g.body {
+                if g.origin.namespace == i.origin.namespace && names.contains(&g.origin.name) {
+                    let key = (
+                        i.origin.kind.as_str(),
+                        i.origin.namespace.as_str(),
+                        i.origin.name.as_str(),
+                    );
+                    owned
+                        .entry(key)
+                        .or_default()
+                        .push((PodGroupKind::Native, &**pg, &g.origin));
+                    joined.insert((g.origin.namespace.as_str(), g.origin.name.as_str()));
+                }
+            }
+        }
+    }
     let owned_by = |o: &Origin| {
         owned
             .get(&(o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
@@ -135,7 +216,9 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
                 let is_owned = pg.metadata.owner_references.iter().any(|r| {
                     controllers.contains(&(r.kind.as_str(), o.namespace.as_str(), r.name.as_str()))
                 });
-                if is_owned {
+                let joined = *k == PodGroupKind::Native
+                    && joined.contains(&(o.namespace.as_str(), o.name.as_str()));
+                if is_owned || joined {
                     continue;
                 }
                 let members: Vec<(&Pod, &Origin)> = pods
@@ -164,9 +247,15 @@ pub fn workloads(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
                 let c = volcano_job(job, o)?;
                 out.push(controlled(c, &pods, &owned_by(o))?);
             }
+            Body::Lws(x) => out.push(controlled(lws(x, o)?, &pods, &owned_by(o))?),
+            Body::RayCluster(x) => out.push(controlled(ray_cluster(x, o)?, &pods, &owned_by(o))?),
+            Body::RayJob(x) => out.push(controlled(ray_job(x, o)?, &pods, &owned_by(o))?),
+            Body::AppWrapper(x) => out.push(controlled(appwrapper(x, o)?, &pods, &owned_by(o))?),
             _ => {}
         }
     }
+    // Kueue plain pod groups (pods that are not a controller's: those carry no label).
+    out.extend(kueue_pod_groups(&pods)?);
     // Pods naming a group that is not in the input.
     let mut missing: BTreeMap<(String, String, u8), (PodGroupKind, Vec<Member<'_>>)> =
         BTreeMap::new();

@@ -106,7 +106,7 @@ fn role_name(pods: &[(&Pod, &Origin)]) -> String {
 }
 
 /// Roles from member pods, one per distinct shape, in the order first seen.
-fn roles_from_pods(
+pub(super) fn roles_from_pods(
     pods: &[(&Pod, &Origin)],
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<MemberRole>, Error> {

@@ -34,6 +34,22 @@ pub enum Framework {
     TfJob,
     /// Volcano `batch.volcano.sh` Job.
     VolcanoJob,
+    /// Kubeflow `JAXJob`.
+    JaxJob,
+    /// Kubeflow `XGBoostJob`.
+    XgBoostJob,
+    /// Kubeflow `PaddleJob`.
+    PaddleJob,
+    /// `leaderworkerset.x-k8s.io` LeaderWorkerSet (one group of leader and workers).
+    LeaderWorkerSet,
+    /// KubeRay `RayCluster`.
+    RayCluster,
+    /// KubeRay `RayJob` (its `rayClusterSpec`).
+    RayJob,
+    /// `workload.codeflare.dev` AppWrapper (its components' pod sets).
+    AppWrapper,
+    /// Kueue plain pods grouped by the `kueue.x-k8s.io/pod-group-name` label.
+    KueuePodGroup,
 }
 
 /// A topology level as a workload names it: a label key, or a Volcano tier (1 = the
@@ -79,6 +95,10 @@ pub struct TopologyRequest {
     /// Further required levels named (a native PodGroup may list several keys); the
     /// innermost of the cluster's levels among them and `required` is used.
     pub also_required: Vec<LevelRequest>,
+    /// JobSet `alpha.jobset.sigs.k8s.io/exclusive-topology`: each child Job (`size`
+    /// pods) alone in its own domain of `level`; placed as slices of `size`, with
+    /// gang-core's spread checking that the Jobs find distinct domains.
+    pub exclusive: Option<SliceRequest>,
 }
 
 /// A label requirement of a member (node affinity `matchExpressions`).
@@ -146,7 +166,7 @@ pub enum CheckStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     /// Stable id: `group_object`, `members_found`, `minimum`, `member_shape`,
-    /// `gang_scheduler`, `shape_fits`.
+    /// `gang_scheduler`, `shape_fits`, `exclusive_jobs`.
     pub id: &'static str,
     /// The outcome.
     pub status: CheckStatus,
@@ -157,7 +177,7 @@ pub struct Check {
 }
 
 impl Check {
-    pub(super) fn new(id: &'static str, status: CheckStatus, message: impl Into<String>) -> Self {
+    pub(crate) fn new(id: &'static str, status: CheckStatus, message: impl Into<String>) -> Self {
         Check {
             id,
             status,

@@ -159,6 +159,7 @@ pub(super) fn volcano_job<'a>(
         kueue_reqs: reqs,
         minimum,
         topology,
+        exclusive: None,
         warnings,
     })
 }
