@@ -138,6 +138,21 @@ fn duplicate_yaml_keys_are_refused_naming_the_object_and_field() {
 }
 
 #[test]
+fn yaml_nan_and_inf_are_refused_as_numbers_not_read_as_null() {
+    for (value, shown) in [(".nan", "NaN"), (".inf", "inf"), ("-.inf", "-inf")] {
+        let text = format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus:\n  allocatable:\n    cpu: {value}\n"
+        );
+        let err = Objects::parse("nan.yaml", &text).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
+        let msg = err.to_string();
+        assert!(msg.starts_with("nan.yaml"), "{msg}");
+        assert!(msg.contains(&format!("{shown} is not a finite number")), "{msg}");
+        assert!(!msg.contains("null"), "{msg}");
+    }
+}
+
+#[test]
 fn duplicate_json_keys_are_refused_on_the_list_and_document_paths() {
     let list = |item: &str| format!(r#"{{"apiVersion": "v1", "kind": "List", "items": [{item}]}}"#);
     let cases = [
