@@ -147,7 +147,10 @@ fn yaml_nan_and_inf_are_refused_as_numbers_not_read_as_null() {
         assert_eq!(err.kind(), ErrorKind::Malformed, "{err}");
         let msg = err.to_string();
         assert!(msg.starts_with("nan.yaml"), "{msg}");
-        assert!(msg.contains(&format!("{shown} is not a finite number")), "{msg}");
+        assert!(
+            msg.contains(&format!("{shown} is not a finite number")),
+            "{msg}"
+        );
         assert!(!msg.contains("null"), "{msg}");
     }
 }

@@ -524,11 +524,24 @@ impl Default for SimConfig {
     }
 }
 
-/// Parses JSON into `T`, naming the JSON path of the first problem.
+/// Parses JSON into `T`, naming the JSON path of the first problem; a key given twice in
+/// any object is an error naming its path.
 pub(crate) fn from_json_path<T: serde::de::DeserializeOwned>(
     text: &str,
     prefix: &str,
 ) -> Result<T, SimError> {
+    // A key given twice would otherwise be last-wins inside maps and raw values.
+    if let Some((path, key)) = crate::unique::first_duplicate(text) {
+        let field = if prefix.is_empty() {
+            path
+        } else {
+            format!("{prefix}.{path}")
+        };
+        return Err(SimError::config(
+            field,
+            format!("key {} given twice", crate::unique::quoted(&key)),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();

@@ -574,6 +574,20 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
                 format!("malformed JSON: {e}"),
             )
         })?;
+        if let Some((path, key)) = crate::unique::first_duplicate(text) {
+            // `[i].field…`: job i + 1 of the array.
+            let (job, field) = path
+                .strip_prefix('[')
+                .and_then(|p| p.split_once(']'))
+                .and_then(|(i, rest)| Some((i.parse::<usize>().ok()? + 1, rest)))
+                .unwrap_or((1, path.as_str()));
+            let field = field.trim_start_matches('.');
+            return Err(SimError::trace(
+                job,
+                if field.is_empty() { "job" } else { field },
+                format!("key {} given twice", crate::unique::quoted(&key)),
+            ));
+        }
         v.into_iter().enumerate().map(|(i, v)| (i + 1, v)).collect()
     } else {
         let mut out = Vec::new();
@@ -588,6 +602,13 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
                     format!("malformed JSON: {e}"),
                 )
             })?;
+            if let Some((path, key)) = crate::unique::first_duplicate(l) {
+                return Err(SimError::trace(
+                    i + 1,
+                    path,
+                    format!("key {} given twice", crate::unique::quoted(&key)),
+                ));
+            }
             out.push((i + 1, v));
         }
         out

@@ -136,6 +136,19 @@ impl JobSpec {
     }
 }
 
+/// The message for a key given twice in a job's line (`line`: the line as read so
+/// far, for the job's id when it has one).
+fn given_twice(key: &str, line: &Value) -> String {
+    let key = crate::unique::quoted(key);
+    match line.get("id") {
+        Some(Value::String(id)) => {
+            format!("key {key} given twice in job {}", crate::unique::quoted(id))
+        }
+        Some(Value::Number(n)) => format!("key {key} given twice in job {n}"),
+        _ => format!("key {key} given twice"),
+    }
+}
+
 /// A float as JSON, whole numbers without a fraction.
 fn num(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -212,8 +225,9 @@ impl Trace {
     /// with `#` are skipped. See [`Trace`] for the fields.
     ///
     /// # Errors
-    /// [`SimError::Trace`] naming the line and the field: malformed JSON, an unknown
-    /// field, a missing or ill-typed one, a negative time or duration, a duplicate id.
+    /// [`SimError::Trace`] naming the line and the field: malformed JSON, a key given
+    /// twice in one object (naming the job), an unknown field, a missing or ill-typed
+    /// one, a negative time or duration, a duplicate id.
     pub fn from_jsonl(text: &str) -> Result<Trace, SimError> {
         let mut jobs = Vec::new();
         for (i, l) in text.lines().enumerate() {
@@ -235,6 +249,9 @@ impl Trace {
                     "line",
                     "each line must be a JSON object",
                 ));
+            }
+            if let Some((path, key)) = crate::unique::first_duplicate(t) {
+                return Err(SimError::trace(line, path, given_twice(&key, &v)));
             }
             jobs.push(job_from_value(v, line)?);
         }
@@ -295,7 +312,16 @@ impl Trace {
                 }
                 let v = if JSON_FIELDS.contains(&c.as_str()) {
                     match serde_json::from_str::<Value>(cell) {
-                        Ok(v) => v,
+                        Ok(v) => {
+                            if let Some((path, key)) = crate::unique::first_duplicate(cell) {
+                                return Err(SimError::trace(
+                                    rec.line,
+                                    format!("{c}.{path}"),
+                                    given_twice(&key, &Value::Object(obj)),
+                                ));
+                            }
+                            v
+                        }
                         Err(_) if c == "policy" => Value::String(cell.to_owned()),
                         Err(e) => {
                             return Err(SimError::trace(
