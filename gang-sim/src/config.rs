@@ -585,6 +585,32 @@ impl SimConfig {
         t
     }
 
+    /// What in the configuration is accepted but probably not meant: a readiness
+    /// `init_time` longer than its `timeout` (every attempt times out before its members
+    /// are ready). A run's summary carries these in `warnings`.
+    ///
+    /// ```
+    /// use gang_sim::SimConfig;
+    /// let c = SimConfig::from_json(r#"{"readiness": {"init_time": 900, "timeout": 300}}"#)?;
+    /// assert!(c.warnings()[0].starts_with("readiness.init_time (900 s) is longer than"));
+    /// assert!(SimConfig::default().warnings().is_empty());
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        let r = &self.readiness;
+        let mut w = Vec::new();
+        if let Some(t) = r.timeout {
+            if r.init_time > t {
+                w.push(format!(
+                    "readiness.init_time ({} s) is longer than readiness.timeout ({t} s): \
+                     every attempt times out before its members are ready",
+                    r.init_time
+                ));
+            }
+        }
+        w
+    }
+
     /// Checks values serde cannot (ranges).
     pub(crate) fn check(&self) -> Result<(), SimError> {
         let nonneg = |field: &str, v: f64| {

@@ -54,6 +54,46 @@ pub struct Imported {
     pub rounded: Vec<Skipped>,
 }
 
+impl Imported {
+    /// What was lost on the way in, as warnings for a run's summary: how many rows
+    /// were skipped, how many rounded, each with the first few (line, id, reason).
+    /// Empty when every row was read as written.
+    ///
+    /// ```
+    /// let csv = "job_id,node_num,gpu_num,submit_time,duration\n1,2,3,0,60\n2,1,1,0,0\n";
+    /// let w = gang_sim::import::sacct(csv)?.warnings();
+    /// assert_eq!(w.len(), 2);
+    /// assert!(w[0].starts_with("1 row skipped (line 3, job \"2\": no run time"), "{}", w[0]);
+    /// assert!(w[1].starts_with("1 row rounded (line 2, job \"1\": gpu_num 3 over 2 nodes"), "{}", w[1]);
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        for (rows, what) in [(&self.skipped, "skipped"), (&self.rounded, "rounded")] {
+            if rows.is_empty() {
+                continue;
+            }
+            let shown: Vec<String> = rows
+                .iter()
+                .take(3)
+                .map(|r| format!("line {}, job {}: {}", r.line, cut(&r.id), r.reason))
+                .collect();
+            let more = if rows.len() > shown.len() {
+                format!("; {} more", rows.len() - shown.len())
+            } else {
+                String::new()
+            };
+            w.push(format!(
+                "{} row{} {what} ({}{more})",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" },
+                shown.join("; ")
+            ));
+        }
+        w
+    }
+}
+
 /// The largest time or run time the importers accept, seconds (about 31,700 years):
 /// larger values are errors naming the row, not numbers that overflow later.
 pub const MAX_SECONDS: f64 = 1e12;
