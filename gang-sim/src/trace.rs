@@ -253,7 +253,11 @@ impl Trace {
             if let Some((path, key)) = crate::unique::first_duplicate(t) {
                 return Err(SimError::trace(line, path, given_twice(&key, &v)));
             }
-            jobs.push(job_from_value(v, line)?);
+            // Read from the text, not the value: a number keeps the text it was
+            // written with (`1e+21`, `2.0` where a quantity goes are read as the
+            // strings "1e+21" and "2.0" are, not through a float).
+            let mut de = serde_json::Deserializer::from_str(t);
+            jobs.push(job_from(&mut de, line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -528,7 +532,33 @@ impl<'de> Deserialize<'de> for Gpus {
 
 /// One job from the object of one line (`v`), on trace line `line`.
 fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
-    let l: Line = serde_path_to_error::deserialize(v).map_err(|e| {
+    job_from(v, line)
+}
+
+/// A message of serde_json's without the ` at line 1 column 9` it adds when reading
+/// text: the line is the trace's, named apart, and the column of one line adds little.
+fn without_position(m: &str) -> String {
+    let cut = m.rfind(" at line ").filter(|&i| {
+        let rest = &m[i + " at line ".len()..];
+        rest.split_once(" column ").is_some_and(|(l, c)| {
+            !l.is_empty()
+                && !c.is_empty()
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && c.bytes().all(|b| b.is_ascii_digit())
+        })
+    });
+    match cut {
+        Some(i) => m[..i].to_owned(),
+        None => m.to_owned(),
+    }
+}
+
+/// One job from the object of one line, on trace line `line`.
+fn job_from<'de, D: serde::Deserializer<'de>>(d: D, line: usize) -> Result<JobSpec, SimError>
+where
+    D::Error: std::fmt::Display,
+{
+    let l: Line = serde_path_to_error::deserialize(d).map_err(|e| {
         let path = e.path().to_string();
         // An unknown empty key has the empty path: name the line.
         let field = if path == "." || path == "?" || path.is_empty() {
@@ -536,7 +566,7 @@ fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
         } else {
             path
         };
-        SimError::trace(line, field, e.into_inner().to_string())
+        SimError::trace(line, field, without_position(&e.into_inner().to_string()))
     })?;
     let err = |field: &str, message: &str| SimError::trace(line, field, message);
     if l.roles.is_some() {
