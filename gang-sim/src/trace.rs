@@ -354,7 +354,11 @@ impl Trace {
                 };
                 obj.insert(c.clone(), v);
             }
-            jobs.push(job_from_value(Value::Object(obj), rec.line)?);
+            // As JSON text, so that numbers in JSON cells keep their text (as in
+            // JSON Lines).
+            let text = Value::Object(obj).to_string();
+            let mut de = serde_json::Deserializer::from_str(&text);
+            jobs.push(job_from(&mut de, rec.line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -530,11 +534,6 @@ impl<'de> Deserialize<'de> for Gpus {
     }
 }
 
-/// One job from the object of one line (`v`), on trace line `line`.
-fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
-    job_from(v, line)
-}
-
 /// A message of serde_json's without the ` at line 1 column 9` it adds when reading
 /// text: the line is the trace's, named apart, and the column of one line adds little.
 fn without_position(m: &str) -> String {
@@ -670,9 +669,9 @@ mod tests {
             .iter()
             .map(|f| ((*f).to_owned(), Value::Null))
             .collect();
-        let e = job_from_value(Value::Object(all), 4).unwrap_err();
+        let e = job_from(Value::Object(all), 4).unwrap_err();
         assert_eq!((e.field(), e.to_string().contains("missing")), ("id", true));
-        let e = job_from_value(serde_json::json!({"colour": 1}), 4).unwrap_err();
+        let e = job_from(serde_json::json!({"colour": 1}), 4).unwrap_err();
         assert_eq!(e.field(), "colour");
         let listed = FIELDS.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>();
         assert!(e.to_string().contains(&listed.join(", ")), "{e}");
@@ -682,7 +681,7 @@ mod tests {
     fn errors_inside_values_name_the_path() {
         let line = |extra: &str| {
             let text = format!(r#"{{"id": "x", "submit": 0, "duration": 5, {extra}}}"#);
-            job_from_value(serde_json::from_str(&text).unwrap(), 2).unwrap_err()
+            job_from(&mut serde_json::Deserializer::from_str(&text), 2).unwrap_err()
         };
         for (extra, field) in [
             (r#""members": 1, "requests": {"cpu": [1]}"#, "requests.cpu"),

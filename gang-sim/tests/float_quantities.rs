@@ -86,3 +86,28 @@ fn messages_of_a_line_read_from_text_have_no_position() {
         "trace line 3, field members: 1.5 is not a whole number"
     );
 }
+
+/// A number in a trace's requests is quoted back as written, in JSON Lines and in a CSV
+/// cell holding JSON alike (it went through a float: `1000000000000000000000`).
+#[test]
+fn a_quantity_number_is_quoted_as_written_in_jsonl_and_csv() {
+    let jsonl = |q: &str| {
+        let line = format!(
+            r#"{{"id": "a", "submit": 0, "duration": 1, "members": 1, "requests": {{"cpu": {q}}}}}"#
+        );
+        gang_sim::Trace::from_jsonl(&line).unwrap().jobs[0].roles[0].clone()
+    };
+    let csv = |q: &str| {
+        let text =
+            format!("id,submit,duration,members,requests\na,0,1,1,\"{{\"\"cpu\"\": {q}}}\"\n");
+        gang_sim::Trace::from_csv(&text).unwrap().jobs[0].roles[0].clone()
+    };
+    for (num, text) in [
+        ("1e+21", r#""1e+21""#),
+        ("2.0", r#""2.0""#),
+        ("0.5", r#""0.5""#),
+    ] {
+        assert_eq!(jsonl(num), jsonl(text), "{num}");
+        assert_eq!(csv(num), jsonl(text), "{num}");
+    }
+}
