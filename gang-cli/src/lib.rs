@@ -156,6 +156,9 @@ where
             if let Err(w) = write_out(env.stdout, &body) {
                 return cannot_write(env.stderr, &w);
             }
+            for w in &d.warnings {
+                let _ = writeln!(env.stderr, "gang: warning: {}", safe(w));
+            }
             if let Some(e) = d.error {
                 let _ = writeln!(env.stderr, "gang: error: {}", safe(&e));
             }

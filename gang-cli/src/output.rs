@@ -13,6 +13,9 @@ pub(crate) struct Done {
     pub(crate) exit: Exit,
     /// Printed on stderr after the document (explain of a workload that is invalid).
     pub(crate) error: Option<CliError>,
+    /// Printed on stderr after the document, each as `gang: warning: …` (a simulated
+    /// run's summary warnings).
+    pub(crate) warnings: Vec<String>,
 }
 
 pub(crate) fn done<T: Serialize>(value: &T, text: String, format: Format, exit: Exit) -> Done {
@@ -25,5 +28,6 @@ pub(crate) fn done<T: Serialize>(value: &T, text: String, format: Format, exit: 
         text,
         exit,
         error: None,
+        warnings: Vec::new(),
     }
 }

@@ -100,12 +100,27 @@ pub(crate) fn run(
             })
             .collect(),
     };
-    Ok(done(
+    let mut d = done(
         &doc,
         text_report(file, &description, &results),
         format,
         Exit::Placed,
-    ))
+    );
+    // The summaries' warnings, on stderr whatever the format (JSON and YAML also
+    // carry them in each variant's summary); an experiment's name their variant.
+    d.warnings = results
+        .iter()
+        .flat_map(|(name, r)| {
+            r.summary.warnings.iter().map(move |w| {
+                if is_experiment {
+                    format!("{name}: {w}")
+                } else {
+                    w.clone()
+                }
+            })
+        })
+        .collect();
+    Ok(d)
 }
 
 /// Two variants whose names give the same `--out` folder would overwrite each other.

@@ -146,3 +146,60 @@ fn json_output_has_per_job_records_and_text_has_pre_progress() {
         .unwrap();
     assert_eq!(row.matches("GPU-h").count(), 2, "{row}");
 }
+
+/// A run's warnings (rows the importer skipped or rounded, a readiness `init_time`
+/// longer than its `timeout`) are printed on stderr as `gang: warning: …` and carried
+/// in the JSON summary; a clean run prints none (issue 25 items 12 and 13).
+#[test]
+fn simulate_prints_the_runs_warnings_on_stderr() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-sim-warn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("t.csv"),
+        "job_id,node_num,gpu_num,submit_time,duration\n1,2,3,0,60\n2,1,1,0,0\n3,1,1,5,60\n",
+    )
+    .unwrap();
+    let run = |config: &str| {
+        let f = dir.join("run.json");
+        std::fs::write(
+            &f,
+            format!(
+                r#"{{"cluster": {{"generate": {{"racks": 1}}}},
+                    "trace": {{"file": {{"path": "t.csv", "format": "sacct"}}}},
+                    "config": {config}}}"#
+            ),
+        )
+        .unwrap();
+        (
+            gang(&["simulate", f.to_str().unwrap()]),
+            gang(&["simulate", f.to_str().unwrap(), "-o", "json"]),
+        )
+    };
+    let (text, j) = run(r#"{"readiness": {"init_time": 900, "timeout": 300}}"#);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let lines: Vec<&str> = text.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", text.stderr);
+    assert!(lines[0].starts_with("gang: warning: readiness.init_time (900 s) is longer"));
+    assert!(
+        lines[1].starts_with("gang: warning: trace.file: 1 row skipped (line 3, job \"2\""),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("gang: warning: trace.file: 1 row rounded (line 2"));
+    assert_eq!(j.code, 0);
+    assert_eq!(j.stderr, text.stderr);
+    let w = &json(&j.stdout)["variants"][0]["summary"]["warnings"];
+    assert_eq!(w.as_array().map(Vec::len), Some(3), "{w}");
+    // Without them: nothing on stderr, no warnings in the summary.
+    std::fs::write(
+        dir.join("t.csv"),
+        "job_id,node_num,gpu_num,submit_time,duration\n1,2,4,0,60\n",
+    )
+    .unwrap();
+    let (text, j) = run("{}");
+    assert_eq!((text.code, text.stderr.as_str()), (0, ""));
+    assert!(json(&j.stdout)["variants"][0]["summary"]
+        .get("warnings")
+        .is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

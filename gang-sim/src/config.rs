@@ -524,11 +524,24 @@ impl Default for SimConfig {
     }
 }
 
-/// Parses JSON into `T`, naming the JSON path of the first problem.
+/// Parses JSON into `T`, naming the JSON path of the first problem; a key given twice in
+/// any object is an error naming its path.
 pub(crate) fn from_json_path<T: serde::de::DeserializeOwned>(
     text: &str,
     prefix: &str,
 ) -> Result<T, SimError> {
+    // A key given twice would otherwise be last-wins inside maps and raw values.
+    if let Some((path, key)) = crate::unique::first_duplicate(text) {
+        let field = if prefix.is_empty() {
+            path
+        } else {
+            format!("{prefix}.{path}")
+        };
+        return Err(SimError::config(
+            field,
+            format!("key {} given twice", crate::unique::quoted(&key)),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let v: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -570,6 +583,32 @@ impl SimConfig {
             t.insert(k.clone(), v.clone());
         }
         t
+    }
+
+    /// What in the configuration is accepted but probably not meant: a readiness
+    /// `init_time` longer than its `timeout` (every attempt times out before its members
+    /// are ready). A run's summary carries these in `warnings`.
+    ///
+    /// ```
+    /// use gang_sim::SimConfig;
+    /// let c = SimConfig::from_json(r#"{"readiness": {"init_time": 900, "timeout": 300}}"#)?;
+    /// assert!(c.warnings()[0].starts_with("readiness.init_time (900 s) is longer than"));
+    /// assert!(SimConfig::default().warnings().is_empty());
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        let r = &self.readiness;
+        let mut w = Vec::new();
+        if let Some(t) = r.timeout {
+            if r.init_time > t {
+                w.push(format!(
+                    "readiness.init_time ({} s) is longer than readiness.timeout ({t} s): \
+                     every attempt times out before its members are ready",
+                    r.init_time
+                ));
+            }
+        }
+        w
     }
 
     /// Checks values serde cannot (ranges).

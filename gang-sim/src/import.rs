@@ -54,6 +54,46 @@ pub struct Imported {
     pub rounded: Vec<Skipped>,
 }
 
+impl Imported {
+    /// What was lost on the way in, as warnings for a run's summary: how many rows
+    /// were skipped, how many rounded, each with the first few (line, id, reason).
+    /// Empty when every row was read as written.
+    ///
+    /// ```
+    /// let csv = "job_id,node_num,gpu_num,submit_time,duration\n1,2,3,0,60\n2,1,1,0,0\n";
+    /// let w = gang_sim::import::sacct(csv)?.warnings();
+    /// assert_eq!(w.len(), 2);
+    /// assert!(w[0].starts_with("1 row skipped (line 3, job \"2\": no run time"), "{}", w[0]);
+    /// assert!(w[1].starts_with("1 row rounded (line 2, job \"1\": gpu_num 3 over 2 nodes"), "{}", w[1]);
+    /// # Ok::<(), gang_sim::SimError>(())
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        for (rows, what) in [(&self.skipped, "skipped"), (&self.rounded, "rounded")] {
+            if rows.is_empty() {
+                continue;
+            }
+            let shown: Vec<String> = rows
+                .iter()
+                .take(3)
+                .map(|r| format!("line {}, job {}: {}", r.line, cut(&r.id), r.reason))
+                .collect();
+            let more = if rows.len() > shown.len() {
+                format!("; {} more", rows.len() - shown.len())
+            } else {
+                String::new()
+            };
+            w.push(format!(
+                "{} row{} {what} ({}{more})",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" },
+                shown.join("; ")
+            ));
+        }
+        w
+    }
+}
+
 /// The largest time or run time the importers accept, seconds (about 31,700 years):
 /// larger values are errors naming the row, not numbers that overflow later.
 pub const MAX_SECONDS: f64 = 1e12;
@@ -574,6 +614,20 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
                 format!("malformed JSON: {e}"),
             )
         })?;
+        if let Some((path, key)) = crate::unique::first_duplicate(text) {
+            // `[i].field…`: job i + 1 of the array.
+            let (job, field) = path
+                .strip_prefix('[')
+                .and_then(|p| p.split_once(']'))
+                .and_then(|(i, rest)| Some((i.parse::<usize>().ok()? + 1, rest)))
+                .unwrap_or((1, path.as_str()));
+            let field = field.trim_start_matches('.');
+            return Err(SimError::trace(
+                job,
+                if field.is_empty() { "job" } else { field },
+                format!("key {} given twice", crate::unique::quoted(&key)),
+            ));
+        }
         v.into_iter().enumerate().map(|(i, v)| (i + 1, v)).collect()
     } else {
         let mut out = Vec::new();
@@ -588,6 +642,13 @@ pub fn philly(text: &str) -> Result<Imported, SimError> {
                     format!("malformed JSON: {e}"),
                 )
             })?;
+            if let Some((path, key)) = crate::unique::first_duplicate(l) {
+                return Err(SimError::trace(
+                    i + 1,
+                    path,
+                    format!("key {} given twice", crate::unique::quoted(&key)),
+                ));
+            }
             out.push((i + 1, v));
         }
         out

@@ -171,6 +171,7 @@ mod sim;
 mod table;
 pub mod textio;
 mod trace;
+mod unique;
 mod workload;
 
 pub use config::{

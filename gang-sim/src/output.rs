@@ -320,6 +320,11 @@ pub struct Summary {
     pub default_sensitivity: String,
     /// Where the time went, when profiling was on.
     pub profile: Option<Profile>,
+    /// What was accepted but probably not meant, in words: rows an importer skipped or
+    /// rounded, a replay with fewer times than `jobs`, a readiness `init_time` longer
+    /// than its `timeout`. Absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     // ---- Preemption (issue 22): only with the configuration's `"preemption"` on. ----
     /// Evictions and the GPU-hours they wasted; absent when preemption is off.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -294,7 +294,23 @@ impl RunDocument {
     /// # Errors
     /// Reading a file, importing, or the trace's own errors.
     pub fn trace(&self, cluster: &Cluster) -> Result<Trace, SimError> {
-        Ok(match &self.trace {
+        self.trace_with_warnings(cluster).map(|(t, _)| t)
+    }
+
+    /// [`RunDocument::trace`], with what was lost on the way in, as warnings for the
+    /// run's summary: rows an importer skipped or rounded ([`import::Imported::warnings`],
+    /// under `trace.file`), a generated workload's ([`WorkloadSpec::warnings`], under
+    /// `trace.generate`).
+    ///
+    /// # Errors
+    /// As [`RunDocument::trace`].
+    pub fn trace_with_warnings(&self, cluster: &Cluster) -> Result<(Trace, Vec<String>), SimError> {
+        let mut warnings = Vec::new();
+        let mut imported = |i: import::Imported| {
+            warnings.extend(i.warnings().into_iter().map(|w| format!("trace.file: {w}")));
+            i.trace
+        };
+        let trace = match &self.trace {
             TraceSource::File { path, format } => {
                 let text = read_text(path, self.config.limits.max_input_bytes)?;
                 let fmt = format.clone().unwrap_or_else(|| {
@@ -308,9 +324,9 @@ impl RunDocument {
                 match fmt.as_str() {
                     "jsonl" => Trace::from_jsonl(&text)?,
                     "csv" => Trace::from_csv(&text)?,
-                    "sacct" => import::sacct(&text)?.trace,
-                    "openb" => import::openb_pods(&text)?.trace,
-                    "philly" => import::philly(&text)?.trace,
+                    "sacct" => imported(import::sacct(&text)?),
+                    "openb" => imported(import::openb_pods(&text)?),
+                    "philly" => imported(import::philly(&text)?),
                     other => {
                         return Err(SimError::config(
                             "trace.file.format",
@@ -326,6 +342,11 @@ impl RunDocument {
             TraceSource::Jsonl(t) => Trace::from_jsonl(t.trim_start_matches('\u{feff}'))?,
             TraceSource::Csv(t) => Trace::from_csv(t.trim_start_matches('\u{feff}'))?,
             TraceSource::Generate(w) => {
+                warnings.extend(
+                    w.warnings()
+                        .into_iter()
+                        .map(|m| format!("trace.generate.{m}")),
+                );
                 let limits = &self.config.limits;
                 let mut t = w.generate_within(limits.max_jobs).map_err(|e| match e {
                     SimError::Config {
@@ -346,7 +367,8 @@ impl RunDocument {
                 }
                 t
             }
-        })
+        };
+        Ok((trace, warnings))
     }
 
     /// Builds the cluster, the trace and the simulation.
@@ -355,8 +377,10 @@ impl RunDocument {
     /// As [`Simulation::new`], plus reading files and importing traces.
     pub fn simulation(&self) -> Result<Simulation, SimError> {
         let cluster = self.cluster()?;
-        let trace = self.trace(&cluster)?;
-        Simulation::new(cluster, trace, self.config.clone())
+        let (trace, warnings) = self.trace_with_warnings(&cluster)?;
+        let mut sim = Simulation::new(cluster, trace, self.config.clone())?;
+        sim.warn(warnings);
+        Ok(sim)
     }
 }
 

@@ -136,6 +136,19 @@ impl JobSpec {
     }
 }
 
+/// The message for a key given twice in a job's line (`line`: the line as read so
+/// far, for the job's id when it has one).
+fn given_twice(key: &str, line: &Value) -> String {
+    let key = crate::unique::quoted(key);
+    match line.get("id") {
+        Some(Value::String(id)) => {
+            format!("key {key} given twice in job {}", crate::unique::quoted(id))
+        }
+        Some(Value::Number(n)) => format!("key {key} given twice in job {n}"),
+        _ => format!("key {key} given twice"),
+    }
+}
+
 /// A float as JSON, whole numbers without a fraction.
 fn num(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -212,8 +225,9 @@ impl Trace {
     /// with `#` are skipped. See [`Trace`] for the fields.
     ///
     /// # Errors
-    /// [`SimError::Trace`] naming the line and the field: malformed JSON, an unknown
-    /// field, a missing or ill-typed one, a negative time or duration, a duplicate id.
+    /// [`SimError::Trace`] naming the line and the field: malformed JSON, a key given
+    /// twice in one object (naming the job), an unknown field, a missing or ill-typed
+    /// one, a negative time or duration, a duplicate id.
     pub fn from_jsonl(text: &str) -> Result<Trace, SimError> {
         let mut jobs = Vec::new();
         for (i, l) in text.lines().enumerate() {
@@ -236,7 +250,14 @@ impl Trace {
                     "each line must be a JSON object",
                 ));
             }
-            jobs.push(job_from_value(v, line)?);
+            if let Some((path, key)) = crate::unique::first_duplicate(t) {
+                return Err(SimError::trace(line, path, given_twice(&key, &v)));
+            }
+            // Read from the text, not the value: a number keeps the text it was
+            // written with (`1e+21`, `2.0` where a quantity goes are read as the
+            // strings "1e+21" and "2.0" are, not through a float).
+            let mut de = serde_json::Deserializer::from_str(t);
+            jobs.push(job_from(&mut de, line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -295,7 +316,16 @@ impl Trace {
                 }
                 let v = if JSON_FIELDS.contains(&c.as_str()) {
                     match serde_json::from_str::<Value>(cell) {
-                        Ok(v) => v,
+                        Ok(v) => {
+                            if let Some((path, key)) = crate::unique::first_duplicate(cell) {
+                                return Err(SimError::trace(
+                                    rec.line,
+                                    format!("{c}.{path}"),
+                                    given_twice(&key, &Value::Object(obj)),
+                                ));
+                            }
+                            v
+                        }
                         Err(_) if c == "policy" => Value::String(cell.to_owned()),
                         Err(e) => {
                             return Err(SimError::trace(
@@ -324,7 +354,11 @@ impl Trace {
                 };
                 obj.insert(c.clone(), v);
             }
-            jobs.push(job_from_value(Value::Object(obj), rec.line)?);
+            // As JSON text, so that numbers in JSON cells keep their text (as in
+            // JSON Lines).
+            let text = Value::Object(obj).to_string();
+            let mut de = serde_json::Deserializer::from_str(&text);
+            jobs.push(job_from(&mut de, rec.line)?);
         }
         let trace = Trace { jobs };
         trace.check_ids()?;
@@ -500,9 +534,30 @@ impl<'de> Deserialize<'de> for Gpus {
     }
 }
 
-/// One job from the object of one line (`v`), on trace line `line`.
-fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
-    let l: Line = serde_path_to_error::deserialize(v).map_err(|e| {
+/// A message of serde_json's without the ` at line 1 column 9` it adds when reading
+/// text: the line is the trace's, named apart, and the column of one line adds little.
+fn without_position(m: &str) -> String {
+    let cut = m.rfind(" at line ").filter(|&i| {
+        let rest = &m[i + " at line ".len()..];
+        rest.split_once(" column ").is_some_and(|(l, c)| {
+            !l.is_empty()
+                && !c.is_empty()
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && c.bytes().all(|b| b.is_ascii_digit())
+        })
+    });
+    match cut {
+        Some(i) => m[..i].to_owned(),
+        None => m.to_owned(),
+    }
+}
+
+/// One job from the object of one line, on trace line `line`.
+fn job_from<'de, D: serde::Deserializer<'de>>(d: D, line: usize) -> Result<JobSpec, SimError>
+where
+    D::Error: std::fmt::Display,
+{
+    let l: Line = serde_path_to_error::deserialize(d).map_err(|e| {
         let path = e.path().to_string();
         // An unknown empty key has the empty path: name the line.
         let field = if path == "." || path == "?" || path.is_empty() {
@@ -510,7 +565,7 @@ fn job_from_value(v: Value, line: usize) -> Result<JobSpec, SimError> {
         } else {
             path
         };
-        SimError::trace(line, field, e.into_inner().to_string())
+        SimError::trace(line, field, without_position(&e.into_inner().to_string()))
     })?;
     let err = |field: &str, message: &str| SimError::trace(line, field, message);
     if l.roles.is_some() {
@@ -614,9 +669,9 @@ mod tests {
             .iter()
             .map(|f| ((*f).to_owned(), Value::Null))
             .collect();
-        let e = job_from_value(Value::Object(all), 4).unwrap_err();
+        let e = job_from(Value::Object(all), 4).unwrap_err();
         assert_eq!((e.field(), e.to_string().contains("missing")), ("id", true));
-        let e = job_from_value(serde_json::json!({"colour": 1}), 4).unwrap_err();
+        let e = job_from(serde_json::json!({"colour": 1}), 4).unwrap_err();
         assert_eq!(e.field(), "colour");
         let listed = FIELDS.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>();
         assert!(e.to_string().contains(&listed.join(", ")), "{e}");
@@ -626,7 +681,7 @@ mod tests {
     fn errors_inside_values_name_the_path() {
         let line = |extra: &str| {
             let text = format!(r#"{{"id": "x", "submit": 0, "duration": 5, {extra}}}"#);
-            job_from_value(serde_json::from_str(&text).unwrap(), 2).unwrap_err()
+            job_from(&mut serde_json::Deserializer::from_str(&text), 2).unwrap_err()
         };
         for (extra, field) in [
             (r#""members": 1, "requests": {"cpu": [1]}"#, "requests.cpu"),

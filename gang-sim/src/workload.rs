@@ -114,6 +114,35 @@ impl WorkloadSpec {
         self.generate_within(crate::config::Limits::default().max_jobs)
     }
 
+    /// What the spec asks that the generator will not do, as warnings for a run's
+    /// summary: replayed arrivals with fewer times than `jobs` (a replay makes one job
+    /// per time; `jobs` is ignored). `jobs` left at its default (100) is taken as not
+    /// given.
+    ///
+    /// ```
+    /// use gang_sim::{Arrival, WorkloadSpec};
+    /// let replay = Arrival::Replay { times: vec![0.0, 60.0] };
+    /// let spec = WorkloadSpec { jobs: 500, arrival: replay.clone(), ..WorkloadSpec::default() };
+    /// assert!(spec.warnings()[0].contains("2 times, fewer than jobs (500)"));
+    /// assert!(WorkloadSpec { arrival: replay, ..WorkloadSpec::default() }.warnings().is_empty());
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        match &self.arrival {
+            Arrival::Replay { times }
+                if times.len() < self.jobs && self.jobs != WorkloadSpec::default().jobs =>
+            {
+                vec![format!(
+                    "arrival.replay has {} times, fewer than jobs ({}): the trace has {} \
+                     jobs, one per time",
+                    times.len(),
+                    self.jobs,
+                    times.len()
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// [`WorkloadSpec::generate`], making at most `max_jobs` jobs ([`crate::Limits`]).
     ///
     /// ```

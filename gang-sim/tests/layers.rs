@@ -9,7 +9,7 @@ use gang_layers::Rules;
 /// Layers, lowest first; modules of one layer may use each other (without a circle).
 const RULES: Rules<'static> = Rules {
     layers: &[
-        &["error", "rng", "csv", "textio"],
+        &["error", "rng", "csv", "textio", "unique"],
         &["config", "placer"],
         &["trace", "output", "table"],
         &["workload", "generate", "import", "load"],

@@ -93,6 +93,8 @@ pub struct Simulation {
     check: bool,
     counts: RunCounts,
     timing: Timing,
+    /// What the run's summary warns about (the configuration's, the importer's, …).
+    warnings: Vec<String>,
 }
 
 /// Texts and tables jobs share, each kept once; jobs hold their indices.
@@ -154,8 +156,16 @@ impl Simulation {
             check: cfg.check_invariants.unwrap_or(cfg!(debug_assertions)),
             counts: RunCounts::default(),
             timing: Timing::default(),
+            warnings: cfg.warnings(),
             cfg,
         }
+    }
+
+    /// Adds warnings to the run's summary (`summary.warnings`), after the
+    /// configuration's own ([`SimConfig::warnings`]): what was read with a loss, say
+    /// (rows an importer skipped or rounded, see [`crate::RunDocument::trace_with_warnings`]).
+    pub fn warn(&mut self, warnings: impl IntoIterator<Item = String>) {
+        self.warnings.extend(warnings);
     }
 
     /// Runs the simulation to its end.

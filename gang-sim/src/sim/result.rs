@@ -206,6 +206,7 @@ impl Simulation {
             events: self.counts.events,
             passes: self.counts.passes,
             profile,
+            warnings: self.warnings,
             preemption: (!self.cfg.preemption.is_off()).then(|| PreemptionSummary {
                 evictions: self
                     .jobs
