@@ -66,6 +66,18 @@ def test_texts_pairs_bytes_and_parsed_objects():
         assert k.gangs == want.gangs and k.inventory.to_dict() == want.inventory.to_dict()
 
 
+def test_a_leading_byte_order_mark_is_ignored(tmp_path):
+    # The case: the BOM right before "apiVersion".
+    lines = (FIX / "training-workers.yaml").read_text().splitlines(keepends=True)
+    group = "".join(lines[next(i for i, x in enumerate(lines) if x.startswith("apiVersion")):])
+    want = gang.kube.load(FIX / "racks.json", ("g.yaml", group)).gangs
+    assert [g.name for g in want] == ["training-workers"]
+    path = tmp_path / "g.yaml"
+    path.write_text(group, encoding="utf-8-sig")
+    for source in [("g.yaml", "\ufeff" + group), group.encode("utf-8-sig"), path]:
+        assert gang.kube.load(FIX / "racks.json", source).gangs == want
+
+
 def _pytorchjob(replicas, gpus):
     return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
             "metadata": {"name": "t", "namespace": "ml"},
