@@ -258,3 +258,38 @@ mod arbitrary_text {
         }
     }
 }
+
+#[test]
+fn a_leading_byte_order_mark_is_not_part_of_the_text() {
+    // Editors on Windows save UTF-8 with a BOM; the YAML reader took it for the start of
+    // the first key ("apiVersion and kind are required").
+    let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"8\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n";
+    let json = r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}"#;
+    for text in [yaml, json] {
+        let plain = Objects::parse("plain", text).unwrap();
+        let bom = Objects::parse("bom", &format!("\u{feff}{text}")).unwrap();
+        let names = |o: &Objects| o.refs().iter().map(|r| r.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&bom), names(&plain), "{text}");
+        assert!(!names(&bom).is_empty());
+    }
+    // Errors after it keep their line numbers.
+    let err = Objects::parse(
+        "bad.yaml",
+        "\u{feff}apiVersion: v1\nkind: Node\nmetadata: {name: a\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    let plain = Objects::parse(
+        "bad.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), plain.to_string());
+    // Only a leading BOM: one inside a value stays in it.
+    let inner = Objects::parse(
+        "n.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: \"\u{feff}n\"}\n",
+    )
+    .unwrap();
+    assert_eq!(inner.refs()[0].name, "\u{feff}n");
+}

@@ -263,6 +263,31 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> PyResult<T> {
     Ok(v)
 }
 
+/// Parses JSON text describing a request (a gang, a role) into `T`: text that is not
+/// JSON is an `InvalidScenario` (as for every document), a field that does not describe
+/// a valid request an `InvalidRequest` naming its JSON path — the class the keyword
+/// arguments and dicts give for the same field.
+pub fn parse_request_json<T: serde::de::DeserializeOwned>(text: &str) -> PyResult<T> {
+    let doc: serde_json::Value = parse_json(text)?;
+    serde_path_to_error::deserialize(doc).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." || path == "?" {
+            "document".to_owned()
+        } else {
+            path
+        };
+        let reason = e.into_inner().to_string();
+        // As in pyde::read: what cannot be an amount is an invalid quantity everywhere.
+        let kind =
+            if reason.contains("expected a quantity") || reason.contains("not a finite number") {
+                ErrorKind::InvalidQuantity
+            } else {
+                ErrorKind::InvalidRequest
+            };
+        edge_error(kind, &field, "", &reason)
+    })
+}
+
 /// The repr of a string, with single quotes as Python writes it.
 pub fn repr_str(s: &str) -> String {
     Python::attach(|py| {

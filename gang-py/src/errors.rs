@@ -66,7 +66,7 @@ class Contradictory(GangError):
     __module__ = "gang"
 
 class InvalidScenario(GangError):
-    """A document (scenario, cluster or gang, as JSON or dicts) that does not match the format (kind "invalid_scenario")."""
+    """A document (scenario or cluster, as JSON or dicts) that does not match the format, or text that is not JSON (kind "invalid_scenario"). A gang or role document with a bad field is InvalidRequest, as when built."""
     __module__ = "gang"
 
 class Conflict(GangError):

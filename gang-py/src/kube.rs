@@ -28,6 +28,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};
+use crate::pyde;
 
 /// A gang-kube error as the Python exception of its kind (see the module docs).
 pub fn kube_error(err: &gang_kube::Error) -> PyErr {
@@ -301,11 +302,11 @@ fn source(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String)> {
     if item.is_instance_of::<PyList>()
         || item.is_instance(&py.import("collections.abc")?.getattr("Mapping")?)?
     {
-        let text: String = py
-            .import("json")?
-            .call_method1("dumps", (item,))?
-            .extract()?;
-        return Ok((unnamed(), text));
+        // Read at the edge as every gang-py document is (numpy integers and floats are
+        // numbers; a value that is not JSON data is an InvalidScenario naming its path).
+        let name = unnamed();
+        let value: Value = pyde::read(item, &name, CoreKind::InvalidScenario)?;
+        return Ok((name, value.to_string()));
     }
     Err(PyTypeError::new_err(format!(
         "gang.kube.load: input {} must be a path, a text, a (name, text) pair or parsed objects, not {}",

@@ -154,6 +154,11 @@ pub fn read<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, at: &str, kind: ErrorKi
         let path = e.path().to_string();
         // A key that is not a string has no name: the path ends at its mapping.
         let path = path.strip_suffix(".?").map(str::to_owned).unwrap_or(path);
+        let found = if at.is_empty() {
+            value_at(obj, &path)
+        } else {
+            None
+        };
         let field = match (at.is_empty(), path == "." || path == "?") {
             (true, true) => "document".to_owned(),
             (true, false) => path,
@@ -171,10 +176,38 @@ pub fn read<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, at: &str, kind: ErrorKi
             } else {
                 kind
             };
+        // A whole document (`from_dict`, `at` empty) is not the value of the field named:
+        // quote the value found at the path, if it can be found.
+        let value = if at.is_empty() {
+            found.unwrap_or_default()
+        } else {
+            value
+        };
         match kind {
             ErrorKind::InvalidScenario => edge_error(kind, &field, "", &reason),
             _ => edge_error(kind, &field, &value, &reason),
         }
+    })
+}
+
+/// The value at `path` (`roles[0].count`, as `serde_path_to_error` writes it) inside
+/// `obj`, for an error message: a str as its text, anything else as its short repr.
+fn value_at(obj: &Bound<'_, PyAny>, path: &str) -> Option<String> {
+    let mut cur = obj.clone();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, indices) = part.split_once('[').map_or((part, ""), |(k, i)| (k, i));
+        if !key.is_empty() {
+            cur = cur.get_item(key).ok()?;
+        }
+        for i in indices.split('[').filter(|i| !i.is_empty()) {
+            cur = cur
+                .get_item(i.strip_suffix(']')?.parse::<usize>().ok()?)
+                .ok()?;
+        }
+    }
+    Some(match cur.cast::<PyString>() {
+        Ok(s) => text(s).ok()?.into_owned(),
+        Err(_) => obj_repr(&cur),
     })
 }
 

@@ -385,7 +385,7 @@ value_class!(PyToleration, "from_dict", {
     /// A toleration from a dict in the scenario format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyToleration)
+        pyde::read(doc, "", ErrorKind::InvalidRequest).map(PyToleration)
     }
     /// Whether this toleration tolerates `taint`.
     fn tolerates(&self, taint: &PyTaint) -> bool {
@@ -471,7 +471,7 @@ value_class!(PyRequirement, "from_dict", {
     /// A requirement from a dict in the scenario format.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        pyde::read(doc, "", ErrorKind::InvalidScenario).map(PyRequirement)
+        pyde::read(doc, "", ErrorKind::InvalidRequest).map(PyRequirement)
     }
     #[getter]
     fn key(&self) -> &str {
@@ -792,7 +792,7 @@ value_class!(PyRole, "from_dict", {
     /// A role from a dict in the scenario format, checked as when built.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
-        role_from(doc, "", ErrorKind::InvalidScenario).map(PyRole)
+        role_from(doc, "", ErrorKind::InvalidRequest).map(PyRole)
     }
     #[getter]
     fn name(&self) -> &str {
@@ -886,7 +886,7 @@ impl PyNode {
 pub fn gang_from(obj: &Bound<'_, PyAny>) -> PyResult<Gang> {
     match obj.cast::<PyGang>() {
         Ok(g) => Ok(g.get().0.clone()),
-        Err(_) => checked_gang(pyde::read(obj, "", ErrorKind::InvalidScenario)?),
+        Err(_) => checked_gang(pyde::read(obj, "", ErrorKind::InvalidRequest)?),
     }
 }
 
@@ -1029,7 +1029,7 @@ value_class!(PyGang, "from_dict", {
     /// >>> gang.Gang.from_dict({"name": "g", "roles": [], "colour": "red"})
     /// Traceback (most recent call last):
     ///   ...
-    /// gang.InvalidScenario: invalid scenario at colour: unknown field `colour`, expected one of `name`, `roles`, `topology`, `policy`...
+    /// gang.InvalidRequest: invalid request at colour: "red": unknown field `colour`, expected one of `name`, `roles`, `topology`, `policy`...
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, doc: &Bound<'_, PyAny>) -> PyResult<Self> {
         gang_from(doc).map(PyGang)
@@ -1038,7 +1038,7 @@ value_class!(PyGang, "from_dict", {
     #[classmethod]
     fn from_json(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = convert::json_text(text)?;
-        checked_gang(core(|| Gang::from_json(&text))?).map(PyGang)
+        checked_gang(convert::parse_request_json(&text)?).map(PyGang)
     }
     /// The gang of a Kubernetes workload (a PodGroup with its pods, a Job, JobSet,
     /// PyTorchJob, …): `gang.kube.load(*sources, …)`'s gang. With several workloads in

@@ -85,7 +85,7 @@ def raised_instances():
     catch(lambda: gang.Inventory([RACK, RACK], []))
     catch(lambda: gang.Role("w", 0))
     catch(lambda: inv.place(gang.Gang("g", [gang.Role("w", 2, max_per_node=1)], required=RACK)))
-    catch(lambda: gang.Gang.from_dict({"name": "g", "roles": [], "x": 1}))
+    catch(lambda: gang.Inventory.from_dict({"topology": {"levels": []}, "nodes": [], "x": 1}))
     p = inv.place(gang.Gang("g", [gang.Role("w", 1, requests={"gpu": 1})]))
     r = inv.reserve(p)
     catch(lambda: inv.reserve(p))
@@ -279,7 +279,7 @@ def test_unknown_nodes_are_unknown_node_everywhere_and_a_key_error():
     (lambda: gang.Quantity.from_millis(-1), gang.InvalidQuantity, "millis"),
     (lambda: gang.Role("w\ud800", 1), gang.InvalidRequest, "gang.roles[].name"),
     (lambda: gang.Node("a1", labels={RACK: "\ud800"}), gang.InvalidInventory, "nodes[a1].labels.rack"),
-    (lambda: gang.Gang.from_dict({"name": "g\ud800", "roles": []}), gang.InvalidScenario, "name"),
+    (lambda: gang.Gang.from_dict({"name": "g\ud800", "roles": []}), gang.InvalidRequest, "name"),
     (lambda: gang.Taint(3), gang.InvalidInventory, "taint.key"),
 ])
 def test_errors_name_the_field(fn, cls, field):
@@ -295,7 +295,7 @@ def test_a_missing_scenario_file_names_the_file():
 
 
 def test_dict_input_errors_quote_no_internal_json_position():
-    with pytest.raises(gang.InvalidScenario) as info:
+    with pytest.raises(gang.InvalidRequest) as info:
         gang.Gang.from_dict({"name": "g", "roles": [{"name": "w", "count": "two"}]})
     assert info.value.field == "roles[0].count" and "line 1" not in str(info.value), str(info.value)
 
@@ -318,7 +318,7 @@ def test_self_referential_arguments_raise_naming_the_path():
     assert info.value.field.startswith("gang.roles[w].tolerations[0]")
     d = {"name": "g"}
     d["roles"] = [d]
-    with pytest.raises(gang.InvalidScenario) as info:
+    with pytest.raises(gang.InvalidRequest) as info:
         gang.Gang.from_dict(d)
     assert info.value.field.startswith("roles[0]")
 

@@ -141,8 +141,6 @@ def test_invalid_scenario():
     with pytest.raises(gang.InvalidScenario) as info:
         gang.Scenario.from_json("{not json")
     assert info.value.kind == "invalid_scenario" and "line 1 column 2" in str(info.value)
-    raises(gang.InvalidScenario, "invalid_scenario", "roles[0].count",
-           lambda: gang.Gang.from_json('{"name": "g", "roles": [{"name": "w", "count": -1}]}'))
     raises(gang.InvalidScenario, "invalid_scenario", "nodes[0].capacity",
            lambda: gang.Inventory.from_dict({"topology": {}, "nodes": [{"name": "a", "capacity": 3}]}))
     raises(gang.InvalidScenario, "invalid_scenario", "nodes[0].colour",
@@ -155,6 +153,25 @@ def test_invalid_scenario():
            lambda: gang.Inventory.from_json(b"\xff\xfe"))
     raises(gang.InvalidScenario, "invalid_scenario", "diagnosis",
            lambda: gang.Diagnosis.from_json('{"gang": "g"}'))
+
+
+def test_a_request_is_a_request_on_every_path():
+    # One class per error: a bad role count is InvalidRequest whether the role is built,
+    # read from a dict, or read inside a gang from a dict or JSON.
+    bad = {"name": "w", "count": -1}
+    raises(gang.InvalidRequest, "invalid_request", "gang.roles[w].count", lambda: gang.Role("w", -1))
+    raises(gang.InvalidRequest, "invalid_request", "count", lambda: gang.Role.from_dict(bad), value="-1")
+    raises(gang.InvalidRequest, "invalid_request", "roles[0].count",
+           lambda: gang.Gang.from_dict({"name": "g", "roles": [bad]}))
+    raises(gang.InvalidRequest, "invalid_request", "roles[0].count",
+           lambda: gang.Gang.from_json('{"name": "g", "roles": [{"name": "w", "count": -1}]}'))
+    raises(gang.InvalidRequest, "invalid_request", "operator",
+           lambda: gang.Toleration.from_dict({"key": "k", "operator": "Sometimes"}))
+    # Text that is not JSON at all is a malformed document, as for every from_json.
+    raises(gang.InvalidScenario, "invalid_scenario", "document", lambda: gang.Gang.from_json("{not json"))
+    # A value that cannot be an amount stays an invalid quantity on every path.
+    raises(gang.InvalidQuantity, "invalid_quantity", "roles[0].requests.gpu",
+           lambda: gang.Gang.from_json('{"name": "g", "roles": [{"name": "w", "count": 1, "requests": {"gpu": true}}]}'))
 
 
 def test_lifecycle_kinds():
@@ -224,7 +241,7 @@ def test_a_timeout_bounds_one_call_and_never_answers_a_false_no():
 
 def test_wrong_python_types_are_type_errors_not_crashes():
     good = inv(node())
-    with pytest.raises(gang.InvalidScenario):
+    with pytest.raises(gang.InvalidRequest):
         good.place("not a gang")
     with pytest.raises(TypeError):
         gang.Node()  # missing name: an ordinary Python call error

@@ -66,6 +66,49 @@ def test_texts_pairs_bytes_and_parsed_objects():
         assert k.gangs == want.gangs and k.inventory.to_dict() == want.inventory.to_dict()
 
 
+def test_a_leading_byte_order_mark_is_ignored(tmp_path):
+    # The case: the BOM right before "apiVersion".
+    lines = (FIX / "training-workers.yaml").read_text().splitlines(keepends=True)
+    group = "".join(lines[next(i for i, x in enumerate(lines) if x.startswith("apiVersion")):])
+    want = gang.kube.load(FIX / "racks.json", ("g.yaml", group)).gangs
+    assert [g.name for g in want] == ["training-workers"]
+    path = tmp_path / "g.yaml"
+    path.write_text(group, encoding="utf-8-sig")
+    for source in [("g.yaml", "\ufeff" + group), group.encode("utf-8-sig"), path]:
+        assert gang.kube.load(FIX / "racks.json", source).gangs == want
+
+
+def _pytorchjob(replicas, gpus):
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+            "metadata": {"name": "t", "namespace": "ml"},
+            "spec": {"pytorchReplicaSpecs": {"Worker": {
+                "replicas": replicas,
+                "template": {"spec": {"containers": [
+                    {"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]}}}}}}
+
+
+def test_parsed_objects_with_numpy_numbers_are_read_as_numbers():
+    np = pytest.importorskip("numpy")
+    racks = json.loads((FIX / "racks.json").read_text())
+    node = racks["items"][0]
+    assert node["metadata"]["name"] == "a1" and node["status"]["allocatable"]["nvidia.com/gpu"] != "5"
+    node["status"]["allocatable"]["nvidia.com/gpu"] = np.int64(5)
+    k = gang.kube.load(racks, _pytorchjob(np.int64(3), np.int32(2)))
+    assert k.inventory.node("a1").capacity["nvidia.com/gpu"] == gang.Quantity(5)
+    (g,) = k.gangs
+    assert [(r.count, r.requests["nvidia.com/gpu"]) for r in g.roles] == [(3, gang.Quantity(2))]
+    # numpy floats are numbers too (a fractional CPU quantity).
+    node["status"]["allocatable"]["cpu"] = np.float64(1.5)
+    assert gang.kube.load(racks).inventory.node("a1").capacity["cpu"] == gang.Quantity("1500m")
+
+
+def test_parsed_objects_with_a_value_that_is_not_data_name_the_field():
+    with pytest.raises(gang.InvalidScenario) as e:
+        gang.kube.load(_pytorchjob(object(), 1))
+    assert e.value.field == "<input 1>.spec.pytorchReplicaSpecs.Worker.replicas", e.value.field
+    assert "object" in str(e.value)
+
+
 def test_topology_choices():
     detected = gang.kube.load(FIX / "racks.json")
     assert gang.kube.load(FIX / "racks.json", topology="detect").inventory.levels == detected.inventory.levels

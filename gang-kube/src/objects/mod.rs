@@ -128,6 +128,9 @@ impl Objects {
     pub fn add(&mut self, source_name: &str, text: &str) -> Result<(), Error> {
         let source: Arc<str> = Arc::from(source_name);
         let mut items = Vec::new();
+        // A leading byte order mark (editors on Windows write one) is not text: the YAML
+        // parser would read it as the start of the first key. Lines are unchanged.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
         if trimmed.starts_with('{') {
             match fast::read_list(&source, trimmed) {
