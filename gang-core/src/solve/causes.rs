@@ -71,7 +71,7 @@ impl CauseBook {
                     .is_some_and(|i| Arc::ptr_eq(&i, &inv.journal.identity.0));
             same.then(|| inv.journal.since(b.version)).flatten()
         });
-        match (usable, kept.as_mut()) {
+        match (usable, kept) {
             (Some(touched), Some(book)) => {
                 for &n in touched {
                     let n = n as usize;
@@ -81,10 +81,10 @@ impl CauseBook {
                     book.counts[new as usize] += 1;
                 }
                 book.version = inv.journal.version();
+                book
             }
-            _ => *kept = Some(CauseBook::build(inv, c, spec, role, need, fits)),
+            (_, kept) => kept.insert(CauseBook::build(inv, c, spec, role, need, fits)),
         }
-        kept.as_ref().expect("set above")
     }
 
     /// Codes every node.
