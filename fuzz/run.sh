@@ -36,6 +36,7 @@ options() {
         solver_oracle) echo "-len_control=0 -max_len=256" ;;
         scenario_json) echo "-dict=scenario_json.dict" ;;
         sim_input) echo "-max_len=20000" ;;
+        kube_objects) echo "-max_len=20000" ;;
         *) echo "" ;;
     esac
 }
@@ -52,6 +53,10 @@ for t in "${targets[@]}"; do
         find "regressions/$t" -maxdepth 1 -type f -exec cp {} "$corpus"/ \;
     fi
     [ "$t" = scenario_json ] && cp ../examples/scenarios/*.json "$corpus"/
+    # kube_objects: the Kubernetes objects of the examples and gang-kube's fixtures.
+    if [ "$t" = kube_objects ]; then
+        find ../examples ../gang-kube/tests -name '*.yaml' -size -20k -exec cp {} "$corpus"/ \; 2>/dev/null || true
+    fi
     # sim_input: the first byte picks the reader (0: run document, 1: JSON Lines); the
     # guides' experiments become run documents with their files inlined.
     if [ "$t" = sim_input ] && command -v python3 >/dev/null 2>&1; then
