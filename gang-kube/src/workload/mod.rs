@@ -136,19 +136,7 @@ fn read_all(objects: &Objects) -> Result<Vec<WorkloadGang>, Error> {
     let controllers: HashSet<(&str, &str, &str)> = objects
         .items
         .iter()
-        .filter(|i| {
-            matches!(
-                i.body,
-                Body::Job(_)
-                    | Body::JobSet(_)
-                    | Body::Kubeflow(..)
-                    | Body::VolcanoJob(_)
-                    | Body::Lws(_)
-                    | Body::RayCluster(_)
-                    | Body::RayJob(_)
-                    | Body::AppWrapper(_)
-            )
-        })
+        .filter(|i| i.body.is_workload())
         .map(|i| {
             (
                 i.origin.kind.as_str(),
