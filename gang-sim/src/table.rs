@@ -288,7 +288,7 @@ fn why_identical(summary: &Value) -> String {
         return "no job was placed under any of them, so no rule was ever applied".to_owned();
     };
     let mut why = format!(
-        "the same summary, and under each every job was placed as widely: {}",
+        "the same summary and, under each, the same placement spans: {}",
         parts.join(", ")
     );
     match widest {
@@ -303,7 +303,7 @@ fn why_identical(summary: &Value) -> String {
             let l = short(level);
             why.push_str(&format!(
                 "; no job needed more than one {l}, so requiring or preferring one {l} \
-                 (or anything wider) changed no decision: gang-core packs an unconstrained \
+                 (or anything wider) changed no decision — gang-core packs an unconstrained \
                  gang into as few domains as it can, as a preference asks"
             ));
         }
