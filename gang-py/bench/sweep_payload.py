@@ -8,6 +8,9 @@ three seeds, 600 jobs each, on 32 racks of 8 nodes), with ``keep="jobs"``: every
 record and the timeline travel back. Prints, per form:
 
 - bytes: each run's answer as pickled for the way back (what Dask sends), summed;
+- seconds handling the answers, in this one process (A B A B…): packing on the worker,
+  pickling there and back, one ``to_pandas("jobs")`` on the client — the simulations
+  themselves, the same for both forms, left out;
 - seconds: the whole sweep on a LocalCluster of worker processes, plus reading every
   job (``to_pandas("jobs")``) on the client, the two forms run alternately (A B A B…,
   ``--rounds`` each) in one process so that the machine's load hits both alike.
@@ -26,6 +29,7 @@ import distributed
 
 import gang.sim
 from gang._sim import documents, results, running
+from gang._sim.sweeps import Sweep
 
 
 def runs():
@@ -37,13 +41,25 @@ def runs():
             for load in (0.5, 0.7, 0.9) for p in policies for s in (1, 2, 3)]
 
 
-def payload_bytes():
-    sizes = {"json": 0, "arrow": 0}
-    for doc, _, _ in (running_doc(c) for c in runs()):
-        text = running._run_text(doc, "jobs")
-        sizes["json"] += len(pickle.dumps(text))
-        sizes["arrow"] += len(pickle.dumps(results._pack(text)))
-    return sizes
+def payloads():
+    """Every run's answer as JSON text (the simulation is the same for both forms)."""
+    return [running._run_text(doc, "jobs") for doc, _, _ in (running_doc(c) for c in runs())]
+
+
+def payload_bytes(texts):
+    return {"json": sum(len(pickle.dumps(t)) for t in texts),
+            "arrow": sum(len(pickle.dumps(results._pack(t))) for t in texts)}
+
+
+def handling(texts, form):
+    """Seconds spent on the answers besides simulating, one process, one thread: the
+    worker's packing, pickling there and back, then the client's one jobs table."""
+    t0 = time.perf_counter()
+    shipped = [pickle.loads(pickle.dumps(results._pack(t) if form == "arrow" else t)) for t in texts]
+    sw = Sweep([results.SimResult(o, {}, f"r{i}") for i, o in enumerate(shipped)])
+    frame = sw.to_pandas("jobs")
+    assert len(frame) == 45 * 600
+    return time.perf_counter() - t0
 
 
 def running_doc(c):
@@ -61,7 +77,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
-    sizes = payload_bytes()
+    texts = payloads()
+    sizes = payload_bytes(texts)
+    stages = {"json": [], "arrow": []}
+    for _ in range(args.rounds):
+        for form in ("json", "arrow"):
+            stages[form].append(handling(texts, form))
+    for form, ts in stages.items():
+        print(f"{form:>5}: handling the 45 answers (pack, pickle both ways, one jobs table) median "
+              f"{statistics.median(ts):.2f} s (rounds {', '.join(f'{t:.2f}' for t in ts)})")
     print(f"payload, 45 runs: JSON {sizes['json'] / 1e6:.1f} MB, Arrow {sizes['arrow'] / 1e6:.1f} MB "
           f"({sizes['json'] / sizes['arrow']:.1f}x smaller)")
     cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,

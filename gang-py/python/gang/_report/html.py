@@ -153,8 +153,9 @@ def _identical(results: Mapping[str, Run]) -> str:
         return ""
     lines = "".join(f"<li><strong>{html.escape(' = '.join(g['names']))}</strong>: {html.escape(g['reason'])}.</li>"
                     for g in same[:10])
-    return ('<div class="note" id="identical"><p>These variants gave identical results (their lines '
-            'coincide in the plots):</p><ul>' + lines + '</ul></div>')
+    return ('<div class="note" id="identical"><p>These variants gave identical results (the same '
+            'counts, statistics, GPU-hours and placement spans; their lines coincide in the '
+            'plots):</p><ul>' + lines + '</ul></div>')
 
 
 def _basis(summary: Sequence[Mapping[str, Any]]) -> str:

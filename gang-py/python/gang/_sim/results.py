@@ -63,8 +63,10 @@ def _ipc(pa: Any, rows: list[dict[str, Any]]) -> bytes:
 
 
 def _read(data: bytes) -> Any:
-    """A packed table as a ``pyarrow.Table``."""
-    return importlib.import_module("pyarrow").ipc.open_stream(data).read_all()
+    """A packed table as a ``pyarrow.Table`` (workers that had pyarrow packed it: an
+    ``ImportError`` naming the extra when this process has none)."""
+    pa = _frames.library("pyarrow", "frames", "reading jobs a worker shipped as Arrow")
+    return pa.ipc.open_stream(data).read_all()
 
 
 def _unpack(data: bytes) -> list[dict[str, Any]]:
