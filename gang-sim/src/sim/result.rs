@@ -170,18 +170,12 @@ impl Simulation {
         // tail after the last arrival, where the cluster empties whatever the policy,
         // is left out. With every job submitted at once there is no such window: then
         // over the makespan.
-        let arrivals_end = self.usage.window_end.min(end);
+        let u = &self.usage;
+        let arrivals_end = u.window_end.min(end);
         let (window, from, to, held, busy) = if arrivals_end > first {
-            let u = &self.usage;
-            (
-                WindowOver::Arrivals,
-                first,
-                arrivals_end,
-                u.held_window,
-                u.busy_window,
-            )
+            let (h, b) = (u.held_window, u.busy_window);
+            (WindowOver::Arrivals, first, arrivals_end, h, b)
         } else {
-            let u = &self.usage;
             (WindowOver::Makespan, first, last, u.held, u.busy_time)
         };
         let denom = u128::from(gpus) * u128::from(to.saturating_sub(from));
