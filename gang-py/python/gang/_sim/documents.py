@@ -13,6 +13,7 @@ from typing import Any, Union
 from .. import _gang
 from .._gang import Inventory
 
+
 PathLike = Union[str, "os.PathLike[str]"]
 """A file path."""
 ClusterLike = Union[PathLike, Mapping[str, Any], Inventory]
@@ -29,6 +30,7 @@ PolicyLike = Union[str, Mapping[str, Any]]
 """A policy: ``"required(rack)"``, ``"preferred(rack)"``, ``"unconstrained"``,
 ``"timed(rack, 1800)"``, ``"spread(2, rack)"``, ``"no-gang"``, or its dict form
 (``{"kind": "required", "level": "rack"}``)."""
+
 
 _SCHEMA: dict[str, Any] = json.loads(_gang._sim_schema())
 

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-
 def _columns(table: str) -> tuple[str, ...]:
     if table == "jobs":
         return JOB_COLUMNS

@@ -16,6 +16,7 @@ from .documents import (ClusterLike, PathLike, PolicyLike, TraceLike, _json, _me
                         _variants, run_document)
 from .results import Comparison, Packed, SimResult, _pack
 
+
 def _run_text(document: str, keep: str = "jobs") -> str:
     """Runs one JSON run document (module level, so executors can pickle it); ``keep``:
     ``"jobs"`` (everything) or ``"summary"`` (the summary alone, small to ship back)."""

@@ -18,6 +18,7 @@ from .running import _results, _run_many
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+
 def _sweep_document(c: Any, i: int) -> tuple[dict[str, Any], str | None, dict[str, Any]]:
     """(run document, name or None, params) of ``configs[i]``."""
     if isinstance(c, str):
