@@ -70,7 +70,7 @@ EX=../../examples/python
 "$PY" "$EX/compare_cpsat.py" --instances 20 >/dev/null
 
 step "gang.sim, gang.kube: mypy --strict, examples with their conclusions checked"
-(cd ../python && "$PY" -m mypy --strict gang/sim.py gang/kube.py gang/_report)
+(cd ../python && "$PY" -m mypy --strict gang/sim.py gang/_sim gang/kube.py gang/_report)
 REPORT_DIR="$(mktemp -d /tmp/pysim-report.XXXXXX)"
 "$PY" "$EX/sim_small_experiment.py" --report "$REPORT_DIR/report.html" >/dev/null
 rm -rf "$REPORT_DIR"

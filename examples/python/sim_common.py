@@ -20,7 +20,7 @@ def table(comparison: Any, job: str) -> None:
     print(f"  {'variant':<34} {'state':<11} {'queued':>8} {'run':>8} {'done':>8}  span")
     for name, r in comparison.items():
         j = r.job(job)
-        level = (j["level"] or "-").rsplit("/", 1)[-1]
+        level = (j["span"] or "-").rsplit("/", 1)[-1]
         print(f"  {name:<34} {j['state']:<11} {hours(j['queue_delay']):>8} {hours(j['run_time']):>8} "
               f"{hours(j['completion']):>8}  {level} x{j['slowdown'] or 1:g}")
 

@@ -58,7 +58,7 @@ impl Drop for Input {
 /// ordinary [`Done`]s with their own exit status.
 pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, CliError> {
     let format = request.output.output;
-    let style = cx.style;
+    let style = cx.style.clone();
     let choice = match &request.query {
         Query::Place(c) | Query::Explain(c) | Query::Preempt(c) => Some(c),
         Query::Topology(_) => None,
@@ -225,7 +225,7 @@ const DEMO: &str = "the guides' rack example (keep-workers-close): four 1-GPU wo
 
 fn demo(snapshot: Snapshot, draw: bool, format: Format, style: Style) -> Result<Done, CliError> {
     let mut snaps = Vec::new();
-    let mut text = format!("{}: {DEMO}.\n", style_bold(&style, "gang demo"));
+    let mut text = format!("{}: {DEMO}.\n", style.bold("gang demo"));
     let want = |n: u8| match snapshot {
         Snapshot::First => n == 1,
         Snapshot::Second => n == 2,
@@ -291,12 +291,4 @@ fn demo(snapshot: Snapshot, draw: bool, format: Format, style: Style) -> Result<
         snapshots: snaps,
     };
     Ok(done(&r, text, format, Exit::Placed))
-}
-
-fn style_bold(s: &Style, t: &str) -> String {
-    if s.color {
-        format!("\x1b[1m{t}\x1b[0m")
-    } else {
-        t.to_owned()
-    }
 }

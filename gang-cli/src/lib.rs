@@ -135,21 +135,23 @@ where
         }
     };
     let out = request.output.clone();
-    let style = Style {
-        color: render::use_color(out.color, env.stdout_is_terminal, env.no_color.as_deref()),
-    };
+    let style = Style::new(render::use_color(
+        out.color,
+        env.stdout_is_terminal,
+        env.no_color.as_deref(),
+    ));
     let mut cx = Context {
         stdin: &mut *env.stdin,
         kubectl: &env.kubectl,
         leak: env.leak,
-        style,
+        style: style.clone(),
         max_input_bytes: env.max_input_bytes,
     };
     match execute(request, &mut cx) {
         Ok(d) => {
             // Text for a terminal has names escaped; JSON and YAML stay exact.
             let body = if out.output == Format::Text {
-                render::terminal_safe(&d.text, style.color)
+                render::terminal_text(&d.text, &style)
             } else {
                 d.doc
             };
@@ -179,7 +181,7 @@ where
 
 /// A message for standard error, escaped for a terminal.
 fn safe(e: &dyn std::fmt::Display) -> String {
-    render::terminal_safe(&e.to_string(), false)
+    render::terminal_safe(&e.to_string())
 }
 
 /// Writes the answer and flushes it.

@@ -1,7 +1,9 @@
 //! Output formatting: every report as text for people (optionally coloured), and as
 //! JSON or YAML documents (the reports serialise as they are).
 
+use std::cell::Cell;
 use std::fmt::Write;
+use std::rc::Rc;
 
 use gang_core::diagnosis::{LevelStatus, Part};
 use gang_core::Quantity;
@@ -35,59 +37,111 @@ pub fn use_color(mode: ColorMode, is_terminal: bool, no_color: Option<&str>) -> 
     }
 }
 
-/// `text` made safe for a terminal: control characters other than newline and tab,
-/// and the invisible or direction-changing format characters (bidi overrides and
-/// isolates, zero-width characters, the BOM), are written as `\u{…}` escapes, so a
-/// name cannot move the cursor, retitle the window or reorder what is shown. With
-/// `keep_color`, the colour codes gang itself writes (`ESC [ 0|1|2|31|32|33 m`) pass.
-/// JSON and YAML output are not passed through this: they stay exact.
+/// `text` made safe for a terminal: control characters other than newline and tab
+/// (ESC among them), and the invisible or direction-changing format characters (bidi
+/// overrides and isolates, zero-width characters, the BOM), are written as `\u{…}`
+/// escapes, so a name cannot move the cursor, retitle the window, reorder what is shown
+/// or colour it. JSON and YAML output are not passed through this: they stay exact.
 ///
 /// ```
 /// use gang_cli::render::terminal_safe;
-/// assert_eq!(terminal_safe("ml\x1b]0;pwned\x07/pg\n", false), "ml\\u{1b}]0;pwned\\u{7}/pg\n");
-/// assert_eq!(terminal_safe("a\u{202e}b", false), "a\\u{202e}b");
-/// assert_eq!(terminal_safe("\x1b[32mok\x1b[0m", true), "\x1b[32mok\x1b[0m");
-/// assert_eq!(terminal_safe("\x1b[2J", true), "\\u{1b}[2J");
+/// assert_eq!(terminal_safe("ml\x1b]0;pwned\x07/pg\n"), "ml\\u{1b}]0;pwned\\u{7}/pg\n");
+/// assert_eq!(terminal_safe("a\u{202e}b"), "a\\u{202e}b");
+/// assert_eq!(terminal_safe("\x1b[32mok"), "\\u{1b}[32mok");   // a colour of the input's
 /// ```
-pub fn terminal_safe(text: &str, keep_color: bool) -> String {
-    const OURS: [&str; 6] = ["[0m", "[1m", "[2m", "[31m", "[32m", "[33m"];
+pub fn terminal_safe(text: &str) -> String {
+    escape(text, |_, _| None)
+}
+
+/// What [`Style`] writes where a colour starts or ends, until [`terminal_text`] turns
+/// it into `ESC`: a Unicode noncharacter (reserved for a program's own use), so that
+/// the colours are told apart from whatever the input holds.
+const MARK: char = '\u{fdd0}';
+/// The colour codes gang writes after [`MARK`] (then `ESC`).
+const CODES: [&str; 6] = ["[0m", "[1m", "[2m", "[31m", "[32m", "[33m"];
+
+/// The text a report was rendered to with `style`, for a terminal: every character
+/// of the input escaped as [`terminal_safe`] does (an `ESC [ 32 m` in a name included:
+/// it is escaped before gang's own colours are put in), and gang's own colours, which
+/// `style` wrote as a mark, turned into escape codes. Should the input itself hold the
+/// mark followed by a colour code (a noncharacter no real name has), no mark is taken
+/// for a colour: the text is shown uncoloured with every mark escaped, so nothing of the
+/// input is hidden and nothing coloured by it.
+///
+/// ```
+/// use gang_cli::render::{terminal_text, Style};
+/// let style = Style::new(true);
+/// let text = format!("{} {}", style.bold("ok"), "name\x1b[1mX");
+/// assert_eq!(terminal_text(&text, &style), "\x1b[1mok\x1b[0m name\\u{1b}[1mX");
+/// ```
+pub fn terminal_text(text: &str, style: &Style) -> String {
+    let marks = |t: &str| {
+        t.match_indices(MARK)
+            .filter(|(i, m)| CODES.iter().any(|c| t[i + m.len()..].starts_with(c)))
+            .count()
+    };
+    if style.color && marks(text) == style.painted.get() {
+        escape(text, |text, i| {
+            CODES
+                .iter()
+                .any(|c| text[i + MARK.len_utf8()..].starts_with(c))
+                .then_some('\x1b')
+        })
+    } else {
+        escape(text, |_, _| None)
+    }
+}
+
+/// `text` with its unsafe characters escaped; `ours(text, i)` says what to write for
+/// a [`MARK`] at byte `i` (`None`: escape it too).
+fn escape(text: &str, ours: impl Fn(&str, usize) -> Option<char>) -> String {
     let unsafe_char = |c: char| {
         (c.is_control() && c != '\n' && c != '\t')
             || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}' | '\u{feff}')
+                | '\u{2060}'..='\u{2069}' | '\u{feff}' | MARK)
     };
     if !text.chars().any(unsafe_char) {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len() + 16);
     for (i, c) in text.char_indices() {
-        if c == '\x1b' && keep_color && OURS.iter().any(|o| text[i + 1..].starts_with(o)) {
-            out.push(c);
-        } else if unsafe_char(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
+        match (c == MARK).then(|| ours(text, i)).flatten() {
+            Some(esc) => out.push(esc),
+            None if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            None => out.push(c),
         }
     }
     out
 }
 
-/// ANSI styling, or none.
-#[derive(Debug, Clone, Copy)]
+/// ANSI styling, or none. Colours are written as a mark that [`terminal_text`] turns
+/// into escape codes once the input's own characters are escaped; the style counts
+/// the marks it wrote (clones share the count).
+#[derive(Debug, Clone)]
 pub struct Style {
-    /// Whether to emit escape codes.
+    /// Whether to emit colours.
     pub color: bool,
+    painted: Rc<Cell<usize>>,
 }
 
 impl Style {
+    /// A style that colours, or not.
+    pub fn new(color: bool) -> Style {
+        Style {
+            color,
+            painted: Rc::default(),
+        }
+    }
     fn paint(&self, code: &str, s: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            self.painted.set(self.painted.get() + 2);
+            format!("{MARK}[{code}m{s}{MARK}[0m")
         } else {
             s.to_owned()
         }
     }
-    fn bold(&self, s: &str) -> String {
+    /// `s` in bold (as headings are written).
+    pub fn bold(&self, s: &str) -> String {
         self.paint("1", s)
     }
     fn green(&self, s: &str) -> String {

@@ -242,7 +242,9 @@ fn text_report(file: &str, description: &str, results: &[(String, SimResult)]) -
     out.push_str(
         "\ncomplete: mean completion time from submission (p95 beside it); queue: \
          submission to admission; wasted: GPU-hours of failed attempts and lost work; \
-         pre-progress: GPU-hours held before the first progress\n",
+         pre-progress: GPU-hours held before the first progress; util: share of GPUs \
+         held, averaged while jobs arrive (first to last submission: the drain tail \
+         left out)\n",
     );
     out
 }

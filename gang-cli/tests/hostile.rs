@@ -176,3 +176,76 @@ fn terminal_control_characters_are_escaped_in_text_but_exact_in_json() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A name holding a colour code identical to one gang writes (`ESC [ 32 m`) passed
+/// the escaping of coloured text, which kept gang's own codes by their spelling: the
+/// input is now escaped before gang puts its colours in, so the name's code shows as
+/// `\u{1b}[32m` while gang's own colours stay (issue 25, item 11).
+#[test]
+fn a_colour_code_in_a_name_is_escaped_even_when_gang_colours_the_text() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-colour-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pg = dir.join("pg.yaml");
+    write_workers_in(&pg, "\"ml\\e[32mok\\e[0m\"");
+    for sub in ["place", "explain"] {
+        let args = [
+            sub,
+            "--color",
+            "always",
+            &kube("racks.json"),
+            pg.to_str().unwrap(),
+        ];
+        let r = gang(&args);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(all.contains("ml\\u{1b}[32mok\\u{1b}[0m"), "{sub}: {all}");
+        assert!(!all.contains("ml\u{1b}[32m"), "{sub}: {all:?}");
+        // gang's own colours are still there, and only they are raw escapes.
+        assert!(r.stdout.contains("\u{1b}[1m"), "{sub}: {:?}", r.stdout);
+        let raw = r.stdout.matches('\u{1b}').count();
+        let ours = ["[0m", "[1m", "[2m", "[31m", "[32m", "[33m"]
+            .iter()
+            .map(|c| r.stdout.matches(&format!("\u{1b}{c}")).count())
+            .sum::<usize>();
+        assert_eq!(raw, ours, "{sub}: {:?}", r.stdout);
+        assert!(
+            !all.contains('\u{fdd0}'),
+            "{sub}: the mark never shows: {all:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Text whose own characters are gang's colour mark (a noncharacter) followed by a
+/// colour code is shown uncoloured with every mark escaped: the input can neither
+/// colour the text nor hide a part of itself.
+#[test]
+fn the_colour_mark_in_the_input_turns_colour_off_rather_than_being_taken_for_gang_s() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-mark-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pg = dir.join("pg.yaml");
+    write_workers_in(&pg, "\"ml\u{fdd0}[31m\"");
+    let args = [
+        "place",
+        "--color",
+        "always",
+        &kube("racks.json"),
+        pg.to_str().unwrap(),
+    ];
+    let r = gang(&args);
+    assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
+    assert!(!r.stdout.contains('\u{fdd0}'), "{:?}", r.stdout);
+    assert!(r.stdout.contains("ml\\u{fdd0}[31m"), "{}", r.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The guide's PodGroup of four workers and their pods (`training-workers.yaml`), in
+/// namespace `ns` (as YAML writes it) instead of `ml-team`.
+fn write_workers_in(path: &std::path::Path, ns: &str) {
+    let text = std::fs::read_to_string(kube("training-workers.yaml")).unwrap();
+    assert!(text.contains("namespace: ml-team"));
+    std::fs::write(
+        path,
+        text.replace("namespace: ml-team", &format!("namespace: {ns}")),
+    )
+    .unwrap();
+}

@@ -83,17 +83,22 @@ class UnknownNode(GangError, KeyError):
     __str__ = Exception.__str__
 
 class NotPlaced(GangError):
-    """The request is valid but was not placed; ``diagnosis`` says why and ``status`` is "unschedulable" or "undecided". See Unschedulable and Undecided."""
+    """The request is valid but was not placed; ``diagnosis`` says why and ``status`` is "unschedulable" or "undecided". See Unschedulable and Undecided: what is raised is always one of them, whose ``kind`` and ``status`` are its name ("not_placed" is the base class's own kind, never raised)."""
+    kind = "not_placed"
     diagnosis = None
     status = None
     __module__ = "gang"
 
 class Unschedulable(NotPlaced):
     """The gang does not fit now. ``diagnosis`` is the Diagnosis; str() is its paragraph."""
+    kind = "unschedulable"
+    status = "unschedulable"
     __module__ = "gang"
 
 class Undecided(NotPlaced):
     """The exact multi-role search ran out of budget before deciding: a placement may exist. ``diagnosis`` is the Diagnosis (its search_exhausted is True)."""
+    kind = "undecided"
+    status = "undecided"
     __module__ = "gang"
 
 class Pending(GangError):

@@ -80,6 +80,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_sim_merge",
         "_sim_summary_rows",
         "_sim_inspect",
+        "_sim_identical",
         "_kube_load",
         "__version__",
     ] {

@@ -144,7 +144,7 @@ const TRACE_COLUMNS: &[&str] = &[
     "duration",
     "members",
     "gpus_per_member",
-    "gpus",
+    "gpus_total",
     "gpu_hours",
     "tenant",
     "priority",
@@ -179,6 +179,19 @@ pub fn _sim_summary_rows(
     })?
     .map_err(|e| arg_error(e, tenant.unwrap_or("")))?;
     Ok(serde_json::Value::Array(rows).to_string())
+}
+
+/// Which runs gave identical results, and why (gang-sim's [`gang_sim::identical_runs`]):
+/// `summaries` is the JSON text of `[[name, summary], ...]`; returns the JSON text of
+/// `[{"names": [...], "reason": "..."}]`.
+///
+/// Private: `gang.sim.report` says it instead of drawing one line under another.
+#[pyfunction]
+pub fn _sim_identical(summaries: &str) -> PyResult<String> {
+    let runs: Vec<(String, serde_json::Value)> = serde_json::from_str(summaries)
+        .map_err(|e| errors::InternalError::new_err(format!("summaries from gang.sim: {e}")))?;
+    let same = guard(|| gang_sim::identical_runs(&runs))?.map_err(|e| sim_error(&e))?;
+    serde_json::to_string(&same).map_err(|e| errors::InternalError::new_err(e.to_string()))
 }
 
 /// What a run document's cluster and trace are, without running it: `what` is
@@ -326,5 +339,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sim_merge, m)?)?;
     m.add_function(wrap_pyfunction!(_sim_summary_rows, m)?)?;
     m.add_function(wrap_pyfunction!(_sim_inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(_sim_identical, m)?)?;
     Ok(())
 }

@@ -536,7 +536,7 @@ class Reference:
                 "run_time": j.run_ms / 1000.0,
                 "attempts": j.attempts,
                 "readiness_failures": j.readiness_failures,
-                "level": j.level,
+                "span": j.level,
                 "slowdown": j.slowdown,
                 "gpu_hours_held": j.held_ms_gpu / 3.6e6,
                 "node_failures": j.node_failures,

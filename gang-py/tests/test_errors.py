@@ -200,6 +200,19 @@ def test_not_placed_carries_the_diagnosis():
     assert "fits 1 of 2 worker" in str(e)
 
 
+def test_not_placed_kinds_are_strings_on_the_classes_too():
+    # Issue 25 item 15: the stubs type NotPlaced.kind as str (not optional), which
+    # stubtest accepts only when the runtime classes carry a str: each raised class
+    # has its own kind and status, the base its own "not_placed" (never raised).
+    assert (gang.Unschedulable.kind, gang.Unschedulable.status) == ("unschedulable", "unschedulable")
+    assert (gang.Undecided.kind, gang.Undecided.status) == ("undecided", "undecided")
+    assert gang.NotPlaced.kind == "not_placed" and gang.GangError.kind is None
+    small = inv(node(capacity={"gpu": 1}))
+    with pytest.raises(gang.NotPlaced) as info:
+        small.place(gang.Gang("g", [role(2)], required=RACK))
+    assert info.value.kind == type(info.value).kind == "unschedulable"
+
+
 def test_undecided():
     # Two elastic roles on many distinct nodes: greedy packing fails, and a search
     # budget of 0 patterns cannot decide; the default budget does.

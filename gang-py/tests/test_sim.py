@@ -30,7 +30,7 @@ JOBS = [{"id": "big", "submit": 0, "duration": 3600, "members": 8, "gpus": 1},
 
 
 def times(result):
-    return [(j["id"], j["state"], j["queue_delay"], j["completion"], j["level"]) for j in result.jobs]
+    return [(j["id"], j["state"], j["queue_delay"], j["completion"], j["span"]) for j in result.jobs]
 
 
 # ------------------------------------------------------------------------- inputs
@@ -49,7 +49,7 @@ def test_cluster_as_dict_path_scenario_generator_and_inventory(tmp_path):
     assert times(gang.sim.simulate(scenario, JOBS, "required(rack)")) == want
     assert times(gang.sim.simulate(gang.Inventory.from_dict(two_racks()), JOBS, "required(rack)")) == want
     gen = gang.sim.simulate(gang.sim.generated_cluster("hgx", 2), JOBS, "required(rack)")
-    assert gen.job("big")["level"] == "node" and gen.summary["gpus"] == 2 * 32 * 8
+    assert gen.job("big")["span"] == "node" and gen.summary["cluster_gpus"] == 2 * 32 * 8
 
 
 def test_an_inventory_starts_from_its_free_capacity_now():
@@ -57,7 +57,7 @@ def test_an_inventory_starts_from_its_free_capacity_now():
     inv.reserve(inv.place(gang.Gang("held", [gang.Role("w", 2, requests={"nvidia.com/gpu": 4})], required=RACK)))
     # Rack a is held: big (8 GPUs in one rack) takes rack b, small waits for nothing else.
     r = gang.sim.simulate(inv, JOBS, "required(rack)")
-    assert r.summary["gpus"] == 8 and r.job("big")["queue_delay"] == 0.0  # GPUs free at the start
+    assert r.summary["cluster_gpus"] == 8 and r.job("big")["queue_delay"] == 0.0  # GPUs free at the start
     assert r.job("small")["queue_delay"] == 5450.0  # until big ends at 5460: nothing else is free
     assert len(inv.reservations) == 1  # the inventory itself is untouched
 
@@ -89,7 +89,7 @@ def test_sacct_trace_by_format(tmp_path):
         "1,u1,2,8,16,COMPLETED,2020-01-01 00:00:00,2020-01-01 00:00:10,2020-01-01 01:00:10,3600,vc1\n"
         "2,u2,1,2,4,COMPLETED,2020-01-01 00:10:00,2020-01-01 00:10:00,2020-01-01 00:20:00,600,vc2\n")
     r = gang.sim.simulate(two_racks(), sacct, trace_format="sacct")
-    assert [(j["id"], j["members"], j["gpus"], j["tenant"]) for j in r.jobs] == [
+    assert [(j["id"], j["members"], j["gpus_total"], j["tenant"]) for j in r.jobs] == [
         ("1", 2, 8.0, "vc1"), ("2", 1, 2.0, "vc2")]
     with pytest.raises(ValueError, match="trace_format"):
         gang.sim.simulate(two_racks(), sacct, trace_format="slurm")
@@ -136,7 +136,7 @@ def test_to_pandas_polars_arrow():
     pl = pytest.importorskip("polars")
     p = r.to_polars()
     assert isinstance(p, pl.DataFrame) and p.columns == list(gang.sim.JOB_COLUMNS)
-    assert p.filter(pl.col("id") == "small")["level"].to_list() == ["node"]
+    assert p.filter(pl.col("id") == "small")["span"].to_list() == ["node"]
     pa = pytest.importorskip("pyarrow")
     t = r.to_arrow()
     assert isinstance(t, pa.Table) and t.num_rows == 2 and t.column("queue_delay").to_pylist() == [0.0, 0.0]

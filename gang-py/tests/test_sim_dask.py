@@ -84,3 +84,22 @@ def test_a_failing_run_on_dask_keeps_the_others(client):
     with pytest.raises(gang.InvalidScenario) as e:
         gang.sim.sweep(bad, client)
     assert e.value.variant == "broken" and e.value.results.names == [r["name"] for r in runs()[:2]]
+
+
+def test_jobs_come_back_as_arrow_from_dask_and_equal_the_serial_ones(client):
+    # Issue 26 item 5: with keep="jobs", a worker ships the jobs and the timeline as
+    # Arrow (a fraction of the JSON), read when first asked for: the same results.
+    pd = pytest.importorskip("pandas")
+    serial = gang.sim.sweep(runs()[:3], keep="jobs")
+    on_dask = gang.sim.sweep(runs()[:3], client, keep="jobs")
+    assert all(r._packed is not None for r in on_dask), "packed on the worker, not read yet"
+    # The tables come straight from the Arrow (no rows in between), equal to the rows'.
+    for table in ("jobs", "timeline"):
+        fast, rows = on_dask.to_pandas(table), serial.to_pandas(table)
+        assert list(fast.columns) == list(rows.columns)
+        pd.testing.assert_frame_equal(fast, rows, check_dtype=False)
+        assert on_dask.to_arrow(table).num_rows == len(rows) == on_dask.to_polars(table).height
+    assert all(r._packed is not None for r in on_dask), "tables did not read the rows"
+    assert [r.jobs for r in on_dask] == [r.jobs for r in serial]
+    assert [r.timeline for r in on_dask] == [r.timeline for r in serial]
+    assert on_dask == serial

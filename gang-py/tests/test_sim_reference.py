@@ -26,7 +26,7 @@ CASES = int(os.environ.get("GANG_SIM_CASES", "1000"))
 CHUNK = 50
 FIELDS = ["state", "submit", "first_admitted", "admitted", "all_ready", "first_progress", "end",
           "completion", "queue_delay", "time_to_ready", "run_time", "attempts",
-          "readiness_failures", "node_failures", "restarts", "replacements", "level", "slowdown"]
+          "readiness_failures", "node_failures", "restarts", "replacements", "span", "slowdown"]
 
 
 def disagreements(seed):
@@ -60,10 +60,10 @@ def test_the_cases_cover_the_event_rules():
         run = sim_reference.Reference(cluster, jobs, ref).run()
         seen["backfilled"] = seen.get("backfilled", 0) + run.backfilled
         for r in run.records():
-            for key in (r["state"], r["level"], r["readiness_failures"] > 0 and "retried",
+            for key in (r["state"], r["span"], r["readiness_failures"] > 0 and "retried",
                         r["node_failures"] > 0 and "hit by a failure", r["restarts"] > 0 and "restarted",
                         r["lost_work_hours"] > 0 and "lost work", r["replacements"] > 0 and "replaced",
-                        r["queue_delay"] and "waited", r["policy"].startswith("timed") and r["level"] == "cluster" and "relaxed", r["slowdown"] == 1.25 and "low, wide"):
+                        r["queue_delay"] and "waited", r["policy"].startswith("timed") and r["span"] == "cluster" and "relaxed", r["slowdown"] == 1.25 and "low, wide"):
                 seen[key] = seen.get(key, 0) + 1
     for key in ("completed", "failed", "cancelled", "never_fits", "unfinished", "node",
                 "cluster", "topology.example.com/rack", "topology.example.com/block",
@@ -91,7 +91,7 @@ def test_the_reference_by_hand():
     # back in the queue at 7680, waits for it: admitted 8930, fails at 9230.
     assert (r["broken"]["state"], r["broken"]["attempts"], r["broken"]["first_admitted"],
             r["broken"]["admitted"], r["broken"]["end"]) == ("failed", 2, 7320.0, 8930.0, 9230.0)
-    assert (r["low"]["first_admitted"], r["low"]["level"], r["low"]["slowdown"], r["low"]["end"]) == (
+    assert (r["low"]["first_admitted"], r["low"]["span"], r["low"]["slowdown"], r["low"]["end"]) == (
         7620.0, "cluster", 1.25, 8930.0)
     # And gang.sim agrees.
     got = {j["id"]: j for j in gang.sim.simulate(cluster, jobs, readiness={"max_attempts": 2}).jobs}

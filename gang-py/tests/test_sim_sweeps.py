@@ -6,6 +6,9 @@ nodes_per_rack, the generated cluster and trace visible); the slowdown tables ar
 shown and a sensitivity helper runs a comparison under each; sweeps ship back only
 what is asked. Expected values are worked out by hand in the comments."""
 
+import json
+import sys
+
 import pytest
 
 import gang
@@ -63,7 +66,7 @@ def test_names_are_unique_and_settled_before_anything_runs(monkeypatch):
     assert gang.sim.sweep(plain).names == ["required(rack)", "required(rack) #2"]
     # A name given twice fails before a single run starts.
     ran = []
-    monkeypatch.setattr(gang.sim, "_run_many", lambda *a, **k: ran.append(a) or [])
+    monkeypatch.setattr(gang._sim.sweeps, "_run_many", lambda *a, **k: ran.append(a) or [])
     twice = small_runs(keep_names=True)
     twice[1]["name"] = twice[0]["name"]
     with pytest.raises(ValueError, match="named twice"):
@@ -180,8 +183,8 @@ def test_the_generated_cluster_and_trace_can_be_seen():
     jobs = gang.sim.trace_jobs(gang.sim.generated_trace(50, seed=4, max_members=8, member_gpus=8))
     assert len(jobs) == 50 and all(list(j) == list(gang.sim.TRACE_COLUMNS) for j in jobs)
     for j in jobs:  # gpus is the whole job's
-        assert j["gpus"] == j["members"] * j["gpus_per_member"]
-        assert j["gpu_hours"] == pytest.approx(j["gpus"] * j["duration"] / 3600)
+        assert j["gpus_total"] == j["members"] * j["gpus_per_member"]
+        assert j["gpu_hours"] == pytest.approx(j["gpus_total"] * j["duration"] / 3600)
     with pytest.raises(ValueError, match="needs the cluster"):
         gang.sim.trace_jobs(gang.sim.generated_trace(10, load=0.5))
     loaded = gang.sim.trace_jobs(gang.sim.generated_trace(10, load=0.5), gang.sim.generated_cluster(racks=1))
@@ -220,12 +223,58 @@ def test_identical_variants_are_named_in_the_report(tmp_path):
     c = gang.sim.compare(gang.sim.generated_cluster(racks=2), trace, ["preferred(rack)", "unconstrained"])
     html = gang.sim.report(c, tmp_path / "r.html").read_text()
     assert "identical results" in html and "preferred(rack) = unconstrained" in html
+    # Why, computed from what they placed (gang-sim's identical_runs), not a generic note:
+    # the one job took two nodes of one rack under both.
+    assert "1 within one rack (topology.example.com/rack)" in html, html
+    assert "no job needed more than one rack" in html
+    # Three policies, one job on a node and one across two racks: the rule at rack
+    # level binds (required waits or never fits), so only preferred = unconstrained.
+    mixed = [{"id": "n", "submit": 0, "duration": 600, "members": 1, "gpus": 8},
+             {"id": "w", "submit": 0, "duration": 600, "members": 40, "gpus": 8}]
+    c3 = gang.sim.compare(gang.sim.generated_cluster(racks=2), mixed,
+                          ["required(rack)", "preferred(rack)", "unconstrained"])
+    same = json.loads(gang._gang._sim_identical(json.dumps([[n, r.summary] for n, r in c3.items()])))
+    assert [g["names"] for g in same] == [["preferred(rack)", "unconstrained"]]
+    assert "1 on one node" in same[0]["reason"] and "1 within one block" in same[0]["reason"], same
     big = [{"id": "j", "submit": 0, "duration": 600, "members": 40, "gpus": 8}]  # more than a rack
     differ = gang.sim.compare(gang.sim.generated_cluster(racks=2), big, ["required(rack)", "unconstrained"])
     assert "identical results" not in gang.sim.report(differ, tmp_path / "d.html").read_text()
 
 
+def test_utilisation_leaves_the_drain_tail_out_and_names_its_window(tmp_path):
+    # Item 6: one 8-GPU node; a (8 GPUs) runs 0..3600, b (4 GPUs, submitted at 1800)
+    # waits and runs 3600..7200: over the makespan 0.75, over the arrivals (0..1800) 1.0.
+    node = {"topology": {"levels": ["rack"]}, "nodes": [
+        {"name": "n1", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8}}]}
+    jobs = [{"id": "a", "submit": 0, "duration": 3600, "members": 1, "gpus": 8},
+            {"id": "b", "submit": 1800, "duration": 3600, "members": 1, "gpus": 4}]
+    r = gang.sim.simulate(node, jobs, readiness={"init_time": 0})
+    assert r.summary["mean_utilisation"] == 1.0
+    assert r.summary["utilisation_window"] == {"over": "arrivals", "start": 0.0, "end": 1800.0}
+    row = r.summary_row()
+    assert (row["utilisation_window"], row["cluster_gpus"]) == ("arrivals", 8.0)
+    assert "drain tail" in gang.sim.GLOSSARY["utilisation_window"]
+    html = r.report(tmp_path / "u.html").read_text()
+    assert "utilisation over" in html and "arrivals" in html and "drain tail" in html
+
+
 # ----------------------------------------------------------------------- 7. smaller
+
+
+def test_output_names_say_what_they_count():
+    # Item 7: input gpus is per member; no output column is called gpus any more (a
+    # job's is gpus_total, the cluster's cluster_gpus), and span (node, a level key or
+    # cluster: the slowdown table's columns) is not called level (which is a label key
+    # everywhere else in gang).
+    for cols in (gang.sim.JOB_COLUMNS, gang.sim.TRACE_COLUMNS, gang.sim.SUMMARY_COLUMNS):
+        assert "gpus" not in cols and "level" not in cols, cols
+    assert {"gpus_total", "span"} <= set(gang.sim.JOB_COLUMNS)
+    assert {"gpus_total", "gpus_per_member"} <= set(gang.sim.TRACE_COLUMNS)
+    r = gang.sim.simulate(gang.sim.generated_cluster(racks=1),
+                          [{"id": "j", "submit": 0, "duration": 60, "members": 2, "gpus": 4}])
+    j = r.job("j")
+    assert (j["gpus_total"], j["span"]) == (8.0, "node")  # 2 members x 4 GPUs on one 8-GPU node
+    assert j["span"] in r.summary["slowdown_spans"] and r.summary["cluster_gpus"] == 32 * 8
 
 
 def test_comparison_repr_stays_short():
@@ -298,3 +347,33 @@ def test_a_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
     jsonl = tmp_path / "bom.jsonl"
     jsonl.write_text('\ufeff{"id": "a", "submit": 0, "duration": 60, "members": 1}\n', encoding="utf-8")
     assert gang.sim.simulate(gang.sim.generated_cluster(racks=1), jsonl).jobs[0]["id"] == "a"
+
+
+def test_a_worker_packs_jobs_as_arrow_and_falls_back_to_json_without_pyarrow(monkeypatch):
+    # Issue 26 item 5: the payload a worker ships back. With pyarrow: the jobs and the
+    # timeline as compressed Arrow, much smaller than the JSON and read back equal.
+    # Without it (an optional extra): the JSON text, and the same result.
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from gang._sim import documents, results, running
+    pytest.importorskip("pyarrow")
+    doc = documents._json(gang.sim.run_document(
+        gang.sim.generated_cluster(racks=2), gang.sim.generated_trace(300, seed=1, max_members=16)))
+    text = running._run_text(doc)
+    packed = running._run_shipped(doc)
+    assert isinstance(packed, results.Packed)
+    assert len(pickle.dumps(packed)) * 3 < len(pickle.dumps(text)), (len(pickle.dumps(packed)), len(text))
+    plain = gang.sim.SimResult(text, {}, "x")
+    assert gang.sim.SimResult(packed, {}, "x") == plain
+    with ProcessPoolExecutor(2) as pool:
+        far = gang.sim.sweep([{"cluster": gang.sim.generated_cluster(racks=1), "seed": s,
+                               "trace": gang.sim.generated_trace(30, seed=s, max_members=8)} for s in (1, 2)],
+                              pool, keep="jobs")
+    near = gang.sim.sweep([{"cluster": gang.sim.generated_cluster(racks=1), "seed": s,
+                            "trace": gang.sim.generated_trace(30, seed=s, max_members=8)} for s in (1, 2)],
+                          keep="jobs")
+    assert far == near and far[0].to_pandas().shape == near[0].to_pandas().shape
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # not installed
+    fallback = running._run_shipped(doc)
+    assert isinstance(fallback, str) and gang.sim.SimResult(fallback, {}, "x") == plain

@@ -24,6 +24,11 @@ def main() -> None:
         assert summary["status"] == "unschedulable"
     records = gang.to_records([p, result])
     try:
+        inv.place(gang.Gang("h", [gang.Role("w", 9, requests={"gpu": 8})]))
+    except gang.NotPlaced as e:
+        not_placed: str = e.kind  # a str, not optional (issue 25 item 15)
+        assert not_placed == "unschedulable"
+    try:
         inv.node("zz")
     except gang.UnknownNode as e:
         kind: str | None = e.kind

@@ -78,11 +78,11 @@ fn main() -> ExitCode {
             println!("-- {name}");
             println!(
                 "   {:<12} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9}  state: reason",
-                "job", "queued s", "run s", "done s", "attempts", "level", "held GPUh", "wasted"
+                "job", "queued s", "run s", "done s", "attempts", "span", "held GPUh", "wasted"
             );
             for j in &r.jobs {
-                let level = j
-                    .level
+                let span = j
+                    .span
                     .as_deref()
                     .map(|l| l.rsplit('/').next().unwrap_or(l).to_owned())
                     .unwrap_or_else(|| "-".into());
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
                     j.run_time,
                     fmt(j.completion),
                     j.attempts,
-                    level,
+                    span,
                     j.gpu_hours_held,
                     j.gpu_hours_wasted,
                     j.state.as_str(),

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::SimError;
+use crate::error::{without_position, SimError};
 
 /// How a job's gang is placed.
 ///
@@ -552,10 +552,10 @@ pub(crate) fn from_json_path<T: serde::de::DeserializeOwned>(
             (true, _) => path,
             (false, _) => format!("{prefix}.{path}"),
         };
-        SimError::config(field, e.into_inner().to_string())
+        SimError::config(field, without_position(&e.into_inner().to_string()))
     })?;
     de.end()
-        .map_err(|e| SimError::config("document", e.to_string()))?;
+        .map_err(|e| SimError::config("document", without_position(&e.to_string())))?;
     Ok(v)
 }
 

@@ -128,7 +128,7 @@ impl SimError {
     pub(crate) fn cluster(e: &gang_core::Error) -> Self {
         SimError::Cluster {
             field: e.field().to_owned(),
-            message: e.to_string(),
+            message: without_position(&e.to_string()),
             core: Some(e.kind()),
         }
     }
@@ -188,5 +188,25 @@ impl SimError {
         }
         m.insert("message".into(), self.to_string().into());
         serde_json::Value::Object(m).to_string()
+    }
+}
+
+/// A message of serde_json's without the ` at line 1 column 9` it adds when reading
+/// text: the line of a trace is named apart, the field of a document by its path, and
+/// the position is in a document the user may never have seen (the one `gang.sim` or
+/// an experiment builds), so it would mislead.
+pub(crate) fn without_position(m: &str) -> String {
+    let cut = m.rfind(" at line ").filter(|&i| {
+        let rest = &m[i + " at line ".len()..];
+        rest.split_once(" column ").is_some_and(|(l, c)| {
+            !l.is_empty()
+                && !c.is_empty()
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && c.bytes().all(|b| b.is_ascii_digit())
+        })
+    });
+    match cut {
+        Some(i) => m[..i].to_owned(),
+        None => m.to_owned(),
     }
 }

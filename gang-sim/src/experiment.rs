@@ -35,7 +35,7 @@ pub struct Variant {
 /// let results = e.run()?;
 /// // 40 nodes never fit one 32-node rack; unconstrained they span two racks of a block.
 /// assert_eq!(results[0].1.jobs[0].state.as_str(), "never_fits");
-/// assert_eq!(results[1].1.jobs[0].level.as_deref(), Some("topology.example.com/block"));
+/// assert_eq!(results[1].1.jobs[0].span.as_deref(), Some("topology.example.com/block"));
 /// # Ok::<(), gang_sim::SimError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

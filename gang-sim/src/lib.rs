@@ -20,7 +20,7 @@
 //! let (a, b) = (result.job("first").unwrap(), result.job("second").unwrap());
 //! // One rack each: 2.5x the ideal hour (high sensitivity, one rack), both at once.
 //! assert_eq!((a.completion, b.completion), (Some(9000.0), Some(9000.0)));
-//! assert_eq!(a.level.as_deref(), Some("rack"));
+//! assert_eq!(a.span.as_deref(), Some("rack"));
 //! assert!(result.summary_json().contains("\"completed\": 2"));
 //! # Ok::<(), gang_sim::SimError>(())
 //! ```
@@ -182,8 +182,8 @@ pub use error::SimError;
 pub use experiment::{merge_config, Experiment, Variant};
 pub use load::{cluster_gpus, offered_load, scale_to_load, trace_rows, TraceRow};
 pub use output::{
-    FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, JOB_COLUMNS,
-    TIMELINE_COLUMNS,
+    FinalState, Group, JobRecord, Profile, Sample, SimResult, Stats, Summary, UtilisationWindow,
+    WindowOver, JOB_COLUMNS, TIMELINE_COLUMNS,
 };
 pub use output::{JobPreemption, PreemptionSummary};
 pub use placer::PreemptionPolicy;
@@ -196,7 +196,9 @@ pub use run::{
     TRACE_SOURCES,
 };
 pub use sim::Simulation;
-pub use table::{summary_row, CompletionBasis, SUMMARY_COLUMNS, SUMMARY_GLOSSARY};
+pub use table::{
+    identical_runs, summary_row, CompletionBasis, IdenticalRuns, SUMMARY_COLUMNS, SUMMARY_GLOSSARY,
+};
 pub use trace::{JobSpec, Trace, FIELDS};
 pub use workload::{Arrival, WorkloadSpec};
 

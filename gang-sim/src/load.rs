@@ -136,8 +136,9 @@ pub struct TraceRow {
     pub members: u32,
     /// GPUs per member when every member asks the same, else `null`.
     pub gpus_per_member: Option<f64>,
-    /// GPUs of the whole job (members × GPUs per member, every role).
-    pub gpus: f64,
+    /// GPUs of the whole job (members × GPUs per member, every role); a trace's
+    /// `gpus` is per member.
+    pub gpus_total: f64,
     /// GPU-hours the job asks for at its ideal run time.
     pub gpu_hours: f64,
     /// Tenant.
@@ -174,7 +175,7 @@ pub fn trace_rows(trace: &Trace, gpu_resource: &str) -> Result<Vec<TraceRow>, Si
             duration: j.duration,
             members,
             gpus_per_member,
-            gpus,
+            gpus_total: gpus,
             gpu_hours: gpus * j.duration / 3600.0,
             tenant: j.tenant.clone(),
             priority: j.priority,

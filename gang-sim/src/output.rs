@@ -56,8 +56,8 @@ pub struct JobRecord {
     pub sensitivity: String,
     /// Members asked for (all roles; all replicas).
     pub members: u64,
-    /// GPUs asked for (all members).
-    pub gpus: f64,
+    /// GPUs asked for by the whole job (all members; a trace's `gpus` is per member).
+    pub gpus_total: f64,
     /// Submission.
     pub submit: f64,
     /// First admission (placed and reserved; for `no-gang`, its first member placed).
@@ -89,9 +89,11 @@ pub struct JobRecord {
     pub restarts: u32,
     /// Replacements of lost members inside the domain.
     pub replacements: u32,
-    /// Highest topology level the last placement spanned: `node`, a level key, or
-    /// `cluster`.
-    pub level: Option<String>,
+    /// How wide the last placement was, as the slowdown table's columns are named
+    /// (one of the summary's `slowdown_spans`): `node` (one node), the key of the
+    /// narrowest topology level one of whose domains held it, or `cluster` (beyond the
+    /// top level). `null` when it was never placed.
+    pub span: Option<String>,
     /// Run time multiplier of that span.
     pub slowdown: Option<f64>,
     /// GPU-hours held.
@@ -227,6 +229,9 @@ pub struct Group {
     pub share: f64,
     /// Goodput: useful GPU-hours ÷ GPU-hours held (`null` when nothing was held).
     pub goodput: Option<f64>,
+    /// Jobs by how wide their last placement was ([`JobRecord::span`]: `node`, a level
+    /// key, `cluster`); jobs never placed are not counted.
+    pub spans: BTreeMap<String, usize>,
 }
 
 impl Group {
@@ -249,6 +254,9 @@ impl Group {
             g.gpu_hours_wasted += j.gpu_hours_wasted;
             g.gpu_hours_idle += j.gpu_hours_idle;
             g.gpu_hours_before_progress += j.gpu_hours_before_progress;
+            if let Some(s) = &j.span {
+                *g.spans.entry(s.clone()).or_default() += 1;
+            }
         }
         g.completion = Stats::of(jobs.iter().filter_map(|j| j.completion).collect());
         let censored: Vec<f64> = jobs
@@ -297,11 +305,17 @@ pub struct Summary {
     /// When the simulation stopped, seconds.
     pub end_time: f64,
     /// GPUs in the cluster (allocatable at the start).
-    pub gpus: f64,
-    /// Time-averaged share of GPUs held, over the makespan.
+    pub cluster_gpus: f64,
+    /// Time-averaged share of GPUs held, over `utilisation_window`.
     pub mean_utilisation: f64,
-    /// Time-averaged share of GPUs held by running jobs (making progress).
+    /// Time-averaged share of GPUs held by running jobs (making progress), over
+    /// `utilisation_window`.
     pub mean_busy: f64,
+    /// The time `mean_utilisation` and `mean_busy` are averaged over: the arrival
+    /// window (first to last submission), so that the drain tail after the last
+    /// arrival, where the cluster empties whatever the policy, does not count; the
+    /// makespan when every job was submitted at once.
+    pub utilisation_window: UtilisationWindow,
     /// Mean over the timeline samples of GPUs free that no waiting gang could use.
     pub mean_fragmented_gpus: f64,
     /// Events handled.
@@ -329,6 +343,38 @@ pub struct Summary {
     /// Evictions and the GPU-hours they wasted; absent when preemption is off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionSummary>,
+}
+
+/// The time a run's utilisation is averaged over ([`Summary::utilisation_window`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UtilisationWindow {
+    /// Which window: the arrivals, or the makespan.
+    pub over: WindowOver,
+    /// Its start, seconds (the first submission).
+    pub start: f64,
+    /// Its end, seconds: the last submission (or the end of the run, if sooner), or for
+    /// the makespan the last end.
+    pub end: f64,
+}
+
+/// Which window utilisation is averaged over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowOver {
+    /// First to last submission: while jobs arrive, the drain tail left out.
+    Arrivals,
+    /// First submission to last end: when every job was submitted at once.
+    Makespan,
+}
+
+impl WindowOver {
+    /// `arrivals` or `makespan`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowOver::Arrivals => "arrivals",
+            WindowOver::Makespan => "makespan",
+        }
+    }
 }
 
 /// Where a run's time went (with `"profile": true`).
@@ -387,7 +433,7 @@ pub const JOB_COLUMNS: [&str; 32] = [
     "policy",
     "sensitivity",
     "members",
-    "gpus",
+    "gpus_total",
     "submit",
     "first_admitted",
     "admitted",
@@ -403,7 +449,7 @@ pub const JOB_COLUMNS: [&str; 32] = [
     "node_failures",
     "restarts",
     "replacements",
-    "level",
+    "span",
     "slowdown",
     "gpu_hours_held",
     "gpu_hours_useful",

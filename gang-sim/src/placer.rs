@@ -123,7 +123,7 @@ impl Cluster {
             (false, true) => serde_json::from_str::<InventoryDocument>(text)
                 .map_err(|e| SimError::Cluster {
                     field: String::new(),
-                    message: e.to_string(),
+                    message: crate::error::without_position(&e.to_string()),
                     core: None,
                 })
                 .and_then(|d| Inventory::from_document(d).map_err(cluster_err))?,

@@ -207,7 +207,7 @@ pub enum TraceSource {
 /// }"#;
 /// let out: serde_json::Value = serde_json::from_str(&gang_sim::run_json(doc)?).unwrap();
 /// assert_eq!(out["jobs"][0]["state"], "completed");
-/// assert_eq!(out["jobs"][0]["level"], "topology.example.com/rack");
+/// assert_eq!(out["jobs"][0]["span"], "topology.example.com/rack");
 /// # Ok::<(), gang_sim::SimError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -44,8 +44,8 @@ impl std::str::FromStr for CompletionBasis {
 
 /// The columns of a summary row, in order: the variant, jobs per final state, the
 /// completion basis and completion statistics (seconds, on that basis), queue delay,
-/// time to ready and run time (seconds), makespan (seconds), utilisation, fragmentation,
-/// GPUs, GPU-hours (held, useful, wasted, held before progress) and goodput.
+/// time to ready and run time (seconds), makespan (seconds), utilisation and the window
+/// it is averaged over, fragmentation, the cluster's GPUs, GPU-hours (held, useful, wasted, held before progress) and goodput.
 pub const SUMMARY_COLUMNS: &[&str] = &[
     "variant",
     "jobs",
@@ -66,8 +66,9 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "makespan",
     "mean_utilisation",
     "mean_busy",
+    "utilisation_window",
     "mean_fragmented_gpus",
-    "gpus",
+    "cluster_gpus",
     "gpu_hours_held",
     "gpu_hours_useful",
     "gpu_hours_wasted",
@@ -95,10 +96,11 @@ pub const SUMMARY_GLOSSARY: &[(&str, &str)] = &[
     ("time_to_ready_mean", "mean time from submission until every member was ready, seconds"),
     ("run_time_mean", "mean run time of completed jobs (slowed by their placement), seconds"),
     ("makespan", "first submission to last end, seconds"),
-    ("mean_utilisation", "time-averaged share of GPUs held, over the makespan"),
-    ("mean_busy", "time-averaged share of GPUs held by running jobs (making progress)"),
+    ("mean_utilisation", "time-averaged share of GPUs held, over the utilisation window"),
+    ("mean_busy", "time-averaged share of GPUs held by running jobs (making progress), over the utilisation window"),
+    ("utilisation_window", "what utilisation is averaged over: arrivals (first to last submission, so the drain tail after the last arrival, where the cluster empties whatever the policy, is left out) or makespan (when every job was submitted at once)"),
     ("mean_fragmented_gpus", "mean GPUs free that no waiting gang could use"),
-    ("gpus", "GPUs in the cluster, free at the start"),
+    ("cluster_gpus", "GPUs in the cluster, free at the start"),
     ("gpu_hours_held", "GPU-hours held by jobs' reservations"),
     ("gpu_hours_useful", "GPU-hours of progress that counted (kept to the end or a checkpoint)"),
     ("gpu_hours_wasted", "GPU-hours of progress lost to restarts and failures"),
@@ -182,13 +184,12 @@ pub fn summary_row(
             row.insert(format!("{metric}_{s}"), get(g, &[key, s]).clone());
         }
     }
-    for k in [
-        "makespan",
-        "mean_utilisation",
-        "mean_busy",
-        "mean_fragmented_gpus",
-        "gpus",
-    ] {
+    for k in ["makespan", "mean_utilisation", "mean_busy"] {
+        row.insert(k.into(), get(summary, &[k]).clone());
+    }
+    let window = get(summary, &["utilisation_window", "over"]).clone();
+    row.insert("utilisation_window".into(), window);
+    for k in ["mean_fragmented_gpus", "cluster_gpus"] {
         row.insert(k.into(), get(summary, &[k]).clone());
     }
     for k in [
@@ -201,4 +202,111 @@ pub fn summary_row(
         row.insert(k.into(), get(g, &[k]).clone());
     }
     Ok(row)
+}
+
+/// Runs of a comparison that gave identical results, and why ([`identical_runs`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IdenticalRuns {
+    /// Their names, in the order given.
+    pub names: Vec<String>,
+    /// Why, in words, computed from what the runs placed.
+    pub reason: String,
+}
+
+/// Which of `runs` (name, summary JSON) gave identical results — the same summary row
+/// (every count, statistic and GPU-hour) and the same number of jobs at each placement
+/// span — and why, in words: how wide their placements were, and so which rules could
+/// not have changed a decision. Two policies drawn as one line (unconstrained and
+/// preferred often are: gang-core packs an unconstrained gang into as few domains as it
+/// can, which is what a preference asks) get a sentence instead of a hidden line.
+///
+/// ```
+/// use gang_sim::identical_runs;
+/// let doc = |p: &str| format!(r#"{{"cluster": {{"generate": {{"racks": 2}}}}, "config": {{"policy": "{p}"}},
+///   "trace": {{"inline": [{{"id": "a", "submit": 0, "duration": 600, "members": 4, "gpus": 8}},
+///                         {{"id": "b", "submit": 9, "duration": 600, "members": 1, "gpus": 8}}]}}}}"#);
+/// let summary = |p: &str| -> serde_json::Value {
+///     serde_json::from_str::<serde_json::Value>(&gang_sim::run_json(&doc(p)).unwrap()).unwrap()["summary"].clone()
+/// };
+/// let runs: Vec<(String, serde_json::Value)> = ["required(rack)", "preferred(rack)", "unconstrained"]
+///     .iter().map(|p| (p.to_string(), summary(p))).collect();
+/// let same = identical_runs(&runs)?;
+/// assert_eq!(same[0].names, ["required(rack)", "preferred(rack)", "unconstrained"]);
+/// assert!(same[0].reason.contains("1 on one node, 1 within one rack"), "{}", same[0].reason);
+/// assert!(same[0].reason.contains("no job needed more than one rack"), "{}", same[0].reason);
+/// # Ok::<(), gang_sim::SimError>(())
+/// ```
+///
+/// # Errors
+/// None for summaries gang-sim wrote; [`SimError::Config`] as [`summary_row`].
+pub fn identical_runs(runs: &[(String, Value)]) -> Result<Vec<IdenticalRuns>, SimError> {
+    let mut groups: Vec<(Value, Vec<String>)> = Vec::new();
+    for (name, summary) in runs {
+        let mut row = summary_row(name, summary, None, CompletionBasis::Censored)?;
+        row.remove("variant");
+        let key = serde_json::json!([row, get(summary, &["all", "spans"])]);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, names)) => names.push(name.clone()),
+            None => groups.push((key, vec![name.clone()])),
+        }
+    }
+    let mut out = Vec::new();
+    for (_, names) in groups.into_iter().filter(|(_, n)| n.len() > 1) {
+        let reason = runs
+            .iter()
+            .find(|(n, _)| *n == names[0])
+            .map_or_else(String::new, |(_, s)| why_identical(s));
+        out.push(IdenticalRuns { names, reason });
+    }
+    Ok(out)
+}
+
+/// Why runs with this summary's spans placed alike: how many jobs at each span, and
+/// the narrowest level every placement fitted in.
+fn why_identical(summary: &Value) -> String {
+    let spans = get(summary, &["all", "spans"]);
+    let order: Vec<&str> = get(summary, &["slowdown_spans"])
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let short = |s: &str| s.rsplit('/').next().unwrap_or(s).to_owned();
+    let mut parts = Vec::new();
+    let mut widest = None;
+    for s in &order {
+        let n = spans.get(*s).and_then(Value::as_u64).unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        widest = Some(*s);
+        parts.push(match *s {
+            "node" => format!("{n} on one node"),
+            "cluster" => format!("{n} across top-level domains"),
+            level => format!("{n} within one {} ({level})", short(level)),
+        });
+    }
+    let Some(widest) = widest else {
+        return "no job was placed under any of them, so no rule was ever applied".to_owned();
+    };
+    let mut why = format!(
+        "the same summary and, under each, the same placement spans: {}",
+        parts.join(", ")
+    );
+    match widest {
+        "cluster" => why.push_str(
+            "; jobs that did not fit one top-level domain spread alike, and every other \
+             decision matched",
+        ),
+        "node" => why.push_str(
+            "; no job needed more than one node, so no topology rule could change a decision",
+        ),
+        level => {
+            let l = short(level);
+            why.push_str(&format!(
+                "; no job needed more than one {l}, so requiring or preferring one {l} \
+                 (or anything wider) changed no decision — gang-core packs an unconstrained \
+                 gang into as few domains as it can, as a preference asks"
+            ));
+        }
+    }
+    why
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{check_table, Policy, RecoveryMode};
 use crate::csv;
-use crate::error::SimError;
+use crate::error::{without_position, SimError};
 use crate::placer::{milli_amount, PreemptionPolicy, QuantitySpec, Role, Toleration};
 
 /// One job of a trace.
@@ -531,24 +531,6 @@ impl<'de> Deserialize<'de> for Gpus {
                 .map(Gpus)
                 .ok_or_else(|| format!("{v} is not a non-negative number"))
         })
-    }
-}
-
-/// A message of serde_json's without the ` at line 1 column 9` it adds when reading
-/// text: the line is the trace's, named apart, and the column of one line adds little.
-fn without_position(m: &str) -> String {
-    let cut = m.rfind(" at line ").filter(|&i| {
-        let rest = &m[i + " at line ".len()..];
-        rest.split_once(" column ").is_some_and(|(l, c)| {
-            !l.is_empty()
-                && !c.is_empty()
-                && l.bytes().all(|b| b.is_ascii_digit())
-                && c.bytes().all(|b| b.is_ascii_digit())
-        })
-    });
-    match cut {
-        Some(i) => m[..i].to_owned(),
-        None => m.to_owned(),
     }
 }
 

@@ -321,3 +321,27 @@ fn errors_from_gang_core_carry_its_kind() {
     let e = SimConfig::from_json(r#"{"horizon": -1}"#).unwrap_err();
     assert_eq!((e.kind(), e.core_kind()), ("invalid_config", None));
 }
+
+/// Errors in a document quoted serde_json's "at line 1 column 204": the position in a
+/// document the user never saw when `gang.sim` or an experiment built it. They name
+/// the user's field instead, and no position (issue 26, item 7).
+#[test]
+fn document_errors_name_the_field_not_a_position_in_the_text() {
+    let doc = r#"{"cluster": {"generate": {"racks": 1}}, "trace": {"inline": []},
+        "config": {"readiness": {"timeout": "soon"}}}"#;
+    let e = gang_sim::run_json(doc).unwrap_err();
+    assert_eq!(e.field(), "config.readiness.timeout", "{e}");
+    assert!(!e.to_string().contains("column"), "{e}");
+    let e = SimConfig::from_json(r#"{"seed": "one"}"#).unwrap_err();
+    assert_eq!(e.field(), "seed", "{e}");
+    assert!(!e.to_string().contains(" at line "), "{e}");
+    // Trailing text after the document is still refused (naming the document).
+    let e = SimConfig::from_json(r#"{} x"#).unwrap_err();
+    assert_eq!(e.field(), "document", "{e}");
+    assert!(!e.to_string().contains(" at line "), "{e}");
+    // A cluster gang-core reads (an inventory document with reservations: its own
+    // serde error).
+    let e = Cluster::from_json(r#"{"reservations": 5, "topology": {"levels": []}, "nodes": []}"#)
+        .unwrap_err();
+    assert!(!e.to_string().contains(" at line "), "{e}");
+}

@@ -106,5 +106,5 @@ fn reservations_the_cluster_came_with_are_not_the_simulations() {
         ("completed".into(), "completed".into())
     );
     // Rack a is the document's: the GPUs free at the start are rack b's.
-    assert_eq!(out["summary"]["gpus"], 8.0);
+    assert_eq!(out["summary"]["cluster_gpus"], 8.0);
 }

@@ -36,12 +36,12 @@ fn small_low_sensitivity_experiment_should_not_insist_on_a_rack() {
         (req.queue_delay, req.completion),
         (Some(10_800.0), Some(14_460.0))
     );
-    assert_eq!((req.run_time, req.level.as_deref()), (3600.0, Some("node")));
+    assert_eq!((req.run_time, req.span.as_deref()), (3600.0, Some("node")));
     // Unconstrained: 3 + 1 GPUs on two nodes of one block at once (x1.10 for low):
     // ready 120, runs 3960, ends 4080: completion 4020.
     let any = exp("unconstrained");
     assert_eq!((any.queue_delay, any.completion), (Some(0.0), Some(4020.0)));
-    assert_eq!(any.level.as_deref(), Some("topology.example.com/block"));
+    assert_eq!(any.span.as_deref(), Some("topology.example.com/block"));
     assert_eq!(any.slowdown, Some(1.10));
     // Preferred walks up at once: the same placement.
     assert_eq!(exp("rack preferred").completion, Some(4020.0));
@@ -77,7 +77,7 @@ fn communication_bound_job_is_worth_the_wait_for_a_block() {
         (block.queue_delay, block.completion),
         (Some(7200.0), Some(108_060.0))
     );
-    assert_eq!(block.level.as_deref(), Some("topology.example.com/block"));
+    assert_eq!(block.span.as_deref(), Some("topology.example.com/block"));
     // Unconstrained: the free rack of two blocks at once, x6 beyond a block:
     // ready 120, 172800 s: completion 172860.
     let any = t("unconstrained");
@@ -86,7 +86,7 @@ fn communication_bound_job_is_worth_the_wait_for_a_block() {
         (Some(0.0), Some(172_860.0))
     );
     assert_eq!(
-        (any.level.as_deref(), any.slowdown),
+        (any.span.as_deref(), any.slowdown),
         (Some("cluster"), Some(6.0))
     );
     // Timed relaxation gives up on the block after an hour and pays x6: 3660 + 60 +
@@ -226,7 +226,7 @@ fn node_failure_replacement_in_domain_versus_restart_from_checkpoint() {
         assert_eq!(t.node_failures, 1);
         assert!(close(t.lost_work_hours, 540.0 / 3600.0), "{v}");
         assert!(close(t.gpu_hours_wasted, 1.2), "{v}");
-        assert_eq!(t.level.as_deref(), Some("topology.example.com/rack"));
+        assert_eq!(t.span.as_deref(), Some("topology.example.com/rack"));
     }
     // Replace: rack a has no room until a1 is repaired (1800 + 86400 = 88200), even
     // after rack b frees at 10860; then 60 s start-up and the 2400 s left: 90660.

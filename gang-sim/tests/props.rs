@@ -283,6 +283,6 @@ proptest! {
         let held: f64 = r.jobs.iter().map(|j| j.gpu_hours_held).sum();
         prop_assert!((held - r.summary.all.gpu_hours_held).abs() < 1e-6);
         prop_assert!(r.timeline.windows(2).all(|w| w[0].time < w[1].time));
-        prop_assert!(r.timeline.iter().all(|s| s.held_gpus <= r.summary.gpus + 1e-9));
+        prop_assert!(r.timeline.iter().all(|s| s.held_gpus <= r.summary.cluster_gpus + 1e-9));
     }
 }

@@ -93,11 +93,11 @@ fn the_span_is_the_placement_with_its_replacements() {
         ),
         (Some("cancelled"), Some(1))
     );
-    assert_eq!(cancelled["level"], "rack");
+    assert_eq!(cancelled["span"], "rack");
     assert_eq!(cancelled["slowdown"].as_f64(), Some(1.5));
     let ran = run("");
     assert_eq!(
-        (ran["state"].as_str(), ran["level"].as_str()),
+        (ran["state"].as_str(), ran["span"].as_str()),
         (Some("completed"), Some("rack"))
     );
     // Ready at 120, 80 s on n0 lost (no checkpoints), replaced at 200, ready at 320,

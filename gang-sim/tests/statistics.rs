@@ -208,3 +208,42 @@ fn the_source_keys_and_formats_are_the_ones_a_run_document_reads() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 26 item 6: utilisation over the makespan counted the drain tail, where the
+/// cluster empties after the last arrival whatever the policy. One 8-GPU node: `a`
+/// (8 GPUs, 3600 s) runs 0..3600; `b` (4 GPUs, 3600 s), submitted at 1800, waits for it
+/// and runs 3600..7200. Over the makespan (0..7200) the node is 8/8 then 4/8 held:
+/// 0.75. Over the arrival window (0..1800, first to last submission) it is full: 1.0.
+/// With both submitted at 0 there is no such window: the makespan, named so.
+#[test]
+fn utilisation_is_averaged_over_the_arrivals_and_says_so() {
+    let doc = |b_submit: u32| {
+        format!(
+            r#"{{"cluster": {{"inline": {{"topology": {{"levels": ["rack"]}}, "nodes": [
+                {{"name": "n1", "labels": {{"rack": "a"}}, "capacity": {{"nvidia.com/gpu": 8}}}}]}}}},
+              "trace": {{"inline": [
+                {{"id": "a", "submit": 0, "duration": 3600, "members": 1, "gpus": 8}},
+                {{"id": "b", "submit": {b_submit}, "duration": 3600, "members": 1, "gpus": 4}}]}},
+              "config": {{"readiness": {{"init_time": 0}}}}}}"#
+        )
+    };
+    let s = &run(&doc(1800))["summary"];
+    assert_eq!(s["makespan"], 7200.0);
+    assert_eq!(s["mean_utilisation"], 1.0, "{s}");
+    assert_eq!(s["mean_busy"], 1.0);
+    assert_eq!(s["utilisation_window"]["over"], "arrivals");
+    assert_eq!(
+        (
+            &s["utilisation_window"]["start"],
+            &s["utilisation_window"]["end"]
+        ),
+        (&Value::from(0.0), &Value::from(1800.0))
+    );
+    let row = summary_row("x", s, None, CompletionBasis::Censored).unwrap();
+    assert_eq!(row["utilisation_window"], "arrivals");
+    assert_eq!(row["cluster_gpus"], 8.0);
+    let s = &run(&doc(0))["summary"];
+    assert_eq!(s["utilisation_window"]["over"], "makespan", "{s}");
+    assert_eq!(s["mean_utilisation"], 0.75);
+    assert_eq!(s["utilisation_window"]["end"], 7200.0);
+}

@@ -124,6 +124,13 @@ pub(crate) struct Integrals {
     pub(crate) held: u128,
     /// ∫ busy GPUs dt.
     pub(crate) busy_time: u128,
+    /// The end of the utilisation window (the last submission): `held` and `busy`
+    /// integrated up to it, so that the drain tail after the last arrival is left out.
+    pub(crate) window_end: Ms,
+    /// ∫ held GPUs dt up to `window_end`.
+    pub(crate) held_window: u128,
+    /// ∫ busy GPUs dt up to `window_end`.
+    pub(crate) busy_window: u128,
     last_t: Ms,
 }
 
@@ -133,6 +140,9 @@ impl Integrals {
         let dt = u128::from(t.saturating_sub(self.last_t));
         self.held += u128::from(held_gpu) * dt;
         self.busy_time += u128::from(self.busy) * dt;
+        let inside = u128::from(t.min(self.window_end).saturating_sub(self.last_t));
+        self.held_window += u128::from(held_gpu) * inside;
+        self.busy_window += u128::from(self.busy) * inside;
         self.last_t = self.last_t.max(t);
     }
 }

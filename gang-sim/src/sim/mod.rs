@@ -68,7 +68,7 @@ use timeline::Timeline;
 /// let config = SimConfig::from_json(r#"{"policy": "required(rack)", "readiness": {"init_time": 0}}"#)?;
 /// let result = Simulation::new(cluster, trace, config)?.run()?;
 /// let small = result.job("small").unwrap();
-/// assert_eq!((small.queue_delay, small.level.as_deref()), (Some(0.0), Some("node")));
+/// assert_eq!((small.queue_delay, small.span.as_deref()), (Some(0.0), Some("node")));
 /// assert_eq!(result.job("big").unwrap().completion, Some(3600.0 * 1.5)); // two nodes: medium, rack
 /// assert_eq!(result.summary.all.states["completed"], 2);
 /// # Ok::<(), gang_sim::SimError>(())
@@ -177,6 +177,7 @@ impl Simulation {
     /// the time and the job).
     pub fn run(mut self) -> Result<SimResult, SimError> {
         self.timing.started = Some(Instant::now());
+        self.usage.window_end = self.jobs.iter().map(|j| j.def.submit).max().unwrap_or(0);
         let horizon = self.cfg.horizon.map(ids::ms);
         let mut end = 0;
         loop {

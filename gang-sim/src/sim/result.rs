@@ -10,6 +10,7 @@ use super::Simulation;
 use crate::error::SimError;
 use crate::output::{
     FinalState, Group, JobPreemption, JobRecord, PreemptionSummary, Profile, SimResult, Summary,
+    UtilisationWindow, WindowOver,
 };
 
 impl Simulation {
@@ -94,7 +95,7 @@ impl Simulation {
                 policy: self.names.labels[j.def.label].clone(),
                 sensitivity: j.def.class_name.clone(),
                 members: j.def.members,
-                gpus: j.def.gpus as f64 / 1000.0,
+                gpus_total: j.def.gpus as f64 / 1000.0,
                 submit: secs(j.def.submit),
                 first_admitted: times.first_admitted.map(secs),
                 admitted: times.admitted.map(secs),
@@ -114,7 +115,7 @@ impl Simulation {
                 node_failures: counts.node_failures,
                 restarts: counts.restarts,
                 replacements: counts.replacements,
-                level: run.span.map(|s| self.placer.span_name(s)),
+                span: run.span.map(|s| self.placer.span_name(s)),
                 slowdown: run.span.map(|_| run.slowdown),
                 gpu_hours_held: gpu_hours(acct.held),
                 gpu_hours_useful: gpu_hours(acct.useful),
@@ -165,7 +166,19 @@ impl Simulation {
             .unwrap_or(first);
         let span = last.saturating_sub(first);
         let gpus = self.placer.allocatable_gpu();
-        let denom = u128::from(gpus) * u128::from(span);
+        // Utilisation over the arrival window (first to last submission): the drain
+        // tail after the last arrival, where the cluster empties whatever the policy,
+        // is left out. With every job submitted at once there is no such window: then
+        // over the makespan.
+        let u = &self.usage;
+        let arrivals_end = u.window_end.min(end);
+        let (window, from, to, held, busy) = if arrivals_end > first {
+            let (h, b) = (u.held_window, u.busy_window);
+            (WindowOver::Arrivals, first, arrivals_end, h, b)
+        } else {
+            (WindowOver::Makespan, first, last, u.held, u.busy_time)
+        };
+        let denom = u128::from(gpus) * u128::from(to.saturating_sub(from));
         let frac = |x: u128| {
             if denom > 0 {
                 x as f64 / denom as f64
@@ -193,10 +206,14 @@ impl Simulation {
             by_tenant,
             makespan: secs(span),
             end_time: secs(end),
-            gpus: gpus as f64 / 1000.0,
-            // Integrals run over the whole simulation; outside the makespan nothing is held.
-            mean_utilisation: frac(self.usage.held),
-            mean_busy: frac(self.usage.busy_time),
+            cluster_gpus: gpus as f64 / 1000.0,
+            mean_utilisation: frac(held),
+            mean_busy: frac(busy),
+            utilisation_window: UtilisationWindow {
+                over: window,
+                start: secs(from),
+                end: secs(to),
+            },
             mean_fragmented_gpus: mean_frag,
             slowdown: self.cfg.slowdown_tables(),
             slowdown_spans: (0..=self.placer.levels().len() + 1)

@@ -7,6 +7,7 @@ import base64
 import datetime
 import html
 import io
+import json
 import pathlib
 import warnings
 from collections.abc import Mapping, Sequence
@@ -51,8 +52,9 @@ _OUTCOMES = [
     ("run_time_mean", "run time mean (h)", "h"), ("makespan", "makespan (h)", "h"),
 ]
 _GPU = [
-    ("variant", "variant", "text"), ("gpus", "GPUs", "int"), ("mean_utilisation", "utilisation", "pct"),
-    ("mean_busy", "busy", "pct"), ("mean_fragmented_gpus", "fragmented GPUs", "f"),
+    ("variant", "variant", "text"), ("cluster_gpus", "cluster GPUs", "int"),
+    ("mean_utilisation", "utilisation", "pct"), ("mean_busy", "busy", "pct"),
+    ("utilisation_window", "utilisation over", "text"), ("mean_fragmented_gpus", "fragmented GPUs", "f"),
     ("gpu_hours_held", "GPU-h held", "f"), ("gpu_hours_useful", "GPU-h useful", "f"),
     ("gpu_hours_wasted", "GPU-h wasted", "f"),
     ("gpu_hours_before_progress", "GPU-h held before progress", "f"), ("goodput", "goodput", "pct"),
@@ -64,7 +66,7 @@ _JOBS = [
     ("state", "state", "text"), ("queue_delay", "queue delay (h)", "h"),
     ("time_to_ready", "to ready (h)", "h"), ("run_time", "run time (h)", "h"),
     ("completion", "completion (h)", "h"), ("attempts", "attempts", "int"),
-    ("level", "span", "text"), ("gpu_hours_held", "GPU-h held", "f"),
+    ("span", "span", "text"), ("gpu_hours_held", "GPU-h held", "f"),
     ("reason", "reason", "text"),
 ]
 
@@ -142,28 +144,18 @@ def _slowdown(results: Mapping[str, Run]) -> str:
     return "".join(parts)
 
 
-def _identical(summary: Sequence[Mapping[str, Any]], results: Mapping[str, Run]) -> str:
-    """Say which variants gave identical results, and why that happens, rather than
-    drawing one line under another."""
-    groups: dict[str, list[str]] = {}
-    for row in summary:
-        name = str(row["variant"])
-        r = results.get(name)
-        key = repr({k: v for k, v in row.items() if k != "variant"})
-        try:
-            key += repr([(j["id"], j["end"], j["level"]) for j in r.jobs]) if r is not None else ""
-        except ValueError:  # only the summary kept
-            pass
-        groups.setdefault(key, []).append(name)
-    same = [g for g in groups.values() if len(g) > 1]
+def _identical(results: Mapping[str, Run]) -> str:
+    """Which variants gave identical results, and why — computed by gang-sim from what
+    they placed (``gang_sim::identical_runs``) — rather than one line drawn under
+    another."""
+    same = json.loads(_gang._sim_identical(json.dumps([[n, r.summary] for n, r in results.items()])))
     if not same:
         return ""
-    lines = "".join(f"<li>{html.escape(' = '.join(g))}</li>" for g in same[:10])
-    return ('<div class="note"><p>These variants gave identical results (their lines coincide in '
-            'the plots):</p><ul>' + lines + '</ul><p class="muted">Usually because every gang was '
-            'placed the same way under both: gang-core packs an unconstrained gang onto as few '
-            'domains as it can, which is what a preference for one domain asks for too; a '
-            'required level differs only when some gang does not fit one domain.</p></div>')
+    lines = "".join(f"<li><strong>{html.escape(' = '.join(g['names']))}</strong>: {html.escape(g['reason'])}.</li>"
+                    for g in same[:10])
+    return ('<div class="note" id="identical"><p>These variants gave identical results (the same '
+            'counts, statistics, GPU-hours and placement spans; their lines coincide in the '
+            'plots):</p><ul>' + lines + '</ul></div>')
 
 
 def _basis(summary: Sequence[Mapping[str, Any]]) -> str:
@@ -247,7 +239,7 @@ def write(results: Mapping[str, Run], summary: list[dict[str, Any]], path: pathl
 {f"<p>{html.escape(description)}</p>" if description else ""}
 <h2>Summary{scope}</h2>
 {_basis(summary)}
-{_identical(summary, results)}
+{_identical(results)}
 {outcomes}
 <h2>GPUs and GPU-hours{scope}</h2>
 {gpu}

@@ -124,7 +124,7 @@ def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
         fig = util.figure
     for name, r in results.items():
         t = [s["time"] / HOUR for s in r.timeline]
-        gpus = r.summary["gpus"] or 1.0
+        gpus = r.summary["cluster_gpus"] or 1.0
         (line,) = util.step(t, [s["utilisation"] for s in r.timeline], where="post", label=name)
         util.step(t, [s["busy_gpus"] / gpus for s in r.timeline], where="post",
                   linestyle="--", color=line.get_color(), alpha=0.7)
