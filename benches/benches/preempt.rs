@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
-use gang_core::lifecycle::{PreemptOptions, PreemptOutcome};
+use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver};
 use gang_core::{CompiledGang, Gang, Inventory, Solver};
 
 /// The cluster with `running` gangs reserved: sizes 8, 16, 32, 64 in turn, priorities
@@ -163,6 +163,11 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
                 inv.preempt_with(&mut solver, black_box(gang), &opts)
                     .unwrap()
             });
+        });
+        g.bench_function(BenchmarkId::new("kept", name), |b| {
+            let mut solver = PreemptSolver::new();
+            let opts = PreemptOptions::default();
+            b.iter(|| solver.preempt(&inv, black_box(gang), &opts).unwrap());
         });
     }
     g.bench_function(BenchmarkId::new("place", "fits-now/4"), |b| {

@@ -11,7 +11,7 @@
 
 use std::cmp::Reverse;
 
-use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, VictimId};
+use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver, VictimId};
 use gang_core::{
     EvictableUnit, Gang, Inventory, NodeSpec, Placement, PreemptionPolicy, Role, Topology,
     HOSTNAME_LEVEL,
@@ -584,5 +584,173 @@ proptest! {
     #[test]
     fn a_kept_solver_answers_as_a_fresh_one(case in case()) {
         check_kept_solver(&case)?;
+    }
+}
+
+/// One change to the inventory under a kept [`PreemptSolver`].
+#[derive(Debug, Clone)]
+enum Change {
+    /// Place and reserve a running gang (if it fits).
+    Reserve(GangCase),
+    /// Release the k-th reservation (mod the count).
+    Release(usize),
+    /// Apply the plan of the last answer (evict its victims, reserve the gang).
+    Evict,
+    /// Withdraw the k-th unit, or declare a new one.
+    Unit(usize, UnitCase),
+    /// Set the GPUs used externally on node k.
+    SetUsed(usize, u8),
+    /// Cordon node k, or uncordon it if cordoned.
+    Cordon(usize),
+    /// Fail node k (members there are lost), then try to replace the first
+    /// reservation that lost some.
+    Fail(usize),
+    /// Clone the inventory (a new value: the kept book starts again).
+    Clone,
+}
+
+fn change(nodes: usize) -> impl Strategy<Value = Change> {
+    prop_oneof![
+        3 => gang_case(true).prop_map(Change::Reserve),
+        3 => (0usize..8).prop_map(Change::Release),
+        2 => Just(Change::Evict),
+        2 => ((0usize..4), unit_case(nodes)).prop_map(|(k, u)| Change::Unit(k, u)),
+        3 => ((0..nodes), 0u8..=8).prop_map(|(k, g)| Change::SetUsed(k, g)),
+        1 => (0..nodes).prop_map(Change::Cordon),
+        1 => (0..nodes).prop_map(Change::Fail),
+        1 => Just(Change::Clone),
+    ]
+}
+
+fn changes() -> impl Strategy<Value = (Case, Vec<Change>)> {
+    case().prop_flat_map(|c| {
+        let n = c.nodes.len();
+        (Just(c), prop::collection::vec(change(n), 1..=8))
+    })
+}
+
+fn same_answer(a: &PreemptOutcome, b: &PreemptOutcome, step: usize) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a.status(), b.status(), "step {}", step);
+    if let (Some(a), Some(b)) = (a.preemption(), b.preemption()) {
+        prop_assert_eq!(a.victims(), b.victims(), "step {}", step);
+        prop_assert_eq!(a.cost(), b.cost(), "step {}", step);
+        prop_assert_eq!(
+            format!("{:?}", a.placement()),
+            format!("{:?}", b.placement()),
+            "step {}",
+            step
+        );
+    }
+    if let (Some(a), Some(b)) = (a.diagnosis(), b.diagnosis()) {
+        prop_assert_eq!(a.to_string(), b.to_string(), "step {}", step);
+    }
+    Ok(())
+}
+
+/// A kept [`PreemptSolver`] (the candidates kept between queries and brought up to date
+/// from the journal and the ledger) answers as a fresh query after every change:
+/// reservations made and released, plans applied, units declared and withdrawn, use
+/// changed, nodes cordoned and failed (members lost and replaced), the inventory
+/// cloned. Two gangs are asked each time (the case's and the same at another level), so
+/// the book's roll-ups of two levels are kept.
+fn check_kept_preempt_solver(case: &Case, changes: &[Change]) -> Result<(), TestCaseError> {
+    let mut inv = build(case);
+    let urgent = gang_of("urgent", &case.gang);
+    let other = gang_of(
+        "other",
+        &GangCase {
+            level: (case.gang.level + 1) % 3,
+            ..case.gang.clone()
+        },
+    );
+    let opts = options(case, &inv);
+    let names: Vec<String> = inv.node_names().map(str::to_owned).collect();
+    let mut kept = PreemptSolver::new();
+    let mut serial = 0usize;
+    let mut cordoned = vec![false; names.len()];
+    for step in 0..=changes.len() {
+        let mut last = None;
+        for gang in [&urgent, &other] {
+            let compiled = inv.compile(gang).unwrap();
+            let fresh = inv
+                .preempt_with(&mut gang_core::Solver::new(), &compiled, &opts)
+                .unwrap();
+            let warm = kept.preempt(&inv, &compiled, &opts).unwrap();
+            same_answer(&fresh, &warm, step)?;
+            last.get_or_insert(warm);
+        }
+        let Some(change) = changes.get(step) else {
+            break;
+        };
+        serial += 1;
+        match change {
+            Change::Reserve(g) => {
+                let gang = gang_of(&format!("new{serial}"), g);
+                if let Some(p) = inv.place(&gang).unwrap().placement() {
+                    inv.reserve(p).unwrap();
+                }
+            }
+            Change::Release(k) => {
+                let ids: Vec<_> = inv.reservations().map(|r| r.id()).collect();
+                if !ids.is_empty() {
+                    inv.release(ids[k % ids.len()]).unwrap();
+                }
+            }
+            Change::Evict => {
+                if let Some(plan) = last.as_ref().and_then(|o| o.preemption()) {
+                    inv.preempt_reserve(plan).unwrap();
+                }
+            }
+            Change::Unit(k, u) => {
+                let ids: Vec<String> = inv
+                    .evictable_units()
+                    .map(|u| u.get_id().to_owned())
+                    .collect();
+                if *k < ids.len() {
+                    inv.remove_evictable(&ids[*k]).unwrap();
+                } else {
+                    let mut unit = EvictableUnit::new(format!("new{serial}"), u.priority);
+                    for &(n, gpu) in &u.nodes {
+                        unit = unit.amount(&names[n], GPU, u32::from(gpu));
+                    }
+                    let fits = u.nodes.iter().all(|&(n, gpu)| {
+                        inv.free(&names[n], GPU).unwrap().millis() >= u64::from(gpu) * 1000
+                    });
+                    if fits {
+                        inv.add_evictable(unit).unwrap();
+                    }
+                }
+            }
+            Change::SetUsed(k, gpu) => {
+                inv.set_used(&names[*k], GPU, u32::from(*gpu)).unwrap();
+            }
+            Change::Cordon(k) => {
+                cordoned[*k] = !cordoned[*k];
+                if cordoned[*k] {
+                    inv.cordon(&names[*k]).unwrap();
+                } else {
+                    inv.uncordon(&names[*k]).unwrap();
+                }
+            }
+            Change::Fail(k) => {
+                let lost = inv.fail_node(&names[*k]).unwrap();
+                if let Some(l) = lost.first() {
+                    inv.replace(l.reservation).unwrap();
+                }
+            }
+            Change::Clone => inv = inv.clone(),
+        }
+        inv.validate()
+            .map_err(|e| TestCaseError::fail(format!("step {step}: {e}")))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(100), ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_kept_preempt_solver_answers_as_a_fresh_query(case in changes()) {
+        check_kept_preempt_solver(&case.0, &case.1)?;
     }
 }

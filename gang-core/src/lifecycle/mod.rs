@@ -27,7 +27,7 @@ pub use crate::inventory::ledger::{Lost, ReservationSnapshot};
 pub use crate::model::error::Conflict;
 pub use admit::{Admission, AdmitMode};
 pub use preempt::{
-    Evicted, PreemptOptions, PreemptOutcome, Preempted, Preemption, Victim, VictimId,
+    Evicted, PreemptOptions, PreemptOutcome, PreemptSolver, Preempted, Preemption, Victim, VictimId,
 };
 pub use replace::{Pending, PendingDomain, Replacement};
 pub use spread::{Spread, SpreadOutcome};

@@ -46,18 +46,21 @@ use crate::inventory::domains::Scope;
 use crate::inventory::ix::Depth;
 use crate::inventory::ledger::{Member, Shape};
 use crate::inventory::Inventory;
-use crate::model::{Conflict, Error, Gang, PreemptionPolicy, Quantity};
+use crate::model::{Conflict, Error, Gang, Quantity};
 use crate::solve::diagnose::diagnose;
 use crate::solve::verdict::Search as SearchEnd;
 use crate::solve::whatif::WhatIf;
 
 mod answer;
 mod branch;
+mod kept;
 use crate::solve::Solver;
 pub use answer::{
     Evicted, PreemptOptions, PreemptOutcome, Preempted, Preemption, Victim, VictimId,
 };
 use branch::{bound, dfs, view, DomainView};
+use kept::Book;
+pub use kept::PreemptSolver;
 
 /// A candidate victim: its identity, what it holds (as the ledger keeps it), what it
 /// costs, and where it can help.
@@ -276,7 +279,7 @@ impl Search<'_, '_> {
 impl Inventory {
     /// What it would take for `gang` to fit: the placement if it fits now (no victims),
     /// otherwise the running work to evict — whole reservations of strictly lower
-    /// priority that are not [`PreemptionPolicy::Never`], and [`EvictableUnit`](crate::EvictableUnit)s of
+    /// priority that are not [`PreemptionPolicy::Never`](crate::PreemptionPolicy::Never), and [`EvictableUnit`](crate::EvictableUnit)s of
     /// strictly lower priority — and the placement it gets once they are gone, chosen
     /// exactly by the objective of the [module docs](crate::lifecycle) (README
     /// "Preemption"): the lowest highest victim priority, then the fewest GPUs
@@ -357,6 +360,18 @@ impl Inventory {
         gang: &CompiledGang,
         options: &PreemptOptions,
     ) -> Result<PreemptOutcome, Error> {
+        self.preempt_in(solver, &mut Book::once(), gang, options)
+    }
+
+    /// [`Inventory::preempt_with`] with the candidates read off `book` (brought up to
+    /// date with this inventory first).
+    fn preempt_in(
+        &self,
+        solver: &mut Solver,
+        book: &mut Book,
+        gang: &CompiledGang,
+        options: &PreemptOptions,
+    ) -> Result<PreemptOutcome, Error> {
         let gang = &if gang.inner.layout_id == self.layout_id {
             gang.clone()
         } else {
@@ -374,14 +389,15 @@ impl Inventory {
             }
             Err(decided) => !decided,
         };
-        let cands = self.candidates(gang, options);
+        book.sync(self);
+        let levels = book.levels(self, gang);
         let mut search = Search {
             w: solver.take_what_if(self),
             touched: Vec::new(),
             on: Vec::new(),
             gang,
-            out: vec![false; cands.len()],
-            cands,
+            out: Vec::new(),
+            cands: Vec::new(),
             work: 0,
             max_work: options.max_work,
             incomplete: undecided_now,
@@ -394,45 +410,45 @@ impl Inventory {
         // members' demand, roomiest first, and again only when that set grew: the gang
         // fits with every candidate up to the level evicted exactly when it fits so in
         // one of them (candidates elsewhere free nothing a placement there can use).
-        let lacks = self.lacks(&search);
-        let mut levels: Vec<i32> = search.cands.iter().map(|c| c.priority).collect();
-        levels.sort_unstable();
-        levels.dedup();
-        let mut by_priority: Vec<usize> = (0..search.cands.len()).collect();
-        by_priority.sort_by_key(|&i| (search.cands[i].priority, i));
-        // Per domain: its lack, what its candidates so far free, them, and the sizes of
-        // its set and of the global set when it was last asked about.
-        type Room<'l> = (&'l [i128], Vec<i128>, Vec<u32>, Option<(usize, usize)>);
-        let mut rooms: BTreeMap<u32, Room<'_>> = lacks
-            .iter()
-            .map(|(d, lack)| {
-                (
-                    *d,
-                    (lack.as_slice(), vec![0i128; lack.len()], Vec::new(), None),
-                )
-            })
-            .collect();
-        let mut order: Vec<u32> = lacks.keys().copied().collect();
-        order.sort_by(|a, b| lacks[a].cmp(&lacks[b]).then(a.cmp(b)));
+        // The candidates are read off the book a level at a time: those above the
+        // level that makes room are never built.
+        let req = requested(gang);
+        let demand = self.demand(gang, &req);
+        // Per domain some candidate so far frees room in: its lack, what they free, them,
+        // and the sizes of its set and of the global set when it was last asked about.
+        type Room = (Vec<i128>, Vec<i128>, Vec<u32>, Option<(usize, usize)>);
+        let mut rooms: BTreeMap<u32, Room> = BTreeMap::new();
+        let mut order: Vec<u32> = Vec::new();
         let mut next = 0;
         let mut global: Vec<u32> = Vec::new();
         let mut global_asked = 0;
         let mut first = None;
         'levels: for &t in &levels {
-            while next < by_priority.len() && search.cands[by_priority[next]].priority <= t {
-                let i = by_priority[next];
+            book.candidates_at(self, gang, options, t, &mut search.cands);
+            search.out.resize(search.cands.len(), false);
+            let mut added = false;
+            while next < search.cands.len() {
+                let i = next;
                 next += 1;
                 for (d, amounts) in &search.cands[i].domains {
-                    if let Some(room) = rooms.get_mut(d) {
-                        for (f, a) in room.1.iter_mut().zip(amounts) {
-                            *f = f.saturating_add(clamp(*a));
-                        }
-                        room.2.push(i as u32);
+                    let room = rooms.entry(*d).or_insert_with(|| {
+                        added = true;
+                        let lack = self.lack_in(gang, *d, &demand, &req);
+                        let n = lack.len();
+                        (lack, vec![0i128; n], Vec::new(), None)
+                    });
+                    for (f, a) in room.1.iter_mut().zip(amounts) {
+                        *f = f.saturating_add(clamp(*a));
                     }
+                    room.2.push(i as u32);
                 }
                 if search.cands[i].global {
                     global.push(i as u32);
                 }
+            }
+            if added {
+                order = rooms.keys().copied().collect();
+                order.sort_by(|a, b| rooms[a].0.cmp(&rooms[b].0).then(a.cmp(b)));
             }
             for &d in &order {
                 let Some(room) = rooms.get_mut(&d) else {
@@ -469,7 +485,7 @@ impl Inventory {
             }
         }
         drop(rooms);
-        let Some((t, p)) = first else {
+        let Some((_, p)) = first else {
             // The diagnosis is that of placing it with every candidate evicted.
             for i in 0..search.cands.len() {
                 search.set(i, true);
@@ -494,19 +510,24 @@ impl Inventory {
                 PreemptOutcome::Unschedulable(diagnosis)
             });
         };
-        // The candidates above `t` were never evicted; keep the others, and which of
-        // them are evicted now (the set the placement `p` was found for).
-        let mut out = Vec::new();
+        // The candidates built are those up to `t` (none above it was read): in id
+        // order (the objective's last tie-break compares indices), with which of them
+        // are evicted now (the set the placement `p` was found for).
+        let mut by_id: Vec<usize> = (0..search.cands.len()).collect();
+        by_id.sort_by(|&a, &b| search.cands[a].id.cmp(&search.cands[b].id));
+        let mut built: Vec<Option<Cand<'_>>> = std::mem::take(&mut search.cands)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut out = Vec::with_capacity(by_id.len());
         let mut all: Vec<u32> = Vec::new();
-        for (c, &o) in search.cands.iter().zip(&search.out) {
-            if c.priority <= t {
-                if o {
-                    all.push(out.len() as u32);
-                }
-                out.push(o);
+        for &i in &by_id {
+            if search.out[i] {
+                all.push(out.len() as u32);
             }
+            out.push(search.out[i]);
+            search.cands.extend(built[i].take());
         }
-        search.cands.retain(|c| c.priority <= t);
         search.out = out;
         search.on.clone_from(&all);
         // 2. A first plan: the victims that can help where it landed, then spared.
@@ -539,6 +560,7 @@ impl Inventory {
             }
         }
         // 3. Branch and bound per domain.
+        let lacks = self.lacks(&search);
         let views = self.views(&search, &lacks);
         let mut views: Vec<(Vec<u128>, usize, DomainView)> = views
             .into_iter()
@@ -661,149 +683,6 @@ impl Inventory {
         }
     }
 
-    /// The candidate victims: lower priority, preemptible, and holding something the
-    /// gang asks for on a schedulable node one of its roles may use; in id order.
-    fn candidates<'a>(&'a self, gang: &CompiledGang, options: &PreemptOptions) -> Vec<Cand<'a>> {
-        let c = &gang.inner;
-        let prio = c.gang.priority;
-        let depth = c.required.unwrap_or(0);
-        let requested: Vec<u32> = requested(gang);
-        let reservations = self
-            .ledger
-            .live
-            .values()
-            .filter(|r| {
-                r.gang.priority < prio && r.gang.preemption_policy != PreemptionPolicy::Never
-            })
-            .map(|r| {
-                (
-                    VictimId::Reservation(r.id),
-                    r.gang.name.as_str(),
-                    r.gang.priority,
-                    r.shapes.as_slice(),
-                    r.members.as_slice(),
-                )
-            });
-        let units = self
-            .ledger
-            .units
-            .values()
-            .filter(|u| u.spec.priority < prio)
-            .map(|u| {
-                (
-                    VictimId::Unit(u.spec.id.clone()),
-                    u.spec.id.as_str(),
-                    u.spec.priority,
-                    u.shapes.as_slice(),
-                    u.members.as_slice(),
-                )
-            });
-        let mut out = Vec::new();
-        // Per shape (a role of the candidate): its amounts of the requested resources
-        // (by position) and of the cost resources, resolved once per candidate.
-        // Per shape (a role of the candidate), flat: its amounts of the requested
-        // resources (by position) and of the cost resources. Reused across candidates.
-        let (nreq, ncost) = (requested.len(), options.cost_resources.len());
-        let mut freed_of: Vec<u128> = Vec::new();
-        let mut cost_of: Vec<u128> = Vec::new();
-        // The last domain found and its node range (members come sorted by node).
-        let label_depth = self.label_depth();
-        for (id, name, priority, shapes, members) in reservations.chain(units) {
-            freed_of.clear();
-            cost_of.clear();
-            freed_of.resize(shapes.len() * nreq, 0);
-            cost_of.resize(shapes.len() * ncost, 0);
-            for (e, shape) in shapes.iter().enumerate() {
-                for (r, q) in shape {
-                    for (j, x) in options.cost_resources.iter().enumerate() {
-                        if x == r {
-                            cost_of[e * ncost + j] += u128::from(*q);
-                        }
-                    }
-                    let Some(ri) = self.resources.get_index_of(r) else {
-                        continue;
-                    };
-                    if let Some(pos) = requested.iter().position(|&x| x as usize == ri) {
-                        freed_of[e * nreq + pos] += u128::from(*q);
-                    }
-                }
-            }
-            let mut cost = vec![u128::from(options.get_cost(&id))];
-            cost.extend(std::iter::repeat_n(0u128, ncost));
-            for &(e, _, k) in members {
-                let e = e as usize;
-                for (a, b) in cost[1..]
-                    .iter_mut()
-                    .zip(&cost_of[e * ncost..(e + 1) * ncost])
-                {
-                    *a += b * u128::from(k);
-                }
-            }
-            let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();
-            let mut global = false;
-            let mut last: Option<(u32, u32, u32)> = None;
-            for &(e, n, k) in members {
-                if !self.schedulable.get(n as usize) {
-                    continue;
-                }
-                let e = e as usize;
-                let f = &freed_of[e * nreq..(e + 1) * nreq];
-                if f.iter().all(|&x| x == 0) {
-                    continue;
-                }
-                let (mut con, mut unc) = (false, false);
-                for r in c.roles.iter().filter(|r| r.eligible.get(n as usize)) {
-                    if r.constrained {
-                        con = true;
-                    } else {
-                        unc = true;
-                    }
-                }
-                global |= unc;
-                if !con {
-                    continue;
-                }
-                let d = match last {
-                    Some((d, start, end)) if start <= n && n < end => d,
-                    _ => {
-                        let Some(d) = self.domain_at(n, depth) else {
-                            continue;
-                        };
-                        last = Some(if depth == 0 || depth > label_depth {
-                            (d, n, n + 1)
-                        } else {
-                            let dm = &self.domains[depth][d as usize];
-                            (d, dm.start, dm.end)
-                        });
-                        d
-                    }
-                };
-                let add = f.iter().map(|&x| x * u128::from(k));
-                match domains.iter_mut().find(|x| x.0 == d) {
-                    Some(x) => x.1.iter_mut().zip(add).for_each(|(a, b)| *a += b),
-                    None => domains.push((d, add.collect())),
-                }
-            }
-            if domains.is_empty() && !global {
-                continue;
-            }
-            domains.sort_by_key(|x| x.0);
-            out.push(Cand {
-                id,
-                name,
-                priority,
-                shapes,
-                members,
-                resolved: Vec::new(),
-                cost,
-                domains,
-                global,
-            });
-        }
-        out.sort_by(|a, b| a.id.cmp(&b.id));
-        out
-    }
-
     /// The domain of the gang's level holding node `n` (the node itself at the node
     /// level; the cluster at depth 0).
     fn domain_at(&self, n: u32, depth: usize) -> Option<u32> {
@@ -842,14 +721,7 @@ impl Inventory {
         let c = &s.gang.inner;
         let depth = c.required.unwrap_or(0);
         let req = requested(s.gang);
-        let mut demand = vec![0u128; req.len()];
-        for r in c.roles.iter().filter(|r| r.constrained) {
-            for &(res, q) in &r.req {
-                if let Some(pos) = req.iter().position(|&x| x == res) {
-                    demand[pos] += u128::from(q) * u128::from(r.min);
-                }
-            }
-        }
+        let demand = self.demand(s.gang, &req);
         let mut total: BTreeMap<u32, Vec<u128>> = BTreeMap::new();
         for cand in &s.cands {
             for (d, amounts) in &cand.domains {
@@ -860,9 +732,7 @@ impl Inventory {
         let nres = self.resources.len();
         let mut out = BTreeMap::new();
         for (d, freed) in total {
-            let (start, end) = if depth > self.label_depth() {
-                (d, d + 1)
-            } else {
+            if depth <= self.label_depth() {
                 let room = req.iter().map(|&r| {
                     u128::from(self.summaries[depth][d as usize * nres + r as usize].total)
                 });
@@ -874,42 +744,69 @@ impl Inventory {
                 if hopeless {
                     continue;
                 }
-                let dm = &self.domains[depth][d as usize];
-                (dm.start, dm.end)
-            };
-            let mut free = vec![0u128; req.len()];
-            // Every node schedulable and open to one constrained role: the summaries
-            // hold the sum (the usual case, a rack of one node type).
-            let whole = self.schedulable.all_in(start as usize, end as usize)
-                && c.roles
-                    .iter()
-                    .any(|r| r.constrained && r.eligible.all_in(start as usize, end as usize));
-            if whole && depth <= self.label_depth() {
-                for (f, &res) in free.iter_mut().zip(&req) {
-                    *f = u128::from(self.summaries[depth][d as usize * nres + res as usize].total);
-                }
             }
-            for n in (start..end).filter(|_| !whole || depth > self.label_depth()) {
-                let n = n as usize;
-                if !self.schedulable.get(n)
-                    || !c.roles.iter().any(|r| r.constrained && r.eligible.get(n))
-                {
-                    continue;
-                }
-                for (pos, &res) in req.iter().enumerate() {
-                    free[pos] += u128::from(self.free[res as usize][n]);
-                }
-            }
-            let lack: Vec<i128> = demand
-                .iter()
-                .zip(&free)
-                .map(|(&a, &b)| clamp(a) - clamp(b))
-                .collect();
+            let lack = self.lack_in(s.gang, d, &demand, &req);
             if lack.iter().zip(&freed).all(|(&l, &f)| l <= clamp(f)) {
                 out.insert(d, lack);
             }
         }
         out
+    }
+
+    /// The constrained members' demand per requested resource (`req`, by position).
+    fn demand(&self, gang: &CompiledGang, req: &[u32]) -> Vec<u128> {
+        let mut demand = vec![0u128; req.len()];
+        for r in gang.inner.roles.iter().filter(|r| r.constrained) {
+            for &(res, q) in &r.req {
+                if let Some(pos) = req.iter().position(|&x| x == res) {
+                    demand[pos] += u128::from(q) * u128::from(r.min);
+                }
+            }
+        }
+        demand
+    }
+
+    /// What the constrained members lack in domain `d` of the gang's level, per
+    /// requested resource: `demand` minus the free room on eligible schedulable nodes
+    /// there (negative when there is room to spare).
+    fn lack_in(&self, gang: &CompiledGang, d: u32, demand: &[u128], req: &[u32]) -> Vec<i128> {
+        let c = &gang.inner;
+        let depth = c.required.unwrap_or(0);
+        let nres = self.resources.len();
+        let (start, end) = if depth > self.label_depth() {
+            (d, d + 1)
+        } else {
+            let dm = &self.domains[depth][d as usize];
+            (dm.start, dm.end)
+        };
+        let mut free = vec![0u128; req.len()];
+        // Every node schedulable and open to one constrained role: the summaries
+        // hold the sum (the usual case, a rack of one node type).
+        let whole = self.schedulable.all_in(start as usize, end as usize)
+            && c.roles
+                .iter()
+                .any(|r| r.constrained && r.eligible.all_in(start as usize, end as usize));
+        if whole && depth <= self.label_depth() {
+            for (f, &res) in free.iter_mut().zip(req) {
+                *f = u128::from(self.summaries[depth][d as usize * nres + res as usize].total);
+            }
+        }
+        for n in (start..end).filter(|_| !whole || depth > self.label_depth()) {
+            let n = n as usize;
+            if !self.schedulable.get(n)
+                || !c.roles.iter().any(|r| r.constrained && r.eligible.get(n))
+            {
+                continue;
+            }
+            for (pos, &res) in req.iter().enumerate() {
+                free[pos] += u128::from(self.free[res as usize][n]);
+            }
+        }
+        demand
+            .iter()
+            .zip(&free)
+            .map(|(&a, &b)| clamp(a) - clamp(b))
+            .collect()
     }
 
     /// One view per domain some candidate frees room in, plus one for the candidates
