@@ -150,19 +150,22 @@ fn read(
             };
             let topology = input::topology_source(topology)?;
             if let Some(workload) = input.choice.workload.clone() {
-                let mut args: Vec<&str> = vec!["get", &workload];
-                if let Some(ns) = &input.choice.namespace {
-                    args.extend(["-n", ns]);
-                }
-                args.extend(["-o", "json"]);
-                k.add(&mut input.objects, &args)?;
-                // Without -n, kubectl used the context's namespace: the object says which.
-                if input.choice.namespace.is_none() {
-                    input.choice.namespace =
-                        input.objects.refs().into_iter().find_map(|r| r.namespace);
-                }
+                // As kubectl: -n, else the current context's namespace, else `default`;
+                // the workload is looked up there, and only there.
+                let ns = match &input.choice.namespace {
+                    Some(ns) => ns.clone(),
+                    None => k.context_namespace(),
+                };
+                k.add(
+                    &mut input.objects,
+                    &["get", &workload, "-n", &ns, "-o", "json"],
+                )?;
+                input.choice.namespace = Some(ns);
             }
             k.cluster(&mut input.objects, &topology, &mut input.notes)?;
+            if let Some(ns) = &input.choice.namespace {
+                input.objects.apply_namespace(ns);
+            }
             if priorities {
                 k.priority_classes(&mut input.objects, &mut input.notes)?;
             }

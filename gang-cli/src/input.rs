@@ -213,6 +213,21 @@ impl Kubectl<'_> {
         }
     }
 
+    /// The namespace kubectl uses without `-n`: the current context's (`kubectl config
+    /// view --minify -o jsonpath={..namespace}`), else `default` — also when kubectl
+    /// cannot say (no current context: kubectl itself then uses `default`).
+    pub fn context_namespace(&self) -> String {
+        let out = self
+            .run(&["config", "view", "--minify", "-o", "jsonpath={..namespace}"])
+            .unwrap_or_default();
+        let ns = out.trim();
+        if ns.is_empty() || ns.contains(char::is_whitespace) {
+            "default".to_owned()
+        } else {
+            ns.to_owned()
+        }
+    }
+
     /// Reads `kubectl ARGS…` into `objects`, the source named by the command line.
     ///
     /// # Errors

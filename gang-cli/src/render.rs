@@ -369,6 +369,9 @@ pub fn place_text(r: &PlaceReport, s: &Style) -> String {
     match &r.outcome {
         gang_core::Outcome::Placed(p) => {
             let place = match p.level() {
+                _ if !r.parts.is_empty() => {
+                    format!("{} parts, each in a domain of its own", r.parts.len())
+                }
                 Some(l) => format!("{} {} ({l})", short_level(l), p.domain_path()),
                 None => "the cluster (no single domain)".to_owned(),
             };
@@ -379,7 +382,21 @@ pub fn place_text(r: &PlaceReport, s: &Style) -> String {
                 s.bold(&w.object),
                 p.member_count()
             );
-            for (role, k) in p.placed_by_role() {
+            // Placed in parts (a JobSet's child Jobs, Kueue's PodSets): each part's
+            // own domain, which the whole gang's assignment does not show.
+            for part in &r.parts {
+                let head = format!("  {} {}: ", part.name, part_place(part));
+                let _ = writeln!(
+                    out,
+                    "{head}{}",
+                    wrap_at(
+                        &assignments_text(&part.assignments),
+                        head.chars().count(),
+                        "    "
+                    )
+                );
+            }
+            for (role, k) in p.placed_by_role().filter(|_| r.parts.is_empty()) {
                 let nodes: Vec<String> = p
                     .assignments()
                     .iter()
@@ -629,7 +646,23 @@ pub fn explain_text(r: &ExplainReport, s: &Style) -> String {
                 Some(l) => format!("{} {}", short_level(l), a.domain),
                 None => "the cluster".to_owned(),
             };
-            format!("in {place}: {}", assignments_text(&a.assignments))
+            if a.parts.is_empty() {
+                format!("in {place}: {}", assignments_text(&a.assignments))
+            } else {
+                let parts: Vec<String> = a
+                    .parts
+                    .iter()
+                    .map(|x| {
+                        format!(
+                            "{} {}: {}",
+                            x.name,
+                            part_place(x),
+                            assignments_text(&x.assignments)
+                        )
+                    })
+                    .collect();
+                format!("in parts, each in its own domain: {}", parts.join("; "))
+            }
         }
         // The table above shows the best domain, the nodes by role the exclusions, and
         // the Relax lines below the relaxations: the rest of gang-core's paragraph.
@@ -768,6 +801,14 @@ pub fn preempt_text(r: &PreemptReport, s: &Style) -> String {
 }
 
 /// `worker: a1 ×2, a2 ×2; master: a1 ×1`.
+/// `in rack b1/r2`, or `in the cluster`, for a part.
+fn part_place(p: &crate::report::PartAnswer) -> String {
+    match &p.level {
+        Some(l) => format!("in {} {}", short_level(l), p.domain),
+        None => "in the cluster".to_owned(),
+    }
+}
+
 fn assignments_text(a: &[gang_core::Assignment]) -> String {
     let mut roles: Vec<(&str, Vec<String>)> = Vec::new();
     for x in a {

@@ -160,10 +160,61 @@ pub struct PlaceReport {
     /// gang-core's answer (`{"status": "placed", "level", "domain", "assignments", …}`
     /// or `{"status": "unschedulable", "message", "diagnosis"}`).
     pub result: serde_json::Value,
+    /// The workload placed part by part (each child Job of a JobSet with exclusive
+    /// topology, each Kueue PodSet or PodSet group with a request of its own; absent
+    /// for a workload placed as one gang).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartAnswer>,
     /// Fields read but not honoured exactly, and notes.
     pub warnings: Vec<String>,
     #[serde(skip)]
     pub(crate) outcome: Outcome,
+}
+
+/// One part of a workload placed on its own ([`gang_kube::Cluster::place_parts`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct PartAnswer {
+    /// A child Job (`REPLICATED-JOB-INDEX`), a PodSet group or a PodSet.
+    pub name: String,
+    /// The workload's roles in this part.
+    pub roles: Vec<String>,
+    /// Placed, or not after the parts before it.
+    pub status: Status,
+    /// The level and domain it would use.
+    pub level: Option<String>,
+    /// Domain path.
+    pub domain: String,
+    /// Members per role and node.
+    pub assignments: Vec<gang_core::Assignment>,
+}
+
+impl PartAnswer {
+    fn of(p: gang_kube::PartOutcome) -> Self {
+        let placement = p.outcome.placement();
+        PartAnswer {
+            status: Status::of(&p.outcome),
+            level: placement.and_then(|x| x.level().map(str::to_owned)),
+            domain: placement.map(|x| x.domain_path()).unwrap_or_default(),
+            assignments: placement
+                .map(|x| x.assignments().to_vec())
+                .unwrap_or_default(),
+            name: p.name,
+            roles: p.roles,
+        }
+    }
+}
+
+/// Each part's answer, when the workload is placed in parts.
+fn parts_of(
+    cluster: &Cluster,
+    inventory: &gang_core::Inventory,
+    w: &WorkloadGang,
+) -> Result<Vec<PartAnswer>, gang_kube::Error> {
+    Ok(cluster
+        .place_parts(inventory, w)?
+        .into_iter()
+        .map(PartAnswer::of)
+        .collect())
 }
 
 /// Objects found in the input.
@@ -221,6 +272,10 @@ pub struct Answer {
     pub assignments: Vec<gang_core::Assignment>,
     /// gang-core's paragraph when it does not fit.
     pub message: Option<String>,
+    /// Each part's answer, when the workload is placed in parts (see
+    /// [`PlaceReport::parts`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartAnswer>,
 }
 
 /// `gang explain`: the guides' checklist for a group that never becomes ready.
@@ -560,6 +615,7 @@ pub fn place(
     let inventory = cluster.inventory()?;
     let gang = cluster.gang_for(&w)?;
     let outcome = cluster.place(&inventory, &w)?;
+    let parts = parts_of(&cluster, &inventory, &w)?;
     let status = Status::of(&outcome);
     Ok(PlaceReport {
         command: "place",
@@ -569,6 +625,7 @@ pub fn place(
         topology: cluster.report().topology.clone(),
         cluster: ClusterSummary::of(&cluster),
         result: serde_json::to_value(&outcome).unwrap_or(serde_json::Value::Null),
+        parts,
         warnings: warnings(&cluster, &w, notes),
         outcome,
     })
@@ -689,6 +746,7 @@ pub fn explain(
             domain: String::new(),
             assignments: Vec::new(),
             message: None,
+            parts: Vec::new(),
         },
         relaxations: Vec::new(),
         not_checked: NOT_CHECKED,
@@ -733,6 +791,7 @@ pub fn explain(
     {
         report.exit_code = Exit::DoesNotFit;
     }
+    let parts = parts_of(&cluster, &inventory, &w).unwrap_or_default();
     report.answer = match &outcome {
         Outcome::Placed(p) => Answer {
             status: Status::Placed,
@@ -740,6 +799,7 @@ pub fn explain(
             domain: p.domain_path(),
             assignments: p.assignments().to_vec(),
             message: None,
+            parts,
         },
         other => Answer {
             status: Status::of(other),
@@ -747,6 +807,7 @@ pub fn explain(
             domain: String::new(),
             assignments: Vec::new(),
             message: other.diagnosis().map(ToString::to_string),
+            parts,
         },
     };
     Ok(report)

@@ -58,6 +58,12 @@ impl Cluster {
         );
         for (i, (args, body)) in calls.iter().enumerate() {
             match body {
+                // Plain text (what `kubectl config view -o jsonpath=…` prints).
+                Some(serde_json::Value::String(text)) => {
+                    let f = dir.join(format!("reply-{i}.txt"));
+                    std::fs::write(&f, text).unwrap();
+                    script.push_str(&format!("  \"{args}\") cat \"{}\" ;;\n", f.display()));
+                }
                 Some(v) => {
                     let f = dir.join(format!("reply-{i}.json"));
                     std::fs::write(&f, serde_json::to_string_pretty(v).unwrap()).unwrap();
@@ -146,6 +152,7 @@ impl Drop for Cluster {
 const NODES_PODS: &str = "get nodes,pods --all-namespaces -o json";
 const KUEUE: &str = "get topologies.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io -o json";
 const PRIORITY: &str = "get priorityclasses.scheduling.k8s.io -o json";
+const CONTEXT_NAMESPACE: &str = "config view --minify -o jsonpath={..namespace}";
 
 fn empty_list() -> serde_json::Value {
     serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []})
@@ -165,10 +172,7 @@ fn racks_cluster(name: &str) -> Cluster {
                 "get podgroup/training-workers -n ml-team -o json",
                 Some(as_json(&group, 0..1)),
             ),
-            (
-                "get podgroup/training-workers -o json",
-                Some(as_json(&group, 0..1)),
-            ),
+            (CONTEXT_NAMESPACE, Some("ml-team".into())),
             (NODES_PODS, Some(nodes_pods)),
             (KUEUE, None), // Kueue is not installed
             (PRIORITY, Some(empty_list())),
@@ -230,17 +234,46 @@ fn gang_kubectl_place_is_the_same_plugin() {
 }
 
 #[test]
-fn without_a_namespace_the_workload_objects_namespace_is_used() {
+fn without_a_namespace_the_contexts_namespace_is_used() {
+    // No -n: kubectl's current context says ml-team; the workload is looked up there.
     let c = racks_cluster("no-namespace");
     let r = c.plugin(&["place", "podgroup/training-workers"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(c.calls()[0], "get podgroup/training-workers -o json");
+    assert_eq!(
+        c.calls()[..2],
+        [
+            CONTEXT_NAMESPACE,
+            "get podgroup/training-workers -n ml-team -o json"
+        ]
+    );
     assert!(
         r.stdout
             .starts_with("placed PodGroup/ml-team/training-workers"),
         "{}",
         r.stdout
     );
+}
+
+#[test]
+fn a_context_without_a_namespace_or_no_context_means_default() {
+    // The context names no namespace (kubectl prints nothing), or kubectl cannot say
+    // (no current context: config view fails): `default`, as kubectl itself uses.
+    for (name, reply) in [("empty-context", Some("".into())), ("no-context", None)] {
+        let c = Cluster::new(
+            name,
+            &[
+                (CONTEXT_NAMESPACE, reply),
+                ("get job/train -n default -o json", None),
+            ],
+        );
+        let r = c.plugin(&["explain", "job/train"]);
+        assert_eq!(r.code, 4, "{name}: {}", r.stderr);
+        assert_eq!(
+            c.calls(),
+            [CONTEXT_NAMESPACE, "get job/train -n default -o json"],
+            "{name}"
+        );
+    }
 }
 
 #[test]

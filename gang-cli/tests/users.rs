@@ -179,3 +179,65 @@ fn extended_resource_toleration_is_a_flag() {
     let r = gang(&["place", &f, "--extended-resource-toleration"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+#[test]
+fn kueue_podsets_are_shown_each_in_its_own_domain() {
+    // Kueue's TAS KEP JobSet: the leader (4 GPUs) and 8 workers, each PodSet in a rack
+    // of its own: 12 GPUs, no rack of 8 holds all, each part fits.
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("kueue-podsets.yaml"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v = json(&r.stdout);
+    let parts = v["parts"].as_array().expect("parts");
+    let names: Vec<&str> = parts.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["leader", "workers"]);
+    assert_ne!(parts[0]["domain"], parts[1]["domain"], "{}", r.stdout);
+    let r = gang(&[
+        "explain",
+        &users("nodes-racks.yaml"),
+        &users("kueue-podsets.yaml"),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("in parts, each in its own domain: leader in rack"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn jobset_exclusive_topology_shows_each_child_job_in_its_own_domain() {
+    // 2 child Jobs of 2 pods, one per rack: the assignment shown is per Job, in two
+    // racks (the whole gang's could put both Jobs in one).
+    let text = std::fs::read_to_string(users("jobset-exclusive.yaml"))
+        .unwrap()
+        .replace("replicas: 3", "replicas: 2");
+    let dir = std::env::temp_dir().join(format!("gang-cli-exclusive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("js.yaml");
+    std::fs::write(&file, text).unwrap();
+    let r = gang(&["place", &users("nodes-racks.yaml"), file.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("4 members in 2 parts, each in a domain of its own"),
+        "{}",
+        r.stdout
+    );
+    let lines: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("workers-"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(lines[0].contains("in rack b1/r") && lines[1].contains("in rack b1/r"));
+    let rack = |l: &str| l.split("in rack ").nth(1).unwrap()[..5].to_owned();
+    assert_ne!(rack(lines[0]), rack(lines[1]), "{}", r.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -86,14 +86,14 @@ pub use cluster::{
 pub use error::{Error, ErrorKind};
 pub use objects::{Objects, WORKLOAD_KINDS};
 pub use origin::ObjectRef;
-pub use place::RoleExclusions;
+pub use place::{PartOutcome, RoleExclusions};
 pub use priority::{workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority};
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
 pub use workload::pod_group::COSCHEDULING_LABEL;
 pub use workload::types::{
     Check, CheckStatus, Framework, LabelRequirement, Level, LevelRequest, MemberRole, SliceRequest,
-    TopologyRequest, Warning, WorkloadGang,
+    TopologyPart, TopologyRequest, Warning, WorkloadGang,
 };
 pub use workload::volcano::VOLCANO_GROUP_ANNOTATION;
 pub use workload::{kai, kueue, workloads};

@@ -62,6 +62,18 @@ impl RoleExclusions {
     }
 }
 
+/// One part of a workload placed on its own ([`Cluster::place_parts`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct PartOutcome {
+    /// A child Job (`REPLICATED-JOB-INDEX`), or a Kueue PodSet group or PodSet.
+    pub name: String,
+    /// The roles of the workload in this part.
+    pub roles: Vec<String>,
+    /// Its placement (in a domain of its own), or why it does not fit after the parts
+    /// before it.
+    pub outcome: Outcome,
+}
+
 /// gang-core's rejection of the workload's request, on the workload object, at the
 /// Kubernetes field it came from (gang-core's own paths, `gang.name`, are not fields of
 /// the object): the name, the role's pod template, or the topology request.
@@ -417,13 +429,140 @@ impl Cluster {
     /// path in the message when it maps to no field.
     pub fn place(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Outcome, Error> {
         let gang = self.gang_for(w)?;
+        if let Some(o) = self.part_failure(inventory, w)? {
+            return Ok(o);
+        }
+        inventory.place(&gang).map_err(|e| request_error(w, e))
+    }
+
+    /// The answer of the first part that does not fit: a JobSet's child Jobs that do not
+    /// find distinct domains, or a Kueue part (see [`Cluster::place_parts`]).
+    fn part_failure(
+        &self,
+        inventory: &Inventory,
+        w: &WorkloadGang,
+    ) -> Result<Option<Outcome>, Error> {
         if let Some(SpreadOutcome::Unschedulable {
             diagnosis: Some(d), ..
         }) = self.exclusive_outcome(inventory, w)?
         {
-            return Ok(Outcome::Unschedulable(d));
+            return Ok(Some(Outcome::Unschedulable(d)));
         }
-        inventory.place(&gang).map_err(|e| request_error(w, e))
+        Ok(self
+            .kueue_parts(inventory, w)?
+            .into_iter()
+            .map(|p| p.outcome)
+            .find(|o| !o.is_placed()))
+    }
+
+    /// The workload placed part by part, when it has parts placed on their own: each
+    /// child Job of a JobSet with `alpha.jobset.sigs.k8s.io/exclusive-topology` (its own
+    /// domain of that level, from gang-core's spread), or each Kueue part of a workload
+    /// whose PodSets ask for their own domains ([`TopologyRequest::parts`](crate::TopologyRequest::parts)),
+    /// placed in PodSet order on what the earlier parts left, as Kueue does (stopping at
+    /// the first that does not fit). Empty for a workload placed as one gang. Nothing
+    /// is held on `inventory`.
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, Objects};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: List
+    /// items:
+    /// - {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {rack: a}}, status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}}
+    /// - {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {rack: b}}, status: {allocatable: {nvidia.com/gpu: "8", pods: "110"}}}
+    /// - apiVersion: jobset.x-k8s.io/v1alpha2
+    ///   kind: JobSet
+    ///   metadata: {name: js, namespace: ml, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: rack}}
+    ///   spec:
+    ///     replicatedJobs:
+    ///     - name: w
+    ///       replicas: 2
+    ///       template:
+    ///         spec:
+    ///           parallelism: 2
+    ///           template:
+    ///             spec:
+    ///               containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new().topology(gang_kube::TopologySource::Levels(vec!["rack".into()])))?;
+    /// let parts = c.place_parts(&c.inventory()?, &workloads(&o)?[0])?;
+    /// let racks: Vec<String> = parts.iter().map(|p| p.outcome.placement().unwrap().domain_path()).collect();
+    /// assert_eq!((parts[0].name.as_str(), racks.len()), ("w-0", 2));
+    /// assert_ne!(racks[0], racks[1]); // one child Job per rack
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::place`].
+    pub fn place_parts(
+        &self,
+        inventory: &Inventory,
+        w: &WorkloadGang,
+    ) -> Result<Vec<PartOutcome>, Error> {
+        if let Some(SpreadOutcome::Placed { placements, .. }) =
+            self.exclusive_outcome(inventory, w)?
+        {
+            let role = w.roles.first().map(|r| r.name.clone()).unwrap_or_default();
+            return Ok(placements
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| PartOutcome {
+                    name: format!("{role}-{i}"),
+                    roles: vec![role.clone()],
+                    outcome: Outcome::Placed(p),
+                })
+                .collect());
+        }
+        self.kueue_parts(inventory, w)
+    }
+
+    /// Kueue's parts placed in order, each on what the earlier ones left.
+    fn kueue_parts(
+        &self,
+        inventory: &Inventory,
+        w: &WorkloadGang,
+    ) -> Result<Vec<PartOutcome>, Error> {
+        if w.topology.parts.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let mut copy = inventory.clone();
+        let mut out = Vec::new();
+        for part in &w.topology.parts {
+            let t = &part.topology;
+            let asks = t.required.is_some() || t.preferred.is_some() || !t.slices.is_empty();
+            let view = WorkloadGang {
+                roles: w
+                    .roles
+                    .iter()
+                    .filter(|r| part.roles.contains(&r.name))
+                    .map(|r| MemberRole {
+                        constrained: asks,
+                        ..r.clone()
+                    })
+                    .collect(),
+                topology: t.clone(),
+                ..w.clone()
+            };
+            let gang = self.gang_for(&view)?;
+            let outcome = copy.place(&gang).map_err(|e| request_error(&view, e))?;
+            let placed = match &outcome {
+                Outcome::Placed(p) => {
+                    copy.reserve(p).map_err(|e| request_error(&view, e))?;
+                    true
+                }
+                _ => false,
+            };
+            out.push(PartOutcome {
+                name: part.name.clone(),
+                roles: part.roles.clone(),
+                outcome,
+            });
+            if !placed {
+                break;
+            }
+        }
+        Ok(out)
     }
 
     /// A JobSet's exclusive topology resolved: (level, child Jobs, pods per Job).
@@ -495,11 +634,8 @@ impl Cluster {
     pub fn explain(&self, inventory: &Inventory, w: &WorkloadGang) -> Result<Explanation, Error> {
         let gang = self.gang_for(w)?;
         let mut e = inventory.explain(&gang).map_err(|e| request_error(w, e))?;
-        if let Some(SpreadOutcome::Unschedulable {
-            diagnosis: Some(d), ..
-        }) = self.exclusive_outcome(inventory, w)?
-        {
-            e.outcome = Outcome::Unschedulable(d);
+        if let Some(o) = self.part_failure(inventory, w)? {
+            e.outcome = o;
         }
         Ok(e)
     }

@@ -253,14 +253,30 @@ spec:
         .map(|r| (r.name.as_str(), r.members, r.constrained))
         .collect();
     assert_eq!(roles, [("leader", 1, false), ("workers", 8, true)]);
-    // The largest role's request wins; the leader's is a warning, not dropped silently.
+    // The largest role's request is the gang's; each PodSet is a part with its own,
+    // placed in its own domain (Cluster::place_parts), not dropped.
     assert_eq!(
         w.topology.required.as_ref().unwrap().level,
         Level::Key("topology.example.com/rack".into())
     );
-    assert!(w.warnings.iter().any(|x| x
-        .message
-        .contains("role leader asks for required topology.example.com/block")));
+    let parts: Vec<(&str, &Level)> = w
+        .topology
+        .parts
+        .iter()
+        .map(|p| {
+            (
+                p.name.as_str(),
+                &p.topology.required.as_ref().unwrap().level,
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("leader", &Level::Key("topology.example.com/block".into())),
+            ("workers", &Level::Key("topology.example.com/rack".into()))
+        ]
+    );
     assert!(w.warnings.iter().any(
         |x| x.field.ends_with("nodeSelectorTerms") && x.message.contains("only the first term")
     ));

@@ -76,5 +76,17 @@ pub(crate) struct VolcanoTask {
     pub min_available: Option<i64>,
     #[serde(deserialize_with = "nullable")]
     pub template: PodTemplate,
-    pub partition_policy: Option<IgnoredAny>,
+    pub partition_policy: Option<PartitionPolicy>,
+}
+
+/// A task's `partitionPolicy` (volcano-sh/apis `batch/v1alpha1` `PartitionPolicySpec`):
+/// `totalPartitions` groups of `partitionSize` pods (their product the task's replicas),
+/// each under its own `networkTopology`; `minPartitions` of them at least.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct PartitionPolicy {
+    pub total_partitions: Option<i64>,
+    pub partition_size: Option<i64>,
+    pub network_topology: Option<NetworkTopology>,
+    pub min_partitions: Option<i64>,
 }

@@ -3,14 +3,12 @@
 // Below the public names: reading them from a pod template, and one topology request
 // for the gang from the requests of its roles.
 
-use std::collections::HashSet;
-
 use crate::error::Error;
 use crate::model::meta_v1::Meta;
 use crate::origin::Origin;
 use crate::workload::fields::{bad, level_value};
 use crate::workload::types::{
-    Level, LevelRequest, MemberRole, SliceRequest, TopologyRequest, Warning,
+    Level, LevelRequest, MemberRole, SliceRequest, TopologyPart, TopologyRequest, Warning,
 };
 
 /// Every pod of the PodSet in one domain of this level.
@@ -184,105 +182,131 @@ pub(super) fn kueue_req(meta: &Meta, origin: &Origin, prefix: &str) -> Result<Ku
     Ok(r)
 }
 
-/// One topology request for the gang from per-role Kueue requests; roles whose request
-/// differs become unconstrained, with a warning.
+/// The gang's topology request from per-role Kueue requests, as Kueue reads them: the
+/// PodSets sharing a `podset-group-name` are one part, every other PodSet its own; each
+/// part asks for its own domain. With one part asking, that is the gang's request (its
+/// roles constrained, the rest not); with several, the largest part's request is the
+/// gang's and every part is listed in `parts`, for [`Cluster::place`](crate::Cluster::place)
+/// to place one after another.
 pub(super) fn combine_kueue(
     roles: &mut [MemberRole],
     reqs: &[KueueReq],
     warnings: &mut Vec<Warning>,
 ) -> TopologyRequest {
-    let constrained: Vec<usize> = (0..roles.len())
-        .filter(|&i| {
-            reqs[i].required.is_some() || reqs[i].preferred.is_some() || !reqs[i].slices.is_empty()
-        })
+    let asks = |r: &KueueReq| r.required.is_some() || r.preferred.is_some() || !r.slices.is_empty();
+    // Parts in PodSet order: a group joins the part of its first PodSet.
+    let mut parts: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+    for (i, r) in reqs.iter().enumerate().take(roles.len()) {
+        let joined = r
+            .group
+            .as_ref()
+            .and_then(|g| parts.iter_mut().find(|(pg, _)| pg.as_ref() == Some(g)));
+        match joined {
+            Some((_, members)) => members.push(i),
+            None => parts.push((r.group.clone(), vec![i])),
+        }
+    }
+    // A part's request is its first asking PodSet's (Kueue wants a group to agree).
+    let lead = |p: &[usize]| p.iter().copied().find(|&i| asks(&reqs[i]));
+    for (group, members) in &parts {
+        let (Some(g), Some(l)) = (group, lead(members)) else {
+            continue;
+        };
+        for &i in members {
+            if i != l && asks(&reqs[i]) && !same_request(&reqs[i], &reqs[l]) {
+                warnings.push(Warning {
+                    field: field_of(&reqs[i]),
+                    message: format!(
+                        "the PodSets of {GROUP_NAME} {g} are placed in one domain, and Kueue wants them to ask for the same topology: role {} asks for {}, role {} for {}; {}'s is used for the group",
+                        roles[i].name,
+                        describe(&reqs[i]),
+                        roles[l].name,
+                        describe(&reqs[l]),
+                        roles[l].name
+                    ),
+                });
+            }
+        }
+    }
+    let members_of = |p: &[usize]| -> u64 { p.iter().map(|&i| u64::from(roles[i].members)).sum() };
+    let asking: Vec<usize> = (0..parts.len())
+        .filter(|&p| lead(&parts[p].1).is_some())
         .collect();
-    let Some(&dominant) = constrained
+    let Some(&dominant) = asking
         .iter()
-        .max_by_key(|&&i| (roles[i].members, usize::MAX - i))
+        .max_by_key(|&&p| (members_of(&parts[p].1), usize::MAX - p))
     else {
         return TopologyRequest::default();
     };
-    let d = &reqs[dominant];
-    let same_levels = |r: &KueueReq| {
-        r.required.as_ref().map(|l| &l.level) == d.required.as_ref().map(|l| &l.level)
-            && r.preferred.as_ref().map(|l| &l.level) == d.preferred.as_ref().map(|l| &l.level)
-    };
-    let same_slices = |r: &KueueReq| {
-        r.slices.len() == d.slices.len()
-            && r.slices
-                .iter()
-                .zip(&d.slices)
-                .all(|(a, b)| a.level == b.level && a.size == b.size)
-    };
-    let describe = |r: &KueueReq| -> String {
-        let mut parts = Vec::new();
-        if let Some(l) = &r.required {
-            parts.push(format!("required {}", show_level(&l.level)));
-        }
-        if let Some(l) = &r.preferred {
-            parts.push(format!("preferred {}", show_level(&l.level)));
-        }
-        for s in &r.slices {
-            parts.push(format!("slices of {} in {}", s.size, show_level(&s.level)));
-        }
-        parts.join(", ")
-    };
-    let mut together = Vec::new();
-    for i in 0..roles.len() {
-        let r = &reqs[i];
-        if constrained.contains(&i) && same_levels(r) && same_slices(r) {
-            together.push(i);
-            continue;
-        }
-        roles[i].constrained = false;
-        if constrained.contains(&i) {
-            let field = r
-                .required
-                .as_ref()
-                .or(r.preferred.as_ref())
-                .map(|l| l.field.clone())
-                .or_else(|| r.slices.first().map(|s| s.field.clone()))
-                .unwrap_or_default();
-            warnings.push(Warning {
-                field,
-                message: format!(
-                    "role {} asks for {}, role {} for {}; a gang has one topology request, so {} is placed anywhere (still all-or-nothing)",
-                    roles[i].name,
-                    describe(r),
-                    roles[dominant].name,
-                    describe(d),
-                    roles[i].name
-                ),
-            });
-        }
-    }
-    if together.len() > 1 {
-        let groups: HashSet<Option<&String>> =
-            together.iter().map(|&i| reqs[i].group.as_ref()).collect();
-        if groups.len() > 1 || groups.contains(&None) {
-            let names: Vec<&str> = together.iter().map(|&i| roles[i].name.as_str()).collect();
-            warnings.push(Warning {
-                field: d
-                    .required
-                    .as_ref()
-                    .or(d.preferred.as_ref())
-                    .map(|l| l.field.clone())
+    let listed: Vec<TopologyPart> = if asking.len() > 1 {
+        parts
+            .iter()
+            .map(|(group, members)| TopologyPart {
+                name: group
+                    .clone()
+                    .unwrap_or_else(|| roles[members[0]].name.clone()),
+                group: group.clone(),
+                roles: members.iter().map(|&i| roles[i].name.clone()).collect(),
+                topology: lead(members)
+                    .map(|l| request_of(&reqs[l]))
                     .unwrap_or_default(),
-                message: format!(
-                    "Kueue fits each of the PodSets {} in its own domain unless they share {}; gang-core places them in one domain together (stricter)",
-                    names.join(", "),
-                    GROUP_NAME
-                ),
-            });
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (p, (_, members)) in parts.iter().enumerate() {
+        for &i in members {
+            roles[i].constrained = p == dominant;
         }
     }
+    let d =
+        lead(&parts[dominant].1).map_or_else(TopologyRequest::default, |l| request_of(&reqs[l]));
+    TopologyRequest { parts: listed, ..d }
+}
+
+/// One PodSet's request as a topology request (no parts).
+fn request_of(r: &KueueReq) -> TopologyRequest {
     TopologyRequest {
-        required: d.required.clone(),
-        preferred: d.preferred.clone(),
-        slices: d.slices.clone(),
-        also_required: Vec::new(),
-        exclusive: None,
+        required: r.required.clone(),
+        preferred: r.preferred.clone(),
+        slices: r.slices.clone(),
+        ..TopologyRequest::default()
     }
+}
+
+fn same_request(a: &KueueReq, b: &KueueReq) -> bool {
+    let level = |l: &Option<LevelRequest>| l.as_ref().map(|l| l.level.clone());
+    level(&a.required) == level(&b.required)
+        && level(&a.preferred) == level(&b.preferred)
+        && a.slices.len() == b.slices.len()
+        && a.slices
+            .iter()
+            .zip(&b.slices)
+            .all(|(x, y)| x.level == y.level && x.size == y.size)
+}
+
+fn field_of(r: &KueueReq) -> String {
+    r.required
+        .as_ref()
+        .or(r.preferred.as_ref())
+        .map(|l| l.field.clone())
+        .or_else(|| r.slices.first().map(|s| s.field.clone()))
+        .unwrap_or_default()
+}
+
+fn describe(r: &KueueReq) -> String {
+    let mut parts = Vec::new();
+    if let Some(l) = &r.required {
+        parts.push(format!("required {}", show_level(&l.level)));
+    }
+    if let Some(l) = &r.preferred {
+        parts.push(format!("preferred {}", show_level(&l.level)));
+    }
+    for s in &r.slices {
+        parts.push(format!("slices of {} in {}", s.size, show_level(&s.level)));
+    }
+    parts.join(", ")
 }
 
 fn show_level(l: &Level) -> String {

@@ -99,6 +99,28 @@ pub struct TopologyRequest {
     /// pods) alone in its own domain of `level`; placed as slices of `size`, with
     /// gang-core's spread checking that the Jobs find distinct domains.
     pub exclusive: Option<SliceRequest>,
+    /// Kueue PodSets placed each in a domain of its own (PodSets sharing
+    /// `kueue.x-k8s.io/podset-group-name` together), in PodSet order, when more than one
+    /// asks for a topology; empty otherwise. The fields above are then the largest
+    /// part's request (the gang as one, the other parts unconstrained), and
+    /// [`Cluster::place`](crate::Cluster::place) places the parts one after another, as
+    /// Kueue does, each using what the earlier ones took.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<TopologyPart>,
+}
+
+/// Roles Kueue places together in one domain of their request: one PodSet, or the
+/// PodSets sharing a `kueue.x-k8s.io/podset-group-name`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TopologyPart {
+    /// The group name, else the role's.
+    pub name: String,
+    /// The group name, when the PodSets share one.
+    pub group: Option<String>,
+    /// The roles, in PodSet order.
+    pub roles: Vec<String>,
+    /// Their request (`parts` empty); no level at all when the PodSets ask for none.
+    pub topology: TopologyRequest,
 }
 
 /// A label requirement of a member (node affinity `matchExpressions`).

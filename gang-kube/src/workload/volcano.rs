@@ -2,11 +2,13 @@
 //! `batch.volcano.sh` Job, one role per task.
 
 use crate::error::{Error, ErrorKind};
-use crate::model::volcano::{NetworkTopology, VolcanoJobObj};
+use crate::model::volcano::{NetworkTopology, PartitionPolicy, VolcanoJobObj};
 use crate::origin::Origin;
 use crate::workload::controlled::{template_role, Controlled};
 use crate::workload::fields::{bad, count, level_value};
-use crate::workload::types::{Framework, Level, LevelRequest, TopologyRequest, Warning};
+use crate::workload::types::{
+    Framework, Level, LevelRequest, SliceRequest, TopologyRequest, Warning,
+};
 
 /// Pod annotation naming a Volcano PodGroup.
 pub const VOLCANO_GROUP_ANNOTATION: &str = "scheduling.k8s.io/group-name";
@@ -83,12 +85,75 @@ fn ordinal(n: u32) -> String {
     }
 }
 
+/// A task's partitions as a slice request (hard network topology), or `None` with a
+/// warning when they cannot be one (soft mode, no topology).
+fn partition(
+    pp: &PartitionPolicy,
+    replicas: u32,
+    origin: &Origin,
+    task: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<SliceRequest>, Error> {
+    let f = format!("{task}.partitionPolicy");
+    let total = count(
+        origin,
+        &format!("{f}.totalPartitions"),
+        pp.total_partitions,
+        0,
+    )?;
+    let size = count(origin, &format!("{f}.partitionSize"), pp.partition_size, 0)?;
+    if total == 0 || size == 0 || u64::from(total) * u64::from(size) != u64::from(replicas) {
+        return Err(bad(
+            origin,
+            format!("{f}.totalPartitions"),
+            total.to_string(),
+            &format!(
+                "totalPartitions × partitionSize ({total} × {size}) must equal the task's {replicas} replicas (both 1 or more)"
+            ),
+        ));
+    }
+    let min = count(origin, &format!("{f}.minPartitions"), pp.min_partitions, 0)?;
+    if min > 0 && min < total {
+        warnings.push(Warning {
+            field: format!("{f}.minPartitions"),
+            message: format!(
+                "at least {min} of the {total} partitions is not applied: all of them are placed"
+            ),
+        });
+    }
+    let Some(nt) = &pp.network_topology else {
+        warnings.push(Warning {
+            field: f,
+            message: "partitions without a networkTopology have no domain to keep: not applied"
+                .into(),
+        });
+        return Ok(None);
+    };
+    let nt_field = format!("{f}.networkTopology");
+    let req = volcano_request(nt, origin, &nt_field, warnings)?;
+    match req.required {
+        Some(l) => Ok(Some(SliceRequest {
+            level: l.level,
+            size,
+            field: l.field,
+        })),
+        None => {
+            warnings.push(Warning {
+                field: format!("{nt_field}.mode"),
+                message: "soft partitions (a preference per partition) are not applied: gang-core's slices are required".into(),
+            });
+            Ok(None)
+        }
+    }
+}
+
 pub(super) fn volcano_job<'a>(
     job: &'a VolcanoJobObj,
     origin: &'a Origin,
 ) -> Result<Controlled<'a>, Error> {
     let mut warnings = Vec::new();
     let (mut roles, mut reqs) = (Vec::new(), Vec::new());
+    let mut partitions: Vec<(String, SliceRequest)> = Vec::new();
     for (i, t) in job.spec.tasks.iter().enumerate() {
         let f = format!("spec.tasks[{i}]");
         let replicas = count(origin, &format!("{f}.replicas"), t.replicas, 1)?;
@@ -124,12 +189,10 @@ pub(super) fn volcano_job<'a>(
                 r.min_count = Some(m);
             }
         }
-        if t.partition_policy.is_some() {
-            warnings.push(Warning {
-                field: format!("{f}.partitionPolicy"),
-                message: "partition policy (partitions with their own topology) is not applied"
-                    .into(),
-            });
+        if let Some(pp) = &t.partition_policy {
+            if let Some(p) = partition(pp, replicas, origin, &f, &mut warnings)? {
+                partitions.push((name.clone(), p));
+            }
         }
         roles.push(r);
         reqs.push(q);
@@ -142,7 +205,7 @@ pub(super) fn volcano_job<'a>(
         )),
         None => Some((members, "spec.minAvailable".to_owned())),
     };
-    let topology = match &job.spec.network_topology {
+    let mut topology = match &job.spec.network_topology {
         Some(nt) => Some(volcano_request(
             nt,
             origin,
@@ -151,6 +214,27 @@ pub(super) fn volcano_job<'a>(
         )?),
         None => None,
     };
+    // Partitions are gang-core slices: every pod of the gang in slices of that size and
+    // level, so they are modelled when every task is partitioned alike.
+    if let Some((_, first)) = partitions.first() {
+        let alike = partitions.len() == roles.len()
+            && partitions
+                .iter()
+                .all(|(_, p)| p.level == first.level && p.size == first.size);
+        if alike {
+            topology.get_or_insert_with(TopologyRequest::default).slices = vec![first.clone()];
+        } else {
+            for (task, p) in &partitions {
+                warnings.push(Warning {
+                    field: p.field.clone(),
+                    message: format!(
+                        "task {task}'s partitions of {} are not applied: gang-core slices every pod of the gang alike, and the job's tasks are not all partitioned alike",
+                        p.size
+                    ),
+                });
+            }
+        }
+    }
     Ok(Controlled {
         origin,
         meta: &job.metadata,
