@@ -102,7 +102,7 @@ struct Plan {
 fn every_case() -> Vec<Case> {
     let mut v = Vec::new();
     for c in Constraint::ALL {
-        for n in [4, 64, 512] {
+        for n in [4, 64, 256, 512] {
             v.push(Case::Single(c, n));
         }
     }
