@@ -7,6 +7,9 @@
 //!                                                        # jobs/s, events/s, memory per
 //!                                                        # job, where the time goes
 //! GANG_SIM_JOBS=20000 cargo bench -p gang-sim --bench sim -- report   # smaller
+//! GANG_SIM_JOBS=20000 cargo bench -p gang-sim --bench sim -- preempt-report
+//!                     # the same workload with priorities 0-2 (job index mod 3) and
+//!                     # "preemption": "lower-priority": run time, preemption queries
 //! ```
 //!
 //! The workload (seeded, the same for every policy): Poisson arrivals at 900 jobs an
@@ -91,6 +94,10 @@ fn trace(n: usize) -> Trace {
 }
 
 fn config(policy: &str, profile: bool) -> SimConfig {
+    config_with(policy, profile, "off")
+}
+
+fn config_with(policy: &str, profile: bool, preemption: &str) -> SimConfig {
     let (discipline, policy) = match policy.strip_prefix("backfill: ") {
         Some(p) => ("backfill", p),
         None => ("fifo", policy),
@@ -98,7 +105,7 @@ fn config(policy: &str, profile: bool) -> SimConfig {
     SimConfig::from_json(&format!(
         r#"{{"policy": "{policy}", "queue": {{"discipline": "{discipline}"}}, "seed": 1,
             "failures": {{"node_rate_per_hour": 0.0001}}, "sample_interval": 3600,
-            "check_invariants": false, "profile": {profile}}}"#
+            "check_invariants": false, "profile": {profile}, "preemption": "{preemption}"}}"#
     ))
     .expect("valid config")
 }
@@ -159,6 +166,37 @@ fn report() {
     }
 }
 
+/// One run per policy of the workload with priorities (job index mod 3) and
+/// preemption on: the time a run takes and what preemption did.
+fn preempt_report() {
+    let n = jobs();
+    println!("gang-sim preemption: {n} jobs on {} nodes, priorities 0-2", cluster().len());
+    println!("| policy | run s | preemption queries | in them s | preemptions | evictions | jobs evicted | GPU-hours lost |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for p in ["unconstrained", "required(rack)"] {
+        let mut t = trace(n);
+        for (i, j) in t.jobs.iter_mut().enumerate() {
+            j.priority = (i % 3) as i64;
+        }
+        let start = Instant::now();
+        let r = Simulation::new(cluster(), t, config_with(p, true, "lower-priority"))
+            .and_then(Simulation::run)
+            .expect("runs");
+        let secs = start.elapsed().as_secs_f64();
+        let pre = r.summary.preemption.clone().expect("preemption is on");
+        let e = r.summary.profile.clone().unwrap_or_default().engine;
+        println!(
+            "| {p} | {secs:.2} | {} | {:.2} | {} | {} | {} | {:.0} |",
+            e.preempts,
+            e.preempt_ns as f64 / 1e9,
+            pre.preemptions,
+            pre.evictions,
+            pre.jobs_evicted,
+            pre.gpu_hours_lost,
+        );
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let n = jobs();
     let cl = cluster();
@@ -186,6 +224,10 @@ criterion_group!(benches, bench);
 fn main() {
     if std::env::args().any(|a| a == "report") {
         report();
+        return;
+    }
+    if std::env::args().any(|a| a == "preempt-report") {
+        preempt_report();
         return;
     }
     benches();

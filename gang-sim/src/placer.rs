@@ -22,7 +22,8 @@ pub use gang_core::PreemptionPolicy;
 pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, Topology};
 
 use gang_core::lifecycle::{
-    Admission, AdmitMode, PreemptOptions, PreemptOutcome, Replacement, Spread, SpreadOutcome,
+    Admission, AdmitMode, PreemptOptions, PreemptOutcome, PreemptSolver, Replacement, Spread,
+    SpreadOutcome,
     VictimId,
 };
 use gang_core::scenario::Scenario;
@@ -275,6 +276,10 @@ pub struct EngineProfile {
     pub admit_ns: u64,
     /// Diagnoses built (`Solver::place` on a gang that does not fit).
     pub diagnoses: u64,
+    /// Preemption queries (`PreemptSolver::preempt`, with preemption on).
+    pub preempts: u64,
+    /// Nanoseconds in `PreemptSolver::preempt`.
+    pub preempt_ns: u64,
 }
 
 /// The nodes as the simulation reads them: names, domains, GPUs and state, one column
@@ -319,7 +324,9 @@ struct Given {
 /// simulation reads back from them.
 pub(crate) struct Placer {
     inv: Inventory,
-    solver: Solver,
+    /// Places and preempts: its placement solver answers `find`, and the candidate
+    /// victims are kept between preemption queries.
+    solver: PreemptSolver,
     given: Given,
     gpu: String,
     nodes: Nodes,
@@ -382,7 +389,7 @@ impl Placer {
                 solver: Solver::new(),
             },
             inv,
-            solver: Solver::new(),
+            solver: PreemptSolver::new(),
             gpu: gpu.to_owned(),
             nodes: Nodes {
                 failed: vec![false; names.len()],
@@ -489,7 +496,7 @@ impl Placer {
         let t = self.clock();
         let out = self
             .inv
-            .find_with(&mut self.solver, &req.compiled)
+            .find_with(self.solver.solver(), &req.compiled)
             .map_err(|e| SimError::Internal(format!("find: {e}")))?;
         self.profile.finds += 1;
         self.profile.find_ns += Self::since(t);
@@ -530,10 +537,11 @@ impl Placer {
     }
 
     /// What it would take for `req` to fit now by evicting running work (gang-core's
-    /// `Inventory::preempt_with`): the reservations to evict, whole, and where `req`
-    /// goes once they are gone; `None` when no eviction of lower-priority,
-    /// preemptible work makes room (or the search could not decide). `cost` is each
-    /// candidate's work at risk, weighed before the GPUs it holds.
+    /// `PreemptSolver`: the candidates kept from the last query, brought up to date):
+    /// the reservations to evict, whole, and where `req` goes once they are gone;
+    /// `None` when no eviction of lower-priority, preemptible work makes room (or the
+    /// search could not decide). `cost` is each candidate's work at risk, weighed
+    /// before the GPUs it holds.
     pub(crate) fn preempt(
         &mut self,
         req: &Req,
@@ -546,10 +554,13 @@ impl Placer {
                 opts = opts.cost(VictimId::Reservation(r.id()), cost(ResId(r.id())));
             }
         }
+        let t = self.clock();
         let out = self
-            .inv
-            .preempt_with(&mut self.solver, &req.compiled, &opts)
+            .solver
+            .preempt(&self.inv, &req.compiled, &opts)
             .map_err(|e| SimError::Internal(format!("preempt: {e}")))?;
+        self.profile.preempts += 1;
+        self.profile.preempt_ns += Self::since(t);
         let PreemptOutcome::Placed(plan) = out else {
             return Ok(None);
         };
@@ -1139,7 +1150,7 @@ mod tests {
             }
             let mut b = Placer {
                 inv: a.inv.clone(),
-                solver: Solver::new(),
+                solver: PreemptSolver::new(),
                 given: Given {
                     inv: a.given.inv.clone(),
                     solver: Solver::new(),
