@@ -87,7 +87,10 @@ pub use error::{Error, ErrorKind};
 pub use objects::{Objects, WORKLOAD_KINDS};
 pub use origin::ObjectRef;
 pub use place::{PartOutcome, RoleExclusions};
-pub use priority::{workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority};
+pub use priority::{
+    workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority,
+    WorkloadPriorityClassInfo, WORKLOAD_PRIORITY_CLASS_LABEL,
+};
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
 pub use workload::pod_group::COSCHEDULING_LABEL;

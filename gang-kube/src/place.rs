@@ -342,6 +342,12 @@ impl Cluster {
     /// of one workload share a class in practice). `preempts` is false when a role's
     /// class says `preemptionPolicy: Never`.
     ///
+    /// Before all of these, as Kueue does: when the workload object carries the label
+    /// `kueue.x-k8s.io/priority-class` ([`WorkloadGang::workload_priority_class`](crate::WorkloadGang::workload_priority_class)), the
+    /// Kueue `WorkloadPriorityClass` it names gives the priority
+    /// ([`PrioritySource::WorkloadPriorityClass`](crate::PrioritySource::WorkloadPriorityClass);
+    /// it has no `preemptionPolicy`, so `preempts` is true).
+    ///
     /// Kubernetes' `preemptionPolicy: Never` means "does not preempt others", not "may
     /// not be evicted": it does not make the gang gang-core's
     /// [`PreemptionPolicy::Never`](gang_core::PreemptionPolicy::Never).
@@ -381,7 +387,9 @@ impl Cluster {
     /// # Errors
     /// [`ErrorKind::InvalidValue`] on the workload object when a role names a
     /// `priorityClassName` that no `PriorityClass` in the input has (give
-    /// `kubectl get priorityclasses -o json` too).
+    /// `kubectl get priorityclasses -o json` too), or whose
+    /// `kueue.x-k8s.io/priority-class` label names no `WorkloadPriorityClass` in the
+    /// input (field `metadata.labels.kueue.x-k8s.io/priority-class`).
     pub fn priority_of(&self, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
         resolve(&self.priorities, w)
     }
