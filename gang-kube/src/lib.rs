@@ -86,7 +86,7 @@ pub use cluster::{
 pub use error::{Error, ErrorKind};
 pub use objects::{Objects, WORKLOAD_KINDS};
 pub use origin::ObjectRef;
-pub use place::{PartOutcome, RoleExclusions};
+pub use place::{PartOutcome, PartRequest, RoleExclusions};
 pub use priority::{
     workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority,
     WorkloadPriorityClassInfo, WORKLOAD_PRIORITY_CLASS_LABEL,
