@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind};
 use crate::model::body::Body;
 use crate::model::core_v1::Pod;
+use crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef};
 use crate::workload::pod_group::pod_group_refs;
@@ -45,9 +46,6 @@ pub struct WorkloadPriorityClassInfo {
     /// Where it was read.
     pub object: ObjectRef,
 }
-
-/// The label of a workload object naming its Kueue `WorkloadPriorityClass`.
-pub const WORKLOAD_PRIORITY_CLASS_LABEL: &str = "kueue.x-k8s.io/priority-class";
 
 /// The PriorityClasses of the input, by name, and the global default; Kueue's
 /// WorkloadPriorityClasses, by name.

@@ -50,6 +50,9 @@ pub(crate) struct FlavorSpec {
     pub topology_name: String,
 }
 
+/// The label of a workload object naming its Kueue `WorkloadPriorityClass`.
+pub const WORKLOAD_PRIORITY_CLASS_LABEL: &str = "kueue.x-k8s.io/priority-class";
+
 /// Kueue's `WorkloadPriorityClass` (`kueue.x-k8s.io/v1beta1`, `v1beta2`), cluster-scoped:
 /// like a `PriorityClass`, its `value` is top-level, beside `metadata` (`description`,
 /// the other field, is not read). A workload object selects one with the label

@@ -175,7 +175,7 @@ impl Objects {
         self.items.iter().any(|i| {
             i.body.meta().is_some_and(|m| {
                 m.labels
-                    .contains_key(crate::priority::WORKLOAD_PRIORITY_CLASS_LABEL)
+                    .contains_key(crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL)
             })
         })
     }

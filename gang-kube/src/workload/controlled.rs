@@ -225,7 +225,7 @@ pub(super) fn controlled(
         kueue: is_kueue,
         workload_priority_class: meta
             .labels
-            .get(crate::priority::WORKLOAD_PRIORITY_CLASS_LABEL)
+            .get(crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL)
             .cloned(),
         member_pods,
         warnings,

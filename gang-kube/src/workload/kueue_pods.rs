@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 use crate::model::core_v1::Pod;
+use crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::origin::{ObjectRef, Origin};
-use crate::priority::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::workload::checks::finish;
 use crate::workload::fields::bad;
 use crate::workload::kueue::{combine_kueue, kueue_req};
