@@ -407,3 +407,16 @@ def test_each_workload_carries_its_priority_and_where_it_came_from():
     plain = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "jobset-exclusive.yaml")
     assert plain.workloads[0]["priority"]["source"] == "none"
     assert plain.workloads[0]["priority"]["value"] == 0
+
+
+def test_parts_of_a_request_the_cluster_cannot_resolve_are_none_and_placing_raises():
+    # Levels given as the block only: the PodSets' rack is not a level of the cluster.
+    k = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "kueue-podsets.yaml", topology=[KBLOCK])
+    (w,) = k.workloads
+    assert w["parts"] is None and w["gang"] is None
+    assert (w["error"]["kind"], w["error"]["value"]) == ("unknown_level", KRACK)
+    with pytest.raises(gang.InvalidRequest) as e:
+        k.place_parts("tas-example-jobset")
+    assert (e.value.kube_kind, e.value.value, e.value.object) == (
+        "unknown_level", KRACK, "JobSet/tas-example-jobset")
+    assert e.value.field.endswith("kueue.x-k8s.io/podset-required-topology")
