@@ -101,6 +101,10 @@ pub const KUEUE_RESOURCES: &str = "topologies.kueue.x-k8s.io,resourceflavors.kue
 /// The PriorityClasses the plugin reads for `explain` and `preempt`.
 pub const PRIORITY_CLASSES: &str = "priorityclasses.scheduling.k8s.io";
 
+/// Kueue's WorkloadPriorityClasses, read after the PriorityClasses (apart: a cluster
+/// without Kueue does not have the resource).
+pub const WORKLOAD_PRIORITY_CLASSES: &str = "workloadpriorityclasses.kueue.x-k8s.io";
+
 /// Runs `kubectl` (the first on `PATH`) and reads what it prints as objects.
 pub struct Kubectl<'a> {
     /// The program to run.
@@ -275,8 +279,11 @@ impl Kubectl<'_> {
     }
 
     /// `kubectl get priorityclasses.scheduling.k8s.io -o json` into `objects`: the
-    /// classes that give workloads their priority (`explain`, `preempt`). A cluster
-    /// that will not list them (RBAC) is a note, not an error.
+    /// classes that give workloads their priority (`explain`, `preempt`); then
+    /// `kubectl get workloadpriorityclasses.kueue.x-k8s.io -o json` (Kueue's, named by
+    /// the label `kueue.x-k8s.io/priority-class`), when an object read carries that
+    /// label. A cluster that will not list them
+    /// (RBAC, or no Kueue) is a note, not an error.
     ///
     /// # Errors
     /// [`CliError::Kube`] for output gang-kube rejects.
@@ -292,6 +299,16 @@ impl Kubectl<'_> {
             notes.push(format!(
                 "no PriorityClass read ({e}); priorities come from spec.priority only"
             ));
+        }
+        // Only an object labelled kueue.x-k8s.io/priority-class needs them.
+        if !objects.uses_workload_priority_class() {
+            return Ok(());
+        }
+        if let Err(e) = self.add(objects, &["get", WORKLOAD_PRIORITY_CLASSES, "-o", "json"]) {
+            if matches!(e, CliError::Kube(_)) {
+                return Err(e);
+            }
+            notes.push(format!("no Kueue WorkloadPriorityClass read ({e})"));
         }
         Ok(())
     }

@@ -722,6 +722,9 @@ fn priority_words(p: &PreemptAnswer) -> String {
     let from = match p.priority.source {
         PrioritySource::GlobalDefault => format!("the global default PriorityClass {class}"),
         PrioritySource::PriorityClass => format!("PriorityClass {class}"),
+        PrioritySource::WorkloadPriorityClass => {
+            format!("Kueue WorkloadPriorityClass {class} (label kueue.x-k8s.io/priority-class)")
+        }
         PrioritySource::SpecPriority => p.priority.field.clone().unwrap_or_default(),
         PrioritySource::None => {
             return "priority 0 (no spec.priority, PriorityClass or global default)".to_owned()

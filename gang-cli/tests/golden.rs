@@ -714,3 +714,70 @@ fn preempt_names_the_victims_worked_out_by_hand() {
     assert_eq!(v["status"], "unschedulable");
     assert!(v.get("preemption").is_none(), "{v}");
 }
+
+/// Kueue's WorkloadPriorityClass, on gang-kube's preemption.yaml plus
+/// kueue-workload-priority.yaml (answers worked out by hand in the latter's header):
+/// the job's label, not its pods' class or spec.priority, decides what it may evict.
+#[test]
+fn preempt_takes_the_priority_from_the_kueue_workload_priority_class() {
+    let files = [
+        kube("preemption.yaml"),
+        kube("kueue-workload-priority.yaml"),
+    ];
+    let run = |w: &str, json_out: bool| {
+        let mut args = vec!["preempt", &files[0], &files[1], "-w", w];
+        if json_out {
+            args.extend(["-o", "json"]);
+        }
+        gang(&args)
+    };
+    // wpc-urgent: its pods' class low (10) would leave nothing to evict; the label's
+    // kueue-urgent (1000) gives urgent's plan.
+    let r = run("job/wpc-urgent", true);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let p = &v["preemption"]["priority"];
+    assert_eq!(p["value"], 1000);
+    assert_eq!(p["source"], "workload_priority_class");
+    assert_eq!(p["class"], "kueue-urgent");
+    assert_eq!(p["field"], "metadata.labels.kueue.x-k8s.io/priority-class");
+    let victims: Vec<&str> = v["preemption"]["plan"]["victims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(victims, ["Job/ml/eval-b", "PodGroup/ml/big"]);
+    assert_eq!(v["preemption"]["plan"]["domain"], "r1");
+    let text = run("job/wpc-urgent", false).stdout;
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "priority 1000 from Kueue WorkloadPriorityClass kueue-urgent (label kueue.x-k8s.io/priority-class)"
+        ),
+        "{text}"
+    );
+    // wpc-mid: the label's 50, not spec.priority 2500: only big (10) is lower, no plan.
+    let r = run("job/wpc-mid", true);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["status"], "unschedulable");
+    assert_eq!(v["preemption"]["priority"]["value"], 50);
+    assert_eq!(v["preemption"]["lower_priority"], 1);
+    assert!(v["preemption"]["plan"].is_null());
+    // wpc-typo: a class the input lacks, named by the label: invalid input.
+    let r = run("job/wpc-typo", true);
+    assert_eq!(r.code, 2);
+    let v = json(&r.stdout);
+    assert_eq!(v["field"], "metadata.labels.kueue.x-k8s.io/priority-class");
+    assert_eq!(v["value"], "kueue-urgnet");
+    // explain answers preemption with the same plan.
+    let e = gang(&["explain", &files[0], &files[1], "-w", "job/wpc-urgent"]);
+    assert_eq!(e.code, 1, "{}", e.stderr);
+    assert!(
+        e.stdout
+            .contains("Preempt      evict Job/ml/eval-b (priority 50, 4 nvidia.com/gpu)"),
+        "{}",
+        e.stdout
+    );
+}

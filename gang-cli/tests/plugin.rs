@@ -152,6 +152,7 @@ impl Drop for Cluster {
 const NODES_PODS: &str = "get nodes,pods --all-namespaces -o json";
 const KUEUE: &str = "get topologies.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io -o json";
 const PRIORITY: &str = "get priorityclasses.scheduling.k8s.io -o json";
+const WORKLOAD_PRIORITY: &str = "get workloadpriorityclasses.kueue.x-k8s.io -o json";
 const CONTEXT_NAMESPACE: &str = "config view --minify -o jsonpath={..namespace}";
 
 fn empty_list() -> serde_json::Value {
@@ -420,6 +421,93 @@ fn kubectl_gang_preempt_reads_the_priority_classes_too() {
         .collect();
     assert_eq!(victims, ["Job/ml/eval-b", "PodGroup/ml/big"]);
     assert_eq!(v["preemption"]["priority"]["class"], "urgent");
+}
+
+/// With a workload labelled `kueue.x-k8s.io/priority-class`, the plugin reads Kueue's
+/// WorkloadPriorityClasses after the PriorityClasses, and the label's class decides
+/// (gang-kube/tests/fixtures/kueue-workload-priority.yaml, worked out in its header:
+/// wpc-urgent at 1000 evicts eval-b and big; at its pods' 10 it could evict nothing).
+#[test]
+fn kubectl_gang_preempt_reads_workload_priority_classes_when_labelled() {
+    let all = as_json(&kube("preemption.yaml"), 0..1);
+    let wpc = as_json(&kube("kueue-workload-priority.yaml"), 0..1);
+    let items: Vec<serde_json::Value> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(wpc["items"].as_array().unwrap())
+        .cloned()
+        .collect();
+    let of_kind = |kinds: &[&str]| -> serde_json::Value {
+        let items: Vec<serde_json::Value> = items
+            .iter()
+            .filter(|i| kinds.contains(&i["kind"].as_str().unwrap()))
+            .cloned()
+            .collect();
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+    };
+    let job = items
+        .iter()
+        .find(|i| i["kind"] == "Job" && i["metadata"]["name"] == "wpc-urgent")
+        .unwrap()
+        .clone();
+    let c = Cluster::new(
+        "preempt-wpc",
+        &[
+            ("get job/wpc-urgent -n ml -o json", Some(job)),
+            (NODES_PODS, Some(of_kind(&["Node", "Pod"]))),
+            (KUEUE, None),
+            (PRIORITY, Some(of_kind(&["PriorityClass"]))),
+            (WORKLOAD_PRIORITY, Some(of_kind(&["WorkloadPriorityClass"]))),
+        ],
+    );
+    let r = c.plugin(&["preempt", "job/wpc-urgent", "-n", "ml", "-o", "json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        c.calls(),
+        [
+            "get job/wpc-urgent -n ml -o json",
+            NODES_PODS,
+            KUEUE,
+            PRIORITY,
+            WORKLOAD_PRIORITY
+        ]
+    );
+    let v = json(&r.stdout);
+    assert_eq!(v["preemption"]["priority"]["class"], "kueue-urgent");
+    assert_eq!(v["preemption"]["priority"]["value"], 1000);
+    let victims: Vec<&str> = v["preemption"]["plan"]["victims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(victims, ["Job/ml/eval-b", "PodGroup/ml/big"]);
+    // A cluster without Kueue's CRD: a note, and the label names a class not read.
+    let c = Cluster::new(
+        "preempt-wpc-none",
+        &[
+            (
+                "get job/wpc-urgent -n ml -o json",
+                Some(
+                    items
+                        .iter()
+                        .find(|i| i["metadata"]["name"] == "wpc-urgent")
+                        .unwrap()
+                        .clone(),
+                ),
+            ),
+            (NODES_PODS, Some(of_kind(&["Node", "Pod"]))),
+            (KUEUE, None),
+            (PRIORITY, Some(of_kind(&["PriorityClass"]))),
+            (WORKLOAD_PRIORITY, None),
+        ],
+    );
+    let r = c.plugin(&["preempt", "job/wpc-urgent", "-n", "ml", "-o", "json"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["field"], "metadata.labels.kueue.x-k8s.io/priority-class");
+    assert_eq!(v["value"], "kueue-urgent");
 }
 
 /// Every kubectl call carries `--request-timeout` (30 s unless given); a kubectl that

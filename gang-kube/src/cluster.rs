@@ -11,7 +11,7 @@ use crate::model::body::Body;
 use crate::model::core_v1::Node;
 use crate::objects::Objects;
 use crate::origin::{ObjectRef, Origin};
-use crate::priority::{workload_of, PriorityClassInfo, PriorityClasses};
+use crate::priority::{workload_of, PriorityClassInfo, PriorityClasses, WorkloadPriorityClassInfo};
 use crate::requests::{pod_requests_acc, Resources};
 use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 
@@ -677,6 +677,14 @@ impl Cluster {
     /// The `PriorityClass` objects of the input, by name. See [`PriorityClassInfo`].
     pub fn priority_classes(&self) -> impl Iterator<Item = &PriorityClassInfo> + '_ {
         self.priorities.classes.values()
+    }
+
+    /// Kueue's `WorkloadPriorityClass` objects of the input, by name. See
+    /// [`WorkloadPriorityClassInfo`].
+    pub fn workload_priority_classes(
+        &self,
+    ) -> impl Iterator<Item = &WorkloadPriorityClassInfo> + '_ {
+        self.priorities.workload_classes.values()
     }
 
     pub(crate) fn core_error(&self, e: gang_core::Error) -> Error {

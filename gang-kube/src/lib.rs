@@ -84,10 +84,14 @@ pub use cluster::{
     PodCounts,
 };
 pub use error::{Error, ErrorKind};
+pub use model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 pub use objects::{Objects, WORKLOAD_KINDS};
 pub use origin::ObjectRef;
-pub use place::{PartOutcome, RoleExclusions};
-pub use priority::{workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority};
+pub use place::{PartOutcome, PartRequest, RoleExclusions};
+pub use priority::{
+    workload_priority, PriorityClassInfo, PrioritySource, WorkloadPriority,
+    WorkloadPriorityClassInfo,
+};
 pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
 pub use workload::pod_group::COSCHEDULING_LABEL;

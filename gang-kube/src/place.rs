@@ -13,7 +13,9 @@ use crate::error::{Error, ErrorKind};
 use crate::origin::ObjectRef;
 use crate::priority::{resolve, WorkloadPriority};
 use crate::workload::gang::build_gang;
-use crate::workload::types::{Check, CheckStatus, Level, LevelRequest, MemberRole, WorkloadGang};
+use crate::workload::types::{
+    Check, CheckStatus, Level, LevelRequest, MemberRole, TopologyPart, WorkloadGang,
+};
 
 /// Why nodes cannot take a member of one role, each node counted once under its first
 /// reason in this order: not ready, unschedulable, outside the ResourceFlavor (what
@@ -72,6 +74,31 @@ pub struct PartOutcome {
     /// Its placement (in a domain of its own), or why it does not fit after the parts
     /// before it.
     pub outcome: Outcome,
+}
+
+/// One part of a workload as it asks to be placed ([`Cluster::parts`]): its request
+/// resolved against the cluster's topology, before anything is placed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartRequest {
+    /// A child Job (`REPLICATED-JOB-INDEX`), or a Kueue PodSet group or PodSet, as
+    /// [`PartOutcome::name`].
+    pub name: String,
+    /// The Kueue `podset-group-name` its PodSets share, if any.
+    pub group: Option<String>,
+    /// The roles of the workload in this part.
+    pub roles: Vec<String>,
+    /// Its members (pods).
+    pub members: u32,
+    /// The level all its members share, as a node label key (`kubernetes.io/hostname`
+    /// for one node), if it requires one.
+    pub required: Option<String>,
+    /// The level it prefers, if any.
+    pub preferred: Option<String>,
+    /// Its slices, outermost first.
+    pub slices: Vec<gang_core::request::Slice>,
+    /// Where the request was read (the annotation, or JobSet's
+    /// `alpha.jobset.sigs.k8s.io/exclusive-topology`), if anywhere.
+    pub field: Option<String>,
 }
 
 /// gang-core's rejection of the workload's request, on the workload object, at the
@@ -133,6 +160,26 @@ fn kube_field(w: &WorkloadGang, core: &str) -> Option<String> {
         return t.slices.first().map(|s| s.field.clone());
     }
     None
+}
+
+/// The workload as one of its Kueue parts: only the part's roles (constrained when the
+/// part asks for a topology), under the part's request.
+fn part_view(w: &WorkloadGang, part: &TopologyPart) -> WorkloadGang {
+    let t = &part.topology;
+    let asks = t.required.is_some() || t.preferred.is_some() || !t.slices.is_empty();
+    WorkloadGang {
+        roles: w
+            .roles
+            .iter()
+            .filter(|r| part.roles.contains(&r.name))
+            .map(|r| MemberRole {
+                constrained: asks,
+                ..r.clone()
+            })
+            .collect(),
+        topology: t.clone(),
+        ..w.clone()
+    }
 }
 
 fn at_object(kind: ErrorKind, r: &ObjectRef, reason: impl Into<String>) -> Error {
@@ -342,6 +389,12 @@ impl Cluster {
     /// of one workload share a class in practice). `preempts` is false when a role's
     /// class says `preemptionPolicy: Never`.
     ///
+    /// Before all of these, as Kueue does: when the workload object carries the label
+    /// `kueue.x-k8s.io/priority-class` ([`WorkloadGang::workload_priority_class`](crate::WorkloadGang::workload_priority_class)), the
+    /// Kueue `WorkloadPriorityClass` it names gives the priority
+    /// ([`PrioritySource::WorkloadPriorityClass`](crate::PrioritySource::WorkloadPriorityClass);
+    /// it has no `preemptionPolicy`, so `preempts` is true).
+    ///
     /// Kubernetes' `preemptionPolicy: Never` means "does not preempt others", not "may
     /// not be evicted": it does not make the gang gang-core's
     /// [`PreemptionPolicy::Never`](gang_core::PreemptionPolicy::Never).
@@ -381,7 +434,9 @@ impl Cluster {
     /// # Errors
     /// [`ErrorKind::InvalidValue`] on the workload object when a role names a
     /// `priorityClassName` that no `PriorityClass` in the input has (give
-    /// `kubectl get priorityclasses -o json` too).
+    /// `kubectl get priorityclasses -o json` too), or whose
+    /// `kueue.x-k8s.io/priority-class` label names no `WorkloadPriorityClass` in the
+    /// input (field `metadata.labels.kueue.x-k8s.io/priority-class`).
     pub fn priority_of(&self, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
         resolve(&self.priorities, w)
     }
@@ -517,6 +572,89 @@ impl Cluster {
         self.kueue_parts(inventory, w)
     }
 
+    /// The parts [`Cluster::place_parts`] places, as they ask to be placed: each child
+    /// Job of a JobSet with `alpha.jobset.sigs.k8s.io/exclusive-topology` (required at
+    /// that level, `REPLICATED-JOB-INDEX`), or each Kueue PodSet or PodSet group when
+    /// more than one asks for a topology of its own (its request, levels resolved as
+    /// [`Cluster::gang_for`] resolves them). Empty for a workload placed as one gang
+    /// (a Volcano job's partitions are slices of that gang: see its `slices`).
+    ///
+    /// ```
+    /// use gang_kube::{workloads, Cluster, ClusterOptions, Objects, TopologySource};
+    /// let o = Objects::parse("a.yaml", r#"
+    /// apiVersion: v1
+    /// kind: List
+    /// items:
+    /// - {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {rack: a}}, status: {allocatable: {cpu: "8", pods: "110"}}}
+    /// - apiVersion: jobset.x-k8s.io/v1alpha2
+    ///   kind: JobSet
+    ///   metadata: {name: js, namespace: ml, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: rack}}
+    ///   spec:
+    ///     replicatedJobs:
+    ///     - name: w
+    ///       replicas: 2
+    ///       template:
+    ///         spec:
+    ///           parallelism: 3
+    ///           template:
+    ///             spec:
+    ///               containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+    /// "#)?;
+    /// let c = Cluster::from_objects(&o, &ClusterOptions::new().topology(TopologySource::Levels(vec!["rack".into()])))?;
+    /// let parts = c.parts(&workloads(&o)?[0])?;
+    /// let asked: Vec<(&str, u32, Option<&str>)> =
+    ///     parts.iter().map(|p| (p.name.as_str(), p.members, p.required.as_deref())).collect();
+    /// assert_eq!(asked, [("w-0", 3, Some("rack")), ("w-1", 3, Some("rack"))]);
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::gang_for`] (a level the cluster's topology does not have).
+    pub fn parts(&self, w: &WorkloadGang) -> Result<Vec<PartRequest>, Error> {
+        if let Some((level, jobs, size)) = self.exclusive(w)? {
+            let role = w.roles.first().map(|r| r.name.clone()).unwrap_or_default();
+            let field = w.topology.exclusive.as_ref().map(|x| x.field.clone());
+            return Ok((0..jobs)
+                .map(|i| PartRequest {
+                    name: format!("{role}-{i}"),
+                    group: None,
+                    roles: vec![role.clone()],
+                    members: size,
+                    required: Some(level.clone()),
+                    preferred: None,
+                    slices: Vec::new(),
+                    field: field.clone(),
+                })
+                .collect());
+        }
+        if w.topology.parts.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for part in &w.topology.parts {
+            let view = part_view(w, part);
+            let gang = self.gang_for(&view)?;
+            let t = gang.get_topology();
+            let req = &part.topology;
+            out.push(PartRequest {
+                name: part.name.clone(),
+                group: part.group.clone(),
+                roles: part.roles.clone(),
+                members: view.roles.iter().map(|r| r.members).sum(),
+                required: t.required.clone(),
+                preferred: t.preferred.clone(),
+                slices: t.slices.clone(),
+                field: req
+                    .required
+                    .as_ref()
+                    .or(req.preferred.as_ref())
+                    .map(|l| l.field.clone())
+                    .or_else(|| req.slices.first().map(|s| s.field.clone())),
+            });
+        }
+        Ok(out)
+    }
+
     /// Kueue's parts placed in order, each on what the earlier ones left.
     fn kueue_parts(
         &self,
@@ -529,21 +667,7 @@ impl Cluster {
         let mut copy = inventory.clone();
         let mut out = Vec::new();
         for part in &w.topology.parts {
-            let t = &part.topology;
-            let asks = t.required.is_some() || t.preferred.is_some() || !t.slices.is_empty();
-            let view = WorkloadGang {
-                roles: w
-                    .roles
-                    .iter()
-                    .filter(|r| part.roles.contains(&r.name))
-                    .map(|r| MemberRole {
-                        constrained: asks,
-                        ..r.clone()
-                    })
-                    .collect(),
-                topology: t.clone(),
-                ..w.clone()
-            };
+            let view = part_view(w, part);
             let gang = self.gang_for(&view)?;
             let outcome = copy.place(&gang).map_err(|e| request_error(&view, e))?;
             let placed = match &outcome {

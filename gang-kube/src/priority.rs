@@ -2,7 +2,10 @@
 //! `value`, `globalDefault`, `preemptionPolicy`), a pod's priority (`spec.priority`, else
 //! its `priorityClassName` resolved, else the global default class, else 0), and the
 //! workload a running pod belongs to, so that its pods are evicted together or not at
-//! all.
+//! all. Kueue's `WorkloadPriorityClass` (`kueue.x-k8s.io/v1beta1`, `v1beta2`: `value`),
+//! selected by the workload object's label `kueue.x-k8s.io/priority-class`, gives the
+//! workload its priority before any of its pods' (as Kueue's `ExtractPriority` does: the
+//! label first, then the pods' PriorityClass).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +14,7 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind};
 use crate::model::body::Body;
 use crate::model::core_v1::Pod;
+use crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef};
 use crate::workload::pod_group::pod_group_refs;
@@ -31,30 +35,68 @@ pub struct PriorityClassInfo {
     pub object: ObjectRef,
 }
 
-/// The PriorityClasses of the input, by name, and the global default.
+/// A Kueue `WorkloadPriorityClass` read from the input (`kueue.x-k8s.io/v1beta1` or
+/// `v1beta2`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkloadPriorityClassInfo {
+    /// `metadata.name`.
+    pub name: String,
+    /// `value`.
+    pub value: i32,
+    /// Where it was read.
+    pub object: ObjectRef,
+}
+
+/// The PriorityClasses of the input, by name, and the global default; Kueue's
+/// WorkloadPriorityClasses, by name.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PriorityClasses {
     pub(crate) classes: BTreeMap<String, PriorityClassInfo>,
     pub(crate) default: Option<String>,
+    pub(crate) workload_classes: BTreeMap<String, WorkloadPriorityClassInfo>,
 }
 
 impl PriorityClasses {
-    /// Reads every `PriorityClass` in `objects`.
+    /// Reads every `PriorityClass` and `WorkloadPriorityClass` in `objects`.
     ///
     /// Errors: a class without `value` or with one outside 32 bits, an unknown
     /// `preemptionPolicy`, a second `globalDefault` (the API server refuses each).
     pub(crate) fn read(objects: &Objects) -> Result<Self, Error> {
         let mut out = PriorityClasses::default();
         for item in &objects.items {
-            let Body::PriorityClass(pc) = &item.body else {
-                continue;
-            };
             let o = &item.origin;
             let bad = |field: &str, value: String, reason: &str| {
                 Error::new(ErrorKind::InvalidValue, &o.source, reason.to_owned())
                     .at(o)
                     .with_field(field.to_owned())
                     .with_value(value)
+            };
+            let pc = match &item.body {
+                Body::PriorityClass(pc) => pc,
+                Body::WorkloadPriorityClass(wpc) => {
+                    let value = match wpc.value {
+                        None => {
+                            return Err(bad(
+                                "value",
+                                String::new(),
+                                "a WorkloadPriorityClass needs a value",
+                            ))
+                        }
+                        Some(v) => i32::try_from(v).map_err(|_| {
+                            bad("value", v.to_string(), "a priority is a 32-bit integer")
+                        })?,
+                    };
+                    out.workload_classes.insert(
+                        o.name.clone(),
+                        WorkloadPriorityClassInfo {
+                            name: o.name.clone(),
+                            value,
+                            object: o.to_ref(),
+                        },
+                    );
+                    continue;
+                }
+                _ => continue,
             };
             let value = match pc.value {
                 None => return Err(bad("value", String::new(), "a PriorityClass needs a value")),
@@ -139,6 +181,9 @@ pub(crate) fn workload_of(p: &Pod) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PrioritySource {
+    /// The workload object's label `kueue.x-k8s.io/priority-class`, naming a Kueue
+    /// `WorkloadPriorityClass`: Kueue orders and preempts by it, before the pods' own.
+    WorkloadPriorityClass,
     /// The pods' (or pod template's) `spec.priority`.
     SpecPriority,
     /// Their `priorityClassName`, resolved.
@@ -154,11 +199,13 @@ pub enum PrioritySource {
 pub struct WorkloadPriority {
     /// The priority (higher wins).
     pub value: i32,
-    /// The PriorityClass it came from, if one.
+    /// The PriorityClass (or, for [`PrioritySource::WorkloadPriorityClass`], the Kueue
+    /// WorkloadPriorityClass) it came from, if one.
     pub class: Option<String>,
     /// Where it came from.
     pub source: PrioritySource,
-    /// The field it was read from (`spec.template.spec.priorityClassName`), if one.
+    /// The field it was read from (`spec.template.spec.priorityClassName`,
+    /// `metadata.labels.kueue.x-k8s.io/priority-class`), if one.
     pub field: Option<String>,
     /// Whether it may preempt: `false` when its PriorityClass says
     /// `preemptionPolicy: Never` (it waits for room instead).
@@ -203,6 +250,29 @@ pub(crate) fn resolve(
     classes: &PriorityClasses,
     w: &WorkloadGang,
 ) -> Result<WorkloadPriority, Error> {
+    // Kueue's label first: it decides the workload's priority whatever its pods say.
+    if let Some(name) = &w.workload_priority_class {
+        let field = format!("metadata.labels.{WORKLOAD_PRIORITY_CLASS_LABEL}");
+        let Some(c) = classes.workload_classes.get(name) else {
+            return Err(Error::new(
+                ErrorKind::InvalidValue,
+                &w.object.source,
+                "no Kueue WorkloadPriorityClass of this name in the input (give `kubectl get workloadpriorityclasses.kueue.x-k8s.io -o json` too)",
+            )
+            .with_object(w.object.to_string())
+            .with_position(w.object.position.clone())
+            .with_field(field)
+            .with_value(name.clone()));
+        };
+        return Ok(WorkloadPriority {
+            value: c.value,
+            class: Some(c.name.clone()),
+            source: PrioritySource::WorkloadPriorityClass,
+            field: Some(field),
+            // A WorkloadPriorityClass has no preemptionPolicy: Kueue preempts for it.
+            preempts: true,
+        });
+    }
     let mut best: Option<WorkloadPriority> = None;
     for r in &w.roles {
         let p = if let Some(v) = r.priority {

@@ -215,3 +215,72 @@ fn volcano_task_partitions_are_slices_inside_the_job_tier() {
         "{err}"
     );
 }
+
+/// `Cluster::parts`: what `place_parts` places, as each part asks, before placing:
+/// the two PodSets of kueue-podsets.yaml each in a rack (the leader 1 pod, the workers
+/// 2 Jobs × 4), the 3 child Jobs of jobset-exclusive.yaml each in a rack (2 pods), and
+/// nothing for workloads placed as one gang (PodSets in one group, Volcano partitions).
+#[test]
+fn parts_list_what_each_part_asks_before_placing() {
+    const RACK: &str = "topology.kubernetes.io/rack";
+    let asked = |o: &Objects| {
+        let c = Cluster::from_objects(o, &ClusterOptions::new()).unwrap();
+        c.parts(&only(o))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.name, p.group, p.roles, p.members, p.required, p.preferred))
+            .collect::<Vec<_>>()
+    };
+    let rack = Some(RACK.to_owned());
+    let o = with_nodes(&fixture("kueue-podsets.yaml"));
+    assert_eq!(
+        asked(&o),
+        [
+            (
+                "leader".into(),
+                None,
+                vec!["leader".into()],
+                1,
+                rack.clone(),
+                None
+            ),
+            (
+                "workers".into(),
+                None,
+                vec!["workers".into()],
+                8,
+                rack.clone(),
+                None
+            ),
+        ]
+    );
+    let c = Cluster::from_objects(&o, &ClusterOptions::new()).unwrap();
+    let parts = c.parts(&only(&o)).unwrap();
+    assert!(parts.iter().all(|p| p.slices.is_empty()));
+    assert_eq!(
+        parts[0].field.as_deref(),
+        Some("spec.replicatedJobs[0].template.spec.template.metadata.annotations.kueue.x-k8s.io/podset-required-topology")
+    );
+    let o = with_nodes(&fixture("jobset-exclusive.yaml"));
+    let names: Vec<_> = asked(&o)
+        .into_iter()
+        .map(|(n, g, r, m, req, pref)| (n, g.is_none(), r, m, req, pref.is_none()))
+        .collect();
+    assert_eq!(
+        names,
+        ["workers-0", "workers-1", "workers-2"].map(|n| (
+            n.to_owned(),
+            true,
+            vec!["workers".to_owned()],
+            2,
+            rack.clone(),
+            true
+        ))
+    );
+    let grouped = fixture("kueue-podsets.yaml").replace(
+        "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack",
+        "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n              kueue.x-k8s.io/podset-group-name: together",
+    );
+    assert!(asked(&with_nodes(&grouped)).is_empty());
+    assert!(asked(&with_nodes(&fixture("volcano-partitions.yaml"))).is_empty());
+}

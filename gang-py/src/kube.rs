@@ -20,7 +20,7 @@
 //! | `invalid_minimum`, `unknown_level` | `InvalidRequest` |
 //! | `core` | the class of gang-core's error (`InvalidInventory`, `InvalidRequest`, …) |
 
-use gang_core::ErrorKind as CoreKind;
+use gang_core::{ErrorKind as CoreKind, Inventory};
 use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -28,6 +28,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};
+use crate::inventory::PyInventory;
 use crate::pyde;
 
 /// A gang-kube error as the Python exception of its kind (see the module docs).
@@ -90,6 +91,14 @@ fn topology_source(spec: &Value) -> Result<TopologySource, String> {
                 .into(),
         ),
     }
+}
+
+/// A gang-kube error as data, in a workload's `error` / `priority_error`.
+fn error_json(e: &gang_kube::Error) -> Value {
+    json!({
+        "kind": e.kind().as_str(), "object": e.object(), "field": e.field(),
+        "value": e.value(), "reason": e.reason(), "message": e.to_string(),
+    })
 }
 
 fn serde_value<T: serde::Serialize>(v: &T) -> Value {
@@ -171,6 +180,21 @@ fn load(
         checks.extend(cluster.checks(w));
         entry["checks"] = serde_value(&checks);
         entry["name"] = Value::String(w.name());
+        // The parts `_kube_place_parts` places (empty: placed as one gang; null: the
+        // request cannot be resolved, as `error` says).
+        entry["parts"] = cluster.parts(w).map_or(Value::Null, |p| serde_value(&p));
+        // Its priority (value, class, source, field, preempts), or null with why not
+        // (a PriorityClass or WorkloadPriorityClass not in the input).
+        match cluster.priority_of(w) {
+            Ok(p) => {
+                entry["priority"] = serde_value(&p);
+                entry["priority_error"] = Value::Null;
+            }
+            Err(e) => {
+                entry["priority"] = Value::Null;
+                entry["priority_error"] = error_json(&e);
+            }
+        }
         match cluster.gang_for(w) {
             Ok(g) => {
                 entry["gang"] = serde_value(&g);
@@ -180,10 +204,7 @@ fn load(
             Err(e) if workload.is_some() => return Err(e.into()),
             Err(e) => {
                 entry["gang"] = Value::Null;
-                entry["error"] = json!({
-                    "kind": e.kind().as_str(), "object": e.object(), "field": e.field(),
-                    "value": e.value(), "reason": e.reason(), "message": e.to_string(),
-                });
+                entry["error"] = error_json(&e);
             }
         }
         out.push(entry);
@@ -242,8 +263,88 @@ pub fn _kube_load(
     })
 }
 
+/// Each part of the workload named `name` (`Kind/namespace/name`, exactly as
+/// `_kube_load` names it) placed by gang-kube's `Cluster::place_parts` on `inventory`,
+/// as JSON: one record per part, in order, up to the first that does not fit.
+fn place_parts(
+    sources: &[(String, String)],
+    topology: &str,
+    name: &str,
+    inventory: &Inventory,
+) -> Result<String, LoadError> {
+    let mut objects = Objects::new();
+    for (source, text) in sources {
+        objects.add(source, text)?;
+    }
+    let spec: Value = serde_json::from_str(topology)
+        .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
+    let source =
+        topology_source(&spec).map_err(|m| LoadError::Arg("topology", spec.to_string(), m))?;
+    let all = workloads(&objects)?;
+    let Some(w) = all.iter().find(|w| w.name() == name) else {
+        let names: Vec<String> = all.iter().map(|w| w.name()).collect();
+        return Err(LoadError::Arg(
+            "workload",
+            name.to_owned(),
+            format!("no such workload among {}", names.join(", ")),
+        ));
+    };
+    let cluster = Cluster::from_objects(&objects, &ClusterOptions::new().topology(source))?;
+    let parts = cluster.place_parts(inventory, w)?;
+    let out: Vec<Value> = parts
+        .iter()
+        .map(|p| {
+            let placement = p.outcome.placement();
+            json!({
+                "name": p.name,
+                "roles": p.roles,
+                "status": p.outcome.status(),
+                "level": placement.and_then(|x| x.level()),
+                "domain": placement.map(|x| x.domain_path()),
+                "nodes": placement.map(|x| {
+                    x.node_counts().into_iter().map(|(n, c)| (n.to_owned(), json!(c)))
+                        .collect::<serde_json::Map<String, Value>>()
+                }),
+                "assignments": placement.map(|x| serde_value(&x.assignments())),
+                "message": p.outcome.diagnosis().map(|d| d.to_string()),
+            })
+        })
+        .collect();
+    Ok(Value::Array(out).to_string())
+}
+
+/// Places the workload `workload` (its `Kind/namespace/name`) part by part on
+/// `inventory` (a `gang.Inventory`), reading `sources` and `topology` as `_kube_load`
+/// does, and returns the JSON text of one record per part: `name`, `roles`, `status`,
+/// `level`, `domain`, `nodes`, `assignments`, `message` (an empty list for a workload
+/// placed as one gang).
+///
+/// Private: use `gang.kube.Loaded.place_parts`.
+#[pyfunction]
+#[pyo3(signature = (*sources, workload, inventory, topology=None))]
+pub fn _kube_place_parts(
+    py: Python<'_>,
+    sources: &Bound<'_, PyTuple>,
+    workload: &str,
+    inventory: PyRef<'_, PyInventory>,
+    topology: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let sources = read_sources(sources)?;
+    let topology = topology_arg(topology)?;
+    let inv = inventory.state.with_inventory(Inventory::clone);
+    let workload = workload.to_owned();
+    py.detach(|| guard(|| place_parts(&sources, &topology, &workload, &inv)))?
+        .map_err(|e| match e {
+            LoadError::Kube(e) => kube_error(&e),
+            LoadError::Arg(field, value, reason) => {
+                errors::edge_error(CoreKind::InvalidRequest, field, &value, &reason)
+            }
+        })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_kube_load, m)?)?;
+    m.add_function(wrap_pyfunction!(_kube_place_parts, m)?)?;
     Ok(())
 }
 

@@ -82,6 +82,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_sim_inspect",
         "_sim_identical",
         "_kube_load",
+        "_kube_place_parts",
         "__version__",
     ] {
         all.call_method1("remove", (name,))?;

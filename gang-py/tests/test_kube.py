@@ -227,3 +227,196 @@ def test_from_kube_classmethods_are_gang_kube_load():
     assert "training-workers" in str(info.value) and "train" in str(info.value)
     assert gang.Gang.from_kube(*two, workload="job/train").name == "train"
     assert gang.Gang.from_kube(*two, workload="podgroup/training-workers") == g
+
+
+# ---------------------------------------------------------------- parts and priority
+# The fixtures of gang-kube/tests/podsets.rs (fixtures/users/: nodes-racks.yaml is two
+# racks r1, r2 of block b1, two nodes each, 8 CPUs and 4 GPUs a node), and the same
+# facts that file checks, worked out again from the fixtures' headers.
+
+USERS = FIX / "users"
+KRACK = "topology.kubernetes.io/rack"
+KBLOCK = "topology.kubernetes.io/block"
+
+
+def _podsets(text=None):
+    text = text if text is not None else (USERS / "kueue-podsets.yaml").read_text()
+    return gang.kube.load(USERS / "nodes-racks.yaml", ("workload.yaml", text))
+
+
+def _rack_of(node):
+    return node.split("-")[0]  # r1-a -> r1
+
+
+def test_kueue_podsets_are_parts_each_placed_in_a_rack_of_its_own():
+    k = _podsets()
+    (w,) = k.workloads
+    # Two replicated jobs, each a PodSet asking for a rack: leader 1 × 1 pod, workers
+    # 2 Jobs × 4 pods.
+    assert [(p["name"], p["group"], p["roles"], p["members"], p["required"], p["preferred"],
+             p["slices"]) for p in w["parts"]] == [
+        ("leader", None, ["leader"], 1, KRACK, None, []),
+        ("workers", None, ["workers"], 8, KRACK, None, []),
+    ]
+    assert w["parts"][0]["field"].endswith("kueue.x-k8s.io/podset-required-topology")
+    # 4 + 8 GPUs: no rack of 8 holds all 12, but the leader fills a node of one rack and
+    # the 8 workers the other rack's two nodes.
+    leader, workers = k.place_parts("tas-example-jobset")
+    assert [leader["name"], workers["name"]] == ["leader", "workers"]
+    assert leader["status"] == workers["status"] == "placed"
+    assert leader["level"] == workers["level"] == KRACK
+    assert leader["message"] is None
+    assert {leader["domain"], workers["domain"]} == {"b1/r1", "b1/r2"}
+    assert sum(leader["nodes"].values()) == 1 and sum(workers["nodes"].values()) == 8
+    assert all(n <= 4 for n in workers["nodes"].values())
+    for part in (leader, workers):
+        assert {_rack_of(n) for n in part["nodes"]} == {part["domain"].split("/")[1]}
+        assert sorted((a["node"], a["count"]) for a in part["assignments"]) == sorted(
+            part["nodes"].items())
+        assert {a["role"] for a in part["assignments"]} == set(part["roles"])
+    # The full name works too; nothing was reserved: the same answer again.
+    assert k.place_parts("JobSet/tas-example-jobset") == [leader, workers]
+    assert k.inventory.free("r1-a", "nvidia.com/gpu") == gang.Quantity("4")
+    with pytest.raises(KeyError):
+        k.place_parts("nope")
+
+
+def test_podsets_sharing_a_group_name_are_one_gang_not_parts():
+    grouped = (USERS / "kueue-podsets.yaml").read_text().replace(
+        "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack",
+        "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
+        "              kueue.x-k8s.io/podset-group-name: together")
+    k = _podsets(grouped)
+    (w,) = k.workloads
+    assert w["parts"] == [] and k.place_parts("tas-example-jobset") == []
+    assert all(r["constrained"] for r in w["roles"])
+    # 12 GPUs in one rack of 8: unschedulable (Kueue leaves it pending too).
+    with pytest.raises(gang.Unschedulable):
+        k.inventory.place(k.gang("tas-example-jobset"))
+
+
+def test_a_later_podset_that_does_not_fit_is_the_last_part():
+    # Workers 1 Job × 6 pods, then eval 6 pods, each asking for a rack: the leader (4)
+    # fills a node of one rack, the 6 workers take the other rack (8 free), leaving
+    # 4 and 2 GPUs: eval's 6 fit in no rack.
+    text = (USERS / "kueue-podsets.yaml").read_text().replace(
+        "replicas: 2\n", "replicas: 1\n").replace(
+        "completions: 4\n        parallelism: 4", "completions: 6\n        parallelism: 6")
+    text += ("  - name: eval\n    replicas: 1\n    template:\n      spec:\n        parallelism: 6\n"
+             "        template:\n          metadata:\n            annotations:\n"
+             "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
+             "          spec:\n            containers:\n"
+             "            - {name: e, image: busybox, resources: {limits: {nvidia.com/gpu: \"1\"}}}\n")
+    k = _podsets(text)
+    (w,) = k.workloads
+    assert [(p["name"], p["members"]) for p in w["parts"]] == [
+        ("leader", 1), ("workers", 6), ("eval", 6)]
+    leader, workers, ev = k.place_parts("tas-example-jobset")
+    assert (leader["status"], workers["status"], ev["status"]) == (
+        "placed", "placed", "unschedulable")
+    assert leader["domain"] != workers["domain"]
+    assert (ev["name"], ev["domain"], ev["nodes"], ev["assignments"]) == ("eval", None, None, None)
+    assert "eval" in ev["message"]
+
+
+def test_jobset_exclusive_child_jobs_are_parts_in_distinct_racks():
+    text = (USERS / "jobset-exclusive.yaml").read_text().replace("replicas: 3", "replicas: 2")
+    k = gang.kube.load(USERS / "nodes-racks.yaml", ("js.yaml", text))
+    (w,) = k.workloads
+    assert [(p["name"], p["roles"], p["members"], p["required"]) for p in w["parts"]] == [
+        ("workers-0", ["workers"], 2, KRACK), ("workers-1", ["workers"], 2, KRACK)]
+    assert w["parts"][0]["field"] == "metadata.annotations.alpha.jobset.sigs.k8s.io/exclusive-topology"
+    a, b = k.place_parts("exclusive-placement")
+    assert [a["name"], b["name"]] == ["workers-0", "workers-1"]
+    assert sum(a["nodes"].values()) == sum(b["nodes"].values()) == 2
+    racks = [{_rack_of(n) for n in p["nodes"]} for p in (a, b)]
+    assert all(len(r) == 1 for r in racks) and racks[0] != racks[1]
+    assert {a["domain"], b["domain"]} == {"b1/r1", "b1/r2"}
+    # Three Jobs on two racks: listed as three parts, but none placed.
+    k3 = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "jobset-exclusive.yaml")
+    assert [p["name"] for p in k3.workloads[0]["parts"]] == ["workers-0", "workers-1", "workers-2"]
+    assert k3.place_parts("exclusive-placement") == []
+
+
+def test_volcano_partitions_are_slices_of_one_gang_not_parts():
+    k = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "volcano-partitions.yaml")
+    (w,) = k.workloads
+    assert w["parts"] == [] and k.place_parts("partitioned-job") == []
+    # Partitions of 2 within tier 1 (the rack), the job within tier 2 (the block).
+    (s,) = w["topology"]["slices"]
+    assert (s["size"], s["level"]) == (2, {"tier": 1})
+    assert s["field"] == "spec.tasks[0].partitionPolicy.networkTopology.highestTierAllowed"
+    g = w["gang"]["topology"]
+    assert g["required"] == KBLOCK and g["slices"] == [{"level": KRACK, "size": 2}]
+    # 5 CPUs a pod: one a node, so each partition of 2 fills a rack.
+    p = k.inventory.place(k.gang("partitioned-job"))
+    assert sorted(p.nodes.items()) == [("r1-a", 1), ("r1-b", 1), ("r2-a", 1), ("r2-b", 1)]
+
+
+def test_place_parts_uses_the_inventory_as_it_is_now():
+    k = _podsets()
+    # One GPU of rack r2 taken: r2 has 7 free (one node still has 4), r1 8. The leader
+    # (4, first) fits either; best fit takes the tighter r2; the workers (8) then need
+    # r1, the only rack with 8 free.
+    other = gang.Inventory.from_json(json.dumps(k.document))
+    other.reserve(other.place(gang.Gang("other", [gang.Role(
+        "x", 1, requests={"nvidia.com/gpu": 1}, node_selector={KRACK: "r2"})])))
+    leader, workers = k.place_parts("tas-example-jobset", inventory=other)
+    assert (leader["domain"], workers["domain"]) == ("b1/r2", "b1/r1")
+    # Five of r1's GPUs taken instead (a whole node and one more): no rack has 8 free
+    # after the leader, so the workers do not fit.
+    other = gang.Inventory.from_json(json.dumps(k.document))
+    other.reserve(other.place(gang.Gang("other", [gang.Role(
+        "x", 5, requests={"nvidia.com/gpu": 1}, node_selector={KRACK: "r1"})])))
+    leader, workers = k.place_parts("tas-example-jobset", inventory=other)
+    assert (leader["status"], workers["status"]) == ("placed", "unschedulable")
+    # Nothing reserved on k.inventory: the first answer still stands there.
+    assert all(p["status"] == "placed" for p in k.place_parts("tas-example-jobset"))
+
+
+def test_each_workload_carries_its_priority_and_where_it_came_from():
+    # preemption.yaml + kueue-workload-priority.yaml (their headers): urgent names
+    # PriorityClass urgent (1000), peer says spec.priority 50, wpc-urgent's label names
+    # WorkloadPriorityClass kueue-urgent (1000, over its pods' class low = 10), wpc-mid's
+    # kueue-mid (50, over spec.priority 2500); typo and wpc-typo name classes not given.
+    k = gang.kube.load(FIX / "preemption.yaml", FIX / "kueue-workload-priority.yaml")
+    by = {w["object"]["name"]: w for w in k.workloads}
+    label = "metadata.labels.kueue.x-k8s.io/priority-class"
+    pr = {n: by[n]["priority"] for n in by}
+    assert pr["urgent"] == {"value": 1000, "class": "urgent", "source": "priority_class",
+                            "field": "spec.template.spec.priorityClassName", "preempts": True}
+    assert (pr["peer"]["value"], pr["peer"]["source"], pr["peer"]["class"]) == (50, "spec_priority", None)
+    assert (pr["polite"]["value"], pr["polite"]["preempts"]) == (1000, False)
+    assert pr["wpc-urgent"] == {"value": 1000, "class": "kueue-urgent",
+                                "source": "workload_priority_class", "field": label,
+                                "preempts": True}
+    assert (pr["wpc-mid"]["value"], pr["wpc-mid"]["source"]) == (50, "workload_priority_class")
+    assert by["wpc-urgent"]["workload_priority_class"] == "kueue-urgent"
+    # The gang carries it.
+    assert k.gang("wpc-urgent").priority == 1000 and k.gang("wpc-mid").priority == 50
+    # Classes not in the input: no priority, why, and a warning line; the gang is still
+    # built (at 0).
+    for name, field, value in [("typo", "spec.template.spec.priorityClassName", "urgnet"),
+                               ("wpc-typo", label, "kueue-urgnet")]:
+        assert by[name]["priority"] is None
+        e = by[name]["priority_error"]
+        assert (e["kind"], e["field"], e["value"]) == ("invalid_value", field, value)
+        assert any(x.startswith(f"Job/ml/{name}: no priority:") and value in x for x in k.warnings)
+        assert k.gang(name).priority == 0
+    # Without any class or spec.priority: 0, from nowhere.
+    plain = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "jobset-exclusive.yaml")
+    assert plain.workloads[0]["priority"]["source"] == "none"
+    assert plain.workloads[0]["priority"]["value"] == 0
+
+
+def test_parts_of_a_request_the_cluster_cannot_resolve_are_none_and_placing_raises():
+    # Levels given as the block only: the PodSets' rack is not a level of the cluster.
+    k = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "kueue-podsets.yaml", topology=[KBLOCK])
+    (w,) = k.workloads
+    assert w["parts"] is None and w["gang"] is None
+    assert (w["error"]["kind"], w["error"]["value"]) == ("unknown_level", KRACK)
+    with pytest.raises(gang.InvalidRequest) as e:
+        k.place_parts("tas-example-jobset")
+    assert (e.value.kube_kind, e.value.value, e.value.object) == (
+        "unknown_level", KRACK, "JobSet/tas-example-jobset")
+    assert e.value.field.endswith("kueue.x-k8s.io/podset-required-topology")

@@ -9,7 +9,7 @@ use crate::model::batch_v1::JobObj;
 use crate::model::core_v1::{LimitRange, Node, Pod, PodSpec};
 use crate::model::jobset::JobSetObj;
 use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
-use crate::model::kueue::{FlavorObj, TopologyObj};
+use crate::model::kueue::{FlavorObj, TopologyObj, WorkloadPriorityClassObj};
 use crate::model::lws::LwsObj;
 use crate::model::meta_v1::Meta;
 use crate::model::node_v1::RuntimeClass;
@@ -39,6 +39,7 @@ pub(crate) enum Body {
     Kubeflow(KubeflowKind, Box<KubeflowObj>),
     VolcanoJob(Box<VolcanoJobObj>),
     PriorityClass(Box<scheduling::PriorityClass>),
+    WorkloadPriorityClass(Box<WorkloadPriorityClassObj>),
     Lws(Box<LwsObj>),
     RayCluster(Box<RayClusterObj>),
     RayJob(Box<RayJobObj>),
@@ -60,6 +61,7 @@ impl Body {
             Body::Kubeflow(_, o) => &mut o.metadata,
             Body::VolcanoJob(o) => &mut o.metadata,
             Body::PriorityClass(o) => &mut o.metadata,
+            Body::WorkloadPriorityClass(o) => &mut o.metadata,
             Body::Lws(o) => &mut o.metadata,
             Body::RayCluster(o) => &mut o.metadata,
             Body::RayJob(o) => &mut o.metadata,
@@ -79,6 +81,7 @@ impl Body {
                 | Body::Topology(_)
                 | Body::Flavor(_)
                 | Body::PriorityClass(_)
+                | Body::WorkloadPriorityClass(_)
                 | Body::RuntimeClass(_)
                 | Body::Other
         )
@@ -189,6 +192,7 @@ impl Body {
             Body::Kubeflow(_, o) => &o.metadata,
             Body::VolcanoJob(o) => &o.metadata,
             Body::PriorityClass(o) => &o.metadata,
+            Body::WorkloadPriorityClass(o) => &o.metadata,
             Body::Lws(o) => &o.metadata,
             Body::RayCluster(o) => &o.metadata,
             Body::RayJob(o) => &o.metadata,
@@ -226,6 +230,8 @@ pub(crate) enum Class {
     VolcanoJob,
     /// `scheduling.k8s.io` `PriorityClass`.
     Priority,
+    /// Kueue's `WorkloadPriorityClass`.
+    WorkloadPriority,
     Lws,
     RayCluster,
     RayJob,
@@ -242,6 +248,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         ("", "Pod") => Class::Pod,
         ("kueue.x-k8s.io" | "kai.scheduler", "Topology") => Class::Topology,
         ("kueue.x-k8s.io", "ResourceFlavor") => Class::Flavor,
+        ("kueue.x-k8s.io", "WorkloadPriorityClass") => Class::WorkloadPriority,
         ("scheduling.k8s.io", "PodGroup") => Class::PodGroup(PodGroupKind::Native),
         ("scheduling.volcano.sh", "PodGroup") => Class::PodGroup(PodGroupKind::Volcano),
         ("scheduling.x-k8s.io" | "scheduling.sigs.k8s.io", "PodGroup") => {
@@ -327,6 +334,7 @@ impl Class {
             Class::Kubeflow(k) => Body::Kubeflow(k, Box::new(r.read()?)),
             Class::VolcanoJob => Body::VolcanoJob(Box::new(r.read()?)),
             Class::Priority => Body::PriorityClass(Box::new(r.read()?)),
+            Class::WorkloadPriority => Body::WorkloadPriorityClass(Box::new(r.read()?)),
             Class::Lws => Body::Lws(Box::new(r.read()?)),
             Class::RayCluster => Body::RayCluster(Box::new(r.read()?)),
             Class::RayJob => Body::RayJob(Box::new(r.read()?)),

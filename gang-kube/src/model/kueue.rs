@@ -49,3 +49,19 @@ pub(crate) struct FlavorSpec {
     #[serde(deserialize_with = "nullable")]
     pub topology_name: String,
 }
+
+/// The label of a workload object naming its Kueue `WorkloadPriorityClass`.
+pub const WORKLOAD_PRIORITY_CLASS_LABEL: &str = "kueue.x-k8s.io/priority-class";
+
+/// Kueue's `WorkloadPriorityClass` (`kueue.x-k8s.io/v1beta1`, `v1beta2`), cluster-scoped:
+/// like a `PriorityClass`, its `value` is top-level, beside `metadata` (`description`,
+/// the other field, is not read). A workload object selects one with the label
+/// `kueue.x-k8s.io/priority-class`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct WorkloadPriorityClassObj {
+    #[serde(deserialize_with = "nullable")]
+    pub metadata: Meta,
+    /// `value`: the workload's priority (required by the CRD, an int32).
+    pub value: Option<i64>,
+}

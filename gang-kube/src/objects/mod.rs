@@ -160,11 +160,31 @@ impl Objects {
         Ok(())
     }
 
+    /// Whether an object read carries the label `kueue.x-k8s.io/priority-class` (naming
+    /// a Kueue `WorkloadPriorityClass`): a caller reading from a cluster then fetches
+    /// those too.
+    ///
+    /// ```
+    /// use gang_kube::Objects;
+    /// let o = Objects::parse("j.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a, labels: {kueue.x-k8s.io/priority-class: hi}}\n")?;
+    /// assert!(o.uses_workload_priority_class());
+    /// assert!(!Objects::parse("j.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\n")?.uses_workload_priority_class());
+    /// # Ok::<(), gang_kube::Error>(())
+    /// ```
+    pub fn uses_workload_priority_class(&self) -> bool {
+        self.items.iter().any(|i| {
+            i.body.meta().is_some_and(|m| {
+                m.labels
+                    .contains_key(crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL)
+            })
+        })
+    }
+
     /// Puts every namespaced object that names no namespace into `namespace`, as
     /// `kubectl apply -n NAMESPACE -f` does (manifests rarely name one: it comes from
     /// `-n`, else the kubeconfig context, else `default`). Objects naming a namespace
     /// keep it; cluster-scoped kinds (Node, Topology, ResourceFlavor, PriorityClass,
-    /// RuntimeClass) and kinds gang-kube does not read are left as they are. Call it once,
+    /// WorkloadPriorityClass, RuntimeClass) and kinds gang-kube does not read are left as they are. Call it once,
     /// after every source is added, before [`workloads`](crate::workloads) and
     /// [`Cluster::from_objects`](crate::Cluster::from_objects): a PodGroup and its pods
     /// then meet in one namespace.

@@ -223,6 +223,10 @@ pub(super) fn controlled(
         minimum_field: min_field.clone(),
         topology: topo,
         kueue: is_kueue,
+        workload_priority_class: meta
+            .labels
+            .get(crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL)
+            .cloned(),
         member_pods,
         warnings,
         checks,

@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 use crate::model::core_v1::Pod;
+use crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::origin::{ObjectRef, Origin};
 use crate::workload::checks::finish;
 use crate::workload::fields::bad;
 use crate::workload::kueue::{combine_kueue, kueue_req};
 use crate::workload::pod_group::roles_from_pods;
-use crate::workload::types::{Check, CheckStatus, Framework, WorkloadGang};
+use crate::workload::types::{Check, CheckStatus, Framework, Warning, WorkloadGang};
 
 /// Pod label naming a Kueue plain pod group.
 pub const POD_GROUP_NAME: &str = "kueue.x-k8s.io/pod-group-name";
@@ -82,6 +83,29 @@ fn group(namespace: &str, name: &str, members: &[Member<'_>]) -> Result<Workload
         });
     }
     let topology = combine_kueue(&mut roles, &reqs, &mut warnings);
+    // The group's WorkloadPriorityClass: the label on its pods (the first that carries
+    // one; pods that disagree are a warning, as Kueue builds one Workload for them).
+    let label = |p: &Pod| {
+        p.metadata
+            .labels
+            .get(WORKLOAD_PRIORITY_CLASS_LABEL)
+            .cloned()
+    };
+    let workload_priority_class = members.iter().find_map(|(p, _)| label(p));
+    if let Some(first) = &workload_priority_class {
+        if let Some((_, o)) = members
+            .iter()
+            .find(|(p, _)| label(p).is_some_and(|l| &l != first))
+        {
+            warnings.push(Warning {
+                field: format!("metadata.labels.{WORKLOAD_PRIORITY_CLASS_LABEL}"),
+                message: format!(
+                    "{} names another WorkloadPriorityClass than {first}: {first} is used",
+                    o.object
+                ),
+            });
+        }
+    }
     let found = members.len() as u32;
     let mut checks = vec![Check::new(
         "group_object",
@@ -125,6 +149,7 @@ fn group(namespace: &str, name: &str, members: &[Member<'_>]) -> Result<Workload
         minimum_field: "members".into(),
         topology,
         kueue: true,
+        workload_priority_class,
         member_pods: members.iter().map(|(_, o)| o.to_ref()).collect(),
         warnings,
         checks,

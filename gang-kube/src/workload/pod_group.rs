@@ -299,6 +299,7 @@ pub(super) fn pod_group(
         minimum_field: min_field.clone(),
         topology,
         kueue: false,
+        workload_priority_class: None,
         member_pods,
         warnings,
         checks,

@@ -239,6 +239,11 @@ pub struct WorkloadGang {
     /// Managed by Kueue (a queue-name label or a PodSet topology annotation): its
     /// ResourceFlavor's tolerations apply.
     pub kueue: bool,
+    /// The Kueue `WorkloadPriorityClass` the workload object's label
+    /// `kueue.x-k8s.io/priority-class` names (for a Kueue pod group, its pods' label),
+    /// if any: it gives the workload its priority
+    /// ([`Cluster::priority_of`](crate::Cluster::priority_of)).
+    pub workload_priority_class: Option<String>,
     /// Every member pod found in the input.
     pub member_pods: Vec<ObjectRef>,
     /// Fields read but not honoured exactly.

@@ -872,3 +872,9 @@ def _kube_load(
     workload: str | None = None,
     namespace: str | None = None,
 ) -> str: ...
+def _kube_place_parts(
+    *sources: Any,
+    workload: str,
+    inventory: Inventory,
+    topology: None | str | Sequence[str] | Mapping[str, str] = None,
+) -> str: ...

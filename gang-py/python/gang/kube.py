@@ -79,16 +79,36 @@ class Loaded:
     - ``workloads``: one dict per workload found (``name``, ``framework``, ``found``,
       ``roles``, ``members``, ``minimum``, ``minimum_field``, ``topology``, ``checks``
       — the guides' debug list, with ``shape_fits`` per role —, ``warnings``,
-      ``member_pods``, ``gang`` as a dict, and ``error`` when its gang cannot be built);
+      ``member_pods``, ``gang`` as a dict, and ``error`` when its gang cannot be built;
+      ``parts``: the parts it is placed in, as gang-kube's ``Cluster::parts`` lists them
+      — each child Job of a JobSet with ``alpha.jobset.sigs.k8s.io/exclusive-topology``
+      (``workers-0``, ``workers-1``…), or each Kueue PodSet or PodSet group
+      (``kueue.x-k8s.io/podset-group-name``) when several ask for a domain of their own
+      — one dict each with ``name``, ``group``, ``roles``, ``members``, ``required`` /
+      ``preferred`` (the level's node label key, or ``None``), ``slices`` and ``field``;
+      ``[]`` for a workload placed as one gang (a Volcano job's ``partitionPolicy``
+      partitions are ``slices`` of that gang: see ``topology``), ``None`` when its
+      request names a level the cluster lacks; ``priority``: ``value``, ``class``,
+      ``source`` (``workload_priority_class`` — Kueue's label
+      ``kueue.x-k8s.io/priority-class`` —, ``spec_priority``, ``priority_class``,
+      ``global_default`` or ``none``), ``field`` and ``preempts``, or ``None`` when the
+      class it names is not in the input (then ``priority_error`` says so, and
+      ``warnings`` has a line);
     - ``report``: gang-kube's cluster report (topology chosen and why, nodes excluded
       by reason, taints, level coverage, pod counts, warnings);
     - ``warnings``: every warning as one line (``Job/ml/train: field: message``);
     - ``objects``: every object found (kind, name, source, position);
     - ``document``: the cluster in the scenario format (``{"topology", "nodes"}``),
       e.g. for ``gang.sim.simulate``.
+
+    ``place_parts(name)`` places a workload part by part, as Kueue and JobSet do.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, sources: Sequence[Source] = (),
+                 topology: TopologySpec = None) -> None:
+        # The inputs, kept (not copied) for place_parts, which reads them again.
+        self._sources = tuple(sources)
+        self._topology = topology
         out = json.loads(text)
         self.document: dict[str, Any] = out["cluster"]
         self.inventory: Inventory = Inventory.from_json(json.dumps(self.document))
@@ -102,6 +122,8 @@ class Loaded:
             warnings += [f"{w['name']}: {x['field']}: {x['message']}" for x in w["warnings"]]
             if w["error"] is not None:
                 warnings.append(f"{w['name']}: no gang: {w['error']['message']}")
+            if w.get("priority_error") is not None:
+                warnings.append(f"{w['name']}: no priority: {w['priority_error']['message']}")
         self.warnings: list[str] = warnings
 
     def gang(self, name: str) -> Gang:
@@ -110,6 +132,37 @@ class Loaded:
         for w, g in zip((w for w in self.workloads if w["gang"] is not None), self.gangs):
             if name in (w["name"], w["object"]["name"]):
                 return g
+        raise KeyError(name)
+
+    def place_parts(self, name: str, inventory: Inventory | None = None) -> list[dict[str, Any]]:
+        """Places the workload named ``name`` (its ``metadata.name``, or
+        ``Kind/namespace/name``) part by part, with gang-kube's ``Cluster::place_parts``:
+        its ``parts`` in order, each in a domain of its own, each on what the parts
+        before it left (Kueue's TAS places PodSets "in sequence"; a JobSet's exclusive
+        child Jobs in distinct domains), up to the first part that does not fit.
+
+        One dict per part: ``name``, ``roles``, ``status`` (``"placed"``,
+        ``"unschedulable"`` or ``"undecided"``), ``level`` and ``domain`` (the domain
+        path, ``"r1"``), ``nodes`` (members per node), ``assignments`` (``role``,
+        ``node``, ``count``) — ``None`` for a part not placed — and ``message`` (its
+        diagnosis, ``None`` when placed). ``[]`` for a workload placed as one gang
+        (``parts`` empty), and for exclusive child Jobs that find no distinct domains
+        (place the gang to see why). Nothing is reserved.
+
+        ``inventory`` defaults to ``self.inventory`` as it is now (with what was
+        reserved on it since). The objects are read again from the sources given to
+        ``load``, so files changed since then are read as they are now. ``KeyError``
+        if no workload has that name; gang-kube's errors as in ``load``.
+
+        The gang in ``gangs`` is the whole workload under its largest part's request:
+        placing it alone does not check that the later parts fit; this does.
+        """
+        for w in self.workloads:
+            if name in (w["name"], w["object"]["name"]):
+                return list(json.loads(_gang._kube_place_parts(
+                    *self._sources, workload=w["name"],
+                    inventory=self.inventory if inventory is None else inventory,
+                    topology=self._topology)))
         raise KeyError(name)
 
     def __repr__(self) -> str:
@@ -145,4 +198,5 @@ def load(*sources: Source, topology: TopologySpec = None, workload: str | None =
     """
     # The inputs are read by the extension (the same reader as Inventory.from_kube and
     # Gang.from_kube): paths, texts, (name, text) pairs, parsed objects.
-    return Loaded(_gang._kube_load(*sources, topology=topology, workload=workload, namespace=namespace))
+    return Loaded(_gang._kube_load(*sources, topology=topology, workload=workload, namespace=namespace),
+                  sources, topology)
