@@ -54,7 +54,7 @@ use crate::solve::whatif::WhatIf;
 mod answer;
 mod branch;
 mod kept;
-use crate::solve::Solver;
+use crate::solve::{Solver, Span};
 pub use answer::{
     Evicted, PreemptOptions, PreemptOutcome, Preempted, Preemption, Victim, VictimId,
 };
@@ -131,6 +131,12 @@ struct Search<'a, 's> {
     best: Option<Plan>,
     /// Sets asked about (sorted candidate indices): whether the gang fitted.
     tried: FxHashMap<Vec<u32>, bool>,
+    /// Questions look only at the domains the evicted candidates free room in: the
+    /// gang has one role and a required level, and fitted nowhere as things are, so
+    /// no other domain can take it ([`Span`]).
+    narrow: bool,
+    /// Scratch: those domains, for the question being asked.
+    span: Vec<u32>,
 }
 
 /// The answer of [`Search::try_set`].
@@ -184,7 +190,19 @@ impl Search<'_, '_> {
         self.work += ASK;
         let w = &mut *self.w;
         w.inv.refresh_summaries_of(&mut self.touched);
-        match w.solver.find_decided(&w.inv, self.gang)? {
+        let span = if self.narrow {
+            self.span.clear();
+            for &i in &self.on {
+                self.span
+                    .extend(self.cands[i as usize].domains.iter().map(|x| x.0));
+            }
+            self.span.sort_unstable();
+            self.span.dedup();
+            Span::Only(Depth(self.gang.inner.required.unwrap_or(0)), &self.span)
+        } else {
+            Span::All
+        };
+        match w.solver.find_decided_in(&w.inv, self.gang, span)? {
             Ok(p) => Ok(Some(p)),
             Err(decided) => {
                 if !decided {
@@ -403,6 +421,8 @@ impl Inventory {
             incomplete: undecided_now,
             best: None,
             tried: FxHashMap::default(),
+            narrow: !undecided_now && gang.inner.roles.len() == 1 && gang.inner.required.is_some(),
+            span: Vec::new(),
         };
         // 1. The least priority level that makes room. A domain is asked about with its
         // candidates up to the level evicted (and those helping an unconstrained role)
@@ -447,8 +467,12 @@ impl Inventory {
                 }
             }
             if added {
-                order = rooms.keys().copied().collect();
-                order.sort_by(|a, b| rooms[a].0.cmp(&rooms[b].0).then(a.cmp(b)));
+                // Roomiest first (least lack), then by domain: keys read once, not
+                // looked up in the map at every comparison.
+                let mut keyed: Vec<(&[i128], u32)> =
+                    rooms.iter().map(|(d, r)| (r.0.as_slice(), *d)).collect();
+                keyed.sort_unstable();
+                order = keyed.into_iter().map(|(_, d)| d).collect();
             }
             for &d in &order {
                 let Some(room) = rooms.get_mut(&d) else {

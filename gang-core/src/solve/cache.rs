@@ -47,6 +47,9 @@ pub(crate) struct Cache {
     entries: Vec<Entry>,
     clock: u64,
     lent: Option<usize>,
+    /// Scratch: the nodes whose fit changed in a catch-up, and domains to refresh.
+    moved: Vec<u32>,
+    rows: Vec<u32>,
 }
 
 impl Cache {
@@ -124,16 +127,18 @@ impl Cache {
         let grain = Grain::of(c, r);
         match inv.journal.since(e.version).filter(|_| same) {
             Some(touched) => {
+                self.moved.clear();
                 for &n in touched {
                     let old = s.fit(NodeIx(n));
                     if update(inv, r, grain, NodeIx(n), s) {
-                        peaks::refresh_path(inv, n, s);
+                        self.moved.push(n);
                         if s.profiled {
                             let fit = s.fit(NodeIx(n));
                             profile::moved(inv, n, old, fit, &mut s.profiles);
                         }
                     }
                 }
+                peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);

@@ -155,6 +155,8 @@ impl Objective<'_> {
     /// The domain at depth `t` (not the node level) that holds the most members,
     /// `min..=count` in multiples of `step`; among those the least vector, then the
     /// policy on spare capacity, then the first. Returns the members and the position.
+    /// `within`: only those domains (ascending positions) are looked at, the others
+    /// being known not to take the gang (`Span` in the parent).
     pub fn choose_domain(
         &self,
         lx: &mut Lex,
@@ -162,6 +164,7 @@ impl Objective<'_> {
         count: u64,
         min: u64,
         step: u64,
+        within: Option<&[u32]>,
     ) -> Option<(u64, u32)> {
         // A new query: the memos speak of other capacities.
         lx.memo_key = None;
@@ -191,7 +194,7 @@ impl Objective<'_> {
         // among those (the warm query's usual case; the scan of the old domain choice,
         // with one more test per domain).
         if min == count {
-            if let Some(found) = self.one_node_holds(caps, peaks, w, count, step, most_free) {
+            if let Some(found) = self.one_node_holds(t, count, step, most_free, within) {
                 return Some(found);
             }
         }
@@ -200,51 +203,64 @@ impl Objective<'_> {
         // rather than divisions: `ceil(placed / peak) < b` iff `placed <= (b - 1) * peak`.
         let mut best: Option<(u64, u64, u32)> = None;
         let (mut best_lb, mut lb): (Vector, Vector) = ([0; MAX_WIDTH], [0; MAX_WIDTH]);
-        const CHUNK: usize = 8;
-        for (ci, chunk) in caps.chunks(CHUNK).enumerate() {
-            // Most domains of a busy cluster cannot take the gang: a chunk is tested
-            // without a branch per domain.
-            if !chunk.iter().fold(false, |any, &cap| any | (cap >= floor)) {
-                continue;
+        let mut visit = |i: usize, cap: u64| {
+            let placed = placed_of(cap);
+            if placed < min || placed == 0 {
+                return;
             }
-            for (j, &cap) in chunk.iter().enumerate() {
-                if cap < floor {
-                    continue;
-                }
-                let placed = placed_of(cap);
-                if placed < min || placed == 0 {
-                    continue;
-                }
-                let i = ci * CHUNK + j;
-                let row = &peaks[i * w..i * w + w];
-                let tie = tie_of(cap, placed);
-                let better = match best {
-                    None => true,
-                    Some((bp, _, _)) if placed < bp => false,
-                    Some((bp, _, _)) if placed > bp => true,
-                    Some((_, bt, _)) => {
-                        let mut order = std::cmp::Ordering::Equal;
-                        for (&p, &b) in row.iter().zip(&best_lb[..w]) {
-                            let b = u64::from(b);
-                            if placed <= (b - 1).saturating_mul(p) {
-                                order = std::cmp::Ordering::Less;
-                                break;
-                            }
-                            if placed > b.saturating_mul(p) {
-                                order = std::cmp::Ordering::Greater;
-                                break;
-                            }
+            let row = &peaks[i * w..i * w + w];
+            let tie = tie_of(cap, placed);
+            let better = match best {
+                None => true,
+                Some((bp, _, _)) if placed < bp => false,
+                Some((bp, _, _)) if placed > bp => true,
+                Some((_, bt, _)) => {
+                    let mut order = std::cmp::Ordering::Equal;
+                    for (&p, &b) in row.iter().zip(&best_lb[..w]) {
+                        let b = u64::from(b);
+                        if placed <= (b - 1).saturating_mul(p) {
+                            order = std::cmp::Ordering::Less;
+                            break;
                         }
-                        order == std::cmp::Ordering::Less
-                            || (order == std::cmp::Ordering::Equal && tie < bt)
+                        if placed > b.saturating_mul(p) {
+                            order = std::cmp::Ordering::Greater;
+                            break;
+                        }
                     }
-                };
-                if better {
-                    for (l, &p) in lb[..w].iter_mut().zip(row) {
-                        *l = units(placed, p);
+                    order == std::cmp::Ordering::Less
+                        || (order == std::cmp::Ordering::Equal && tie < bt)
+                }
+            };
+            if better {
+                for (l, &p) in lb[..w].iter_mut().zip(row) {
+                    *l = units(placed, p);
+                }
+                best = Some((placed, tie, i as u32));
+                best_lb[..w].copy_from_slice(&lb[..w]);
+            }
+        };
+        const CHUNK: usize = 8;
+        match within {
+            Some(ps) => {
+                for &i in ps {
+                    let cap = caps[i as usize];
+                    if cap >= floor {
+                        visit(i as usize, cap);
                     }
-                    best = Some((placed, tie, i as u32));
-                    best_lb[..w].copy_from_slice(&lb[..w]);
+                }
+            }
+            None => {
+                for (ci, chunk) in caps.chunks(CHUNK).enumerate() {
+                    // Most domains of a busy cluster cannot take the gang: a chunk is
+                    // tested without a branch per domain.
+                    if !chunk.iter().fold(false, |any, &cap| any | (cap >= floor)) {
+                        continue;
+                    }
+                    for (j, &cap) in chunk.iter().enumerate() {
+                        if cap >= floor {
+                            visit(ci * CHUNK + j, cap);
+                        }
+                    }
                 }
             }
         }
@@ -270,7 +286,8 @@ impl Objective<'_> {
             // one pass in order with a running best, each rack's node count computed
             // only as far as it can still win.
             let (mut bv, mut bt, mut bp) = (exact[0], tie, pos);
-            for (i, &cap) in caps.iter().enumerate() {
+            for i in positions(within, caps.len()) {
+                let cap = caps[i];
                 if cap < floor || placed_of(cap) != placed || i as u32 == pos {
                     continue;
                 }
@@ -296,7 +313,8 @@ impl Objective<'_> {
         // Pass 2: every candidate whose bound does not exceed that vector, best bound
         // first, evaluated exactly while its bound can still win.
         let (cbase, bbase) = (lx.cands.len(), lx.bounds.len());
-        for (i, &cap) in caps.iter().enumerate() {
+        for i in positions(within, caps.len()) {
+            let cap = caps[i];
             if cap < floor || placed_of(cap) != placed || (cheap && i as u32 == pos) {
                 continue;
             }
@@ -359,13 +377,14 @@ impl Objective<'_> {
     /// and one node of which holds them all, the policy's choice (then the first).
     fn one_node_holds(
         &self,
-        caps: &[u64],
-        peaks: &[u64],
-        w: usize,
+        t: Depth,
         count: u64,
         step: u64,
         most_free: bool,
+        within: Option<&[u32]>,
     ) -> Option<(u64, u32)> {
+        let (caps, peaks) = (&self.caps.caps[t.ix()], &self.caps.peaks[t.ix()]);
+        let w = self.width(t);
         let need = if step == 1 {
             count
         } else {
@@ -382,7 +401,15 @@ impl Objective<'_> {
             false
         };
         const CHUNK: usize = 8;
-        if w == 1 {
+        if let Some(ps) = within {
+            for &i in ps {
+                let i = i as usize;
+                let cap = caps[i];
+                if cap >= need && peaks[i * w + w - 1] >= count && consider(i, cap) {
+                    break;
+                }
+            }
+        } else if w == 1 {
             // The deepest label level: peaks are the largest node fits, contiguous. A
             // chunk is tested without a branch per domain (the compiler vectorises it).
             'scan: for (ci, (cs, ps)) in caps.chunks(CHUNK).zip(peaks.chunks(CHUNK)).enumerate() {
@@ -1226,6 +1253,15 @@ fn fewest(caps: &mut [u64], x: u64) -> u32 {
         k += 1;
     }
     k
+}
+
+/// The positions a scan visits: `0..n`, or only those of `within` (ascending).
+fn positions(within: Option<&[u32]>, n: usize) -> impl Iterator<Item = usize> + '_ {
+    let (all, only) = match within {
+        None => (0..n, &[][..]),
+        Some(ps) => (0..0, ps),
+    };
+    all.chain(only.iter().map(|&i| i as usize))
 }
 
 #[cfg(test)]

@@ -109,6 +109,16 @@ pub(crate) enum Aim {
     Fit,
 }
 
+/// Which domains a question looks at: all of them, or at one depth only those listed
+/// (ascending positions). The what-if search narrows its questions so: with a set of
+/// victims evicted, only the domains they free room in can take a gang that fitted
+/// nowhere before — every other domain is as it was — so the answer is the same.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Span<'a> {
+    All,
+    Only(Depth, &'a [u32]),
+}
+
 /// How multi-role gangs are packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Packing {
@@ -228,9 +238,21 @@ impl Solver {
         inv: &Inventory,
         gang: &CompiledGang,
     ) -> Result<Result<Placement, bool>, Error> {
+        self.find_decided_in(inv, gang, Span::All)
+    }
+
+    /// [`Solver::find_decided`] looking only at the domains of `span` at its depth.
+    /// The caller knows that no other domain there can take the gang (see [`Span`]);
+    /// single-role gangs are narrowed, multi-role ones asked about everywhere.
+    pub(crate) fn find_decided_in(
+        &mut self,
+        inv: &Inventory,
+        gang: &CompiledGang,
+        span: Span<'_>,
+    ) -> Result<Result<Placement, bool>, Error> {
         let fresh = self.current(inv, gang)?;
         let gang = fresh.as_ref().unwrap_or(gang);
-        Ok(match self.attempt(inv, gang) {
+        Ok(match self.attempt_in(inv, gang, span) {
             Verdict::Placed(found) => Ok(self.placement(inv, gang, found)),
             Verdict::NoFit => Err(true),
             Verdict::Exhausted => Err(false),
@@ -258,6 +280,16 @@ impl Solver {
     /// budget (at a tighter depth, or in another domain) says its search was not
     /// complete.
     fn attempt(&mut self, inv: &Inventory, gang: &CompiledGang) -> Verdict<Found> {
+        self.attempt_in(inv, gang, Span::All)
+    }
+
+    /// [`Solver::attempt`] over the domains of `span` (single-role gangs).
+    fn attempt_in(
+        &mut self,
+        inv: &Inventory,
+        gang: &CompiledGang,
+        span: Span<'_>,
+    ) -> Verdict<Found> {
         let c = &gang.inner;
         self.s.ensure(inv);
         self.s.search.new_query();
@@ -267,9 +299,18 @@ impl Solver {
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {
-            if let Verdict::Placed(scope) =
-                self.place_at(inv, c, Depth(t), Aim::Compact, &mut budget)
-            {
+            let verdict = match span {
+                Span::Only(d, within)
+                    if d == Depth(t) && c.roles.len() == 1 && !inv.is_node_level(d) =>
+                {
+                    match self.single_at(inv, c, d, Some(within)) {
+                        Some(scope) => Verdict::Placed(scope),
+                        None => budget.unplaced(),
+                    }
+                }
+                _ => self.place_at(inv, c, Depth(t), Aim::Compact, &mut budget),
+            };
+            if let Verdict::Placed(scope) = verdict {
                 found = Some(scope);
                 break;
             }
@@ -330,17 +371,24 @@ impl Solver {
         if c.roles.len() > 1 {
             return self.multi_at(inv, c, t, aim, budget);
         }
-        match self.single_at(inv, c, t) {
+        match self.single_at(inv, c, t, None) {
             Some(scope) => Verdict::Placed(scope),
             None => budget.unplaced(),
         }
     }
 
     /// One role: capacities are exact, so the best domain is read off the roll-up.
-    fn single_at(&mut self, inv: &Inventory, c: &Arc<Compiled>, t: Depth) -> Option<Scope> {
+    /// `within`: only those domains at `t` (ascending positions) are looked at.
+    fn single_at(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        t: Depth,
+        within: Option<&[u32]>,
+    ) -> Option<Scope> {
         let Solver { s, cache, lex, .. } = self;
         cache.lend(inv, c, RoleIx(0), &mut s.caps);
-        let found = best_single(inv, c, t, &s.caps, &mut s.attempt, lex);
+        let found = best_single(inv, c, t, &s.caps, &mut s.attempt, lex, within);
         cache.give_back(&mut s.caps);
         found
     }
@@ -349,7 +397,8 @@ impl Solver {
 /// The best domain at depth `t` for a single-role gang, from its capacities, and its
 /// members placed in it (into `at`): the most members (elastic gangs), then the least
 /// vector of domains used per level ([`lex`]), then the policy on spare capacity, then
-/// the first in topology order.
+/// the first in topology order. `within` (not at the node level): only those domains
+/// at `t` are looked at.
 fn best_single(
     inv: &Inventory,
     c: &Compiled,
@@ -357,6 +406,7 @@ fn best_single(
     caps: &Capacities,
     at: &mut Attempt,
     lx: &mut lex::Lex,
+    within: Option<&[u32]>,
 ) -> Option<Scope> {
     let (r, role) = (RoleIx(0), c.role(RoleIx(0)));
     let (count, min) = (u64::from(role.count), u64::from(role.min));
@@ -372,7 +422,7 @@ fn best_single(
         // One node: every placement's vector is empty.
         pick(&caps.fits, count, min, step, c.policy)?
     } else {
-        objective.choose_domain(lx, t, count, min, step)?
+        objective.choose_domain(lx, t, count, min, step, within)?
     };
     at.fresh(inv.resources.len());
     let scope = Scope::new(t, index);

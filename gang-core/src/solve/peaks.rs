@@ -20,11 +20,19 @@ pub(crate) fn fill(inv: &Inventory, s: &mut Capacities) {
     }
 }
 
-/// Refreshes the peaks of every domain above node `n`, innermost first.
-pub(crate) fn refresh_path(inv: &Inventory, n: u32, s: &mut Capacities) {
-    let leaf = inv.leaf_depth(n);
-    for d in (0..=leaf).rev() {
-        if let Some(di) = inv.domain_of(n, d) {
+/// Refreshes the peaks of every domain above the nodes `ns`, each domain once,
+/// deepest first (a row reads its children's): nodes changed together mostly share
+/// their racks and blocks. `rows` is scratch space.
+pub(crate) fn refresh_paths(inv: &Inventory, ns: &[u32], s: &mut Capacities, rows: &mut Vec<u32>) {
+    if ns.is_empty() {
+        return;
+    }
+    for d in (0..inv.domains.len()).rev() {
+        rows.clear();
+        rows.extend(ns.iter().filter_map(|&n| inv.domain_of(n, d)));
+        rows.sort_unstable();
+        rows.dedup();
+        for &di in rows.iter() {
             row(inv, Depth(d), di, s);
         }
     }

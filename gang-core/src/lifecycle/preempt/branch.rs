@@ -181,6 +181,13 @@ pub(super) fn dfs(
         });
     if met {
         let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
+        if let Some(b) = &s.best {
+            // Costlier than the best plan already: so is every superset (none is
+            // asked about, whether it fits or not).
+            if (s.cost_of(&set).as_slice(), set.len()) > b.key() {
+                return Ok(());
+            }
+        }
         match s.try_set(&set, v.domain)? {
             // A plan (offered); its supersets cost no less and evict more.
             Asked::Fits | Asked::FitsBefore => return Ok(()),
