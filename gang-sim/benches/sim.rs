@@ -174,8 +174,8 @@ fn preempt_report() {
         "gang-sim preemption: {n} jobs on {} nodes, priorities 0-2",
         cluster().len()
     );
-    println!("| policy | run s | preemption queries | in them s | preemptions | evictions | jobs evicted | GPU-hours lost |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| policy | run s | preemption queries | in them s | plans from an incomplete search | preemptions | evictions | jobs evicted | GPU-hours lost |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for p in ["unconstrained", "required(rack)"] {
         let mut t = trace(n);
         for (i, j) in t.jobs.iter_mut().enumerate() {
@@ -189,9 +189,10 @@ fn preempt_report() {
         let pre = r.summary.preemption.clone().expect("preemption is on");
         let e = r.summary.profile.clone().unwrap_or_default().engine;
         println!(
-            "| {p} | {secs:.2} | {} | {:.2} | {} | {} | {} | {:.0} |",
+            "| {p} | {secs:.2} | {} | {:.2} | {} | {} | {} | {} | {:.0} |",
             e.preempts,
             e.preempt_ns as f64 / 1e9,
+            e.preempts_incomplete,
             pre.preemptions,
             pre.evictions,
             pre.jobs_evicted,

@@ -279,6 +279,8 @@ pub struct EngineProfile {
     pub preempts: u64,
     /// Nanoseconds in `PreemptSolver::preempt`.
     pub preempt_ns: u64,
+    /// Plans found by a search that ran out of work (`PreemptOptions::max_work`).
+    pub preempts_incomplete: u64,
 }
 
 /// The nodes as the simulation reads them: names, domains, GPUs and state, one column
@@ -563,6 +565,9 @@ impl Placer {
         let PreemptOutcome::Placed(plan) = out else {
             return Ok(None);
         };
+        if !plan.search_complete() {
+            self.profile.preempts_incomplete += 1;
+        }
         let mut victims = Vec::with_capacity(plan.victims().len());
         for v in plan.victims() {
             match &v.id {

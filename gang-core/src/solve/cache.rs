@@ -107,6 +107,13 @@ impl Cache {
         };
         let e = &mut self.entries[at];
         e.used = self.clock;
+        if !Arc::ptr_eq(&e.gang, c) || e.role != role {
+            // Found by shape: the next lend for this gang finds it by pointer, without
+            // hashing the eligible nodes again (a what-if search lends thousands of
+            // times per query).
+            e.gang = Arc::clone(c);
+            e.role = role;
+        }
         let shaped = e.fits.len() == s.fits.len()
             && e.caps.len() == s.caps.len()
             && e.caps.iter().zip(&s.caps).all(|(a, b)| a.len() == b.len())

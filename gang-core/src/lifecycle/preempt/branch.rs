@@ -2,6 +2,8 @@
 //! domain's candidates and what they free, the lower bound on what any plan there
 //! costs, and the depth-first walk that evicts or spares each candidate in turn.
 
+use smallvec::{smallvec, SmallVec};
+
 use crate::model::Error;
 
 use super::{clamp, Asked, Search};
@@ -180,14 +182,21 @@ pub(super) fn dfs(
             lack <= 0
         });
     if met {
-        let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
         if let Some(b) = &s.best {
             // Costlier than the best plan already: so is every superset (none is
             // asked about, whether it fits or not).
-            if (s.cost_of(&set).as_slice(), set.len()) > b.key() {
+            let mut cost: SmallVec<[u128; 4]> = smallvec![0; b.cost.len()];
+            for &k in chosen.iter() {
+                let c = &s.cands[v.items[k as usize] as usize].cost;
+                for (a, x) in cost.iter_mut().zip(c) {
+                    *a = a.saturating_add(*x);
+                }
+            }
+            if (cost.as_slice(), chosen.len()) > b.key() {
                 return Ok(());
             }
         }
+        let set: Vec<u32> = chosen.iter().map(|&k| v.items[k as usize]).collect();
         match s.try_set(&set, v.domain)? {
             // A plan (offered); its supersets cost no less and evict more.
             Asked::Fits | Asked::FitsBefore => return Ok(()),
