@@ -124,6 +124,10 @@ impl<'de> Deserialize<'de> for Qty {
     }
 }
 
+/// The keys of one map read so far, to refuse a repeated one; the first eight are kept
+/// without allocating (an object's top level, a pod's labels).
+pub(crate) type Seen<'a> = smallvec::SmallVec<[std::borrow::Cow<'a, str>; 8]>;
+
 /// A string borrowed from the input when it can be (no escapes), owned otherwise.
 pub(crate) struct Text<'a>(pub std::borrow::Cow<'a, str>);
 

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::model::body::{classify, Body, Class, Item};
 use crate::model::core_v1::{Node, NodeSpecK, NodeStatus, Pod, PodSpec, PodStatus};
-use crate::model::de::Text;
+use crate::model::de::{Seen, Text};
 use crate::model::meta_v1::{Meta, NodeMeta};
 use crate::origin::{object_label, Origin};
 
@@ -64,7 +64,7 @@ impl<'de> Deserialize<'de> for One {
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
-                let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+                let mut seen = Seen::new();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
                     // A repeated key: the careful path reports it.
                     if seen.contains(&key) {
