@@ -170,10 +170,7 @@ fn report() {
 /// preemption on: the time a run takes and what preemption did.
 fn preempt_report() {
     let n = jobs();
-    println!(
-        "gang-sim preemption: {n} jobs on {} nodes, priorities 0-2",
-        cluster().len()
-    );
+    println!("gang-sim preemption: {n} jobs on {} nodes, priorities 0-2", cluster().len());
     println!("| policy | run s | preemption queries | in them s | preemptions | evictions | jobs evicted | GPU-hours lost |");
     println!("|---|---|---|---|---|---|---|---|");
     for p in ["unconstrained", "required(rack)"] {

@@ -23,7 +23,8 @@ pub use gang_core::{Inventory, NodeSpec, Role, Taint, TaintEffect, Toleration, T
 
 use gang_core::lifecycle::{
     Admission, AdmitMode, PreemptOptions, PreemptOutcome, PreemptSolver, Replacement, Spread,
-    SpreadOutcome, VictimId,
+    SpreadOutcome,
+    VictimId,
 };
 use gang_core::scenario::Scenario;
 use gang_core::InventoryDocument;
