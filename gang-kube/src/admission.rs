@@ -63,8 +63,8 @@ fn fill(c: &mut Container, lr: &LimitRange) -> bool {
         }
     }
     for (k, v) in default_limit(lr) {
-        if let std::collections::btree_map::Entry::Vacant(e) = c.resources.limits.entry(k) {
-            e.insert(v);
+        if !c.resources.limits.contains_key(&k) {
+            c.resources.limits.insert(k, v);
             added = true;
         }
     }

@@ -1,6 +1,6 @@
 //! Nodes and the pods running on them → gang-core [`NodeSpec`]s and an [`Inventory`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use gang_core::{EvictableUnit, Inventory, NodeSpec, Quantity, Taint, Topology};
 use serde::Serialize;
@@ -327,7 +327,9 @@ impl Cluster {
         let flavor = chosen.choice.flavor.clone();
 
         let mut warnings = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::with_capacity(node_items.len());
+        // Looked up once per pod (100,000 in a large snapshot): a fast hash of the name.
+        let mut index: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+        index.reserve(node_items.len());
         let mut info = Vec::with_capacity(node_items.len());
         let mut usage = Vec::with_capacity(node_items.len());
         let mut no_ready = 0usize;

@@ -64,9 +64,14 @@ impl std::fmt::Display for ObjectRef {
 /// `Kind/name` or `Kind/namespace/name`; `<unnamed>` for an empty name.
 pub(crate) fn object_label(kind: &str, namespace: &str, name: &str) -> String {
     let name = if name.is_empty() { "<unnamed>" } else { name };
-    if namespace.is_empty() {
-        format!("{kind}/{name}")
-    } else {
-        format!("{kind}/{namespace}/{name}")
+    // Pushed, not formatted: one label per object read (110,000 for a large snapshot).
+    let mut s = String::with_capacity(kind.len() + namespace.len() + name.len() + 2);
+    s.push_str(kind);
+    s.push('/');
+    if !namespace.is_empty() {
+        s.push_str(namespace);
+        s.push('/');
     }
+    s.push_str(name);
+    s
 }

@@ -16,18 +16,41 @@ fn resize_conditions<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Condition>, 
         #[serde(borrow, default)]
         reason: Option<Text<'a>>,
     }
-    let all: Option<Vec<Light<'de>>> = Option::deserialize(d)?;
-    Ok(all
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|c| c.type_.as_ref().is_some_and(|t| t.0 == "PodResizePending"))
-        .map(|c| Condition {
-            type_: "PodResizePending".to_owned(),
-            status: String::new(),
-            reason: c.reason.map(|r| r.0.into_owned()).unwrap_or_default(),
-            message: String::new(),
-        })
-        .collect())
+    // As `Option<Vec<Light>>` reads, keeping only those conditions (no vector of all).
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<Condition>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_seq(self)
+        }
+        fn visit_seq<S: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: S,
+        ) -> Result<Self::Value, S::Error> {
+            let mut out = Vec::new();
+            while let Some(c) = seq.next_element::<Light<'de>>()? {
+                if c.type_.as_ref().is_some_and(|t| t.0 == "PodResizePending") {
+                    out.push(Condition {
+                        type_: "PodResizePending".to_owned(),
+                        status: String::new(),
+                        reason: c.reason.map(|r| r.0.into_owned()).unwrap_or_default(),
+                        message: String::new(),
+                    });
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(V)
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -19,41 +19,66 @@ where
 
 /// A map that names each key once (`null` reads as empty): a repeated key is an
 /// error, as Kubernetes refuses it, never last-wins.
-pub(crate) fn strict_map<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+pub(crate) fn strict_map<'de, D, V, M>(d: D) -> Result<M, D::Error>
 where
     D: Deserializer<'de>,
     V: Deserialize<'de>,
+    M: NameMap<V>,
 {
-    struct M<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> Visitor<'de> for M<V> {
-        type Value = BTreeMap<String, V>;
+    struct Mv<V, M>(std::marker::PhantomData<(V, M)>);
+    impl<'de, V: Deserialize<'de>, M: NameMap<V>> Visitor<'de> for Mv<V, M> {
+        type Value = M;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a map")
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(BTreeMap::new())
+            Ok(M::default())
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(BTreeMap::new())
+            Ok(M::default())
         }
         fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
             d.deserialize_map(self)
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut out = BTreeMap::new();
+            let mut out = M::default();
             while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
                 let v: V = map.next_value()?;
-                if out.contains_key(k.as_ref()) {
+                if out.has(k.as_ref()) {
                     return Err(de::Error::custom(format!(
                         "duplicate key {k:?} (Kubernetes refuses a map that names a key twice)"
                     )));
                 }
-                out.insert(k.into_owned(), v);
+                out.put(k.into_owned(), v);
             }
             Ok(out)
         }
     }
-    d.deserialize_option(M(std::marker::PhantomData))
+    d.deserialize_option(Mv(std::marker::PhantomData))
+}
+
+/// A map by name that [`strict_map`] reads into.
+pub(crate) trait NameMap<V>: Default {
+    fn has(&self, name: &str) -> bool;
+    fn put(&mut self, name: String, v: V);
+}
+
+impl<V> NameMap<V> for BTreeMap<String, V> {
+    fn has(&self, name: &str) -> bool {
+        self.contains_key(name)
+    }
+    fn put(&mut self, name: String, v: V) {
+        self.insert(name, v);
+    }
+}
+
+impl NameMap<Qty> for ResourceList {
+    fn has(&self, name: &str) -> bool {
+        self.contains_key(name)
+    }
+    fn put(&mut self, name: String, v: Qty) {
+        self.insert(name, v);
+    }
 }
 
 /// A quantity, parsed while reading: `"500m"`, `"16Gi"`, `8`, `0.5`.
@@ -99,6 +124,10 @@ impl<'de> Deserialize<'de> for Qty {
     }
 }
 
+/// The keys of one map read so far, to refuse a repeated one; the first eight are kept
+/// without allocating (an object's top level, a pod's labels).
+pub(crate) type Seen<'a> = smallvec::SmallVec<[std::borrow::Cow<'a, str>; 8]>;
+
 /// A string borrowed from the input when it can be (no escapes), owned otherwise.
 pub(crate) struct Text<'a>(pub std::borrow::Cow<'a, str>);
 
@@ -127,6 +156,121 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// A resource list (`requests`, `allocatable`, `overhead`…), in name order.
-pub(crate) type ResourceList = BTreeMap<String, Qty>;
+/// A resource list (`requests`, `allocatable`, `overhead`…), in name order: a sorted
+/// vector with the map operations gang-kube uses. A pod's lists hold a handful of
+/// names; a `BTreeMap` allocates a node of eleven slots for the first (a third of the
+/// memory of 100,000 pods read).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct ResourceList(Vec<(String, Qty)>);
+
+impl ResourceList {
+    pub(crate) fn new() -> Self {
+        ResourceList(Vec::new())
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        // kubectl prints names in order: the last one is the place to look first.
+        match self.0.last() {
+            Some((last, _)) if last.as_str() < name => Err(self.0.len()),
+            _ => self.0.binary_search_by(|(n, _)| n.as_str().cmp(name)),
+        }
+    }
+
+    pub(crate) fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    /// Sets `name` to `v`; the value it had.
+    pub(crate) fn insert(&mut self, name: String, v: Qty) -> Option<Qty> {
+        match self.find(&name) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, v)),
+            Err(i) => {
+                self.0.insert(i, (name, v));
+                None
+            }
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// (name, amount) in name order.
+    pub(crate) fn iter(&self) -> ResourceIter<'_> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &String> + '_ {
+        self.0.iter().map(|(k, _)| k)
+    }
+}
+
+pub(crate) type ResourceIter<'a> = std::iter::Map<
+    std::slice::Iter<'a, (String, Qty)>,
+    fn(&'a (String, Qty)) -> (&'a String, &'a Qty),
+>;
+
+impl<'a> IntoIterator for &'a ResourceList {
+    type Item = (&'a String, &'a Qty);
+    type IntoIter = ResourceIter<'a>;
+    fn into_iter(self) -> ResourceIter<'a> {
+        self.iter()
+    }
+}
+
+impl IntoIterator for ResourceList {
+    type Item = (String, Qty);
+    type IntoIter = std::vec::IntoIter<(String, Qty)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+/// As a map's: the last value given for a name wins.
+impl Extend<(String, Qty)> for ResourceList {
+    fn extend<I: IntoIterator<Item = (String, Qty)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl FromIterator<(String, Qty)> for ResourceList {
+    fn from_iter<I: IntoIterator<Item = (String, Qty)>>(iter: I) -> Self {
+        let mut out = ResourceList::new();
+        out.extend(iter);
+        out
+    }
+}
+
+/// As a `BTreeMap`'s: a map, the last value given for a name wins.
+impl<'de> Deserialize<'de> for ResourceList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ResourceList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceList, A::Error> {
+                let mut out = ResourceList::new();
+                while let Some((k, v)) = map.next_entry::<String, Qty>()? {
+                    out.insert(k, v);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// As a `BTreeMap`'s: `{"cpu": Qty(..), …}`.
+impl fmt::Debug for ResourceList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
 pub(crate) type StringMap = BTreeMap<String, String>;

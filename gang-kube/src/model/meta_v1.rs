@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, strict_map, StringMap, Text};
+use crate::model::de::{nullable, strict_map, Seen, StringMap, Text};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -102,7 +102,7 @@ fn filtered_map<'de, D: Deserializer<'de>>(
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
             let mut out = StringMap::new();
-            let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+            let mut seen = Seen::new();
             while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
                 if seen.contains(&k) {
                     return Err(de::Error::custom(format!(

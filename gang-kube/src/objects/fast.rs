@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::model::body::{classify, Body, Class, Item};
 use crate::model::core_v1::{Node, NodeSpecK, NodeStatus, Pod, PodSpec, PodStatus};
-use crate::model::de::Text;
+use crate::model::de::{Seen, Text};
 use crate::model::meta_v1::{Meta, NodeMeta};
 use crate::origin::{object_label, Origin};
 
@@ -64,7 +64,7 @@ impl<'de> Deserialize<'de> for One {
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
-                let mut seen: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+                let mut seen = Seen::new();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
                     // A repeated key: the careful path reports it.
                     if seen.contains(&key) {
@@ -239,41 +239,152 @@ impl<'de> Deserialize<'de> for One {
     }
 }
 
-#[derive(Deserialize)]
+/// The list as read: its `kind` and its items, each made an [`Item`] as it is read.
 struct FastList {
     kind: Option<String>,
-    items: Option<Vec<One>>,
+    items: Option<Vec<Item>>,
+}
+
+/// Reads a `List` document: `kind` and `items` (other fields skipped); a repeated
+/// field is an error (the careful path reports it).
+struct ListSeed<'s> {
+    source: &'s Arc<str>,
+    /// Items to make room for at once (an estimate from the text's length).
+    capacity: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = FastList;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<FastList, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = FastList;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Kubernetes List")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FastList, A::Error> {
+        let mut list = FastList {
+            kind: None,
+            items: None,
+        };
+        let (mut kind_seen, mut items_seen) = (false, false);
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            match key.as_ref() {
+                "kind" => {
+                    if std::mem::replace(&mut kind_seen, true) {
+                        return Err(de::Error::duplicate_field("kind"));
+                    }
+                    list.kind = map.next_value()?;
+                }
+                "items" => {
+                    if std::mem::replace(&mut items_seen, true) {
+                        return Err(de::Error::duplicate_field("items"));
+                    }
+                    list.items = map.next_value_seed(ItemsSeed {
+                        source: self.source,
+                        capacity: self.capacity,
+                    })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(list)
+    }
+}
+
+/// `items`: `null` or an array of objects, each made an [`Item`] as it is read.
+struct ItemsSeed<'s> {
+    source: &'s Arc<str>,
+    capacity: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for ItemsSeed<'_> {
+    type Value = Option<Vec<Item>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemsSeed<'_> {
+    type Value = Option<Vec<Item>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of Kubernetes objects")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+    fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut items = Vec::with_capacity(self.capacity);
+        while let Some(one) = seq.next_element::<One>()? {
+            items.push(item(self.source, items.len(), one));
+        }
+        Ok(Some(items))
+    }
+}
+
+/// `items[i]`, pushed rather than formatted (one per object read).
+fn position(i: usize) -> String {
+    let mut digits = [0u8; 20];
+    let (mut n, mut at) = (i, digits.len());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(7 + digits.len() - at);
+    s.push_str("items[");
+    // Only ASCII digits were written.
+    s.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    s.push(']');
+    s
+}
+
+fn item(source: &Arc<str>, i: usize, one: One) -> Item {
+    let (namespace, name) = (one.namespace, one.name);
+    Item {
+        origin: Origin {
+            source: source.clone(),
+            position: position(i),
+            object: object_label(&one.kind, &namespace, &name),
+            kind: one.kind,
+            api_version: one.api_version,
+            namespace,
+            name,
+        },
+        body: one.body,
+    }
 }
 
 /// The items of a single JSON `List` document, or `None` (not one list, or any error:
 /// the careful path then reads it and reports).
 pub(crate) fn read_list(source: &Arc<str>, text: &str) -> Option<Vec<Item>> {
-    let list: FastList = serde_json::from_str(text).ok()?;
+    // Room for an item per kilobyte of text (kubectl prints a pod in 1–3 KB): a large
+    // list is not moved as it grows; room not used is never touched.
+    let seed = ListSeed {
+        source,
+        capacity: text.len() / 1024,
+    };
+    let mut d = serde_json::Deserializer::from_str(text);
+    let list = de::DeserializeSeed::deserialize(seed, &mut d).ok()?;
+    d.end().ok()?;
     if !list.kind.as_deref().is_some_and(|k| k.ends_with("List")) {
         return None;
     }
-    let items = list.items?;
-    Some(
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, one)| {
-                let (namespace, name) = (one.namespace, one.name);
-                Item {
-                    origin: Origin {
-                        source: source.clone(),
-                        position: format!("items[{i}]"),
-                        object: object_label(&one.kind, &namespace, &name),
-                        kind: one.kind,
-                        api_version: one.api_version,
-                        namespace,
-                        name,
-                    },
-                    body: one.body,
-                }
-            })
-            .collect(),
-    )
+    list.items
 }
 
 #[cfg(test)]
