@@ -40,7 +40,7 @@ use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
 use crate::state::{Generation, InvState, Source};
 
 /// The label levels of an inventory (its levels without the node level).
-fn label_levels(inv: &Inventory) -> Vec<String> {
+pub(crate) fn label_levels(inv: &Inventory) -> Vec<String> {
     inv.topology()
         .levels()
         .iter()
