@@ -208,7 +208,7 @@ func TestAddEvictable(t *testing.T) {
 // and brought up to date from the inventory's journal. After every change, each answer
 // must be the one a fresh inventory gives — the same document with the same changes
 // replayed, asked once (nothing kept) — so a stale candidate (a released reservation,
-// a unit withdrawn, a reservation made since) would show.
+// a unit withdrawn, a reservation made since, members lost or replaced) would show.
 func TestPreemptKeptFollowsChanges(t *testing.T) {
 	const doc = `{"topology": {"levels": ["rack"]}, "nodes": [
 		{"name": "a1", "labels": {"rack": "a"}, "capacity": {"nvidia.com/gpu": 8}},
@@ -259,6 +259,22 @@ func TestPreemptKeptFollowsChanges(t *testing.T) {
 		{"reserve low2 (p0, 12 on a)", func(l *live) error { return reserve(l, "low2", 12, 1, 0, "a") }},
 		{"used a1: 2", func(l *live) error { _, err := l.inv.SetUsed("a1", "nvidia.com/gpu", gang.Units(2)); return err }},
 		{"remove unit nb", func(l *live) error { return l.inv.RemoveEvictable("nb") }},
+		// mid's members on b1 lost, then replaced on b2: the same reservation id,
+		// other members (what the kept candidates must follow node by node).
+		{"fail b1", func(l *live) error {
+			lost, err := l.inv.FailNode("b1")
+			if err == nil && len(lost) == 0 {
+				err = fmt.Errorf("nothing lost on b1")
+			}
+			return err
+		}},
+		{"replace mid", func(l *live) error {
+			r, err := l.inv.Replace(l.ids["mid"])
+			if err == nil && (r.Status != gang.StatusPlaced || len(r.Added) == 0) {
+				err = fmt.Errorf("mid not replaced: %v %s", r.Status, r.Text)
+			}
+			return err
+		}},
 		{"cordon b2", func(l *live) error { return l.inv.Cordon("b2") }},
 		{"add node a3", func(l *live) error {
 			return l.inv.AddNode(gang.Node{Name: "a3", Labels: map[string]string{"rack": "a"},

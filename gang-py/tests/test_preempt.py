@@ -230,6 +230,7 @@ def test_repeated_preempts_follow_reserve_release_and_units():
 
 
 def test_repeated_preempts_answer_as_a_fresh_inventory_through_random_changes():
+    import collections
     import random
 
     rng = random.Random(20261204)
@@ -244,11 +245,12 @@ def test_repeated_preempts_answer_as_a_fresh_inventory_through_random_changes():
     ]
     units = 0
     extra = 0
-    for step in range(60):
+    did = collections.Counter()
+    for step in range(80):
         names = inv.node_names
         live = inv.reservations
         op = rng.choice(["reserve", "reserve", "release", "unit", "withdraw", "used",
-                         "cordon", "node", "preempt_reserve"])
+                         "cordon", "node", "preempt_reserve", "fail", "replace", "replace"])
         if op == "reserve":
             g = gang.Gang(f"g{step}", [gang.Role("w", rng.randint(1, 6), requests={GPU: rng.choice([1, 2])})],
                           priority=rng.randint(0, 8))
@@ -276,7 +278,19 @@ def test_repeated_preempts_answer_as_a_fresh_inventory_through_random_changes():
             inv.add_node(gang.Node(f"x{extra}", labels={"rack": rng.choice("abc")}, capacity={GPU: 8, "cpu": 16}))
         elif op == "preempt_reserve":
             inv.preempt_reserve(rng.choice(queries))
+        elif op == "fail":
+            # Reservations lose their members there: the same ids, fewer members.
+            did["lost"] += len(inv.fail_node(rng.choice(names)))
+        elif op == "replace" and live:
+            # Members added back to a reservation, on other nodes: the same id again.
+            try:
+                did["replaced"] += len(inv.replace(rng.choice(live)))
+            except gang.Pending:
+                did["pending"] += 1
         for q in queries:
             same_as_fresh(inv, q)
         # Another budget: another solver of the pool, kept on its own.
         same_as_fresh(inv, queries[2], search_budget=50_000)
+    # The sequence moved members of live reservations (lost, then replaced: the same
+    # ids, other members), not only reservations made and released.
+    assert did["lost"] > 0 and did["replaced"] > 0, did
