@@ -294,3 +294,47 @@ def test_repeated_preempts_answer_as_a_fresh_inventory_through_random_changes():
     # The sequence moved members of live reservations (lost, then replaced: the same
     # ids, other members), not only reservations made and released.
     assert did["lost"] > 0 and did["replaced"] > 0, did
+
+
+def test_repeated_preempts_follow_members_replaced_on_another_node():
+    # gang-ffi's Go TestPreemptKeptFollowsChanges (and gang-core's
+    # kept_candidates_follow_the_go_tests_changes), step by step: at "replace mid",
+    # mid's members, all lost with b1 (queries between), come back on b2, a node it
+    # never held anything on; a kept book that missed them answers q-node with a cost
+    # of 12000 GPU-milli where its victims (mid 6, low2 12) evict 18000.
+    inv = gang.Inventory(["rack"], [gang.Node(n, labels={"rack": n[0]}, capacity={GPU: 8})
+                                    for n in ("a1", "a2", "b1", "b2")])
+
+    def job(name, count, prio, rack):
+        return gang.Gang(name, [gang.Role("w", count, requests={GPU: 1}, node_selector={"rack": rack})],
+                         priority=prio)
+
+    ids = {}
+
+    def reserve(name, count, prio, rack):
+        ids[name] = inv.reserve(inv.place(job(name, count, prio, rack))).id
+
+    queries = [
+        gang.Gang("q-rack", [gang.Role("w", 12, requests={GPU: 1})], required="rack", priority=5),
+        gang.Gang("q-node", [gang.Role("w", 2, requests={GPU: 8})], priority=4),
+        gang.Gang("q-top", [gang.Role("w", 20, requests={GPU: 1})], required="rack", priority=10),
+    ]
+    steps = [
+        lambda: reserve("low", 8, 1, "a"),
+        lambda: reserve("mid", 6, 3, "b"),
+        lambda: inv.add_evictable("nb", 2, {"b2": {GPU: 4}}),
+        lambda: inv.release(ids["low"]),
+        lambda: reserve("low2", 12, 0, "a"),
+        lambda: inv.set_used("a1", GPU, 2),
+        lambda: inv.remove_evictable("nb"),
+        lambda: inv.fail_node("b1"),
+        lambda: inv.replace(ids["mid"]),
+    ]
+    for step in steps:
+        step()
+        for q in queries:
+            for _ in range(2):
+                same_as_fresh(inv, q)
+    assert {m.node for m in inv.reservation(ids["mid"]).members} == {"b2"}
+    plan = same_as_fresh(inv, queries[1])
+    assert sorted(v["name"] for v in plan["victims"]) == ["low2", "mid"]
