@@ -11,7 +11,7 @@
 
 use std::cmp::Reverse;
 
-use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver, VictimId};
+use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver, Replacement, VictimId};
 use gang_core::{
     EvictableUnit, Gang, Inventory, NodeSpec, Placement, PreemptionPolicy, Role, Topology,
     HOSTNAME_LEVEL,
@@ -605,6 +605,9 @@ enum Change {
     /// Fail node k (members there are lost), then try to replace the first
     /// reservation that lost some.
     Fail(usize),
+    /// Replace the members the k-th reservation with lost members lost (mod their
+    /// count), in a step of its own: asked about between the loss and the replacement.
+    Replace(usize),
     /// Clone the inventory (a new value: the kept book starts again).
     Clone,
 }
@@ -618,6 +621,7 @@ fn change(nodes: usize) -> impl Strategy<Value = Change> {
         3 => ((0..nodes), 0u8..=8).prop_map(|(k, g)| Change::SetUsed(k, g)),
         1 => (0..nodes).prop_map(Change::Cordon),
         1 => (0..nodes).prop_map(Change::Fail),
+        1 => (0usize..4).prop_map(Change::Replace),
         1 => Just(Change::Clone),
     ]
 }
@@ -738,6 +742,16 @@ fn check_kept_preempt_solver(case: &Case, changes: &[Change]) -> Result<(), Test
                     inv.replace(l.reservation).unwrap();
                 }
             }
+            Change::Replace(k) => {
+                let ids: Vec<_> = inv
+                    .reservations()
+                    .filter(|r| !r.lost().is_empty())
+                    .map(|r| r.id())
+                    .collect();
+                if !ids.is_empty() {
+                    inv.replace(ids[k % ids.len()]).unwrap();
+                }
+            }
             Change::Clone => inv = inv.clone(),
         }
         inv.validate()
@@ -752,5 +766,106 @@ proptest! {
     #[test]
     fn a_kept_preempt_solver_answers_as_a_fresh_query(case in changes()) {
         check_kept_preempt_solver(&case.0, &case.1)?;
+    }
+}
+
+/// gang-ffi's Go test `TestPreemptKeptFollowsChanges`, step by step: after each change
+/// the kept solver answers three gangs (twice each) as a fresh query does. At step 9
+/// mid's members, all lost with b1 (a query between), come back on b2, a node it never
+/// held anything on: the kept book counted mid as freeing nothing there (the plan's
+/// cost 12000 instead of the 18000 its victims evict) until entries were rebuilt when
+/// their member count changes.
+#[test]
+fn kept_candidates_follow_the_go_tests_changes() {
+    let node = |n: &str, rack: &str| NodeSpec::new(n).label(RACK, rack).capacity(GPU, 8);
+    let mut inv = Inventory::builder(Topology::new([RACK]).unwrap())
+        .nodes([
+            node("a1", "a"),
+            node("a2", "a"),
+            node("b1", "b"),
+            node("b2", "b"),
+        ])
+        .build()
+        .unwrap();
+    let job = |name: &str, count: u32, prio: i32, rack: &str| {
+        Gang::new(name)
+            .role(Role::new("w", count).request(GPU, 1).selector(RACK, rack))
+            .priority(prio)
+    };
+    let queries = [
+        Gang::new("q-rack")
+            .role(Role::new("w", 12).request(GPU, 1))
+            .required(RACK)
+            .priority(5),
+        Gang::new("q-node")
+            .role(Role::new("w", 2).request(GPU, 8))
+            .priority(4),
+        Gang::new("q-top")
+            .role(Role::new("w", 20).request(GPU, 1))
+            .required(RACK)
+            .priority(10),
+    ];
+    let opts = PreemptOptions::new();
+    let mut kept = PreemptSolver::new();
+    let mut ids = std::collections::HashMap::new();
+    for step in 0..13 {
+        match step {
+            0 => {}
+            1 | 2 | 5 => {
+                let (name, count, prio, rack) = match step {
+                    1 => ("low", 8, 1, "a"),
+                    2 => ("mid", 6, 3, "b"),
+                    _ => ("low2", 12, 0, "a"),
+                };
+                let p = inv.place(&job(name, count, prio, rack)).unwrap();
+                ids.insert(name, inv.reserve(p.placement().unwrap()).unwrap());
+            }
+            3 => inv
+                .add_evictable(EvictableUnit::new("nb", 2).amount("b2", GPU, 4))
+                .unwrap(),
+            4 => {
+                inv.release(ids["low"]).unwrap();
+            }
+            6 => {
+                inv.set_used("a1", GPU, 2).unwrap();
+            }
+            7 => {
+                inv.remove_evictable("nb").unwrap();
+            }
+            8 => assert!(!inv.fail_node("b1").unwrap().is_empty()),
+            9 => assert!(matches!(
+                inv.replace(ids["mid"]).unwrap(),
+                Replacement::Placed { .. }
+            )),
+            10 => inv.cordon("b2").unwrap(),
+            11 => inv
+                .add_node(NodeSpec::new("a3").label(RACK, "a").capacity(GPU, 4))
+                .unwrap(),
+            _ => {
+                let urgent = Gang::new("urgent")
+                    .role(Role::new("w", 14).request(GPU, 1))
+                    .required(RACK)
+                    .priority(9);
+                if let Some(plan) = inv.preempt(&urgent).unwrap().preemption() {
+                    inv.preempt_reserve(plan).unwrap();
+                }
+            }
+        }
+        for q in &queries {
+            let compiled = inv.compile(q).unwrap();
+            let fresh = inv
+                .preempt_with(&mut gang_core::Solver::new(), &compiled, &opts)
+                .unwrap();
+            for again in 0..2 {
+                let warm = kept.preempt(&inv, &compiled, &opts).unwrap();
+                assert_eq!(
+                    warm.to_json(),
+                    fresh.to_json(),
+                    "step {step}, {} asked {} times",
+                    q.get_name(),
+                    again + 1
+                );
+            }
+        }
     }
 }

@@ -759,6 +759,10 @@ func (inv *Inventory) Validate() error {
 // when g fits now), StatusUnschedulable (no eviction of lower-priority work makes it
 // fit) or StatusUndecided (the search ran out first).
 //
+// Repeated calls on one inventory are cheap: it keeps the candidate victims from one
+// query to the next and brings them up to date from what changed (the answer is a
+// fresh inventory's; TestPreemptKeptFollowsChanges).
+//
 // Errors: as Compile's; ErrClosed or ErrNullArgument for a closed or nil inventory or
 // gang.
 func (inv *Inventory) Preempt(g *Gang) (Status, string, error) {

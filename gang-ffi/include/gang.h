@@ -2313,6 +2313,13 @@ gang_result gang_inventory_validate(const gang_inventory *inventory, gang_error 
  * exactly (the README's "Preemption": lowest highest victim priority, then fewest
  * GPUs evicted, then fewest victims, then the placement objective). Nothing changes.
  *
+ * Repeated queries on one inventory are cheap: the inventory keeps the candidate
+ * victims (what each running reservation and evictable unit holds, per domain) from
+ * one query to the next and brings them up to date from what changed since; the
+ * answer is the one a fresh inventory of the same document gives. A query made while
+ * another thread's query on the same inventory holds them uses candidates of its own
+ * (the same answer).
+ *
  * On `GANG_OK`, writes the status to `*status_out` (`GANG_STATUS_PLACED`: a plan, with
  * no victims when the gang fits now; `GANG_STATUS_UNSCHEDULABLE`: no eviction of
  * lower-priority work makes it fit; `GANG_STATUS_UNDECIDED`: the search ran out first)

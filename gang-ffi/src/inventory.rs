@@ -1,7 +1,10 @@
 //! Nodes, the inventory builder, and the inventory.
 
 use std::ffi::c_char;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
+use gang_core::lifecycle::PreemptSolver;
 use gang_core::{Inventory, NodeSpec, Taint, Topology};
 
 use crate::error::gang_error;
@@ -63,8 +66,66 @@ pub struct gang_inventory {
 }
 
 unsafe impl Handle for gang_inventory {
-    type Inner = Inventory;
+    type Inner = InventoryInner;
     const KIND: Kind = Kind::Inventory;
+}
+
+/// An inventory and its kept preemption solver (gang-core's [`PreemptSolver`]: the
+/// candidate victims kept from one `gang_inventory_preempt` to the next, brought up to
+/// date from the inventory's journal), with the default limits of `Inventory::preempt`.
+/// Reads as the inventory it holds.
+pub(crate) struct InventoryInner {
+    inventory: Inventory,
+    kept: Mutex<PreemptSolver>,
+}
+
+impl InventoryInner {
+    pub(crate) fn new(inventory: Inventory) -> InventoryInner {
+        InventoryInner {
+            inventory,
+            kept: Mutex::new(PreemptSolver::new()),
+        }
+    }
+
+    /// The kept solver for a query on a shared inventory, or `None` while another
+    /// thread's query holds it (that query then asks a solver of its own: the same
+    /// answer). One that a panic left behind is replaced: its book may be half
+    /// brought up to date.
+    pub(crate) fn kept(&self) -> Option<MutexGuard<'_, PreemptSolver>> {
+        match self.kept.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(e)) => {
+                let mut g = e.into_inner();
+                *g = PreemptSolver::new();
+                self.kept.clear_poison();
+                Some(g)
+            }
+        }
+    }
+
+    /// The inventory and its kept solver, for a change that asks it first
+    /// (`gang_inventory_preempt_reserve`).
+    pub(crate) fn with_kept(&mut self) -> (&mut Inventory, &mut PreemptSolver) {
+        if self.kept.is_poisoned() {
+            self.kept = Mutex::new(PreemptSolver::new());
+        }
+        let kept = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
+        (&mut self.inventory, kept)
+    }
+}
+
+impl Deref for InventoryInner {
+    type Target = Inventory;
+    fn deref(&self) -> &Inventory {
+        &self.inventory
+    }
+}
+
+impl DerefMut for InventoryInner {
+    fn deref_mut(&mut self) -> &mut Inventory {
+        &mut self.inventory
+    }
 }
 
 /// Makes a node named `name` (schedulable, no labels, no capacity).
@@ -342,7 +403,7 @@ pub unsafe extern "C" fn gang_inventory_builder_build(
         let inventory = Inventory::builder(b.topology.clone())
             .nodes(nodes)
             .build()?;
-        out.write(gang_inventory::into_raw(inventory));
+        out.write(gang_inventory::into_raw(InventoryInner::new(inventory)));
         Ok(())
     })
 }
@@ -386,7 +447,7 @@ pub unsafe extern "C" fn gang_inventory_from_json(
         let text = arg_doc(json, len, "json")?;
         let out = Out::new(inventory_out, "inventory_out")?;
         let inventory = Inventory::from_json(text)?;
-        out.write(gang_inventory::into_raw(inventory));
+        out.write(gang_inventory::into_raw(InventoryInner::new(inventory)));
         Ok(())
     })
 }

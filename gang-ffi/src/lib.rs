@@ -142,6 +142,7 @@ const _: () = {
     const fn shareable<T: Send + Sync>() {}
     const fn movable<T: Send>() {}
     shareable::<gang_core::Inventory>();
+    shareable::<inventory::InventoryInner>();
     shareable::<gang_core::CompiledGang>();
     shareable::<outcome::PlacementInner>();
     shareable::<outcome::DiagnosisInner>();

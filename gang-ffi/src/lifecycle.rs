@@ -7,7 +7,7 @@
 
 use std::ffi::c_char;
 
-use gang_core::lifecycle::Spread;
+use gang_core::lifecycle::{PreemptOptions, PreemptSolver, Spread};
 use gang_core::request::QuantitySpec;
 use gang_core::{Error, EvictableUnit, Gang, NodeSpec, Quantity, ReservationId};
 
@@ -734,6 +734,13 @@ pub unsafe extern "C" fn gang_inventory_validate(
 /// exactly (the README's "Preemption": lowest highest victim priority, then fewest
 /// GPUs evicted, then fewest victims, then the placement objective). Nothing changes.
 ///
+/// Repeated queries on one inventory are cheap: the inventory keeps the candidate
+/// victims (what each running reservation and evictable unit holds, per domain) from
+/// one query to the next and brings them up to date from what changed since; the
+/// answer is the one a fresh inventory of the same document gives. A query made while
+/// another thread's query on the same inventory holds them uses candidates of its own
+/// (the same answer).
+///
 /// On `GANG_OK`, writes the status to `*status_out` (`GANG_STATUS_PLACED`: a plan, with
 /// no victims when the gang fits now; `GANG_STATUS_UNSCHEDULABLE`: no eviction of
 /// lower-priority work makes it fit; `GANG_STATUS_UNDECIDED`: the search ran out first)
@@ -766,7 +773,14 @@ pub unsafe extern "C" fn gang_inventory_preempt(
         let g = gang_gang::get(gang, "gang")?;
         let status = Out::new(status_out, "status_out")?;
         let out = Out::new(json_out, "json_out")?;
-        let answer = inv.preempt(g)?;
+        // The kept solver: `inv.preempt(g)`'s answer, its candidates kept from the last
+        // query on this inventory.
+        let compiled = inv.compile(g)?;
+        let options = PreemptOptions::default();
+        let answer = match inv.kept() {
+            Some(mut kept) => kept.preempt(inv, &compiled, &options)?,
+            None => PreemptSolver::new().preempt(inv, &compiled, &options)?,
+        };
         status.write(preempt_status(&answer));
         out.write(gang_string::into_raw(Text::new(answer.to_json())));
         Ok(())
@@ -803,7 +817,9 @@ pub unsafe extern "C" fn gang_inventory_preempt_reserve(
         let status = Out::new(status_out, "status_out")?;
         let id = Out::new(id_out, "id_out")?;
         let out = Out::new(json_out, "json_out")?;
-        let answer = inv.preempt(g)?;
+        let (inv, kept) = inv.with_kept();
+        let compiled = inv.compile(g)?;
+        let answer = kept.preempt(inv, &compiled, &PreemptOptions::default())?;
         let reserved = match answer.preemption() {
             Some(plan) => inv.preempt_reserve(plan)?.reservation.0,
             None => 0,

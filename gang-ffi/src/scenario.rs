@@ -80,7 +80,9 @@ pub unsafe extern "C" fn gang_scenario_inventory(
         let s = gang_scenario::get(scenario, "scenario")?;
         let out = Out::new(inventory_out, "inventory_out")?;
         let inventory = s.inventory()?;
-        out.write(gang_inventory::into_raw(inventory));
+        out.write(gang_inventory::into_raw(
+            crate::inventory::InventoryInner::new(inventory),
+        ));
         Ok(())
     })
 }

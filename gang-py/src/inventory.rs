@@ -3,8 +3,11 @@
 //!
 //! The Python `Inventory` holds the core inventory behind a read-write lock (queries
 //! share it, changes take it alone) and a small pool of solvers so that repeated
-//! queries reuse scratch space. It keeps no model of its own: node paths, documents
-//! and snapshots all come from the core.
+//! queries reuse scratch space: gang-core's kept `PreemptSolver`s, whose `solver()`
+//! answers placement queries and which keep `preempt`'s candidate victims from one
+//! query to the next (gang-core brings them up to date from the inventory's journal,
+//! and builds them afresh for another inventory value). It keeps no model of its own:
+//! node paths, documents and snapshots all come from the core.
 //!
 //! A placement reads its node paths lazily (so `place` costs no more than the core
 //! call); it keeps the inventory's current [`Generation`]. Before a change that moves
@@ -16,11 +19,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gang_core::lifecycle::{
-    Admission, AdmitMode, Replacement, ReservationSnapshot, Spread, SpreadOutcome,
+    Admission, AdmitMode, PreemptOptions, PreemptSolver, Replacement, ReservationSnapshot, Spread,
+    SpreadOutcome,
 };
 use gang_core::{
     CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, Limits, NodeSpec, Outcome,
-    Placement, ReservationId, Solver, Topology, HOSTNAME_LEVEL,
+    Placement, ReservationId, Topology, HOSTNAME_LEVEL,
 };
 use indexmap::IndexMap;
 use pyo3::prelude::*;
@@ -40,7 +44,7 @@ use crate::spec::{gang_from, node_from, PyGang, PyNode, PyQuantity};
 use crate::state::{Generation, InvState, Source};
 
 /// The label levels of an inventory (its levels without the node level).
-fn label_levels(inv: &Inventory) -> Vec<String> {
+pub(crate) fn label_levels(inv: &Inventory) -> Vec<String> {
     inv.topology()
         .levels()
         .iter()
@@ -173,7 +177,7 @@ impl PyInventory {
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         limits: (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
-        ask: impl Send + FnOnce(&mut Solver, &Inventory, &CompiledGang) -> Result<T, Error>,
+        ask: impl Send + FnOnce(&mut PreemptSolver, &Inventory, &CompiledGang) -> Result<T, Error>,
     ) -> PyResult<(T, Generation)> {
         let target = Target::extract(gang)?;
         let budget = convert::budget(limits.0)?;
@@ -210,7 +214,7 @@ impl PyInventory {
                     Target::Compiled(c) => &c.get().compiled,
                 };
                 let answer = state.with_solver(budget, |s| {
-                    s.set_limits(limits);
+                    s.solver().set_limits(limits);
                     ask(s, &inner.inv, compiled)
                 })?;
                 // The generation under the same lock: what the placement's paths are read from.
@@ -227,7 +231,7 @@ impl PyInventory {
         limits: (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
     ) -> PyResult<(Solved, Generation)> {
         self.run(py, gang, limits, |solver, inv, compiled| {
-            Ok(match inv.place_with(solver, compiled)? {
+            Ok(match inv.place_with(solver.solver(), compiled)? {
                 Outcome::Placed(p) => Solved::Placed(p),
                 Outcome::Unschedulable(d) | Outcome::Undecided(d) => {
                     Solved::NotPlaced(d, label_levels(inv))
@@ -527,11 +531,9 @@ impl PyInventory {
             gang,
             (search_budget, timeout),
             |solver, inv, compiled| {
-                let out = inv.preempt_with(
-                    solver,
-                    compiled,
-                    &gang_core::lifecycle::PreemptOptions::default(),
-                )?;
+                // The kept solver: the answer of `inv.preempt_with(solver, …)`, its
+                // candidates kept from the last query on this inventory.
+                let out = solver.preempt(inv, compiled, &PreemptOptions::default())?;
                 Ok((compiled.gang().get_name().to_owned(), out))
             },
         )?;
@@ -554,7 +556,14 @@ impl PyInventory {
         let (answer, id) = py.detach(|| {
             core(|| {
                 state.with_inventory_mut(false, |inv| {
-                    let answer = inv.preempt(&g)?;
+                    // `inv.preempt(&g)`'s answer (a default solver: the default budget,
+                    // no deadline), from a kept solver of the pool.
+                    let compiled = inv.compile(&g)?;
+                    let budget = gang_core::Solver::DEFAULT_SEARCH_BUDGET;
+                    let answer = state.with_solver(budget, |s| {
+                        s.solver().set_limits(Limits::work(budget));
+                        s.preempt(inv, &compiled, &PreemptOptions::default())
+                    })?;
                     let id = match answer.preemption() {
                         Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
                         None => None,
@@ -670,7 +679,7 @@ impl PyInventory {
             py,
             gang,
             (search_budget, timeout),
-            |solver, inv, compiled| inv.find_with(solver, compiled),
+            |solver, inv, compiled| inv.find_with(solver.solver(), compiled),
         )?;
         Ok(found.map(|p| self.wrap_in(p, g)))
     }

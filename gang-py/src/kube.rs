@@ -20,7 +20,7 @@
 //! | `invalid_minimum`, `unknown_level` | `InvalidRequest` |
 //! | `core` | the class of gang-core's error (`InvalidInventory`, `InvalidRequest`, …) |
 
-use gang_core::{ErrorKind as CoreKind, Inventory};
+use gang_core::ErrorKind as CoreKind;
 use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -28,7 +28,6 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};
-use crate::inventory::PyInventory;
 use crate::pyde;
 
 /// A gang-kube error as the Python exception of its kind (see the module docs).
@@ -66,7 +65,7 @@ pub fn kube_error(err: &gang_kube::Error) -> PyErr {
 /// How the topology is chosen, from `_kube_load`'s `topology` argument (JSON text):
 /// `null` or `"auto"`, `"detect"`, a list of label keys, `{"topology": NAME}` or
 /// `{"flavor": NAME}`.
-fn topology_source(spec: &Value) -> Result<TopologySource, String> {
+pub(crate) fn topology_source(spec: &Value) -> Result<TopologySource, String> {
     match spec {
         Value::Null => Ok(TopologySource::Auto),
         Value::String(s) if s == "auto" => Ok(TopologySource::Auto),
@@ -101,11 +100,11 @@ fn error_json(e: &gang_kube::Error) -> Value {
     })
 }
 
-fn serde_value<T: serde::Serialize>(v: &T) -> Value {
+pub(crate) fn serde_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-enum LoadError {
+pub(crate) enum LoadError {
     Kube(gang_kube::Error),
     Arg(&'static str, String, String),
 }
@@ -255,96 +254,21 @@ pub fn _kube_load(
             )
         })
     })?
-    .map_err(|e| match e {
+    .map_err(load_error)
+}
+
+/// A `LoadError` as the Python exception (see the module docs).
+pub(crate) fn load_error(e: LoadError) -> PyErr {
+    match e {
         LoadError::Kube(e) => kube_error(&e),
         LoadError::Arg(field, value, reason) => {
             errors::edge_error(CoreKind::InvalidRequest, field, &value, &reason)
         }
-    })
-}
-
-/// Each part of the workload named `name` (`Kind/namespace/name`, exactly as
-/// `_kube_load` names it) placed by gang-kube's `Cluster::place_parts` on `inventory`,
-/// as JSON: one record per part, in order, up to the first that does not fit.
-fn place_parts(
-    sources: &[(String, String)],
-    topology: &str,
-    name: &str,
-    inventory: &Inventory,
-) -> Result<String, LoadError> {
-    let mut objects = Objects::new();
-    for (source, text) in sources {
-        objects.add(source, text)?;
     }
-    let spec: Value = serde_json::from_str(topology)
-        .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
-    let source =
-        topology_source(&spec).map_err(|m| LoadError::Arg("topology", spec.to_string(), m))?;
-    let all = workloads(&objects)?;
-    let Some(w) = all.iter().find(|w| w.name() == name) else {
-        let names: Vec<String> = all.iter().map(|w| w.name()).collect();
-        return Err(LoadError::Arg(
-            "workload",
-            name.to_owned(),
-            format!("no such workload among {}", names.join(", ")),
-        ));
-    };
-    let cluster = Cluster::from_objects(&objects, &ClusterOptions::new().topology(source))?;
-    let parts = cluster.place_parts(inventory, w)?;
-    let out: Vec<Value> = parts
-        .iter()
-        .map(|p| {
-            let placement = p.outcome.placement();
-            json!({
-                "name": p.name,
-                "roles": p.roles,
-                "status": p.outcome.status(),
-                "level": placement.and_then(|x| x.level()),
-                "domain": placement.map(|x| x.domain_path()),
-                "nodes": placement.map(|x| {
-                    x.node_counts().into_iter().map(|(n, c)| (n.to_owned(), json!(c)))
-                        .collect::<serde_json::Map<String, Value>>()
-                }),
-                "assignments": placement.map(|x| serde_value(&x.assignments())),
-                "message": p.outcome.diagnosis().map(|d| d.to_string()),
-            })
-        })
-        .collect();
-    Ok(Value::Array(out).to_string())
-}
-
-/// Places the workload `workload` (its `Kind/namespace/name`) part by part on
-/// `inventory` (a `gang.Inventory`), reading `sources` and `topology` as `_kube_load`
-/// does, and returns the JSON text of one record per part: `name`, `roles`, `status`,
-/// `level`, `domain`, `nodes`, `assignments`, `message` (an empty list for a workload
-/// placed as one gang).
-///
-/// Private: use `gang.kube.Loaded.place_parts`.
-#[pyfunction]
-#[pyo3(signature = (*sources, workload, inventory, topology=None))]
-pub fn _kube_place_parts(
-    py: Python<'_>,
-    sources: &Bound<'_, PyTuple>,
-    workload: &str,
-    inventory: PyRef<'_, PyInventory>,
-    topology: Option<&Bound<'_, PyAny>>,
-) -> PyResult<String> {
-    let sources = read_sources(sources)?;
-    let topology = topology_arg(topology)?;
-    let inv = inventory.state.with_inventory(Inventory::clone);
-    let workload = workload.to_owned();
-    py.detach(|| guard(|| place_parts(&sources, &topology, &workload, &inv)))?
-        .map_err(|e| match e {
-            LoadError::Kube(e) => kube_error(&e),
-            LoadError::Arg(field, value, reason) => {
-                errors::edge_error(CoreKind::InvalidRequest, field, &value, &reason)
-            }
-        })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_kube_load, m)?)?;
-    m.add_function(wrap_pyfunction!(_kube_place_parts, m)?)?;
     Ok(())
 }
 
@@ -418,7 +342,7 @@ fn source(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String)> {
 
 /// How the topology is chosen, as `_kube_load` reads it: `None`, `"auto"`,
 /// `"detect"`, a mapping (`{"topology": NAME}` / `{"flavor": NAME}`) or label keys.
-fn topology_arg(topology: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+pub(crate) fn topology_arg(topology: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     let Some(t) = topology.filter(|t| !t.is_none()) else {
         return Ok("null".to_owned());
     };
@@ -458,7 +382,7 @@ pub fn load_document(
 }
 
 /// Every input of `gang.kube.load` as `(name, text)` pairs (see [`source`]).
-fn read_sources(sources: &Bound<'_, PyTuple>) -> PyResult<Vec<(String, String)>> {
+pub(crate) fn read_sources(sources: &Bound<'_, PyTuple>) -> PyResult<Vec<(String, String)>> {
     if sources.is_empty() {
         return Err(PyTypeError::new_err(
             "gang.kube.load: give at least one file or text",

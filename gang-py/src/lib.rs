@@ -12,6 +12,7 @@ mod errors;
 mod html;
 mod inventory;
 mod kube;
+mod kube_place;
 mod lifecycle;
 mod outcome;
 mod preempt;
@@ -62,6 +63,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(html::_html_table, m)?)?;
     sim::register(m)?;
     kube::register(m)?;
+    kube_place::register(m)?;
     m.add(
         "DEFAULT_SEARCH_BUDGET",
         gang_core::Solver::DEFAULT_SEARCH_BUDGET,
@@ -83,6 +85,7 @@ fn _gang(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_sim_identical",
         "_kube_load",
         "_kube_place_parts",
+        "_kube_place",
         "__version__",
     ] {
         all.call_method1("remove", (name,))?;

@@ -1,9 +1,13 @@
 //! The shared state behind a Python `Inventory`: the core inventory under a read-write
-//! lock, the generation its placements read node paths from, and a pool of solvers.
+//! lock, the generation its placements read node paths from, and a pool of solvers
+//! (gang-core's kept `PreemptSolver`s: their `solver()` answers placement queries, and
+//! they keep the candidate victims of `preempt` from one query to the next on this
+//! inventory, brought up to date from its journal).
 //! Below every class that holds an inventory or a placement made on one.
 
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use gang_core::lifecycle::PreemptSolver;
 use gang_core::{Inventory, Placement, PlacementSnapshot, Solver};
 
 /// Solvers kept per inventory for reuse (one per concurrent caller is enough).
@@ -15,7 +19,7 @@ pub type Generation = Arc<OnceLock<Inventory>>;
 
 pub struct InvState {
     pub(crate) inner: RwLock<Inner>,
-    pub(crate) solvers: Mutex<Vec<(u64, Solver)>>,
+    pub(crate) solvers: Mutex<Vec<(u64, PreemptSolver)>>,
 }
 
 pub(crate) struct Inner {
@@ -73,15 +77,18 @@ impl InvState {
         f(&mut inner.inv)
     }
 
-    /// Runs `f` with a pooled solver of the given budget.
-    pub(crate) fn with_solver<R>(&self, budget: u64, f: impl FnOnce(&mut Solver) -> R) -> R {
+    /// Runs `f` with a pooled solver of the given budget (its `solver()` for placement
+    /// queries; the solver itself for `preempt`, whose kept candidates follow this
+    /// state's inventory).
+    pub(crate) fn with_solver<R>(&self, budget: u64, f: impl FnOnce(&mut PreemptSolver) -> R) -> R {
         let pooled = {
             let mut pool = self.solvers.lock().unwrap_or_else(|e| e.into_inner());
             pool.iter()
                 .position(|(b, _)| *b == budget)
                 .map(|i| pool.swap_remove(i).1)
         };
-        let mut solver = pooled.unwrap_or_else(|| Solver::with_search_budget(budget));
+        let mut solver = pooled
+            .unwrap_or_else(|| PreemptSolver::with_solver(Solver::with_search_budget(budget)));
         let r = f(&mut solver);
         let mut pool = self.solvers.lock().unwrap_or_else(|e| e.into_inner());
         if pool.len() < POOL {

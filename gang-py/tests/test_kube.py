@@ -420,3 +420,95 @@ def test_parts_of_a_request_the_cluster_cannot_resolve_are_none_and_placing_rais
     assert (e.value.kube_kind, e.value.value, e.value.object) == (
         "unknown_level", KRACK, "JobSet/tas-example-jobset")
     assert e.value.field.endswith("kueue.x-k8s.io/podset-required-topology")
+
+
+# Loaded.place: gang-kube's Cluster::place, the answer `gang place` gives (gang-cli's
+# tests/users.rs and gang-kube's tests/users.rs, podsets.rs on the same files).
+
+def test_place_checks_exclusive_child_jobs_as_gang_place_does():
+    # 3 child Jobs of 2 pods (1 CPU each), each needing a rack of its own; 2 racks
+    # (16 CPUs each): gang-kube's place is Unschedulable (JobSet leaves one Job
+    # pending), though the 6 pods fit in one rack as one gang.
+    k = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "jobset-exclusive.yaml")
+    assert k.inventory.place(k.gang("exclusive-placement")).members == 6
+    with pytest.raises(gang.Unschedulable) as e:
+        k.place("exclusive-placement")
+    assert e.value.status == "unschedulable"
+    assert isinstance(e.value.diagnosis, gang.Diagnosis)
+    assert str(e.value) == str(e.value.diagnosis) != ""
+    with pytest.raises(gang.Unschedulable):
+        k.place("JobSet/exclusive-placement")
+    # 2 child Jobs: placed (`gang place` exits 0 with 4 members), 2 pods per Job.
+    text = (USERS / "jobset-exclusive.yaml").read_text().replace("replicas: 3", "replicas: 2")
+    k2 = gang.kube.load(USERS / "nodes-racks.yaml", ("js.yaml", text))
+    p = k2.place("exclusive-placement")
+    assert isinstance(p, gang.Placement)
+    assert p.members == 4 and sum(p.nodes.values()) == 4
+    assert {a.role for a in p.assignments} == {"workers"}
+
+
+def test_place_of_kueue_podsets_is_placed_and_the_first_part_that_fails_is_the_answer():
+    # The leader (4 GPUs) and 8 workers (1 GPU), each PodSet in a rack of its own
+    # (racks of 8 GPUs): placed (`gang place` exits 0); the whole gang, 9 members, the
+    # 8 workers (the largest part, the one constrained) within one rack.
+    k = _podsets()
+    p = k.place("tas-example-jobset")
+    assert p.members == 9
+    workers = {a.node for a in p.assignments if a.role == "workers"}
+    assert len({_rack_of(n) for n in workers}) == 1
+    assert k.place("JobSet/tas-example-jobset").nodes == p.nodes
+    # Reservable on the inventory it was made on; then the same workload no longer fits
+    # (16 GPUs, 12 held).
+    r = k.inventory.reserve(p)
+    assert sum(int(k.inventory.free(n, "nvidia.com/gpu")) for n in k.inventory.node_names) == 4
+    with pytest.raises(gang.Unschedulable):
+        k.place("tas-example-jobset")
+    k.inventory.release(r)
+    assert k.place("tas-example-jobset").nodes == p.nodes
+    # A third PodSet (eval, 6 pods, a rack) after the leader and 6 workers: the leader
+    # (4) takes a node of one rack, the workers (6) the other rack, leaving 4 and 2
+    # GPUs; eval's 6 fit in no rack. The answer is eval's diagnosis, though the whole
+    # gang alone (4 + 6 + 6 = 16 GPUs, only the workers constrained) fits.
+    text = (USERS / "kueue-podsets.yaml").read_text().replace(
+        "replicas: 2\n", "replicas: 1\n").replace(
+        "completions: 4\n        parallelism: 4", "completions: 6\n        parallelism: 6")
+    text += ("  - name: eval\n    replicas: 1\n    template:\n      spec:\n        parallelism: 6\n"
+             "        template:\n          metadata:\n            annotations:\n"
+             "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
+             "          spec:\n            containers:\n"
+             "            - {name: e, image: busybox, resources: {limits: {nvidia.com/gpu: \"1\"}}}\n")
+    k3 = _podsets(text)
+    with pytest.raises(gang.Unschedulable) as e:
+        k3.place("tas-example-jobset")
+    (ev,) = [x for x in k3.place_parts("tas-example-jobset") if x["status"] != "placed"]
+    assert ev["name"] == "eval" and str(e.value) == ev["message"]
+
+
+def test_place_answers_on_the_inventory_given():
+    k = _podsets()
+    # Five of r1's GPUs taken (a whole node and one more): after the leader, no rack
+    # has 8 free for the workers: unschedulable there, placed on k.inventory.
+    other = gang.Inventory.from_json(json.dumps(k.document))
+    other.reserve(other.place(gang.Gang("other", [gang.Role(
+        "x", 5, requests={"nvidia.com/gpu": 1}, node_selector={KRACK: "r1"})])))
+    with pytest.raises(gang.Unschedulable):
+        k.place("tas-example-jobset", inventory=other)
+    assert k.place("tas-example-jobset").members == 9
+    # One GPU of r2 taken: placed on that inventory, and reservable there.
+    other = gang.Inventory.from_json(json.dumps(k.document))
+    other.reserve(other.place(gang.Gang("other", [gang.Role(
+        "x", 1, requests={"nvidia.com/gpu": 1}, node_selector={KRACK: "r2"})])))
+    p = k.place("tas-example-jobset", inventory=other)
+    other.reserve(p)
+    assert sum(int(other.free(n, "nvidia.com/gpu")) for n in other.node_names) == 16 - 1 - 12
+
+
+def test_place_errors_as_place_parts():
+    k = _podsets()
+    with pytest.raises(KeyError):
+        k.place("nope")
+    k = gang.kube.load(USERS / "nodes-racks.yaml", USERS / "kueue-podsets.yaml", topology=[KBLOCK])
+    with pytest.raises(gang.InvalidRequest) as e:
+        k.place("tas-example-jobset")
+    assert (e.value.kube_kind, e.value.value, e.value.object) == (
+        "unknown_level", KRACK, "JobSet/tas-example-jobset")

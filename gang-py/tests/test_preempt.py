@@ -171,3 +171,170 @@ def test_plans_as_dataframes():
     assert list(many["status"]) == ["placed", "unschedulable"] and list(many["victims"]) == [2, 0]
     assert gang.to_arrow([plan]).column("highest_priority").to_pylist() == [5]
     assert gang.to_polars([plan])["domain"].to_list() == ["r"]
+
+
+# The kept preemption solvers (gang-core's PreemptSolver in the inventory's pool): their
+# candidate victims are kept from one preempt to the next and brought up to date from
+# the inventory's journal. Every answer must be the one a fresh inventory built from the
+# same document gives (a first query there: nothing kept), whatever changed in between.
+
+def fresh(inv):
+    return gang.Inventory.from_json(inv.to_json())
+
+
+def answer(inv, want, **limits):
+    """The plan's document, reservation victims named by serial (a copy's reservation
+    ids carry its own inventory id, their serials are the same)."""
+    plan = inv.preempt(want, **limits)
+    serial = {int(r.id): r.id.serial for r in inv.reservations}
+    doc = plan.to_dict()
+    for v in doc.get("victims", []):
+        if v["id"]["kind"] == "reservation":
+            v["id"]["id"] = serial[v["id"]["id"]]
+    return plan, doc
+
+
+def same_as_fresh(inv, want, **limits):
+    kept, doc = answer(inv, want, **limits)
+    assert doc == answer(fresh(inv), want, **limits)[1], (want.name, inv.to_json())
+    return kept
+
+
+def test_repeated_preempts_follow_reserve_release_and_units():
+    inv, low, want = scene()  # rack r of n1, n2 (4 GPUs each): low 4 (p1), eval 2 (p5)
+    assert [v["name"] for v in same_as_fresh(inv, want)["victims"]] == ["low", "eval"]
+    # low released: 8 - 2 = 6 free, 7 wanted: eval alone (a kept low would be offered).
+    inv.release(low)
+    assert [v["name"] for v in same_as_fresh(inv, want)["victims"]] == ["eval"]
+    # mid reserved (p2, 4 GPUs): 2 free; mid and eval must go (a book without mid
+    # would find no plan).
+    mid = inv.reserve(inv.place(gang.Gang("mid", [gang.Role("w", 4, requests={GPU: 1})], priority=2)))
+    assert [v["name"] for v in same_as_fresh(inv, want)["victims"]] == ["mid", "eval"]
+    # eval withdrawn, eval2 (p3, 1 GPU) declared where it was: 3 free; evicting mid
+    # (4) alone gives 7.
+    eval_node = next(n for n in ("n1", "n2") if n not in {m.node for m in mid.members})
+    inv.remove_evictable("eval")
+    inv.add_evictable("eval2", 3, {eval_node: {GPU: 1}})
+    assert [v["name"] for v in same_as_fresh(inv, want)["victims"]] == ["mid"]
+    # External use on the free node: 1 free; mid and eval2 together give 6: no plan.
+    inv.set_used(eval_node, GPU, 2)
+    assert same_as_fresh(inv, want).status == "unschedulable"
+    # Placement queries between (the pool's solvers serve both) change nothing.
+    inv.place(gang.Gang("s", [gang.Role("w", 1, requests={GPU: 1})]))
+    inv.set_used(eval_node, GPU, 0)
+    assert [v["name"] for v in same_as_fresh(inv, want)["victims"]] == ["mid"]
+    # preempt_reserve applies a plan: then nothing of lower priority is left.
+    done = inv.preempt_reserve(want)
+    assert [r["victim"] for r in done.to_records()] == ["mid"] and inv.reservation(mid.id) is None
+    assert same_as_fresh(inv, gang.Gang("t", [gang.Role("w", 2, requests={GPU: 1})], priority=5)).status == "unschedulable"
+
+
+def test_repeated_preempts_answer_as_a_fresh_inventory_through_random_changes():
+    import collections
+    import random
+
+    rng = random.Random(20261204)
+    nodes = [gang.Node(f"{r}{i}", labels={"rack": r}, capacity={GPU: 8, "cpu": 16})
+             for r in ("a", "b", "c") for i in (1, 2)]
+    inv = gang.Inventory(["rack"], nodes)
+    queries = [
+        gang.Gang("q-rack", [gang.Role("w", 12, requests={GPU: 1})], required="rack", priority=6),
+        gang.Gang("q-any", [gang.Role("w", 5, requests={GPU: 2})], priority=4),
+        gang.Gang("q-two", [gang.Role("l", 1, requests={"cpu": 4}),
+                            gang.Role("w", 4, requests={GPU: 3})], required="rack", priority=9),
+    ]
+    units = 0
+    extra = 0
+    did = collections.Counter()
+    for step in range(80):
+        names = inv.node_names
+        live = inv.reservations
+        op = rng.choice(["reserve", "reserve", "release", "unit", "withdraw", "used",
+                         "cordon", "node", "preempt_reserve", "fail", "replace", "replace"])
+        if op == "reserve":
+            g = gang.Gang(f"g{step}", [gang.Role("w", rng.randint(1, 6), requests={GPU: rng.choice([1, 2])})],
+                          priority=rng.randint(0, 8))
+            found = inv.find(g)
+            if found is not None:
+                inv.reserve(found)
+        elif op == "release" and live:
+            inv.release(rng.choice(live))
+        elif op == "unit":
+            n = rng.choice(names)
+            free = int(inv.free(n, GPU))
+            if free:
+                units += 1
+                inv.add_evictable(f"u{units}", rng.randint(0, 8), {n: {GPU: rng.randint(1, free)}})
+        elif op == "withdraw" and inv.evictable_units():
+            inv.remove_evictable(rng.choice(inv.evictable_units())["id"])
+        elif op == "used":
+            inv.set_used(rng.choice(names), GPU, rng.randint(0, 3))
+        elif op == "cordon":
+            n = rng.choice(names)
+            (inv.uncordon if rng.random() < 0.5 else inv.cordon)(n)
+        elif op == "node":
+            # Nodes move: another layout (the kept candidates are rebuilt).
+            extra += 1
+            inv.add_node(gang.Node(f"x{extra}", labels={"rack": rng.choice("abc")}, capacity={GPU: 8, "cpu": 16}))
+        elif op == "preempt_reserve":
+            inv.preempt_reserve(rng.choice(queries))
+        elif op == "fail":
+            # Reservations lose their members there: the same ids, fewer members.
+            did["lost"] += len(inv.fail_node(rng.choice(names)))
+        elif op == "replace" and live:
+            # Members added back to a reservation, on other nodes: the same id again.
+            try:
+                did["replaced"] += len(inv.replace(rng.choice(live)))
+            except gang.Pending:
+                did["pending"] += 1
+        for q in queries:
+            same_as_fresh(inv, q)
+        # Another budget: another solver of the pool, kept on its own.
+        same_as_fresh(inv, queries[2], search_budget=50_000)
+    # The sequence moved members of live reservations (lost, then replaced: the same
+    # ids, other members), not only reservations made and released.
+    assert did["lost"] > 0 and did["replaced"] > 0, did
+
+
+def test_repeated_preempts_follow_members_replaced_on_another_node():
+    # gang-ffi's Go TestPreemptKeptFollowsChanges (and gang-core's
+    # kept_candidates_follow_the_go_tests_changes), step by step: at "replace mid",
+    # mid's members, all lost with b1 (queries between), come back on b2, a node it
+    # never held anything on; a kept book that missed them answers q-node with a cost
+    # of 12000 GPU-milli where its victims (mid 6, low2 12) evict 18000.
+    inv = gang.Inventory(["rack"], [gang.Node(n, labels={"rack": n[0]}, capacity={GPU: 8})
+                                    for n in ("a1", "a2", "b1", "b2")])
+
+    def job(name, count, prio, rack):
+        return gang.Gang(name, [gang.Role("w", count, requests={GPU: 1}, node_selector={"rack": rack})],
+                         priority=prio)
+
+    ids = {}
+
+    def reserve(name, count, prio, rack):
+        ids[name] = inv.reserve(inv.place(job(name, count, prio, rack))).id
+
+    queries = [
+        gang.Gang("q-rack", [gang.Role("w", 12, requests={GPU: 1})], required="rack", priority=5),
+        gang.Gang("q-node", [gang.Role("w", 2, requests={GPU: 8})], priority=4),
+        gang.Gang("q-top", [gang.Role("w", 20, requests={GPU: 1})], required="rack", priority=10),
+    ]
+    steps = [
+        lambda: reserve("low", 8, 1, "a"),
+        lambda: reserve("mid", 6, 3, "b"),
+        lambda: inv.add_evictable("nb", 2, {"b2": {GPU: 4}}),
+        lambda: inv.release(ids["low"]),
+        lambda: reserve("low2", 12, 0, "a"),
+        lambda: inv.set_used("a1", GPU, 2),
+        lambda: inv.remove_evictable("nb"),
+        lambda: inv.fail_node("b1"),
+        lambda: inv.replace(ids["mid"]),
+    ]
+    for step in steps:
+        step()
+        for q in queries:
+            for _ in range(2):
+                same_as_fresh(inv, q)
+    assert {m.node for m in inv.reservation(ids["mid"]).members} == {"b2"}
+    plan = same_as_fresh(inv, queries[1])
+    assert sorted(v["name"] for v in plan["victims"]) == ["low2", "mid"]

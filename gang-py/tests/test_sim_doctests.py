@@ -35,4 +35,4 @@ def test_docstring_examples(module, monkeypatch, tmp_path):
                        "SimResult", "Comparison"):
             assert public in names, public
     else:
-        assert attempted >= 8 and {"kube", "load"} <= names
+        assert attempted >= 8 and {"kube", "load", "place"} <= names

@@ -67,7 +67,7 @@ const HERE: [(&str, Rules<'static>); 4] = [
                 &["pyde", "convert", "kube"],
                 &["spec", "reports"],
                 &["outcome", "preempt", "inventory", "lifecycle"],
-                &["scenario", "sim"],
+                &["scenario", "sim", "kube_place"],
             ],
             test_only: &[],
         },

@@ -1134,6 +1134,71 @@ static void test_preempt(void) {
     gang_inventory_free(inv);
 }
 
+/* Repeated preemption queries on one inventory (its kept candidate victims): after each
+ * change the answer follows it. Rack a of a1, a2 (8 GPUs each); urgent wants 12 GPUs in
+ * the rack at priority 10. Each expectation is worked out from the free GPUs. */
+static uint64_t reserve_job(gang_inventory *inv, const char *doc) {
+    gang_gang *g = gang_from(doc);
+    gang_placement *p = place(inv, g);
+    uint64_t id = 0;
+    OK(gang_inventory_reserve(inv, p, &id, NULL));
+    gang_placement_free(p);
+    gang_gang_free(g);
+    return id;
+}
+
+static gang_str preempt_answer(gang_inventory *inv, gang_gang *g, gang_string **js, gang_status want) {
+    gang_status status = 0;
+    gang_str v = {0};
+    *js = NULL;
+    OK(gang_inventory_preempt(inv, g, &status, js, NULL));
+    CHECK(status == want);
+    OK(gang_string_view(*js, &v));
+    return v;
+}
+
+static void test_preempt_repeated(void) {
+    gang_inventory *inv = inventory_from(
+        "{\"topology\": {\"levels\": [\"rack\"]}, \"nodes\": ["
+        "{\"name\": \"a1\", \"labels\": {\"rack\": \"a\", \"node\": \"a1\"}, \"capacity\": {\"" LC_GPU "\": 8}},"
+        "{\"name\": \"a2\", \"labels\": {\"rack\": \"a\", \"node\": \"a2\"}, \"capacity\": {\"" LC_GPU "\": 8}}]}");
+    gang_gang *urgent = gang_from(
+        "{\"name\": \"urgent\", \"priority\": 10, \"roles\": [{\"name\": \"w\", \"count\": 12, "
+        "\"requests\": {\"" LC_GPU "\": 1}}], \"topology\": {\"required\": \"rack\"}}");
+    gang_string *js = NULL;
+    /* low (p1) holds a1: 8 free, 4 short: low goes. */
+    uint64_t low = reserve_job(inv, PJOB("low", "8", "1", "1", "a1"));
+    gang_str v = preempt_answer(inv, urgent, &js, GANG_STATUS_PLACED);
+    CHECK(str_has(v, "\"name\":\"low\""));
+    gang_string_free(js);
+    /* low released: 16 free, nothing to evict (a kept low would be offered). */
+    OK(gang_inventory_release(inv, low, NULL));
+    v = preempt_answer(inv, urgent, &js, GANG_STATUS_PLACED);
+    CHECK(str_has(v, "\"victims\":[]") && !str_has(v, "\"name\":\"low\""));
+    gang_string_free(js);
+    /* mid (p2) takes a2, a unit nb (p0) 6 of a1: 2 free; mid alone gives 10, nb alone
+     * 8: both go (both made since the last query). */
+    reserve_job(inv, PJOB("mid", "8", "1", "2", "a2"));
+    gang_evictable_amount nb[] = {{"a1", LC_GPU, NULL, 6000}};
+    OK(gang_inventory_add_evictable(inv, "nb", 0, nb, 1, NULL));
+    v = preempt_answer(inv, urgent, &js, GANG_STATUS_PLACED);
+    CHECK(str_has(v, "\"name\":\"mid\"") && str_has(v, "{\"kind\":\"unit\",\"id\":\"nb\"}"));
+    gang_string_free(js);
+    /* nb withdrawn: 8 free, mid alone is enough. */
+    OK(gang_inventory_remove_evictable(inv, "nb", NULL));
+    v = preempt_answer(inv, urgent, &js, GANG_STATUS_PLACED);
+    CHECK(str_has(v, "\"name\":\"mid\"") && !str_has(v, "\"nb\""));
+    gang_string_free(js);
+    /* Six GPUs of a1 used from outside: 2 free, evicting mid gives 10: no plan. */
+    gang_change *change = NULL;
+    OK(gang_inventory_set_used_millis(inv, "a1", LC_GPU, 6000, &change, NULL));
+    gang_change_free(change);
+    v = preempt_answer(inv, urgent, &js, GANG_STATUS_UNSCHEDULABLE);
+    gang_string_free(js);
+    gang_gang_free(urgent);
+    gang_inventory_free(inv);
+}
+
 /* Evictable units (issue 22): running work gang did not reserve, declared with a
  * priority and per-node amounts. Declared, it counts as used; preempt may evict it
  * whole for a gang of strictly higher priority (and not for one of equal priority);
@@ -1237,5 +1302,6 @@ void test_lifecycle(void) {
     test_admit();
     test_lifecycle_bad_arguments();
     test_preempt();
+    test_preempt_repeated();
     test_evictable();
 }

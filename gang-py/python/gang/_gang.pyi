@@ -878,3 +878,9 @@ def _kube_place_parts(
     inventory: Inventory,
     topology: None | str | Sequence[str] | Mapping[str, str] = None,
 ) -> str: ...
+def _kube_place(
+    *sources: Any,
+    workload: str,
+    inventory: Inventory,
+    topology: None | str | Sequence[str] | Mapping[str, str] = None,
+) -> Placement: ...

@@ -52,7 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 from . import _gang
-from ._gang import Gang, Inventory
+from ._gang import Gang, Inventory, Placement
 
 __all__ = ["Loaded", "load"]
 
@@ -101,7 +101,8 @@ class Loaded:
     - ``document``: the cluster in the scenario format (``{"topology", "nodes"}``),
       e.g. for ``gang.sim.simulate``.
 
-    ``place_parts(name)`` places a workload part by part, as Kueue and JobSet do.
+    ``place(name)`` places a workload as ``gang place`` does (its parts checked first);
+    ``place_parts(name)`` shows it part by part, as Kueue and JobSet place it.
     """
 
     def __init__(self, text: str, sources: Sequence[Source] = (),
@@ -134,6 +135,65 @@ class Loaded:
                 return g
         raise KeyError(name)
 
+    def _workload(self, name: str) -> dict[str, Any]:
+        for w in self.workloads:
+            if name in (w["name"], w["object"]["name"]):
+                return w
+        raise KeyError(name)
+
+    def place(self, name: str, inventory: Inventory | None = None) -> Placement:
+        """Places the workload named ``name`` (its ``metadata.name``, or
+        ``Kind/namespace/name``) as gang-kube's ``Cluster::place`` does — the answer of
+        ``gang place``: when the workload has ``parts``, they are checked first (a
+        JobSet's exclusive child Jobs each in a domain of its own, Kueue's PodSets each
+        in its own domain on what the parts before it left), and the first part that
+        does not fit is the answer; then its whole gang is placed.
+
+        Returns a ``gang.Placement`` made on ``inventory`` (reserve it there with
+        ``inventory.reserve``); raises ``gang.Unschedulable`` (``.diagnosis``: the
+        part's, or the gang's) or ``gang.Undecided`` as ``Inventory.place`` does. Nothing
+        is reserved. ``inventory`` defaults to ``self.inventory`` as it is now; the
+        objects are read again from the sources given to ``load`` (see
+        ``place_parts``). ``KeyError`` if no workload has that name; gang-kube's errors
+        as in ``load``.
+
+        ``self.inventory.place(self.gang(name))`` places the gang alone: it does not
+        check the parts (three exclusive child Jobs on two racks fit there as one gang
+        of six pods); this does.
+
+        >>> import gang, gang.kube
+        >>> racks = [f'''{{"apiVersion": "v1", "kind": "Node", "metadata": {{"name": "{r}-a",
+        ...     "labels": {{"rack": "{r}"}}}}, "status": {{"allocatable": {{"cpu": "8"}}}}}}'''
+        ...     for r in ("r1", "r2")]
+        >>> jobset = '''
+        ... apiVersion: jobset.x-k8s.io/v1alpha2
+        ... kind: JobSet
+        ... metadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: rack}}
+        ... spec:
+        ...   replicatedJobs:
+        ...   - name: w
+        ...     replicas: 3
+        ...     template:
+        ...       spec:
+        ...         parallelism: 2
+        ...         template:
+        ...           spec:
+        ...             containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+        ... '''
+        >>> k = gang.kube.load(*racks, jobset, topology=["rack"])
+        >>> k.inventory.place(k.gang("js")).members   # the gang alone: 6 CPUs fit
+        6
+        >>> try:
+        ...     k.place("js")                          # 3 child Jobs, 2 racks
+        ... except gang.Unschedulable as e:
+        ...     print(e.status)
+        unschedulable
+        """
+        w = self._workload(name)
+        return _gang._kube_place(*self._sources, workload=w["name"],
+                                 inventory=self.inventory if inventory is None else inventory,
+                                 topology=self._topology)
+
     def place_parts(self, name: str, inventory: Inventory | None = None) -> list[dict[str, Any]]:
         """Places the workload named ``name`` (its ``metadata.name``, or
         ``Kind/namespace/name``) part by part, with gang-kube's ``Cluster::place_parts``:
@@ -155,15 +215,14 @@ class Loaded:
         if no workload has that name; gang-kube's errors as in ``load``.
 
         The gang in ``gangs`` is the whole workload under its largest part's request:
-        placing it alone does not check that the later parts fit; this does.
+        placing it alone does not check that the later parts fit; this does, and
+        ``place`` answers for the workload as ``gang place`` does.
         """
-        for w in self.workloads:
-            if name in (w["name"], w["object"]["name"]):
-                return list(json.loads(_gang._kube_place_parts(
-                    *self._sources, workload=w["name"],
-                    inventory=self.inventory if inventory is None else inventory,
-                    topology=self._topology)))
-        raise KeyError(name)
+        w = self._workload(name)
+        return list(json.loads(_gang._kube_place_parts(
+            *self._sources, workload=w["name"],
+            inventory=self.inventory if inventory is None else inventory,
+            topology=self._topology)))
 
     def __repr__(self) -> str:
         return (f"Loaded(nodes={len(self.inventory)}, gangs={[g.name for g in self.gangs]}, "

@@ -50,6 +50,10 @@ struct Entry {
     /// Per depth asked about so far: per domain of that depth it holds something in
     /// (ascending), the amounts held there (members outside every domain left out).
     rollups: SmallVec<[(usize, Rollup); 1]>,
+    /// The `(role, node, count)` triples it was built from: members that come back to
+    /// a reservation (`replace`) onto a node it held nothing on since it was built
+    /// touch no node of its, so the book sees them by this count changing.
+    triples: usize,
 }
 
 fn add(to: &mut Amounts, r: u32, q: u128) {
@@ -88,6 +92,7 @@ impl Entry {
             held,
             unknown,
             rollups: SmallVec::new(),
+            triples: members.len(),
         }
     }
 
@@ -259,7 +264,10 @@ impl Book {
             let slot = if k < old.len() && old[k].0 == *id {
                 k += 1;
                 let s = old[k - 1].1;
-                if self.dirty[s as usize] {
+                let moved = self.slots[s as usize]
+                    .as_ref()
+                    .is_some_and(|e| e.triples != r.members.len());
+                if self.dirty[s as usize] || moved {
                     self.build(inv, s, r.gang.priority, pre(), &r.shapes, &r.members);
                 }
                 s
