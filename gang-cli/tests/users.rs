@@ -241,3 +241,26 @@ fn jobset_exclusive_topology_shows_each_child_job_in_its_own_domain() {
     assert_ne!(rack(lines[0]), rack(lines[1]), "{}", r.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn three_exclusive_jobs_on_two_racks_do_not_fit_and_the_paragraph_names_no_empty_resource() {
+    // 3 child Jobs, each needing a rack of its own, on 2 racks of 2 roomy nodes (8 CPUs
+    // each): the third finds both racks held, so all 4 nodes are out of its reach,
+    // though none is short of a resource.
+    let r = gang(&[
+        "place",
+        &users("nodes-racks.yaml"),
+        &users("jobset-exclusive.yaml"),
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let text = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("does not fit JobSet/default/exclusive-placement"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Nodes excluded for workers: 4 not available to a member now."),
+        "{text}"
+    );
+    assert!(!text.contains("short of now"), "{text}");
+}

@@ -228,6 +228,13 @@ impl fmt::Display for ExclusionCause {
             ExclusionReason::TooSmall if pods => write!(f, "{n} allowing no pods"),
             ExclusionReason::TooSmall => write!(f, "{n} too small in {key}"),
             ExclusionReason::Full if pods => write!(f, "{n} out of pod slots now"),
+            // No requested resource is short as the inventory stands, yet no member
+            // fits: the node is outside what the request may use now (a domain
+            // another replica of a spread holds), or per-node rounding: nothing to
+            // name.
+            ExclusionReason::Full if key.is_empty() => {
+                write!(f, "{n} not available to a member now")
+            }
             ExclusionReason::Full => write!(f, "{n} short of {key} now"),
         }
     }
@@ -449,5 +456,22 @@ pub fn preemption_words<'a>(
         None => format!("nothing to evict: it fits now {place}"),
         Some((last, [])) => format!("evict {last} {place}"),
         Some((last, rest)) => format!("evict {} and {last} {place}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::answer::diagnosis::{ExclusionCause, ExclusionReason};
+
+    #[test]
+    fn a_full_node_with_no_resource_short_names_none() {
+        let cause = |key: &str| ExclusionCause {
+            reason: ExclusionReason::Full,
+            key: key.to_owned(),
+            nodes: 4,
+        };
+        assert_eq!(cause("cpu").to_string(), "4 short of cpu now");
+        assert_eq!(cause("").to_string(), "4 not available to a member now");
+        assert_eq!(cause("pods").to_string(), "4 out of pod slots now");
     }
 }
