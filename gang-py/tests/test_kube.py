@@ -275,7 +275,7 @@ def test_kueue_podsets_are_parts_each_placed_in_a_rack_of_its_own():
             part["nodes"].items())
         assert {a["role"] for a in part["assignments"]} == set(part["roles"])
     # The full name works too; nothing was reserved: the same answer again.
-    assert k.place_parts("JobSet/tas-example-jobset") == [leader, workers]
+    assert k.place_parts("JobSet/default/tas-example-jobset") == [leader, workers]
     assert k.inventory.free("r1-a", "nvidia.com/gpu") == gang.Quantity("4")
     with pytest.raises(KeyError):
         k.place_parts("nope")
@@ -418,5 +418,87 @@ def test_parts_of_a_request_the_cluster_cannot_resolve_are_none_and_placing_rais
     with pytest.raises(gang.InvalidRequest) as e:
         k.place_parts("tas-example-jobset")
     assert (e.value.kube_kind, e.value.value, e.value.object) == (
-        "unknown_level", KRACK, "JobSet/tas-example-jobset")
+        "unknown_level", KRACK, "JobSet/default/tas-example-jobset")
     assert e.value.field.endswith("kueue.x-k8s.io/podset-required-topology")
+
+
+# ---------------------------------------------------------------- issue 24: users' objects
+# The fixtures of gang-kube/tests/users.rs and gang-cli/tests/users.rs (fixtures/users/,
+# each with the nodes-racks.yaml cluster above unless said), the same facts worked out
+# again from the fixtures' contents, through gang.kube.load.
+
+def _users(*files, **kw):
+    """nodes-racks.yaml and the fixtures named (or ``(name, text)`` pairs)."""
+    return gang.kube.load(USERS / "nodes-racks.yaml",
+                          *(f if isinstance(f, tuple) else USERS / f for f in files), **kw)
+
+
+def _racks(nodes):
+    return {_rack_of(n) for n in nodes}
+
+
+# 1. generateName
+
+def test_an_object_with_only_generate_name_is_named_from_it_with_a_warning():
+    text = (USERS / "generate-name-job.yaml").read_text()
+    assert "generateName: tas-sample-job-" in text and "\n  name:" not in text
+    k = _users("generate-name-job.yaml")
+    (w,) = k.workloads
+    assert w["name"] == "Job/default/tas-sample-job-"
+    (warn,) = [x for x in w["warnings"] if x["field"] == "metadata.generateName"]
+    assert "five random characters" in warn["message"]
+    assert any(line.startswith("Job/default/tas-sample-job-: metadata.generateName: ")
+               for line in k.warnings)
+    # Selected by that name, kubectl style, as any other.
+    named = _users("generate-name-job.yaml", workload="job/tas-sample-job-", namespace="default")
+    assert [x["name"] for x in named.workloads] == ["Job/default/tas-sample-job-"]
+    # parallelism 3 pods of 3 CPUs, rack required: nodes of 8 CPUs hold 2 each, so 2 + 1
+    # in one rack.
+    g = k.gang("tas-sample-job-")
+    assert [(r.count, r.requests["cpu"]) for r in g.roles] == [(3, gang.Quantity(3))]
+    assert g.required == KRACK
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 3 and sorted(p.nodes.values()) == [1, 2]
+    assert len(_racks(p.nodes)) == 1
+
+
+# 2. objects without a namespace
+
+def test_objects_without_a_namespace_are_put_in_the_one_given_else_default():
+    text = (USERS / "podgroup-no-namespace.yaml").read_text()
+    # As written: the group and three pods name no namespace, one pod names default.
+    assert text.count("kind: Pod\n") == 4 and text.count("namespace: default") == 1
+    assert "minMember: 3" in text
+    for kw in ({}, {"namespace": "default"}):
+        k = _users("podgroup-no-namespace.yaml", **kw)
+        (w,) = k.workloads  # the group met all four pods: one workload
+        assert w["name"] == "PodGroup/default/nginx", kw
+        assert (w["members"], w["minimum"]) == (4, 3), kw  # minMember kept
+        assert sorted(p["name"] for p in w["member_pods"]) == [f"nginx-{i}" for i in range(4)]
+        assert {p["namespace"] for p in w["member_pods"]} == {"default"}
+        # Cluster-scoped objects stay without one.
+        assert all(o["namespace"] is None for o in k.objects if o["kind"] == "Node")
+        assert all(o["namespace"] == "default" for o in k.objects if o["kind"] != "Node")
+    # namespace="ml": the objects naming none move there; the pod written in default stays.
+    k = _users("podgroup-no-namespace.yaml", namespace="ml")
+    assert [w["name"] for w in k.workloads] == ["PodGroup/ml/nginx", "PodGroup/default/nginx"]
+    ml = k.workloads[0]
+    assert (ml["members"], ml["minimum"]) == (3, 3)
+    assert {p["namespace"] for p in ml["member_pods"]} == {"ml"}
+    # A workload named in the namespace given is found there.
+    one = _users("podgroup-no-namespace.yaml", workload="podgroup/nginx", namespace="ml")
+    assert [w["name"] for w in one.workloads] == ["PodGroup/ml/nginx"]
+    # Placing by its full name reads the objects again in the same namespace.
+    assert k.place_parts("PodGroup/ml/nginx") == []
+
+
+def test_member_pods_without_requests_give_one_warning_with_the_count():
+    text = (USERS / "podgroup-no-namespace.yaml").read_text().replace(
+        ', resources: {requests: {cpu: "1"}}', "")
+    assert "resources" not in text
+    k = _users(("pg.yaml", text))
+    (w,) = k.workloads
+    notes = [x for x in w["warnings"] if "request nothing" in x["message"]]
+    assert len(notes) == 1, notes
+    # 4 pods: one named, "and 3 more".
+    assert notes[0]["message"].endswith("(and 3 more pods)"), notes
