@@ -502,3 +502,157 @@ def test_member_pods_without_requests_give_one_warning_with_the_count():
     assert len(notes) == 1, notes
     # 4 pods: one named, "and 3 more".
     assert notes[0]["message"].endswith("(and 3 more pods)"), notes
+
+
+# 3. more kinds
+
+def _roles(w):
+    return [(r["name"], r["members"]) for r in w["roles"]]
+
+
+def _by_name(k, name):
+    (w,) = [w for w in k.workloads if w["object"]["name"] == name]
+    return w
+
+
+def test_a_leader_worker_set_is_one_group_of_size_pods_leader_first():
+    text = (USERS / "lws.yaml").read_text()
+    assert "apiVersion: leaderworkerset.x-k8s.io/v1" in text
+    assert "size: 4" in text and "replicas: 2" in text
+    k = _users("lws.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("LeaderWorkerSet/default/vllm", "leader-worker-set")
+    assert w["object"]["api_version"] == "leaderworkerset.x-k8s.io/v1"
+    # size 4: the leader and 3 workers; the 2 replicas are independent gangs (a warning).
+    assert _roles(w) == [("leader", 1), ("worker", 3)]
+    assert (w["members"], w["minimum"]) == (4, 4)
+    assert all(r["constrained"] for r in w["roles"])
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    assert any(x["field"] == "spec.replicas" and "2 groups of 4" in x["message"]
+               for x in w["warnings"])
+    # Both templates share one podset-group-name: no "stricter than Kueue" warning.
+    assert not any("stricter" in x["message"] for x in w["warnings"])
+    g = k.gang("vllm")
+    assert g.required == KRACK
+    assert [(r.name, r.count) for r in g.roles] == [("leader", 1), ("worker", 3)]
+    assert g.roles[1].requests["nvidia.com/gpu"] == gang.Quantity(2)  # from the limit
+    # 3 workers × 2 GPUs = 6 of a rack's 8, the leader's 2 CPUs beside them.
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 4 and len(_racks(p.nodes)) == 1
+
+
+def test_jax_xgboost_and_paddle_jobs_are_read_by_replica_type():
+    k = _users("kubeflow-more.yaml")
+    jax = _by_name(k, "jax-simple")
+    assert (jax["framework"], jax["object"]["kind"], _roles(jax)) == (
+        "jax-job", "JAXJob", [("worker", 2)])
+    assert jax["kueue"] is True  # kueue.x-k8s.io/queue-name
+    xgb = _by_name(k, "xgboost-dist-iris")
+    assert (xgb["framework"], xgb["object"]["kind"]) == ("xg-boost-job", "XGBoostJob")
+    assert _roles(xgb) == [("master", 1), ("worker", 2)]
+    assert (xgb["members"], xgb["minimum"]) == (3, 3)
+    paddle = _by_name(k, "paddle-simple-gpu")
+    assert (paddle["framework"], paddle["object"]["kind"]) == ("paddle-job", "PaddleJob")
+    # 4 workers, schedulingPolicy.minAvailable 3.
+    assert (paddle["members"], paddle["minimum"]) == (4, 3)
+    assert paddle["minimum_field"] == "spec.runPolicy.schedulingPolicy.minAvailable"
+    assert {w["object"]["api_version"] for w in k.workloads} == {"kubeflow.org/v1"}
+    assert [g.name for g in k.gangs] == ["jax-simple", "xgboost-dist-iris", "paddle-simple-gpu"]
+
+
+def test_ray_clusters_count_the_head_and_replicas_times_hosts():
+    k = _users("ray.yaml")
+    rc = _by_name(k, "raycluster-kuberay")
+    assert rc["framework"] == "ray-cluster"
+    # 1 head + 2 replicas × numOfHosts 2.
+    assert _roles(rc) == [("head", 1), ("workergroup", 4)]
+    assert (rc["members"], rc["minimum"]) == (5, 5)
+    rj = _by_name(k, "rayjob-sample")
+    assert rj["framework"] == "ray-job"
+    # 1 head + 3 small-group workers; the submitter pod is not counted, and said so.
+    assert _roles(rj) == [("head", 1), ("small-group", 3)] and rj["members"] == 4
+    assert any(x["field"] == "spec.submitterPodTemplate" for x in rj["warnings"])
+    # A RayJob on an existing cluster names what to give instead.
+    text = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: on-existing}\nspec:\n"
+            "  clusterSelector: {ray.io/cluster: c}\n")
+    with pytest.raises(gang.InvalidScenario) as e:
+        gang.kube.load(("rj.yaml", text))
+    assert (e.value.kube_kind, e.value.field, e.value.object) == (
+        "invalid_value", "spec.rayClusterSpec", "RayJob/default/on-existing")
+
+
+def test_an_app_wrapper_is_the_pod_sets_of_its_components():
+    k = _users("appwrapper.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("AppWrapper/default/sample-aw", "app-wrapper")
+    # Component 0: a Job's template × 2; component 1: a PyTorchJob's Master × 1, Worker × 2.
+    assert _roles(w) == [("job0", 2), ("pytorchjob1", 1), ("pytorchjob1-1", 2)]
+    assert w["members"] == 5
+    g = k.gang("sample-aw")
+    assert g.roles[2].requests["nvidia.com/gpu"] == gang.Quantity(1)
+    assert g.roles[0].requests["cpu"] == gang.Quantity(1)
+    # A path naming nothing is refused at the pod set.
+    text = (USERS / "appwrapper.yaml").read_text().replace("Worker.template}", "Wrkr.template}")
+    with pytest.raises(gang.GangError) as e:
+        gang.kube.load(("aw.yaml", text))
+    assert (e.value.field, e.value.value) == (
+        "spec.components[1].podSets[1].path", "template.spec.pytorchReplicaSpecs.Wrkr.template")
+
+
+def test_kueue_plain_pods_with_a_group_name_are_one_gang():
+    text = (USERS / "kueue-pod-group.yaml").read_text()
+    assert text.count("kueue.x-k8s.io/pod-group-name: sample-group") == 3
+    assert text.count('kueue.x-k8s.io/pod-group-total-count: "3"') == 3
+    k = _users("kueue-pod-group.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("PodGroup/default/sample-group", "kueue-pod-group")
+    assert (w["members"], w["minimum"]) == (3, 3)
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    # 3 pods of 3 CPUs: 2 fit on a node of 8, so 2 + 1 in one rack.
+    p = k.inventory.place(k.gang("sample-group"))
+    assert sorted(p.nodes.values()) == [1, 2] and len(_racks(p.nodes)) == 1
+    # The pods say 4, 3 are there: the members_found check fails.
+    k = _users(("g.yaml", text.replace('total-count: "3"', 'total-count: "4"')))
+    (c,) = [c for c in k.workloads[0]["checks"] if c["id"] == "members_found"]
+    assert c["status"] == "error", c
+    # Pods disagreeing on the count: refused, naming the pod.
+    with pytest.raises(gang.GangError) as e:
+        _users(("g.yaml", text.replace('total-count: "3"', 'total-count: "2"', 1)))
+    assert e.value.object == "Pod/default/sample-worker-1"
+    assert e.value.field == "metadata.annotations.kueue.x-k8s.io/pod-group-total-count"
+
+
+@pytest.mark.parametrize("file, workload", [
+    ("lws.yaml", "leaderworkerset/vllm"),
+    ("kubeflow-more.yaml", "jaxjob/jax-simple"),
+    ("ray.yaml", "raycluster/raycluster-kuberay"),
+    ("appwrapper.yaml", "appwrapper/sample-aw"),
+    ("kueue-pod-group.yaml", "podgroup/sample-group"),
+])
+def test_the_new_kinds_are_placed_when_named(file, workload):
+    k = _users(file, workload=workload)
+    (g,) = k.gangs
+    assert g.name == workload.split("/")[1]
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == k.workloads[0]["members"]
+
+
+def test_an_unsupported_kind_is_named_with_its_api_version_file_and_what_is_read():
+    k = _users("deployment.yaml")
+    assert k.workloads == [] and k.gangs == []
+    (u,) = k.unread
+    path = str(USERS / "deployment.yaml")
+    assert (u["kind"], u["api_version"], u["source"], u["object"]) == (
+        "Deployment", "apps/v1", path, "Deployment/web")
+    assert u["message"].startswith(
+        f"Kind Deployment (apiVersion apps/v1) in {path} is not a workload gang reads; supported: ")
+    for kind in ("LeaderWorkerSet", "JAXJob", "XGBoostJob", "PaddleJob", "AppWrapper", "RayJob",
+                 "RayCluster", "kueue.x-k8s.io/pod-group-name"):
+        assert kind in u["message"], kind
+    assert f"Deployment/web: kind: {u['message']}" in k.warnings
+    # Asked for by name: the error says the same.
+    with pytest.raises(gang.InvalidRequest) as e:
+        _users("deployment.yaml", workload="deployment/web")
+    assert e.value.field == "workload" and u["message"] in str(e.value)
+    # Read kinds are not listed.
+    assert _users("lws.yaml").unread == []
