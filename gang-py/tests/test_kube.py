@@ -656,3 +656,164 @@ def test_an_unsupported_kind_is_named_with_its_api_version_file_and_what_is_read
     assert e.value.field == "workload" and u["message"] in str(e.value)
     # Read kinds are not listed.
     assert _users("lws.yaml").unread == []
+
+
+# 4. what admission adds
+
+def _split_docs(text):
+    return [d for d in text.split("\n---\n")]
+
+
+def test_a_limit_range_gives_containers_without_requests_its_defaults():
+    text = (USERS / "limitrange-pi.yaml").read_text()
+    assert "defaultRequest: {cpu: 0.5}" in text and "resources:" not in text
+    k = _users("limitrange-pi.yaml")
+    (w,) = k.workloads
+    # defaultRequest cpu 0.5: the pod counts 500m, not just `pods 1`.
+    assert k.gang("pi").roles[0].requests["cpu"] == gang.Quantity("500m")
+    assert any("LimitRange default/cpu-limit-range" in x["message"] for x in w["warnings"])
+    # Without the LimitRange: nothing requested, and a warning says what to give.
+    limit_range, job = text.split("---")[:2]
+    assert "kind: LimitRange" in limit_range and "kind: Job" in job
+    k = _users(("pi.yaml", job))
+    (w,) = k.workloads
+    assert "cpu" not in k.gang("pi").roles[0].requests
+    (warn,) = [x for x in w["warnings"] if x["field"] == "spec.template.spec.containers"]
+    assert "no LimitRange of namespace default" in warn["message"]
+    # A LimitRange of another namespace does not apply.
+    other = text.replace("metadata: {name: cpu-limit-range}",
+                         "metadata: {name: cpu-limit-range, namespace: other}")
+    assert other != text
+    assert "cpu" not in _users(("lr.yaml", other)).gang("pi").roles[0].requests
+
+
+def test_a_limit_range_keeps_what_a_container_sets():
+    # A cpu limit of 2 and no cpu request: the API server made the request 2 (the limit);
+    # the LimitRange's 0.5 does not replace it.
+    text = (USERS / "limitrange-pi.yaml").read_text().replace(
+        "        image: perl:5.34.0",
+        '        image: perl:5.34.0\n        resources: {limits: {cpu: "2"}, requests: {memory: 1Gi}}')
+    requests = _users(("pi.yaml", text)).gang("pi").roles[0].requests
+    assert (requests["cpu"], requests["memory"]) == (gang.Quantity(2), gang.Quantity("1Gi"))
+
+
+def test_a_runtime_class_adds_its_pod_overhead():
+    text = (USERS / "runtimeclass.yaml").read_text()
+    assert "podFixed: {memory: 120Mi, cpu: 250m}" in text
+    assert 'requests: {cpu: "2", memory: 100Mi}' in text
+    k = _users("runtimeclass.yaml")
+    (w,) = k.workloads
+    r = k.gang("sandboxed").roles[0]
+    # 2 CPUs + 250m overhead; 100Mi + 120Mi memory; parallelism 2.
+    assert (r.count, r.requests["cpu"], r.requests["memory"]) == (
+        2, gang.Quantity("2250m"), gang.Quantity("220Mi"))
+    # Without the RuntimeClass: the overhead is unknown, and said so.
+    job = text.split("---")[1]
+    k = _users(("job.yaml", job))
+    assert k.gang("sandboxed").roles[0].requests["cpu"] == gang.Quantity(2)
+    assert any(x["field"] == "spec.template.spec.runtimeClassName"
+               for x in k.workloads[0]["warnings"])
+
+
+# 5. constraints that must not be dropped
+
+def test_jobset_exclusive_topology_puts_each_child_job_alone_in_a_rack():
+    text = (USERS / "jobset-exclusive.yaml").read_text()
+    assert f"exclusive-topology: {KRACK}" in text
+    assert "replicas: 3" in text and "parallelism: 2" in text
+    # 3 Jobs of 2 pods, 2 racks: JobSet leaves one pending, though 6 CPUs fit in a rack.
+    k = _users("jobset-exclusive.yaml")
+    (w,) = k.workloads
+    assert w["topology"]["exclusive"]["size"] == 2
+    assert w["topology"]["exclusive"]["level"] == {"key": KRACK}
+    (check,) = [c for c in w["checks"] if c["id"] == "exclusive_jobs"]
+    assert check["status"] == "error" and "2 have room" in check["message"], check
+    assert [p["name"] for p in w["parts"]] == ["workers-0", "workers-1", "workers-2"]
+    # No distinct racks for the three: no part placed. (gang-kube's Cluster::place says
+    # Unschedulable; the gang.Gang alone carries no exclusivity, so only this check and
+    # place_parts say it.)
+    assert k.place_parts("exclusive-placement") == []
+    # 2 Jobs: one rack each.
+    k = _users(("js.yaml", text.replace("replicas: 3", "replicas: 2")))
+    (w,) = k.workloads
+    (check,) = [c for c in w["checks"] if c["id"] == "exclusive_jobs"]
+    assert check["status"] == "ok", check
+    assert sum(k.inventory.place(k.gang("exclusive-placement")).nodes.values()) == 4
+
+
+VOLCANO_HARD = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: network-topology-job, namespace: default}
+spec:
+  schedulerName: volcano
+  minAvailable: 2
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  tasks:
+  - name: t0
+    replicas: 2
+    template:
+      spec:
+        containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_volcano_hard_network_topology_without_levels_is_an_error_naming_it():
+    # Nodes without topology labels: tier 2 names no level.
+    k = gang.kube.load(("v.yaml", VOLCANO_HARD))
+    (w,) = k.workloads
+    assert w["framework"] == "volcano-job" and w["gang"] is None
+    assert w["error"]["kind"] == "unknown_level"
+    assert w["error"]["field"] == "spec.networkTopology.highestTierAllowed"
+    assert "no levels" in w["error"]["message"]
+    assert any("no gang" in line and "highestTierAllowed" in line for line in k.warnings)
+    with pytest.raises(gang.InvalidRequest) as e:
+        gang.kube.load(("v.yaml", VOLCANO_HARD), workload="job/network-topology-job")
+    assert e.value.field == "spec.networkTopology.highestTierAllowed"
+    # Soft mode stays a preference: placed anywhere.
+    k = gang.kube.load(("v.yaml", VOLCANO_HARD.replace("mode: hard", "mode: soft")))
+    assert k.inventory.place(k.gang("network-topology-job")).nodes == {"n1": 2}
+
+
+def test_a_jobset_joining_a_pod_group_takes_its_topology_and_minimum():
+    text = (USERS / "jobset-scheduling-group.yaml").read_text()
+    assert "schedulingGroup: {podGroupName: js-group}" in text and "minCount: 4" in text
+    k = _users("jobset-scheduling-group.yaml")
+    (w,) = k.workloads
+    assert w["name"] == "JobSet/default/js"
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    assert w["topology"]["required"]["field"].startswith(
+        "PodGroup/default/js-group: spec.schedulingConstraints")
+    # 2 Jobs × 2 pods, gang minCount 4.
+    assert (w["members"], w["minimum"]) == (4, 4)
+    # 4 pods × 2 GPUs = 8: exactly one rack (2 nodes × 4 GPUs).
+    g = k.gang("js")
+    assert g.required == KRACK
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 4 and len(_racks(p.nodes)) == 1
+
+
+# 7. GKE's ExtendedResourceToleration, as an option
+
+def test_extended_resource_toleration_is_off_by_default_and_an_option():
+    text = (USERS / "gke-gpu-taint.yaml").read_text()
+    assert text.count("taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]") == 2
+    # Vanilla: the GPU taint keeps both nodes away.
+    k = gang.kube.load(USERS / "gke-gpu-taint.yaml")
+    (note,) = [m for m in k.report["warnings"] if "ExtendedResourceToleration" in m]
+    assert "off (a vanilla kube-apiserver)" in note and "2 node(s)" in note, note
+    assert f"cluster: {note}" in k.warnings
+    with pytest.raises(gang.Unschedulable):
+        k.inventory.place(k.gang("cuda"))
+    # As GKE: the pods tolerate it; parallelism 2 of 1 GPU on the two 1-GPU nodes.
+    k = gang.kube.load(USERS / "gke-gpu-taint.yaml", extended_resource_toleration=True)
+    assert any("ExtendedResourceToleration on" in m for m in k.report["warnings"])
+    assert k.inventory.place(k.gang("cuda")).nodes == {"gpu-1": 1, "gpu-2": 1}
+    assert k.place_parts("cuda") == []  # placed as one gang, with the option kept
+    # No such taint: nothing to say.
+    assert not any("ExtendedResourceToleration" in m for m in _users().report["warnings"])
