@@ -120,17 +120,34 @@ fn load(
     topology: &str,
     workload: Option<&str>,
     namespace: Option<&str>,
+    extended_toleration: bool,
 ) -> Result<String, LoadError> {
     let mut objects = Objects::new();
     for (name, text) in sources {
         objects.add(name, text)?;
     }
+    // As `kubectl apply -n NS -f` (and the CLI): objects naming no namespace are in
+    // `namespace`, else `default` (a PodGroup and its pods then meet).
+    objects.apply_namespace(namespace.unwrap_or("default"));
     let spec: Value = serde_json::from_str(topology)
         .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
     let source =
         topology_source(&spec).map_err(|m| LoadError::Arg("topology", spec.to_string(), m))?;
 
     let all = workloads(&objects)?;
+    // Objects of kinds gang does not read (a Deployment): named, with what is read, as
+    // the CLI names them.
+    let unread: Vec<Value> = objects
+        .unread()
+        .iter()
+        .map(|r| {
+            json!({"object": r.to_string(), "kind": r.kind, "api_version": r.api_version,
+                   "source": r.source, "position": r.position,
+                   "message": format!(
+                       "Kind {} (apiVersion {}) in {} is not a workload gang reads; supported: {}",
+                       r.kind, r.api_version, r.source, gang_kube::WORKLOAD_KINDS.join(", "))})
+        })
+        .collect();
     let chosen: Vec<_> = match workload {
         None => all.iter().collect(),
         Some(reference) => {
@@ -141,7 +158,7 @@ fn load(
                     "workload",
                     reference.to_owned(),
                     format!(
-                        "no such workload{} among {}",
+                        "no such workload{} among {}{}",
                         namespace
                             .map(|n| format!(" in namespace {n}"))
                             .unwrap_or_default(),
@@ -149,14 +166,20 @@ fn load(
                             "none found".to_owned()
                         } else {
                             names.join(", ")
-                        }
+                        },
+                        unread
+                            .iter()
+                            .map(|u| format!("; {}", u["message"].as_str().unwrap_or_default()))
+                            .collect::<String>()
                     ),
                 ));
             }
             found
         }
     };
-    let mut options = ClusterOptions::new().topology(source);
+    let mut options = ClusterOptions::new()
+        .topology(source)
+        .extended_resource_toleration(extended_toleration);
     if workload.is_some() {
         // The gang asked about: its members already bound are not "other pods".
         for w in &chosen {
@@ -212,6 +235,7 @@ fn load(
         "cluster": doc,
         "workloads": out,
         "report": serde_value(cluster.report()),
+        "unread": unread,
         "objects": objects.refs().iter().map(|r| {
             json!({"object": r.to_string(), "kind": r.kind, "api_version": r.api_version,
                    "namespace": r.namespace, "name": r.name, "source": r.source,
@@ -227,18 +251,22 @@ fn load(
 /// `sources` are `gang.kube.load`'s inputs (paths, texts, `(name, text)` pairs, parsed
 /// objects: see [`source`]); `topology` is `None`/`"auto"`, `"detect"`, label keys,
 /// `{"topology": NAME}` or `{"flavor": NAME}`; `workload` (kubectl style, `job/train`
-/// or a bare name) and `namespace` select workloads — then the selected workloads'
-/// bound member pods are not counted as usage, and a gang that cannot be built raises.
+/// or a bare name) and `namespace` select workloads (objects naming no namespace are
+/// put in `namespace`, else `default`, as kubectl does) — then the selected workloads'
+/// bound member pods are not counted as usage, and a gang that cannot be built raises;
+/// `extended_resource_toleration` is gang-kube's
+/// `ClusterOptions::extended_resource_toleration` (GKE's admission plugin).
 ///
 /// Private: use `gang.kube.load`.
 #[pyfunction]
-#[pyo3(signature = (*sources, topology=None, workload=None, namespace=None))]
+#[pyo3(signature = (*sources, topology=None, workload=None, namespace=None, extended_resource_toleration=false))]
 pub fn _kube_load(
     py: Python<'_>,
     sources: &Bound<'_, PyTuple>,
     topology: Option<&Bound<'_, PyAny>>,
     workload: Option<&str>,
     namespace: Option<&str>,
+    extended_resource_toleration: bool,
 ) -> PyResult<String> {
     let sources = read_sources(sources)?;
     let topology = topology_arg(topology)?;
@@ -251,6 +279,7 @@ pub fn _kube_load(
                 &topology,
                 workload.as_deref(),
                 namespace.as_deref(),
+                extended_resource_toleration,
             )
         })
     })?
@@ -377,7 +406,7 @@ pub fn load_document(
     workload: Option<&str>,
     namespace: Option<&str>,
 ) -> PyResult<Value> {
-    let text = _kube_load(sources.py(), sources, topology, workload, namespace)?;
+    let text = _kube_load(sources.py(), sources, topology, workload, namespace, false)?;
     serde_json::from_str(&text).map_err(|e| errors::InternalError::new_err(e.to_string()))
 }
 

@@ -19,17 +19,28 @@ use crate::kube::{
 use crate::outcome::{not_placed, PyPlacement};
 use crate::state::Source;
 
-/// The cluster of `sources` (topology as `_kube_load` reads it) and its workload named
+/// What `_kube_load` was given besides the sources: the topology, the namespace for
+/// objects naming none, ExtendedResourceToleration.
+struct Read<'a> {
+    topology: &'a str,
+    namespace: Option<&'a str>,
+    extended_toleration: bool,
+}
+
+/// The cluster of `sources` (read as `_kube_load` reads them) and its workload named
 /// `name` (`Kind/namespace/name`, exactly as `_kube_load` names it).
 fn cluster_and_workload(
     sources: &[(String, String)],
-    topology: &str,
+    read: &Read<'_>,
     name: &str,
 ) -> Result<(Cluster, WorkloadGang), LoadError> {
+    let topology = read.topology;
     let mut objects = Objects::new();
     for (source, text) in sources {
         objects.add(source, text)?;
     }
+    // The namespace `_kube_load` applied (`name` is the name it gave).
+    objects.apply_namespace(read.namespace.unwrap_or("default"));
     let spec: Value = serde_json::from_str(topology)
         .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
     let source =
@@ -43,7 +54,10 @@ fn cluster_and_workload(
             format!("no such workload among {}", names.join(", ")),
         ));
     };
-    let cluster = Cluster::from_objects(&objects, &ClusterOptions::new().topology(source))?;
+    let options = ClusterOptions::new()
+        .topology(source)
+        .extended_resource_toleration(read.extended_toleration);
+    let cluster = Cluster::from_objects(&objects, &options)?;
     Ok((cluster, w))
 }
 
@@ -52,11 +66,11 @@ fn cluster_and_workload(
 /// not fit.
 fn place_parts(
     sources: &[(String, String)],
-    topology: &str,
+    read: &Read<'_>,
     name: &str,
     inventory: &Inventory,
 ) -> Result<String, LoadError> {
-    let (cluster, w) = cluster_and_workload(sources, topology, name)?;
+    let (cluster, w) = cluster_and_workload(sources, read, name)?;
     let parts = cluster.place_parts(inventory, &w)?;
     let out: Vec<Value> = parts
         .iter()
@@ -84,23 +98,31 @@ fn place_parts(
 /// `inventory` (a `gang.Inventory`), reading `sources` and `topology` as `_kube_load`
 /// does, and returns the JSON text of one record per part: `name`, `roles`, `status`,
 /// `level`, `domain`, `nodes`, `assignments`, `message` (an empty list for a workload
-/// placed as one gang).
+/// placed as one gang; `namespace` and `extended_resource_toleration` as
+/// `_kube_load`'s).
 ///
 /// Private: use `gang.kube.Loaded.place_parts`.
 #[pyfunction]
-#[pyo3(signature = (*sources, workload, inventory, topology=None))]
+#[pyo3(signature = (*sources, workload, inventory, topology=None, namespace=None, extended_resource_toleration=false))]
 pub fn _kube_place_parts(
     py: Python<'_>,
     sources: &Bound<'_, PyTuple>,
     workload: &str,
     inventory: PyRef<'_, PyInventory>,
     topology: Option<&Bound<'_, PyAny>>,
+    namespace: Option<&str>,
+    extended_resource_toleration: bool,
 ) -> PyResult<String> {
     let sources = read_sources(sources)?;
     let topology = topology_arg(topology)?;
     let inv = inventory.state.with_inventory(Inventory::clone);
     let workload = workload.to_owned();
-    py.detach(|| guard(|| place_parts(&sources, &topology, &workload, &inv)))?
+    let read = Read {
+        topology: &topology,
+        namespace,
+        extended_toleration: extended_resource_toleration,
+    };
+    py.detach(|| guard(|| place_parts(&sources, &read, &workload, &inv)))?
         .map_err(load_error)
 }
 
@@ -111,25 +133,33 @@ pub fn _kube_place_parts(
 /// ones left; the first part that does not fit is the answer). Reads `sources` and
 /// `topology` as `_kube_load` does. Returns a `Placement` made on `inventory` (it can
 /// be reserved there); raises `Unschedulable` / `Undecided` with the diagnosis, as
-/// `Inventory.place` does, and gang-kube's errors as `_kube_load`.
+/// `Inventory.place` does, and gang-kube's errors as `_kube_load` (`namespace` and
+/// `extended_resource_toleration` as its).
 ///
 /// Private: use `gang.kube.Loaded.place`.
 #[pyfunction]
-#[pyo3(signature = (*sources, workload, inventory, topology=None))]
+#[pyo3(signature = (*sources, workload, inventory, topology=None, namespace=None, extended_resource_toleration=false))]
 pub fn _kube_place(
     py: Python<'_>,
     sources: &Bound<'_, PyTuple>,
     workload: &str,
     inventory: PyRef<'_, PyInventory>,
     topology: Option<&Bound<'_, PyAny>>,
+    namespace: Option<&str>,
+    extended_resource_toleration: bool,
 ) -> PyResult<PyPlacement> {
     let sources = read_sources(sources)?;
     let topology = topology_arg(topology)?;
     let workload = workload.to_owned();
     let state = inventory.state.clone();
+    let read = Read {
+        topology: &topology,
+        namespace,
+        extended_toleration: extended_resource_toleration,
+    };
     let answer = py.detach(|| {
         guard(|| {
-            let (cluster, w) = cluster_and_workload(&sources, &topology, &workload)?;
+            let (cluster, w) = cluster_and_workload(&sources, &read, &workload)?;
             // Read under the inventory's lock: the placement keeps the generation it
             // was made in, as Inventory.place's do.
             let inner = state.read();

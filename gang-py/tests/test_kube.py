@@ -275,7 +275,7 @@ def test_kueue_podsets_are_parts_each_placed_in_a_rack_of_its_own():
             part["nodes"].items())
         assert {a["role"] for a in part["assignments"]} == set(part["roles"])
     # The full name works too; nothing was reserved: the same answer again.
-    assert k.place_parts("JobSet/tas-example-jobset") == [leader, workers]
+    assert k.place_parts("JobSet/default/tas-example-jobset") == [leader, workers]
     assert k.inventory.free("r1-a", "nvidia.com/gpu") == gang.Quantity("4")
     with pytest.raises(KeyError):
         k.place_parts("nope")
@@ -418,7 +418,7 @@ def test_parts_of_a_request_the_cluster_cannot_resolve_are_none_and_placing_rais
     with pytest.raises(gang.InvalidRequest) as e:
         k.place_parts("tas-example-jobset")
     assert (e.value.kube_kind, e.value.value, e.value.object) == (
-        "unknown_level", KRACK, "JobSet/tas-example-jobset")
+        "unknown_level", KRACK, "JobSet/default/tas-example-jobset")
     assert e.value.field.endswith("kueue.x-k8s.io/podset-required-topology")
 
 
@@ -437,7 +437,7 @@ def test_place_checks_exclusive_child_jobs_as_gang_place_does():
     assert isinstance(e.value.diagnosis, gang.Diagnosis)
     assert str(e.value) == str(e.value.diagnosis) != ""
     with pytest.raises(gang.Unschedulable):
-        k.place("JobSet/exclusive-placement")
+        k.place("JobSet/default/exclusive-placement")
     # 2 child Jobs: placed (`gang place` exits 0 with 4 members), 2 pods per Job.
     text = (USERS / "jobset-exclusive.yaml").read_text().replace("replicas: 3", "replicas: 2")
     k2 = gang.kube.load(USERS / "nodes-racks.yaml", ("js.yaml", text))
@@ -456,7 +456,7 @@ def test_place_of_kueue_podsets_is_placed_and_the_first_part_that_fails_is_the_a
     assert p.members == 9
     workers = {a.node for a in p.assignments if a.role == "workers"}
     assert len({_rack_of(n) for n in workers}) == 1
-    assert k.place("JobSet/tas-example-jobset").nodes == p.nodes
+    assert k.place("JobSet/default/tas-example-jobset").nodes == p.nodes
     # Reservable on the inventory it was made on; then the same workload no longer fits
     # (16 GPUs, 12 held).
     r = k.inventory.reserve(p)
@@ -511,4 +511,401 @@ def test_place_errors_as_place_parts():
     with pytest.raises(gang.InvalidRequest) as e:
         k.place("tas-example-jobset")
     assert (e.value.kube_kind, e.value.value, e.value.object) == (
-        "unknown_level", KRACK, "JobSet/tas-example-jobset")
+        "unknown_level", KRACK, "JobSet/default/tas-example-jobset")
+
+
+# ---------------------------------------------------------------- issue 24: users' objects
+# The fixtures of gang-kube/tests/users.rs and gang-cli/tests/users.rs (fixtures/users/,
+# each with the nodes-racks.yaml cluster above unless said), the same facts worked out
+# again from the fixtures' contents, through gang.kube.load.
+
+def _users(*files, **kw):
+    """nodes-racks.yaml and the fixtures named (or ``(name, text)`` pairs)."""
+    return gang.kube.load(USERS / "nodes-racks.yaml",
+                          *(f if isinstance(f, tuple) else USERS / f for f in files), **kw)
+
+
+def _racks(nodes):
+    return {_rack_of(n) for n in nodes}
+
+
+# 1. generateName
+
+def test_an_object_with_only_generate_name_is_named_from_it_with_a_warning():
+    text = (USERS / "generate-name-job.yaml").read_text()
+    assert "generateName: tas-sample-job-" in text and "\n  name:" not in text
+    k = _users("generate-name-job.yaml")
+    (w,) = k.workloads
+    assert w["name"] == "Job/default/tas-sample-job-"
+    (warn,) = [x for x in w["warnings"] if x["field"] == "metadata.generateName"]
+    assert "five random characters" in warn["message"]
+    assert any(line.startswith("Job/default/tas-sample-job-: metadata.generateName: ")
+               for line in k.warnings)
+    # Selected by that name, kubectl style, as any other.
+    named = _users("generate-name-job.yaml", workload="job/tas-sample-job-", namespace="default")
+    assert [x["name"] for x in named.workloads] == ["Job/default/tas-sample-job-"]
+    # parallelism 3 pods of 3 CPUs, rack required: nodes of 8 CPUs hold 2 each, so 2 + 1
+    # in one rack.
+    g = k.gang("tas-sample-job-")
+    assert [(r.count, r.requests["cpu"]) for r in g.roles] == [(3, gang.Quantity(3))]
+    assert g.required == KRACK
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 3 and sorted(p.nodes.values()) == [1, 2]
+    assert len(_racks(p.nodes)) == 1
+
+
+# 2. objects without a namespace
+
+def test_objects_without_a_namespace_are_put_in_the_one_given_else_default():
+    text = (USERS / "podgroup-no-namespace.yaml").read_text()
+    # As written: the group and three pods name no namespace, one pod names default.
+    assert text.count("kind: Pod\n") == 4 and text.count("namespace: default") == 1
+    assert "minMember: 3" in text
+    for kw in ({}, {"namespace": "default"}):
+        k = _users("podgroup-no-namespace.yaml", **kw)
+        (w,) = k.workloads  # the group met all four pods: one workload
+        assert w["name"] == "PodGroup/default/nginx", kw
+        assert (w["members"], w["minimum"]) == (4, 3), kw  # minMember kept
+        assert sorted(p["name"] for p in w["member_pods"]) == [f"nginx-{i}" for i in range(4)]
+        assert {p["namespace"] for p in w["member_pods"]} == {"default"}
+        # Cluster-scoped objects stay without one.
+        assert all(o["namespace"] is None for o in k.objects if o["kind"] == "Node")
+        assert all(o["namespace"] == "default" for o in k.objects if o["kind"] != "Node")
+    # namespace="ml": the objects naming none move there; the pod written in default stays.
+    k = _users("podgroup-no-namespace.yaml", namespace="ml")
+    assert [w["name"] for w in k.workloads] == ["PodGroup/ml/nginx", "PodGroup/default/nginx"]
+    ml = k.workloads[0]
+    assert (ml["members"], ml["minimum"]) == (3, 3)
+    assert {p["namespace"] for p in ml["member_pods"]} == {"ml"}
+    # A workload named in the namespace given is found there.
+    one = _users("podgroup-no-namespace.yaml", workload="podgroup/nginx", namespace="ml")
+    assert [w["name"] for w in one.workloads] == ["PodGroup/ml/nginx"]
+    # Placing by its full name reads the objects again in the same namespace.
+    assert k.place_parts("PodGroup/ml/nginx") == []
+
+
+def test_member_pods_without_requests_give_one_warning_with_the_count():
+    text = (USERS / "podgroup-no-namespace.yaml").read_text().replace(
+        ', resources: {requests: {cpu: "1"}}', "")
+    assert "resources" not in text
+    k = _users(("pg.yaml", text))
+    (w,) = k.workloads
+    notes = [x for x in w["warnings"] if "request nothing" in x["message"]]
+    assert len(notes) == 1, notes
+    # 4 pods: one named, "and 3 more".
+    assert notes[0]["message"].endswith("(and 3 more pods)"), notes
+
+
+# 3. more kinds
+
+def _roles(w):
+    return [(r["name"], r["members"]) for r in w["roles"]]
+
+
+def _by_name(k, name):
+    (w,) = [w for w in k.workloads if w["object"]["name"] == name]
+    return w
+
+
+def test_a_leader_worker_set_is_one_group_of_size_pods_leader_first():
+    text = (USERS / "lws.yaml").read_text()
+    assert "apiVersion: leaderworkerset.x-k8s.io/v1" in text
+    assert "size: 4" in text and "replicas: 2" in text
+    k = _users("lws.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("LeaderWorkerSet/default/vllm", "leader-worker-set")
+    assert w["object"]["api_version"] == "leaderworkerset.x-k8s.io/v1"
+    # size 4: the leader and 3 workers; the 2 replicas are independent gangs (a warning).
+    assert _roles(w) == [("leader", 1), ("worker", 3)]
+    assert (w["members"], w["minimum"]) == (4, 4)
+    assert all(r["constrained"] for r in w["roles"])
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    assert any(x["field"] == "spec.replicas" and "2 groups of 4" in x["message"]
+               for x in w["warnings"])
+    # Both templates share one podset-group-name: no "stricter than Kueue" warning.
+    assert not any("stricter" in x["message"] for x in w["warnings"])
+    g = k.gang("vllm")
+    assert g.required == KRACK
+    assert [(r.name, r.count) for r in g.roles] == [("leader", 1), ("worker", 3)]
+    assert g.roles[1].requests["nvidia.com/gpu"] == gang.Quantity(2)  # from the limit
+    # 3 workers × 2 GPUs = 6 of a rack's 8, the leader's 2 CPUs beside them.
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 4 and len(_racks(p.nodes)) == 1
+
+
+def test_jax_xgboost_and_paddle_jobs_are_read_by_replica_type():
+    k = _users("kubeflow-more.yaml")
+    jax = _by_name(k, "jax-simple")
+    assert (jax["framework"], jax["object"]["kind"], _roles(jax)) == (
+        "jax-job", "JAXJob", [("worker", 2)])
+    assert jax["kueue"] is True  # kueue.x-k8s.io/queue-name
+    xgb = _by_name(k, "xgboost-dist-iris")
+    assert (xgb["framework"], xgb["object"]["kind"]) == ("xg-boost-job", "XGBoostJob")
+    assert _roles(xgb) == [("master", 1), ("worker", 2)]
+    assert (xgb["members"], xgb["minimum"]) == (3, 3)
+    paddle = _by_name(k, "paddle-simple-gpu")
+    assert (paddle["framework"], paddle["object"]["kind"]) == ("paddle-job", "PaddleJob")
+    # 4 workers, schedulingPolicy.minAvailable 3.
+    assert (paddle["members"], paddle["minimum"]) == (4, 3)
+    assert paddle["minimum_field"] == "spec.runPolicy.schedulingPolicy.minAvailable"
+    assert {w["object"]["api_version"] for w in k.workloads} == {"kubeflow.org/v1"}
+    assert [g.name for g in k.gangs] == ["jax-simple", "xgboost-dist-iris", "paddle-simple-gpu"]
+
+
+def test_ray_clusters_count_the_head_and_replicas_times_hosts():
+    k = _users("ray.yaml")
+    rc = _by_name(k, "raycluster-kuberay")
+    assert rc["framework"] == "ray-cluster"
+    # 1 head + 2 replicas × numOfHosts 2.
+    assert _roles(rc) == [("head", 1), ("workergroup", 4)]
+    assert (rc["members"], rc["minimum"]) == (5, 5)
+    rj = _by_name(k, "rayjob-sample")
+    assert rj["framework"] == "ray-job"
+    # 1 head + 3 small-group workers; the submitter pod is not counted, and said so.
+    assert _roles(rj) == [("head", 1), ("small-group", 3)] and rj["members"] == 4
+    assert any(x["field"] == "spec.submitterPodTemplate" for x in rj["warnings"])
+    # A RayJob on an existing cluster names what to give instead.
+    text = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: on-existing}\nspec:\n"
+            "  clusterSelector: {ray.io/cluster: c}\n")
+    with pytest.raises(gang.InvalidScenario) as e:
+        gang.kube.load(("rj.yaml", text))
+    assert (e.value.kube_kind, e.value.field, e.value.object) == (
+        "invalid_value", "spec.rayClusterSpec", "RayJob/default/on-existing")
+
+
+def test_an_app_wrapper_is_the_pod_sets_of_its_components():
+    k = _users("appwrapper.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("AppWrapper/default/sample-aw", "app-wrapper")
+    # Component 0: a Job's template × 2; component 1: a PyTorchJob's Master × 1, Worker × 2.
+    assert _roles(w) == [("job0", 2), ("pytorchjob1", 1), ("pytorchjob1-1", 2)]
+    assert w["members"] == 5
+    g = k.gang("sample-aw")
+    assert g.roles[2].requests["nvidia.com/gpu"] == gang.Quantity(1)
+    assert g.roles[0].requests["cpu"] == gang.Quantity(1)
+    # A path naming nothing is refused at the pod set.
+    text = (USERS / "appwrapper.yaml").read_text().replace("Worker.template}", "Wrkr.template}")
+    with pytest.raises(gang.GangError) as e:
+        gang.kube.load(("aw.yaml", text))
+    assert (e.value.field, e.value.value) == (
+        "spec.components[1].podSets[1].path", "template.spec.pytorchReplicaSpecs.Wrkr.template")
+
+
+def test_kueue_plain_pods_with_a_group_name_are_one_gang():
+    text = (USERS / "kueue-pod-group.yaml").read_text()
+    assert text.count("kueue.x-k8s.io/pod-group-name: sample-group") == 3
+    assert text.count('kueue.x-k8s.io/pod-group-total-count: "3"') == 3
+    k = _users("kueue-pod-group.yaml")
+    (w,) = k.workloads
+    assert (w["name"], w["framework"]) == ("PodGroup/default/sample-group", "kueue-pod-group")
+    assert (w["members"], w["minimum"]) == (3, 3)
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    # 3 pods of 3 CPUs: 2 fit on a node of 8, so 2 + 1 in one rack.
+    p = k.inventory.place(k.gang("sample-group"))
+    assert sorted(p.nodes.values()) == [1, 2] and len(_racks(p.nodes)) == 1
+    # The pods say 4, 3 are there: the members_found check fails.
+    k = _users(("g.yaml", text.replace('total-count: "3"', 'total-count: "4"')))
+    (c,) = [c for c in k.workloads[0]["checks"] if c["id"] == "members_found"]
+    assert c["status"] == "error", c
+    # Pods disagreeing on the count: refused, naming the pod.
+    with pytest.raises(gang.GangError) as e:
+        _users(("g.yaml", text.replace('total-count: "3"', 'total-count: "2"', 1)))
+    assert e.value.object == "Pod/default/sample-worker-1"
+    assert e.value.field == "metadata.annotations.kueue.x-k8s.io/pod-group-total-count"
+
+
+@pytest.mark.parametrize("file, workload", [
+    ("lws.yaml", "leaderworkerset/vllm"),
+    ("kubeflow-more.yaml", "jaxjob/jax-simple"),
+    ("ray.yaml", "raycluster/raycluster-kuberay"),
+    ("appwrapper.yaml", "appwrapper/sample-aw"),
+    ("kueue-pod-group.yaml", "podgroup/sample-group"),
+])
+def test_the_new_kinds_are_placed_when_named(file, workload):
+    k = _users(file, workload=workload)
+    (g,) = k.gangs
+    assert g.name == workload.split("/")[1]
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == k.workloads[0]["members"]
+
+
+def test_an_unsupported_kind_is_named_with_its_api_version_file_and_what_is_read():
+    k = _users("deployment.yaml")
+    assert k.workloads == [] and k.gangs == []
+    (u,) = k.unread
+    path = str(USERS / "deployment.yaml")
+    assert (u["kind"], u["api_version"], u["source"], u["object"]) == (
+        "Deployment", "apps/v1", path, "Deployment/web")
+    assert u["message"].startswith(
+        f"Kind Deployment (apiVersion apps/v1) in {path} is not a workload gang reads; supported: ")
+    for kind in ("LeaderWorkerSet", "JAXJob", "XGBoostJob", "PaddleJob", "AppWrapper", "RayJob",
+                 "RayCluster", "kueue.x-k8s.io/pod-group-name"):
+        assert kind in u["message"], kind
+    assert f"Deployment/web: kind: {u['message']}" in k.warnings
+    # Asked for by name: the error says the same.
+    with pytest.raises(gang.InvalidRequest) as e:
+        _users("deployment.yaml", workload="deployment/web")
+    assert e.value.field == "workload" and u["message"] in str(e.value)
+    # Read kinds are not listed.
+    assert _users("lws.yaml").unread == []
+
+
+# 4. what admission adds
+
+def _split_docs(text):
+    return [d for d in text.split("\n---\n")]
+
+
+def test_a_limit_range_gives_containers_without_requests_its_defaults():
+    text = (USERS / "limitrange-pi.yaml").read_text()
+    assert "defaultRequest: {cpu: 0.5}" in text and "resources:" not in text
+    k = _users("limitrange-pi.yaml")
+    (w,) = k.workloads
+    # defaultRequest cpu 0.5: the pod counts 500m, not just `pods 1`.
+    assert k.gang("pi").roles[0].requests["cpu"] == gang.Quantity("500m")
+    assert any("LimitRange default/cpu-limit-range" in x["message"] for x in w["warnings"])
+    # Without the LimitRange: nothing requested, and a warning says what to give.
+    limit_range, job = text.split("---")[:2]
+    assert "kind: LimitRange" in limit_range and "kind: Job" in job
+    k = _users(("pi.yaml", job))
+    (w,) = k.workloads
+    assert "cpu" not in k.gang("pi").roles[0].requests
+    (warn,) = [x for x in w["warnings"] if x["field"] == "spec.template.spec.containers"]
+    assert "no LimitRange of namespace default" in warn["message"]
+    # A LimitRange of another namespace does not apply.
+    other = text.replace("metadata: {name: cpu-limit-range}",
+                         "metadata: {name: cpu-limit-range, namespace: other}")
+    assert other != text
+    assert "cpu" not in _users(("lr.yaml", other)).gang("pi").roles[0].requests
+
+
+def test_a_limit_range_keeps_what_a_container_sets():
+    # A cpu limit of 2 and no cpu request: the API server made the request 2 (the limit);
+    # the LimitRange's 0.5 does not replace it.
+    text = (USERS / "limitrange-pi.yaml").read_text().replace(
+        "        image: perl:5.34.0",
+        '        image: perl:5.34.0\n        resources: {limits: {cpu: "2"}, requests: {memory: 1Gi}}')
+    requests = _users(("pi.yaml", text)).gang("pi").roles[0].requests
+    assert (requests["cpu"], requests["memory"]) == (gang.Quantity(2), gang.Quantity("1Gi"))
+
+
+def test_a_runtime_class_adds_its_pod_overhead():
+    text = (USERS / "runtimeclass.yaml").read_text()
+    assert "podFixed: {memory: 120Mi, cpu: 250m}" in text
+    assert 'requests: {cpu: "2", memory: 100Mi}' in text
+    k = _users("runtimeclass.yaml")
+    (w,) = k.workloads
+    r = k.gang("sandboxed").roles[0]
+    # 2 CPUs + 250m overhead; 100Mi + 120Mi memory; parallelism 2.
+    assert (r.count, r.requests["cpu"], r.requests["memory"]) == (
+        2, gang.Quantity("2250m"), gang.Quantity("220Mi"))
+    # Without the RuntimeClass: the overhead is unknown, and said so.
+    job = text.split("---")[1]
+    k = _users(("job.yaml", job))
+    assert k.gang("sandboxed").roles[0].requests["cpu"] == gang.Quantity(2)
+    assert any(x["field"] == "spec.template.spec.runtimeClassName"
+               for x in k.workloads[0]["warnings"])
+
+
+# 5. constraints that must not be dropped
+
+def test_jobset_exclusive_topology_puts_each_child_job_alone_in_a_rack():
+    text = (USERS / "jobset-exclusive.yaml").read_text()
+    assert f"exclusive-topology: {KRACK}" in text
+    assert "replicas: 3" in text and "parallelism: 2" in text
+    # 3 Jobs of 2 pods, 2 racks: JobSet leaves one pending, though 6 CPUs fit in a rack.
+    k = _users("jobset-exclusive.yaml")
+    (w,) = k.workloads
+    assert w["topology"]["exclusive"]["size"] == 2
+    assert w["topology"]["exclusive"]["level"] == {"key": KRACK}
+    (check,) = [c for c in w["checks"] if c["id"] == "exclusive_jobs"]
+    assert check["status"] == "error" and "2 have room" in check["message"], check
+    assert [p["name"] for p in w["parts"]] == ["workers-0", "workers-1", "workers-2"]
+    # No distinct racks for the three: no part placed. (gang-kube's Cluster::place says
+    # Unschedulable; the gang.Gang alone carries no exclusivity, so only this check and
+    # place_parts say it.)
+    assert k.place_parts("exclusive-placement") == []
+    # 2 Jobs: one rack each.
+    k = _users(("js.yaml", text.replace("replicas: 3", "replicas: 2")))
+    (w,) = k.workloads
+    (check,) = [c for c in w["checks"] if c["id"] == "exclusive_jobs"]
+    assert check["status"] == "ok", check
+    assert sum(k.inventory.place(k.gang("exclusive-placement")).nodes.values()) == 4
+
+
+VOLCANO_HARD = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: network-topology-job, namespace: default}
+spec:
+  schedulerName: volcano
+  minAvailable: 2
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  tasks:
+  - name: t0
+    replicas: 2
+    template:
+      spec:
+        containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_volcano_hard_network_topology_without_levels_is_an_error_naming_it():
+    # Nodes without topology labels: tier 2 names no level.
+    k = gang.kube.load(("v.yaml", VOLCANO_HARD))
+    (w,) = k.workloads
+    assert w["framework"] == "volcano-job" and w["gang"] is None
+    assert w["error"]["kind"] == "unknown_level"
+    assert w["error"]["field"] == "spec.networkTopology.highestTierAllowed"
+    assert "no levels" in w["error"]["message"]
+    assert any("no gang" in line and "highestTierAllowed" in line for line in k.warnings)
+    with pytest.raises(gang.InvalidRequest) as e:
+        gang.kube.load(("v.yaml", VOLCANO_HARD), workload="job/network-topology-job")
+    assert e.value.field == "spec.networkTopology.highestTierAllowed"
+    # Soft mode stays a preference: placed anywhere.
+    k = gang.kube.load(("v.yaml", VOLCANO_HARD.replace("mode: hard", "mode: soft")))
+    assert k.inventory.place(k.gang("network-topology-job")).nodes == {"n1": 2}
+
+
+def test_a_jobset_joining_a_pod_group_takes_its_topology_and_minimum():
+    text = (USERS / "jobset-scheduling-group.yaml").read_text()
+    assert "schedulingGroup: {podGroupName: js-group}" in text and "minCount: 4" in text
+    k = _users("jobset-scheduling-group.yaml")
+    (w,) = k.workloads
+    assert w["name"] == "JobSet/default/js"
+    assert w["topology"]["required"]["level"] == {"key": KRACK}
+    assert w["topology"]["required"]["field"].startswith(
+        "PodGroup/default/js-group: spec.schedulingConstraints")
+    # 2 Jobs × 2 pods, gang minCount 4.
+    assert (w["members"], w["minimum"]) == (4, 4)
+    # 4 pods × 2 GPUs = 8: exactly one rack (2 nodes × 4 GPUs).
+    g = k.gang("js")
+    assert g.required == KRACK
+    p = k.inventory.place(g)
+    assert sum(p.nodes.values()) == 4 and len(_racks(p.nodes)) == 1
+
+
+# 7. GKE's ExtendedResourceToleration, as an option
+
+def test_extended_resource_toleration_is_off_by_default_and_an_option():
+    text = (USERS / "gke-gpu-taint.yaml").read_text()
+    assert text.count("taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]") == 2
+    # Vanilla: the GPU taint keeps both nodes away.
+    k = gang.kube.load(USERS / "gke-gpu-taint.yaml")
+    (note,) = [m for m in k.report["warnings"] if "ExtendedResourceToleration" in m]
+    assert "off (a vanilla kube-apiserver)" in note and "2 node(s)" in note, note
+    assert f"cluster: {note}" in k.warnings
+    with pytest.raises(gang.Unschedulable):
+        k.inventory.place(k.gang("cuda"))
+    # As GKE: the pods tolerate it; parallelism 2 of 1 GPU on the two 1-GPU nodes.
+    k = gang.kube.load(USERS / "gke-gpu-taint.yaml", extended_resource_toleration=True)
+    assert any("ExtendedResourceToleration on" in m for m in k.report["warnings"])
+    assert k.inventory.place(k.gang("cuda")).nodes == {"gpu-1": 1, "gpu-2": 1}
+    assert k.place_parts("cuda") == []  # placed as one gang, with the option kept
+    # No such taint: nothing to say.
+    assert not any("ExtendedResourceToleration" in m for m in _users().report["warnings"])

@@ -871,16 +871,21 @@ def _kube_load(
     topology: None | str | Sequence[str] | Mapping[str, str] = None,
     workload: str | None = None,
     namespace: str | None = None,
+    extended_resource_toleration: bool = False,
 ) -> str: ...
 def _kube_place_parts(
     *sources: Any,
     workload: str,
     inventory: Inventory,
     topology: None | str | Sequence[str] | Mapping[str, str] = None,
+    namespace: str | None = None,
+    extended_resource_toleration: bool = False,
 ) -> str: ...
 def _kube_place(
     *sources: Any,
     workload: str,
     inventory: Inventory,
     topology: None | str | Sequence[str] | Mapping[str, str] = None,
+    namespace: str | None = None,
+    extended_resource_toleration: bool = False,
 ) -> Placement: ...

@@ -98,6 +98,10 @@ class Loaded:
       by reason, taints, level coverage, pod counts, warnings);
     - ``warnings``: every warning as one line (``Job/ml/train: field: message``);
     - ``objects``: every object found (kind, name, source, position);
+    - ``unread``: the objects of kinds gang does not read (a Deployment): ``object``,
+      ``kind``, ``api_version``, ``source``, ``position`` and ``message`` (naming the
+      kind, its apiVersion and the file, and listing the kinds read; also a line of
+      ``warnings``);
     - ``document``: the cluster in the scenario format (``{"topology", "nodes"}``),
       e.g. for ``gang.sim.simulate``.
 
@@ -106,10 +110,14 @@ class Loaded:
     """
 
     def __init__(self, text: str, sources: Sequence[Source] = (),
-                 topology: TopologySpec = None) -> None:
+                 topology: TopologySpec = None,
+                 extended_resource_toleration: bool = False,
+                 namespace: str | None = None) -> None:
         # The inputs, kept (not copied) for place_parts, which reads them again.
         self._sources = tuple(sources)
         self._topology = topology
+        self._extended_resource_toleration = extended_resource_toleration
+        self._namespace = namespace
         out = json.loads(text)
         self.document: dict[str, Any] = out["cluster"]
         self.inventory: Inventory = Inventory.from_json(json.dumps(self.document))
@@ -118,7 +126,9 @@ class Loaded:
                                   for w in self.workloads if w["gang"] is not None]
         self.report: dict[str, Any] = out["report"]
         self.objects: list[dict[str, Any]] = out["objects"]
+        self.unread: list[dict[str, Any]] = out["unread"]
         warnings = [f"cluster: {w}" for w in self.report.get("warnings", [])]
+        warnings += [f"{u['object']}: kind: {u['message']}" for u in self.unread]
         for w in self.workloads:
             warnings += [f"{w['name']}: {x['field']}: {x['message']}" for x in w["warnings"]]
             if w["error"] is not None:
@@ -192,7 +202,8 @@ class Loaded:
         w = self._workload(name)
         return _gang._kube_place(*self._sources, workload=w["name"],
                                  inventory=self.inventory if inventory is None else inventory,
-                                 topology=self._topology)
+                                 topology=self._topology, namespace=self._namespace,
+                                 extended_resource_toleration=self._extended_resource_toleration)
 
     def place_parts(self, name: str, inventory: Inventory | None = None) -> list[dict[str, Any]]:
         """Places the workload named ``name`` (its ``metadata.name``, or
@@ -207,7 +218,7 @@ class Loaded:
         ``node``, ``count``) — ``None`` for a part not placed — and ``message`` (its
         diagnosis, ``None`` when placed). ``[]`` for a workload placed as one gang
         (``parts`` empty), and for exclusive child Jobs that find no distinct domains
-        (place the gang to see why). Nothing is reserved.
+        (``place`` says why). Nothing is reserved.
 
         ``inventory`` defaults to ``self.inventory`` as it is now (with what was
         reserved on it since). The objects are read again from the sources given to
@@ -222,7 +233,8 @@ class Loaded:
         return list(json.loads(_gang._kube_place_parts(
             *self._sources, workload=w["name"],
             inventory=self.inventory if inventory is None else inventory,
-            topology=self._topology)))
+            topology=self._topology, namespace=self._namespace,
+            extended_resource_toleration=self._extended_resource_toleration)))
 
     def __repr__(self) -> str:
         return (f"Loaded(nodes={len(self.inventory)}, gangs={[g.name for g in self.gangs]}, "
@@ -230,16 +242,23 @@ class Loaded:
 
 
 def load(*sources: Source, topology: TopologySpec = None, workload: str | None = None,
-         namespace: str | None = None) -> Loaded:
+         namespace: str | None = None, extended_resource_toleration: bool = False) -> Loaded:
     """Reads Kubernetes objects from files and texts (JSON or YAML: single objects,
     ``List``s, ``kubectl … -o json`` output, multi-document YAML) into a ``Loaded``:
     ``inventory``, ``gangs``, ``workloads``, ``report``, ``warnings``.
 
     ``topology``: see ``TopologySpec`` (default: a Kueue Topology if there is one, else
     detected from the node labels; the report says what was chosen and why).
+    ``namespace``: as ``kubectl apply -n``, every object naming no namespace is put in
+    it, else in ``default`` (a PodGroup and its pods written without one then meet).
     ``workload`` (kubectl style: ``job/train``, ``pytorchjobs/llama``, a bare name) and
     ``namespace`` keep only that workload; then its member pods already bound are not
     counted as usage, and a gang that cannot be built raises instead of being left out.
+    ``extended_resource_toleration`` (default off, as a vanilla kube-apiserver): pods
+    requesting an extended resource (``nvidia.com/gpu``…) tolerate the ``NoSchedule``
+    taint of that name, as GKE's ExtendedResourceToleration admission adds — gang-kube's
+    ``ClusterOptions::extended_resource_toleration``, the CLI's
+    ``--extended-resource-toleration``; the report's warnings say which was used.
 
     Invalid input raises a ``gang.GangError`` class naming the file, the object and the
     field (attributes ``file``, ``object``, ``location``, ``field``, ``value``,
@@ -257,5 +276,6 @@ def load(*sources: Source, topology: TopologySpec = None, workload: str | None =
     """
     # The inputs are read by the extension (the same reader as Inventory.from_kube and
     # Gang.from_kube): paths, texts, (name, text) pairs, parsed objects.
-    return Loaded(_gang._kube_load(*sources, topology=topology, workload=workload, namespace=namespace),
-                  sources, topology)
+    return Loaded(_gang._kube_load(*sources, topology=topology, workload=workload, namespace=namespace,
+                                   extended_resource_toleration=extended_resource_toleration),
+                  sources, topology, extended_resource_toleration, namespace)
