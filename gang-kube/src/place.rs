@@ -322,6 +322,17 @@ impl Cluster {
     /// [`ErrorKind::InvalidMinimum`] when the workload has no members or a minimum above
     /// them (the group can never become ready: see its checks).
     pub fn gang_for(&self, w: &WorkloadGang) -> Result<Gang, Error> {
+        if w.object.name.is_empty() {
+            // Refused here, not by gang-core's `gang.name` when the gang is used: a
+            // face that builds every workload's gang (Python's `gang.kube.load`) gets
+            // this workload's error, not a failure of the whole read.
+            return Err(at_object(
+                ErrorKind::InvalidValue,
+                &w.object,
+                "the object has neither metadata.name nor metadata.generateName",
+            )
+            .with_field("metadata.name"));
+        }
         if w.members == 0 || w.roles.is_empty() {
             return Err(at_object(
                 ErrorKind::InvalidMinimum,

@@ -91,6 +91,10 @@ fn an_object_with_neither_name_is_refused_at_metadata_name_not_a_gang_core_path(
         "{err}"
     );
     assert!(!err.to_string().contains("gang.name"), "{err}");
+    // Refused when its gang is built, so a face building every workload's gang reports
+    // this one's error rather than failing the whole read.
+    let err = c.gang_for(&w).unwrap_err();
+    assert_eq!(err.field(), Some("metadata.name"), "{err}");
 }
 
 #[test]

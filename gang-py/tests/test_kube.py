@@ -909,3 +909,15 @@ def test_extended_resource_toleration_is_off_by_default_and_an_option():
     assert k.place_parts("cuda") == []  # placed as one gang, with the option kept
     # No such taint: nothing to say.
     assert not any("ExtendedResourceToleration" in m for m in _users().report["warnings"])
+
+
+def test_an_object_with_neither_name_is_that_workloads_error_not_the_whole_reads():
+    # generate-name-job.yaml with its generateName taken away: the Job has no name.
+    text = (USERS / "generate-name-job.yaml").read_text()
+    assert "generateName: tas-sample-job-" in text
+    text = text.replace("generateName: tas-sample-job-", "labels2: {}")
+    k = gang.kube.load(USERS / "nodes-racks.yaml", ("job.yaml", text))
+    (w,) = k.workloads
+    assert w["gang"] is None and k.gangs == []
+    assert w["error"]["field"] == "metadata.name"
+    assert "neither metadata.name nor metadata.generateName" in w["error"]["message"]
