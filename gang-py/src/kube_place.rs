@@ -21,26 +21,41 @@ use crate::state::Source;
 
 /// What `_kube_load` was given besides the sources: the topology, the namespace for
 /// objects naming none, ExtendedResourceToleration.
-struct Read<'a> {
-    topology: &'a str,
-    namespace: Option<&'a str>,
+struct Read {
+    topology: String,
+    namespace: Option<String>,
     extended_toleration: bool,
+}
+
+impl Read {
+    /// The private functions' keyword arguments, converted at the edge.
+    fn new(
+        topology: Option<&Bound<'_, PyAny>>,
+        namespace: Option<&str>,
+        extended_toleration: bool,
+    ) -> PyResult<Read> {
+        Ok(Read {
+            topology: topology_arg(topology)?,
+            namespace: namespace.map(str::to_owned),
+            extended_toleration,
+        })
+    }
 }
 
 /// The cluster of `sources` (read as `_kube_load` reads them) and its workload named
 /// `name` (`Kind/namespace/name`, exactly as `_kube_load` names it).
 fn cluster_and_workload(
     sources: &[(String, String)],
-    read: &Read<'_>,
+    read: &Read,
     name: &str,
 ) -> Result<(Cluster, WorkloadGang), LoadError> {
-    let topology = read.topology;
+    let topology = read.topology.as_str();
     let mut objects = Objects::new();
     for (source, text) in sources {
         objects.add(source, text)?;
     }
     // The namespace `_kube_load` applied (`name` is the name it gave).
-    objects.apply_namespace(read.namespace.unwrap_or("default"));
+    objects.apply_namespace(read.namespace.as_deref().unwrap_or("default"));
     let spec: Value = serde_json::from_str(topology)
         .map_err(|e| LoadError::Arg("topology", topology.to_owned(), e.to_string()))?;
     let source =
@@ -66,7 +81,7 @@ fn cluster_and_workload(
 /// not fit.
 fn place_parts(
     sources: &[(String, String)],
-    read: &Read<'_>,
+    read: &Read,
     name: &str,
     inventory: &Inventory,
 ) -> Result<String, LoadError> {
@@ -114,14 +129,9 @@ pub fn _kube_place_parts(
     extended_resource_toleration: bool,
 ) -> PyResult<String> {
     let sources = read_sources(sources)?;
-    let topology = topology_arg(topology)?;
+    let read = Read::new(topology, namespace, extended_resource_toleration)?;
     let inv = inventory.state.with_inventory(Inventory::clone);
     let workload = workload.to_owned();
-    let read = Read {
-        topology: &topology,
-        namespace,
-        extended_toleration: extended_resource_toleration,
-    };
     py.detach(|| guard(|| place_parts(&sources, &read, &workload, &inv)))?
         .map_err(load_error)
 }
@@ -149,14 +159,9 @@ pub fn _kube_place(
     extended_resource_toleration: bool,
 ) -> PyResult<PyPlacement> {
     let sources = read_sources(sources)?;
-    let topology = topology_arg(topology)?;
+    let read = Read::new(topology, namespace, extended_resource_toleration)?;
     let workload = workload.to_owned();
     let state = inventory.state.clone();
-    let read = Read {
-        topology: &topology,
-        namespace,
-        extended_toleration: extended_resource_toleration,
-    };
     let answer = py.detach(|| {
         guard(|| {
             let (cluster, w) = cluster_and_workload(&sources, &read, &workload)?;

@@ -295,10 +295,9 @@ def test_podsets_sharing_a_group_name_are_one_gang_not_parts():
         k.inventory.place(k.gang("tas-example-jobset"))
 
 
-def test_a_later_podset_that_does_not_fit_is_the_last_part():
-    # Workers 1 Job × 6 pods, then eval 6 pods, each asking for a rack: the leader (4)
-    # fills a node of one rack, the 6 workers take the other rack (8 free), leaving
-    # 4 and 2 GPUs: eval's 6 fit in no rack.
+def _podsets_with_eval() -> str:
+    """kueue-podsets.yaml with 1 worker Job of 6 pods and a third PodSet, eval (6 pods of
+    1 GPU, a rack each)."""
     text = (USERS / "kueue-podsets.yaml").read_text().replace(
         "replicas: 2\n", "replicas: 1\n").replace(
         "completions: 4\n        parallelism: 4", "completions: 6\n        parallelism: 6")
@@ -307,6 +306,14 @@ def test_a_later_podset_that_does_not_fit_is_the_last_part():
              "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
              "          spec:\n            containers:\n"
              "            - {name: e, image: busybox, resources: {limits: {nvidia.com/gpu: \"1\"}}}\n")
+    return text
+
+
+def test_a_later_podset_that_does_not_fit_is_the_last_part():
+    # Workers 1 Job × 6 pods, then eval 6 pods, each asking for a rack: the leader (4)
+    # fills a node of one rack, the 6 workers take the other rack (8 free), leaving
+    # 4 and 2 GPUs: eval's 6 fit in no rack.
+    text = _podsets_with_eval()
     k = _podsets(text)
     (w,) = k.workloads
     assert [(p["name"], p["members"]) for p in w["parts"]] == [
@@ -469,14 +476,7 @@ def test_place_of_kueue_podsets_is_placed_and_the_first_part_that_fails_is_the_a
     # (4) takes a node of one rack, the workers (6) the other rack, leaving 4 and 2
     # GPUs; eval's 6 fit in no rack. The answer is eval's diagnosis, though the whole
     # gang alone (4 + 6 + 6 = 16 GPUs, only the workers constrained) fits.
-    text = (USERS / "kueue-podsets.yaml").read_text().replace(
-        "replicas: 2\n", "replicas: 1\n").replace(
-        "completions: 4\n        parallelism: 4", "completions: 6\n        parallelism: 6")
-    text += ("  - name: eval\n    replicas: 1\n    template:\n      spec:\n        parallelism: 6\n"
-             "        template:\n          metadata:\n            annotations:\n"
-             "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
-             "          spec:\n            containers:\n"
-             "            - {name: e, image: busybox, resources: {limits: {nvidia.com/gpu: \"1\"}}}\n")
+    text = _podsets_with_eval()
     k3 = _podsets(text)
     with pytest.raises(gang.Unschedulable) as e:
         k3.place("tas-example-jobset")
