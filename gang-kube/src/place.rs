@@ -113,11 +113,17 @@ fn request_error(w: &WorkloadGang, e: gang_core::Error) -> Error {
     if e.field() == "gang.name" && w.object.name.is_empty() {
         reason = "the object has neither metadata.name nor metadata.generateName".into();
     }
+    // Every role's minimum 0 (Volcano tasks' minAvailable 0): said in the object's terms.
+    if e.field() == "gang.roles" {
+        reason = "no member is required: the minimum is 0 for every role; give at least one role a minimum of 1 or more".into();
+    }
     let mut err = at_object(ErrorKind::Core, &w.object, reason);
     if let Some(f) = field {
         err = err.with_field(f);
     }
-    if let gang_core::Error::InvalidRequest { value, .. }
+    if e.field() == "gang.roles" {
+        err = err.with_value("0");
+    } else if let gang_core::Error::InvalidRequest { value, .. }
     | gang_core::Error::Contradictory { value, .. } = &e
     {
         err = err.with_value(value.clone());
@@ -129,6 +135,9 @@ fn request_error(w: &WorkloadGang, e: gang_core::Error) -> Error {
 fn kube_field(w: &WorkloadGang, core: &str) -> Option<String> {
     if core == "gang.name" {
         return Some("metadata.name".into());
+    }
+    if core == "gang.roles" && w.minimum_field != "members" {
+        return Some(w.minimum_field.clone());
     }
     if let Some(rest) = core.strip_prefix("gang.roles[") {
         let (name, part) = rest.split_once(']').unwrap_or((rest, ""));

@@ -454,12 +454,20 @@ fn coscheduling_minimum_above_the_pods_found_never_becomes_ready() {
 
 #[test]
 fn elastic_group_minimum_shrinks_the_largest_role() {
-    let text = fs::read_to_string(format!(
+    let kueue = fs::read_to_string(format!(
         "{}/tests/fixtures/pytorchjob.yaml",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap()
     .replace("minAvailable: 4", "minAvailable: 2");
+    // Not managed by Kueue (no queue label, no Kueue annotation): minAvailable is the
+    // gang scheduler's minimum.
+    let text = kueue
+        .replace("    kueue.x-k8s.io/queue-name: a3-queue\n", "")
+        .replace(
+            "kueue.x-k8s.io/podset-required-topology",
+            "example.com/note",
+        );
     let objects = Objects::parse("pytorchjob.yaml", &text).unwrap();
     let w = &workloads(&objects).unwrap()[0];
     // 4 members, minimum 2: the shortfall of 2 comes from the workers; the master stays.
@@ -475,6 +483,22 @@ fn elastic_group_minimum_shrinks_the_largest_role() {
     ));
     let m = w.checks.iter().find(|c| c.id == "minimum").unwrap();
     assert_eq!(m.status, CheckStatus::Warning);
+    // Managed by Kueue, the job is admitted whole (Kueue has no partial admission for a
+    // PyTorchJob and never reads minAvailable): all 4 are placed, and the warning says
+    // why minAvailable 2 is left aside.
+    let objects = Objects::parse("pytorchjob.yaml", &kueue).unwrap();
+    let w = &workloads(&objects).unwrap()[0];
+    assert_eq!((w.members, w.minimum), (4, 4));
+    assert!(w.roles.iter().all(|r| r.min_count.is_none()));
+    let x = w
+        .warnings
+        .iter()
+        .find(|x| x.field == "spec.runPolicy.schedulingPolicy.minAvailable")
+        .expect("a warning on minAvailable");
+    assert!(
+        x.message.contains("Kueue admits the whole workload"),
+        "{x:?}"
+    );
 }
 
 #[test]

@@ -284,3 +284,292 @@ fn parts_list_what_each_part_asks_before_placing() {
     assert!(asked(&with_nodes(&grouped)).is_empty());
     assert!(asked(&with_nodes(&fixture("volcano-partitions.yaml"))).is_empty());
 }
+
+// ---------------------------------------------------------------------------------------
+// PodSet minCount, a Kueue-managed workload's minimum, and what Kueue's webhooks refuse
+// (kubernetes-sigs/kueue pkg/controller/jobframework/tas_validation.go,
+// pkg/controller/jobs/job/job_webhook.go).
+
+/// The node count of each rack a placement uses.
+fn per_rack(p: &gang_core::Placement) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for (n, k) in p.node_counts() {
+        match out.iter_mut().find(|(r, _)| *r == n[..2]) {
+            Some((_, c)) => *c += k,
+            None => out.push((n[..2].to_owned(), k)),
+        }
+    }
+    out
+}
+
+#[test]
+fn a_jobs_podset_min_count_places_as_many_as_a_rack_holds_down_to_it() {
+    // 6 pods of 2 GPUs, at least 4, one rack of 8 GPUs: Kueue admits 4 (the largest
+    // count from 4 to 6 that a rack holds), and so does gang.
+    let o = with_nodes(&fixture("kueue-partial-admission.yaml"));
+    let w = only(&o);
+    assert_eq!((w.members, w.minimum), (6, 4));
+    assert_eq!(
+        w.minimum_field,
+        "metadata.annotations.kueue.x-k8s.io/job-min-parallelism"
+    );
+    assert_eq!(w.roles[0].min_count, Some(4));
+    let (outcome, _) = placed_and_parts(&o);
+    let p = outcome.placement().expect("placed");
+    assert_eq!(p.member_count(), 4);
+    assert_eq!(per_rack(p).len(), 1, "{:?}", p.node_counts());
+    // 1 GPU a pod: all 6 fit a rack, and all 6 are placed.
+    let text = fixture("kueue-partial-admission.yaml").replace("gpu: \"2\"", "gpu: \"1\"");
+    let (outcome, _) = placed_and_parts(&with_nodes(&text));
+    assert_eq!(outcome.placement().expect("placed").member_count(), 6);
+    // 3 GPUs a pod: a rack holds 2, fewer than 4: pending, as in Kueue.
+    let text = fixture("kueue-partial-admission.yaml").replace("gpu: \"2\"", "gpu: \"3\"");
+    let (outcome, _) = placed_and_parts(&with_nodes(&text));
+    assert!(matches!(outcome, Outcome::Unschedulable(_)), "{outcome:?}");
+}
+
+#[test]
+fn a_jobs_podset_min_count_is_one_to_one_below_its_pods_as_kueues_webhook_says() {
+    for v in ["0", "6"] {
+        let text = fixture("kueue-partial-admission.yaml").replace(
+            "job-min-parallelism: \"4\"",
+            &format!("job-min-parallelism: \"{v}\""),
+        );
+        let err = workloads(&with_nodes(&text)).unwrap_err();
+        assert_eq!(
+            (err.field(), err.value()),
+            (
+                Some("metadata.annotations.kueue.x-k8s.io/job-min-parallelism"),
+                Some(v)
+            ),
+            "{err}"
+        );
+        assert!(
+            err.reason()
+                .starts_with("must be 1 to 5 (below the Job's 6 pods")
+                && err.reason().contains("remove it to admit all"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_kueue_managed_pytorchjob_is_admitted_whole_whatever_its_min_available() {
+    let o = with_nodes(&fixture("kueue-pytorchjob-min.yaml"));
+    let w = only(&o);
+    assert_eq!(
+        (w.members, w.minimum, w.minimum_field.as_str()),
+        (4, 4, "members")
+    );
+    assert!(w.roles.iter().all(|r| r.min_count.is_none()));
+    let x = w
+        .warnings
+        .iter()
+        .find(|x| x.field == "spec.runPolicy.schedulingPolicy.minAvailable")
+        .expect("a warning");
+    assert!(x.message.starts_with("minimum 2 is not Kueue's"), "{x:?}");
+    // 3 workers of 3 GPUs: one a node, a rack holds 2: pending, as Kueue leaves it.
+    let (outcome, _) = placed_and_parts(&o);
+    assert!(matches!(outcome, Outcome::Unschedulable(_)), "{outcome:?}");
+    // Without Kueue (no queue label, no Kueue annotation) minAvailable 2 is the gang
+    // scheduler's: the master and 1 worker at least, and 2 workers fit the rack.
+    let text = fixture("kueue-pytorchjob-min.yaml")
+        .replace("    kueue.x-k8s.io/queue-name: user-queue\n", "")
+        .replace(
+            "kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack",
+            "kai.scheduler/topology-required-placement: topology.kubernetes.io/rack",
+        );
+    let mut o = Objects::parse("nodes-racks.yaml", &fixture("nodes-racks.yaml")).unwrap();
+    o.add("pt.yaml", &text).unwrap();
+    o.apply_namespace("default");
+    let w = only(&o);
+    assert_eq!((w.members, w.minimum), (4, 2));
+}
+
+#[test]
+fn podsets_each_ask_their_own_preferred_required_and_slices() {
+    let o = with_nodes(&fixture("kueue-podsets-mixed.yaml"));
+    let w = only(&o);
+    let asked: Vec<(&str, Option<&Level>, Option<&Level>, Vec<u32>)> = w
+        .topology
+        .parts
+        .iter()
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.topology.required.as_ref().map(|l| &l.level),
+                p.topology.preferred.as_ref().map(|l| &l.level),
+                p.topology.slices.iter().map(|s| s.size).collect(),
+            )
+        })
+        .collect();
+    let (rack, block) = (
+        Level::Key("topology.kubernetes.io/rack".into()),
+        Level::Key("topology.kubernetes.io/block".into()),
+    );
+    assert_eq!(
+        asked,
+        [
+            ("leader", None, Some(&rack), vec![]),
+            ("workers", Some(&block), None, vec![2]),
+        ]
+    );
+    let (outcome, parts) = placed_and_parts(&o);
+    assert!(outcome.is_placed(), "{outcome:?}");
+    // The leader in one rack; the 4 workers in the block, each slice of 2 in one rack.
+    let leader = parts[0].outcome.placement().unwrap();
+    assert_eq!(per_rack(leader).len(), 1);
+    let workers = parts[1].outcome.placement().unwrap();
+    assert_eq!(workers.member_count(), 4);
+    assert!(
+        per_rack(workers).iter().all(|(_, k)| k % 2 == 0),
+        "{:?}",
+        workers.node_counts()
+    );
+    // 4 Jobs of 2 workers need the block's 16 GPUs, and the leader, placed first, took
+    // 1: the workers' part is the answer, and it does not fit.
+    let text = fixture("kueue-podsets-mixed.yaml").replace("replicas: 2\n", "replicas: 4\n");
+    let (outcome, parts) = placed_and_parts(&with_nodes(&text));
+    let Outcome::Unschedulable(d) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(d.roles[0].role, "workers", "{d}");
+    assert!(parts[0].outcome.is_placed());
+}
+
+/// The groups Kueue's webhook refuses, each named at a `podset-group-name` field with
+/// what to do; and a group of one PodSet on a Job, which Kueue lets through.
+#[test]
+fn podset_groups_kueue_refuses_are_refused_naming_the_group_annotation() {
+    const GROUP: &str = "kueue.x-k8s.io/podset-group-name";
+    let field = |i: usize| {
+        format!("spec.replicatedJobs[{i}].template.spec.template.metadata.annotations.{GROUP}")
+    };
+    // kueue-podsets.yaml: leader (1 pod), workers (2 Jobs of 4), each a required rack.
+    // `grouped(leader, workers)` adds annotation lines under each one's required rack.
+    let base = fixture("kueue-podsets.yaml");
+    let req = "              kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack";
+    let (head, tail) = base.split_at(base.find("  - name: workers").unwrap());
+    let add = |text: &str, extra: &str| {
+        if extra.is_empty() {
+            text.to_owned()
+        } else {
+            text.replace(req, &format!("{req}\n              {extra}"))
+        }
+    };
+    let grouped =
+        |leader: &str, workers: &str| format!("{}{}", add(head, leader), add(tail, workers));
+    let g = format!("{GROUP}: together");
+    // Both: a leader of 1 and its workers, one rack: read (one part).
+    let w = only(&with_nodes(&grouped(&g, &g)));
+    assert!(w.topology.parts.is_empty());
+    let two_leaders = grouped(&g, &g).replacen(
+        "completions: 1\n        parallelism: 1",
+        "completions: 2\n        parallelism: 2",
+        1,
+    );
+    assert!(two_leaders.contains("parallelism: 2"));
+    let block_workers = format!(
+        "{}{}",
+        add(head, &g),
+        add(tail, &g).replace(
+            "topology.kubernetes.io/rack",
+            "topology.kubernetes.io/block"
+        )
+    );
+    let sliced = format!("{g}\n              kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname\n              kueue.x-k8s.io/podset-slice-size: \"1\"");
+    let number = format!("{GROUP}: \"7\"");
+    let cases: Vec<(String, String, &str, &str)> = vec![
+        // A group of one PodSet in a JobSet.
+        (grouped(&g, ""), field(0), "is given to 1 PodSet(s), leader (1 pod)", "give it to two PodSets"),
+        // Neither PodSet of 1 pod.
+        (two_leaders, field(0), "groups PodSets leader (2 pods) and workers (8 pods)", "give it to a PodSet of 1"),
+        // Different levels.
+        (
+            block_workers,
+            field(1),
+            "PodSet workers asks for required topology.kubernetes.io/block, PodSet leader for required topology.kubernetes.io/rack",
+            "make them the same",
+        ),
+        // A number as the name.
+        (grouped(&number, &number), field(0), "must not be a number", "e.g. leader-and-workers"),
+        // With slices.
+        (grouped(&sliced, &g), field(0), "cannot be set on a PodSet with slice annotations", "drop the slices or the group"),
+        // Without a required or preferred level on the PodSet.
+        (
+            grouped(&g, &g).replacen(req, "              kueue.x-k8s.io/podset-unconstrained-topology: \"true\"", 1),
+            field(0),
+            "needs kueue.x-k8s.io/podset-required-topology or kueue.x-k8s.io/podset-preferred-topology",
+            "add the level the group shares",
+        ),
+    ];
+    for (text, field, words, to_do) in cases {
+        let err = workloads(&with_nodes(&text)).unwrap_err();
+        assert_eq!(err.field(), Some(field.as_str()), "{err}");
+        assert_eq!(err.object(), Some("JobSet/default/tas-example-jobset"));
+        assert!(err.reason().contains(words), "{words}: {err}");
+        assert!(err.reason().ends_with(to_do), "{to_do}: {err}");
+    }
+    // A Job's one PodSet in a group of its own: Kueue's Job webhook lets it through.
+    let job = fixture("kueue-partial-admission.yaml").replace(
+        "        kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack",
+        "        kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n        kueue.x-k8s.io/podset-group-name: alone",
+    );
+    assert_eq!(only(&with_nodes(&job)).members, 6);
+}
+
+#[test]
+fn a_slice_larger_than_its_podset_is_refused_at_the_slice_size() {
+    let text = fixture("kueue-podsets-mixed.yaml")
+        .replace("podset-slice-size: \"2\"", "podset-slice-size: \"6\"");
+    let err = workloads(&with_nodes(&text)).unwrap_err();
+    assert_eq!(
+        (err.field(), err.value()),
+        (
+            Some("spec.replicatedJobs[1].template.spec.template.metadata.annotations.kueue.x-k8s.io/podset-slice-size"),
+            Some("6")
+        ),
+        "{err}"
+    );
+    assert!(
+        err.reason()
+            .starts_with("is more than the 4 pods of PodSet workers")
+            && err.reason().ends_with("lower it to 4 or less"),
+        "{err}"
+    );
+    // Multi-layer constraints (Kueue's TASMultiLayerTopology): 1 to 3 layers, each inner
+    // size dividing the outer, each level once.
+    let layers = |json: &str| {
+        fixture("kueue-podsets-mixed.yaml").replace(
+            "              kueue.x-k8s.io/podset-slice-required-topology: topology.kubernetes.io/rack\n              kueue.x-k8s.io/podset-slice-size: \"2\"",
+            &format!("              kueue.x-k8s.io/podset-slice-required-topology-constraints: '{json}'"),
+        )
+    };
+    let f = "spec.replicatedJobs[1].template.spec.template.metadata.annotations.kueue.x-k8s.io/podset-slice-required-topology-constraints";
+    let w = only(&with_nodes(&layers(
+        r#"[{"topology": "topology.kubernetes.io/rack", "size": 2}, {"topology": "kubernetes.io/hostname", "size": 1}]"#,
+    )));
+    assert_eq!(w.topology.parts[1].topology.slices.len(), 2);
+    for (json, at, words) in [
+        ("[]", f.to_owned(), "has 0 layers"),
+        (
+            r#"[{"topology": "topology.kubernetes.io/rack", "size": 2}, {"topology": "kubernetes.io/hostname", "size": 3}]"#,
+            format!("{f}[1].size"),
+            "must divide the size 2",
+        ),
+        (
+            r#"[{"topology": "topology.kubernetes.io/rack", "size": 2}, {"topology": "topology.kubernetes.io/rack", "size": 1}]"#,
+            format!("{f}[1].topology"),
+            "is layer 0's too",
+        ),
+        (
+            r#"[{"topology": "topology.kubernetes.io/rack", "size": 8}]"#,
+            format!("{f}[0].size"),
+            "is more than the 4 pods of PodSet workers",
+        ),
+    ] {
+        let err = workloads(&with_nodes(&layers(json))).unwrap_err();
+        assert_eq!(err.field(), Some(at.as_str()), "{json}: {err}");
+        assert!(err.reason().contains(words), "{json}: {err}");
+    }
+}

@@ -567,3 +567,126 @@ fn member_pods_without_requests_give_one_warning_with_the_count() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].message.ends_with("(and 3 more pods)"), "{notes:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Minimums as the schedulers default them, and a minimum of 0 in Kubernetes terms.
+
+#[test]
+fn a_volcano_job_without_min_available_takes_its_tasks_minimums_as_volcano_does() {
+    // volcano-min-partitions.yaml: no minAvailable; the task's is minPartitions ×
+    // partitionSize = 2 (Volcano's webhook), the job's the sum, 2.
+    let o = objects(&["volcano-min-partitions.yaml"]);
+    let w = only_workload(&o);
+    assert_eq!((w.members, w.minimum), (6, 2));
+    assert_eq!(w.roles[0].min_count, Some(2));
+    assert!(
+        !w.warnings
+            .iter()
+            .any(|x| x.field.ends_with("minPartitions")),
+        "{:?}",
+        w.warnings
+    );
+    assert_eq!((w.topology.slices.len(), w.topology.slices[0].size), (1, 2));
+    // One pod a node: the block's 4 nodes hold 2 partitions, each in a rack.
+    let counts = place(&o).unwrap();
+    assert_eq!(counts.iter().map(|c| c.1).sum::<u32>(), 4, "{counts:?}");
+    for rack in ["r1", "r2"] {
+        assert_eq!(
+            counts.iter().filter(|(n, _)| n.starts_with(rack)).count(),
+            2,
+            "{counts:?}"
+        );
+    }
+    // minAvailable 0 is "not set" to Volcano's webhook: the same sum.
+    let text = fixture("volcano-min-partitions.yaml").replace(
+        "  schedulerName: volcano\n",
+        "  schedulerName: volcano\n  minAvailable: 0\n",
+    );
+    let w = only_workload(&Objects::parse("v.yaml", &text).unwrap());
+    assert_eq!(w.minimum, 2);
+    // Without minPartitions the task's minimum is its replicas, all 6.
+    let text = fixture("volcano-min-partitions.yaml").replace("      minPartitions: 1\n", "");
+    let w = only_workload(&Objects::parse("v.yaml", &text).unwrap());
+    assert_eq!((w.minimum, w.roles[0].min_count), (6, None));
+    // The task's own minAvailable wins over minPartitions, which is then not applied.
+    let text = fixture("volcano-min-partitions.yaml").replace(
+        "    replicas: 6\n",
+        "    replicas: 6\n    minAvailable: 4\n",
+    );
+    let w = only_workload(&Objects::parse("v.yaml", &text).unwrap());
+    assert_eq!((w.minimum, w.roles[0].min_count), (4, Some(4)));
+    assert!(w
+        .warnings
+        .iter()
+        .any(|x| x.field == "spec.tasks[0].partitionPolicy.minPartitions"));
+    // More partitions required than there are: refused at minPartitions.
+    let text =
+        fixture("volcano-min-partitions.yaml").replace("minPartitions: 1", "minPartitions: 4");
+    let err = workloads(&Objects::parse("v.yaml", &text).unwrap()).unwrap_err();
+    assert_eq!(
+        err.field(),
+        Some("spec.tasks[0].partitionPolicy.minPartitions"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_minimum_of_0_is_no_gang_said_so_and_read_as_all_members() {
+    // minMember 0 / minAvailable 0: the scheduler starts the pods one by one; gang
+    // answers for all of them together, and says so. Never gang-core's `min_count`.
+    let cases = [
+        (
+            "podgroup-no-namespace.yaml",
+            "minMember: 3",
+            "minMember: 0",
+            "spec.minMember",
+            4,
+        ),
+        (
+            "kueue-pytorchjob-min.yaml",
+            "minAvailable: 2",
+            "minAvailable: 0",
+            "spec.runPolicy.schedulingPolicy.minAvailable",
+            4,
+        ),
+    ];
+    for (file, from, to, field, members) in cases {
+        let text = fixture(file).replace(from, to);
+        assert_ne!(text, fixture(file), "{file}");
+        let mut o = Objects::parse(file, &text).unwrap();
+        o.apply_namespace("default");
+        let w = only_workload(&o);
+        assert_eq!((w.members, w.minimum), (members, members), "{file}");
+        let x = w
+            .warnings
+            .iter()
+            .find(|x| x.field == field)
+            .unwrap_or_else(|| panic!("{file}: {:?}", w.warnings));
+        assert!(x.message.starts_with("0: no gang"), "{x:?}");
+    }
+    // Every Volcano task's minAvailable 0: nothing to place, refused in the job's terms.
+    let text = r#"
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vz, namespace: default}
+spec:
+  schedulerName: volcano
+  tasks:
+  - name: a
+    replicas: 2
+    minAvailable: 0
+    template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+"#;
+    let mut o = objects(&[]);
+    o.add("vz.yaml", text).unwrap();
+    let err = place(&o).unwrap_err();
+    assert!(
+        err.contains("spec.minAvailable: \"0\": no member is required")
+            && err.ends_with("give at least one role a minimum of 1 or more (at document 1)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("min_count") && !err.contains("gang.roles"),
+        "{err}"
+    );
+}

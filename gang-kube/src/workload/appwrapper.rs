@@ -103,15 +103,12 @@ pub(super) fn appwrapper<'a>(
             reqs.push(q);
         }
     }
-    Ok(Controlled {
+    Ok(Controlled::new(
         origin,
-        meta: &o.metadata,
-        framework: Framework::AppWrapper,
+        &o.metadata,
+        Framework::AppWrapper,
         roles,
-        kueue_reqs: reqs,
-        minimum: None,
-        topology: None,
-        exclusive: None,
+        reqs,
         warnings,
-    })
+    ))
 }

@@ -31,25 +31,38 @@ pub(super) fn job<'a>(job: &'a JobObj, o: &'a Origin) -> Result<Controlled<'a>, 
         "spec.template",
         &mut warnings,
     )?;
+    // Kueue's partial admission (the minCount of the Job's PodSet): its webhook takes
+    // 1 to parallelism - 1; more than the pods is the workload contradicting itself.
     let minimum = match job.metadata.annotations.get(kueue::JOB_MIN_PARALLELISM) {
         Some(v) => {
             let f = format!("metadata.annotations.{}", kueue::JOB_MIN_PARALLELISM);
             let m: u32 = v
                 .parse()
                 .map_err(|_| bad(o, &f, v, "must be a whole number"))?;
+            if m == 0 || m == members {
+                return Err(bad(
+                    o,
+                    &f,
+                    v,
+                    &format!(
+                        "must be 1 to {} (below the Job's {members} pods; Kueue's webhook refuses {m}): set the fewest pods the Job can start with, or remove it to admit all",
+                        members.saturating_sub(1)
+                    ),
+                ));
+            }
             Some((m, f))
         }
         None => None,
     };
     Ok(Controlled {
-        origin: o,
-        meta: &job.metadata,
-        framework: Framework::Job,
-        roles: vec![role],
-        kueue_reqs: vec![req],
         minimum,
-        topology: None,
-        exclusive: None,
-        warnings,
+        ..Controlled::new(
+            o,
+            &job.metadata,
+            Framework::Job,
+            vec![role],
+            vec![req],
+            warnings,
+        )
     })
 }

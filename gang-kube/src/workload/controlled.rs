@@ -44,6 +44,9 @@ fn owned_pods<'a>(
         .collect()
 }
 
+/// A workload read from its controller's object, before its pods and groups are found.
+/// [`Controlled::new`] gives one without a minimum, topology or exclusive Jobs of its
+/// own (the kinds that take them from Kueue annotations alone).
 pub(super) struct Controlled<'a> {
     pub(super) origin: &'a Origin,
     pub(super) meta: &'a Meta,
@@ -54,6 +57,29 @@ pub(super) struct Controlled<'a> {
     pub(super) topology: Option<TopologyRequest>,
     pub(super) exclusive: Option<SliceRequest>,
     pub(super) warnings: Vec<Warning>,
+}
+
+impl<'a> Controlled<'a> {
+    pub(super) fn new(
+        origin: &'a Origin,
+        meta: &'a Meta,
+        framework: Framework,
+        roles: Vec<MemberRole>,
+        kueue_reqs: Vec<KueueReq>,
+        warnings: Vec<Warning>,
+    ) -> Self {
+        Controlled {
+            origin,
+            meta,
+            framework,
+            roles,
+            kueue_reqs,
+            minimum: None,
+            topology: None,
+            exclusive: None,
+            warnings,
+        }
+    }
 }
 
 pub(super) fn controlled(
@@ -96,7 +122,15 @@ pub(super) fn controlled(
                 message: "both Kueue and KAI topology annotations: the Kueue ones are used".into(),
             });
         }
-        combine_kueue(&mut roles, &kueue_reqs, &mut warnings)
+        let webhook_groups = matches!(
+            framework,
+            Framework::JobSet
+                | Framework::LeaderWorkerSet
+                | Framework::MpiJob
+                | Framework::RayCluster
+                | Framework::RayJob
+        );
+        combine_kueue(&mut roles, &kueue_reqs, webhook_groups)?
     } else {
         kai.or(topology).unwrap_or_default()
     };
@@ -139,6 +173,13 @@ pub(super) fn controlled(
         Some((m, f)) if m <= members => (m, f),
         _ => (min, min_field),
     };
+    let (min, min_field) = kueue_admits_whole(
+        is_kueue,
+        framework,
+        (min, min_field),
+        members,
+        &mut warnings,
+    );
     if min < members && roles.iter().all(|r| r.min_count.is_none()) {
         spread_minimum(&mut roles, min, &min_field, &mut warnings);
     }
@@ -233,6 +274,31 @@ pub(super) fn controlled(
         gang: None,
     };
     Ok(finish(w, &min_field))
+}
+
+/// Kueue admits a workload whole: its one partial admission is a Job's
+/// `kueue.x-k8s.io/job-min-parallelism` (the minCount of its PodSet). Another
+/// scheduler's group minimum (`minAvailable`, a PodGroup's `minCount`) counts only once
+/// Kueue has admitted, and placed, every pod: the minimum is all members, with a
+/// warning naming the field left aside. (A Volcano Job is not a workload Kueue admits.)
+fn kueue_admits_whole(
+    is_kueue: bool,
+    framework: Framework,
+    (min, field): (u32, String),
+    members: u32,
+    warnings: &mut Vec<Warning>,
+) -> (u32, String) {
+    if !is_kueue || min >= members || matches!(framework, Framework::Job | Framework::VolcanoJob) {
+        return (min, field);
+    }
+    warnings.push(Warning {
+        field: field.clone(),
+        message: format!(
+            "minimum {min} is not Kueue's: Kueue admits the whole workload, all {members} pods in their domains (its only partial admission is a Job's {}), so all {members} are placed; the {min} counts for the gang scheduler after admission",
+            kueue::JOB_MIN_PARALLELISM
+        ),
+    });
+    (members, "members".into())
 }
 
 /// The warning of a workload named from its `metadata.generateName`.

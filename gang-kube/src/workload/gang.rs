@@ -44,6 +44,18 @@ pub(super) fn spread_minimum(
     }
 }
 
+/// A group minimum of 0 (`minMember: 0`, `minAvailable: 0`) is no gang: the scheduler
+/// lets each pod start on its own. gang answers whether all of them fit together, and
+/// says so.
+pub(super) fn no_gang(field: &str, members: u32) -> Warning {
+    Warning {
+        field: field.to_owned(),
+        message: format!(
+            "0: no gang (the scheduler starts the pods one by one, none waits for the others); read here as all {members} members together"
+        ),
+    }
+}
+
 /// The gang for `roles` and `topology`, with levels resolved by `resolve`.
 pub(crate) fn build_gang(
     name: &str,

@@ -68,14 +68,7 @@ pub(super) fn jobset<'a>(js: &'a JobSetObj, o: &'a Origin) -> Result<Controlled<
         }
     }
     Ok(Controlled {
-        origin: o,
-        meta: &js.metadata,
-        framework: Framework::JobSet,
-        roles,
-        kueue_reqs: reqs,
-        minimum: None,
-        topology: None,
         exclusive,
-        warnings,
+        ..Controlled::new(o, &js.metadata, Framework::JobSet, roles, reqs, warnings)
     })
 }

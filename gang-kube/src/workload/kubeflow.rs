@@ -6,6 +6,7 @@ use crate::model::kubeflow::{KubeflowKind, KubeflowObj};
 use crate::origin::Origin;
 use crate::workload::controlled::{template_role, Controlled};
 use crate::workload::fields::count;
+use crate::workload::gang::no_gang;
 use crate::workload::types::{Framework, Warning};
 
 fn replica_order(name: &str) -> (u8, String) {
@@ -80,8 +81,13 @@ pub(super) fn kubeflow<'a>(
     let mut minimum = None;
     if let Some(sp) = &job.spec.run_policy.scheduling_policy {
         let f = "spec.runPolicy.schedulingPolicy.minAvailable";
-        if let Some(m) = sp.min_available {
-            minimum = Some((count(origin, f, Some(m), 0)?, f.to_owned()));
+        match sp.min_available {
+            Some(0) => {
+                let members = roles.iter().map(|r| r.members).sum();
+                warnings.push(no_gang(f, members));
+            }
+            Some(m) => minimum = Some((count(origin, f, Some(m), 0)?, f.to_owned())),
+            None => {}
         }
         if !sp.min_resources.is_empty() {
             warnings.push(Warning {
@@ -99,15 +105,8 @@ pub(super) fn kubeflow<'a>(
     }
     Ok((
         Controlled {
-            origin,
-            meta: &job.metadata,
-            framework,
-            roles,
-            kueue_reqs: reqs,
             minimum,
-            topology: None,
-            exclusive: None,
-            warnings,
+            ..Controlled::new(origin, &job.metadata, framework, roles, reqs, warnings)
         },
         framework,
     ))

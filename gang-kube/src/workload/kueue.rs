@@ -8,7 +8,7 @@ use crate::model::meta_v1::Meta;
 use crate::origin::Origin;
 use crate::workload::fields::{bad, level_value};
 use crate::workload::types::{
-    Level, LevelRequest, MemberRole, SliceRequest, TopologyPart, TopologyRequest, Warning,
+    Level, LevelRequest, MemberRole, SliceRequest, TopologyPart, TopologyRequest,
 };
 
 /// Every pod of the PodSet in one domain of this level.
@@ -33,14 +33,21 @@ pub const JOB_MIN_PARALLELISM: &str = "kueue.x-k8s.io/job-min-parallelism";
 // ---------------------------------------------------------------------------------------
 // Reading
 
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct KueueReq {
     pub(super) required: Option<LevelRequest>,
     pub(super) preferred: Option<LevelRequest>,
     pub(super) unconstrained: bool,
     pub(super) slices: Vec<SliceRequest>,
+    /// The field of the outermost slice's size (`…podset-slice-size`, or the first
+    /// layer of `…podset-slice-required-topology-constraints`).
+    pub(super) slice_size_field: String,
     pub(super) group: Option<String>,
+    /// The field of `podset-group-name`.
+    pub(super) group_field: String,
     pub(super) any: bool,
+    /// The object the annotations were read from (the workload, or a plain pod).
+    pub(super) origin: Option<Origin>,
 }
 
 fn parse_bool(s: &str) -> Option<bool> {
@@ -109,6 +116,7 @@ pub(super) fn kueue_req(meta: &Meta, origin: &Origin, prefix: &str) -> Result<Ku
                 size: n,
                 field: f(SLICE_REQUIRED),
             });
+            r.slice_size_field = f(SLICE_SIZE);
         }
         (Some(level), None) => {
             return Err(bad(
@@ -151,6 +159,17 @@ pub(super) fn kueue_req(meta: &Meta, origin: &Origin, prefix: &str) -> Result<Ku
                 &format!("not a JSON list of {{\"topology\", \"size\"}}: {e}"),
             )
         })?;
+        if layers.is_empty() || layers.len() > 3 {
+            return Err(bad(
+                origin,
+                &field,
+                text,
+                &format!(
+                    "has {} layers: Kueue takes 1 to 3 (outermost first), and its webhook refuses others",
+                    layers.len()
+                ),
+            ));
+        }
         for (i, c) in layers.iter().enumerate() {
             let size = match &c.size {
                 serde_json::Value::Number(n) => n.as_u64(),
@@ -167,18 +186,57 @@ pub(super) fn kueue_req(meta: &Meta, origin: &Origin, prefix: &str) -> Result<Ku
                     "must be a whole number of pods, 1 or more",
                 )
             })?;
+            if let Some(j) = layers[..i].iter().position(|p| p.topology == c.topology) {
+                return Err(bad(
+                    origin,
+                    format!("{field}[{i}].topology"),
+                    &c.topology,
+                    &format!("is layer {j}'s too: each layer names a level of its own"),
+                ));
+            }
+            if let Some(outer) = r.slices.last() {
+                if outer.size % size != 0 {
+                    return Err(bad(
+                        origin,
+                        format!("{field}[{i}].size"),
+                        size.to_string(),
+                        &format!(
+                            "must divide the size {} of the layer outside it (Kueue's webhook refuses it otherwise)",
+                            outer.size
+                        ),
+                    ));
+                }
+            }
             r.slices.push(SliceRequest {
                 level: level_value(origin, &format!("{field}[{i}].topology"), &c.topology)?,
                 size,
                 field: format!("{field}[{i}]"),
             });
         }
+        r.slice_size_field = format!("{field}[0].size");
     }
-    r.group = a.get(GROUP_NAME).cloned();
+    if let Some(g) = a.get(GROUP_NAME) {
+        let field = f(GROUP_NAME);
+        let refuse = |why: &str| Err(bad(origin, &field, g, why));
+        if g.parse::<u64>().is_ok() {
+            return refuse("must not be a number (Kueue's webhook refuses it): name the group, e.g. leader-and-workers");
+        }
+        if !r.slices.is_empty() {
+            return refuse("cannot be set on a PodSet with slice annotations (Kueue's webhook refuses it): a group is one domain for a leader and its workers; drop the slices or the group");
+        }
+        if r.required.is_none() && r.preferred.is_none() {
+            return refuse(&format!(
+                "needs {REQUIRED} or {PREFERRED} on the same PodSet (Kueue's webhook refuses a group without one): add the level the group shares"
+            ));
+        }
+        r.group = Some(g.clone());
+        r.group_field = field;
+    }
     r.any = r.required.is_some()
         || r.preferred.is_some()
         || a.contains_key(UNCONSTRAINED)
         || !r.slices.is_empty();
+    r.origin = Some(origin.clone());
     Ok(r)
 }
 
@@ -188,11 +246,20 @@ pub(super) fn kueue_req(meta: &Meta, origin: &Origin, prefix: &str) -> Result<Ku
 /// roles constrained, the rest not); with several, the largest part's request is the
 /// gang's and every part is listed in `parts`, for [`Cluster::place`](crate::Cluster::place)
 /// to place one after another.
+///
+/// What Kueue's webhooks refuse is an error here: a slice larger than its PodSet, and a
+/// group that is not two PodSets (a leader of 1 pod and its workers) asking for the same
+/// level. Kueue's scheduler places a group only as such a pair; the webhooks of the
+/// kinds with `webhook_groups` (JobSet, LeaderWorkerSet, MPIJob, Ray) refuse any other,
+/// the others let a group of one PodSet through (it is that PodSet alone).
 pub(super) fn combine_kueue(
     roles: &mut [MemberRole],
     reqs: &[KueueReq],
-    warnings: &mut Vec<Warning>,
-) -> TopologyRequest {
+    webhook_groups: bool,
+) -> Result<TopologyRequest, Error> {
+    for (r, q) in roles.iter().zip(reqs) {
+        check_slices(r, q)?;
+    }
     let asks = |r: &KueueReq| r.required.is_some() || r.preferred.is_some() || !r.slices.is_empty();
     // Parts in PodSet order: a group joins the part of its first PodSet.
     let mut parts: Vec<(Option<String>, Vec<usize>)> = Vec::new();
@@ -206,28 +273,15 @@ pub(super) fn combine_kueue(
             None => parts.push((r.group.clone(), vec![i])),
         }
     }
-    // A part's request is its first asking PodSet's (Kueue wants a group to agree).
-    let lead = |p: &[usize]| p.iter().copied().find(|&i| asks(&reqs[i]));
     for (group, members) in &parts {
-        let (Some(g), Some(l)) = (group, lead(members)) else {
-            continue;
-        };
-        for &i in members {
-            if i != l && asks(&reqs[i]) && !same_request(&reqs[i], &reqs[l]) {
-                warnings.push(Warning {
-                    field: field_of(&reqs[i]),
-                    message: format!(
-                        "the PodSets of {GROUP_NAME} {g} are placed in one domain, and Kueue wants them to ask for the same topology: role {} asks for {}, role {} for {}; {}'s is used for the group",
-                        roles[i].name,
-                        describe(&reqs[i]),
-                        roles[l].name,
-                        describe(&reqs[l]),
-                        roles[l].name
-                    ),
-                });
-            }
+        match group {
+            Some(_) if members.len() == 1 && !webhook_groups => {}
+            Some(g) => check_group(g, members, roles, reqs)?,
+            None => {}
         }
     }
+    // A part's request is its first PodSet's (a group's two ask alike, checked above).
+    let lead = |p: &[usize]| p.iter().copied().find(|&i| asks(&reqs[i]));
     let members_of = |p: &[usize]| -> u64 { p.iter().map(|&i| u64::from(roles[i].members)).sum() };
     let asking: Vec<usize> = (0..parts.len())
         .filter(|&p| lead(&parts[p].1).is_some())
@@ -236,7 +290,7 @@ pub(super) fn combine_kueue(
         .iter()
         .max_by_key(|&&p| (members_of(&parts[p].1), usize::MAX - p))
     else {
-        return TopologyRequest::default();
+        return Ok(TopologyRequest::default());
     };
     let listed: Vec<TopologyPart> = if asking.len() > 1 {
         parts
@@ -262,7 +316,81 @@ pub(super) fn combine_kueue(
     }
     let d =
         lead(&parts[dominant].1).map_or_else(TopologyRequest::default, |l| request_of(&reqs[l]));
-    TopologyRequest { parts: listed, ..d }
+    Ok(TopologyRequest { parts: listed, ..d })
+}
+
+/// Kueue's webhook: a slice no larger than its PodSet. (A size that does not divide
+/// the PodSet is gang-core's error when placing: gang places whole slices.)
+fn check_slices(role: &MemberRole, q: &KueueReq) -> Result<(), Error> {
+    let (Some(outer), Some(origin)) = (q.slices.first(), &q.origin) else {
+        return Ok(());
+    };
+    let n = role.members;
+    if outer.size <= n {
+        return Ok(());
+    }
+    Err(bad(
+        origin,
+        &q.slice_size_field,
+        outer.size.to_string(),
+        &format!(
+            "is more than the {n} pods of PodSet {} (Kueue's webhook refuses a slice larger than its PodSet): lower it to {n} or less",
+            role.name
+        ),
+    ))
+}
+
+/// Kueue's webhook on a `podset-group-name` group: exactly two PodSets, one of them a
+/// leader of 1 pod, both asking for the same required or preferred level (its
+/// scheduler places a group as one leader and its workers).
+fn check_group(
+    g: &str,
+    members: &[usize],
+    roles: &[MemberRole],
+    reqs: &[KueueReq],
+) -> Result<(), Error> {
+    // Every PodSet of a group was read from annotations, so has its origin.
+    let Some(origin) = members.iter().find_map(|&i| reqs[i].origin.as_ref()) else {
+        return Ok(());
+    };
+    let at = |i: usize| {
+        let q = &reqs[i];
+        let origin = q.origin.as_ref().unwrap_or(origin);
+        move |why: String| bad(origin, &q.group_field, g, &why)
+    };
+    let named = |i: usize| match roles[i].members {
+        1 => format!("{} (1 pod)", roles[i].name),
+        n => format!("{} ({n} pods)", roles[i].name),
+    };
+    match members {
+        [a, b] => {
+            if roles[*a].members != 1 && roles[*b].members != 1 {
+                return Err(at(*a)(format!(
+                    "groups PodSets {} and {}, and Kueue places a group as a leader of 1 pod and its workers (its webhook refuses a group where neither has 1 pod): leave the annotation off, or give it to a PodSet of 1",
+                    named(*a),
+                    named(*b)
+                )));
+            }
+            if !same_request(&reqs[*a], &reqs[*b]) {
+                return Err(at(*b)(format!(
+                    "PodSet {} asks for {}, PodSet {} for {}: Kueue's webhook wants both PodSets of a group to ask for the same required or preferred level; make them the same",
+                    roles[*b].name,
+                    describe(&reqs[*b]),
+                    roles[*a].name,
+                    describe(&reqs[*a])
+                )));
+            }
+            Ok(())
+        }
+        _ => {
+            let listed: Vec<String> = members.iter().map(|&i| named(i)).collect();
+            Err(at(members[0])(format!(
+                "is given to {} PodSet(s), {}: Kueue places a group as exactly 2 (a leader of 1 pod and its workers; the webhooks of JobSet, LeaderWorkerSet, MPIJob and Ray refuse other groups); give it to two PodSets",
+                members.len(),
+                listed.join(", ")
+            )))
+        }
+    }
 }
 
 /// One PodSet's request as a topology request (no parts).
@@ -284,15 +412,6 @@ fn same_request(a: &KueueReq, b: &KueueReq) -> bool {
             .iter()
             .zip(&b.slices)
             .all(|(x, y)| x.level == y.level && x.size == y.size)
-}
-
-fn field_of(r: &KueueReq) -> String {
-    r.required
-        .as_ref()
-        .or(r.preferred.as_ref())
-        .map(|l| l.field.clone())
-        .or_else(|| r.slices.first().map(|s| s.field.clone()))
-        .unwrap_or_default()
 }
 
 fn describe(r: &KueueReq) -> String {

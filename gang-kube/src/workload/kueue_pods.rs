@@ -82,7 +82,7 @@ fn group(namespace: &str, name: &str, members: &[Member<'_>]) -> Result<Workload
             None => Default::default(),
         });
     }
-    let topology = combine_kueue(&mut roles, &reqs, &mut warnings);
+    let topology = combine_kueue(&mut roles, &reqs, false)?;
     // The group's WorkloadPriorityClass: the label on its pods (the first that carries
     // one; pods that disagree are a warning, as Kueue builds one Workload for them).
     let label = |p: &Pod| {

@@ -64,15 +64,12 @@ pub(super) fn lws<'a>(o: &'a LwsObj, origin: &'a Origin) -> Result<Controlled<'a
             message: "sub-groups (their own topology inside a group) are not applied; the group as a whole is".into(),
         });
     }
-    Ok(Controlled {
+    Ok(Controlled::new(
         origin,
-        meta: &o.metadata,
-        framework: Framework::LeaderWorkerSet,
+        &o.metadata,
+        Framework::LeaderWorkerSet,
         roles,
-        kueue_reqs: reqs,
-        minimum: None,
-        topology: None,
-        exclusive: None,
+        reqs,
         warnings,
-    })
+    ))
 }

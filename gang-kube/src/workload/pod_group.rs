@@ -9,7 +9,7 @@ use crate::model::pod_group::{PodGroupKind, PodGroupObj};
 use crate::origin::{ObjectRef, Origin};
 use crate::workload::checks::finish;
 use crate::workload::fields::{count, level_value, role_from_spec};
-use crate::workload::gang::spread_minimum;
+use crate::workload::gang::{no_gang, spread_minimum};
 use crate::workload::kai;
 use crate::workload::types::{
     Check, CheckStatus, Framework, LevelRequest, MemberRole, TopologyRequest, Warning, WorkloadGang,
@@ -206,6 +206,7 @@ pub(super) fn pod_group(
             PodGroupKind::Native => {
                 min_field = kind.min_field().into();
                 match s.min_member {
+                    Some(0) => warnings.push(no_gang(&min_field, n)),
                     Some(m) => minimum = count(origin, &min_field, Some(m), 0)?,
                     None => warnings.push(Warning {
                         field: "spec.schedulingPolicy".into(),
@@ -227,8 +228,10 @@ pub(super) fn pod_group(
             }
             PodGroupKind::Volcano | PodGroupKind::Coscheduling | PodGroupKind::Kai => {
                 min_field = kind.min_field().into();
-                if let Some(m) = s.min_member {
-                    minimum = count(origin, &min_field, Some(m), 0)?;
+                match s.min_member {
+                    Some(0) => warnings.push(no_gang(&min_field, n)),
+                    Some(m) => minimum = count(origin, &min_field, Some(m), 0)?,
+                    None => {}
                 }
                 if s.min_resources {
                     warnings.push(Warning {

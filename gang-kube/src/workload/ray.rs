@@ -3,7 +3,6 @@
 //! (`replicas` × `numOfHosts`, suspended groups left out).
 
 use crate::error::Error;
-use crate::model::meta_v1::Meta;
 use crate::model::ray::{RayClusterObj, RayClusterSpec, RayJobObj};
 use crate::origin::Origin;
 use crate::workload::controlled::{template_role, Controlled};
@@ -79,7 +78,7 @@ pub(super) fn ray_cluster<'a>(
 ) -> Result<Controlled<'a>, Error> {
     let mut warnings = Vec::new();
     let (roles, reqs) = cluster_roles(&o.spec, origin, "spec", &mut warnings)?;
-    Ok(controlled(
+    Ok(Controlled::new(
         origin,
         &o.metadata,
         Framework::RayCluster,
@@ -114,7 +113,7 @@ pub(super) fn ray_job<'a>(o: &'a RayJobObj, origin: &'a Origin) -> Result<Contro
         }),
         _ => {}
     }
-    Ok(controlled(
+    Ok(Controlled::new(
         origin,
         &o.metadata,
         Framework::RayJob,
@@ -122,25 +121,4 @@ pub(super) fn ray_job<'a>(o: &'a RayJobObj, origin: &'a Origin) -> Result<Contro
         reqs,
         warnings,
     ))
-}
-
-fn controlled<'a>(
-    origin: &'a Origin,
-    meta: &'a Meta,
-    framework: Framework,
-    roles: Vec<MemberRole>,
-    kueue_reqs: Vec<KueueReq>,
-    warnings: Vec<Warning>,
-) -> Controlled<'a> {
-    Controlled {
-        origin,
-        meta,
-        framework,
-        roles,
-        kueue_reqs,
-        minimum: None,
-        topology: None,
-        exclusive: None,
-        warnings,
-    }
 }

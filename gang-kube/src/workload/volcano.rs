@@ -90,6 +90,7 @@ fn ordinal(n: u32) -> String {
 fn partition(
     pp: &PartitionPolicy,
     replicas: u32,
+    min_modelled: bool,
     origin: &Origin,
     task: &str,
     warnings: &mut Vec<Warning>,
@@ -112,12 +113,22 @@ fn partition(
             ),
         ));
     }
+    // Without the task's own minAvailable, minPartitions × partitionSize is its minimum
+    // (as Volcano's webhook sets it); with one, the task's minAvailable is.
     let min = count(origin, &format!("{f}.minPartitions"), pp.min_partitions, 0)?;
-    if min > 0 && min < total {
+    if min > total {
+        return Err(bad(
+            origin,
+            format!("{f}.minPartitions"),
+            min.to_string(),
+            &format!("is more than the {total} partitions (totalPartitions): lower it"),
+        ));
+    }
+    if min > 0 && min < total && !min_modelled {
         warnings.push(Warning {
             field: format!("{f}.minPartitions"),
             message: format!(
-                "at least {min} of the {total} partitions is not applied: all of them are placed"
+                "at least {min} of the {total} partitions is not applied: the task's minAvailable is"
             ),
         });
     }
@@ -173,8 +184,19 @@ pub(super) fn volcano_job<'a>(
             &format!("{f}.template"),
             &mut warnings,
         )?;
-        if let Some(m) = t.min_available {
-            let m = count(origin, &format!("{f}.minAvailable"), Some(m), 0)?;
+        // Volcano's webhook: a task without minAvailable takes minPartitions ×
+        // partitionSize when minPartitions is set, else its replicas.
+        let from_partitions = t.partition_policy.as_ref().and_then(|pp| {
+            let m = pp.min_partitions.filter(|m| *m > 0)?;
+            Some(m.saturating_mul(pp.partition_size?))
+        });
+        let (task_min, min_field) = match (t.min_available, from_partitions) {
+            (Some(m), _) => (Some(m), format!("{f}.minAvailable")),
+            (None, Some(m)) => (Some(m), format!("{f}.partitionPolicy.minPartitions")),
+            (None, None) => (None, String::new()),
+        };
+        if let Some(m) = task_min {
+            let m = count(origin, &min_field, Some(m), 0)?;
             if m > replicas {
                 return Err(Error::new(
                     ErrorKind::InvalidMinimum,
@@ -182,7 +204,7 @@ pub(super) fn volcano_job<'a>(
                     format!("more than the task's {replicas} replicas"),
                 )
                 .at(origin)
-                .with_field(format!("{f}.minAvailable"))
+                .with_field(min_field)
                 .with_value(m.to_string()));
             }
             if m < replicas {
@@ -190,20 +212,22 @@ pub(super) fn volcano_job<'a>(
             }
         }
         if let Some(pp) = &t.partition_policy {
-            if let Some(p) = partition(pp, replicas, origin, &f, &mut warnings)? {
+            let min_modelled = t.min_available.is_none();
+            if let Some(p) = partition(pp, replicas, min_modelled, origin, &f, &mut warnings)? {
                 partitions.push((name.clone(), p));
             }
         }
         roles.push(r);
         reqs.push(q);
     }
-    let members: u32 = roles.iter().map(|r| r.members).sum();
+    // Volcano's webhook: minAvailable unset (or 0) is the sum of the tasks' minimums.
+    let task_mins: u32 = roles.iter().map(|r| r.min_count.unwrap_or(r.members)).sum();
     let minimum = match job.spec.min_available {
-        Some(m) => Some((
+        Some(m) if m != 0 => Some((
             count(origin, "spec.minAvailable", Some(m), 0)?,
             "spec.minAvailable".to_owned(),
         )),
-        None => Some((members, "spec.minAvailable".to_owned())),
+        _ => Some((task_mins, "spec.minAvailable".to_owned())),
     };
     let mut topology = match &job.spec.network_topology {
         Some(nt) => Some(volcano_request(
@@ -236,14 +260,15 @@ pub(super) fn volcano_job<'a>(
         }
     }
     Ok(Controlled {
-        origin,
-        meta: &job.metadata,
-        framework: Framework::VolcanoJob,
-        roles,
-        kueue_reqs: reqs,
         minimum,
         topology,
-        exclusive: None,
-        warnings,
+        ..Controlled::new(
+            origin,
+            &job.metadata,
+            Framework::VolcanoJob,
+            roles,
+            reqs,
+            warnings,
+        )
     })
 }
