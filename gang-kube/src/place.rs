@@ -207,7 +207,7 @@ impl Cluster {
                 ErrorKind::UnknownLevel,
                 &w.object,
                 format!(
-                    "not a level of the cluster's topology ({})",
+                    "not a level of the cluster's topology ({}): give levels that include it (gang's --levels, a Kueue Topology)",
                     if levels.is_empty() {
                         "flat: no levels".to_owned()
                     } else {

@@ -70,10 +70,12 @@ fn known_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Er
     filtered_map(d, read_annotation)
 }
 
-/// Whether gang-kube reads an annotation: Kueue's, KAI's, Volcano's group and task.
+/// Whether gang-kube reads an annotation: Kueue's, KAI's, JobSet's and LeaderWorkerSet's
+/// exclusive topology, Volcano's group and task.
 pub(crate) fn read_annotation(key: &str) -> bool {
     key.starts_with("kueue.x-k8s.io/")
         || key.starts_with("alpha.jobset.sigs.k8s.io/")
+        || key.starts_with("leaderworkerset.sigs.k8s.io/")
         || key.starts_with("kai.scheduler/")
         || key.starts_with("volcano.sh/")
         || key == "scheduling.k8s.io/group-name"

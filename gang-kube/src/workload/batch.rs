@@ -5,8 +5,9 @@ use crate::model::batch_v1::{JobObj, JobSpec};
 use crate::origin::Origin;
 use crate::workload::controlled::{template_role, Controlled};
 use crate::workload::fields::{bad, count};
+use crate::workload::kai;
 use crate::workload::kueue;
-use crate::workload::types::Framework;
+use crate::workload::types::{Framework, Warning};
 
 /// Pods a Job creates at once (Kueue's count: parallelism, at most completions).
 pub(super) fn job_pods(origin: &Origin, field: &str, spec: &JobSpec) -> Result<u32, Error> {
@@ -54,6 +55,29 @@ pub(super) fn job<'a>(job: &'a JobObj, o: &'a Origin) -> Result<Controlled<'a>, 
         }
         None => None,
     };
+    // KAI's pod grouper gives each pod of a batch Job a PodGroup of its own (minMember
+    // 1): no gang, unless Kueue admits the Job.
+    let tpl = &job.spec.template;
+    let kai_field = if tpl.spec.scheduler_name == kai::SCHEDULER_NAME {
+        Some("spec.template.spec.schedulerName".to_owned())
+    } else if tpl.metadata.labels.contains_key(kai::QUEUE) {
+        Some(format!("spec.template.metadata.labels.{}", kai::QUEUE))
+    } else if job.metadata.labels.contains_key(kai::QUEUE) {
+        Some(format!("metadata.labels.{}", kai::QUEUE))
+    } else {
+        None
+    };
+    if let (Some(field), false) = (
+        kai_field,
+        job.metadata.labels.contains_key(kueue::QUEUE_NAME),
+    ) {
+        warnings.push(Warning {
+            field,
+            message: format!(
+                "KAI's pod grouper gives each pod of a batch Job a PodGroup of its own (minMember 1): no gang, the pods start one by one; read here as all {members} together"
+            ),
+        });
+    }
     Ok(Controlled {
         minimum,
         ..Controlled::new(

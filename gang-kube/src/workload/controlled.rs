@@ -212,7 +212,7 @@ pub(super) fn controlled(
     let has_integration = is_kueue
         || meta.annotations.contains_key(kai::REQUIRED)
         || meta.annotations.contains_key(kai::PREFERRED)
-        || meta.labels.contains_key("kai.scheduler/queue")
+        || meta.labels.contains_key(kai::QUEUE)
         || !owned_groups.is_empty()
         || matches!(framework, Framework::VolcanoJob)
         || (matches!(

@@ -14,6 +14,10 @@ pub const TOPOLOGY: &str = "kai.scheduler/topology";
 pub const REQUIRED: &str = "kai.scheduler/topology-required-placement";
 /// Preferably inside one domain of this level.
 pub const PREFERRED: &str = "kai.scheduler/topology-preferred-placement";
+/// The KAI queue label (on a workload or its pod template).
+pub const QUEUE: &str = "kai.scheduler/queue";
+/// The scheduler name KAI's pods give.
+pub const SCHEDULER_NAME: &str = "kai-scheduler";
 /// Pod annotation naming its KAI PodGroup.
 pub const POD_GROUP_ANNOTATION: &str = "pod-group-name";
 

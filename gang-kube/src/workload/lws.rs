@@ -6,8 +6,13 @@ use crate::error::Error;
 use crate::model::lws::LwsObj;
 use crate::origin::Origin;
 use crate::workload::controlled::{template_role, Controlled};
-use crate::workload::fields::{bad, count};
-use crate::workload::types::{Framework, Warning};
+use crate::workload::fields::{bad, count, level_value};
+use crate::workload::types::{Framework, LevelRequest, TopologyRequest, Warning};
+
+/// LeaderWorkerSet annotation: each group alone in one domain of this label key (the
+/// LWS controller gives the pods of a group affinity to its leader's domain, and the
+/// groups anti-affinity to each other).
+pub const EXCLUSIVE_TOPOLOGY: &str = "leaderworkerset.sigs.k8s.io/exclusive-topology";
 
 pub(super) fn lws<'a>(o: &'a LwsObj, origin: &'a Origin) -> Result<Controlled<'a>, Error> {
     let t = &o.spec.leader_worker_template;
@@ -64,12 +69,35 @@ pub(super) fn lws<'a>(o: &'a LwsObj, origin: &'a Origin) -> Result<Controlled<'a
             message: "sub-groups (their own topology inside a group) are not applied; the group as a whole is".into(),
         });
     }
-    Ok(Controlled::new(
-        origin,
-        &o.metadata,
-        Framework::LeaderWorkerSet,
-        roles,
-        reqs,
-        warnings,
-    ))
+    // The group in one domain of the key: the request when Kueue asks for none.
+    let mut topology = None;
+    if let Some(key) = o.metadata.annotations.get(EXCLUSIVE_TOPOLOGY) {
+        let field = format!("metadata.annotations.{EXCLUSIVE_TOPOLOGY}");
+        topology = Some(TopologyRequest {
+            required: Some(LevelRequest {
+                level: level_value(origin, &field, key)?,
+                field: field.clone(),
+            }),
+            ..TopologyRequest::default()
+        });
+        if groups > 1 {
+            warnings.push(Warning {
+                field,
+                message: format!(
+                    "the group read is placed in one {key} domain; that each of the {groups} groups finds one of its own is not checked"
+                ),
+            });
+        }
+    }
+    Ok(Controlled {
+        topology,
+        ..Controlled::new(
+            origin,
+            &o.metadata,
+            Framework::LeaderWorkerSet,
+            roles,
+            reqs,
+            warnings,
+        )
+    })
 }
