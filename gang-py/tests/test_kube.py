@@ -921,3 +921,178 @@ def test_an_object_with_neither_name_is_that_workloads_error_not_the_whole_reads
     assert w["gang"] is None and k.gangs == []
     assert w["error"]["field"] == "metadata.name"
     assert "neither metadata.name nor metadata.generateName" in w["error"]["message"]
+
+
+# 6. Kueue PodSets: a Job's minCount, Kueue's whole admission, groups its webhook refuses,
+# PodSets asking differently (gang-kube's tests/podsets.rs on the same fixtures).
+
+def test_a_jobs_podset_min_count_places_as_many_as_a_rack_holds_down_to_it():
+    # kueue-partial-admission.yaml: 6 pods of 2 GPUs, job-min-parallelism 4, a rack each.
+    # A rack (2 nodes × 4 GPUs) holds 4: Kueue admits 4, and so does gang.
+    text = (USERS / "kueue-partial-admission.yaml").read_text()
+    assert 'job-min-parallelism: "4"' in text and "parallelism: 6" in text
+    k = _users("kueue-partial-admission.yaml")
+    (w,) = k.workloads
+    assert (w["members"], w["minimum"]) == (6, 4)
+    assert w["roles"][0]["min_count"] == 4
+    p = k.place("sample-job-partial-admission")
+    assert p.members == 4 and len(_racks(p.nodes)) == 1
+    # Outside Kueue's range (1 to parallelism - 1): refused at the annotation.
+    with pytest.raises(gang.GangError) as e:
+        _users(("job.yaml", text.replace('job-min-parallelism: "4"', 'job-min-parallelism: "0"')))
+    assert (e.value.field, e.value.value) == (
+        "metadata.annotations.kueue.x-k8s.io/job-min-parallelism", "0")
+    assert "remove it to admit all" in str(e.value) and "min_count" not in str(e.value)
+
+
+def test_a_kueue_managed_pytorchjob_is_admitted_whole_whatever_its_min_available():
+    # kueue-pytorchjob-min.yaml: master + 3 workers of 3 GPUs, minAvailable 2, workers
+    # in a rack. Kueue never reads minAvailable: all 4, and no rack holds 3 workers.
+    k = _users("kueue-pytorchjob-min.yaml")
+    (w,) = k.workloads
+    assert (w["members"], w["minimum"], w["minimum_field"]) == (4, 4, "members")
+    (x,) = [x for x in w["warnings"]
+            if x["field"] == "spec.runPolicy.schedulingPolicy.minAvailable"]
+    assert "Kueue admits the whole workload" in x["message"]
+    with pytest.raises(gang.Unschedulable):
+        k.place("pytorch-simple")
+
+
+def test_podsets_asking_differently_are_parts_each_as_it_asks():
+    # kueue-podsets-mixed.yaml: the leader prefers a rack; 2 Jobs of 2 workers (2 GPUs
+    # each) require the block in slices of 2 per rack.
+    k = _users("kueue-podsets-mixed.yaml")
+    (w,) = k.workloads
+    assert [(p["name"], p["required"], p["preferred"], p["slices"]) for p in w["parts"]] == [
+        ("leader", None, KRACK, []),
+        ("workers", KBLOCK, None, [{"level": KRACK, "size": 2}]),
+    ]
+    leader, workers = k.place_parts("jobset-tas-mixed")
+    assert leader["status"] == workers["status"] == "placed"
+    assert sum(workers["nodes"].values()) == 4
+    per_rack = {}
+    for n, c in workers["nodes"].items():
+        per_rack[_rack_of(n)] = per_rack.get(_rack_of(n), 0) + c
+    assert all(c % 2 == 0 for c in per_rack.values()), workers["nodes"]
+
+
+def test_a_podset_group_kueue_refuses_is_refused_at_its_annotation():
+    # The leader alone in a group, in a JobSet: Kueue's webhook takes groups of 2.
+    text = (USERS / "kueue-podsets.yaml").read_text().replace(
+        "kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n",
+        "kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack\n"
+        "              kueue.x-k8s.io/podset-group-name: alone\n", 1)
+    with pytest.raises(gang.GangError) as e:
+        _podsets(text)
+    assert e.value.field == ("spec.replicatedJobs[0].template.spec.template.metadata."
+                             "annotations.kueue.x-k8s.io/podset-group-name")
+    assert e.value.value == "alone" and str(e.value).endswith(
+        "give it to two PodSets (at document 1)")
+
+
+def test_volcano_minimums_default_as_volcanos_webhook_and_zero_is_no_gang():
+    # volcano-min-partitions.yaml: no minAvailable; minPartitions 1 × partitionSize 2.
+    k = _users("volcano-min-partitions.yaml")
+    (w,) = k.workloads
+    assert (w["members"], w["minimum"], w["roles"][0]["min_count"]) == (6, 2, 2)
+    p = k.place("min-partitions-job")
+    assert p.members == 4 and {_rack_of(n) for n in p.nodes} == {"r1", "r2"}
+    # minMember 0: no gang, read as all, said so.
+    text = (USERS / "podgroup-no-namespace.yaml").read_text().replace("minMember: 3", "minMember: 0")
+    (w,) = _users(("pg.yaml", text)).workloads
+    assert (w["members"], w["minimum"]) == (4, 4)
+    assert any(x["field"] == "spec.minMember" and x["message"].startswith("0: no gang")
+               for x in w["warnings"])
+
+
+# The corpus (gang-kube/tests/fixtures/corpus, each file's answer worked out by hand in
+# its header and in gang-kube's tests/corpus.rs): members and minimum, or the field a
+# refusal names, or the kind gang does not read, through gang.kube.load.
+CORPUS = FIX / "corpus"
+CORPUS_ANSWERS = {
+    "appwrapper-deployment.yaml": "spec.components[0].podSets",
+    "appwrapper-job.yaml": (1, 1),
+    "appwrapper-pytorch-no-podsets.yaml": "spec.components[0].podSets",
+    "appwrapper-pytorch-podsets.yaml": (3, 3),
+    "coscheduling-podgroup.yaml": (4, 3),
+    "cronjob.yaml": ("CronJob", "batch/v1"),
+    "deployment.yaml": ("Deployment", "apps/v1"),
+    "jaxjob-kueue.yaml": (2, 2),
+    "job-bad-parallelism.yaml": "spec.parallelism",
+    "job-completions-below-parallelism.yaml": (2, 2),
+    "job-kai.yaml": (2, 2),
+    "job-kueue-sample.yaml": (3, 3),
+    "job-partial-admission-all.yaml": "metadata.annotations.kueue.x-k8s.io/job-min-parallelism",
+    "job-partial-admission.yaml": (20, 5),
+    "job-tas-preferred.yaml": (40, 40),
+    "job-tas-required.yaml": (40, 40),
+    "job-tas-unconstrained.yaml": (6, 6),
+    "jobset-driver-workers.yaml": (2, 2),
+    "jobset-exclusive-placement.yaml": (9, 9),
+    "jobset-group-without-leader.yaml":
+        "spec.replicatedJobs[0].template.spec.template.metadata.annotations."
+        "kueue.x-k8s.io/podset-group-name",
+    "jobset-leader-workers-group.yaml": (7, 7),
+    "jobset-multilayer.yaml": (16, 16),
+    "jobset-parallel-jobs.yaml": (13, 13),
+    "jobset-podsets-each-own.yaml": (9, 9),
+    "jobset-tas-combined.yaml": (8, 8),
+    "jobset-tas-required.yaml": (4, 4),
+    "jobset-tas-sliced.yaml": (8, 8),
+    "jobset-tpu-multislice.yaml": (8, 8),
+    "jobset-workload-aware.yaml": (6, 6),
+    "kai-podgroup.yaml": (2, 2),
+    "kueue-pod-group.yaml": (2, 2),
+    "limitrange-pi.yaml": (1, 1),
+    "lws-exclusive-placement.yaml": (4, 4),
+    "lws-kueue-tas.yaml": (3, 3),
+    "lws-sample.yaml": (4, 4),
+    "lws-size-zero.yaml": "spec.leaderWorkerTemplate.size",
+    "lws-volcano.yaml": (4, 4),
+    "mpijob-v2beta1.yaml": (3, 3),
+    "native-podgroup-bad-key.yaml": "spec.schedulingConstraints.topology[0].key",
+    "native-podgroup.yaml": (4, 3),
+    "paddlejob-kueue.yaml": (2, 2),
+    "pytorchjob-kai.yaml": (3, 3),
+    "pytorchjob-kueue-min.yaml": (4, 4),
+    "pytorchjob-kueue.yaml": (2, 2),
+    "pytorchjob-volcano-min.yaml": (4, 2),
+    "raycluster-kueue.yaml": (2, 2),
+    "raycluster-tpu-multihost.yaml": (9, 9),
+    "rayjob-existing-cluster.yaml": "spec.rayClusterSpec",
+    "rayjob-kueue.yaml": (2, 2),
+    "rayservice.yaml": ("RayService", "ray.io/v1"),
+    "statefulset.yaml": ("StatefulSet", "apps/v1"),
+    "tfjob-bad-replicas.yaml": "spec.tfReplicaSpecs.Worker.replicas",
+    "tfjob-kueue.yaml": (3, 3),
+    "volcano-job.yaml": (6, 3),
+    "volcano-minavailable-deny.yaml": "spec.minAvailable",
+    "volcano-mpi.yaml": (3, 3),
+    "volcano-network-topology.yaml": (4, 4),
+    "volcano-partitions-mismatch.yaml": "spec.tasks[0].partitionPolicy.totalPartitions",
+    "volcano-partitions.yaml": (8, 8),
+    "volcano-podgroup.yaml": (4, 3),
+    "volcano-soft-topology.yaml": (2, 2),
+    "volcano-tf-no-minavailable.yaml": (3, 2),
+    "xgboostjob-kueue.yaml": (3, 3),
+}
+
+
+def test_the_corpus_through_gang_kube_load():
+    assert sorted(CORPUS_ANSWERS) == sorted(p.name for p in CORPUS.glob("*.yaml"))
+    for name, want in CORPUS_ANSWERS.items():
+        path = CORPUS / name
+        if isinstance(want, str):
+            with pytest.raises(gang.GangError) as e:
+                gang.kube.load(path)
+            assert e.value.field == want, (name, str(e.value))
+            assert str(path) in str(e.value), name
+            continue
+        k = gang.kube.load(path)
+        if isinstance(want[0], str):
+            assert k.workloads == [], name
+            (u,) = k.unread
+            assert (u["kind"], u["api_version"]) == want, name
+            continue
+        (w,) = k.workloads
+        assert (w["members"], w["minimum"]) == want, name

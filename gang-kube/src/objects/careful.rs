@@ -73,6 +73,19 @@ struct LightMeta {
     namespace: String,
 }
 
+impl LightMeta {
+    /// The name the object is known by: `metadata.name`, else `metadata.generateName`
+    /// (see `name_from_generate_name`).
+    fn into_name(self) -> (String, String) {
+        let name = if self.name.is_empty() {
+            self.generate_name
+        } else {
+            self.name
+        };
+        (self.namespace, name)
+    }
+}
+
 #[derive(Deserialize, Default)]
 struct Light {
     #[serde(default, deserialize_with = "nullable")]
@@ -104,16 +117,12 @@ fn json_item(
         let m = e.to_string();
         if let Some(rest) = m.strip_prefix("duplicate field `") {
             let key = rest.split('`').next().unwrap_or_default();
-            let light = serde_json::from_str::<Light>(raw)
+            let (namespace, name) = serde_json::from_str::<Light>(raw)
                 .ok()
                 .unwrap_or_default()
-                .metadata;
-            let name = if light.name.is_empty() {
-                light.generate_name
-            } else {
-                light.name
-            };
-            let object = object_label(&kind, &light.namespace, &name);
+                .metadata
+                .into_name();
+            let object = object_label(&kind, &namespace, &name);
             return Err(duplicate_error(source, Some(object), "", key).with_position(position));
         }
     }
@@ -338,18 +347,14 @@ fn value_item(
     };
     let (kind, api_version) = (text("kind"), text("apiVersion"));
     if let Some((path, key)) = duplicate(&value) {
-        let light = serde_json::from_value::<Light>(value.clone())
+        let (namespace, name) = serde_json::from_value::<Light>(value.clone())
             .ok()
             .unwrap_or_default()
-            .metadata;
-        let name = if light.name.is_empty() {
-            light.generate_name
-        } else {
-            light.name
-        };
+            .metadata
+            .into_name();
         let object = object_label(
             if kind.is_empty() { "object" } else { &kind },
-            &light.namespace,
+            &namespace,
             &name,
         );
         return Err(duplicate_error(source, Some(object), &path, &key).with_position(position));
@@ -423,18 +428,16 @@ fn finish(
         .with_position(position));
     }
     let class = classify(&api_version, &kind);
-    let make = |mut meta: LightMeta| {
-        if meta.name.is_empty() {
-            meta.name = std::mem::take(&mut meta.generate_name);
-        }
+    let make = |meta: LightMeta| {
+        let (namespace, name) = meta.into_name();
         Origin {
             source: source.clone(),
             position: position.clone(),
-            object: object_label(&kind, &meta.namespace, &meta.name),
+            object: object_label(&kind, &namespace, &name),
             kind: kind.clone(),
             api_version: api_version.clone(),
-            namespace: meta.namespace,
-            name: meta.name,
+            namespace,
+            name,
         }
     };
     match read(class) {
