@@ -4,7 +4,7 @@
 //! - `fixtures/corpus/*.yaml`: manifests shaped like the upstream examples (Kueue's
 //!   site samples, JobSet's, LeaderWorkerSet's, KubeRay's, AppWrapper's, Volcano's,
 //!   KAI's, scheduler-plugins', the Kubernetes docs; each file's header names its
-//!   shape and works out the answer), of 20 kinds: members, minimum, roles, the
+//!   shape and works out the answer), of 22 kinds: members, minimum, roles, the
 //!   topology request (required, preferred, slices, Kueue parts, exclusive Jobs), the
 //!   warnings due; or the object, field and what to do a refusal names; or the kind
 //!   named as one gang does not read.
