@@ -390,7 +390,9 @@ fn a_kueue_managed_pytorchjob_is_admitted_whole_whatever_its_min_available() {
 fn podsets_each_ask_their_own_preferred_required_and_slices() {
     let o = with_nodes(&fixture("kueue-podsets-mixed.yaml"));
     let w = only(&o);
-    let asked: Vec<(&str, Option<&Level>, Option<&Level>, Vec<u32>)> = w
+    /// A part's name, required and preferred levels, slice sizes.
+    type Asked<'a> = (&'a str, Option<&'a Level>, Option<&'a Level>, Vec<u32>);
+    let asked: Vec<Asked> = w
         .topology
         .parts
         .iter()
