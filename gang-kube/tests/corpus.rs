@@ -614,6 +614,14 @@ fn upstream_shaped_manifests_are_read_or_refused_as_their_schedulers_would() {
                     "{file}: what to do ({to_do}): {e}"
                 );
                 assert_eq!(e.source_name(), *file);
+                // Kubernetes' words, never gang-core's paths (`gang.roles`, `min_count`).
+                let text = e.to_string();
+                assert!(
+                    !text.contains("gang.")
+                        && !text.contains("gang-core")
+                        && !text.contains("min_count"),
+                    "{file}: {e}"
+                );
             }
             (Unread(kind, api_version), Ok((ws, o))) => {
                 assert!(ws.is_empty(), "{file}: {ws:?}");
