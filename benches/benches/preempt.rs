@@ -7,7 +7,9 @@
 //! prefers), evicted one by one until the gang fits — the peers' method. Victims, GPUs
 //! evicted and the time of one query are printed for both; criterion then measures
 //! `preempt_with` (an urgent rack gang of 16 workers more than any rack holds now), the
-//! same query when the gang fits now, and `place_with` for that gang.
+//! same query on a kept `PreemptSolver` (`kept/…`; `kept-touched/evict`: one node's use
+//! changed before each query, as between a scheduler's cycles), the same queries when
+//! the gang fits now, `place_with` for that gang, and the greedy baseline.
 //!
 //! `GANG_BENCH_PREEMPT_SIZES=10k` (or `100k`) runs one size only.
 
@@ -18,7 +20,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
 use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver};
-use gang_core::{CompiledGang, Gang, Inventory, Solver};
+use gang_core::{CompiledGang, Gang, Inventory, Quantity, Solver};
 
 /// The cluster with `running` gangs reserved: sizes 8, 16, 32, 64 in turn, priorities
 /// 0..5 in turn (those that fit).
@@ -170,6 +172,26 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
             b.iter(|| solver.preempt(&inv, black_box(gang), &opts).unwrap());
         });
     }
+    // A scheduler's cycle: something changed since the last query. One node's external
+    // use alternates between 0 and 1 GPU before each query (the kept candidates and the
+    // mirror catch up from the journal).
+    g.bench_function(BenchmarkId::new("kept-touched", "evict"), |b| {
+        let mut inv = inv.clone();
+        let node = inv
+            .node_names()
+            .nth(inv.len() / 2)
+            .expect("a node")
+            .to_owned();
+        let mut solver = PreemptSolver::new();
+        let opts = PreemptOptions::default();
+        let mut one = false;
+        b.iter(|| {
+            one = !one;
+            inv.set_used(&node, GPU, Quantity::from_units(u64::from(one)))
+                .unwrap();
+            solver.preempt(&inv, black_box(&big), &opts).unwrap()
+        });
+    });
     g.bench_function(BenchmarkId::new("place", "fits-now/4"), |b| {
         let mut solver = Solver::new();
         b.iter(|| inv.place_with(&mut solver, black_box(&small)).unwrap());
