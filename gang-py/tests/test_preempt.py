@@ -193,11 +193,13 @@ def test_preempt_options_weigh_the_work_lost():
     # GPUs by default: the units tie at 2 (the gang holds 4); the tie-break takes the
     # first id ("new" before "old").
     assert victims(inv.preempt(g)) == ["new"]
-    # The caller's costs come first (GPUs x time since the last checkpoint, say).
-    assert victims(inv.preempt(g, costs={"new": 90, "old": 10})) == ["old"]
+    # The caller's costs come first (GPUs x time since the last checkpoint, say); work
+    # given none costs 0 there (run, here), unless it is given one too.
+    assert victims(inv.preempt(g, costs={"new": 90, "old": 10})) == ["run"]
+    assert victims(inv.preempt(g, costs={"new": 90, "old": 10, run: 100})) == ["old"]
     plan = inv.preempt(g, costs={"new": 90, "old": 10, run: 0})
     assert victims(plan) == ["run"] and plan.summary()["cost"] == 0
-    assert plan["cost"] == [0, 4000]  # given, then milli-GPUs
+    assert plan["cost"] == ["0", "4000"]  # given, then milli-GPUs (u128 sums, as decimal strings)
     # A reservation is keyed by the Reservation, its ReservationId or the int.
     for key in (run, run.id, int(run.id)):
         assert victims(inv.preempt(g, costs={"new": 1, "old": 1, key: 0})) == ["run"], key
@@ -206,15 +208,16 @@ def test_preempt_options_weigh_the_work_lost():
     assert [(r["victim"], r["cost"]) for r in rows] == [("old", 3)]
     # The resource order: CPUs first makes "new" (8 CPUs) the dearer unit.
     plan = inv.preempt(g, cost_resources=["cpu", GPU])
-    assert victims(plan) == ["old"] and plan["cost"] == [0, 0, 2000]
+    assert victims(plan) == ["old"] and plan["cost"] == ["0", "0", "2000"]
     # No cost resources: the fewest victims, then the ids.
     assert victims(inv.preempt(g, cost_resources=[])) == ["run"]
-    # The work limit: none left after the first plan, which is kept and said so.
+    # The work limit: none left after the first plan (every candidate of the level, here),
+    # which is kept, valid, and said to be unproven.
     cut = inv.preempt(g, max_work=0)
-    assert cut.status == "placed" and not cut.search_complete and len(victims(cut)) == 1
+    assert cut.status == "placed" and not cut.search_complete and victims(cut) == ["run", "new", "old"]
     assert inv.preempt(g, max_work=10**6).search_complete
     # preempt_reserve weighs the same way.
-    done = inv.preempt_reserve(g, costs={"new": 90, "old": 10})
+    done = inv.preempt_reserve(g, costs={"new": 90, "old": 10, run: 100})
     assert victims(done) == ["old"] and [u["id"] for u in inv.evictable_units()] == ["new"]
 
 

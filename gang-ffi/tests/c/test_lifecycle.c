@@ -1329,17 +1329,22 @@ static void test_preempt_options(void) {
     gang_preempt_options *o = NULL;
     OK(gang_preempt_options_new(&o));
     v = preempt_with(inv, g, o, &js);
-    CHECK(str_has(v, UNIT_VICTIM("new")) && str_has(v, "\"cost\":[0,2000]"));
+    CHECK(str_has(v, UNIT_VICTIM("new")) && str_has(v, "\"cost\":[\"0\",\"2000\"]"));
     gang_string_free(js);
+    /* Work given no cost costs 0 there: run, unless it is given one too. */
     OK(gang_preempt_options_set_unit_cost(o, "new", 90, NULL));
     OK(gang_preempt_options_set_unit_cost(o, "old", 10, NULL));
     v = preempt_with(inv, g, o, &js);
-    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[10,2000]"));
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\",\"4000\"]"));
     gang_string_free(js);
-    /* The reservation costs nothing: it goes, whatever its 4 GPUs. */
+    OK(gang_preempt_options_set_reservation_cost(o, run, 100, NULL));
+    v = preempt_with(inv, g, o, &js);
+    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[\"10\",\"2000\"]"));
+    gang_string_free(js);
+    /* The reservation made free again: it goes, whatever its 4 GPUs. */
     OK(gang_preempt_options_set_reservation_cost(o, run, 0, NULL));
     v = preempt_with(inv, g, o, &js);
-    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[0,4000]"));
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\",\"4000\"]"));
     gang_string_free(js);
 
     /* CPUs first: "new" (8 CPUs) is the dearer unit. */
@@ -1348,12 +1353,12 @@ static void test_preempt_options(void) {
     const char *cpu_first[] = {"cpu", LC_GPU};
     OK(gang_preempt_options_set_cost_resources(by_cpu, cpu_first, 2, NULL));
     v = preempt_with(inv, g, by_cpu, &js);
-    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[0,0,2000]"));
+    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[\"0\",\"0\",\"2000\"]"));
     gang_string_free(js);
     /* No cost resource: one victim each; reservations come first in the tie-break. */
     OK(gang_preempt_options_set_cost_resources(by_cpu, NULL, 0, NULL));
     v = preempt_with(inv, g, by_cpu, &js);
-    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[0]"));
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\"]"));
     gang_string_free(js);
     /* No work for the search: the first plan is kept, not proven least. */
     OK(gang_preempt_options_set_max_work(by_cpu, 0, NULL));
