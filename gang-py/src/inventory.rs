@@ -575,26 +575,7 @@ impl PyInventory {
             Target::Parsed(g) => g,
             Target::Compiled(c) => c.get().compiled.gang().clone(),
         };
-        let state = &self.state;
-        let (answer, id) = py.detach(|| {
-            core(|| {
-                state.with_inventory_mut(false, |inv| {
-                    // `inv.preempt(&g)`'s answer (a default solver: the default budget,
-                    // no deadline), from a kept solver of the pool.
-                    let compiled = inv.compile(&g)?;
-                    let budget = gang_core::Solver::DEFAULT_SEARCH_BUDGET;
-                    let answer = state.with_solver(budget, |s| {
-                        s.solver().set_limits(Limits::work(budget));
-                        s.preempt(inv, &compiled, &options)
-                    })?;
-                    let id = match answer.preemption() {
-                        Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
-                        None => None,
-                    };
-                    Ok::<_, Error>((answer, id))
-                })
-            })
-        })?;
+        let (answer, id) = py.detach(|| core(|| preempt::reserve(&self.state, &g, &options)))?;
         PyPreemption::new(py, g.get_name(), &answer, Some(id.map(|i| i.0)))
     }
 

@@ -9,7 +9,7 @@
 //! in it is the core's answer; nothing is decided here.
 
 use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, VictimId};
-use gang_core::{ErrorKind, EvictableUnit, Quantity};
+use gang_core::{Error, ErrorKind, EvictableUnit, Gang, Limits, Quantity, ReservationId, Solver};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
@@ -20,6 +20,30 @@ use crate::html;
 use crate::lifecycle::reservation_id;
 use crate::pyde;
 use crate::pyser::to_py;
+use crate::state::InvState;
+
+/// `Inventory.preempt_reserve`'s work, the GIL released: `inv.preempt(&g)`'s answer
+/// with `options` (the default budget, no deadline), from a kept solver of the pool,
+/// then the plan applied (the new reservation's id; `None` when there is no plan).
+pub fn reserve(
+    state: &InvState,
+    g: &Gang,
+    options: &PreemptOptions,
+) -> Result<(PreemptOutcome, Option<ReservationId>), Error> {
+    state.with_inventory_mut(false, |inv| {
+        let compiled = inv.compile(g)?;
+        let budget = Solver::DEFAULT_SEARCH_BUDGET;
+        let answer = state.with_solver(budget, |s| {
+            s.solver().set_limits(Limits::work(budget));
+            s.preempt(inv, &compiled, options)
+        })?;
+        let id = match answer.preemption() {
+            Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
+            None => None,
+        };
+        Ok((answer, id))
+    })
+}
 
 /// gang-core's `PreemptOptions` from `preempt`'s keywords: `cost_resources` (resource
 /// names, most important first; `None`: GPUs), `costs` (a mapping from a reservation —
@@ -74,6 +98,23 @@ pub fn options_from(
     }
     Ok(o)
 }
+
+/// A victim's pickled state: name, kind, reservation, priority, cost, evicted (resource,
+/// milli-units).
+type VictimState = (String, String, Option<u64>, i32, u64, Vec<(String, u64)>);
+
+/// A plan's pickled state (`Preemption.__reduce__`): the document, gang, status, level,
+/// domain, victims, whether the search was complete, the words.
+type State<'py> = (
+    Bound<'py, PyDict>,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Vec<VictimState>,
+    bool,
+    String,
+);
 
 /// One victim, as a table row has it.
 struct Row {
@@ -333,17 +374,8 @@ impl PyPreemption {
     /// Rebuilds a plan from `__reduce__`'s state.
     #[classmethod]
     fn _from_state(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyTuple>) -> PyResult<Self> {
-        type VictimState = (String, String, Option<u64>, i32, u64, Vec<(String, u64)>);
-        let (doc, gang, status, level, domain, victims, search_complete, message): (
-            Bound<'_, PyDict>,
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            Vec<VictimState>,
-            bool,
-            String,
-        ) = state.extract()?;
+        let (doc, gang, status, level, domain, victims, search_complete, message): State<'_> =
+            state.extract()?;
         let status = match status.as_str() {
             "placed" => "placed",
             "unschedulable" => "unschedulable",
