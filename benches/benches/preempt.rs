@@ -7,18 +7,25 @@
 //! prefers), evicted one by one until the gang fits — the peers' method. Victims, GPUs
 //! evicted and the time of one query are printed for both; criterion then measures
 //! `preempt_with` (an urgent rack gang of 16 workers more than any rack holds now), the
-//! same query when the gang fits now, and `place_with` for that gang.
+//! same query on a kept `PreemptSolver` (`kept/…`; `kept-touched/evict`: one node's use
+//! changed before each query, as between a scheduler's cycles), the same queries when
+//! the gang fits now, `place_with` for that gang, and the greedy baseline.
 //!
 //! `GANG_BENCH_PREEMPT_SIZES=10k` (or `100k`) runs one size only.
+//! `GANG_BENCH_PREEMPT_CLOCK=cpu` measures the benchmark thread's time on a CPU
+//! (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`) instead of wall time: on a machine shared with
+//! other work, wall time counts the time the thread waited for a core; CPU time does
+//! not (caches shared with the other work still slow it).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{BenchmarkId, Criterion};
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec, GPU};
 use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver};
-use gang_core::{CompiledGang, Gang, Inventory, Solver};
+use gang_core::{CompiledGang, Gang, Inventory, Quantity, Solver};
 
 /// The cluster with `running` gangs reserved: sizes 8, 16, 32, 64 in turn, priorities
 /// 0..5 in turn (those that fit).
@@ -114,7 +121,47 @@ fn report(inv: &Inventory, gang: &CompiledGang, what: &str) {
     }
 }
 
-fn preempt(c: &mut Criterion) {
+/// The benchmark thread's time on a CPU, in nanoseconds
+/// (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`).
+struct ThreadCpu;
+
+fn thread_cpu_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+static WALL: WallTime = WallTime;
+
+impl Measurement for ThreadCpu {
+    type Intermediate = u64;
+    type Value = Duration;
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, start: u64) -> Duration {
+        Duration::from_nanos(thread_cpu_ns().saturating_sub(start))
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WALL.formatter()
+    }
+}
+
+fn preempt<M: Measurement>(c: &mut Criterion<M>) {
     let sizes = std::env::var("GANG_BENCH_PREEMPT_SIZES").unwrap_or_else(|_| "10k,100k".into());
     for (size, running) in [(Size::K10, 1000), (Size::K100, 10_000)] {
         if sizes.split(',').any(|s| s.trim() == size.as_str()) {
@@ -123,7 +170,7 @@ fn preempt(c: &mut Criterion) {
     }
 }
 
-fn case(c: &mut Criterion, size: Size, running: usize) {
+fn case<M: Measurement>(c: &mut Criterion<M>, size: Size, running: usize) {
     let spec = Spec::hgx(size, 10);
     let inv = busy(&spec, running);
     println!(
@@ -151,7 +198,15 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
     let big = inv.compile(&urgent(&spec, need)).unwrap();
     let small = inv.compile(&urgent(&spec, 4)).unwrap();
     report(&inv, &big, &format!("{need} workers"));
-    let mut g = c.benchmark_group(format!("preempt-hgx-{}-{running}-running", size.as_str()));
+    // Criterion compares with the last run of the same name: one name per clock.
+    let clock = match std::env::var("GANG_BENCH_PREEMPT_CLOCK").as_deref() {
+        Ok("cpu") => "-cpu",
+        _ => "",
+    };
+    let mut g = c.benchmark_group(format!(
+        "preempt-hgx-{}-{running}-running{clock}",
+        size.as_str()
+    ));
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
@@ -170,6 +225,26 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
             b.iter(|| solver.preempt(&inv, black_box(gang), &opts).unwrap());
         });
     }
+    // A scheduler's cycle: something changed since the last query. One node's external
+    // use alternates between 0 and 1 GPU before each query (the kept candidates and the
+    // mirror catch up from the journal).
+    g.bench_function(BenchmarkId::new("kept-touched", "evict"), |b| {
+        let mut inv = inv.clone();
+        let node = inv
+            .node_names()
+            .nth(inv.len() / 2)
+            .expect("a node")
+            .to_owned();
+        let mut solver = PreemptSolver::new();
+        let opts = PreemptOptions::default();
+        let mut one = false;
+        b.iter(|| {
+            one = !one;
+            inv.set_used(&node, GPU, Quantity::from_units(u64::from(one)))
+                .unwrap();
+            solver.preempt(&inv, black_box(&big), &opts).unwrap()
+        });
+    });
     g.bench_function(BenchmarkId::new("place", "fits-now/4"), |b| {
         let mut solver = Solver::new();
         b.iter(|| inv.place_with(&mut solver, black_box(&small)).unwrap());
@@ -180,5 +255,16 @@ fn case(c: &mut Criterion, size: Size, running: usize) {
     g.finish();
 }
 
-criterion_group!(benches, preempt);
-criterion_main!(benches);
+fn main() {
+    if std::env::var("GANG_BENCH_PREEMPT_CLOCK").as_deref() == Ok("cpu") {
+        let mut c = Criterion::default()
+            .with_measurement(ThreadCpu)
+            .configure_from_args();
+        preempt(&mut c);
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default().configure_from_args();
+        preempt(&mut c);
+        c.final_summary();
+    }
+}

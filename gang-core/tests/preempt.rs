@@ -7,14 +7,15 @@
 //! cost, placement quality), its placement must be valid once the victims are gone,
 //! and evict-and-reserve must leave a valid inventory with no partial gang.
 //!
-//! Case counts: 300 by default (CI); set `PROPTEST_CASES` for more.
+//! Case counts: 1,000 for the oracle and 100 for the kept-solver properties by default
+//! (CI); set `PROPTEST_CASES` for more (3,000 each run clean locally).
 
 use std::cmp::Reverse;
 
 use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, PreemptSolver, Replacement, VictimId};
 use gang_core::{
-    EvictableUnit, Gang, Inventory, NodeSpec, Placement, PreemptionPolicy, Role, Topology,
-    HOSTNAME_LEVEL,
+    EvictableUnit, Gang, Inventory, NodeSpec, Placement, PreemptionPolicy, Quantity, Role,
+    Topology, HOSTNAME_LEVEL,
 };
 use proptest::prelude::*;
 
@@ -450,7 +451,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(1000), ..ProptestConfig::default() })]
 
     #[test]
     fn preemption_agrees_with_the_oracle(case in case()) {
@@ -518,6 +519,63 @@ fn an_exhausted_search_says_so() {
     assert!(!plan.search_complete());
     let ids: Vec<VictimId> = plan.victims().iter().map(|v| v.id.clone()).collect();
     plan.placement().validate(&evict(&inv, &ids)).unwrap();
+}
+
+/// Evict-and-reserve is all or nothing even when the last step fails: a plan whose
+/// victims are all still there but whose placement no longer fits once they are gone
+/// (use set on a node of the placement since the plan was made) is `Conflict`, and the
+/// victims evicted before the reserve failed — a reservation and a unit — are back as
+/// they were: same ids, same members and amounts, the same free capacity everywhere.
+#[test]
+fn preempt_reserve_changes_nothing_when_the_placement_no_longer_fits() {
+    let node = |n: &str| {
+        NodeSpec::new(n)
+            .label(RACK, "r1")
+            .label("slot", n)
+            .capacity(GPU, 8)
+    };
+    let mut inv = Inventory::builder(Topology::new([RACK]).unwrap())
+        .nodes([node("a1"), node("a2")])
+        .evictable(EvictableUnit::new("pod", 0).amount("a2", GPU, 6))
+        .build()
+        .unwrap();
+    let low = Gang::new("low")
+        .role(Role::new("w", 6).request(GPU, 1).selector("slot", "a1"))
+        .priority(1);
+    let low = {
+        let p = inv.place(&low).unwrap().placement().cloned().unwrap();
+        inv.reserve(&p).unwrap()
+    };
+    // 16 GPUs in the rack: both must go (each frees 6; 4 are free).
+    let urgent = Gang::new("urgent")
+        .role(Role::new("w", 16).request(GPU, 1))
+        .required(RACK)
+        .priority(10);
+    let plan = inv.preempt(&urgent).unwrap().preemption().cloned().unwrap();
+    let mut names: Vec<&str> = plan.victims().iter().map(|v| v.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["low", "pod"]);
+    // Since the plan: 2 GPUs of a1 used from outside (they were free).
+    inv.set_used("a1", GPU, 2u32).unwrap();
+    let before = (
+        inv.reservation(low).unwrap().assignments(&inv),
+        inv.evictable_units().cloned().collect::<Vec<_>>(),
+        ["a1", "a2"].map(|n| inv.free(n, GPU)),
+    );
+    let err = inv.preempt_reserve(&plan).unwrap_err();
+    assert_eq!(err.kind(), gang_core::ErrorKind::Conflict, "{err}");
+    inv.validate().unwrap();
+    let after = (
+        inv.reservation(low).unwrap().assignments(&inv),
+        inv.evictable_units().cloned().collect::<Vec<_>>(),
+        ["a1", "a2"].map(|n| inv.free(n, GPU)),
+    );
+    assert_eq!(after, before);
+    assert_eq!(
+        before.2,
+        [Some(Quantity::ZERO), Some(Quantity::from_units(2))]
+    );
+    assert_eq!(inv.reservations().count(), 1);
 }
 
 /// One solver kept across queries keeps a mirror of the inventory between them (and

@@ -378,3 +378,109 @@ func TestPreemptKeptFollowsChanges(t *testing.T) {
 		t.Fatalf("only %d answers with victims: the sequence does not exercise the kept candidates", placed)
 	}
 }
+
+// PreemptOptions (issue 22): one full 8-GPU node holding a priority-1 gang "run" (4
+// GPUs) and two priority-1 units, "old" (2 GPUs) and "new" (2 GPUs, 8 CPUs); a
+// priority-5 gang of 2 GPUs evicts one of the three. By GPUs the units tie and the
+// first id ("new") goes; given costs come first; the resource order is the caller's;
+// no cost resource leaves the fewest victims, then the ids (reservations first); a
+// search with no work keeps its plan and says so; PreemptReserveWith weighs the same.
+func TestPreemptWithOptions(t *testing.T) {
+	inv, err := gang.ParseInventory([]byte(`{"topology": {"levels": []},
+		"nodes": [{"name": "n1", "capacity": {"nvidia.com/gpu": 8, "cpu": 16}}],
+		"evictable": [{"id": "old", "priority": 1, "nodes": {"n1": {"nvidia.com/gpu": 2}}},
+			{"id": "new", "priority": 1, "nodes": {"n1": {"nvidia.com/gpu": 2, "cpu": 8}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inv.Close()
+	parse := func(doc string) *gang.Gang {
+		g, err := gang.ParseGang([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	run := parse(`{"name": "run", "priority": 1, "roles": [{"name": "w", "count": 4, "requests": {"nvidia.com/gpu": 1}}]}`)
+	defer run.Close()
+	out, err := inv.Place(run)
+	if err != nil || out.Status != gang.StatusPlaced {
+		t.Fatalf("run: %v %v", out.Status, err)
+	}
+	runID, err := inv.Reserve(out.Placement)
+	out.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := parse(`{"name": "g", "priority": 5, "roles": [{"name": "w", "count": 2, "requests": {"nvidia.com/gpu": 1}}]}`)
+	defer g.Close()
+	type plan struct {
+		Victims []struct {
+			Name string `json:"name"`
+		} `json:"victims"`
+		Cost           []string `json:"cost"` // u128 sums, as decimal strings
+		SearchComplete bool     `json:"search_complete"`
+	}
+	ask := func(o gang.PreemptOptions) plan {
+		t.Helper()
+		status, js, err := inv.PreemptWith(g, o)
+		if err != nil || status != gang.StatusPlaced {
+			t.Fatalf("%+v: %v %v %s", o, status, err, js)
+		}
+		var p plan
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	victim := func(p plan) string {
+		if len(p.Victims) != 1 {
+			t.Fatalf("want one victim: %+v", p)
+		}
+		return p.Victims[0].Name
+	}
+	for _, c := range []struct {
+		name string
+		o    gang.PreemptOptions
+		want string
+		cost []string
+	}{
+		{"defaults", gang.PreemptOptions{}, "new", []string{"0", "2000"}},
+		// Work given no cost costs 0 there: run, unless it is given one too.
+		{"given costs", gang.PreemptOptions{UnitCosts: map[string]uint64{"new": 90, "old": 10}}, "run", []string{"0", "4000"}},
+		{"given costs to all", gang.PreemptOptions{UnitCosts: map[string]uint64{"new": 90, "old": 10},
+			ReservationCosts: map[gang.ReservationID]uint64{runID: 100}}, "old", []string{"10", "2000"}},
+		{"a free reservation", gang.PreemptOptions{UnitCosts: map[string]uint64{"new": 90, "old": 10},
+			ReservationCosts: map[gang.ReservationID]uint64{runID: 0}}, "run", []string{"0", "4000"}},
+		{"CPUs first", gang.PreemptOptions{CostResources: []string{"cpu", "nvidia.com/gpu"}}, "old", []string{"0", "0", "2000"}},
+		{"no cost resource", gang.PreemptOptions{CostResources: []string{}}, "run", []string{"0"}},
+	} {
+		p := ask(c.o)
+		if got := victim(p); got != c.want || !reflect.DeepEqual(p.Cost, c.cost) || !p.SearchComplete {
+			t.Errorf("%s: evicts %s at cost %v (complete %v), want %s at %v", c.name, got, p.Cost, p.SearchComplete, c.want, c.cost)
+		}
+	}
+	// Out of work after the first plan (every candidate of the level): valid, said so.
+	if p := ask(gang.PreemptOptions{MaxWork: 1}); p.SearchComplete || len(p.Victims) == 0 {
+		t.Errorf("a search out of work: %+v", p)
+	}
+	wantError(t, "a NUL in a resource", noPanic(t, "nul", func() error {
+		_, _, err := inv.PreemptWith(g, gang.PreemptOptions{CostResources: []string{"gpu", "a\x00b"}})
+		return err
+	}), gang.ErrInvalidArgument, "CostResources[1]")
+	wantError(t, "bad UTF-8 in a unit id", noPanic(t, "utf8", func() error {
+		_, _, _, err := inv.PreemptReserveWith(g, gang.PreemptOptions{UnitCosts: map[string]uint64{"\xff": 1}})
+		return err
+	}), gang.ErrInvalidUTF8, `UnitCosts["\xff"]`)
+	status, id, js, err := inv.PreemptReserveWith(g, gang.PreemptOptions{UnitCosts: map[string]uint64{"new": 90, "old": 10},
+		ReservationCosts: map[gang.ReservationID]uint64{runID: 50}})
+	if err != nil || status != gang.StatusPlaced || id == 0 || !strings.Contains(js, `"name":"old"`) {
+		t.Fatalf("PreemptReserveWith: %v %v %v %s", status, id, err, js)
+	}
+	if err := inv.RemoveEvictable("old"); !errors.Is(err, gang.ErrInvalidInventory) {
+		t.Errorf("old was evicted, yet RemoveEvictable says %v", err)
+	}
+	if err := inv.Validate(); err != nil {
+		t.Error(err)
+	}
+}

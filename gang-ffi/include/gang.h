@@ -505,6 +505,22 @@ typedef struct gang_node gang_node;
 typedef struct gang_placement gang_placement;
 
 /**
+ * How `gang_inventory_preempt_with` weighs the work its victims lose, and how much
+ * work its search may do: gang-core's `PreemptOptions`. The objective's second key —
+ * after the highest victim priority — is the work lost: first the sum of the costs
+ * the caller gave the victims (`gang_preempt_options_set_reservation_cost`,
+ * `_set_unit_cost`; work given none costs 0), then the amounts evicted of each cost
+ * resource in order (`gang_preempt_options_set_cost_resources`; `nvidia.com/gpu` by
+ * default), compared lexicographically; then the fewest victims.
+ *
+ * Made by `gang_preempt_options_new` (the defaults); freed with
+ * `gang_preempt_options_free`. The setters change it (one thread at a time); queries
+ * only read it, and any number of threads may pass one options object to queries at
+ * once.
+ */
+typedef struct gang_preempt_options gang_preempt_options;
+
+/**
  * What `gang_inventory_replace` answered: the members placed inside the gang's
  * domain (`GANG_STATUS_PLACED`; the reservation now holds them), or why not
  * (`GANG_STATUS_PENDING`; nothing was applied): which domain binds the gang, what it
@@ -2306,6 +2322,114 @@ gang_result gang_inventory_node_json(const gang_inventory *inventory,
 gang_result gang_inventory_validate(const gang_inventory *inventory, gang_error **error_out);
 
 /**
+ * Makes preemption options with the defaults: GPUs (`nvidia.com/gpu`) measure the
+ * work lost, no given costs, and `GANG_DEFAULT_WORK` work units for the victim search.
+ *
+ * Ownership: on `GANG_OK`, `*options_out` is new options owned by the caller; free
+ * them with `gang_preempt_options_free`.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `options_out` is NULL.
+ *
+ * # Safety
+ * `options_out` must be NULL or writable.
+ */
+gang_result gang_preempt_options_new(gang_preempt_options **options_out);
+
+/**
+ * Sets the resources whose evicted amounts measure the work lost, most important first
+ * (`resources[0]` is compared first), replacing the list (the default is
+ * `nvidia.com/gpu` alone). `n_resources` may be 0: then only the given costs, and
+ * after them the number of victims, weigh a plan.
+ *
+ * Ownership: `options` stays owned by the caller; the strings are copied. On failure,
+ * a new `gang_error` is stored in `*error_out` if `error_out` is not NULL, and the
+ * options are unchanged.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `options` is NULL, when `resources` is NULL and
+ * `n_resources` is not 0, or for a NULL string (field `resources[i]`);
+ * `GANG_INVALID_UTF8` for a string that is not UTF-8.
+ *
+ * # Safety
+ * `options` must be NULL or live options no other thread uses during the call;
+ * `resources` NULL or `n_resources` readable pointers to NUL-terminated strings;
+ * `error_out` NULL or writable.
+ */
+gang_result gang_preempt_options_set_cost_resources(gang_preempt_options *options,
+                                                    const char *const *resources,
+                                                    size_t n_resources,
+                                                    gang_error **error_out);
+
+/**
+ * Gives live reservation `reservation` (its id, as `gang_inventory_reserve` wrote it)
+ * a cost: what evicting it loses, e.g. its GPUs times the seconds since its last
+ * checkpoint. Given costs are summed over a plan's victims and compared before the
+ * evicted amounts. Setting it again replaces it; an id that names no running
+ * reservation of the inventory asked is ignored there.
+ *
+ * Ownership: `options` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `options` is NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live options no other thread uses during the call;
+ * `error_out` NULL or writable.
+ */
+gang_result gang_preempt_options_set_reservation_cost(gang_preempt_options *options,
+                                                      uint64_t reservation,
+                                                      uint64_t cost,
+                                                      gang_error **error_out);
+
+/**
+ * Gives evictable unit `unit` (its id, as `gang_inventory_add_evictable` declared it)
+ * a cost, as `gang_preempt_options_set_reservation_cost` does for a reservation.
+ *
+ * Ownership: `options` stays owned by the caller; `unit` is copied. On failure, a new
+ * `gang_error` is stored in `*error_out` if `error_out` is not NULL, and the options
+ * are unchanged.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `options` or `unit` is NULL; `GANG_INVALID_UTF8`
+ * when `unit` is not UTF-8.
+ *
+ * # Safety
+ * `options` must be NULL or live options no other thread uses during the call; `unit`
+ * NULL or NUL-terminated; `error_out` NULL or writable.
+ */
+gang_result gang_preempt_options_set_unit_cost(gang_preempt_options *options,
+                                               const char *unit,
+                                               uint64_t cost,
+                                               gang_error **error_out);
+
+/**
+ * Sets the work units one query may spend on its victim search (a branch is one unit,
+ * a question to the solver 32; `GANG_DEFAULT_WORK` by default). A plan found when
+ * they ran out is valid but not proven least: its JSON document says
+ * `"search_complete": false`; no plan found then is `GANG_STATUS_UNDECIDED`, never a
+ * false "nothing helps".
+ *
+ * Ownership: `options` stays owned by the caller.
+ *
+ * Returns `GANG_NULL_ARGUMENT` when `options` is NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live options no other thread uses during the call;
+ * `error_out` NULL or writable.
+ */
+gang_result gang_preempt_options_set_max_work(gang_preempt_options *options,
+                                              uint64_t work,
+                                              gang_error **error_out);
+
+/**
+ * Frees preemption options. `gang_preempt_options_free(NULL)` does nothing.
+ *
+ * Ownership: takes ownership of `options`. Freeing them twice is undefined behaviour:
+ * set your pointer to NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live options not freed before and not in use.
+ */
+void gang_preempt_options_free(gang_preempt_options *options);
+
+/**
  * Says what it would take for `gang` to fit on `inventory` (issue 22): the placement
  * if it fits now, otherwise the running work to evict — whole reservations of strictly
  * lower priority that are not `"preemption_policy": "Never"`, and evictable units of
@@ -2345,6 +2469,52 @@ gang_result gang_inventory_preempt(const gang_inventory *inventory,
                                    gang_status *status_out,
                                    gang_string **json_out,
                                    gang_error **error_out);
+
+/**
+ * `gang_inventory_preempt` with `options` weighing the work lost and bounding the
+ * search (`gang_preempt_options`); NULL `options` are the defaults (exactly
+ * `gang_inventory_preempt`). Writes what `gang_inventory_preempt` writes.
+ *
+ * Ownership: `inventory`, `gang` and `options` stay owned by the caller. The new
+ * string is owned by the caller: free it with `gang_string_free`. On failure, nothing
+ * is written but a new `gang_error` in `*error_out` if `error_out` is not NULL.
+ *
+ * Returns errors as `gang_inventory_compile`; `GANG_NULL_ARGUMENT` when an argument
+ * (other than `options` and `error_out`) is NULL; `GANG_INVALID_HANDLE` when `options`
+ * is not NULL and not live options.
+ *
+ * # Safety
+ * As `gang_inventory_preempt`; `options` NULL or live options not being changed by
+ * another thread.
+ */
+gang_result gang_inventory_preempt_with(const gang_inventory *inventory,
+                                        const gang_gang *gang,
+                                        const gang_preempt_options *options,
+                                        gang_status *status_out,
+                                        gang_string **json_out,
+                                        gang_error **error_out);
+
+/**
+ * `gang_inventory_preempt_reserve` with `options` (NULL: the defaults), as
+ * `gang_inventory_preempt_with` takes them. Writes what
+ * `gang_inventory_preempt_reserve` writes.
+ *
+ * Ownership: as `gang_inventory_preempt_reserve`; `options` stays owned by the caller.
+ *
+ * Returns errors as `gang_inventory_preempt_reserve`, and `GANG_INVALID_HANDLE` when
+ * `options` is not NULL and not live options.
+ *
+ * # Safety
+ * As `gang_inventory_preempt_reserve`; `options` NULL or live options not being
+ * changed by another thread.
+ */
+gang_result gang_inventory_preempt_reserve_with(gang_inventory *inventory,
+                                                const gang_gang *gang,
+                                                const gang_preempt_options *options,
+                                                gang_status *status_out,
+                                                uint64_t *id_out,
+                                                gang_string **json_out,
+                                                gang_error **error_out);
 
 /**
  * Like `gang_inventory_preempt`, then applies the plan in one all-or-nothing step:

@@ -53,10 +53,11 @@ pub(crate) enum Kind {
     Replacement = 15,
     SpreadOutcome = 16,
     Admissions = 17,
+    PreemptOptions = 18,
 }
 
 /// Every kind, for decoding a tag.
-const KINDS: [Kind; 17] = [
+const KINDS: [Kind; 18] = [
     Kind::Error,
     Kind::String,
     Kind::Node,
@@ -74,6 +75,7 @@ const KINDS: [Kind; 17] = [
     Kind::Replacement,
     Kind::SpreadOutcome,
     Kind::Admissions,
+    Kind::PreemptOptions,
 ];
 
 /// A live handle's tag: `"gangliv"` in ASCII, then the kind.
@@ -102,6 +104,7 @@ impl Kind {
             Kind::Replacement => "gang_replacement",
             Kind::SpreadOutcome => "gang_spread_outcome",
             Kind::Admissions => "gang_admissions",
+            Kind::PreemptOptions => "gang_preempt_options",
         }
     }
 

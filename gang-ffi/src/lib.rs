@@ -98,6 +98,9 @@ mod solve;
 // the answers of replace, spread and admit (in this order in the header).
 mod lifecycle;
 
+// Preemption: its options, the queries and evictable units.
+mod preempt;
+
 mod reservation;
 
 mod answers;
@@ -107,6 +110,7 @@ pub use error::*;
 pub use inventory::*;
 pub use lifecycle::*;
 pub use outcome::*;
+pub use preempt::*;
 pub use request::*;
 pub use reservation::*;
 pub use result::*;
@@ -154,6 +158,7 @@ const _: () = {
     shareable::<answers::ReplacementInner>();
     shareable::<answers::SpreadInner>();
     shareable::<answers::AdmissionsInner>();
+    shareable::<gang_core::lifecycle::PreemptOptions>();
     movable::<solve::SolverInner>();
     movable::<gang_core::NodeSpec>();
     movable::<inventory::BuilderInner>();

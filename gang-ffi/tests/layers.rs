@@ -21,6 +21,7 @@ const LAYERS: &[&str] = &[
     "solve",       // solvers and the placement queries
     "scenario",    // scenario documents
     "lifecycle",   // the lifecycle on a live inventory
+    "preempt",     // preemption: its options, the queries, evictable units
     "lib",         // the crate root
 ];
 

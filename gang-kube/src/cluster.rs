@@ -69,8 +69,9 @@ impl ClusterOptions {
     /// Declares the running pods as evictable work instead of plain usage, so that
     /// gang-core's preemption may evict them: one
     /// [`EvictableUnit`](gang_core::EvictableUnit) per workload (its PodGroup, JobSet,
-    /// owner, or the pod alone), with the highest priority among its pods, evicted
-    /// whole or not at all. Free capacity is the same either way. Off by default
+    /// owner, or the pod alone), with its PodGroup's own priority when the group sets
+    /// one (`spec.priority`, `spec.priorityClassName`), else the highest priority among
+    /// its pods, evicted whole or not at all. Free capacity is the same either way. Off by default
     /// (placing does not need it). See [`Cluster::evictable`].
     pub fn evictable_pods(mut self, on: bool) -> Self {
         self.evictable = on;
@@ -488,7 +489,14 @@ impl Cluster {
         // What the evictable units use is theirs, not the node's fixed usage.
         let mut fixed: Vec<Resources> = usage.iter().map(|u| u.used.clone()).collect();
         let mut declared = Vec::with_capacity(units.len());
+        // A PodGroup's own priority is its pods' unit's.
+        let groups = if units.is_empty() {
+            BTreeMap::new()
+        } else {
+            priorities.of_groups(objects)
+        };
         for (id, (priority, per_node)) in units {
+            let priority = groups.get(&id).copied().unwrap_or(priority);
             let mut unit = EvictableUnit::new(id, priority);
             for (ix, amounts) in per_node {
                 for (k, v) in amounts {

@@ -96,8 +96,8 @@ pub use requests::Resources;
 pub use topology::{FlavorInfo, TopologyChoice, TopologySource, CLIQUE_LABEL};
 pub use workload::pod_group::COSCHEDULING_LABEL;
 pub use workload::types::{
-    Check, CheckStatus, Framework, LabelRequirement, Level, LevelRequest, MemberRole, SliceRequest,
-    TopologyPart, TopologyRequest, Warning, WorkloadGang,
+    Check, CheckStatus, Framework, GroupPriority, LabelRequirement, Level, LevelRequest,
+    MemberRole, SliceRequest, TopologyPart, TopologyRequest, Warning, WorkloadGang,
 };
 pub use workload::volcano::VOLCANO_GROUP_ANNOTATION;
 pub use workload::{kai, kueue, workloads};

@@ -18,7 +18,7 @@ use crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL;
 use crate::objects::Objects;
 use crate::origin::{object_label, ObjectRef};
 use crate::workload::pod_group::pod_group_refs;
-use crate::workload::types::WorkloadGang;
+use crate::workload::types::{GroupPriority, WorkloadGang};
 
 /// A `PriorityClass` read from the input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -159,6 +159,37 @@ impl PriorityClasses {
     }
 }
 
+impl PriorityClasses {
+    /// Every PodGroup of `objects` that sets its own priority (`spec.priority`, else its
+    /// `spec.priorityClassName` of a class in the input), by the workload label its
+    /// running pods are grouped under ([`workload_of`]): its pods are evicted as one unit
+    /// of the group's priority, not their own.
+    pub(crate) fn of_groups(&self, objects: &Objects) -> BTreeMap<String, i32> {
+        let mut out = BTreeMap::new();
+        for item in &objects.items {
+            let Body::PodGroup(_, pg) = &item.body else {
+                continue;
+            };
+            let s = &pg.spec;
+            let value = s
+                .priority
+                .map(|v| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
+                .or_else(|| {
+                    s.priority_class_name
+                        .as_deref()
+                        .and_then(|n| self.classes.get(n))
+                        .map(|c| c.value)
+                });
+            if let Some(v) = value {
+                let m = &pg.metadata;
+                out.entry(object_label("PodGroup", &m.namespace, &m.name))
+                    .or_insert(v);
+            }
+        }
+        out
+    }
+}
+
 /// The workload a running pod belongs to, as `Kind/namespace/name`: its PodGroup (any
 /// of the four APIs), else its JobSet (label `jobset.sigs.k8s.io/jobset-name`: a
 /// JobSet's Jobs are one gang), else its owner (a Job, a PyTorchJob, a Volcano Job…),
@@ -273,6 +304,67 @@ pub(crate) fn resolve(
             preempts: true,
         });
     }
+    let group = w.group_priority.as_ref();
+    let mut p = match group {
+        Some(g) if g.priority.is_some() || g.priority_class_name.is_some() => {
+            of_group(classes, w, g)?
+        }
+        _ => of_roles(classes, w)?,
+    };
+    // The group's own `preemptionPolicy` decides whether it preempts.
+    if let Some(never) = group.and_then(|g| g.never_preempts) {
+        p.preempts = !never;
+    }
+    Ok(p)
+}
+
+/// A PodGroup's priority from its own fields: `spec.priority`, else its
+/// `spec.priorityClassName` resolved. The group's, not its pods': the scheduler ranks
+/// and preempts the group by it (KEP-5710).
+fn of_group(
+    classes: &PriorityClasses,
+    w: &WorkloadGang,
+    g: &GroupPriority,
+) -> Result<WorkloadPriority, Error> {
+    let class = g
+        .priority_class_name
+        .as_deref()
+        .and_then(|n| classes.classes.get(n));
+    if let Some(v) = g.priority {
+        // A priority set by admission stands even if its class is not in the input.
+        return Ok(WorkloadPriority {
+            value: v,
+            class: g.priority_class_name.clone(),
+            source: PrioritySource::SpecPriority,
+            field: Some("spec.priority".to_owned()),
+            preempts: class.is_none_or(|c| c.preempts),
+        });
+    }
+    let Some(name) = &g.priority_class_name else {
+        return of_roles(classes, w);
+    };
+    let Some(c) = class else {
+        return Err(Error::new(
+            ErrorKind::InvalidValue,
+            &w.object.source,
+            "no PriorityClass of this name in the input (give `kubectl get priorityclasses -o json` too)",
+        )
+        .with_object(w.object.to_string())
+        .with_position(w.object.position.clone())
+        .with_field("spec.priorityClassName")
+        .with_value(name.clone()));
+    };
+    Ok(WorkloadPriority {
+        value: c.value,
+        class: Some(c.name.clone()),
+        source: PrioritySource::PriorityClass,
+        field: Some("spec.priorityClassName".to_owned()),
+        preempts: c.preempts,
+    })
+}
+
+/// The workload's priority from its roles (pod templates or member pods): the highest.
+fn of_roles(classes: &PriorityClasses, w: &WorkloadGang) -> Result<WorkloadPriority, Error> {
     let mut best: Option<WorkloadPriority> = None;
     for r in &w.roles {
         let p = if let Some(v) = r.priority {

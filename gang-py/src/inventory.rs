@@ -19,8 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gang_core::lifecycle::{
-    Admission, AdmitMode, PreemptOptions, PreemptSolver, Replacement, ReservationSnapshot, Spread,
-    SpreadOutcome,
+    Admission, AdmitMode, PreemptSolver, Replacement, ReservationSnapshot, Spread, SpreadOutcome,
 };
 use gang_core::{
     CompiledGang, Error, ErrorKind, Gang, Inventory, InventoryDocument, Limits, NodeSpec, Outcome,
@@ -511,6 +510,16 @@ impl PyInventory {
     /// Nothing changes; invalid input raises as `place` does. The GIL is released while
     /// it runs.
     ///
+    /// How the work lost is weighed (the objective's second key), and the work allowed:
+    /// `cost_resources` — the resources whose evicted amounts are compared, most
+    /// important first (default `["nvidia.com/gpu"]`); `costs` — a cost per running
+    /// gang or unit (e.g. GPUs × seconds since its last checkpoint), keyed by its
+    /// reservation (a `Reservation`, `ReservationId` or int) or the unit's id (a `str`),
+    /// compared before the amounts (work not given one costs 0; a key that names no
+    /// running work is ignored); `max_work` — the victim search's work units (default
+    /// 1,000,000; a plan found when they ran out has `search_complete` False). Bad values
+    /// raise `InvalidRequest` naming the keyword.
+    ///
     /// >>> import gang
     /// >>> inv = gang.Inventory.from_json('{"topology": {"levels": []}, "nodes": [{"name": "n1", '
     /// ...     '"capacity": {"gpu": 4}}], "evictable": [{"id": "batch", "nodes": {"n1": {"gpu": 4}}}]}')
@@ -518,14 +527,19 @@ impl PyInventory {
     /// ...     "roles": [{"name": "w", "count": 4, "requests": {"gpu": 1}}]}))
     /// >>> plan["status"], [v["name"] for v in plan["victims"]]
     /// ('placed', ['batch'])
-    #[pyo3(signature = (gang, *, search_budget = None, timeout = None))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (gang, *, search_budget = None, timeout = None, cost_resources = None, costs = None, max_work = None))]
     fn preempt(
         &self,
         py: Python<'_>,
         gang: &Bound<'_, PyAny>,
         search_budget: Option<&Bound<'_, PyAny>>,
         timeout: Option<&Bound<'_, PyAny>>,
+        cost_resources: Option<&Bound<'_, PyAny>>,
+        costs: Option<&Bound<'_, PyAny>>,
+        max_work: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyPreemption> {
+        let options = preempt::options_from(cost_resources, costs, max_work)?;
         let ((name, outcome), _) = self.run(
             py,
             gang,
@@ -533,7 +547,7 @@ impl PyInventory {
             |solver, inv, compiled| {
                 // The kept solver: the answer of `inv.preempt_with(solver, …)`, its
                 // candidates kept from the last query on this inventory.
-                let out = solver.preempt(inv, compiled, &PreemptOptions::default())?;
+                let out = solver.preempt(inv, compiled, &options)?;
                 Ok((compiled.gang().get_name().to_owned(), out))
             },
         )?;
@@ -544,34 +558,24 @@ impl PyInventory {
     /// (reservations released whole, evictable units withdrawn) and the gang reserved.
     /// Returns the `Preemption`, its document with `"reservation"`: the new
     /// reservation's id (or `None` when it is not placed; then nothing changed). A plan
-    /// that cannot be applied raises `Conflict` and changes nothing.
-    #[pyo3(signature = (gang))]
-    fn preempt_reserve(&self, py: Python<'_>, gang: &Bound<'_, PyAny>) -> PyResult<PyPreemption> {
+    /// that cannot be applied raises `Conflict` and changes nothing. `cost_resources`,
+    /// `costs` and `max_work` as `preempt`'s.
+    #[pyo3(signature = (gang, *, cost_resources = None, costs = None, max_work = None))]
+    fn preempt_reserve(
+        &self,
+        py: Python<'_>,
+        gang: &Bound<'_, PyAny>,
+        cost_resources: Option<&Bound<'_, PyAny>>,
+        costs: Option<&Bound<'_, PyAny>>,
+        max_work: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyPreemption> {
+        let options = preempt::options_from(cost_resources, costs, max_work)?;
         let g: Gang = match Target::extract(gang)? {
             Target::Gang(g) => g.get().0.clone(),
             Target::Parsed(g) => g,
             Target::Compiled(c) => c.get().compiled.gang().clone(),
         };
-        let state = &self.state;
-        let (answer, id) = py.detach(|| {
-            core(|| {
-                state.with_inventory_mut(false, |inv| {
-                    // `inv.preempt(&g)`'s answer (a default solver: the default budget,
-                    // no deadline), from a kept solver of the pool.
-                    let compiled = inv.compile(&g)?;
-                    let budget = gang_core::Solver::DEFAULT_SEARCH_BUDGET;
-                    let answer = state.with_solver(budget, |s| {
-                        s.solver().set_limits(Limits::work(budget));
-                        s.preempt(inv, &compiled, &PreemptOptions::default())
-                    })?;
-                    let id = match answer.preemption() {
-                        Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
-                        None => None,
-                    };
-                    Ok::<_, Error>((answer, id))
-                })
-            })
-        })?;
+        let (answer, id) = py.detach(|| core(|| preempt::reserve(&self.state, &g, &options)))?;
         PyPreemption::new(py, g.get_name(), &answer, Some(id.map(|i| i.0)))
     }
 

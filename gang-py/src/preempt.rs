@@ -8,15 +8,113 @@
 //! plan.to_records())` and `gang.to_pandas([plan, …])` take them directly. Everything
 //! in it is the core's answer; nothing is decided here.
 
-use gang_core::lifecycle::{PreemptOutcome, VictimId};
-use gang_core::{ErrorKind, EvictableUnit, Quantity};
+use gang_core::lifecycle::{PreemptOptions, PreemptOutcome, VictimId};
+use gang_core::{Error, ErrorKind, EvictableUnit, Gang, Limits, Quantity, ReservationId, Solver};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
-use crate::convert::{self, repr_str};
+use crate::convert::{self, items, repr_str};
+use crate::errors::edge_error;
 use crate::html;
+use crate::lifecycle::reservation_id;
+use crate::pyde;
 use crate::pyser::to_py;
+use crate::state::InvState;
+
+/// `Inventory.preempt_reserve`'s work, the GIL released: `inv.preempt(&g)`'s answer
+/// with `options` (the default budget, no deadline), from a kept solver of the pool,
+/// then the plan applied (the new reservation's id; `None` when there is no plan).
+pub fn reserve(
+    state: &InvState,
+    g: &Gang,
+    options: &PreemptOptions,
+) -> Result<(PreemptOutcome, Option<ReservationId>), Error> {
+    state.with_inventory_mut(false, |inv| {
+        let compiled = inv.compile(g)?;
+        let budget = Solver::DEFAULT_SEARCH_BUDGET;
+        let answer = state.with_solver(budget, |s| {
+            s.solver().set_limits(Limits::work(budget));
+            s.preempt(inv, &compiled, options)
+        })?;
+        let id = match answer.preemption() {
+            Some(plan) => Some(inv.preempt_reserve(plan)?.reservation),
+            None => None,
+        };
+        Ok((answer, id))
+    })
+}
+
+/// gang-core's `PreemptOptions` from `preempt`'s keywords: `cost_resources` (resource
+/// names, most important first; `None`: GPUs), `costs` (a mapping from a reservation —
+/// a `Reservation`, `ReservationId` or its int — or an evictable unit's id (a `str`) to
+/// a non-negative integer cost), `max_work` (`None`: the default). Errors are
+/// `InvalidRequest` naming the keyword (and the key).
+pub fn options_from(
+    cost_resources: Option<&Bound<'_, PyAny>>,
+    costs: Option<&Bound<'_, PyAny>>,
+    max_work: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PreemptOptions> {
+    let k = ErrorKind::InvalidRequest;
+    let mut o = PreemptOptions::new();
+    if let Some(r) = cost_resources.filter(|r| !r.is_none()) {
+        let names = items(Some(r), "cost_resources", k)?
+            .iter()
+            .enumerate()
+            .map(|(i, x)| convert::string(x, &format!("cost_resources[{i}]"), k))
+            .collect::<PyResult<Vec<String>>>()?;
+        o = o.cost_resources(names);
+    }
+    if let Some(m) = costs.filter(|m| !m.is_none()) {
+        let pairs = m.call_method0("items").map_err(|_| {
+            edge_error(
+                k,
+                "costs",
+                &pyde::obj_repr(m),
+                "expected a mapping (a dict)",
+            )
+        })?;
+        for pair in pairs.try_iter()? {
+            let (key, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
+            let id = if let Ok(s) = key.cast::<PyString>() {
+                VictimId::Unit(convert::string(s.as_any(), "costs", k)?)
+            } else {
+                VictimId::Reservation(reservation_id(&key).map_err(|_| {
+                    edge_error(
+                        k,
+                        "costs",
+                        &pyde::obj_repr(&key),
+                        "keys are reservations (a Reservation, ReservationId or int) or evictable unit ids (str)",
+                    )
+                })?)
+            };
+            let at = format!("costs[{}]", pyde::obj_repr(&key));
+            let cost = convert::int_in(&v, &at, k, 0, u64::MAX)?;
+            o = o.cost(id, cost);
+        }
+    }
+    if let Some(w) = max_work.filter(|w| !w.is_none()) {
+        o = o.max_work(convert::int_in(w, "max_work", k, 0, u64::MAX)?);
+    }
+    Ok(o)
+}
+
+/// A victim's pickled state: name, kind, reservation, priority, cost, evicted (resource,
+/// milli-units).
+type VictimState = (String, String, Option<u64>, i32, u64, Vec<(String, u64)>);
+
+/// A plan's pickled state (`Preemption.__reduce__`): the document, gang, status, level,
+/// domain, victims, whether the search was complete, the words.
+type State<'py> = (
+    Bound<'py, PyDict>,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Vec<VictimState>,
+    bool,
+    String,
+);
 
 /// One victim, as a table row has it.
 struct Row {
@@ -231,6 +329,90 @@ impl PyPreemption {
         }
         d.set_item("search_complete", self.search_complete)?;
         Ok(d)
+    }
+    /// Pickles as its state (the document and the rows it was read into): an unpickled
+    /// plan reads, compares and prints as the original. It is data: to apply a plan,
+    /// ask `preempt_reserve` on the live inventory.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyTuple>,))> {
+        let py = slf.py();
+        let p = slf.get();
+        let victims = PyList::empty(py);
+        for v in &p.victims {
+            let evicted: Vec<(&str, u64)> = v
+                .evicted
+                .iter()
+                .map(|(r, q)| (r.as_str(), q.millis()))
+                .collect();
+            victims.append((
+                v.name.as_str(),
+                v.kind,
+                v.reservation,
+                v.priority,
+                v.cost,
+                evicted,
+            ))?;
+        }
+        let state = PyTuple::new(
+            py,
+            [
+                p.doc.bind(py).clone().into_any(),
+                p.gang.as_str().into_pyobject(py)?.into_any(),
+                p.status.into_pyobject(py)?.into_any(),
+                p.level.as_deref().into_pyobject(py)?.into_any(),
+                p.domain.as_deref().into_pyobject(py)?.into_any(),
+                victims.into_any(),
+                pyo3::types::PyBool::new(py, p.search_complete)
+                    .to_owned()
+                    .into_any(),
+                p.message.as_str().into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        Ok((slf.get_type().getattr("_from_state")?, (state,)))
+    }
+    /// Rebuilds a plan from `__reduce__`'s state.
+    #[classmethod]
+    fn _from_state(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        let (doc, gang, status, level, domain, victims, search_complete, message): State<'_> =
+            state.extract()?;
+        let status = match status.as_str() {
+            "placed" => "placed",
+            "unschedulable" => "unschedulable",
+            "undecided" => "undecided",
+            other => {
+                return Err(edge_error(
+                    ErrorKind::InvalidRequest,
+                    "status",
+                    other,
+                    "not a Preemption's state",
+                ))
+            }
+        };
+        let victims = victims
+            .into_iter()
+            .map(|(name, kind, reservation, priority, cost, evicted)| Row {
+                name,
+                kind: if kind == "gang" { "gang" } else { "unit" },
+                reservation,
+                priority,
+                cost,
+                evicted: evicted
+                    .into_iter()
+                    .map(|(r, m)| (r, Quantity::from_millis(m)))
+                    .collect(),
+            })
+            .collect();
+        Ok(PyPreemption {
+            doc: doc.unbind(),
+            gang,
+            status,
+            level,
+            domain,
+            victims,
+            search_complete,
+            message,
+        })
     }
     /// The core's document as a dict (a copy).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -173,6 +173,117 @@ def test_plans_as_dataframes():
     assert gang.to_polars([plan])["domain"].to_list() == ["r"]
 
 
+def weighed():
+    """One 8-GPU node, full: a priority-1 gang (4 GPUs) and two priority-1 units of 2 GPUs
+    each, "new" also holding 8 CPUs; a priority-5 gang of 2 GPUs must evict one of them
+    (equal priority, and each frees at least the 2 GPUs it needs)."""
+    inv = gang.Inventory([], [gang.Node("n1", capacity={GPU: 8, "cpu": 16})])
+    run = inv.reserve(inv.place(gang.Gang("run", [gang.Role("w", 4, requests={GPU: 1})], priority=1)))
+    inv.add_evictable("old", 1, {"n1": {GPU: 2}})
+    inv.add_evictable("new", 1, {"n1": {GPU: 2, "cpu": 8}})
+    return inv, run, gang.Gang("g", [gang.Role("w", 2, requests={GPU: 1})], priority=5)
+
+
+def victims(plan):
+    return [r["victim"] for r in plan.to_records()]
+
+
+def test_preempt_options_weigh_the_work_lost():
+    inv, run, g = weighed()
+    # GPUs by default: the units tie at 2 (the gang holds 4); the tie-break takes the
+    # first id ("new" before "old").
+    assert victims(inv.preempt(g)) == ["new"]
+    # The caller's costs come first (GPUs x time since the last checkpoint, say); work
+    # given none costs 0 there (run, here), unless it is given one too.
+    assert victims(inv.preempt(g, costs={"new": 90, "old": 10})) == ["run"]
+    assert victims(inv.preempt(g, costs={"new": 90, "old": 10, run: 100})) == ["old"]
+    plan = inv.preempt(g, costs={"new": 90, "old": 10, run: 0})
+    assert victims(plan) == ["run"] and plan.summary()["cost"] == 0
+    assert plan["cost"] == ["0", "4000"]  # given, then milli-GPUs (u128 sums, as decimal strings)
+    # A reservation is keyed by the Reservation, its ReservationId or the int.
+    for key in (run, run.id, int(run.id)):
+        assert victims(inv.preempt(g, costs={"new": 1, "old": 1, key: 0})) == ["run"], key
+    # Work given a cost keeps it in the rows; work not given one costs 0.
+    rows = inv.preempt(g, costs={"old": 3, "new": 7, run: 9}).to_records()
+    assert [(r["victim"], r["cost"]) for r in rows] == [("old", 3)]
+    # The resource order: CPUs first makes "new" (8 CPUs) the dearer unit.
+    plan = inv.preempt(g, cost_resources=["cpu", GPU])
+    assert victims(plan) == ["old"] and plan["cost"] == ["0", "0", "2000"]
+    # No cost resources: the fewest victims, then the ids.
+    assert victims(inv.preempt(g, cost_resources=[])) == ["run"]
+    # The work limit: none left after the first plan (every candidate of the level, here),
+    # which is kept, valid, and said to be unproven.
+    cut = inv.preempt(g, max_work=0)
+    assert cut.status == "placed" and not cut.search_complete and victims(cut) == ["run", "new", "old"]
+    assert inv.preempt(g, max_work=10**6).search_complete
+    # preempt_reserve weighs the same way.
+    done = inv.preempt_reserve(g, costs={"new": 90, "old": 10, run: 100})
+    assert victims(done) == ["old"] and [u["id"] for u in inv.evictable_units()] == ["new"]
+
+
+def test_bad_preempt_options_are_typed_errors_naming_the_keyword():
+    inv, _, g = weighed()
+    for kw, field in [
+        ({"costs": {"old": -1}}, "costs['old']"),
+        ({"costs": {"old": 1.5}}, "costs['old']"),
+        ({"costs": {2.5: 1}}, "costs"),
+        ({"costs": [("old", 1)]}, "costs"),
+        ({"cost_resources": GPU}, "cost_resources"),
+        ({"cost_resources": [GPU, 3]}, "cost_resources[1]"),
+        ({"max_work": -1}, "max_work"),
+        ({"max_work": True}, "max_work"),
+    ]:
+        with pytest.raises(gang.InvalidRequest) as e:
+            inv.preempt(g, **kw)
+        assert e.value.field == field, kw
+        with pytest.raises(gang.InvalidRequest):
+            inv.preempt_reserve(g, **kw)
+    # Nothing changed.
+    assert len(inv.evictable_units()) == 2 and len(inv.reservations) == 1
+
+
+def test_plans_pickle_and_copy():
+    import copy
+    inv, low, want = scene()
+    plans = [inv.preempt(want),
+             inv.preempt(gang.Gang("big", [gang.Role("w", 9, requests={GPU: 1})], required="rack", priority=10)),
+             inv.preempt(gang.Gang("s", [gang.Role("w", 1, requests={GPU: 1})], priority=0)),
+             inv.preempt(want, max_work=0)]
+    assert [p.status for p in plans] == ["placed", "unschedulable", "placed", "placed"]
+    for plan in plans:
+        for again in (pickle.loads(pickle.dumps(plan)), copy.copy(plan), copy.deepcopy(plan)):
+            assert isinstance(again, gang.Preemption)
+            assert again == plan and again.to_dict() == plan.to_dict()
+            assert again.to_records() == plan.to_records() and again.summary() == plan.summary()
+            assert (str(again), repr(again), again.status, again.gang, again.search_complete) == (
+                str(plan), repr(plan), plan.status, plan.gang, plan.search_complete)
+            assert again._repr_html_() == plan._repr_html_()
+    done = inv.preempt_reserve(want)
+    assert pickle.loads(pickle.dumps(done))["reservation"] == done["reservation"]
+
+
+def test_sim_preemption_is_in_the_summary_table_and_job_records():
+    # gang-sim's hand-worked case (gang-sim/tests/preemption.rs): one 8-GPU node; low
+    # (priority 0, 8 GPUs, a checkpoint every 600 s) runs from 0; high (priority 10, 4
+    # GPUs) arrives at 1,000 and evicts it: 400 s of 8 GPUs lost, 0.889 GPU-hours.
+    import gang.sim
+    cluster = {"topology": {"levels": ["rack"]},
+               "nodes": [{"name": "n1", "labels": {"rack": "a"}, "capacity": {GPU: 8}}]}
+    trace = [{"id": "low", "submit": 0, "duration": 3600, "members": 8, "gpus": 1, "checkpoint": 600},
+             {"id": "high", "submit": 1000, "duration": 600, "members": 4, "gpus": 1, "priority": 10}]
+    c = gang.sim.compare(cluster, trace, {"off": {"policy": "required(rack)"},
+                                          "on": {"policy": "required(rack)", "preemption": "lower-priority"}},
+                         readiness={"init_time": 0})
+    cols = ("evictions", "jobs_evicted", "preemptions", "gpu_hours_lost")
+    assert gang.sim.SUMMARY_COLUMNS[-4:] == cols and all(k in gang.sim.GLOSSARY for k in cols)
+    off, on = c.summary_table()
+    assert [off[k] for k in cols] == [None] * 4
+    assert [on[k] for k in cols[:3]] == [1, 1, 1] and on["gpu_hours_lost"] == pytest.approx(8 * 400 / 3600)
+    assert c["on"].job("low")["preemption"]["evictions"] == 1 and "preemption" not in c["off"].job("low")
+    assert c["on"].summary["preemption"]["gpu_hours_lost"] == pytest.approx(8 * 400 / 3600)
+    assert c["on"].job("high")["completion"] == 600.0 and c["off"].job("high")["completion"] == 3200.0
+
+
 # The kept preemption solvers (gang-core's PreemptSolver in the inventory's pool): their
 # candidate victims are kept from one preempt to the next and brought up to date from
 # the inventory's journal. Every answer must be the one a fresh inventory built from the

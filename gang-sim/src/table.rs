@@ -45,7 +45,9 @@ impl std::str::FromStr for CompletionBasis {
 /// The columns of a summary row, in order: the variant, jobs per final state, the
 /// completion basis and completion statistics (seconds, on that basis), queue delay,
 /// time to ready and run time (seconds), makespan (seconds), utilisation and the window
-/// it is averaged over, fragmentation, the cluster's GPUs, GPU-hours (held, useful, wasted, held before progress) and goodput.
+/// it is averaged over, fragmentation, the cluster's GPUs, GPU-hours (held, useful, wasted, held before progress) and goodput,
+/// and what preemption did (evictions, jobs evicted, preemptions, GPU-hours lost: the
+/// whole run's, null when preemption is off and in a tenant's row).
 pub const SUMMARY_COLUMNS: &[&str] = &[
     "variant",
     "jobs",
@@ -74,6 +76,10 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "gpu_hours_wasted",
     "gpu_hours_before_progress",
     "goodput",
+    "evictions",
+    "jobs_evicted",
+    "preemptions",
+    "gpu_hours_lost",
 ];
 
 /// What a summary row's columns mean, one line each, in [`SUMMARY_COLUMNS`] order
@@ -106,6 +112,10 @@ pub const SUMMARY_GLOSSARY: &[(&str, &str)] = &[
     ("gpu_hours_wasted", "GPU-hours of progress lost to restarts and failures"),
     ("gpu_hours_before_progress", "GPU-hours held before a job made progress (waiting for members, starting up)"),
     ("goodput", "useful GPU-hours ÷ GPU-hours held"),
+    ("evictions", "jobs evicted by preemption (whole, requeued), counted per eviction; empty when preemption is off"),
+    ("jobs_evicted", "jobs evicted at least once"),
+    ("preemptions", "starts made by evicting lower-priority jobs"),
+    ("gpu_hours_lost", "GPU-hours wasted by evictions: work since the last checkpoint, and initialisations cut short"),
 ];
 
 fn get<'a>(v: &'a Value, path: &[&str]) -> &'a Value {
@@ -200,6 +210,15 @@ pub fn summary_row(
         "goodput",
     ] {
         row.insert(k.into(), get(g, &[k]).clone());
+    }
+    // Preemption is counted over the whole run (not per tenant): a tenant's row leaves
+    // it empty rather than show the run's as the tenant's.
+    for k in ["evictions", "jobs_evicted", "preemptions", "gpu_hours_lost"] {
+        let v = match tenant {
+            None => get(summary, &["preemption", k]).clone(),
+            Some(_) => Value::Null,
+        };
+        row.insert(k.into(), v);
     }
     Ok(row)
 }

@@ -97,6 +97,36 @@ fn with_preemption_off_the_high_job_waits_and_no_preemption_field_is_written() {
     assert!(config.get("preemption").is_none());
 }
 
+/// The summary row (`summary_row`, the tables gang.sim builds) carries what preemption
+/// did: the case above's one eviction, one job evicted, one preemption, 8 GPUs × 400 s;
+/// empty with preemption off, and in a tenant's row (it is counted over the run).
+#[test]
+fn the_summary_row_carries_evictions_and_gpu_hours_lost() {
+    use gang_sim::{summary_row, CompletionBasis};
+    let row = |preemption: &str, tenant: Option<&str>| {
+        let summary = serde_json::to_value(&run(preemption, None).summary).unwrap();
+        summary_row("v", &summary, tenant, CompletionBasis::Censored).unwrap()
+    };
+    let on = row("lower-priority", None);
+    assert_eq!(
+        (
+            on["evictions"].as_u64(),
+            on["jobs_evicted"].as_u64(),
+            on["preemptions"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
+    );
+    assert!(close(
+        on["gpu_hours_lost"].as_f64().unwrap(),
+        8.0 * 400.0 / 3600.0
+    ));
+    let off = row("off", None);
+    for k in ["evictions", "jobs_evicted", "preemptions", "gpu_hours_lost"] {
+        assert!(off[k].is_null(), "{k}: {}", off[k]);
+        assert!(row("lower-priority", Some("default"))[k].is_null(), "{k}");
+    }
+}
+
 #[test]
 fn a_never_job_is_not_evicted() {
     let r = run("lower-priority", Some(PreemptionPolicy::Never));

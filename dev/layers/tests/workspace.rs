@@ -54,7 +54,7 @@ const HERE: [(&str, Rules<'static>); 4] = [
                 &["error", "string", "text", "accessor"],
                 &["request", "inventory"],
                 &["outcome", "solve", "answers"],
-                &["reservation", "lifecycle", "scenario"],
+                &["reservation", "lifecycle", "preempt", "scenario"],
             ],
             test_only: &[],
         },

@@ -36,6 +36,7 @@
 //! [`PreemptOutcome::Undecided`], never a false "nothing helps".
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -390,10 +391,13 @@ impl Inventory {
         gang: &CompiledGang,
         options: &PreemptOptions,
     ) -> Result<PreemptOutcome, Error> {
-        let gang = &if gang.inner.layout_id == self.layout_id {
-            gang.clone()
+        // Compiled again only for another layout (no reference count touched otherwise).
+        let recompiled;
+        let gang = if gang.inner.layout_id == self.layout_id {
+            gang
         } else {
-            self.recompile(gang.gang())?
+            recompiled = self.recompile(gang.gang())?;
+            &recompiled
         };
         let undecided_now = match solver.find_decided(self, gang)? {
             Ok(p) => {
@@ -401,8 +405,8 @@ impl Inventory {
                     victims: Vec::new(),
                     placement: p,
                     complete: true,
-                    cost: vec![0; options.cost_resources.len() + 1],
-                    cost_resources: options.cost_resources.clone(),
+                    cost: Preemption::zero_cost(&options.cost_resources),
+                    cost_resources: Arc::clone(&options.cost_resources),
                 }))
             }
             Err(decided) => !decided,
@@ -623,7 +627,7 @@ impl Inventory {
             placement: best.placement,
             complete,
             cost: best.cost,
-            cost_resources: options.cost_resources.clone(),
+            cost_resources: Arc::clone(&options.cost_resources),
         }))
     }
 

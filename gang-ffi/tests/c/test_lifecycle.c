@@ -1289,6 +1289,134 @@ static void test_evictable(void) {
     gang_inventory_free(inv);
 }
 
+/* Preemption options (gang_preempt_options): one full 8-GPU node holding a priority-1
+ * gang "run" (4 GPUs) and two priority-1 units, "old" (2 GPUs) and "new" (2 GPUs and 8
+ * CPUs); a priority-5 gang of 2 GPUs must evict one of the three. By GPUs the units tie
+ * and the first id ("new") goes; given costs come first; the resource order is the
+ * caller's; no cost resource leaves the fewest victims, then the ids (reservations
+ * first); a search with no work left keeps its plan and says so. */
+static gang_str preempt_with(gang_inventory *inv, gang_gang *g, const gang_preempt_options *o,
+                             gang_string **js) {
+    gang_status status = 0;
+    gang_str v = {0};
+    *js = NULL;
+    OK(gang_inventory_preempt_with(inv, g, o, &status, js, NULL));
+    CHECK(status == GANG_STATUS_PLACED);
+    OK(gang_string_view(*js, &v));
+    return v;
+}
+
+#define UNIT_VICTIM(id) "{\"kind\":\"unit\",\"id\":\"" id "\"}"
+
+static void test_preempt_options(void) {
+    gang_inventory *inv = inventory_from(
+        "{\"topology\": {\"levels\": []}, \"nodes\": [{\"name\": \"n1\", \"capacity\": {\""
+        LC_GPU "\": 8, \"cpu\": 16}}]}");
+    uint64_t run = reserve_job(inv, "{\"name\": \"run\", \"priority\": 1, \"roles\": [{\"name\": \"w\", "
+                                    "\"count\": 4, \"requests\": {\"" LC_GPU "\": 1}}]}");
+    gang_evictable_amount old_amounts[] = {{"n1", LC_GPU, NULL, 2000}};
+    gang_evictable_amount new_amounts[] = {{"n1", LC_GPU, NULL, 2000}, {"n1", "cpu", "8", 0}};
+    OK(gang_inventory_add_evictable(inv, "old", 1, old_amounts, 1, NULL));
+    OK(gang_inventory_add_evictable(inv, "new", 1, new_amounts, 2, NULL));
+    gang_gang *g = gang_from("{\"name\": \"g\", \"priority\": 5, \"roles\": [{\"name\": \"w\", "
+                             "\"count\": 2, \"requests\": {\"" LC_GPU "\": 1}}]}");
+    gang_string *js = NULL;
+    /* NULL options are the defaults, as gang_inventory_preempt. */
+    gang_str v = preempt_with(inv, g, NULL, &js);
+    CHECK(str_has(v, UNIT_VICTIM("new")) && !str_has(v, UNIT_VICTIM("old")));
+    gang_string_free(js);
+
+    gang_preempt_options *o = NULL;
+    OK(gang_preempt_options_new(&o));
+    v = preempt_with(inv, g, o, &js);
+    CHECK(str_has(v, UNIT_VICTIM("new")) && str_has(v, "\"cost\":[\"0\",\"2000\"]"));
+    gang_string_free(js);
+    /* Work given no cost costs 0 there: run, unless it is given one too. */
+    OK(gang_preempt_options_set_unit_cost(o, "new", 90, NULL));
+    OK(gang_preempt_options_set_unit_cost(o, "old", 10, NULL));
+    v = preempt_with(inv, g, o, &js);
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\",\"4000\"]"));
+    gang_string_free(js);
+    OK(gang_preempt_options_set_reservation_cost(o, run, 100, NULL));
+    v = preempt_with(inv, g, o, &js);
+    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[\"10\",\"2000\"]"));
+    gang_string_free(js);
+    /* The reservation made free again: it goes, whatever its 4 GPUs. */
+    OK(gang_preempt_options_set_reservation_cost(o, run, 0, NULL));
+    v = preempt_with(inv, g, o, &js);
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\",\"4000\"]"));
+    gang_string_free(js);
+
+    /* CPUs first: "new" (8 CPUs) is the dearer unit. */
+    gang_preempt_options *by_cpu = NULL;
+    OK(gang_preempt_options_new(&by_cpu));
+    const char *cpu_first[] = {"cpu", LC_GPU};
+    OK(gang_preempt_options_set_cost_resources(by_cpu, cpu_first, 2, NULL));
+    v = preempt_with(inv, g, by_cpu, &js);
+    CHECK(str_has(v, UNIT_VICTIM("old")) && str_has(v, "\"cost\":[\"0\",\"0\",\"2000\"]"));
+    gang_string_free(js);
+    /* No cost resource: one victim each; reservations come first in the tie-break. */
+    OK(gang_preempt_options_set_cost_resources(by_cpu, NULL, 0, NULL));
+    v = preempt_with(inv, g, by_cpu, &js);
+    CHECK(str_has(v, "\"name\":\"run\"") && str_has(v, "\"cost\":[\"0\"]"));
+    gang_string_free(js);
+    /* No work for the search: the first plan is kept, not proven least. */
+    OK(gang_preempt_options_set_max_work(by_cpu, 0, NULL));
+    v = preempt_with(inv, g, by_cpu, &js);
+    CHECK(str_has(v, "\"search_complete\":false"));
+    gang_string_free(js);
+
+    /* Bad arguments change nothing and name the field. */
+    gang_error *err = NULL;
+    const char *with_null[] = {"cpu", NULL};
+    CHECK_RC(gang_preempt_options_set_cost_resources(o, with_null, 2, &err), GANG_NULL_ARGUMENT);
+    check_error(err, GANG_NULL_ARGUMENT, "null_argument", "resources[1]", NULL);
+    gang_error_free(err);
+    const char *bad_utf8[] = {LC_BAD_UTF8};
+    CHECK_RC(gang_preempt_options_set_cost_resources(o, bad_utf8, 1, NULL), GANG_INVALID_UTF8);
+    CHECK_RC(gang_preempt_options_set_cost_resources(o, NULL, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_set_cost_resources(NULL, cpu_first, 2, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_set_unit_cost(o, NULL, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_set_unit_cost(o, LC_BAD_UTF8, 1, NULL), GANG_INVALID_UTF8);
+    CHECK_RC(gang_preempt_options_set_unit_cost(NULL, "old", 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_set_reservation_cost(NULL, run, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_set_max_work(NULL, 1, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_preempt_options_new(NULL), GANG_NULL_ARGUMENT);
+    gang_status status = 0;
+    err = NULL;
+    /* Another handle where options go is refused before it is read. */
+    CHECK_RC(gang_inventory_preempt_with(inv, g, (const gang_preempt_options *)g, &status, &js, &err),
+             GANG_INVALID_HANDLE);
+    check_error(err, GANG_INVALID_HANDLE, "invalid_handle", "options", "gang_preempt_options");
+    gang_error_free(err);
+    CHECK_RC(gang_inventory_preempt_with(NULL, g, o, &status, &js, NULL), GANG_NULL_ARGUMENT);
+    CHECK_RC(gang_inventory_preempt_with(inv, g, o, NULL, &js, NULL), GANG_NULL_ARGUMENT);
+    uint64_t id = 0;
+    CHECK_RC(gang_inventory_preempt_reserve_with(inv, g, o, &status, NULL, &js, NULL), GANG_NULL_ARGUMENT);
+    CHECK(live_reservations(inv) == 1);
+
+    /* Evict and reserve with the options: "old" (10) goes, not "new" (90) or run (now
+     * 5). */
+    OK(gang_preempt_options_set_reservation_cost(o, run, 50, NULL));
+    js = NULL;
+    OK(gang_inventory_preempt_reserve_with(inv, g, o, &status, &id, &js, NULL));
+    CHECK(status == GANG_STATUS_PLACED && id != 0);
+    OK(gang_string_view(js, &v));
+    CHECK(str_has(v, UNIT_VICTIM("old")));
+    gang_string_free(js);
+    CHECK(live_reservations(inv) == 2 && available(inv, "n1") == 0);
+    /* "old" is gone: withdrawing it again is an error; "new" is still declared. */
+    CHECK_RC(gang_inventory_remove_evictable(inv, "old", NULL), GANG_INVALID_INVENTORY);
+    OK(gang_inventory_remove_evictable(inv, "new", NULL));
+    valid(inv);
+
+    gang_preempt_options_free(by_cpu);
+    gang_preempt_options_free(o);
+    gang_preempt_options_free(NULL);
+    gang_gang_free(g);
+    gang_inventory_free(inv);
+}
+
 void test_lifecycle(void) {
     CHECK(GANG_STATUS_PENDING == 4 && GANG_STATUS_WAITING == 5);
     CHECK(GANG_ADMIT_FIFO == 1 && GANG_ADMIT_BACKFILL == 2);
@@ -1304,4 +1432,5 @@ void test_lifecycle(void) {
     test_preempt();
     test_preempt_repeated();
     test_evictable();
+    test_preempt_options();
 }

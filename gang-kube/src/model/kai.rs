@@ -21,6 +21,9 @@ pub(crate) struct PodGroup {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct PodGroupSpec {
     pub min_member: Option<i64>,
+    /// `spec.priorityClassName`: the group's priority, by class.
+    #[serde(deserialize_with = "nullable")]
+    pub priority_class_name: String,
     pub topology_constraint: Option<TopologyConstraint>,
     #[serde(deserialize_with = "nullable")]
     pub sub_groups: Vec<IgnoredAny>,

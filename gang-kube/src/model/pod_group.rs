@@ -59,6 +59,17 @@ pub(crate) struct PodGroupSpec {
     pub topology_constraint: Option<kai::TopologyConstraint>,
     /// KAI `subGroups` or Volcano `subGroupPolicy`, when set: the field.
     pub sub_groups: Option<&'static str>,
+    /// Native, Volcano, KAI: `priorityClassName`, when set.
+    pub priority_class_name: Option<String>,
+    /// Native: `priority`.
+    pub priority: Option<i64>,
+    /// Native: `preemptionPolicy`, when set.
+    pub preemption_policy: Option<String>,
+}
+
+/// An empty string as `None`.
+fn set(s: String) -> Option<String> {
+    Some(s).filter(|s| !s.is_empty())
 }
 
 impl From<scheduling::PodGroup> for PodGroupObj {
@@ -74,6 +85,9 @@ impl From<scheduling::PodGroup> for PodGroupObj {
                     .into_iter()
                     .map(|k| k.key)
                     .collect(),
+                priority_class_name: set(s.priority_class_name),
+                priority: s.priority,
+                preemption_policy: set(s.preemption_policy),
                 ..PodGroupSpec::default()
             },
         }
@@ -91,6 +105,7 @@ impl From<volcano::PodGroup> for PodGroupObj {
                 min_resources: !s.min_resources.is_empty(),
                 network_topology: s.network_topology,
                 sub_groups: (!s.sub_group_policy.is_empty()).then_some("spec.subGroupPolicy"),
+                priority_class_name: set(s.priority_class_name),
                 ..PodGroupSpec::default()
             },
         }
@@ -120,6 +135,7 @@ impl From<kai::PodGroup> for PodGroupObj {
                 min_member: s.min_member,
                 topology_constraint: s.topology_constraint,
                 sub_groups: (!s.sub_groups.is_empty()).then_some("spec.subGroups"),
+                priority_class_name: set(s.priority_class_name),
                 ..PodGroupSpec::default()
             },
         }
@@ -198,5 +214,41 @@ mod tests {
             PodGroupKind::Native.min_field(),
             "spec.schedulingPolicy.gang.minCount"
         );
+    }
+
+    /// The group's own priority fields: all three on the native PodGroup, the class
+    /// name on Volcano's and KAI's, none on coscheduling's (it has none).
+    #[test]
+    fn each_api_reads_its_group_priority() {
+        let (_, s) = read(
+            "scheduling.k8s.io/v1beta1",
+            r#"{"priorityClassName": "high", "priority": 100, "preemptionPolicy": "Never"}"#,
+        );
+        assert_eq!(
+            (
+                s.priority_class_name.as_deref(),
+                s.priority,
+                s.preemption_policy.as_deref()
+            ),
+            (Some("high"), Some(100), Some("Never"))
+        );
+        for api in [
+            "scheduling.volcano.sh/v1beta1",
+            "scheduling.run.ai/v2alpha2",
+        ] {
+            let (_, s) = read(api, r#"{"priorityClassName": "high", "priority": 100}"#);
+            assert_eq!(
+                (s.priority_class_name.as_deref(), s.priority),
+                (Some("high"), None),
+                "{api}"
+            );
+        }
+        let (_, s) = read(
+            "scheduling.x-k8s.io/v1alpha1",
+            r#"{"priorityClassName": "high"}"#,
+        );
+        assert_eq!(s.priority_class_name, None);
+        let (_, s) = read("scheduling.k8s.io/v1beta1", r#"{"priorityClassName": ""}"#);
+        assert_eq!(s.priority_class_name, None);
     }
 }

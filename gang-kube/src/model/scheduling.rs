@@ -1,5 +1,7 @@
 //! `scheduling.k8s.io`: Kubernetes' own PodGroup (gang scheduling, KEP-4671): the
-//! gang policy's `minCount` and the topology keys of its scheduling constraints; and
+//! gang policy's `minCount`, the topology keys of its scheduling constraints, and its
+//! priority (`priorityClassName`, `priority`, `preemptionPolicy`: workload-aware
+//! preemption, KEP-5710); and
 //! `PriorityClass` (`scheduling.k8s.io/v1`): a priority value by name.
 
 use serde::Deserialize;
@@ -25,6 +27,14 @@ pub(crate) struct PodGroupSpec {
     /// `spec.schedulingConstraints.topology[].key`.
     #[serde(deserialize_with = "nullable")]
     pub scheduling_constraints: SchedulingConstraints,
+    /// `spec.priorityClassName`: the group's priority, by class.
+    #[serde(deserialize_with = "nullable")]
+    pub priority_class_name: String,
+    /// `spec.priority` (admission sets it from the class).
+    pub priority: Option<i64>,
+    /// `spec.preemptionPolicy`: `PreemptLowerPriority` (default) or `Never`.
+    #[serde(deserialize_with = "nullable")]
+    pub preemption_policy: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -37,6 +37,9 @@ pub(crate) struct PodGroup {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct PodGroupSpec {
     pub min_member: Option<i64>,
+    /// `spec.priorityClassName`: the group's priority, by class.
+    #[serde(deserialize_with = "nullable")]
+    pub priority_class_name: String,
     #[serde(deserialize_with = "strict_map")]
     pub min_task_member: BTreeMap<String, i64>,
     #[serde(deserialize_with = "strict_map")]

@@ -268,6 +268,7 @@ pub(super) fn controlled(
             .labels
             .get(crate::model::kueue::WORKLOAD_PRIORITY_CLASS_LABEL)
             .cloned(),
+        group_priority: None,
         member_pods,
         warnings,
         checks,

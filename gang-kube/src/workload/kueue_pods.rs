@@ -150,6 +150,7 @@ fn group(namespace: &str, name: &str, members: &[Member<'_>]) -> Result<Workload
         topology,
         kueue: true,
         workload_priority_class,
+        group_priority: None,
         member_pods: members.iter().map(|(_, o)| o.to_ref()).collect(),
         warnings,
         checks,

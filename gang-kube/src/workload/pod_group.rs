@@ -8,11 +8,12 @@ use crate::model::core_v1::Pod;
 use crate::model::pod_group::{PodGroupKind, PodGroupObj};
 use crate::origin::{ObjectRef, Origin};
 use crate::workload::checks::finish;
-use crate::workload::fields::{count, level_value, role_from_spec};
+use crate::workload::fields::{bad, count, level_value, role_from_spec};
 use crate::workload::gang::{no_gang, spread_minimum};
 use crate::workload::kai;
 use crate::workload::types::{
-    Check, CheckStatus, Framework, LevelRequest, MemberRole, TopologyRequest, Warning, WorkloadGang,
+    Check, CheckStatus, Framework, GroupPriority, LevelRequest, MemberRole, TopologyRequest,
+    Warning, WorkloadGang,
 };
 use crate::workload::volcano::{volcano_request, VOLCANO_GROUP_ANNOTATION};
 
@@ -152,6 +153,45 @@ pub(super) fn roles_from_pods(
     Ok(roles)
 }
 
+/// The group's own priority fields (`spec.priority`, `spec.priorityClassName`,
+/// `spec.preemptionPolicy`), when it sets any. A priority outside 32 bits and an unknown
+/// preemption policy are errors naming the field, as the API server refuses them.
+fn group_priority(pg: &PodGroupObj, origin: &Origin) -> Result<Option<GroupPriority>, Error> {
+    let s = &pg.spec;
+    let priority = match s.priority {
+        None => None,
+        Some(v) => Some(i32::try_from(v).map_err(|_| {
+            bad(
+                origin,
+                "spec.priority",
+                v.to_string(),
+                "a priority is a 32-bit integer",
+            )
+        })?),
+    };
+    let never_preempts = match s.preemption_policy.as_deref() {
+        None => None,
+        Some("PreemptLowerPriority") => Some(false),
+        Some("Never") => Some(true),
+        Some(other) => {
+            return Err(bad(
+                origin,
+                "spec.preemptionPolicy",
+                other,
+                "expected PreemptLowerPriority or Never",
+            ))
+        }
+    };
+    if priority.is_none() && s.priority_class_name.is_none() && never_preempts.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(GroupPriority {
+        priority,
+        priority_class_name: s.priority_class_name.clone(),
+        never_preempts,
+    }))
+}
+
 pub(super) fn pod_group(
     kind: PodGroupKind,
     pg: Option<&PodGroupObj>,
@@ -197,6 +237,10 @@ pub(super) fn pod_group(
             format!("{n} member pod(s) found ({})", membership(kind)),
         )
     });
+    let group_priority = match (pg, origin) {
+        (Some(pg), Some(origin)) => group_priority(pg, origin)?,
+        _ => None,
+    };
     let mut topology = TopologyRequest::default();
     let mut minimum = n;
     let mut min_field = "members".to_owned();
@@ -303,6 +347,7 @@ pub(super) fn pod_group(
         topology,
         kueue: false,
         workload_priority_class: None,
+        group_priority,
         member_pods,
         warnings,
         checks,

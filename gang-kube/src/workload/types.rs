@@ -163,6 +163,22 @@ pub struct MemberRole {
     pub priority_class_name: Option<String>,
 }
 
+/// A PodGroup's own priority, read from the group object (Kubernetes'
+/// `scheduling.k8s.io` PodGroup: `spec.priority`, `spec.priorityClassName`,
+/// `spec.preemptionPolicy`; Volcano's and KAI's: `spec.priorityClassName`). It gives the
+/// group its priority before its pods' ([`Cluster::priority_of`](crate::Cluster::priority_of)),
+/// as the scheduler ranks and preempts whole groups by it (KEP-5710).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupPriority {
+    /// `spec.priority`, if set (admission sets it from the class).
+    pub priority: Option<i32>,
+    /// `spec.priorityClassName`, if set.
+    pub priority_class_name: Option<String>,
+    /// `spec.preemptionPolicy` is `Never`: the group does not preempt (Kubernetes'
+    /// meaning); `None` when the field is not set.
+    pub never_preempts: Option<bool>,
+}
+
 /// Something read that could not be honoured exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
@@ -244,6 +260,9 @@ pub struct WorkloadGang {
     /// if any: it gives the workload its priority
     /// ([`Cluster::priority_of`](crate::Cluster::priority_of)).
     pub workload_priority_class: Option<String>,
+    /// The PodGroup's own priority fields, when it sets any ([`GroupPriority`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_priority: Option<GroupPriority>,
     /// Every member pod found in the input.
     pub member_pods: Vec<ObjectRef>,
     /// Fields read but not honoured exactly.

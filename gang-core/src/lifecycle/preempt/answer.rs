@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::answer::diagnosis::Diagnosis;
 use crate::answer::placement::Placement;
@@ -66,7 +67,9 @@ pub struct Victim {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreemptOptions {
-    pub(crate) cost_resources: Vec<String>,
+    /// Shared with every plan made with them (a plan's words name them): a query that
+    /// fits now copies nothing.
+    pub(crate) cost_resources: Arc<[String]>,
     costs: BTreeMap<VictimId, u64>,
     pub(crate) max_work: u64,
 }
@@ -74,7 +77,7 @@ pub struct PreemptOptions {
 impl Default for PreemptOptions {
     fn default() -> Self {
         PreemptOptions {
-            cost_resources: vec!["nvidia.com/gpu".to_owned()],
+            cost_resources: Arc::from(["nvidia.com/gpu".to_owned()]),
             costs: BTreeMap::new(),
             max_work: Self::DEFAULT_WORK,
         }
@@ -96,7 +99,11 @@ impl PreemptOptions {
     /// The resources whose evicted amounts measure the work lost, most important
     /// first (compared lexicographically, after any given cost). See [`PreemptOptions`].
     pub fn cost_resources<I: IntoIterator<Item = S>, S: Into<String>>(mut self, r: I) -> Self {
-        self.cost_resources = r.into_iter().map(Into::into).collect();
+        self.cost_resources = r
+            .into_iter()
+            .map(Into::into)
+            .collect::<Vec<String>>()
+            .into();
         self
     }
 
@@ -138,10 +145,29 @@ pub struct Preemption {
     pub(crate) victims: Vec<Victim>,
     pub(crate) placement: Placement,
     pub(crate) complete: bool,
-    /// `[given cost, amount of each cost resource…]`, summed over the victims.
+    /// `[given cost, amount of each cost resource…]`, summed over the victims; empty for
+    /// all zeros when there is none ([`Preemption::cost`]: a query that fits now
+    /// allocates nothing for it).
     pub(crate) cost: Vec<u128>,
     /// The cost resources (what the plan's words show of each victim).
-    pub(crate) cost_resources: Vec<String>,
+    pub(crate) cost_resources: Arc<[String]>,
+}
+
+/// Zeros for the cost of a plan with no victims ([`Preemption::cost`]).
+static ZERO_COST: [u128; ZERO_COST_LEN] = [0; ZERO_COST_LEN];
+pub(crate) const ZERO_COST_LEN: usize = 32;
+
+impl Preemption {
+    /// The cost of a plan with no victims: `[0, 0 per cost resource…]`, without an
+    /// allocation when it fits [`ZERO_COST`].
+    pub(crate) fn zero_cost(cost_resources: &[String]) -> Vec<u128> {
+        let n = cost_resources.len() + 1;
+        if n <= ZERO_COST_LEN {
+            Vec::new()
+        } else {
+            vec![0; n]
+        }
+    }
 }
 
 impl Preemption {
@@ -176,7 +202,11 @@ impl Preemption {
     /// ([`PreemptOptions::cost`]), then the amount evicted of each cost resource
     /// ([`PreemptOptions::cost_resources`], in milli-units), in that order.
     pub fn cost(&self) -> &[u128] {
-        &self.cost
+        if self.cost.is_empty() {
+            &ZERO_COST[..self.cost_resources.len() + 1]
+        } else {
+            &self.cost
+        }
     }
 
     /// The sum of the costs given to the victims ([`PreemptOptions::cost`]).

@@ -452,7 +452,7 @@ impl Book {
             };
             let mut cost = Vec::with_capacity(cost_ix.len() + 1);
             cost.push(u128::from(options.get_cost(&id)));
-            for (ix, name) in cost_ix.iter().zip(&options.cost_resources) {
+            for (ix, name) in cost_ix.iter().zip(options.cost_resources.iter()) {
                 cost.push(e.total(*ix, name));
             }
             let mut domains: Vec<(u32, Vec<u128>)> = Vec::new();

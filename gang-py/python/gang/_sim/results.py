@@ -261,7 +261,9 @@ class Comparison(Mapping[str, SimResult]):
         not complete with their time until the end of the run, so failing jobs never
         makes a policy look fast; ``"completed"`` is survivors only), queue delay, time
         to ready and run time (seconds), makespan, utilisation, fragmentation,
-        GPU-hours and goodput; over all jobs, or one ``tenant``'s."""
+        GPU-hours and goodput, and what preemption did (``evictions``,
+        ``jobs_evicted``, ``preemptions``, ``gpu_hours_lost``: the run's, ``None`` with
+        preemption off and in a tenant's row); over all jobs, or one ``tenant``'s."""
         return _summary_rows(self.results.items(), tenant, completion)
 
     def _rows(self, table: str, completion: str) -> tuple[list[dict[str, Any]], tuple[str, ...]]:

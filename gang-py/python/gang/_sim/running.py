@@ -166,8 +166,14 @@ def simulate(cluster: ClusterLike, trace: TraceLike, policy: PolicyLike | None =
     is the default for jobs that do not name their own (gang-sim's default:
     ``"unconstrained"``); other keywords are gang-sim configuration fields (``queue``,
     ``readiness``, ``failures``, ``recovery``, ``slowdown``, ``default_sensitivity``,
-    ``gpu_resource``, ``horizon``, ``sample_interval``, ``check_invariants``). Same
-    inputs and seed give the same result, byte for byte.
+    ``gpu_resource``, ``horizon``, ``sample_interval``, ``check_invariants``,
+    ``preemption``). Same inputs and seed give the same result, byte for byte.
+
+    ``preemption="lower-priority"`` lets the head of the queue evict whole jobs of
+    lower priority (gang-core's exact choice; the trace's ``priority`` and
+    ``"preemption_policy": "Never"``); what it did is in the summary row's last columns
+    (``evictions``, ``jobs_evicted``, ``preemptions``, ``gpu_hours_lost``), in each
+    job's ``preemption`` dict and in ``summary["preemption"]``.
 
     ``progress``: a tqdm bar of elapsed time while it runs (``None``: only when stderr
     is a terminal, and only after a second).
