@@ -119,7 +119,13 @@ var errNoState = fmt.Errorf("no pod group state")
 // nodes changed, the nominated pods' scan, the group's pods turned into a request,
 // gang's answer, and the answer turned into the placement (its nodes picked out of the
 // parent placement of all 5,000) and the plan.
-func BenchmarkGeneratePlacements(b *testing.B) {
+func BenchmarkGeneratePlacements(b *testing.B) { benchmarkGeneratePlacements(b, 4) }
+
+// BenchmarkGeneratePlacements1000 is the same for a group of 1,000 pods (upstream's
+// 5000Nodes_*Gangs_*Pods_1000PerGroup workloads): gang packs it on 25 nodes of a rack.
+func BenchmarkGeneratePlacements1000(b *testing.B) { benchmarkGeneratePlacements(b, 1000) }
+
+func benchmarkGeneratePlacements(b *testing.B, size int) {
 	nis, all := tasNodes(5000)
 	byName := map[string]fwk.NodeInfo{}
 	for _, ni := range all {
@@ -134,11 +140,11 @@ func BenchmarkGeneratePlacements(b *testing.B) {
 	gp.inv = newInventoryState(gp.args.Levels)
 	gp.noms = newNominations() // as with the scheduler's pod informer: nothing nominated
 	var members []*v1.Pod
-	for i := range 4 {
+	for i := range size {
 		members = append(members, st.MakePod().Namespace("ns").Name(fmt.Sprintf("m-%d", i)).UID(fmt.Sprintf("m-%d", i)).
 			Req(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "100Mi"}).Obj())
 	}
-	pg := st.MakePodGroup().Name("g").Namespace("ns").TopologyKey("topology.kubernetes.io/rack").MinCount(4).Obj()
+	pg := st.MakePodGroup().Name("g").Namespace("ns").TopologyKey("topology.kubernetes.io/rack").MinCount(int32(size)).Obj()
 	pgi := &pgInfo{name: "g", pg: pg, pods: members}
 	parent := &fwk.Placement{Nodes: all}
 	ctx := context.Background()
