@@ -103,7 +103,7 @@ func (s cycleStats) String() string {
 	if s.n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d/%.3g/%.3g/%.3g", s.n, s.p50, s.p99, s.avg)
+	return fmt.Sprintf("%d/%.4g/%.4g/%.4g", s.n, s.p50, s.p99, s.avg)
 }
 
 // histogramOf builds a snapshot from per-bucket (not cumulative) sample counts.
