@@ -9,7 +9,7 @@
 #
 #   gang-scheduler/test.sh           the tests
 #   gang-scheduler/test.sh --bench   the scheduler_perf side-by-side (5,000 and 10,000
-#                                    nodes; about 50 minutes on a loaded 2-core machine)
+#                                    nodes; about an hour on a loaded 2-core machine)
 set -euo pipefail
 cd "$(dirname "$0")"
 
