@@ -119,7 +119,13 @@ var errNoState = fmt.Errorf("no pod group state")
 // nodes changed, the nominated pods' scan, the group's pods turned into a request,
 // gang's answer, and the answer turned into the placement (its nodes picked out of the
 // parent placement of all 5,000) and the plan.
-func BenchmarkGeneratePlacements(b *testing.B) {
+func BenchmarkGeneratePlacements(b *testing.B) { benchmarkGeneratePlacements(b, 4) }
+
+// BenchmarkGeneratePlacements1000 is the same for a group of 1,000 pods (upstream's
+// 5000Nodes_*Gangs_*Pods_1000PerGroup workloads): gang packs it on 25 nodes of a rack.
+func BenchmarkGeneratePlacements1000(b *testing.B) { benchmarkGeneratePlacements(b, 1000) }
+
+func benchmarkGeneratePlacements(b *testing.B, size int) {
 	nis, all := tasNodes(5000)
 	byName := map[string]fwk.NodeInfo{}
 	for _, ni := range all {
@@ -134,11 +140,11 @@ func BenchmarkGeneratePlacements(b *testing.B) {
 	gp.inv = newInventoryState(gp.args.Levels)
 	gp.noms = newNominations() // as with the scheduler's pod informer: nothing nominated
 	var members []*v1.Pod
-	for i := range 4 {
+	for i := range size {
 		members = append(members, st.MakePod().Namespace("ns").Name(fmt.Sprintf("m-%d", i)).UID(fmt.Sprintf("m-%d", i)).
 			Req(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "100Mi"}).Obj())
 	}
-	pg := st.MakePodGroup().Name("g").Namespace("ns").TopologyKey("topology.kubernetes.io/rack").MinCount(4).Obj()
+	pg := st.MakePodGroup().Name("g").Namespace("ns").TopologyKey("topology.kubernetes.io/rack").MinCount(int32(size)).Obj()
 	pgi := &pgInfo{name: "g", pg: pg, pods: members}
 	parent := &fwk.Placement{Nodes: all}
 	ctx := context.Background()
@@ -154,5 +160,38 @@ func BenchmarkGeneratePlacements(b *testing.B) {
 		if !status.IsSuccess() || len(res.Placements) != 1 || len(res.Placements[0].Nodes) == 0 {
 			b.Fatalf("GeneratePlacements: %v", status)
 		}
+	}
+}
+
+// BenchmarkSync is the inventory sync alone at 5,000 nodes after n nodes changed (a
+// pod of 100m CPU and 100Mi added to each: three resources set per node, one cgo
+// SetUsed call each). It sizes what batching SetUsed into one call could save: the
+// TAS workloads change 1 to 25 nodes per cycle with GangPlacement (it packs a group's
+// pods), a cycle after a large batch of other pods was bound changes more.
+func BenchmarkSync(b *testing.B) {
+	for _, n := range []int{4, 100, 1000} {
+		b.Run(fmt.Sprintf("changed=%d", n), func(b *testing.B) {
+			nis, all := tasNodes(5000)
+			s := newInventoryState([]string{"topology.kubernetes.io/zone", "topology.kubernetes.io/rack"})
+			defer s.close()
+			if err := s.sync(all); err != nil {
+				b.Fatal(err)
+			}
+			pod := st.MakePod().Name("p").Req(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "100Mi"}).Obj()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer() // the pods added are the scheduler's work, not the sync's
+				for k := range n {
+					nis[(i*n+k)%len(nis)].AddPod(pod)
+				}
+				b.StartTimer()
+				if err := s.sync(all); err != nil {
+					b.Fatal(err)
+				}
+				if s.updated != n {
+					b.Fatalf("%d nodes updated, want %d", s.updated, n)
+				}
+			}
+		})
 	}
 }

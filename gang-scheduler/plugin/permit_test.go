@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
 // nodeLister is a node informer's lister holding the named nodes.
@@ -136,5 +138,39 @@ func TestNominatedUseOnTop(t *testing.T) {
 	}
 	if err := s.inv.Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestNominationsFromTheInformerWhileACycleReads: the pod informer's handler writes the
+// nominations while the scheduling loop reads them (nominatedUse): under -race (as
+// test.sh runs this package) an unguarded access fails the test. The counts stay
+// right: each pod nominated to one of three nodes, then bound, leaves nothing.
+func TestNominationsFromTheInformerWhileACycleReads(t *testing.T) {
+	n := newNominations()
+	h := n.handler()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			pod := st.MakePod().Name(fmt.Sprintf("p-%d", i)).UID(fmt.Sprintf("p-%d", i)).Obj()
+			pod.Status.NominatedNodeName = fmt.Sprintf("n%d", i%3)
+			h.OnAdd(pod, false)
+			bound := pod.DeepCopy()
+			bound.Spec.NodeName = pod.Status.NominatedNodeName
+			h.OnUpdate(pod, bound)
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		if got := n.nodes(); len(got) > 3 {
+			t.Fatalf("nominated nodes %v: more than the three used", got)
+		}
+	}
+	if got := n.nodes(); len(got) != 0 {
+		t.Fatalf("every pod was bound, yet nodes %v still have nominations", got)
 	}
 }
