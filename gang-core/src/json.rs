@@ -57,14 +57,16 @@ pub(crate) fn outcome_json(o: &Outcome) -> Value {
     }
 }
 
-/// The JSON form of a preemption answer: `{"status": "placed", "victims": [{"id":
-/// {"kind", "id"}, "name", "priority", "evicted": [[resource, amount]…], "cost"}…],
-/// "cost": [given, amount per cost resource…], "search_complete", "placement": {the
-/// placement document}}`, or the unschedulable / undecided document of an outcome.
+/// The JSON form of a preemption answer: `{"status": "placed", "message", "victims":
+/// [{"id": {"kind", "id"}, "name", "priority", "evicted": [[resource, amount]…],
+/// "cost"}…], "cost": [given, amount per cost resource…], "search_complete",
+/// "placement": {the placement document}}` (the message is the plan in words, as its
+/// `Display`), or the unschedulable / undecided document of an outcome.
 fn preempt_json(o: &PreemptOutcome) -> Value {
     match o {
         PreemptOutcome::Placed(plan) => json!({
             "status": "placed",
+            "message": plan.to_string(),
             "victims": plan.victims(),
             "cost": plan.cost().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
             "search_complete": plan.search_complete(),
@@ -90,7 +92,8 @@ impl PreemptOutcome {
     ///     .build()?;
     /// let gang = Gang::new("g").role(Role::new("w", 1).request("nvidia.com/gpu", 2)).priority(1);
     /// let json = inv.preempt(&gang)?.to_json();
-    /// assert!(json.starts_with(r#"{"status":"placed","victims":[{"id":{"kind":"unit","id":"pod-a"},"name":"pod-a","priority":0,"#), "{json}");
+    /// assert!(json.starts_with(r#"{"status":"placed","message":"evict pod-a (priority 0"#), "{json}");
+    /// assert!(json.contains(r#""victims":[{"id":{"kind":"unit","id":"pod-a"},"name":"pod-a","priority":0,"#), "{json}");
     /// assert!(json.contains(r#""cost":["0","2000"]"#), "{json}");
     /// # Ok::<(), gang_core::Error>(())
     /// ```

@@ -15,7 +15,7 @@ import (
 // priority whose gang is not "preemption_policy": "Never", and evictable units of
 // strictly lower priority — and the placement g gets once they are gone, chosen exactly
 // (README "Preemption"). Nothing changes. The answer is the core's JSON document
-// ({"status": "placed", "victims": [...], "cost", "search_complete", "placement"} or
+// ({"status": "placed", "message", "victims": [...], "cost", "search_complete", "placement"} or
 // the unschedulable / undecided document); Status is StatusPlaced (a plan: no victims
 // when g fits now), StatusUnschedulable (no eviction of lower-priority work makes it
 // fit) or StatusUndecided (the search ran out first).

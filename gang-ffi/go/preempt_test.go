@@ -64,6 +64,7 @@ func TestPreempt(t *testing.T) {
 	defer urgent.Close()
 	type doc struct {
 		Status  string `json:"status"`
+		Message string `json:"message"`
 		Victims []struct {
 			ID struct {
 				Kind string          `json:"kind"`
@@ -88,6 +89,10 @@ func TestPreempt(t *testing.T) {
 	}
 	if want := []string{"reservation:small-a", "reservation:small-b", "unit:notebook"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("victims %v, want %v (%s)", got, want, js)
+	}
+	// The plan in words, as the CLI and Python print it.
+	if want := "evict small-a (priority 10, 2 nvidia.com/gpu), small-b (priority 10, 2 nvidia.com/gpu) and notebook (priority 1, 2 nvidia.com/gpu) in rack a"; d.Message != want {
+		t.Fatalf("message %q, want %q", d.Message, want)
 	}
 	status, id, _, err := inv.PreemptReserve(urgent)
 	if err != nil || status != gang.StatusPlaced || id == 0 {

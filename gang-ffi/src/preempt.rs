@@ -202,9 +202,9 @@ pub unsafe extern "C" fn gang_preempt_options_free(options: *mut gang_preempt_op
 /// no victims when the gang fits now; `GANG_STATUS_UNSCHEDULABLE`: no eviction of
 /// lower-priority work makes it fit; `GANG_STATUS_UNDECIDED`: the search ran out first)
 /// and the answer as a JSON document to a new string in `*json_out`: `{"status":
-/// "placed", "victims": [{"id": {"kind", "id"}, "name", "priority", "evicted", "cost"}…],
-/// "cost", "search_complete", "placement": {…}}`, or the unschedulable / undecided
-/// document with its `"message"` and `"diagnosis"`.
+/// "placed", "message" (the plan in words), "victims": [{"id": {"kind", "id"}, "name",
+/// "priority", "evicted", "cost"}…], "cost", "search_complete", "placement": {…}}`, or
+/// the unschedulable / undecided document with its `"message"` and `"diagnosis"`.
 ///
 /// Ownership: `inventory` and `gang` stay owned by the caller. The new string is owned
 /// by the caller: free it with `gang_string_free`. On failure, nothing is written but a
