@@ -48,6 +48,10 @@ def _legend(ax: Any) -> None:
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
+#: Variants drawn as upright bars with their names under them; more are drawn as rows.
+MAX_UPRIGHT = 8
+
+
 def _names_on_x(ax: Any, x: Sequence[float], names: Sequence[str]) -> None:
     """Variant names under bars: slanted, right-aligned to their bar, when there are
     several, so that they never overlap."""
@@ -90,9 +94,10 @@ def _mean(v: Sequence[float]) -> float:
 def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
                 tenant: str | None = None) -> Figure:
     """Per variant, stacked: mean queue delay, start-up (readiness, retries, waiting
-    for replacements) and run time of completed jobs, in hours."""
-    fig, ax = _figure(ax)
+    for replacements) and run time of completed jobs, in hours; upright bars for up to
+    ``MAX_UPRIGHT`` variants, one row each beyond."""
     names = list(results)
+    fig, ax = _figure(ax, (7.0, 4.0) if len(names) <= MAX_UPRIGHT else (7.0, 1.5 + 0.22 * len(names)))
     wait, start, run = [], [], []
     for name in names:
         done = [j for j in _jobs(results[name], tenant) if j["completion"] is not None]
@@ -103,14 +108,24 @@ def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
         start.append(_mean(st) / HOUR)
         run.append(_mean(rt) / HOUR)
     x = list(range(len(names)))
-    ax.bar(x, wait, label="queue delay", color="#d62728")
-    ax.bar(x, start, bottom=wait, label="start-up and retries", color="#ff7f0e")
-    ax.bar(x, run, bottom=[a + b for a, b in zip(wait, start)], label="run time", color="#1f77b4")
-    _names_on_x(ax, x, names)
-    ax.set_ylabel("mean per completed job (h)")
+    under = [a + b for a, b in zip(wait, start)]
+    parts = [(wait, None, "queue delay", "#d62728"), (start, wait, "start-up and retries", "#ff7f0e"),
+             (run, under, "run time", "#1f77b4")]
+    if len(names) <= MAX_UPRIGHT:
+        for v, base, label, colour in parts:
+            ax.bar(x, v, bottom=base, label=label, color=colour)
+        _names_on_x(ax, x, names)
+        ax.set_ylabel("mean per completed job (h)")
+        ax.grid(True, axis="y", alpha=0.3)
+    else:  # one row a variant: names side by side under bars would overlap
+        for v, base, label, colour in parts:
+            ax.barh(x, v, left=base, label=label, color=colour)
+        ax.set_yticks(x, names, fontsize="small" if len(names) <= 30 else "x-small")
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlabel("mean per completed job (h)")
+        ax.grid(True, axis="x", alpha=0.3)
     ax.set_title("Queue delay vs run time" + (f" (tenant {tenant})" if tenant else ""))
     _legend(ax)
-    ax.grid(True, axis="y", alpha=0.3)
     return fig
 
 
@@ -156,7 +171,8 @@ def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
     held before progress (the rest held, idle, in grey), as horizontal bars: one a row,
     so a hundred variants stay legible."""
     n = len(rows)
-    fig, ax = _figure(ax, (7.0, max(3.0, 1.0 + 0.22 * n)))
+    own = ax is None
+    fig, ax = _figure(ax, (7.0, max(3.0, 1.5 + 0.22 * n)))
     names = [str(r["variant"]) for r in rows]
     y = list(range(n))
     left = [0.0] * n
@@ -167,11 +183,16 @@ def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
     rest = [max(0.0, float(r.get("gpu_hours_held") or 0.0) - used) for r, used in zip(rows, left)]
     ax.barh(y, rest, left=left, label="held otherwise (idle)", color="#bbbbbb")
     ax.set_yticks(y, names, fontsize="small" if n <= 30 else "x-small")
-    ax.invert_yaxis()
+    ax.set_ylim(n - 0.5, -0.5)  # first row on top, no blank rows around them
     ax.set_xlabel("GPU-hours")
     ax.set_title("GPU-hours held: useful, wasted, held before progress")
     ax.grid(True, axis="x", alpha=0.3)
-    _legend(ax)
+    if own:
+        # Above the plot, across it: beside it, the long labels would leave the bars a
+        # fifth of the width (the variant names already take the left).
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=2, fontsize="small")
+    else:
+        _legend(ax)
     return fig
 
 
