@@ -4,6 +4,7 @@ are rendered, its table holds the variants, the console is clean, nothing extern
 loaded."""
 
 import base64
+import io
 import re
 import sys
 
@@ -261,16 +262,36 @@ def test_legends_never_cover_a_plot_and_leave_it_room(sweeps):
         "sweep 100": gang.sim.plot_sweep(hundred),
     }
     for what, fig in figures.items():
-        r = drawn(fig)
-        legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
-        assert legends, what
-        for leg in legends:
-            box = leg.get_window_extent(r)
-            assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (what, box)
-            assert fig.bbox.y0 - 1 <= box.y0 and box.y1 <= fig.bbox.y1 + 1, (what, box)
-            assert not any(box.overlaps(ax.get_window_extent(r)) for ax in fig.axes), what
-        for ax in fig.axes:
-            assert ax.get_window_extent(r).width >= 0.45 * fig.bbox.width, (what, ax.get_window_extent(r))
+        assert_legends_clear(fig, what)
+
+
+def assert_legends_clear(fig, what):
+    r = drawn(fig)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    assert legends, what
+    for leg in legends:
+        box = leg.get_window_extent(r)
+        assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (what, box)
+        assert fig.bbox.y0 - 1 <= box.y0 and box.y1 <= fig.bbox.y1 + 1, (what, box)
+        assert not any(box.overlaps(ax.get_window_extent(r)) for ax in fig.axes), what
+    for ax in fig.axes:
+        assert ax.get_window_extent(r).width >= 0.45 * fig.bbox.width, (what, ax.get_window_extent(r))
+        assert ax.get_window_extent(r).height >= 100, (what, ax.get_window_extent(r))
+
+
+def test_plots_of_forty_variants_lay_out_without_warnings():
+    """Issue 26 item 6, matplotlib warnings leaking: a user plotting a sweep's forty
+    runs got "constrained_layout not applied because axes sizes collapsed to zero"
+    twice per plot (a legend of forty names beside it, taller than the figure). The
+    legend goes under the plot in columns; no warning, every legend inside the figure."""
+    import warnings
+    c = gang.sim.sweep(many_runs(40), keep="jobs").comparison()
+    for plot in (gang.sim.plot_completion_cdf, gang.sim.plot_timeline, gang.sim.plot_wait_vs_run):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fig = plot(c)
+            assert_legends_clear(fig, plot.__name__)
+            fig.savefig(io.BytesIO(), format="png")
 
 
 @pytest.mark.parametrize("variants", [3, 8, 20])

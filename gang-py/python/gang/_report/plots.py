@@ -43,9 +43,32 @@ def _jobs(r: Run, tenant: str | None) -> list[dict[str, Any]]:
     return [j for j in r.jobs if tenant is None or j["tenant"] == tenant]
 
 
-def _legend(ax: Any) -> None:
-    """The legend beside the axes, right of them: never over the curves."""
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+#: Legend entries (variants) shown beside the plot; more go under it in columns, the
+#: figure taller by their rows (beside, they would run off the figure and collapse it).
+MAX_BESIDE = 12
+
+
+def _legend(ax: Any, fig: Figure | None = None) -> None:
+    """The legend beside the axes, right of them: never over the curves. With more than
+    ``MAX_BESIDE`` entries, under the whole figure ``fig`` (one of this module's, made
+    taller by ``_legend_height``) in columns."""
+    handles, labels = ax.get_legend_handles_labels()
+    if fig is None or len(labels) <= MAX_BESIDE:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        return
+    fig.legend(handles, labels, loc="outside lower center", ncols=_legend_columns(labels), fontsize="small")
+
+
+def _legend_columns(labels: Sequence[str]) -> int:
+    longest = max((len(n) for n in labels), default=0)
+    return 3 if longest <= 28 else 2 if longest <= 48 else 1
+
+
+def _legend_height(labels: Sequence[str]) -> float:
+    """Inches a figure grows by for a legend of ``labels`` under it (0 when beside)."""
+    if len(labels) <= MAX_BESIDE:
+        return 0.0
+    return 0.3 + 0.19 * -(-len(labels) // _legend_columns(labels))
 
 
 #: Variants drawn as upright bars with their names under them; more are drawn as rows.
@@ -70,7 +93,8 @@ def _figure(ax: Any, size: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, An
 def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
                    tenant: str | None = None) -> Figure:
     """Empirical CDF of completion time (hours from submission) per variant."""
-    fig, ax = _figure(ax)
+    own = ax is None
+    fig, ax = _figure(ax, (7.0, 4.0 + _legend_height(list(results))))
     for name, r in results.items():
         xs = sorted(j["completion"] / HOUR for j in _jobs(r, tenant) if j["completion"] is not None)
         if not xs:
@@ -83,7 +107,7 @@ def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
     ax.set_ylim(0, 1.02)
     ax.set_title("Completion time CDF" + (f" (tenant {tenant})" if tenant else ""))
     ax.grid(True, alpha=0.3)
-    _legend(ax)
+    _legend(ax, fig if own else None)
     return fig
 
 
@@ -132,9 +156,11 @@ def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
 def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     """Utilisation (share of GPUs held; dashed: running) and fragmented GPUs over time."""
     if axes is None:
-        fig = _new_figure(figsize=(7.0, 5.5), dpi=100, layout="constrained")
+        fig = _new_figure(figsize=(7.0, 5.5 + _legend_height(list(results))), dpi=100, layout="constrained")
         util, frag = fig.subplots(2, 1, sharex=True)
+        own: Figure | None = fig
     else:
+        own = None
         util, frag = axes
         fig = util.figure
     for name, r in results.items():
@@ -149,7 +175,7 @@ def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     util.set_ylim(0, 1.05)
     util.set_title("Utilisation (solid: held, dashed: running)")
     util.grid(True, alpha=0.3)
-    _legend(util)
+    _legend(util, own)
     frag.set_ylim(bottom=0)
     frag.set_ylabel("fragmented GPUs")
     frag.set_xlabel("time (h)")
@@ -211,9 +237,9 @@ def by_parameter(rows: Sequence[Mapping[str, Any]], params: Sequence[str],
         return None
     x = xs[0]
     group = next((p for p in params if p != x), None)
-    fig = _new_figure(figsize=(7.0, 2.6 * len(metrics)), dpi=100, layout="constrained")
-    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
     keys = list(dict.fromkeys(str(r.get(group)) if group else "" for r in rows))
+    fig = _new_figure(figsize=(7.0, 2.6 * len(metrics) + _legend_height(keys)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
     for axis, (metric, label, scale) in zip(axes, metrics):
         for k in keys:
             mine = [r for r in rows if (str(r.get(group)) if group else "") == k and r.get(metric) is not None]
@@ -229,5 +255,5 @@ def by_parameter(rows: Sequence[Mapping[str, Any]], params: Sequence[str],
     axes[0].set_title(f"Metrics versus {x}" + (f", one line per {group}" if group else ""))
     axes[-1].set_xlabel(x)
     if group:
-        _legend(axes[0])
+        _legend(axes[0], fig)
     return fig
