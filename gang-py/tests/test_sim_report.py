@@ -198,6 +198,8 @@ def test_the_report_fits_narrow_and_wide_windows(sweep_reports, variants, width)
     assert lay["scrollWidth"] <= width, lay
     assert lay["tables"] and all(t["fits"] and t["right"] <= width for t in lay["tables"]), lay
     assert all(right <= width for right in lay["images"]), lay
+    if width >= 1400:  # on a laptop, both summary tables whole: no column scrolled out of sight
+        assert not any(t["scrolls"] for t in lay["tables"] if t["cls"] in ("summary", "gpu")), lay
     # Every column heading of both summary tables is in the glossary.
     heads = {h for t in page.tables if t["cls"] in ("summary", "gpu") for h in t["head"]}
     assert heads and heads <= set(page.glossary), heads - set(page.glossary)

@@ -27,7 +27,7 @@ MAX_JOBS = 200
 MAX_DETAILED = 8
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1em auto; padding: 0 1em; color: #222; max-width: 80em; }
+body { font-family: system-ui, sans-serif; margin: 1em auto; padding: 0 1em; color: #222; max-width: 100em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
