@@ -298,6 +298,21 @@ def test_progress_is_on_in_a_notebook(monkeypatch, capsys):
     assert not gang.sim._progress_on(None)  # an IPython terminal, stderr not a tty
 
 
+def test_the_bar_is_tqdm_autos_a_widget_in_a_notebook(monkeypatch):
+    """Item 7: the bar is ``tqdm.auto``'s (a widget in Jupyter, text on a terminal)."""
+    auto = pytest.importorskip("tqdm.auto")
+    made = []
+
+    class Recorder(auto.tqdm):
+        def __init__(self, *a, **k):
+            made.append(k.get("desc"))
+            super().__init__(*a, **{**k, "disable": True})
+    monkeypatch.setattr(auto, "tqdm", Recorder)
+    gang.sim.sweep(small_runs()[:2], progress=True)
+    gang.sim.simulate(CLUSTER, JOBS, progress=True)
+    assert made == ["gang.sim sweep", "gang.sim"]
+
+
 # ------------------------------------------------------- issue 25 item 15: errors
 
 
