@@ -191,6 +191,37 @@ def test_the_generated_cluster_and_trace_can_be_seen():
     assert len(loaded) == 10
 
 
+def test_the_generated_cluster_and_trace_as_dataframes():
+    """Item 3: the generated cluster and trace as tables, the way the docstrings of
+    cluster_inventory and trace_jobs say (the first said gang.to_pandas(inv.nodes()),
+    which raised: nodes is a list, and to_pandas takes placement results)."""
+    pd = pytest.importorskip("pandas")
+    cluster = gang.sim.generated_cluster(racks=2, nodes_per_rack=4)
+    inv = gang.sim.cluster_inventory(cluster)
+    nodes = pd.json_normalize([n.to_dict() for n in inv.nodes])
+    assert "pandas.json_normalize([n.to_dict() for n in inv.nodes])" in gang.sim.cluster_inventory.__doc__
+    assert len(nodes) == 8 and nodes["capacity.nvidia.com/gpu"].sum() == 64
+    assert nodes.groupby("labels.topology.example.com/rack").size().to_dict() == {"r00": 4, "r01": 4}
+    jobs = pd.DataFrame(gang.sim.trace_jobs(gang.sim.generated_trace(40, seed=1, load=0.5), cluster))
+    assert list(jobs.columns) == list(gang.sim.TRACE_COLUMNS) and len(jobs) == 40
+    assert (jobs["gpus_total"] == jobs["members"] * jobs["gpus_per_member"]).all()
+
+
+def test_unfinished_and_never_fitting_jobs_are_censored_too():
+    # Item 2: "ok" completes at 600 s; "long" (10,000 s) is unfinished at the horizon
+    # (3600 s); "huge" (two members of 8 GPUs, one 8-GPU node) never fits. Censored:
+    # 600, 3600, 3600: median 3600, mean 2600; survivors: 600.
+    jobs = [{"id": "ok", "submit": 0, "duration": 600, "members": 1, "gpus": 1},
+            {"id": "long", "submit": 0, "duration": 10_000, "members": 1, "gpus": 1},
+            {"id": "huge", "submit": 0, "duration": 600, "members": 2, "gpus": 8}]
+    r = gang.sim.simulate(CLUSTER, jobs, readiness={"init_time": 0}, horizon=3600)
+    row = r.summary_row()
+    assert (row["completed"], row["unfinished"], row["never_fits"]) == (1, 1, 1)
+    assert (row["completion_p50"], row["completion_mean"], row["completion_basis"]) == (3600.0, 2600.0, "censored")
+    survivors = r.summary_row(completion="completed")
+    assert (survivors["completion_p50"], survivors["completion_basis"]) == (600.0, "completed")
+
+
 # -------------------------------------------------------------- 4. slowdown tables
 
 
