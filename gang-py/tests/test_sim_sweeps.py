@@ -225,11 +225,24 @@ def test_unfinished_and_never_fitting_jobs_are_censored_too():
 # -------------------------------------------------------------- 4. slowdown tables
 
 
-def test_every_summary_shows_its_slowdown_tables():
+def test_every_summary_shows_its_slowdown_tables(tmp_path):
     r = gang.sim.simulate(CLUSTER, JOBS, slowdown={"medium": [1.0, 9.0]})
     assert r.summary["slowdown"]["medium"] == [1.0, 9.0]
     assert r.summary["slowdown"]["low"] == gang.sim.SLOWDOWN_TABLES["low"]
     assert r.summary["slowdown_spans"] == ["node", "rack", "cluster"]
+    # And every report, the default class marked.
+    page = r.report(tmp_path / "r.html").read_text()
+    table = page.split('<table class="slowdown">')[1].split("</table>")[0]
+    assert "medium (default)" in table and "×9" in table and "<th" in table and ">rack<" in table
+
+
+def test_compare_refuses_a_name_twice_before_anything_runs(monkeypatch):
+    # Item 1: Comparison said "two results named 'unconstrained'" after every run.
+    ran = []
+    monkeypatch.setattr(gang._sim.running, "_run_many", lambda *a, **k: ran.append(a) or [])
+    with pytest.raises(ValueError, match="named twice"):
+        gang.sim.compare(CLUSTER, JOBS, ["unconstrained", "required(rack)", "unconstrained"])
+    assert ran == []
 
 
 def test_sensitivity_runs_the_comparison_under_each_table():
