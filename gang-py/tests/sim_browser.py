@@ -58,7 +58,8 @@ DESCRIBE = """
         const box = t.closest('.scroll');
         return {cls: t.className, fits: !!box && (box.scrollWidth <= box.clientWidth + 1
                 || ['auto', 'scroll'].includes(getComputedStyle(box).overflowX)),
-                right: Math.round((box || t).getBoundingClientRect().right)};
+                right: Math.round((box || t).getBoundingClientRect().right),
+                scrolls: !!box && box.scrollWidth > box.clientWidth + 1};
       }),
       images: imgs.map(i => Math.round(i.getBoundingClientRect().right)),
     },

@@ -103,3 +103,31 @@ def test_jobs_come_back_as_arrow_from_dask_and_equal_the_serial_ones(client):
     assert [r.jobs for r in on_dask] == [r.jobs for r in serial]
     assert [r.timeline for r in on_dask] == [r.timeline for r in serial]
     assert on_dask == serial
+
+
+def test_the_bar_counts_a_run_once_its_result_is_gathered(client, monkeypatch):
+    """Issue 26 item 5: the bar reached 100 % before seconds of transfer and parsing.
+    A run is counted only once its result has come back here: every tick follows the
+    gathering of one more result."""
+    import gang._sim.running as running
+    events = []
+
+    class Bar:
+        def update(self, n):
+            events.append("tick")
+
+        def close(self):
+            pass
+    monkeypatch.setattr(running, "_tqdm", lambda progress, **kw: Bar())
+    real = distributed.Future.result
+
+    def result(self, *a, **k):
+        out = real(self, *a, **k)
+        events.append("gathered")
+        return out
+    monkeypatch.setattr(distributed.Future, "result", result)
+    gang.sim.sweep(runs()[:4], client, keep="jobs")
+    assert events.count("tick") == 4
+    for i, e in enumerate(events):
+        if e == "tick":
+            assert events[:i].count("gathered") > events[:i].count("tick"), events

@@ -4,6 +4,7 @@ are rendered, its table holds the variants, the console is clean, nothing extern
 loaded."""
 
 import base64
+import io
 import re
 import sys
 
@@ -153,11 +154,14 @@ def many_runs(n):
 
 
 @pytest.fixture(scope="module")
-def sweep_reports(tmp_path_factory):
+def sweeps():
+    return {"5": gang.sim.sweep(many_runs(5), keep="jobs"), "100": gang.sim.sweep(many_runs(100))}
+
+
+@pytest.fixture(scope="module")
+def sweep_reports(sweeps, tmp_path_factory):
     d = tmp_path_factory.mktemp("pysim-scaling")
-    five = gang.sim.sweep(many_runs(5), keep="jobs")
-    hundred = gang.sim.sweep(many_runs(100))
-    return {"5": five.report(d / "five.html"), "100": hundred.report(d / "hundred.html")}
+    return {"5": sweeps["5"].report(d / "five.html"), "100": sweeps["100"].report(d / "hundred.html")}
 
 
 def test_a_hundred_variants_make_a_small_report(sweep_reports):
@@ -194,6 +198,8 @@ def test_the_report_fits_narrow_and_wide_windows(sweep_reports, variants, width)
     assert lay["scrollWidth"] <= width, lay
     assert lay["tables"] and all(t["fits"] and t["right"] <= width for t in lay["tables"]), lay
     assert all(right <= width for right in lay["images"]), lay
+    if width >= 1400:  # on a laptop, both summary tables whole: no column scrolled out of sight
+        assert not any(t["scrolls"] for t in lay["tables"] if t["cls"] in ("summary", "gpu")), lay
     # Every column heading of both summary tables is in the glossary.
     heads = {h for t in page.tables if t["cls"] in ("summary", "gpu") for h in t["head"]}
     assert heads and heads <= set(page.glossary), heads - set(page.glossary)
@@ -202,6 +208,118 @@ def test_the_report_fits_narrow_and_wide_windows(sweep_reports, variants, width)
     assert page.errors() == [] and all(i["naturalWidth"] > 0 for i in page.images)
 
 
+def test_the_report_shows_every_time_in_hours(small, tmp_path):
+    """Issue 26 item 6, mixed units: a column headed in hours is defined in hours (the
+    glossary said "(h)" above and "seconds" beside), and its cells are the hours."""
+    import html as html_lib
+    page = gang.sim.report(small, tmp_path / "r.html").read_text()
+    terms = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page))
+    timed = {t: m for t, m in terms.items() if t.endswith("(h)")}
+    assert len(timed) >= 8, terms
+    for term, meaning in timed.items():
+        assert "second" not in meaning and "hour" in meaning, (term, meaning)
+    assert not any("second" in m for m in terms.values()), terms
+    table = page.split('<table class="summary">')[1].split("</table>")[0]
+    heads = [html_lib.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", table)]
+    first = re.findall(r"<td[^>]*>(.*?)</td>", table.split("<tbody>")[1].split("</tr>")[0])
+    row = small.summary_table()[0]  # seconds
+    for column, head in [("completion_p50", "completion p50 (h)"), ("queue_delay_mean", "queue delay mean (h)"),
+                         ("makespan", "makespan (h)")]:
+        assert first[heads.index(head)] == f"{row[column] / 3600:.2f}", (head, first)
+
+
+def test_counts_read_as_integers_and_shares_stay_on_one_line():
+    from gang._report import html as report_html
+    assert report_html._cell(2048.0, "int") == "2048" and report_html._cell(2.5, "int") == "2.5"
+    assert report_html._cell(0.558, "pct") == "55.8\u00a0%"
+
+
 def test_report_plots_leak_no_warnings(small, tmp_path, recwarn):
     gang.sim.report(small, tmp_path / "r.html")
     assert [str(w.message) for w in recwarn] == []
+
+
+# ------------------------------------- issue 26 item 6: plots that stay legible
+
+
+def drawn(fig):
+    """``fig`` drawn on an Agg canvas, and its renderer (to measure what was drawn)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FigureCanvasAgg(fig).draw()
+    return fig.canvas.get_renderer()
+
+
+def test_legends_never_cover_a_plot_and_leave_it_room(sweeps):
+    """Every legend sits beside or above the plots, inside the figure, and leaves each
+    plot at least 45 % of the width (beside it, the GPU-hours legend's long labels left
+    the bars a fifth)."""
+    from gang._report import plots
+    five, hundred = sweeps["5"], sweeps["100"]
+    figures = {
+        "gpu-hours 5": plots.gpu_hours(five.summary_table()),
+        "gpu-hours 100": plots.gpu_hours(hundred.summary_table()),
+        "cdf": gang.sim.plot_completion_cdf(five.comparison()),
+        "wait-vs-run": gang.sim.plot_wait_vs_run(five.comparison()),
+        "timeline": gang.sim.plot_timeline(five.comparison()),
+        "sweep 100": gang.sim.plot_sweep(hundred),
+    }
+    for what, fig in figures.items():
+        assert_legends_clear(fig, what)
+
+
+def assert_legends_clear(fig, what):
+    r = drawn(fig)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    assert legends, what
+    for leg in legends:
+        box = leg.get_window_extent(r)
+        assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (what, box)
+        assert fig.bbox.y0 - 1 <= box.y0 and box.y1 <= fig.bbox.y1 + 1, (what, box)
+        assert not any(box.overlaps(ax.get_window_extent(r)) for ax in fig.axes), what
+    for ax in fig.axes:
+        assert ax.get_window_extent(r).width >= 0.45 * fig.bbox.width, (what, ax.get_window_extent(r))
+        assert ax.get_window_extent(r).height >= 100, (what, ax.get_window_extent(r))
+
+
+def test_plots_of_forty_variants_lay_out_without_warnings():
+    """Issue 26 item 6, matplotlib warnings leaking: a user plotting a sweep's forty
+    runs got "constrained_layout not applied because axes sizes collapsed to zero"
+    twice per plot (a legend of forty names beside it, taller than the figure). The
+    legend goes under the plot in columns; no warning, every legend inside the figure."""
+    import warnings
+    c = gang.sim.sweep(many_runs(40), keep="jobs").comparison()
+    for plot in (gang.sim.plot_completion_cdf, gang.sim.plot_timeline, gang.sim.plot_wait_vs_run):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fig = plot(c)
+            assert_legends_clear(fig, plot.__name__)
+            fig.savefig(io.BytesIO(), format="png")
+
+
+@pytest.mark.parametrize("variants", [3, 8, 20])
+def test_variant_names_on_bars_never_overlap(variants):
+    """The names of the variants under (or beside) the bars of wait_vs_run, and beside
+    the GPU-hours rows: slanted names far enough apart that parallel lines of text do
+    not touch (their distance, the gap between bars times the sine of the slant, at
+    least the font's size); names one a row not overlapping at all."""
+    import math
+    from gang._report import plots
+    sw = gang.sim.sweep(many_runs(variants), keep="jobs")
+    for fig in (gang.sim.plot_wait_vs_run(sw.comparison()), plots.gpu_hours(sw.summary_table())):
+        r = drawn(fig)
+        (ax,) = fig.axes
+        slanted = [t for t in ax.get_xticklabels() if t.get_text() in sw.names]
+        rows = [t for t in ax.get_yticklabels() if t.get_text() in sw.names]
+        assert len(slanted) + len(rows) == variants
+        if slanted:
+            xs = [ax.transData.transform((t.get_position()[0], 0))[0] for t in slanted]
+            font = slanted[0].get_fontsize() * fig.dpi / 72
+            angle = math.radians(slanted[0].get_rotation()) or math.pi / 2
+            gap = min(b - a for a, b in zip(xs, xs[1:])) if len(xs) > 1 else math.inf
+            if slanted[0].get_rotation() == 0:
+                boxes = [t.get_window_extent(r) for t in slanted]
+                assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:])), variants
+            else:
+                assert gap * math.sin(angle) >= font, (variants, gap, font)
+        boxes = [t.get_window_extent(r) for t in rows]
+        assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:])), variants

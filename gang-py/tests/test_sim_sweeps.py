@@ -191,14 +191,58 @@ def test_the_generated_cluster_and_trace_can_be_seen():
     assert len(loaded) == 10
 
 
+def test_the_generated_cluster_and_trace_as_dataframes():
+    """Item 3: the generated cluster and trace as tables, the way the docstrings of
+    cluster_inventory and trace_jobs say (the first said gang.to_pandas(inv.nodes()),
+    which raised: nodes is a list, and to_pandas takes placement results)."""
+    pd = pytest.importorskip("pandas")
+    cluster = gang.sim.generated_cluster(racks=2, nodes_per_rack=4)
+    inv = gang.sim.cluster_inventory(cluster)
+    nodes = pd.json_normalize([n.to_dict() for n in inv.nodes])
+    assert "pandas.json_normalize([n.to_dict() for n in inv.nodes])" in gang.sim.cluster_inventory.__doc__
+    assert len(nodes) == 8 and nodes["capacity.nvidia.com/gpu"].sum() == 64
+    assert nodes.groupby("labels.topology.example.com/rack").size().to_dict() == {"r00": 4, "r01": 4}
+    jobs = pd.DataFrame(gang.sim.trace_jobs(gang.sim.generated_trace(40, seed=1, load=0.5), cluster))
+    assert list(jobs.columns) == list(gang.sim.TRACE_COLUMNS) and len(jobs) == 40
+    assert (jobs["gpus_total"] == jobs["members"] * jobs["gpus_per_member"]).all()
+
+
+def test_unfinished_and_never_fitting_jobs_are_censored_too():
+    # Item 2: "ok" completes at 600 s; "long" (10,000 s) is unfinished at the horizon
+    # (3600 s); "huge" (two members of 8 GPUs, one 8-GPU node) never fits. Censored:
+    # 600, 3600, 3600: median 3600, mean 2600; survivors: 600.
+    jobs = [{"id": "ok", "submit": 0, "duration": 600, "members": 1, "gpus": 1},
+            {"id": "long", "submit": 0, "duration": 10_000, "members": 1, "gpus": 1},
+            {"id": "huge", "submit": 0, "duration": 600, "members": 2, "gpus": 8}]
+    r = gang.sim.simulate(CLUSTER, jobs, readiness={"init_time": 0}, horizon=3600)
+    row = r.summary_row()
+    assert (row["completed"], row["unfinished"], row["never_fits"]) == (1, 1, 1)
+    assert (row["completion_p50"], row["completion_mean"], row["completion_basis"]) == (3600.0, 2600.0, "censored")
+    survivors = r.summary_row(completion="completed")
+    assert (survivors["completion_p50"], survivors["completion_basis"]) == (600.0, "completed")
+
+
 # -------------------------------------------------------------- 4. slowdown tables
 
 
-def test_every_summary_shows_its_slowdown_tables():
+def test_every_summary_shows_its_slowdown_tables(tmp_path):
     r = gang.sim.simulate(CLUSTER, JOBS, slowdown={"medium": [1.0, 9.0]})
     assert r.summary["slowdown"]["medium"] == [1.0, 9.0]
     assert r.summary["slowdown"]["low"] == gang.sim.SLOWDOWN_TABLES["low"]
     assert r.summary["slowdown_spans"] == ["node", "rack", "cluster"]
+    # And every report, the default class marked.
+    page = r.report(tmp_path / "r.html").read_text()
+    table = page.split('<table class="slowdown">')[1].split("</table>")[0]
+    assert "medium (default)" in table and "×9" in table and "<th" in table and ">rack<" in table
+
+
+def test_compare_refuses_a_name_twice_before_anything_runs(monkeypatch):
+    # Item 1: Comparison said "two results named 'unconstrained'" after every run.
+    ran = []
+    monkeypatch.setattr(gang._sim.running, "_run_many", lambda *a, **k: ran.append(a) or [])
+    with pytest.raises(ValueError, match="named twice"):
+        gang.sim.compare(CLUSTER, JOBS, ["unconstrained", "required(rack)", "unconstrained"])
+    assert ran == []
 
 
 def test_sensitivity_runs_the_comparison_under_each_table():
@@ -296,6 +340,21 @@ def test_progress_is_on_in_a_notebook(monkeypatch, capsys):
     assert gang.sim._progress_on(None)
     Shell.kernel = None
     assert not gang.sim._progress_on(None)  # an IPython terminal, stderr not a tty
+
+
+def test_the_bar_is_tqdm_autos_a_widget_in_a_notebook(monkeypatch):
+    """Item 7: the bar is ``tqdm.auto``'s (a widget in Jupyter, text on a terminal)."""
+    auto = pytest.importorskip("tqdm.auto")
+    made = []
+
+    class Recorder(auto.tqdm):
+        def __init__(self, *a, **k):
+            made.append(k.get("desc"))
+            super().__init__(*a, **{**k, "disable": True})
+    monkeypatch.setattr(auto, "tqdm", Recorder)
+    gang.sim.sweep(small_runs()[:2], progress=True)
+    gang.sim.simulate(CLUSTER, JOBS, progress=True)
+    assert made == ["gang.sim sweep", "gang.sim"]
 
 
 # ------------------------------------------------------- issue 25 item 15: errors

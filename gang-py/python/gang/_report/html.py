@@ -27,7 +27,7 @@ MAX_JOBS = 200
 MAX_DETAILED = 8
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1em auto; padding: 0 1em; color: #222; max-width: 80em; }
+body { font-family: system-ui, sans-serif; margin: 1em auto; padding: 0 1em; color: #222; max-width: 100em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
@@ -79,8 +79,10 @@ def _cell(v: Any, how: str) -> str:
         return f"{v / 3600.0:.2f}"
     if how == "s":
         return f"{v:.0f}"
+    if how == "int" and isinstance(v, float) and v.is_integer():
+        return str(int(v))  # 2048 GPUs, not 2048.0
     if how == "pct":
-        return f"{100.0 * v:.1f} %"
+        return f"{100.0 * v:.1f}\u00a0%"  # never broken across lines
     if how == "f":
         return f"{v:.2f}"
     if how == "g":
@@ -112,8 +114,15 @@ def _scroll(table: str) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
+def _meaning(glossary: Mapping[str, str], column: str, how: str) -> str:
+    """gang-sim's definition of ``column``, in the unit the report shows it in: the
+    summary rows count time in seconds, the report's tables in hours."""
+    m = glossary.get(column, "")
+    return m[: -len(", seconds")] + ", hours" if how == "h" and m.endswith(", seconds") else m
+
+
 def _glossary(glossary: Mapping[str, str], params: Sequence[str]) -> str:
-    items = [(h, glossary.get(c, "")) for c, h, _ in _OUTCOMES + _GPU[1:]]
+    items = [(h, _meaning(glossary, c, how)) for c, h, how in _OUTCOMES + _GPU[1:]]
     items += [(p, "a swept parameter") for p in params]
     return ('<details open><summary>What the columns mean</summary><dl class="glossary">'
             + "".join(f"<dt>{html.escape(h)}</dt><dd>{html.escape(m)}</dd>" for h, m in items)

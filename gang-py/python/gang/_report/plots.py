@@ -43,9 +43,36 @@ def _jobs(r: Run, tenant: str | None) -> list[dict[str, Any]]:
     return [j for j in r.jobs if tenant is None or j["tenant"] == tenant]
 
 
-def _legend(ax: Any) -> None:
-    """The legend beside the axes, right of them: never over the curves."""
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+#: Legend entries (variants) shown beside the plot; more go under it in columns, the
+#: figure taller by their rows (beside, they would run off the figure and collapse it).
+MAX_BESIDE = 12
+
+
+def _legend(ax: Any, fig: Figure | None = None) -> None:
+    """The legend beside the axes, right of them: never over the curves. With more than
+    ``MAX_BESIDE`` entries, under the whole figure ``fig`` (one of this module's, made
+    taller by ``_legend_height``) in columns."""
+    handles, labels = ax.get_legend_handles_labels()
+    if fig is None or len(labels) <= MAX_BESIDE:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        return
+    fig.legend(handles, labels, loc="outside lower center", ncols=_legend_columns(labels), fontsize="small")
+
+
+def _legend_columns(labels: Sequence[str]) -> int:
+    longest = max((len(n) for n in labels), default=0)
+    return 3 if longest <= 28 else 2 if longest <= 48 else 1
+
+
+def _legend_height(labels: Sequence[str]) -> float:
+    """Inches a figure grows by for a legend of ``labels`` under it (0 when beside)."""
+    if len(labels) <= MAX_BESIDE:
+        return 0.0
+    return 0.3 + 0.19 * -(-len(labels) // _legend_columns(labels))
+
+
+#: Variants drawn as upright bars with their names under them; more are drawn as rows.
+MAX_UPRIGHT = 8
 
 
 def _names_on_x(ax: Any, x: Sequence[float], names: Sequence[str]) -> None:
@@ -66,7 +93,8 @@ def _figure(ax: Any, size: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, An
 def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
                    tenant: str | None = None) -> Figure:
     """Empirical CDF of completion time (hours from submission) per variant."""
-    fig, ax = _figure(ax)
+    own = ax is None
+    fig, ax = _figure(ax, (7.0, 4.0 + _legend_height(list(results))))
     for name, r in results.items():
         xs = sorted(j["completion"] / HOUR for j in _jobs(r, tenant) if j["completion"] is not None)
         if not xs:
@@ -79,7 +107,7 @@ def completion_cdf(results: Mapping[str, Run], ax: Any = None, *,
     ax.set_ylim(0, 1.02)
     ax.set_title("Completion time CDF" + (f" (tenant {tenant})" if tenant else ""))
     ax.grid(True, alpha=0.3)
-    _legend(ax)
+    _legend(ax, fig if own else None)
     return fig
 
 
@@ -90,9 +118,10 @@ def _mean(v: Sequence[float]) -> float:
 def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
                 tenant: str | None = None) -> Figure:
     """Per variant, stacked: mean queue delay, start-up (readiness, retries, waiting
-    for replacements) and run time of completed jobs, in hours."""
-    fig, ax = _figure(ax)
+    for replacements) and run time of completed jobs, in hours; upright bars for up to
+    ``MAX_UPRIGHT`` variants, one row each beyond."""
     names = list(results)
+    fig, ax = _figure(ax, (7.0, 4.0) if len(names) <= MAX_UPRIGHT else (7.0, 1.5 + 0.22 * len(names)))
     wait, start, run = [], [], []
     for name in names:
         done = [j for j in _jobs(results[name], tenant) if j["completion"] is not None]
@@ -103,23 +132,35 @@ def wait_vs_run(results: Mapping[str, Run], ax: Any = None, *,
         start.append(_mean(st) / HOUR)
         run.append(_mean(rt) / HOUR)
     x = list(range(len(names)))
-    ax.bar(x, wait, label="queue delay", color="#d62728")
-    ax.bar(x, start, bottom=wait, label="start-up and retries", color="#ff7f0e")
-    ax.bar(x, run, bottom=[a + b for a, b in zip(wait, start)], label="run time", color="#1f77b4")
-    _names_on_x(ax, x, names)
-    ax.set_ylabel("mean per completed job (h)")
+    under = [a + b for a, b in zip(wait, start)]
+    parts = [(wait, None, "queue delay", "#d62728"), (start, wait, "start-up and retries", "#ff7f0e"),
+             (run, under, "run time", "#1f77b4")]
+    if len(names) <= MAX_UPRIGHT:
+        for v, base, label, colour in parts:
+            ax.bar(x, v, bottom=base, label=label, color=colour)
+        _names_on_x(ax, x, names)
+        ax.set_ylabel("mean per completed job (h)")
+        ax.grid(True, axis="y", alpha=0.3)
+    else:  # one row a variant: names side by side under bars would overlap
+        for v, base, label, colour in parts:
+            ax.barh(x, v, left=base, label=label, color=colour)
+        ax.set_yticks(x, names, fontsize="small" if len(names) <= 30 else "x-small")
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlabel("mean per completed job (h)")
+        ax.grid(True, axis="x", alpha=0.3)
     ax.set_title("Queue delay vs run time" + (f" (tenant {tenant})" if tenant else ""))
     _legend(ax)
-    ax.grid(True, axis="y", alpha=0.3)
     return fig
 
 
 def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     """Utilisation (share of GPUs held; dashed: running) and fragmented GPUs over time."""
     if axes is None:
-        fig = _new_figure(figsize=(7.0, 5.5), dpi=100, layout="constrained")
+        fig = _new_figure(figsize=(7.0, 5.5 + _legend_height(list(results))), dpi=100, layout="constrained")
         util, frag = fig.subplots(2, 1, sharex=True)
+        own: Figure | None = fig
     else:
+        own = None
         util, frag = axes
         fig = util.figure
     for name, r in results.items():
@@ -134,7 +175,7 @@ def timeline(results: Mapping[str, Run], axes: Any = None) -> Figure:
     util.set_ylim(0, 1.05)
     util.set_title("Utilisation (solid: held, dashed: running)")
     util.grid(True, alpha=0.3)
-    _legend(util)
+    _legend(util, own)
     frag.set_ylim(bottom=0)
     frag.set_ylabel("fragmented GPUs")
     frag.set_xlabel("time (h)")
@@ -156,7 +197,8 @@ def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
     held before progress (the rest held, idle, in grey), as horizontal bars: one a row,
     so a hundred variants stay legible."""
     n = len(rows)
-    fig, ax = _figure(ax, (7.0, max(3.0, 1.0 + 0.22 * n)))
+    own = ax is None
+    fig, ax = _figure(ax, (7.0, max(3.0, 1.5 + 0.22 * n)))
     names = [str(r["variant"]) for r in rows]
     y = list(range(n))
     left = [0.0] * n
@@ -167,11 +209,16 @@ def gpu_hours(rows: Sequence[Mapping[str, Any]], ax: Any = None) -> Figure:
     rest = [max(0.0, float(r.get("gpu_hours_held") or 0.0) - used) for r, used in zip(rows, left)]
     ax.barh(y, rest, left=left, label="held otherwise (idle)", color="#bbbbbb")
     ax.set_yticks(y, names, fontsize="small" if n <= 30 else "x-small")
-    ax.invert_yaxis()
+    ax.set_ylim(n - 0.5, -0.5)  # first row on top, no blank rows around them
     ax.set_xlabel("GPU-hours")
     ax.set_title("GPU-hours held: useful, wasted, held before progress")
     ax.grid(True, axis="x", alpha=0.3)
-    _legend(ax)
+    if own:
+        # Above the plot, across it: beside it, the long labels would leave the bars a
+        # fifth of the width (the variant names already take the left).
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=2, fontsize="small")
+    else:
+        _legend(ax)
     return fig
 
 
@@ -190,9 +237,9 @@ def by_parameter(rows: Sequence[Mapping[str, Any]], params: Sequence[str],
         return None
     x = xs[0]
     group = next((p for p in params if p != x), None)
-    fig = _new_figure(figsize=(7.0, 2.6 * len(metrics)), dpi=100, layout="constrained")
-    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
     keys = list(dict.fromkeys(str(r.get(group)) if group else "" for r in rows))
+    fig = _new_figure(figsize=(7.0, 2.6 * len(metrics) + _legend_height(keys)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
     for axis, (metric, label, scale) in zip(axes, metrics):
         for k in keys:
             mine = [r for r in rows if (str(r.get(group)) if group else "") == k and r.get(metric) is not None]
@@ -208,5 +255,5 @@ def by_parameter(rows: Sequence[Mapping[str, Any]], params: Sequence[str],
     axes[0].set_title(f"Metrics versus {x}" + (f", one line per {group}" if group else ""))
     axes[-1].set_xlabel(x)
     if group:
-        _legend(axes[0])
+        _legend(axes[0], fig)
     return fig

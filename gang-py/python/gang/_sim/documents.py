@@ -246,7 +246,9 @@ def _inspect(cluster: ClusterLike, trace: TraceLike | None, what: str, trace_for
 def cluster_inventory(cluster: ClusterLike) -> Inventory:
     """The cluster a simulation would run on, as a ``gang.Inventory`` (a generated
     cluster, an openb node list, a file…): its nodes, labels, capacity and use by
-    others (``gang.to_pandas(inv.nodes())`` makes it a table).
+    others. As a table, one row a node with a column per label and resource
+    (``labels.topology.example.com/rack``, ``capacity.nvidia.com/gpu``, ``used.cpu``…):
+    ``pandas.json_normalize([n.to_dict() for n in inv.nodes])``.
 
     >>> inv = gang.sim.cluster_inventory(gang.sim.generated_cluster("nvl72", 2))
     >>> len(inv), inv.levels[-1]
