@@ -8,9 +8,10 @@
 //! `CLUSTER` is `hgx-10k-50` style (flavor, size, % of GPUs used; see
 //! `gang_benches::peers::parse_cluster`). `gang` builds the inventory, then for each
 //! query compiles the gang once and places it with one warm `Solver`: the first call
-//! (compile + a cold solver) is timed apart, then calls are timed in batches (a batch is
-//! at least 1 ms, so the clocks' own cost stays out) until `--budget-ms` (default 300)
-//! has passed and at least 5 batches ran. It prints one tab-separated line per query:
+//! (compile + a cold solver) is timed apart, then one warm call sizes the batches and
+//! calls are timed in batches (a batch is at least 1 ms, so the clocks' own cost stays
+//! out) until `--budget-ms` (default 300) has passed and at least 5 batches ran (at
+//! most 5,000 batches). It prints one tab-separated line per query:
 //!
 //! ```text
 //! gang  CLUSTER  QUERY  ROUND  CALLS  WALL_NS  CPU_NS  FIRST_NS  OUTCOME
@@ -70,9 +71,12 @@ const MAX_BATCHES: usize = 5000;
 const BATCH: Duration = Duration::from_millis(1);
 
 /// Times `f` in batches of at least [`BATCH`] until `budget` passed and at least
-/// [`MIN_BATCHES`] ran; `first` is the first call's time (sizes the batches).
-fn measure(budget: Duration, first: Duration, mut f: impl FnMut()) -> Timing {
-    let per_batch = (BATCH.as_nanos() / first.as_nanos().max(1)).clamp(1, 1_000_000) as u64;
+/// [`MIN_BATCHES`] ran; one untimed-for-the-result call first sizes the batches.
+fn measure(budget: Duration, mut f: impl FnMut()) -> Timing {
+    let t = Instant::now();
+    f();
+    let one = t.elapsed();
+    let per_batch = (BATCH.as_nanos() / one.as_nanos().max(1)).clamp(1, 1_000_000) as u64;
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     let start = Instant::now();
     while (wall.len() < MIN_BATCHES || start.elapsed() < budget) && wall.len() < MAX_BATCHES {
@@ -156,7 +160,7 @@ fn gang(args: &GangArgs) -> Result<(), String> {
             .place_with(&mut solver, &compiled)
             .map_err(|e| e.to_string())?;
         let first = t.elapsed();
-        let timing = measure(args.budget, first, || {
+        let timing = measure(args.budget, || {
             black_box(inv.place_with(&mut solver, black_box(&compiled)).ok());
         });
         let described = match &outcome {
