@@ -35,6 +35,10 @@ done
 [ ${#clusters[@]} -gt 0 ] || clusters=(hgx-1k-50 hgx-10k-50)
 mkdir -p "$work/clusters"
 
+# The commit measured (taken before building, so edits made during a run do not show).
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ]; then commit="$commit (dirty)"; fi
+
 # 1. gang's side: the peers binary (export + timing).
 echo "== building gang's peers binary" >&2
 (cd "$root" && cargo build --release -q -p gang-benches --bin peers)
@@ -98,8 +102,6 @@ for r in $(seq 1 "$rounds"); do
 done
 
 # 5. The table.
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ]; then commit="$commit (dirty)"; fi
 table=$(python3 "$here/table.py" "$raw" --commit "$commit" --kueue-version "$kueue_version")
 echo "raw lines: $raw" >&2
 if [ -n "$out" ]; then
