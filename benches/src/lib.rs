@@ -9,6 +9,8 @@
 //!   can cost.
 //! - [`cases`]: the gangs the benchmarks place.
 //! - [`outcomes`]: what each benchmarked query answered, for the report.
+//! - [`peers`](mod@peers): the side-by-side with peers' placement code (`benches/peers/`):
+//!   a cluster and its queries as JSON, and a placement's spread over the levels.
 //! - [`alloc`] and [`memory`]: a counting allocator and the bytes-per-node measurement
 //!   (`cargo run --release -p gang-benches --bin memory`).
 //!
@@ -21,4 +23,5 @@ pub mod floor;
 pub mod gen;
 pub mod memory;
 pub mod outcomes;
+pub mod peers;
 pub mod reference;

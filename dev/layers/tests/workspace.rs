@@ -14,7 +14,8 @@ fn root() -> PathBuf {
 
 /// The crates whose layers are listed here rather than in a `tests/layers.rs` of their
 /// own (gang-py's tests folder is its Python suite; gang-cli's and gang-ffi's rooms are
-/// few; benches' library is the clusters and reference placers its benchmarks share).
+/// few; benches' library is the clusters and reference placers its benchmarks share, and the
+/// peers side-by-side's export).
 const HERE: [(&str, Rules<'static>); 4] = [
     (
         "benches",
@@ -23,6 +24,7 @@ const HERE: [(&str, Rules<'static>); 4] = [
                 &["alloc", "floor", "reference", "outcomes", "bin"],
                 &["gen"],
                 &["cases", "memory"],
+                &["peers"],
             ],
             test_only: &[],
         },
