@@ -7,6 +7,8 @@
 //!                                                        # jobs/s, events/s, memory per
 //!                                                        # job, where the time goes
 //! GANG_SIM_JOBS=20000 cargo bench -p gang-sim --bench sim -- report   # smaller
+//! GANG_SIM_POLICY=backfill cargo bench -p gang-sim --bench sim -- report
+//!                     # only the policies whose name contains the text
 //! GANG_SIM_JOBS=20000 cargo bench -p gang-sim --bench sim -- preempt-report
 //!                     # the same workload with priorities 0-2 (job index mod 3) and
 //!                     # "preemption": "lower-priority": run time, preemption queries
@@ -78,6 +80,14 @@ fn jobs() -> usize {
         .unwrap_or(100_000)
 }
 
+/// The policies whose name contains `GANG_SIM_POLICY` (all without it).
+fn policies() -> impl Iterator<Item = &'static str> {
+    let only = std::env::var("GANG_SIM_POLICY").unwrap_or_default();
+    POLICIES
+        .into_iter()
+        .filter(move |p| p.contains(only.as_str()))
+}
+
 fn cluster() -> Cluster {
     SynthCluster::generate(&Spec::clean(Flavor::Hgx, 320)).cluster()
 }
@@ -133,7 +143,7 @@ fn report() {
         "| policy | run s | jobs/s | events/s | placement calls | in gang-core s (find / admit / lifecycle) | probes s | rest s | peak MiB | bytes/job | completed | mean queue h |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for p in POLICIES {
+    for p in policies() {
         let (c, t) = (cluster(), trace(n));
         let base = NOW.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
@@ -207,7 +217,7 @@ fn bench(c: &mut Criterion) {
     let tr = trace(n);
     let mut g = c.benchmark_group(format!("sim-{}k-jobs-10k-nodes", n / 1000));
     g.sample_size(10);
-    for p in POLICIES {
+    for p in policies() {
         g.bench_function(p, |b| {
             b.iter_batched(
                 || (cl.clone(), tr.clone()),

@@ -340,7 +340,23 @@ pub(crate) struct Placer {
     external: FxHashSet<ReservationId>,
     profiling: bool,
     pub(crate) profile: EngineProfile,
+    /// A running digest of every placement held (reservation id, then each
+    /// assignment's role, node and count), when asked for
+    /// ([`crate::Simulation::run_with_placement_digest`]).
+    pub(crate) digest: Option<u64>,
 }
+
+/// FNV-1a over `bytes`, continuing from `h`.
+pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// FNV-1a's offset basis.
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// The nodes a backfill pass cordoned ([`Placer::backfill_begin`]), and when it began.
 pub(crate) struct Cordoned {
@@ -405,7 +421,23 @@ impl Placer {
             held: FxHashMap::default(),
             profiling: false,
             profile: EngineProfile::default(),
+            digest: None,
         }
+    }
+
+    /// Folds reservation `id`'s placement now into the digest, if one is kept.
+    fn note(&mut self, id: ResId) {
+        let Some(d) = self.digest else {
+            return;
+        };
+        let Some(r) = self.inv.reservation(id.0) else {
+            return;
+        };
+        let mut text = format!("{};", id.0.serial());
+        for a in r.assignments(&self.inv) {
+            text.push_str(&format!("{}@{}x{};", a.role, a.node, a.count));
+        }
+        self.digest = Some(fnv1a(d, text.as_bytes()));
     }
 
     pub(crate) fn set_profiling(&mut self, on: bool) {
@@ -654,6 +686,7 @@ impl Placer {
         self.refresh(&nodes);
         self.held.insert(ResId(id), Held { gpu, nodes });
         self.profile.lifecycle_ns += Self::since(t);
+        self.note(ResId(id));
         Ok(ResId(id))
     }
 
@@ -716,6 +749,7 @@ impl Placer {
         self.refresh(touched);
         if self.inv.reservation(id.0).is_some() {
             self.held.insert(id, now);
+            self.note(id);
         }
     }
 
@@ -1166,6 +1200,7 @@ mod tests {
                 external: a.external.clone(),
                 profiling: false,
                 profile: EngineProfile::default(),
+                digest: None,
             };
             let shape = |i: u64| match i % 3 {
                 0 => GangShape::Unconstrained,

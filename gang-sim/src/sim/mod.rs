@@ -175,7 +175,25 @@ impl Simulation {
     /// run would pass it (see [`crate::Limits`]); [`SimError::Internal`]: an invariant
     /// violated (a bug; with invariant checks on, the first violation is reported with
     /// the time and the job).
-    pub fn run(mut self) -> Result<SimResult, SimError> {
+    pub fn run(self) -> Result<SimResult, SimError> {
+        self.run_all().map(|(r, _)| r)
+    }
+
+    /// Runs the simulation to its end, and returns with the result a digest of every
+    /// placement it held (each reservation's roles, nodes and member counts, in the
+    /// order they were made or changed): what tests pin to show that a change left the
+    /// decisions as they were. Not part of the stable API.
+    ///
+    /// # Errors
+    /// As [`Simulation::run`].
+    #[doc(hidden)]
+    pub fn run_with_placement_digest(mut self) -> Result<(SimResult, u64), SimError> {
+        self.placer.digest = Some(crate::placer::FNV_START);
+        let (r, d) = self.run_all()?;
+        Ok((r, d.unwrap_or_default()))
+    }
+
+    fn run_all(mut self) -> Result<(SimResult, Option<u64>), SimError> {
         self.timing.started = Some(Instant::now());
         self.usage.window_end = self.jobs.iter().map(|j| j.def.submit).max().unwrap_or(0);
         let horizon = self.cfg.horizon.map(ids::ms);
@@ -262,7 +280,8 @@ impl Simulation {
         self.usage.advance(end, self.placer.held_gpu());
         self.now = end;
         self.finish_all()?;
-        self.result(end)
+        let digest = self.placer.digest;
+        Ok((self.result(end)?, digest))
     }
 
     /// Whether the agenda holds an event other than a failure that is not stale:
