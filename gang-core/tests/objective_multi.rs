@@ -521,3 +521,31 @@ fn roles_of_one_shape_share_each_rack() {
         check(&case).unwrap();
     }
 }
+
+#[test]
+fn the_oracle_sees_per_node_rounding() {
+    // Two 3-GPU nodes in one rack hold two 2-GPU members, not three.
+    let node = |rack| NodeCase {
+        block: 0,
+        rack,
+        gpu: 3,
+        cpu: 0,
+    };
+    let role = |count| RoleCase {
+        count,
+        min: count,
+        gpu: 2,
+        cpu: 0,
+        constrained: true,
+        per_node: None,
+    };
+    let case = |b| Case {
+        nodes: vec![node(0), node(0)],
+        roles: vec![role(1), role(b)],
+        required: 2,
+    };
+    assert!(feasible(&case(1)));
+    assert!(!feasible(&case(2)));
+    check(&case(1)).unwrap();
+    check(&case(2)).unwrap();
+}
