@@ -468,9 +468,15 @@ fn the_tight_generators_case_1952_is_placed() {
 
 #[test]
 fn an_undecided_answer_says_how_far_the_search_got() {
-    // 250 racks; too little work to look at all of them.
+    // 250 racks; too little work to look at all of them. (Roles a and b of one shape
+    // share each rack's capacity, which rules every rack out before any node is
+    // visited, so b asks for a CPU too: then each rack needs its relaxation bound.)
     let inv = racks_of_four(1_000);
-    let c = inv.compile(&a_and_b()).unwrap();
+    let gang = Gang::new("ab")
+        .role(Role::new("a", 4).request("gpu", 2))
+        .role(Role::new("b", 2).request("gpu", 2).request("cpu", 1))
+        .required("rack");
+    let c = inv.compile(&gang).unwrap();
     let mut solver = Solver::with_limits(Limits::work(500));
     let Outcome::Undecided(d) = inv.place_with(&mut solver, &c).unwrap() else {
         panic!("500 units do not reach every rack");
@@ -483,10 +489,15 @@ fn an_undecided_answer_says_how_far_the_search_got() {
     assert!(p.work <= 500, "{p:?}");
     assert!(d.to_string().contains("ruled out"), "{d}");
     // A decided answer has none.
-    let Outcome::Unschedulable(d) = inv.place(&a_and_b()).unwrap() else {
+    let Outcome::Unschedulable(d) = inv.place(&gang).unwrap() else {
         panic!("proven");
     };
     assert_eq!(d.search_progress, None);
+    // Roles of one shape: proven within the same 500 units (issue 23).
+    let c = inv.compile(&a_and_b()).unwrap();
+    let mut solver = Solver::with_limits(Limits::work(500));
+    let out = inv.place_with(&mut solver, &c).unwrap();
+    assert!(matches!(out, Outcome::Unschedulable(_)), "{out:?}");
 }
 
 #[test]

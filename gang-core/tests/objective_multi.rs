@@ -447,12 +447,78 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// [`case`] with every role of one of two request shapes (and no `max_per_node` half
+/// of the time): roles of one shape form the groups whose shared capacity rules
+/// domains out and caps elastic members before any node is visited (issue 23).
+fn grouped_case() -> impl Strategy<Value = Case> {
+    let shape = (0u8..=3, 0u8..=3).prop_map(|(g, c)| (if g == 0 && c == 0 { 1 } else { g }, c));
+    (
+        case(),
+        shape.clone(),
+        shape,
+        prop::collection::vec(0usize..2, 3),
+        any::<bool>(),
+    )
+        .prop_map(|(mut case, a, b, pick, limits)| {
+            for (r, &which) in case.roles.iter_mut().zip(&pick) {
+                (r.gpu, r.cpu) = if which == 0 { a } else { b };
+                if !limits {
+                    r.per_node = None;
+                }
+            }
+            case
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     #[test]
     fn multi_role_feasibility_is_exact_and_decided(case in case()) {
         check(&case)?;
+    }
+
+    #[test]
+    fn roles_of_one_shape_are_exact_and_decided(case in grouped_case()) {
+        check(&case)?;
+    }
+}
+
+/// Racks of 3-GPU nodes and roles of one 2-GPU shape: a rack of two nodes holds two
+/// members of the roles together, as many as of either role alone. The minimum (one
+/// of each) fits such a rack, three members never do; with elastic roles the rack of
+/// three nodes, ranked after the first by best-fit, holds one member more.
+#[test]
+fn roles_of_one_shape_share_each_rack() {
+    let node = |block, rack| NodeCase {
+        block,
+        rack,
+        gpu: 3,
+        cpu: 0,
+    };
+    let role = |count, min| RoleCase {
+        count,
+        min,
+        gpu: 2,
+        cpu: 0,
+        constrained: true,
+        per_node: None,
+    };
+    let two = vec![node(0, 0), node(0, 0), node(0, 1), node(0, 1), node(1, 0)];
+    let two_then_three = vec![node(0, 0), node(0, 0), node(0, 1), node(0, 1), node(0, 1)];
+    for (nodes, a, b) in [
+        (&two, (1, 1), (1, 1)),
+        (&two, (2, 1), (1, 1)),
+        (&two, (2, 1), (2, 1)),
+        (&two, (2, 2), (1, 1)),
+        (&two_then_three, (2, 1), (2, 1)),
+    ] {
+        let case = Case {
+            nodes: nodes.clone(),
+            roles: vec![role(a.0, a.1), role(b.0, b.1)],
+            required: 2,
+        };
+        check(&case).unwrap();
     }
 }
 

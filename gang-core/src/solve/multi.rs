@@ -62,6 +62,9 @@ pub(crate) struct Candidates {
     /// [`Candidates::group_roles`].
     group: Vec<u32>,
     reps: SmallVec<[RoleIx; 4]>,
+    /// The groups of two or more constrained roles, each its roles (see
+    /// [`rank_candidates`]: they share their shape's capacity).
+    shared: SmallVec<[SmallVec<[RoleIx; 4]>; 2]>,
     /// `list[..ranked_to]` is in rank order, and before the rest.
     ranked_to: usize,
     /// [`sort_candidates`] ranks only the first few next.
@@ -96,6 +99,7 @@ impl Candidates {
         let (group, reps) = (&mut self.group, &mut self.reps);
         group.clear();
         reps.clear();
+        self.shared.clear();
         let unlimited = |q: RoleIx| c.role(q).per_node == u32::MAX;
         for (r, role) in c.indexed_roles() {
             let g = if !counted(t, role.constrained) {
@@ -110,6 +114,18 @@ impl Candidates {
                 (reps.len() - 1) as u32
             };
             group.push(g);
+        }
+        for g in 0..reps.len() as u32 {
+            let mut roles = c
+                .indexed_roles()
+                .filter(|&(r, role)| group[r.ix()] == g && role.constrained)
+                .map(|(r, _)| r);
+            if let (Some(a), Some(b)) = (roles.next(), roles.next()) {
+                let mut all: SmallVec<[RoleIx; 4]> = SmallVec::new();
+                all.extend([a, b]);
+                all.extend(roles);
+                self.shared.push(all);
+            }
         }
     }
 
@@ -126,17 +142,17 @@ impl Candidates {
         sums
     }
 
-    /// The per-level lower bound on the vector (`w` entries, into `out`) of a placement
-    /// in candidate `scope` with `count(role)` members of each role, from the counted
-    /// roles' peaks: a level needs at least `ceil(members / largest unit)` units for
-    /// every role.
+    /// The per-level lower bound on the vector (`w` entries, into `out`, which has
+    /// them) of a placement in candidate `scope` with `count(role)` members of each
+    /// role, from the counted roles' peaks: a level needs at least
+    /// `ceil(members / largest unit)` units for every role.
     fn lower_bound(
         &self,
         c: &Compiled,
         scope: Scope,
         w: usize,
         count: impl Fn(usize) -> u64,
-        out: &mut Vector,
+        out: &mut [u32],
     ) {
         out.fill(0);
         let at = scope.ix() * w;
@@ -188,6 +204,9 @@ impl Best {
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     upper: u64,
+    /// At most this many members: `upper` with each group of roles of one shape (see
+    /// [`Candidates::group_roles`]) capped at its shape's capacity; not ranked by.
+    most: u64,
     score: u64,
     index: u32,
     slot: u32,
@@ -301,7 +320,7 @@ impl Solver {
                 sort_candidates(&mut self.s.candidates, w, c.policy);
             }
             let mut cand = self.s.candidates.list[ci];
-            if let Some(b) = best {
+            if let Some(b) = &best {
                 if cand.upper < b.total {
                     break;
                 }
@@ -330,6 +349,10 @@ impl Solver {
                 // best so far (by the relaxation, tighter than the roles' capacities
                 // taken one by one) is not filled.
                 if elastic {
+                    // First without visiting nodes: the groups' capacities.
+                    if cand.most < b.total || (cand.most == b.total && !contender) {
+                        continue;
+                    }
                     let s = &mut self.s;
                     let free = s.candidates.unconstrained_upper;
                     let scope = Scope::new(t, cand.index);
@@ -434,7 +457,7 @@ impl Solver {
         }
         let mut lower: Vector = [0; MAX_WIDTH];
         s.candidates
-            .lower_bound(c, scope, w, |r| counts[r], &mut lower);
+            .lower_bound(c, scope, w, |r| counts[r], &mut lower[..w]);
         let nodes = self.fewest_nodes(inv, c, scope, |r| counts[r]);
         lower[w - 1] = lower[w - 1].max(nodes);
         let s = &mut self.s;
@@ -766,17 +789,45 @@ fn rank_candidates(
             upper += up;
             score += cap - up;
         }
-        let mut lower: Vector = [0; MAX_WIDTH];
-        if bounds {
-            cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower);
+        // Constrained roles of one shape without `max_per_node` (a group of
+        // `group_roles`) share each node's fit: a node holds as many of their members
+        // together as of one role alone, so the domain holds at most the shape's
+        // capacity of them (without slices, whose capacities are rounded per domain).
+        // A domain whose capacity is below the group's minimum members is ruled out
+        // here, as its relaxation bound would rule it out.
+        let mut most = upper;
+        if !c.has_slices() {
+            for roles in &cand.shared {
+                let shape = cand.role_caps[roles[0].ix()][scope.ix()];
+                let (mut least, mut group_most) = (0u64, 0u64);
+                for &r in roles {
+                    let role = c.role(r);
+                    least += u64::from(role.min);
+                    group_most += u64::from(role.count).min(shape);
+                }
+                if least > shape {
+                    cand.progress.ruled_out += 1;
+                    continue 'dom;
+                }
+                most -= group_most - group_most.min(shape);
+            }
         }
-        cand.lowers.extend_from_slice(&lower[..w]);
+        let at = cand.lowers.len();
+        cand.lowers.resize(at + w, 0);
+        let mut lead = 0;
+        if bounds {
+            let mut lower = std::mem::take(&mut cand.lowers);
+            cand.lower_bound(c, scope, w, |r| u64::from(c.roles[r].min), &mut lower[at..]);
+            lead = lower.get(at).copied().filter(|_| w > 0).unwrap_or(0);
+            cand.lowers = lower;
+        }
         cand.list.push(Cand {
             upper,
+            most,
             score,
             index: scope.index,
             slot: cand.list.len() as u32,
-            lead: lower[0],
+            lead,
         });
     }
 }
