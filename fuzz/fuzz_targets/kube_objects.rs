@@ -3,7 +3,7 @@
 //! with an error —
 //! never a panic, a hang or an unbounded allocation — and whatever is read goes on into
 //! the workloads and the cluster, which answer or refuse the same way. A refusal names
-//! the file, and its message is at most 1,000 characters (values are cut).
+//! the file, and its message is at most 4,000 characters (values are cut).
 
 #![no_main]
 
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// The longest message a refusal may print, in characters.
-const MAX_MESSAGE: usize = 1_000;
+const MAX_MESSAGE: usize = 4_000;
 
 /// A refusal names the file, and its message stays readable whatever the input
 /// (values are cut; issue 25).

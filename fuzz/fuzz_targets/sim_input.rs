@@ -5,7 +5,7 @@
 //! typed error naming its field (and a trace error its line); a run document that reads
 //! is simulated, with its limits lowered so one input stays small, and its result is
 //! consistent (one record per job, each in a final state, the summary counting them).
-//! A message is at most 1,000 characters (values are cut).
+//! A message is at most 4,000 characters (values are cut).
 
 #![no_main]
 
@@ -33,7 +33,7 @@ fn check_error(e: &SimError) {
 }
 
 /// The longest message a refusal may print, in characters.
-const MAX_MESSAGE: usize = 1_000;
+const MAX_MESSAGE: usize = 4_000;
 
 fn run(text: &str) {
     let mut doc = match RunDocument::from_json(text) {

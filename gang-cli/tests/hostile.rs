@@ -351,3 +351,52 @@ fn a_pipe_is_refused_at_its_first_bad_byte_not_at_its_end() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the user gave is cut in a message when it is huge: a `--workload` argument, a
+/// quantity, a simulation's policy (issue 25, item 9: "every refusal names … the value,
+/// cut to a readable length").
+#[test]
+fn a_huge_argument_or_value_is_cut_in_the_message() {
+    let x = "x".repeat(100_000);
+    let workload = format!("podgroup/{x}");
+    let r = gang(&[
+        "place",
+        &kube("racks.json"),
+        &kube("training-workers.yaml"),
+        "-w",
+        &workload,
+    ]);
+    assert_eq!(r.code, 2, "{}", &r.stderr[..300.min(r.stderr.len())]);
+    assert!(r.stderr.len() < 1500, "{} bytes", r.stderr.len());
+    assert!(r.stderr.contains("bytes)"), "{}", r.stderr);
+    let dir = std::env::temp_dir().join(format!("gang-cli-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let q = dir.join("q.yaml");
+    std::fs::write(
+        &q,
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus: {{allocatable: {{cpu: \"{}x\"}}}}\n", "9".repeat(100_000)),
+    )
+    .unwrap();
+    let sim = dir.join("sim.json");
+    std::fs::write(
+        &sim,
+        format!(
+            r#"{{"cluster": {{"generate": {{"racks": 1}}}}, "trace": {{"inline": [{{"id": "a", "submit": 0, "duration": 60, "members": 1}}]}}, "config": {{"policy": "{x}"}}}}"#
+        ),
+    )
+    .unwrap();
+    for args in [
+        vec!["topology", q.to_str().unwrap()],
+        vec!["simulate", sim.to_str().unwrap()],
+    ] {
+        let r = gang(&args);
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.len() < 1500, "{args:?}: {} bytes", r.stderr.len());
+        assert!(r.stderr.contains("bytes)"), "{args:?}: {}", r.stderr);
+        let r = gang(&[&args[..], &["-o", "json"]].concat());
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let message = doc["message"].as_str().unwrap();
+        assert!(message.len() < 1500, "{args:?}: {} bytes", message.len());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
