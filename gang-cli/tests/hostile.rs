@@ -284,7 +284,9 @@ fn endless_devices_stop_on_every_read_path() {
     for (what, doc) in [
         (
             "trace",
-            format!(r#"{{"cluster": {cluster}, "trace": {{"file": {{"path": "DEV"}}}}, "config": {limits}}}"#),
+            format!(
+                r#"{{"cluster": {cluster}, "trace": {{"file": {{"path": "DEV"}}}}, "config": {limits}}}"#
+            ),
         ),
         (
             "cluster",
@@ -344,7 +346,10 @@ fn a_pipe_is_refused_at_its_first_bad_byte_not_at_its_end() {
     let answered_while_open = writer.join().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("not UTF-8") && err.contains("offset 11"), "{err}");
+    assert!(
+        err.contains("not UTF-8") && err.contains("offset 11"),
+        "{err}"
+    );
     assert!(
         answered_while_open,
         "gang read on to the end of the pipe instead of stopping at its bad byte"

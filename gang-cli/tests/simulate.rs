@@ -213,7 +213,11 @@ fn variants_sharing_an_out_folder_are_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let long = "x".repeat(10_000);
     for (first, second, shown) in [
-        ("a b", "a-b", "\"a-b\" and \"a b\" both write to the folder \"a-b\""),
+        (
+            "a b",
+            "a-b",
+            "\"a-b\" and \"a b\" both write to the folder \"a-b\"",
+        ),
         (&format!("{long} "), &format!("{long}-"), "… (10001 bytes)"),
     ] {
         let doc = serde_json::json!({
@@ -225,11 +229,21 @@ fn variants_sharing_an_out_folder_are_refused() {
         let file = dir.join("experiment.json");
         std::fs::write(&file, doc.to_string()).unwrap();
         let out = dir.join("out");
-        let r = gang(&["simulate", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let r = gang(&[
+            "simulate",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(r.stderr.contains("variants[1].name"), "{}", r.stderr);
         assert!(r.stderr.contains(shown), "{}", r.stderr);
-        assert!(r.stderr.len() < 600, "{} bytes: {}", r.stderr.len(), r.stderr);
+        assert!(
+            r.stderr.len() < 600,
+            "{} bytes: {}",
+            r.stderr.len(),
+            r.stderr
+        );
         assert!(!out.exists(), "nothing is written");
         // Without --out the names are fine.
         let r = gang(&["simulate", file.to_str().unwrap()]);

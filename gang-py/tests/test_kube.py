@@ -100,6 +100,9 @@ def test_parsed_objects_with_numpy_numbers_are_read_as_numbers():
     # numpy floats are numbers too (a fractional CPU quantity).
     node["status"]["allocatable"]["cpu"] = np.float64(1.5)
     assert gang.kube.load(racks).inventory.node("a1").capacity["cpu"] == gang.Quantity("1500m")
+    # And plain Python floats (issue 25 item 8: "cpu": 0.5 in a dict, as JSON writes it).
+    node["status"]["allocatable"]["cpu"] = 0.5
+    assert gang.kube.load(racks).inventory.node("a1").capacity["cpu"] == gang.Quantity("500m")
 
 
 def test_parsed_objects_with_a_value_that_is_not_data_name_the_field():

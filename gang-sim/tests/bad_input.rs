@@ -369,8 +369,16 @@ fn a_huge_value_is_cut_in_every_message() {
         run(job, &format!(r#"{{"policy": "{x}"}}"#), gen),
         run(job, &format!(r#"{{"{x}": 1}}"#), gen),
         run(job, &format!(r#"{{"gpu_resource": "{x}"}}"#), gen),
-        run(job, &format!(r#"{{"failures": {{"scheduled": [{{"node": "{x}", "at": 1}}]}}}}"#), gen),
-        run(&with("\"policy\"", &format!("\"required({x})\"")), "{}", gen),
+        run(
+            job,
+            &format!(r#"{{"failures": {{"scheduled": [{{"node": "{x}", "at": 1}}]}}}}"#),
+            gen,
+        ),
+        run(
+            &with("\"policy\"", &format!("\"required({x})\"")),
+            "{}",
+            gen,
+        ),
         run(&with("\"sensitivity\"", &q), "{}", gen),
         run(&job.replace("60", &q), "{}", gen),
         run(job, "{}", &inline),
@@ -386,7 +394,8 @@ fn a_huge_value_is_cut_in_every_message() {
     assert!(m.len() < 1500 && m.contains("bytes)"), "{m}");
     // Many short words: the first 1,000 characters of the part.
     let spaced = "ab ".repeat(10_000);
-    let e = gang_sim::run_json(&run(job, &format!(r#"{{"policy": "{spaced}"}}"#), gen)).unwrap_err();
+    let e =
+        gang_sim::run_json(&run(job, &format!(r#"{{"policy": "{spaced}"}}"#), gen)).unwrap_err();
     let m = e.to_string();
     assert!(m.len() < 1500 && m.contains("bytes in all)"), "{m}");
     assert!(gang_sim::cut_words(&x).len() < 300);
