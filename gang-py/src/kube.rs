@@ -24,7 +24,7 @@ use gang_core::ErrorKind as CoreKind;
 use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};

@@ -217,12 +217,24 @@ pub fn cut_words(text: &str) -> std::borrow::Cow<'_, str> {
         }
         if word.chars().count() > LONGEST_WORD {
             changed = true;
+            // `"xxx…xxx",` shows as `"xxx…" (N bytes),`: the quote closed, the
+            // punctuation after the word kept.
+            let quotes = ['"', '`', '\''];
+            let mut tail: Vec<char> = word
+                .chars()
+                .rev()
+                .take_while(|c| !c.is_alphanumeric())
+                .take(4)
+                .collect();
+            tail.reverse();
+            let tail: String = tail.into_iter().collect();
             out.extend(word.chars().take(80));
             out.push('…');
-            if let Some(q @ ('"' | '`' | '\'')) = word.chars().next() {
+            if let Some(q) = word.chars().next().filter(|c| quotes.contains(c)) {
                 out.push(q);
             }
             out.push_str(&format!(" ({} bytes)", word.len()));
+            out.push_str(tail.trim_start_matches(quotes));
         } else {
             out.push_str(word);
         }
