@@ -382,6 +382,12 @@ fn a_huge_argument_or_value_is_cut_in_the_message() {
         format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus: {{allocatable: {{cpu: \"{}x\"}}}}\n", "9".repeat(100_000)),
     )
     .unwrap();
+    let kind = dir.join("kind.yaml");
+    std::fs::write(
+        &kind,
+        format!("apiVersion: v1\nkind: {x}\nmetadata: {{name: n1}}\n"),
+    )
+    .unwrap();
     let sim = dir.join("sim.json");
     std::fs::write(
         &sim,
@@ -392,6 +398,7 @@ fn a_huge_argument_or_value_is_cut_in_the_message() {
     .unwrap();
     for args in [
         vec!["topology", q.to_str().unwrap()],
+        vec!["topology", kind.to_str().unwrap()],
         vec!["simulate", sim.to_str().unwrap()],
     ] {
         let r = gang(&args);
