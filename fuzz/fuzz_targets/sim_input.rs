@@ -5,6 +5,7 @@
 //! typed error naming its field (and a trace error its line); a run document that reads
 //! is simulated, with its limits lowered so one input stays small, and its result is
 //! consistent (one record per job, each in a final state, the summary counting them).
+//! A message is at most 4,000 characters (values are cut).
 
 #![no_main]
 
@@ -26,7 +27,13 @@ fn check_error(e: &SimError) {
         other => panic!("unexpected error kind: {other}"),
     }
     assert!(e.to_json().starts_with('{'));
+    // Values are cut in messages (issue 25): a message stays readable whatever the input.
+    let shown = e.to_string().chars().count();
+    assert!(shown <= MAX_MESSAGE, "a message of {shown} characters: {e}");
 }
+
+/// The longest message a refusal may print, in characters.
+const MAX_MESSAGE: usize = 4_000;
 
 fn run(text: &str) {
     let mut doc = match RunDocument::from_json(text) {

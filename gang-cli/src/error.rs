@@ -168,11 +168,20 @@ impl CliError {
     }
 }
 
+/// Messages quote what the user gave (a `--workload` argument, a variant's name, a key):
+/// a word longer than 300 characters is cut (file names are not), its length in bytes after it (gang-kube's
+/// and gang-sim's messages are cut the same way).
+fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    gang_sim::cut_words(text)
+}
+
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Kube(e) => write!(f, "{e}"),
-            CliError::Read { source, reason } => write!(f, "{source}: cannot read: {reason}"),
+            CliError::Read { source, reason } => {
+                write!(f, "{source}: cannot read: {}", cut(reason))
+            }
             CliError::Input {
                 source,
                 object,
@@ -181,17 +190,20 @@ impl fmt::Display for CliError {
             } => {
                 write!(f, "{source}")?;
                 if let Some(o) = object {
-                    write!(f, ": {o}")?;
+                    write!(f, ": {}", cut(o))?;
                 }
                 if let Some(fl) = field {
-                    write!(f, ": {fl}")?;
+                    write!(f, ": {}", cut(fl))?;
                 }
-                write!(f, ": {reason}")
+                write!(f, ": {}", cut(reason))
             }
-            CliError::Kubectl { command, reason } => write!(f, "`{command}` failed: {reason}"),
+            CliError::Kubectl { command, reason } => {
+                write!(f, "`{}` failed: {}", cut(command), cut(reason))
+            }
             CliError::Internal { source, reason } => write!(
                 f,
-                "{source}: internal error (a bug, not your input; please report it with the input): {reason}"
+                "{source}: internal error (a bug, not your input; please report it with the input): {}",
+                cut(reason)
             ),
         }
     }

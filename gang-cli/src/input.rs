@@ -39,7 +39,13 @@ fn read_file_capped(
     mut file: std::fs::File,
     max_bytes: u64,
 ) -> Result<String, CliError> {
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // Only a regular file has a length worth trusting: a device (`/dev/urandom`,
+    // `/dev/zero`), a pipe or a socket says 0 and is streamed, so that bytes that are
+    // not UTF-8 stop the read where they start, not after `max_bytes` of them.
+    let len = match file.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => return read_capped(source, &mut file, max_bytes),
+    };
     if len > max_bytes {
         return read_capped(source, &mut file, max_bytes);
     }
@@ -198,10 +204,15 @@ impl Kubectl<'_> {
                 let _ = tx.send((true, gang_sim::textio::read_text(&mut out, max)));
             });
         }
-        if let Some(err) = child.stderr.take() {
+        if let Some(mut err) = child.stderr.take() {
             std::thread::spawn(move || {
-                let mut text = String::new();
-                let _ = err.take(64 * 1024).read_to_string(&mut text);
+                // The first 64 KiB are kept for the message; the rest is drained, so
+                // that a kubectl writing much to its standard error is never blocked
+                // on a full pipe (it was, then killed at the deadline as if it hung).
+                let mut kept = Vec::new();
+                let _ = (&mut err).take(64 * 1024).read_to_end(&mut kept);
+                let _ = std::io::copy(&mut err, &mut std::io::sink());
+                let text = String::from_utf8_lossy(&kept).into_owned();
                 let _ = tx.send((false, Ok(text)));
             });
         }

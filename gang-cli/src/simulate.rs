@@ -133,13 +133,25 @@ fn check_folders<'a>(file: &str, names: impl Iterator<Item = &'a str>) -> Result
                 object: None,
                 field: Some(format!("variants[{i}].name")),
                 reason: format!(
-                    "{n:?} and {first:?} both write to the folder {:?} under --out; rename one",
-                    slug(n)
+                    "{} and {} both write to the folder {} under --out; rename one",
+                    cut(n),
+                    cut(first),
+                    cut(&slug(n))
                 ),
             });
         }
     }
     Ok(())
+}
+
+/// A name as a message quotes it: at most 60 characters.
+fn cut(v: &str) -> String {
+    if v.chars().count() <= 60 {
+        format!("{v:?}")
+    } else {
+        let head: String = v.chars().take(60).collect();
+        format!("{head:?}… ({} bytes)", v.len())
+    }
 }
 
 /// A folder name for a variant.

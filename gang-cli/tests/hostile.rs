@@ -249,3 +249,166 @@ fn write_workers_in(path: &std::path::Path, ns: &str) {
     )
     .unwrap();
 }
+
+/// `/dev/zero` stops at the cap and `/dev/urandom` at its first bad byte on every read
+/// path of the CLI: `place`, `explain`, `preempt`, `topology`, `simulate`'s document,
+/// and the cluster and trace files a `simulate` document names (capped by its own
+/// `limits.max_input_bytes`) (issue 25, item 5).
+#[test]
+fn endless_devices_stop_on_every_read_path() {
+    let (zero, random) = ("/dev/zero", "/dev/urandom");
+    if !std::path::Path::new(zero).exists() || !std::path::Path::new(random).exists() {
+        return;
+    }
+    for cmd in ["place", "explain", "preempt", "topology", "simulate"] {
+        let r = with_cap(&[cmd, zero], "1000000");
+        assert_eq!(r.code, 2, "{cmd} {zero}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(zero) && r.stderr.contains("limit of 1000000 bytes"),
+            "{cmd}: {}",
+            r.stderr
+        );
+        let r = gang(&[cmd, random]);
+        assert_eq!(r.code, 2, "{cmd} {random}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(random) && r.stderr.contains("not UTF-8"),
+            "{cmd}: {}",
+            r.stderr
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("gang-cli-devices-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cluster = r#"{"generate": {"racks": 1}}"#;
+    let trace = r#"{"generate": {"jobs": 2}}"#;
+    let limits = r#"{"limits": {"max_input_bytes": 1000000}}"#;
+    for (what, doc) in [
+        (
+            "trace",
+            format!(
+                r#"{{"cluster": {cluster}, "trace": {{"file": {{"path": "DEV"}}}}, "config": {limits}}}"#
+            ),
+        ),
+        (
+            "cluster",
+            format!(r#"{{"cluster": {{"file": "DEV"}}, "trace": {trace}, "config": {limits}}}"#),
+        ),
+    ] {
+        for (dev, says) in [(zero, "limits.max_input_bytes"), (random, "not UTF-8")] {
+            let f = dir.join(format!("{what}.json"));
+            std::fs::write(&f, doc.replace("DEV", dev)).unwrap();
+            let r = gang(&["simulate", f.to_str().unwrap()]);
+            assert_eq!(r.code, 2, "{what} {dev}: {}", r.stderr);
+            assert!(
+                r.stderr.contains(dev) && r.stderr.contains(says),
+                "{what} {dev}: {}",
+                r.stderr
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file that is not a regular file (a device, a pipe) says nothing of its length: it
+/// is streamed and checked as UTF-8 as it comes, so its first bad byte ends the read.
+/// Before, such a file was read whole (up to the cap, 256 MiB of `/dev/urandom`)
+/// before the check: here a pipe whose writer sends a bad byte and then waits (never
+/// closing it) is refused at once instead of gang waiting for the rest (issue 25,
+/// item 5). The pipe is closed after a minute whatever happens, so the test cannot hang.
+#[test]
+fn a_pipe_is_refused_at_its_first_bad_byte_not_at_its_end() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("nodes.yaml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let path = fifo.to_str().unwrap().to_owned();
+    let mut c = command(&["place", &path]);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut w = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            let _ = w.write_all(b"kind: Node\n\xff rest");
+            let _ = w.flush();
+            // Keep the pipe open until gang has answered (or a minute has passed).
+            let answered = rx.recv_timeout(std::time::Duration::from_secs(60)).is_ok();
+            drop(w);
+            answered
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    tx.send(()).ok();
+    let answered_while_open = writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not UTF-8") && err.contains("offset 11"),
+        "{err}"
+    );
+    assert!(
+        answered_while_open,
+        "gang read on to the end of the pipe instead of stopping at its bad byte"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the user gave is cut in a message when it is huge: a `--workload` argument, a
+/// quantity, a simulation's policy (issue 25, item 9: "every refusal names … the value,
+/// cut to a readable length").
+#[test]
+fn a_huge_argument_or_value_is_cut_in_the_message() {
+    let x = "x".repeat(100_000);
+    let workload = format!("podgroup/{x}");
+    let r = gang(&[
+        "place",
+        &kube("racks.json"),
+        &kube("training-workers.yaml"),
+        "-w",
+        &workload,
+    ]);
+    assert_eq!(r.code, 2, "{}", &r.stderr[..300.min(r.stderr.len())]);
+    assert!(r.stderr.len() < 1500, "{} bytes", r.stderr.len());
+    assert!(r.stderr.contains("bytes)"), "{}", r.stderr);
+    let dir = std::env::temp_dir().join(format!("gang-cli-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let q = dir.join("q.yaml");
+    std::fs::write(
+        &q,
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus: {{allocatable: {{cpu: \"{}x\"}}}}\n", "9".repeat(100_000)),
+    )
+    .unwrap();
+    let kind = dir.join("kind.yaml");
+    std::fs::write(
+        &kind,
+        format!("apiVersion: v1\nkind: {x}\nmetadata: {{name: n1}}\n"),
+    )
+    .unwrap();
+    let sim = dir.join("sim.json");
+    std::fs::write(
+        &sim,
+        format!(
+            r#"{{"cluster": {{"generate": {{"racks": 1}}}}, "trace": {{"inline": [{{"id": "a", "submit": 0, "duration": 60, "members": 1}}]}}, "config": {{"policy": "{x}"}}}}"#
+        ),
+    )
+    .unwrap();
+    for args in [
+        vec!["topology", q.to_str().unwrap()],
+        vec!["topology", kind.to_str().unwrap()],
+        vec!["simulate", sim.to_str().unwrap()],
+    ] {
+        let r = gang(&args);
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.len() < 1500, "{args:?}: {} bytes", r.stderr.len());
+        assert!(r.stderr.contains("bytes)"), "{args:?}: {}", r.stderr);
+        let r = gang(&[&args[..], &["-o", "json"]].concat());
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let message = doc["message"].as_str().unwrap();
+        assert!(message.len() < 1500, "{args:?}: {} bytes", message.len());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

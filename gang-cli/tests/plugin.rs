@@ -551,3 +551,22 @@ fn a_kubectl_printing_forever_is_cut_off() {
     assert!(r.stderr.contains("limit of 1000000 bytes"), "{}", r.stderr);
     assert!(r.stderr.contains("GANG_MAX_INPUT_BYTES"), "{}", r.stderr);
 }
+
+/// A kubectl that writes much to its standard error (warnings) before its answer is
+/// read to its end: only the first 64 KiB of its standard error are kept, the rest is
+/// drained. Before, gang stopped reading it at 64 KiB, kubectl blocked on the full pipe
+/// and was killed at the deadline as if it hung (issue 25, item 5).
+#[test]
+fn a_kubectl_writing_much_to_standard_error_is_not_blocked() {
+    let nodes = kube("racks.json");
+    let h = Cluster::scripted(
+        "stderr",
+        &format!(
+            "head -c 1000000 /dev/zero | tr '\\0' w >&2\ncat \"{}\"",
+            std::fs::canonicalize(&nodes).unwrap().display()
+        ),
+    );
+    let r = h.plugin(&["topology", "--levels", "topology.example.com/rack"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("a1"), "{}", r.stdout);
+}

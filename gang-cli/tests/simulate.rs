@@ -203,3 +203,51 @@ fn simulate_prints_the_runs_warnings_on_stderr() {
         .is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two variants whose names make one `--out` folder (`a b`, `a-b`) overwrote each
+/// other's files; now refused before anything runs, naming the variant, both names and
+/// the folder, long names cut (issue 25, item 13).
+#[test]
+fn variants_sharing_an_out_folder_are_refused() {
+    let dir = std::env::temp_dir().join(format!("gang-cli-folders-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = "x".repeat(10_000);
+    for (first, second, shown) in [
+        (
+            "a b",
+            "a-b",
+            "\"a-b\" and \"a b\" both write to the folder \"a-b\"",
+        ),
+        (&format!("{long} "), &format!("{long}-"), "… (10001 bytes)"),
+    ] {
+        let doc = serde_json::json!({
+            "description": "two names, one folder",
+            "run": {"cluster": {"generate": {"racks": 1}},
+                    "trace": {"inline": [{"id": "a", "submit": 0, "duration": 60, "members": 1}]}},
+            "variants": [{"name": first, "config": {}}, {"name": second, "config": {}}],
+        });
+        let file = dir.join("experiment.json");
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let out = dir.join("out");
+        let r = gang(&[
+            "simulate",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("variants[1].name"), "{}", r.stderr);
+        assert!(r.stderr.contains(shown), "{}", r.stderr);
+        assert!(
+            r.stderr.len() < 600,
+            "{} bytes: {}",
+            r.stderr.len(),
+            r.stderr
+        );
+        assert!(!out.exists(), "nothing is written");
+        // Without --out the names are fine.
+        let r = gang(&["simulate", file.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

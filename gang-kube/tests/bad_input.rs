@@ -404,3 +404,41 @@ fn a_huge_count_says_it_is_too_large() {
     let e = workload_error(&text.replace("9223372036854775807", "-1"));
     assert!(e.to_string().contains("must be a count (0 or more)"), "{e}");
 }
+
+/// A 100 KB name, quantity or string where a map goes was echoed whole: the value
+/// was cut, but the object (`Node/xxx…`) and the reason gang-core or serde wrote
+/// (`invalid quantity "999…"`, `invalid type: string "xxx…"`) were not. Each word
+/// longer than 300 characters is cut now; the accessors keep the text whole (issue 25,
+/// item 9).
+#[test]
+fn a_huge_name_or_quantity_is_cut_in_the_object_and_the_reason() {
+    let x = "x".repeat(100_000);
+    let nines = "9".repeat(100_000);
+    let node = |name: &str, alloc: &str| {
+        format!(
+            r#"{{"apiVersion": "v1", "kind": "Node", "metadata": {{"name": "{name}"}}, "status": {{"allocatable": {alloc}}}}}"#
+        )
+    };
+    let cases = [
+        ("name.json", node(&x, r#"{"cpu": "8"}"#)),
+        ("quantity.json", node("n1", &format!(r#"{{"cpu": "{nines}x"}}"#))),
+        ("number.json", node("n1", &format!(r#"{{"cpu": 1{}}}"#, "0".repeat(100_000)))),
+        ("map.json", node("n1", &format!("\"{x}\""))),
+        ("map.yaml", format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus: {{allocatable: {x}}}\n")),
+    ];
+    for (file, text) in cases {
+        let e = match Objects::parse(file, &text) {
+            Err(e) => e,
+            Ok(objects) => match Cluster::from_objects(&objects, &ClusterOptions::new()) {
+                Err(e) => e,
+                Ok(c) => match (c.inventory(), workloads(&objects)) {
+                    (Err(e), _) | (_, Err(e)) => e,
+                    _ => panic!("{file}: read without an error"),
+                },
+            },
+        };
+        let m = e.to_string();
+        assert!(m.len() < 1500, "{file}: {} bytes: {}", m.len(), &m[..300]);
+        assert!(m.starts_with(file) && m.contains("bytes)"), "{file}: {m}");
+    }
+}

@@ -24,7 +24,7 @@ use gang_core::ErrorKind as CoreKind;
 use gang_kube::{workloads, Cluster, ClusterOptions, ErrorKind, Objects, TopologySource};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use crate::errors::{self, guard};
@@ -342,16 +342,7 @@ fn source(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String)> {
                 "gang.kube.load: read standard input yourself and pass its text",
             ));
         }
-        // pathlib raises FileNotFoundError naming the path, as open() does.
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("encoding", "utf-8")?;
-        let text: String = py
-            .import("pathlib")?
-            .getattr("Path")?
-            .call1((&path,))?
-            .call_method("read_text", (), Some(&kwargs))?
-            .extract()?;
-        return Ok((path, text));
+        return Ok((path.clone(), read_file_capped(py, &path)?));
     }
     if item.is_instance_of::<PyList>()
         || item.is_instance(&py.import("collections.abc")?.getattr("Mapping")?)?
@@ -367,6 +358,70 @@ fn source(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String)> {
         i + 1,
         item.get_type().name()?
     )))
+}
+
+/// The cap on one file read from Python (`gang.kube.load`, `Inventory.from_kube`,
+/// `Gang.from_kube`, `gang.load_scenario`): `GANG_MAX_INPUT_BYTES` as the CLI reads it,
+/// else 256 MiB (gang-sim's `limits.max_input_bytes`).
+fn max_input_bytes() -> PyResult<u64> {
+    match std::env::var_os("GANG_MAX_INPUT_BYTES") {
+        None => Ok(gang_sim::DEFAULT_MAX_INPUT_BYTES),
+        Some(v) => match v.to_str().and_then(|s| s.trim().parse::<u64>().ok()) {
+            Some(n) if n > 0 => Ok(n),
+            _ => Err(PyValueError::new_err(format!(
+                "GANG_MAX_INPUT_BYTES={}: not a positive number of bytes",
+                v.to_string_lossy().chars().take(40).collect::<String>()
+            ))),
+        },
+    }
+}
+
+/// A Python file object read through `std::io::Read`, so that gang-sim's capped,
+/// streaming UTF-8 reader reads it.
+struct PyFile<'py>(Bound<'py, PyAny>);
+
+impl std::io::Read for PyFile<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let chunk = self
+            .0
+            .call_method1("read", (buf.len(),))
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let bytes = chunk
+            .cast::<PyBytes>()
+            .map_err(|e| std::io::Error::other(e.to_string()))?
+            .as_bytes();
+        let n = bytes.len().min(buf.len());
+        buf[..n].copy_from_slice(&bytes[..n]);
+        Ok(n)
+    }
+}
+
+/// The text of the file at `path`, at most [`max_input_bytes`] bytes, checked as UTF-8
+/// while it streams in (`/dev/zero` stops at the cap, `/dev/urandom` at its first bad
+/// byte). Python's own `open()` opens it, so an unreadable file is its `OSError`
+/// (`FileNotFoundError`…, with `filename`); a file too large or not UTF-8 is
+/// `InvalidScenario` naming the path, as gang.sim says of the files it reads.
+pub(crate) fn read_file_capped(py: Python<'_>, path: &str) -> PyResult<String> {
+    let max = max_input_bytes()?;
+    let f = py
+        .import("builtins")?
+        .getattr("open")?
+        .call1((path, "rb"))?;
+    let text = gang_sim::textio::read_text(&mut PyFile(f.clone()), max);
+    f.call_method0("close")?;
+    text.map_err(|e| {
+        use gang_sim::textio::ReadError;
+        let reason = match &e {
+            ReadError::TooLarge { .. } => format!("{e} (set GANG_MAX_INPUT_BYTES to read more)"),
+            e => e.to_string(),
+        };
+        let cut: String = path.chars().take(200).collect();
+        let err = errors::edge_error(CoreKind::InvalidScenario, "", "", &reason);
+        let v = err.value(py);
+        let _ = v.setattr("args", (format!("{cut}: {reason}"),));
+        let _ = v.setattr("file", path);
+        err
+    })
 }
 
 /// How the topology is chosen, as `_kube_load` reads it: `None`, `"auto"`,

@@ -174,13 +174,12 @@ impl PyScenario {
 /// 'unschedulable'
 #[pyfunction]
 pub fn load_scenario(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<PyScenario> {
-    // Python's own open(): an OSError names the file, as Python users expect.
-    let builtins = py.import("builtins")?;
-    let kwargs = pyo3::types::PyDict::new(py);
-    kwargs.set_item("encoding", "utf-8")?;
-    let f = builtins.getattr("open")?.call((path,), Some(&kwargs))?;
-    let text = f.call_method0("read");
-    f.call_method0("close")?;
-    let text: String = text?.extract()?;
+    // Python's own open(): an OSError names the file, as Python users expect; read
+    // with a cap (GANG_MAX_INPUT_BYTES) and checked as UTF-8 while it streams in.
+    let path: String = py
+        .import("os")?
+        .call_method1("fspath", (path,))?
+        .extract()?;
+    let text = crate::kube::read_file_capped(py, &path)?;
     core(|| Scenario::from_json(&text)).map(PyScenario::new)
 }

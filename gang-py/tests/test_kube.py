@@ -100,6 +100,9 @@ def test_parsed_objects_with_numpy_numbers_are_read_as_numbers():
     # numpy floats are numbers too (a fractional CPU quantity).
     node["status"]["allocatable"]["cpu"] = np.float64(1.5)
     assert gang.kube.load(racks).inventory.node("a1").capacity["cpu"] == gang.Quantity("1500m")
+    # And plain Python floats (issue 25 item 8: "cpu": 0.5 in a dict, as JSON writes it).
+    node["status"]["allocatable"]["cpu"] = 0.5
+    assert gang.kube.load(racks).inventory.node("a1").capacity["cpu"] == gang.Quantity("500m")
 
 
 def test_parsed_objects_with_a_value_that_is_not_data_name_the_field():
@@ -1096,3 +1099,46 @@ def test_the_corpus_through_gang_kube_load():
             continue
         (w,) = k.workloads
         assert (w["members"], w["minimum"]) == want, name
+
+
+def test_a_file_is_read_with_a_cap_and_checked_as_utf8_while_it_streams(tmp_path, monkeypatch):
+    """Issue 25 item 5 on Python's path: gang.kube.load (and Inventory.from_kube,
+    load_scenario) read a path whole, so /dev/zero ran the interpreter out of memory and
+    /dev/urandom was read to its end before the UTF-8 check. Now the CLI's cap applies
+    (GANG_MAX_INPUT_BYTES, default 256 MiB) and the first bad byte ends the read."""
+    import os
+    import pathlib
+    nodes = "gang-kube/tests/fixtures/racks.json"
+    root = pathlib.Path(__file__).resolve().parents[2]
+    size = (root / nodes).stat().st_size
+    monkeypatch.setenv("GANG_MAX_INPUT_BYTES", str(size - 1))
+    for call in (lambda: gang.kube.load(root / nodes), lambda: gang.Inventory.from_kube(str(root / nodes))):
+        with pytest.raises(gang.InvalidScenario) as e:
+            call()
+        assert e.value.file == str(root / nodes) and f"limit of {size - 1} bytes" in str(e.value), str(e.value)
+        assert "GANG_MAX_INPUT_BYTES" in str(e.value)
+    monkeypatch.setenv("GANG_MAX_INPUT_BYTES", str(size))
+    assert len(gang.kube.load(root / nodes).inventory) > 0
+    monkeypatch.setenv("GANG_MAX_INPUT_BYTES", "lots")
+    with pytest.raises(ValueError, match="GANG_MAX_INPUT_BYTES"):
+        gang.kube.load(root / nodes)
+    monkeypatch.delenv("GANG_MAX_INPUT_BYTES")
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"kind: Node\n\xff rest")
+    with pytest.raises(gang.InvalidScenario, match="offset 11"):
+        gang.kube.load(bad)
+    with pytest.raises(gang.InvalidScenario, match="offset 11"):
+        gang.load_scenario(bad)
+    if os.path.exists("/dev/zero") and os.path.exists("/dev/urandom"):
+        monkeypatch.setenv("GANG_MAX_INPUT_BYTES", "1000000")
+        for call in (lambda: gang.kube.load("/dev/zero"), lambda: gang.load_scenario("/dev/zero")):
+            with pytest.raises(gang.InvalidScenario, match="limit of 1000000 bytes"):
+                call()
+        monkeypatch.delenv("GANG_MAX_INPUT_BYTES")
+        # The default cap: stopped at the first bad byte, not after 256 MiB of it.
+        for call in (lambda: gang.kube.load("/dev/urandom"), lambda: gang.load_scenario("/dev/urandom")):
+            with pytest.raises(gang.InvalidScenario, match="not UTF-8"):
+                call()
+    with pytest.raises(FileNotFoundError) as nf:
+        gang.load_scenario(tmp_path / "nope.json")
+    assert nf.value.filename == str(tmp_path / "nope.json")

@@ -131,3 +131,25 @@ def test_the_bar_counts_a_run_once_its_result_is_gathered(client, monkeypatch):
     for i, e in enumerate(events):
         if e == "tick":
             assert events[:i].count("gathered") > events[:i].count("tick"), events
+
+
+def test_runs_that_aborted_workers_are_refused_and_the_workers_live_on(client):
+    """Issue 25 item 1: a run one sample per interval for 1e12 s, or a trillion
+    generated jobs, ended in a failed allocation (an abort) and killed Dask's worker
+    processes. Now each is refused on the worker with its limit named, the other
+    runs' results are kept, and the same workers go on to run a sweep."""
+    one = gang.sim.generated_cluster(racks=1)
+    job = {"id": "a", "submit": 0, "duration": 3600, "members": 1, "gpus": 1}
+    workers = set(client.scheduler_info()["workers"])
+    for name, run, field in (
+        ("long", {"trace": [{**job, "duration": 1e12}]}, "config.limits.max_samples"),
+        ("many", {"trace": gang.sim.generated_trace(10**12)}, "trace.generate.jobs"),
+    ):
+        bad = runs()[:2] + [{"cluster": one, "name": name, **run}]
+        with pytest.raises(gang.InvalidScenario) as e:
+            gang.sim.sweep(bad, client)
+        assert e.value.variant == name and e.value.field == field, (e.value.field, str(e.value))
+        assert "limits.max_" in str(e.value)
+        assert e.value.results.names == [r["name"] for r in runs()[:2]]
+    assert set(client.scheduler_info()["workers"]) == workers
+    assert [r.summary["all"]["jobs"] for r in gang.sim.sweep(runs()[:2], client)] == [80, 80]

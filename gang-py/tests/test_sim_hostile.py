@@ -66,6 +66,8 @@ def test_a_count_beyond_64_bits_is_refused_not_wrapped():
     ([{**JOB, "members": 2, "gpus": 8}], {"slowdown": {"medium": [1e10]}}),
     ([{**JOB, "duration": 31536000}], {"sample_interval": 0.001}),         # a year at 1 ms
     ([JOB], {"failures": {"node_rate_per_hour": 1000, "repair_time": 1e12}}),
+    ([JOB], {"readiness": {"timeout": 1e300, "init_failure": 1.0}}),       # a failing member waits forever
+    ([JOB], {"readiness": {"backoff_base": 1e300, "backoff_max": 1e300, "init_failure": 1.0, "max_attempts": 100}}),
 ])
 def test_runs_that_would_take_too_many_samples_are_refused(trace, config):
     e = refused(lambda: gang.sim.simulate(ONE_RACK, trace, **config), "config.limits.max_samples",

@@ -29,7 +29,7 @@ use gang_core::ErrorKind;
 #[non_exhaustive]
 pub enum SimError {
     /// A trace line (or CSV column) that does not parse or does not make sense.
-    #[error("trace line {line}, field {field}: {message}")]
+    #[error("trace line {line}, field {}: {}", cut_words(.field), cut_words(.message))]
     Trace {
         /// 1-based line number (CSV: the header is line 1).
         line: usize,
@@ -41,7 +41,7 @@ pub enum SimError {
         core: Option<ErrorKind>,
     },
     /// The simulation configuration is invalid.
-    #[error("invalid config at {field}: {message}")]
+    #[error("invalid config at {}: {}", cut_words(.field), cut_words(.message))]
     Config {
         /// Dotted path of the field.
         field: String,
@@ -52,7 +52,7 @@ pub enum SimError {
         core: Option<ErrorKind>,
     },
     /// The cluster description is invalid (as gang-core reports it).
-    #[error("invalid cluster at {field}: {message}")]
+    #[error("invalid cluster at {}: {}", cut_words(.field), cut_words(.message))]
     Cluster {
         /// Dotted path of the field.
         field: String,
@@ -63,7 +63,7 @@ pub enum SimError {
         core: Option<ErrorKind>,
     },
     /// A file could not be read or written.
-    #[error("{path}: {message}")]
+    #[error("{path}: {}", cut_words(.message))]
     Io {
         /// The path.
         path: String,
@@ -190,6 +190,69 @@ impl SimError {
         serde_json::Value::Object(m).to_string()
     }
 }
+
+/// The longest word (a run without spaces) a message shows whole.
+const LONGEST_WORD: usize = 300;
+
+/// `text` as a message shows it: each word longer than 300 characters (a 1 MB policy,
+/// key or value quoted in a message) cut to its first 80, its length in bytes after it
+/// (a quoted word keeps its closing quote). [`SimError`]'s messages pass through it;
+/// its fields ([`SimError::field`], the variants' `message`) keep the text whole.
+///
+/// ```
+/// let long = format!("unknown policy {:?}", "x".repeat(1000));
+/// let shown = gang_sim::cut_words(&long);
+/// assert!(shown.starts_with("unknown policy \"xxx") && shown.ends_with("…\" (1002 bytes)"));
+/// assert_eq!(gang_sim::cut_words("short words stay"), "short words stay");
+/// ```
+pub fn cut_words(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= LONGEST_WORD {
+        return text.into();
+    }
+    let mut out = String::new();
+    let mut changed = false;
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if word.chars().count() > LONGEST_WORD {
+            changed = true;
+            // `"xxx…xxx",` shows as `"xxx…" (N bytes),`: the quote closed, the
+            // punctuation after the word kept.
+            let quotes = ['"', '`', '\''];
+            let mut tail: Vec<char> = word
+                .chars()
+                .rev()
+                .take_while(|c| !c.is_alphanumeric())
+                .take(4)
+                .collect();
+            tail.reverse();
+            let tail: String = tail.into_iter().collect();
+            out.extend(word.chars().take(80));
+            out.push('…');
+            if let Some(q) = word.chars().next().filter(|c| quotes.contains(c)) {
+                out.push(q);
+            }
+            out.push_str(&format!(" ({} bytes)", word.len()));
+            out.push_str(tail.trim_start_matches(quotes));
+        } else {
+            out.push_str(word);
+        }
+    }
+    // Many words (a long value with spaces): the first LONGEST_TEXT characters.
+    if out.chars().count() > LONGEST_TEXT {
+        let head: String = out.chars().take(LONGEST_TEXT).collect();
+        return format!("{head}… ({} bytes in all)", text.len()).into();
+    }
+    if changed {
+        out.into()
+    } else {
+        text.into()
+    }
+}
+
+/// The longest text one part of a message (a field, a reason) shows whole.
+const LONGEST_TEXT: usize = 1_000;
 
 /// A message of serde_json's without the ` at line 1 column 9` it adds when reading
 /// text: the line of a trace is named apart, the field of a document by its path, and

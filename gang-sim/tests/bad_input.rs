@@ -345,3 +345,58 @@ fn document_errors_name_the_field_not_a_position_in_the_text() {
         .unwrap_err();
     assert!(!e.to_string().contains(" at line "), "{e}");
 }
+
+/// A 100 KB policy, key, value, level, resource, node name or sensitivity was echoed
+/// whole in the message; each word longer than 300 characters is cut now, its length in
+/// bytes after it, while `field()` keeps the text whole (issue 25, item 9).
+#[test]
+fn a_huge_value_is_cut_in_every_message() {
+    let x = "x".repeat(100_000);
+    let job = r#"{"id": "a", "submit": 0, "duration": 60, "members": 1, "gpus": 1}"#;
+    let with = |key: &str, value: &str| job.replacen('}', &format!(", {key}: {value}}}"), 1);
+    let run = |trace: &str, config: &str, cluster: &str| {
+        format!(
+            r#"{{"cluster": {cluster}, "trace": {{"jsonl": {}}}, "config": {config}}}"#,
+            serde_json::to_string(trace).unwrap()
+        )
+    };
+    let gen = r#"{"generate": {"racks": 1}}"#;
+    let inline = format!(
+        r#"{{"inline": {{"topology": {{"levels": ["rack"]}}, "nodes": [{{"name": "{x}", "labels": {{"rack": "a"}}, "capacity": {{"nvidia.com/gpu": 8}}}}]}}}}"#
+    );
+    let q = format!("\"{x}\"");
+    let docs = [
+        run(job, &format!(r#"{{"policy": "{x}"}}"#), gen),
+        run(job, &format!(r#"{{"{x}": 1}}"#), gen),
+        run(job, &format!(r#"{{"gpu_resource": "{x}"}}"#), gen),
+        run(
+            job,
+            &format!(r#"{{"failures": {{"scheduled": [{{"node": "{x}", "at": 1}}]}}}}"#),
+            gen,
+        ),
+        run(
+            &with("\"policy\"", &format!("\"required({x})\"")),
+            "{}",
+            gen,
+        ),
+        run(&with("\"sensitivity\"", &q), "{}", gen),
+        run(&job.replace("60", &q), "{}", gen),
+        run(job, "{}", &inline),
+    ];
+    for d in &docs {
+        let e = gang_sim::run_json(d).unwrap_err();
+        let m = e.to_string();
+        assert!(m.len() < 1500, "{} bytes: {}", m.len(), &m[..300]);
+        assert!(m.contains("bytes)"), "{m}");
+    }
+    let csv = format!("id,submit,duration,members\na,{x},1,1\n");
+    let m = Trace::from_csv(&csv).unwrap_err().to_string();
+    assert!(m.len() < 1500 && m.contains("bytes)"), "{m}");
+    // Many short words: the first 1,000 characters of the part.
+    let spaced = "ab ".repeat(10_000);
+    let e =
+        gang_sim::run_json(&run(job, &format!(r#"{{"policy": "{spaced}"}}"#), gen)).unwrap_err();
+    let m = e.to_string();
+    assert!(m.len() < 1500 && m.contains("bytes in all)"), "{m}");
+    assert!(gang_sim::cut_words(&x).len() < 300);
+}

@@ -64,7 +64,9 @@ def _path(p: PathLike, what: str) -> str:
     """An absolute path to an existing file (so that worker processes find it too)."""
     s = os.fspath(p)
     if not os.path.isfile(s):
-        raise FileNotFoundError(f"gang.sim: {what} file not found: {s!r}")
+        # A device or a pipe (/dev/zero) exists but is not read: say so, not "not found".
+        why = "is not a regular file" if os.path.exists(s) else "not found"
+        raise FileNotFoundError(f"gang.sim: {what} file {why}: {s!r}")
     return os.path.abspath(s)
 
 
