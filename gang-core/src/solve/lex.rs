@@ -331,12 +331,6 @@ impl Objective<'_> {
             }
             if w > 1 {
                 lb[0] = lb[0].max(self.fewest_children(lx, t, i as u32, placed));
-                if let Some(k) = self.nodes_bound(lx, t, i as u32, placed, lb[0]) {
-                    lb[w - 1] = lb[w - 1].max(k);
-                }
-                if lb[..w] > exact[..w] {
-                    continue;
-                }
             }
             let bound = lx.bounds.len();
             lx.bounds.extend_from_slice(&lb[..w]);
@@ -347,12 +341,17 @@ impl Objective<'_> {
                 bound,
             });
         }
-        let best = self.select(lx, cbase, w, incumbent, |this, lx, c, out, limit| {
-            match c.child {
-                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit),
+        let best = self.select(
+            lx,
+            cbase,
+            w,
+            incumbent,
+            |this, lx, c| this.sharpen(lx, t, c, placed, w),
+            |this, lx, c, out, limit, ties| match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties),
                 Child::Node(_) => false,
-            }
-        });
+            },
+        );
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
         Some((placed, best.2))
@@ -381,6 +380,25 @@ impl Objective<'_> {
         let k = fewest(&mut lx.sorted[base..], x);
         lx.sorted.truncate(base);
         k
+    }
+
+    /// Sharpens candidate `c`'s bound (a domain at depth `d`, width `w`, holding `x`)
+    /// with [`Objective::nodes_bound`]; whether it changed.
+    fn sharpen(&self, lx: &mut Lex, d: Depth, c: &Cand, x: u64, w: usize) -> bool {
+        let Child::Domain(di) = c.child else {
+            return false;
+        };
+        if w < 2 {
+            return false;
+        }
+        let r = lx.bounds[c.bound];
+        match self.nodes_bound(lx, d, di, x, r) {
+            Some(k) if k > lx.bounds[c.bound + w - 1] => {
+                lx.bounds[c.bound + w - 1] = k;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// A lower bound on the nodes of a placement of `x` members in domain `di` at depth
@@ -434,7 +452,7 @@ impl Objective<'_> {
                         Some(row)
                     }),
             );
-        const TOP: usize = 4;
+        const TOP: usize = 16;
         let r = r as usize;
         #[cfg(test)]
         let small = r <= TOP && !lx.wide;
@@ -447,6 +465,9 @@ impl Objective<'_> {
                 let row = row?;
                 for (t, best) in top[..v].iter_mut().enumerate() {
                     let mut k = row[t];
+                    if k <= best[r - 1] {
+                        continue;
+                    }
                     for b in best[..r].iter_mut() {
                         if k > *b {
                             std::mem::swap(&mut k, b);
@@ -575,7 +596,8 @@ impl Objective<'_> {
         base: usize,
         w: usize,
         mut best: (Vector, u64, u32),
-        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32]) -> bool,
+        sharpen: impl Fn(&Self, &mut Lex, &Cand) -> bool,
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool) -> bool,
     ) -> (Vector, u64, u32) {
         {
             let Lex { cands, bounds, .. } = &mut *lx;
@@ -595,11 +617,25 @@ impl Objective<'_> {
                 std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
                 _ => {}
             }
+            // Only a candidate about to be evaluated gets its sharper (dearer) bound;
+            // the order stays that of the first bounds, so one that cannot win is
+            // passed over rather than ending the loop.
+            if sharpen(self, lx, &c) {
+                let lb = &lx.bounds[c.bound..c.bound + w];
+                match lb.cmp(&best.0[..w]) {
+                    std::cmp::Ordering::Greater => continue,
+                    std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => continue,
+                    _ => {}
+                }
+            }
+            let lb = &lx.bounds[c.bound..c.bound + w];
             if lb.iter().all(|&u| u == 1) {
                 v[..w].fill(1);
             } else {
                 let limit = best.0;
-                if !exact(self, lx, &c, &mut v[..w], &limit[..w]) {
+                // With a worse tie, only a smaller vector than the best can win.
+                let ties = (c.tie, c.pos) >= (best.1, best.2);
+                if !exact(self, lx, &c, &mut v[..w], &limit[..w], ties) {
                     continue;
                 }
             }
@@ -640,8 +676,10 @@ impl Objective<'_> {
         lx.items.truncate(ib);
     }
 
-    /// [`Objective::vector`] when the vector may not exceed `limit`: `false` when a
-    /// bound proves it larger (then `out` holds only that bound), before the knapsack.
+    /// [`Objective::vector`] when the vector may not exceed `limit` (nor equal it when
+    /// `ties_lose`): `false` when a bound proves it does (then `out` holds only that
+    /// bound), before the knapsack.
+    #[allow(clippy::too_many_arguments)]
     fn vector_below(
         &self,
         lx: &mut Lex,
@@ -650,6 +688,7 @@ impl Objective<'_> {
         x: u64,
         out: &mut [u32],
         limit: &[u32],
+        ties_lose: bool,
     ) -> bool {
         let dom = *self.inv.domain(d, di);
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
@@ -659,7 +698,7 @@ impl Objective<'_> {
             if proven {
                 return true;
             }
-            if self.pool_allowed(d) && &out[..] > limit {
+            if self.pool_allowed(d) && (&out[..] > limit || (ties_lose && &out[..] == limit)) {
                 return false;
             }
         }
@@ -748,12 +787,7 @@ impl Objective<'_> {
                     lx.bounds.extend(row.iter().map(|&p| units(x, p)));
                     if w > 1 {
                         let k = self.fewest_children(lx, c, ci as u32, x);
-                        let r = lx.bounds[bound].max(k);
-                        lx.bounds[bound] = r;
-                        if let Some(k) = self.nodes_bound(lx, c, ci as u32, x, r) {
-                            let last = bound + w - 1;
-                            lx.bounds[last] = lx.bounds[last].max(k);
-                        }
+                        lx.bounds[bound] = lx.bounds[bound].max(k);
                     }
                     lx.cands.push(Cand {
                         child: Child::Domain(ci as u32),
@@ -783,15 +817,20 @@ impl Objective<'_> {
             return None;
         }
         let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
-        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out, limit| match cand
-            .child
-        {
-            Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit),
-            Child::Node(_) => {
-                out.fill(1);
-                true
-            }
-        });
+        let (v, _, p) = self.select(
+            lx,
+            cbase,
+            w,
+            none,
+            |this, lx, cand| this.sharpen(lx, c, cand, x, w),
+            |this, lx, cand, out, limit, ties| match cand.child {
+                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties),
+                Child::Node(_) => {
+                    out.fill(1);
+                    true
+                }
+            },
+        );
         let child = lx.cands[cbase..]
             .iter()
             .find(|k| k.pos == p)
@@ -1564,7 +1603,10 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 1000 && tight > checked / 2, "{tight} of {checked}");
+        assert!(
+            checked > 1000 && tight > checked / 2,
+            "{tight} of {checked}"
+        );
     }
 
     #[test]
