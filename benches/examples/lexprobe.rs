@@ -21,7 +21,8 @@ fn main() {
     };
     let n: u32 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(4);
     let iters: u32 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(20000);
-    let spec = Spec::hgx(size, 85);
+    let pct: u32 = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(85);
+    let spec = Spec::hgx(size, pct);
     let inv = Cluster::generate(&spec).inventory();
     let gang = if args.get(2).map(String::as_str) == Some("3role") {
         cases::three_role(&spec, 0)

@@ -54,8 +54,16 @@ pub(crate) struct Cache {
 
 impl Cache {
     /// Puts the up-to-date single-role capacities of role `role` of `c` into `s` (as
-    /// [`rollup`] over the whole cluster would), until [`Cache::give_back`].
-    pub fn lend(&mut self, inv: &Inventory, c: &Arc<Compiled>, role: RoleIx, s: &mut Capacities) {
+    /// [`rollup`] over the whole cluster would), until [`Cache::give_back`]. Returns
+    /// whether the entry was brought up to date from the journal (a warm lend) rather
+    /// than rolled up in full.
+    pub fn lend(
+        &mut self,
+        inv: &Inventory,
+        c: &Arc<Compiled>,
+        role: RoleIx,
+        s: &mut Capacities,
+    ) -> bool {
         debug_assert!(self.lent.is_none(), "one entry at a time");
         s.ensure(inv);
         self.clock += 1;
@@ -132,7 +140,9 @@ impl Cache {
         }
         swap_arrays(e, s);
         let grain = Grain::of(c, r);
-        match inv.journal.since(e.version).filter(|_| same) {
+        let since = inv.journal.since(e.version).filter(|_| same);
+        let warm = since.is_some();
+        match since {
             Some(touched) => {
                 self.moved.clear();
                 for &n in touched {
@@ -156,6 +166,7 @@ impl Cache {
         e.inventory = Arc::downgrade(me);
         e.version = inv.journal.version();
         self.lent = Some(at);
+        warm
     }
 
     /// The lent entry's book of excluded nodes by cause, if an entry is lent.
@@ -534,6 +545,58 @@ mod tests {
         assert!(held(&gangs[0]));
         assert!(!held(&gangs[1]));
         assert!(held(&gangs[2]) && held(&gangs[16]));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The profiles a warm entry keeps (the lexicographic objective's node bounds
+        /// read them) are, after any changes followed through the journal, the profiles
+        /// filled afresh from the fits of a full roll-up.
+        #[test]
+        fn kept_profiles_follow_the_journal(
+            nodes in proptest::collection::vec((0u8..3, 0u8..4, 0i64..=8), 1..24),
+            changes in proptest::collection::vec((0usize..24, 0u8..3, 0i64..=8), 1..24),
+        ) {
+            let specs = nodes
+                .iter()
+                .enumerate()
+                .map(|(i, &(b, r, used))| {
+                    let (block, rack) = (format!("b{b}"), format!("r{r}"));
+                    let path: Vec<&str> = match r {
+                        3 => vec![&block],
+                        _ => vec![&block, &rack],
+                    };
+                    on_path(&format!("n{i}"), &path).capacity(GPU, 8).used(GPU, used)
+                })
+                .collect();
+            let mut inv = crate::testkit::build(&["block", "rack"], specs);
+            let c = compile(&inv, Gang::new("g").role(role(1)));
+            let (mut cache, mut s) = (Cache::default(), Capacities::default());
+            cache.lend(&inv, &c.inner, RoleIx(0), &mut s);
+            profile::fill(&inv, &s.fits, &mut s.profiles);
+            s.profiled = true;
+            cache.give_back(&mut s);
+            for (n, what, used) in changes {
+                let name = format!("n{}", n % nodes.len());
+                match what {
+                    0 => {
+                        inv.set_used(&name, GPU, used).unwrap();
+                    }
+                    1 => inv.cordon(&name).unwrap(),
+                    _ => inv.uncordon(&name).unwrap(),
+                }
+                proptest::prop_assert!(cache.lend(&inv, &c.inner, RoleIx(0), &mut s));
+                proptest::prop_assert!(s.profiled);
+                let mut fresh = Capacities::default();
+                fresh.ensure(&inv);
+                rollup(&inv, c.inner.role(RoleIx(0)), Grain::NONE, Scope::CLUSTER, None, &mut fresh);
+                proptest::prop_assert_eq!(&s.fits, &fresh.fits);
+                profile::fill(&inv, &fresh.fits, &mut fresh.profiles);
+                proptest::prop_assert_eq!(&s.profiles, &fresh.profiles);
+                cache.give_back(&mut s);
+            }
+        }
     }
 
     #[test]

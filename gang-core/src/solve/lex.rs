@@ -35,6 +35,7 @@ use crate::inventory::Inventory;
 use crate::model::Policy;
 
 use super::descent::{choose, member, Attempt, Child, Item};
+use super::profile::BUCKETS;
 use super::rollup::{Capacities, Grain};
 
 /// The widest vector: every label level and the node level.
@@ -106,6 +107,9 @@ pub(crate) struct Lex {
     /// Tests: never pack vectors (to compare the two knapsacks).
     #[cfg(test)]
     unpacked: bool,
+    /// Tests: node bounds never by the few largest counts (to compare the two ways).
+    #[cfg(test)]
+    wide: bool,
 }
 
 /// A candidate domain or child: its key after the vector (`tie`, then `pos`).
@@ -337,12 +341,17 @@ impl Objective<'_> {
                 bound,
             });
         }
-        let best = self.select(lx, cbase, w, incumbent, |this, lx, c, out, limit| {
-            match c.child {
-                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit),
+        let best = self.select(
+            lx,
+            cbase,
+            w,
+            incumbent,
+            |this, lx, c| this.sharpen(lx, t, c, placed, w),
+            |this, lx, c, out, limit, ties| match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties),
                 Child::Node(_) => false,
-            }
-        });
+            },
+        );
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
         Some((placed, best.2))
@@ -371,6 +380,147 @@ impl Objective<'_> {
         let k = fewest(&mut lx.sorted[base..], x);
         lx.sorted.truncate(base);
         k
+    }
+
+    /// Sharpens candidate `c`'s bound (a domain at depth `d`, width `w`, holding `x`)
+    /// with [`Objective::nodes_bound`]; whether it changed.
+    fn sharpen(&self, lx: &mut Lex, d: Depth, c: &Cand, x: u64, w: usize) -> bool {
+        let Child::Domain(di) = c.child else {
+            return false;
+        };
+        if w < 2 {
+            return false;
+        }
+        let r = lx.bounds[c.bound];
+        match self.nodes_bound(lx, d, di, x, r) {
+            Some(k) if k > lx.bounds[c.bound + w - 1] => {
+                lx.bounds[c.bound + w - 1] = k;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A lower bound on the nodes of a placement of `x` members in domain `di` at depth
+    /// `d` (width at least 2) that uses exactly `r` of its children (child domains and
+    /// direct nodes), from the children's profiles: those `r` children have at most
+    /// `C*(t)` nodes with a fit of at least `t` (the `r` largest such counts among the
+    /// children, summed threshold by threshold), and `k` nodes hold at most
+    /// `sum_t min(k, C*(t))` members (the `k` largest fits, summed layer by layer). A
+    /// placement that uses more than `r` children has a larger first component, so
+    /// `[r, …, this]` is a lower bound on the vector whenever `r` bounds its first
+    /// component. `None` without profiles, or when a fit is too large for them.
+    fn nodes_bound(&self, lx: &mut Lex, d: Depth, di: u32, x: u64, r: u32) -> Option<u32> {
+        let c = d.child();
+        if !self.caps.profiled || r == 0 || self.inv.is_node_level(c) {
+            return None;
+        }
+        let w = self.width(d);
+        let peak = self.caps.peaks[d.ix()][di as usize * w + w - 1];
+        if peak == 0 || peak >= BUCKETS as u64 {
+            return None;
+        }
+        // Thresholds 1..=v; `most[t - 1]` = C*(t).
+        let v = peak as usize;
+        let dom = *self.inv.domain(d, di);
+        let (caps, profiles) = (&self.caps.caps[c.ix()], &self.caps.profiles[c.ix()]);
+        let mut most = [0u64; BUCKETS];
+        // Each child's counts of nodes with a fit of at least t (`row`), for t = 1..=v;
+        // a child that holds no member is not used by a placement.
+        let mut children = dom
+            .children()
+            .filter(|&ci| caps[ci] > 0)
+            .map(|ci| profiles[ci].counts())
+            .map(|counts| {
+                counts.map(|counts| {
+                    let mut row = [0u32; BUCKETS];
+                    let mut acc = 0u32;
+                    for t in (1..=v).rev() {
+                        acc += counts[t];
+                        row[t - 1] = acc;
+                    }
+                    row
+                })
+            })
+            .chain(
+                self.caps.fits[dom.direct_nodes()]
+                    .iter()
+                    .filter(|&&f| f > 0)
+                    .map(|&f| {
+                        let mut row = [0u32; BUCKETS];
+                        row[..(f as usize).min(v)].fill(1);
+                        Some(row)
+                    }),
+            );
+        const TOP: usize = 16;
+        let r = r as usize;
+        #[cfg(test)]
+        let small = r <= TOP && !lx.wide;
+        #[cfg(not(test))]
+        let small = r <= TOP;
+        if small {
+            // The r largest counts per threshold, kept sorted (largest first).
+            let mut top = [[0u32; TOP]; BUCKETS];
+            for row in children.by_ref() {
+                let row = row?;
+                for (t, best) in top[..v].iter_mut().enumerate() {
+                    let mut k = row[t];
+                    if k <= best[r - 1] {
+                        continue;
+                    }
+                    for b in best[..r].iter_mut() {
+                        if k > *b {
+                            std::mem::swap(&mut k, b);
+                        }
+                    }
+                }
+            }
+            for (m, best) in most[..v].iter_mut().zip(&top) {
+                *m = best[..r].iter().map(|&k| u64::from(k)).sum();
+            }
+        } else {
+            // One row of v counts per child (`sorted` as scratch), then each threshold's
+            // column.
+            let base = lx.sorted.len();
+            let mut nc = 0usize;
+            for row in children.by_ref() {
+                let Some(row) = row else {
+                    lx.sorted.truncate(base);
+                    return None;
+                };
+                lx.sorted.extend(row[..v].iter().map(|&k| u64::from(k)));
+                nc += 1;
+            }
+            let r = r.min(nc);
+            let col = lx.sorted.len();
+            for (t, m) in most[..v].iter_mut().enumerate() {
+                for i in 0..nc {
+                    let k = lx.sorted[base + i * v + t];
+                    lx.sorted.push(k);
+                }
+                let column = &mut lx.sorted[col..];
+                if r < nc {
+                    column.select_nth_unstable_by(r - 1, |a, b| b.cmp(a));
+                }
+                *m = column[..r].iter().sum();
+                lx.sorted.truncate(col);
+            }
+            lx.sorted.truncate(base);
+        }
+        let most = &most[..v];
+        if most.iter().sum::<u64>() < x {
+            return None;
+        }
+        let (mut lo, mut hi) = (1u64, most[0]);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if most.iter().map(|&m| m.min(mid)).sum::<u64>() >= x {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        u32::try_from(lo).ok()
     }
 
     /// Phase 0 of [`Objective::choose_domain`]: among the domains that take `count`
@@ -446,7 +596,8 @@ impl Objective<'_> {
         base: usize,
         w: usize,
         mut best: (Vector, u64, u32),
-        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32]) -> bool,
+        sharpen: impl Fn(&Self, &mut Lex, &Cand) -> bool,
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool) -> bool,
     ) -> (Vector, u64, u32) {
         {
             let Lex { cands, bounds, .. } = &mut *lx;
@@ -466,11 +617,25 @@ impl Objective<'_> {
                 std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
                 _ => {}
             }
+            // Only a candidate about to be evaluated gets its sharper (dearer) bound;
+            // the order stays that of the first bounds, so one that cannot win is
+            // passed over rather than ending the loop.
+            if sharpen(self, lx, &c) {
+                let lb = &lx.bounds[c.bound..c.bound + w];
+                match lb.cmp(&best.0[..w]) {
+                    std::cmp::Ordering::Greater => continue,
+                    std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => continue,
+                    _ => {}
+                }
+            }
+            let lb = &lx.bounds[c.bound..c.bound + w];
             if lb.iter().all(|&u| u == 1) {
                 v[..w].fill(1);
             } else {
                 let limit = best.0;
-                if !exact(self, lx, &c, &mut v[..w], &limit[..w]) {
+                // With a worse tie, only a smaller vector than the best can win.
+                let ties = (c.tie, c.pos) >= (best.1, best.2);
+                if !exact(self, lx, &c, &mut v[..w], &limit[..w], ties) {
                     continue;
                 }
             }
@@ -511,8 +676,10 @@ impl Objective<'_> {
         lx.items.truncate(ib);
     }
 
-    /// [`Objective::vector`] when the vector may not exceed `limit`: `false` when a
-    /// bound proves it larger (then `out` holds only that bound), before the knapsack.
+    /// [`Objective::vector`] when the vector may not exceed `limit` (nor equal it when
+    /// `ties_lose`): `false` when a bound proves it does (then `out` holds only that
+    /// bound), before the knapsack.
+    #[allow(clippy::too_many_arguments)]
     fn vector_below(
         &self,
         lx: &mut Lex,
@@ -521,6 +688,7 @@ impl Objective<'_> {
         x: u64,
         out: &mut [u32],
         limit: &[u32],
+        ties_lose: bool,
     ) -> bool {
         let dom = *self.inv.domain(d, di);
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
@@ -530,7 +698,7 @@ impl Objective<'_> {
             if proven {
                 return true;
             }
-            if self.pool_allowed(d) && &out[..] > limit {
+            if self.pool_allowed(d) && (&out[..] > limit || (ties_lose && &out[..] == limit)) {
                 return false;
             }
         }
@@ -649,15 +817,20 @@ impl Objective<'_> {
             return None;
         }
         let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
-        let (v, _, p) = self.select(lx, cbase, w, none, |this, lx, cand, out, limit| match cand
-            .child
-        {
-            Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit),
-            Child::Node(_) => {
-                out.fill(1);
-                true
-            }
-        });
+        let (v, _, p) = self.select(
+            lx,
+            cbase,
+            w,
+            none,
+            |this, lx, cand| this.sharpen(lx, c, cand, x, w),
+            |this, lx, cand, out, limit, ties| match cand.child {
+                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties),
+                Child::Node(_) => {
+                    out.fill(1);
+                    true
+                }
+            },
+        );
         let child = lx.cands[cbase..]
             .iter()
             .find(|k| k.pos == p)
@@ -1268,7 +1441,7 @@ fn positions(within: Option<&[u32]>, n: usize) -> impl Iterator<Item = usize> + 
 mod tests {
     use super::*;
     use crate::compile::CompiledGang;
-    use crate::solve::{peaks, rollup::rollup};
+    use crate::solve::{peaks, profile, rollup::rollup};
     use crate::testkit::{build, on_path};
     use crate::{Gang, Role};
 
@@ -1309,6 +1482,14 @@ mod tests {
         s
     }
 
+    /// [`capacities`] with the profiles the node bounds read.
+    fn profiled(inv: &Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = capacities(inv, c);
+        profile::fill(inv, &s.fits, &mut s.profiles);
+        s.profiled = true;
+        s
+    }
+
     /// The vector of an assignment, counted from the inventory's domains.
     fn measured(inv: &Inventory, at: &Attempt) -> Vec<u32> {
         let mut v = Vec::new();
@@ -1335,7 +1516,12 @@ mod tests {
             let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
             let c = inv.compile(&gang).unwrap();
-            let caps = capacities(&inv, &c);
+            // Half of the seeds with profiles: the node bounds prune, never change.
+            let caps = if seed % 2 == 0 {
+                profiled(&inv, &c)
+            } else {
+                capacities(&inv, &c)
+            };
             let o = Objective {
                 inv: &inv,
                 caps: &caps,
@@ -1376,6 +1562,51 @@ mod tests {
                 assert!(lx.pool.is_empty() && lx.items.is_empty() && lx.sorted.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn the_node_bound_never_exceeds_the_vector_with_as_few_children() {
+        let (mut checked, mut tight) = (0u32, 0u32);
+        for seed in 1..600u64 {
+            let inv = random(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = profiled(&inv, &c);
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            for d in 0..inv.label_depth() {
+                let d = Depth(d);
+                let w = o.width(d);
+                for di in 0..inv.domains[d.ix()].len() as u32 {
+                    for x in 1..=caps.caps[d.ix()][di as usize] {
+                        let mut v = [0u32; MAX_WIDTH];
+                        o.vector(&mut lx, d, di, x, &mut v[..w]);
+                        let r = o.fewest_children(&mut lx, d, di, x);
+                        assert_eq!(r, v[0], "seed {seed}: the first component is exact");
+                        let got = o.nodes_bound(&mut lx, d, di, x, r);
+                        lx.wide = true;
+                        assert_eq!(got, o.nodes_bound(&mut lx, d, di, x, r), "seed {seed}");
+                        lx.wide = false;
+                        if let Some(k) = got {
+                            checked += 1;
+                            tight += u32::from(k == v[w - 1]);
+                            assert!(k <= v[w - 1], "seed {seed}, {x}: {k} > {:?}", &v[..w]);
+                        }
+                        assert!(lx.sorted.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 1000 && tight > checked / 2,
+            "{tight} of {checked}"
+        );
     }
 
     #[test]

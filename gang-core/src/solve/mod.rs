@@ -387,11 +387,27 @@ impl Solver {
         within: Option<&[u32]>,
     ) -> Option<Scope> {
         let Solver { s, cache, lex, .. } = self;
-        cache.lend(inv, c, RoleIx(0), &mut s.caps);
+        let warm = cache.lend(inv, c, RoleIx(0), &mut s.caps);
+        if warm && !s.caps.profiled && wants_profiles(inv, c, t, &s.caps) {
+            // Kept from now on by the cache (moved node by node from the journal).
+            profile::fill(inv, &s.caps.fits, &mut s.caps.profiles);
+            s.caps.profiled = true;
+        }
         let found = best_single(inv, c, t, &s.caps, &mut s.attempt, lex, within);
         cache.give_back(&mut s.caps);
         found
     }
+}
+
+/// Whether the objective's node bounds from profiles ([`lex`]) can help a single-role
+/// gang at depth `t`: the vectors there have a domain level and a node level, and no
+/// one node holds the gang. Profiles are filled only for warm entries (a repeated
+/// shape), so a one-off query does not pay for them.
+fn wants_profiles(inv: &Inventory, c: &Compiled, t: Depth, caps: &Capacities) -> bool {
+    let role = c.role(RoleIx(0));
+    let width = inv.node_depth().ix() - t.ix();
+    let largest = caps.peaks[0].last().copied().unwrap_or(0);
+    width >= 2 && u64::from(role.count) > largest
 }
 
 /// The best domain at depth `t` for a single-role gang, from its capacities, and its

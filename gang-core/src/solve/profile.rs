@@ -43,6 +43,12 @@ impl Profile {
         }
     }
 
+    /// How many of the domain's nodes have each fit (`[f]`, for `f` below
+    /// [`BUCKETS`]), when none has a larger one (`None` otherwise).
+    pub fn counts(&self) -> Option<&[u32; BUCKETS]> {
+        (self.big == 0).then_some(&self.count)
+    }
+
     /// The fewest of the domain's nodes, largest fits first, whose fits reach `x`
     /// (`u32::MAX` when all of them do not); when nodes of a large fit would have to be
     /// counted one by one, `ceil(x / peak)`, `peak` being the largest fit.
