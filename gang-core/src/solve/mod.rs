@@ -388,10 +388,17 @@ impl Solver {
     ) -> Option<Scope> {
         let Solver { s, cache, lex, .. } = self;
         let warm = cache.lend(inv, c, RoleIx(0), &mut s.caps);
-        if warm && !s.caps.profiled && wants_profiles(inv, c, t, &s.caps) {
-            // Kept from now on by the cache (moved node by node from the journal).
-            profile::fill(inv, &s.caps.fits, &mut s.caps.profiles);
-            s.caps.profiled = true;
+        if !s.caps.profiled && wants_profiles(inv, c, t, &s.caps) {
+            if warm {
+                // Kept from now on by the cache (moved node by node from the journal).
+                profile::fill(inv, &s.caps.fits, &mut s.caps.profiles);
+                s.caps.profiled = true;
+            } else {
+                // A first query only sizes them: a one-off shape does not pay for the
+                // filling, and a repeated one fills them without allocating (a warm
+                // query allocates nothing but its answer: tests/no_alloc.rs).
+                profile::size(inv, &mut s.caps.profiles);
+            }
         }
         let found = best_single(inv, c, t, &s.caps, &mut s.attempt, lex, within);
         cache.give_back(&mut s.caps);

@@ -76,14 +76,20 @@ impl Profile {
     }
 }
 
-/// Sizes and fills every domain's profile (`profiles[depth][domain]`) from the nodes'
-/// `fits`.
-pub(crate) fn fill(inv: &Inventory, fits: &[u32], profiles: &mut Vec<Vec<Profile>>) {
+/// Sizes every domain's profile (`profiles[depth][domain]`), all empty: what [`fill`]
+/// writes into, allocated ahead of it so that filling later allocates nothing.
+pub(crate) fn size(inv: &Inventory, profiles: &mut Vec<Vec<Profile>>) {
     profiles.resize_with(inv.domains.len(), Vec::new);
     for (level, domains) in profiles.iter_mut().zip(&inv.domains) {
         level.clear();
         level.resize(domains.len(), Profile::default());
     }
+}
+
+/// Sizes and fills every domain's profile (`profiles[depth][domain]`) from the nodes'
+/// `fits`.
+pub(crate) fn fill(inv: &Inventory, fits: &[u32], profiles: &mut Vec<Vec<Profile>>) {
+    size(inv, profiles);
     for (n, &fit) in fits.iter().enumerate() {
         path(inv, n as u32, profiles, |p| p.add(fit));
     }
