@@ -172,7 +172,7 @@ impl CliError {
 /// a word longer than 300 characters is cut (file names are not), its length in bytes after it (gang-kube's
 /// and gang-sim's messages are cut the same way).
 fn cut(text: &str) -> std::borrow::Cow<'_, str> {
-    gang_sim::cut_words(text)
+    gang_core::cut_words(text)
 }
 
 impl fmt::Display for CliError {

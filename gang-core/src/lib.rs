@@ -103,6 +103,7 @@ pub use model::names::HOSTNAME_LEVEL;
 pub use model::node::{NodeSpec, Taint, TaintEffect, Toleration};
 pub use model::quantity::Quantity;
 pub use model::request::{Gang, Policy, PreemptionPolicy, Role};
+pub use model::text::cut_words;
 pub use model::topology::Topology;
 pub use solve::{Limits, Solver};
 

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use gang_core::cut_words;
+
 use crate::origin::Origin;
 
 /// What was wrong with the Kubernetes input. Every error names the source (the file name
@@ -198,63 +200,6 @@ impl Error {
         self.0.core.as_ref()
     }
 }
-
-/// The longest word (a run without spaces) a message shows whole.
-const LONGEST_WORD: usize = 300;
-
-/// `text` with each word longer than [`LONGEST_WORD`] characters (300; a valid
-/// Kubernetes name is at most 253) cut to its first 80,
-/// its length in bytes after it (a quoted word keeps its closing quote): a 1 MB name,
-/// kind or quantity that gang-core or serde quote in a reason stays readable. The
-/// accessors ([`Error::object`], [`Error::reason`], …) keep the text whole.
-fn cut_words(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= LONGEST_WORD {
-        return text.into();
-    }
-    let mut out = String::new();
-    let mut changed = false;
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        if word.chars().count() > LONGEST_WORD {
-            changed = true;
-            // `"xxx…xxx",` shows as `"xxx…" (N bytes),`: the quote closed, the
-            // punctuation after the word kept.
-            let quotes = ['"', '`', '\''];
-            let mut tail: Vec<char> = word
-                .chars()
-                .rev()
-                .take_while(|c| !c.is_alphanumeric())
-                .take(4)
-                .collect();
-            tail.reverse();
-            let tail: String = tail.into_iter().collect();
-            out.extend(word.chars().take(80));
-            out.push('…');
-            if let Some(q) = word.chars().next().filter(|c| quotes.contains(c)) {
-                out.push(q);
-            }
-            out.push_str(&format!(" ({} bytes)", word.len()));
-            out.push_str(tail.trim_start_matches(quotes));
-        } else {
-            out.push_str(word);
-        }
-    }
-    // Many words (a long value with spaces): the first LONGEST_TEXT characters.
-    if out.chars().count() > LONGEST_TEXT {
-        let head: String = out.chars().take(LONGEST_TEXT).collect();
-        return format!("{head}… ({} bytes in all)", text.len()).into();
-    }
-    if changed {
-        out.into()
-    } else {
-        text.into()
-    }
-}
-
-/// The longest text one part of a message (a field, a reason) shows whole.
-const LONGEST_TEXT: usize = 1_000;
 
 /// `source: object: field: "value": reason (at position)`, leaving out what is unknown;
 /// without an object the position takes its place.

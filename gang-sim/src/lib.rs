@@ -178,7 +178,7 @@ pub use config::{
     default_slowdown, Discipline, Failures, Limits, Policy, Preemption, QueueConfig, Readiness,
     Recovery, RecoveryMode, Requeue, SimConfig, DEFAULT_MAX_INPUT_BYTES,
 };
-pub use error::{cut_words, SimError};
+pub use error::SimError;
 pub use experiment::{merge_config, Experiment, Variant};
 pub use load::{cluster_gpus, offered_load, scale_to_load, trace_rows, TraceRow};
 pub use output::{

@@ -10,6 +10,7 @@ pub(crate) mod names;
 pub(crate) mod node;
 pub(crate) mod quantity;
 pub(crate) mod request;
+pub(crate) mod text;
 pub(crate) mod topology;
 #[cfg(feature = "serde")]
 pub(crate) mod unique;
