@@ -105,7 +105,9 @@ def test_a_plan_is_records_and_a_summary():
     # The core's document, read as before: a mapping equal to the dict.
     assert plan["status"] == "placed" and [v["name"] for v in plan["victims"]] == ["low", "eval"]
     assert plan == plan.to_dict() and dict(plan) == plan.to_dict() and "placement" in plan
-    assert plan.get("message") is None and len(plan) == len(plan.to_dict())
+    assert plan.get("nope") is None and len(plan) == len(plan.to_dict())
+    # The document carries the plan in words, as str() prints it (for C and Go too).
+    assert plan["message"] == str(plan)
     with pytest.raises(KeyError):
         plan["nope"]
     assert repr(plan) == "Preemption(gang='train', status='placed', victims=['low', 'eval'], domain='r')"
