@@ -11,7 +11,7 @@ import (
 
 // A solver's limits (Solver.SetLimits; the C test of the same shape is
 // tests/c/test_limits.c). The instance: racks of 4 nodes with 3 GPUs each, and roles a
-// (4) and b (2) of two GPUs, rack required — each role alone fits any rack, both never
+// (4) and b (2) of two GPUs (b also one CPU), rack required — each role alone fits any rack, both never
 // (six members, four nodes). It is proven unschedulable only after looking at every
 // rack (about 2 work units per node), so the only honest answers are "unschedulable"
 // and "undecided". Nothing asserts on times.
@@ -34,7 +34,9 @@ func racksOfFour(t *testing.T, n int) (*gang.Inventory, *gang.CompiledGang) {
 	t.Cleanup(inv.Close)
 	g, err := gang.NewGang(gang.GangSpec{Name: "ab", Required: "rack", Roles: []gang.Role{
 		{Name: "a", Count: 4, Requests: map[string]gang.Amount{"gpu": gang.Units(2)}},
-		{Name: "b", Count: 2, Requests: map[string]gang.Amount{"gpu": gang.Units(2)}},
+		// b needs a CPU too: with one shape, a and b would share each rack's capacity
+		// and every rack be ruled out before any work (gang-core's multi_decided).
+		{Name: "b", Count: 2, Requests: map[string]gang.Amount{"gpu": gang.Units(2), "cpu": gang.Units(1)}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -40,13 +40,15 @@ static gang_inventory *racks_of_four(int nodes) {
     return inv;
 }
 
-/* Roles a (4) and b (2) of two GPUs each, rack required: each role alone fits any rack
- * (one member per node), both together never (six members, four nodes). Proving it
- * takes a look at every rack. */
+/* Roles a (4) and b (2) of two GPUs each (b also one CPU), rack required: each role
+ * alone fits any rack (one member per node), both together never (six members, four
+ * nodes). Proving it takes a look at every rack. (Were b's request a's, the two roles
+ * would share each rack's capacity of one shape, and every rack would be ruled out
+ * before any work is done: gang-core's multi_decided tests that.) */
 static const char *A_AND_B =
     "{\"name\": \"ab\", \"roles\": ["
     "{\"name\": \"a\", \"count\": 4, \"requests\": {\"gpu\": 2}},"
-    "{\"name\": \"b\", \"count\": 2, \"requests\": {\"gpu\": 2}}],"
+    "{\"name\": \"b\", \"count\": 2, \"requests\": {\"gpu\": 2, \"cpu\": 1}}],"
     " \"topology\": {\"required\": \"rack\"}}";
 
 static gang_compiled *compile(const gang_inventory *inv, const char *doc) {
