@@ -15,39 +15,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use gang_benches::cases;
 use gang_core::{CompiledGang, Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
-
-fn racks_of_four(nodes: usize) -> Inventory {
-    Inventory::builder(Topology::new(["rack"]).unwrap())
-        .nodes((0..nodes).map(|i| {
-            NodeSpec::new(format!("n{i:06}"))
-                .label("rack", format!("r{:05}", i / 4))
-                .capacity("gpu", 3)
-                .capacity("cpu", 4)
-        }))
-        .build()
-        .unwrap()
-}
-
-fn ab(elastic: bool, launcher: bool) -> Gang {
-    let (a, b) = if elastic {
-        (
-            Role::new("a", 4).min_count(2).request("gpu", 2),
-            Role::new("b", 2).min_count(1).request("gpu", 2),
-        )
-    } else {
-        (
-            Role::new("a", 4).request("gpu", 2),
-            Role::new("b", 2).request("gpu", 2),
-        )
-    };
-    let g = Gang::new("ab").role(a).role(b).required("rack");
-    if launcher {
-        g.role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
-    } else {
-        g
-    }
-}
 
 struct Rng(u64);
 
@@ -146,12 +115,12 @@ fn multi(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
     for nodes in [1_000usize, 4_000, 10_000, 100_000] {
-        let inv = racks_of_four(nodes);
+        let inv = cases::racks_of_four(nodes);
         for (name, gang) in [
-            ("ab", ab(false, false)),
-            ("ab-launcher", ab(false, true)),
-            ("elastic", ab(true, false)),
-            ("elastic-launcher", ab(true, true)),
+            ("ab", cases::ab(false, false)),
+            ("ab-launcher", cases::ab(false, true)),
+            ("elastic", cases::ab(true, false)),
+            ("elastic-launcher", cases::ab(true, true)),
         ] {
             let compiled = inv.compile(&gang).unwrap();
             let mut solver = Solver::new();

@@ -99,38 +99,6 @@ fn random_gang(rng: &mut Rng, least: u64) -> Gang {
     }
 }
 
-fn racks_of_four(nodes: usize) -> Inventory {
-    Inventory::builder(Topology::new(["rack"]).unwrap())
-        .nodes((0..nodes).map(|i| {
-            NodeSpec::new(format!("n{i:06}"))
-                .label("rack", format!("r{:05}", i / 4))
-                .capacity("gpu", 3)
-                .capacity("cpu", 4)
-        }))
-        .build()
-        .unwrap()
-}
-
-fn ab(elastic: bool, launcher: bool) -> Gang {
-    let (a, b) = if elastic {
-        (
-            Role::new("a", 4).min_count(2).request("gpu", 2),
-            Role::new("b", 2).min_count(1).request("gpu", 2),
-        )
-    } else {
-        (
-            Role::new("a", 4).request("gpu", 2),
-            Role::new("b", 2).request("gpu", 2),
-        )
-    };
-    let g = Gang::new("ab").role(a).role(b).required("rack");
-    if launcher {
-        g.role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
-    } else {
-        g
-    }
-}
-
 fn fnv(bytes: &[u8]) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     for &b in bytes {
@@ -224,12 +192,12 @@ fn main() {
                 line(&mut tally, &format!("hardest/{name}"), &out);
             }
             for nodes in [1_000usize, 10_000] {
-                let inv = racks_of_four(nodes);
+                let inv = cases::racks_of_four(nodes);
                 for (name, gang) in [
-                    ("ab", ab(false, false)),
-                    ("ab-launcher", ab(false, true)),
-                    ("elastic", ab(true, false)),
-                    ("elastic-launcher", ab(true, true)),
+                    ("ab", cases::ab(false, false)),
+                    ("ab-launcher", cases::ab(false, true)),
+                    ("elastic", cases::ab(true, false)),
+                    ("elastic-launcher", cases::ab(true, true)),
                 ] {
                     let out = inv.place(&gang).unwrap();
                     line(&mut tally, &format!("racks-of-4/{nodes}/{name}"), &out);
@@ -260,12 +228,12 @@ fn main() {
             }
         }
         "big" => {
-            let inv = racks_of_four(100_000);
+            let inv = cases::racks_of_four(100_000);
             for (name, gang) in [
-                ("ab", ab(false, false)),
-                ("ab-launcher", ab(false, true)),
-                ("elastic", ab(true, false)),
-                ("elastic-launcher", ab(true, true)),
+                ("ab", cases::ab(false, false)),
+                ("ab-launcher", cases::ab(false, true)),
+                ("elastic", cases::ab(true, false)),
+                ("elastic-launcher", cases::ab(true, true)),
             ] {
                 let out = inv.place(&gang).unwrap();
                 line(&mut tally, &format!("racks-of-4/100000/{name}"), &out);

@@ -10,39 +10,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use gang_core::{Gang, Inventory, NodeSpec, Role, Solver, Topology};
-
-fn racks_of_four(nodes: usize) -> Inventory {
-    Inventory::builder(Topology::new(["rack"]).unwrap())
-        .nodes((0..nodes).map(|i| {
-            NodeSpec::new(format!("n{i:06}"))
-                .label("rack", format!("r{:05}", i / 4))
-                .capacity("gpu", 3)
-                .capacity("cpu", 4)
-        }))
-        .build()
-        .unwrap()
-}
-
-fn ab(elastic: bool, launcher: bool) -> Gang {
-    let (a, b) = if elastic {
-        (
-            Role::new("a", 4).min_count(2).request("gpu", 2),
-            Role::new("b", 2).min_count(1).request("gpu", 2),
-        )
-    } else {
-        (
-            Role::new("a", 4).request("gpu", 2),
-            Role::new("b", 2).request("gpu", 2),
-        )
-    };
-    let g = Gang::new("ab").role(a).role(b).required("rack");
-    if launcher {
-        g.role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
-    } else {
-        g
-    }
-}
+use gang_benches::cases;
+use gang_core::Solver;
 
 /// This thread's CPU time.
 fn cpu_now() -> Duration {
@@ -61,13 +30,13 @@ fn main() {
     let case = args.next().unwrap_or_else(|| "ab".into());
     let iters: usize = args.next().map_or(100, |a| a.parse().unwrap());
     let gang = match case.as_str() {
-        "ab" => ab(false, false),
-        "ab-launcher" => ab(false, true),
-        "elastic" => ab(true, false),
-        "elastic-launcher" => ab(true, true),
+        "ab" => cases::ab(false, false),
+        "ab-launcher" => cases::ab(false, true),
+        "elastic" => cases::ab(true, false),
+        "elastic-launcher" => cases::ab(true, true),
         c => panic!("unknown case {c}"),
     };
-    let inv = racks_of_four(nodes);
+    let inv = cases::racks_of_four(nodes);
     let compiled = inv.compile(&gang).unwrap();
     let mut solver = Solver::new();
     let first = inv.place_with(&mut solver, &compiled).unwrap();

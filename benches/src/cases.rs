@@ -128,3 +128,40 @@ pub fn infeasible(spec: &Spec) -> Gang {
         )
         .required(RACK)
 }
+
+/// Racks of 4 nodes with 3 GPUs and 4 CPUs each, `nodes` in all: the multi-role
+/// bench's cluster (`--bench multi`, `multiprobe`, `multidigest`).
+pub fn racks_of_four(nodes: usize) -> gang_core::Inventory {
+    gang_core::Inventory::builder(gang_core::Topology::new(["rack"]).unwrap())
+        .nodes((0..nodes).map(|i| {
+            gang_core::NodeSpec::new(format!("n{i:06}"))
+                .label("rack", format!("r{:05}", i / 4))
+                .capacity("gpu", 3)
+                .capacity("cpu", 4)
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Roles a (4) and b (2) of two GPUs each, rack required (on [`racks_of_four`]: each
+/// role alone fits a rack, both never); `elastic` gives them minimums 2 and 1,
+/// `launcher` adds an unconstrained one-CPU launcher.
+pub fn ab(elastic: bool, launcher: bool) -> Gang {
+    let (a, b) = if elastic {
+        (
+            Role::new("a", 4).min_count(2).request("gpu", 2),
+            Role::new("b", 2).min_count(1).request("gpu", 2),
+        )
+    } else {
+        (
+            Role::new("a", 4).request("gpu", 2),
+            Role::new("b", 2).request("gpu", 2),
+        )
+    };
+    let g = Gang::new("ab").role(a).role(b).required("rack");
+    if launcher {
+        g.role(Role::new("launcher", 1).request("cpu", 1).unconstrained())
+    } else {
+        g
+    }
+}
