@@ -4,7 +4,7 @@
 use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, strict_map, ResourceList, StringMap, Text};
+use crate::model::de::{nullable, nullable_vec, strict_map, Count, ResourceList, StringMap, Text};
 use crate::model::meta_v1::{Meta, NodeMeta};
 
 /// Only the `PodResizePending` condition of a pod counts (for in-place resize).
@@ -85,7 +85,7 @@ pub(crate) struct Node {
 pub(crate) struct NodeSpecK {
     #[serde(deserialize_with = "nullable")]
     pub unschedulable: bool,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub taints: Vec<KTaint>,
 }
 
@@ -105,7 +105,7 @@ pub(crate) struct KTaint {
 pub(crate) struct NodeStatus {
     #[serde(deserialize_with = "strict_map")]
     pub allocatable: ResourceList,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub conditions: Vec<Condition>,
 }
 
@@ -140,9 +140,9 @@ pub(crate) struct PodSpec {
     pub node_name: String,
     #[serde(deserialize_with = "nullable")]
     pub scheduler_name: String,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub containers: Vec<Container>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub init_containers: Vec<Container>,
     #[serde(deserialize_with = "strict_map")]
     pub overhead: ResourceList,
@@ -155,7 +155,7 @@ pub(crate) struct PodSpec {
     pub node_selector: StringMap,
     #[serde(deserialize_with = "nullable")]
     pub affinity: Affinity,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub tolerations: Vec<KToleration>,
     #[serde(deserialize_with = "nullable")]
     pub scheduling_group: SchedulingGroup,
@@ -164,10 +164,8 @@ pub(crate) struct PodSpec {
     /// `spec.priorityClassName`.
     #[serde(deserialize_with = "nullable")]
     pub priority_class_name: String,
-    #[serde(deserialize_with = "nullable")]
-    pub topology_spread_constraints: Vec<IgnoredAny>,
-    #[serde(deserialize_with = "nullable")]
-    pub resource_claims: Vec<IgnoredAny>,
+    pub topology_spread_constraints: Count,
+    pub resource_claims: Count,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -261,9 +259,9 @@ pub(crate) struct PodStatus {
     pub phase: String,
     #[serde(deserialize_with = "resize_conditions")]
     pub conditions: Vec<Condition>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub container_statuses: Vec<ContainerStatus>,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub init_container_statuses: Vec<ContainerStatus>,
 }
 
