@@ -267,6 +267,16 @@ impl ResourceList {
         self.0.is_empty()
     }
 
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
     /// (name, amount) in name order.
     pub(crate) fn iter(&self) -> ResourceIter<'_> {
         self.0.iter().map(|(k, v)| (k, v))
