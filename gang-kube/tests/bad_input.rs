@@ -442,3 +442,118 @@ fn a_huge_name_or_quantity_is_cut_in_the_object_and_the_reason() {
         assert!(m.starts_with(file) && m.contains("bytes)"), "{file}: {m}");
     }
 }
+
+/// The lists a pod and a node hold are read in their length (`nullable_vec`), and a
+/// pod's `topologySpreadConstraints` and `resourceClaims` as a count: what was refused
+/// before still is, in a `kubectl get -o json` List (the fast path, then the careful
+/// one naming the error) and in YAML, with the same words (checked against main
+/// 4ce3864's `gang place`).
+#[test]
+fn lists_read_in_their_length_refuse_as_before() {
+    let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"8"}}}"#;
+    let pod = |spec: &str, status: &str, meta: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{node},{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"x"{meta}}},"spec":{{"nodeName":"n1","containers":[{{"name":"c"}}]{spec}}},"status":{{"phase":"Running"{status}}}}}]}}"#
+        )
+    };
+    let cases = [
+        (
+            pod(r#","topologySpreadConstraints":"x""#, "", ""),
+            "spec.topologySpreadConstraints",
+            "x",
+            "invalid type: string \"x\", expected a sequence",
+        ),
+        (
+            pod(r#","resourceClaims":{"a":1}"#, "", ""),
+            "spec.resourceClaims",
+            r#"{"a":1}"#,
+            "invalid type: map, expected a sequence",
+        ),
+        (
+            pod(r#","tolerations":{"key":"a"}"#, "", ""),
+            "spec.tolerations",
+            r#"{"key":"a"}"#,
+            "invalid type: map, expected a sequence",
+        ),
+        (
+            pod(r#","tolerations":[{"key":"a","key":"b"}]"#, "", ""),
+            "spec.tolerations[0]",
+            r#"{"key":"b"}"#,
+            "duplicate field `key`",
+        ),
+        (
+            pod(
+                r#","initContainers":[{"name":"s","restartPolicy":"Always","resources":{"requests":{"cpu":"1","cpu":"2"}}}]"#,
+                "",
+                "",
+            ),
+            "spec.initContainers[0].resources.requests",
+            r#"{"cpu":"2"}"#,
+            "duplicate key \"cpu\"",
+        ),
+        (
+            pod(
+                r#","initContainers":[{"name":"s","resources":{"requests":{"cpu":"lots"}}}]"#,
+                "",
+                "",
+            ),
+            "spec.initContainers[0].resources.requests.cpu",
+            "lots",
+            "invalid quantity \"lots\"",
+        ),
+        (
+            pod("", r#","containerStatuses":[{"name":"c","name":"d"}]"#, ""),
+            "status.containerStatuses[0]",
+            r#"{"name":"d"}"#,
+            "duplicate field `name`",
+        ),
+        (
+            pod("", "", r#","ownerReferences":"job""#),
+            "metadata.ownerReferences",
+            "job",
+            "invalid type: string \"job\", expected a sequence",
+        ),
+    ];
+    for (text, field, value, words) in &cases {
+        let err = Objects::parse("s.json", text).unwrap_err();
+        let kind = if words.starts_with("invalid quantity") {
+            ErrorKind::InvalidValue
+        } else {
+            ErrorKind::Malformed
+        };
+        assert_eq!(err.kind(), kind, "{err}");
+        assert_eq!(err.object(), Some("Pod/x/p"), "{err}");
+        assert_eq!(err.field(), Some(*field), "{err}");
+        assert_eq!(err.value(), Some(*value), "{err}");
+        assert!(err.to_string().contains(words), "{err}");
+    }
+    // Without the refused part, each reads (null lists are empty).
+    let ok = pod(
+        r#","topologySpreadConstraints":null,"resourceClaims":[],"tolerations":[{"operator":"Exists"}],"initContainers":[{"name":"s","resources":{"requests":{"cpu":0.5,"memory":1024}}}]"#,
+        r#","containerStatuses":null"#,
+        r#","ownerReferences":[{"kind":"Job","name":"j"}]"#,
+    );
+    assert_eq!(Objects::parse("s.json", &ok).unwrap().len(), 2);
+    // A node's taints and conditions, and YAML.
+    let node_err = Objects::parse(
+        "n.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nspec: {taints: {key: a}}\n",
+    )
+    .unwrap_err();
+    assert_eq!(node_err.field(), Some("spec.taints"), "{node_err}");
+    assert!(
+        node_err.to_string().contains("expected a sequence"),
+        "{node_err}"
+    );
+    let tsc = Objects::parse(
+        "p.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {topologySpreadConstraints: 5}\n",
+    )
+    .unwrap_err();
+    assert_eq!(tsc.field(), Some("spec.topologySpreadConstraints"), "{tsc}");
+    assert!(
+        tsc.to_string()
+            .contains("invalid type: number, expected a sequence"),
+        "{tsc}"
+    );
+}

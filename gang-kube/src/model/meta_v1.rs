@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, strict_map, Seen, StringMap, Text};
+use crate::model::de::{nullable, nullable_vec, strict_map, Seen, StringMap, Text};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -30,7 +30,7 @@ pub(crate) struct Meta {
     /// `last-applied-configuration` can be large) are skipped unread.
     #[serde(deserialize_with = "known_annotations")]
     pub annotations: StringMap,
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable_vec")]
     pub owner_references: Vec<OwnerRef>,
 }
 
