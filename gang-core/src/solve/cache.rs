@@ -16,6 +16,7 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
 use super::causes::Kept;
+use super::mask::{self, Applied, Outside};
 use super::peaks;
 use super::profile::{self, Profile};
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
@@ -39,6 +40,8 @@ struct Entry {
     used: u64,
     /// The role's excluded nodes by cause, kept for diagnoses.
     causes: Kept,
+    /// The node mask the arrays hold (fits zeroed, [`mask`]).
+    applied: Applied,
 }
 
 /// The cache, and which entry (if any) is currently lent to the scratch space.
@@ -50,6 +53,8 @@ pub(crate) struct Cache {
     /// Scratch: the nodes whose fit changed in a catch-up, and domains to refresh.
     moved: Vec<u32>,
     rows: Vec<u32>,
+    /// The node mask lends apply while a query outside it runs ([`mask`]).
+    pub(crate) outside: Outside,
 }
 
 impl Cache {
@@ -97,6 +102,7 @@ impl Cache {
                     profiled: false,
                     used: 0,
                     causes: None,
+                    applied: Applied::default(),
                 };
                 if self.entries.len() < ENTRIES {
                     self.entries.push(e);
@@ -142,12 +148,14 @@ impl Cache {
         let grain = Grain::of(c, r);
         let since = inv.journal.since(e.version).filter(|_| same);
         let warm = since.is_some();
+        let want = self.outside.current();
         match since {
             Some(touched) => {
                 self.moved.clear();
+                mask::restore(inv, r, grain, &mut e.applied, want, s, &mut self.moved);
                 for &n in touched {
                     let old = s.fit(NodeIx(n));
-                    if update(inv, r, grain, NodeIx(n), s) {
+                    if update(inv, r, grain, NodeIx(n), want, s) {
                         self.moved.push(n);
                         if s.profiled {
                             let fit = s.fit(NodeIx(n));
@@ -155,12 +163,15 @@ impl Cache {
                         }
                     }
                 }
+                mask::apply(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
-                peaks::fill(inv, s);
                 s.profiled = false;
+                mask::reset(&mut e.applied);
+                mask::apply(inv, grain, &mut e.applied, want, s, &mut self.moved);
+                peaks::fill(inv, s);
             }
         }
         e.inventory = Arc::downgrade(me);
@@ -221,10 +232,17 @@ pub(crate) fn contribution(
     round_fit(node_fit(inv, role, n, taken), grain.at(inv.node_depth()))
 }
 
-/// Brings node `n`'s contribution and its domains' capacities up to date; whether the
-/// contribution changed.
-fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: NodeIx, s: &mut Capacities) -> bool {
-    let fit = contribution(inv, role, grain, n, None);
+/// Brings node `n`'s contribution (zero when in `want`) and its domains' capacities up
+/// to date; whether the contribution changed.
+fn update(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: NodeIx,
+    want: Option<&mask::NodeMask>,
+    s: &mut Capacities,
+) -> bool {
+    let fit = mask::fit_outside(inv, role, grain, n, want);
     let changed = fit != s.fit(n);
     set_fit(inv, grain, n, fit, s);
     changed

@@ -1,0 +1,431 @@
+//! Questions asked outside a set of nodes, on the warm capacity cache: what a backfill
+//! pass asks behind a waiting gang (gang-sim, issue 23).
+//!
+//! [`Inventory::find_outside`] is [`Inventory::find_with`] on the inventory with the
+//! nodes of a [`NodeMask`] cordoned, without cordoning them: for a single-role gang the
+//! cache lends its arrays with the masked nodes' fits set to zero (each entry remembers
+//! which mask its arrays hold, by the mask's generation, and gives the nodes their
+//! fits back when it is next lent without it), so nothing goes through the journal and
+//! a mask kept for many questions costs its nodes once per entry. Multi-role gangs are
+//! asked of a copy with the nodes cordoned (their search reads nodes directly).
+//! [`Inventory::add_fitting_nodes`] reads a gang's usable nodes off the cached per-node
+//! fits, and [`Inventory::fits_with`] answers "does it fit now?" without building a
+//! placement (single-role gangs: a scan of the cached capacities).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::answer::placement::Placement;
+use crate::compile::{CRole, CompiledGang, RoleIx};
+use crate::inventory::ix::{Depth, NodeIx};
+use crate::inventory::Inventory;
+use crate::model::Error;
+
+use super::cache::{contribution, set_fit};
+use super::profile;
+use super::rollup::{Capacities, Grain};
+use super::verdict::Verdict;
+use super::Solver;
+
+/// Generations of masks, process-wide: two masks never share one, so an entry that
+/// holds a mask's generation holds that mask's nodes.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A set of nodes of one inventory, for [`Inventory::find_outside`] (and filled by
+/// [`Inventory::add_fitting_nodes`]). It names nodes by their place in the inventory's
+/// layout: after nodes are added, removed or relabelled, clear it and fill it again.
+///
+/// ```
+/// use gang_core::{Gang, Inventory, NodeMask, NodeSpec, Role, Solver, Topology};
+/// let node = |n: &str, gpus| NodeSpec::new(n).label("rack", "a").capacity("gpu", gpus);
+/// let inv = Inventory::builder(Topology::new(["rack"])?)
+///     .nodes([node("a1", 8), node("a2", 4), node("a3", 2)])
+///     .build()?;
+/// let mut solver = Solver::new();
+/// // Where a 4-GPU member fits now: a1 and a2.
+/// let big = inv.compile(&Gang::new("big").role(Role::new("w", 3).request("gpu", 4)))?;
+/// let mut mask = NodeMask::new();
+/// inv.add_fitting_nodes(&mut solver, &big, &mut mask)?;
+/// assert_eq!(mask.names(&inv).collect::<Vec<_>>(), ["a1", "a2"]);
+/// // A 2-GPU job placed on the other nodes only: a3.
+/// let small = inv.compile(&Gang::new("small").role(Role::new("w", 1).request("gpu", 2)))?;
+/// let p = inv.find_outside(&mut solver, &small, &mask)?.expect("a3 is left");
+/// assert_eq!(p.node_counts(), [("a3", 1)]);
+/// // Two of them do not fit there (a plain find would use a2).
+/// let two = inv.compile(&Gang::new("two").role(Role::new("w", 2).request("gpu", 2)))?;
+/// assert_eq!(inv.find_outside(&mut solver, &two, &mask)?, None);
+/// assert!(inv.fits_with(&mut solver, &two)?);
+/// # Ok::<(), gang_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NodeMask {
+    /// The layout the positions are of (meaningful when not empty).
+    layout: u64,
+    /// One bit per node position.
+    bits: Vec<u64>,
+    /// The positions, in the order added, without repeats.
+    nodes: Vec<u32>,
+    /// Changes whenever the set does (drawn from [`GENERATION`]).
+    generation: u64,
+}
+
+impl Default for NodeMask {
+    fn default() -> Self {
+        NodeMask::new()
+    }
+}
+
+impl NodeMask {
+    /// An empty mask. See [`NodeMask`].
+    pub fn new() -> Self {
+        NodeMask {
+            layout: 0,
+            bits: Vec::new(),
+            nodes: Vec::new(),
+            generation: next_generation(),
+        }
+    }
+
+    /// Removes every node (keeping the space). See [`NodeMask`].
+    pub fn clear(&mut self) {
+        for &n in &self.nodes {
+            self.bits[n as usize / 64] = 0;
+        }
+        self.nodes.clear();
+        self.generation = next_generation();
+    }
+
+    /// The number of nodes in the mask.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the mask holds no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Adds node `name` of `inv`; whether it was not there yet.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`] for a name `inv` does not have; [`Error::InvalidRequest`]
+    /// when the mask holds nodes of another layout (nodes were added, removed or
+    /// relabelled since: clear it first).
+    pub fn insert(&mut self, inv: &Inventory, name: &str) -> Result<bool, Error> {
+        let ix = inv.names.get_index_of(name).ok_or_else(|| Error::UnknownNode {
+            name: name.to_owned(),
+        })?;
+        self.adopt(inv)?;
+        Ok(self.add(ix as u32))
+    }
+
+    /// Whether node `name` of `inv` is in the mask.
+    pub fn contains(&self, inv: &Inventory, name: &str) -> bool {
+        self.of(inv)
+            && inv
+                .names
+                .get_index_of(name)
+                .is_some_and(|ix| self.has(ix as u32))
+    }
+
+    /// The names of the nodes in the mask, in the order they were added (nothing when
+    /// the mask is of another layout of the inventory).
+    pub fn names<'a>(&'a self, inv: &'a Inventory) -> impl Iterator<Item = &'a str> + 'a {
+        let ok = self.of(inv);
+        self.nodes
+            .iter()
+            .filter(move |_| ok)
+            .filter_map(|&n| inv.names.get_index(n as usize).map(String::as_str))
+    }
+
+    /// Whether the positions are of `inv`'s layout (an empty mask is of every layout).
+    fn of(&self, inv: &Inventory) -> bool {
+        self.nodes.is_empty() || self.layout == inv.layout_id
+    }
+
+    /// Takes `inv`'s layout when empty; an error when holding another layout's nodes.
+    fn adopt(&mut self, inv: &Inventory) -> Result<(), Error> {
+        if !self.of(inv) {
+            return Err(stale());
+        }
+        if self.nodes.is_empty() {
+            self.layout = inv.layout_id;
+        }
+        let words = inv.len().div_ceil(64);
+        if self.bits.len() < words {
+            self.bits.resize(words, 0);
+        }
+        Ok(())
+    }
+
+    /// Adds position `n` (the bits sized for it); whether it was new.
+    fn add(&mut self, n: u32) -> bool {
+        let (w, b) = (n as usize / 64, 1u64 << (n % 64));
+        if self.bits[w] & b != 0 {
+            return false;
+        }
+        self.bits[w] |= b;
+        self.nodes.push(n);
+        self.generation = next_generation();
+        true
+    }
+
+    /// Whether position `n` is in the mask.
+    #[inline]
+    fn has(&self, n: u32) -> bool {
+        self.bits
+            .get(n as usize / 64)
+            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+    }
+}
+
+/// The error for a mask of another layout.
+fn stale() -> Error {
+    Error::InvalidRequest {
+        field: "mask".into(),
+        value: String::new(),
+        reason: "the mask holds nodes of another layout of the inventory (nodes were \
+                 added, removed or relabelled since it was filled): clear it first"
+            .into(),
+    }
+}
+
+/// The cache's copy of the mask queries are asked outside of (kept between queries:
+/// copied again only when the mask's generation changes).
+#[derive(Debug, Default)]
+pub(crate) struct Outside {
+    generation: u64,
+    mask: Option<NodeMask>,
+    /// Whether the lends now are outside the mask.
+    pub active: bool,
+}
+
+impl Outside {
+    /// Holds a copy of `m` (a no-op when it holds that generation already).
+    fn load(&mut self, m: &NodeMask) {
+        if self.generation != m.generation {
+            match &mut self.mask {
+                Some(mine) => mine.clone_from(m),
+                None => self.mask = Some(m.clone()),
+            }
+            self.generation = m.generation;
+        }
+    }
+
+    /// The mask lends must apply now.
+    pub fn current(&self) -> Option<&NodeMask> {
+        if self.active {
+            self.mask.as_ref()
+        } else {
+            None
+        }
+    }
+}
+
+/// Which mask an entry's arrays hold (generation 0: none).
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    generation: u64,
+    nodes: Vec<u32>,
+}
+
+/// Node `n`'s fit as lent outside `want`: zero when masked, else its contribution.
+pub(crate) fn fit_outside(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: NodeIx,
+    want: Option<&NodeMask>,
+) -> u32 {
+    if want.is_some_and(|m| m.has(n.0)) {
+        0
+    } else {
+        contribution(inv, role, grain, n, None)
+    }
+}
+
+/// Sets node `n`'s fit on the lent arrays (profiles kept), noting it in `moved`.
+fn set(inv: &Inventory, grain: Grain<'_>, n: u32, fit: u32, s: &mut Capacities, moved: &mut Vec<u32>) {
+    let old = s.fit(NodeIx(n));
+    if old == fit {
+        return;
+    }
+    set_fit(inv, grain, NodeIx(n), fit, s);
+    if s.profiled {
+        profile::moved(inv, n, old, fit, &mut s.profiles);
+    }
+    moved.push(n);
+}
+
+/// Before a warm entry catches up: when its arrays hold another mask than `want`, the
+/// nodes of that mask (not in `want`) get their fits back.
+pub(crate) fn restore(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let gen = want.map_or(0, |m| m.generation);
+    if applied.generation == gen {
+        return;
+    }
+    for &n in &applied.nodes {
+        if !want.is_some_and(|m| m.has(n)) {
+            let fit = contribution(inv, role, grain, NodeIx(n), None);
+            set(inv, grain, n, fit, s, moved);
+        }
+    }
+    applied.nodes.clear();
+    applied.generation = 0;
+}
+
+/// After the catch-up (or a full roll-up, with `applied` reset): the nodes of `want`
+/// get fit zero, and the entry remembers the mask.
+pub(crate) fn apply(
+    inv: &Inventory,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let Some(m) = want else {
+        return;
+    };
+    if applied.generation == m.generation {
+        return;
+    }
+    for &n in &m.nodes {
+        set(inv, grain, n, 0, s, moved);
+    }
+    applied.nodes.clone_from(&m.nodes);
+    applied.generation = m.generation;
+}
+
+/// Forgets the mask an entry held (its arrays were rolled up afresh).
+pub(crate) fn reset(applied: &mut Applied) {
+    applied.nodes.clear();
+    applied.generation = 0;
+}
+
+impl Inventory {
+    /// Where a compiled gang goes now on the nodes outside `mask`: the placement
+    /// [`Inventory::find_with`] would return on this inventory with every node of
+    /// `mask` cordoned, or `None`. Nothing is cordoned, and a single-role gang is
+    /// answered from the solver's warm capacity cache (a mask asked about again costs
+    /// only what changed). See [`NodeMask`].
+    ///
+    /// # Errors
+    /// As [`Inventory::find_with`]; [`Error::InvalidRequest`] for a mask filled on
+    /// another layout of the inventory.
+    pub fn find_outside(
+        &self,
+        solver: &mut Solver,
+        gang: &CompiledGang,
+        mask: &NodeMask,
+    ) -> Result<Option<Placement>, Error> {
+        if !mask.of(self) {
+            return Err(stale());
+        }
+        if mask.is_empty() {
+            return solver.find(self, gang);
+        }
+        let fresh = solver.current(self, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        if gang.inner.roles.len() != 1 {
+            // The multi-role search reads nodes directly: ask a copy.
+            let mut copy = self.clone();
+            for &n in &mask.nodes {
+                copy.set_schedulable(n as usize, false);
+            }
+            return Solver::with_limits(solver.limits).find(&copy, gang);
+        }
+        solver.cache.outside.load(mask);
+        solver.cache.outside.active = true;
+        let verdict = solver.attempt(self, gang);
+        solver.cache.outside.active = false;
+        Ok(match verdict {
+            Verdict::Placed(found) => Some(solver.placement(self, gang, found)),
+            Verdict::NoFit | Verdict::Exhausted => None,
+        })
+    }
+
+    /// Whether a compiled gang fits now: `find_with(..).is_some()` without building the
+    /// placement; a single-role gang is answered by a scan of its cached capacities at
+    /// the levels it may use (no objective). See [`NodeMask`].
+    ///
+    /// # Errors
+    /// As [`Inventory::find_with`].
+    pub fn fits_with(&self, solver: &mut Solver, gang: &CompiledGang) -> Result<bool, Error> {
+        let fresh = solver.current(self, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        let c = &gang.inner;
+        if c.roles.len() != 1 {
+            return Ok(matches!(solver.attempt(self, gang), Verdict::Placed(_)));
+        }
+        let role = c.role(RoleIx(0));
+        let (count, min) = (u64::from(role.count), u64::from(role.min));
+        let step = Grain::of(c, role).at(Depth::CLUSTER);
+        // As the domain choice: a domain takes `placed` members, at least `min` and one.
+        let takes = |cap: u64| {
+            let placed = if step == 1 {
+                count.min(cap)
+            } else {
+                count.min(cap / step * step)
+            };
+            placed >= min && placed > 0
+        };
+        let Solver { s, cache, .. } = solver;
+        cache.lend(self, c, RoleIx(0), &mut s.caps);
+        let caps = &s.caps;
+        let fits = c.levels.iter().any(|&t| {
+            if self.is_node_level(Depth(t)) {
+                caps.fits.iter().any(|&f| takes(u64::from(f)))
+            } else {
+                caps.caps[t].iter().any(|&cap| takes(cap))
+            }
+        });
+        cache.give_back(&mut s.caps);
+        Ok(fits)
+    }
+
+    /// Adds to `mask` every node where one member of some role of a compiled gang fits
+    /// now (its fit in the role's capacity roll-up is not zero), read off the solver's
+    /// warm capacity cache. See [`NodeMask`].
+    ///
+    /// # Errors
+    /// As [`Inventory::find_with`]; [`Error::InvalidRequest`] when `mask` holds nodes of
+    /// another layout of the inventory.
+    pub fn add_fitting_nodes(
+        &self,
+        solver: &mut Solver,
+        gang: &CompiledGang,
+        mask: &mut NodeMask,
+    ) -> Result<(), Error> {
+        mask.adopt(self)?;
+        let fresh = solver.current(self, gang)?;
+        let gang = fresh.as_ref().unwrap_or(gang);
+        let c = &gang.inner;
+        let Solver { s, cache, .. } = solver;
+        for r in 0..c.roles.len() {
+            // Roles are fewer than u16::MAX (compile checks).
+            cache.lend(self, c, RoleIx(r as u16), &mut s.caps);
+            for (n, &f) in s.caps.fits.iter().enumerate() {
+                if f > 0 {
+                    mask.add(n as u32);
+                }
+            }
+            cache.give_back(&mut s.caps);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
