@@ -40,6 +40,9 @@ struct Entry {
     used: u64,
     /// The role's excluded nodes by cause, kept for diagnoses.
     causes: Kept,
+    /// Whether the entry serves queries outside a node mask (kept apart from the
+    /// entry of the same shape without one, so that neither undoes the other's work).
+    masked: bool,
     /// The node mask the arrays hold (fits zeroed, [`mask`]).
     applied: Applied,
 }
@@ -76,15 +79,16 @@ impl Cache {
         // The same compiled gang, or failing that one with the same shape (a queue of
         // identical gangs compiled one by one shares one entry).
         let r = c.role(role);
+        let masked = self.outside.current().is_some();
         let found = self
             .entries
             .iter()
-            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role)
+            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role && e.masked == masked)
             .or_else(|| {
                 let hash = r.eligible.fingerprint();
-                self.entries
-                    .iter()
-                    .position(|e| e.elig_hash == hash && same_shape(&e.gang, e.role, c, role))
+                self.entries.iter().position(|e| {
+                    e.elig_hash == hash && e.masked == masked && same_shape(&e.gang, e.role, c, role)
+                })
             });
         let at = match found {
             Some(i) => i,
@@ -102,6 +106,7 @@ impl Cache {
                     profiled: false,
                     used: 0,
                     causes: None,
+                    masked,
                     applied: Applied::default(),
                 };
                 if self.entries.len() < ENTRIES {

@@ -119,7 +119,11 @@ impl NodeMask {
             name: name.to_owned(),
         })?;
         self.adopt(inv)?;
-        Ok(self.add(ix as u32))
+        let new = self.add(ix as u32);
+        if new {
+            self.generation = next_generation();
+        }
+        Ok(new)
     }
 
     /// Whether node `name` of `inv` is in the mask.
@@ -161,7 +165,8 @@ impl NodeMask {
         Ok(())
     }
 
-    /// Adds position `n` (the bits sized for it); whether it was new.
+    /// Adds position `n` (the bits sized for it); whether it was new. The caller
+    /// draws a new generation when it was.
     fn add(&mut self, n: u32) -> bool {
         let (w, b) = (n as usize / 64, 1u64 << (n % 64));
         if self.bits[w] & b != 0 {
@@ -169,7 +174,6 @@ impl NodeMask {
         }
         self.bits[w] |= b;
         self.nodes.push(n);
-        self.generation = next_generation();
         true
     }
 
@@ -413,15 +417,25 @@ impl Inventory {
         let gang = fresh.as_ref().unwrap_or(gang);
         let c = &gang.inner;
         let Solver { s, cache, .. } = solver;
+        let mut added = false;
         for r in 0..c.roles.len() {
             // Roles are fewer than u16::MAX (compile checks).
             cache.lend(self, c, RoleIx(r as u16), &mut s.caps);
-            for (n, &f) in s.caps.fits.iter().enumerate() {
-                if f > 0 {
-                    mask.add(n as u32);
+            // A busy cluster's fits are mostly zero: skip 64 nodes at a time.
+            for (i, chunk) in s.caps.fits.chunks(64).enumerate() {
+                if chunk.iter().fold(0, |a, &f| a | f) == 0 {
+                    continue;
+                }
+                for (k, &f) in chunk.iter().enumerate() {
+                    if f > 0 {
+                        added |= mask.add((i * 64 + k) as u32);
+                    }
                 }
             }
             cache.give_back(&mut s.caps);
+        }
+        if added {
+            mask.generation = next_generation();
         }
         Ok(())
     }
