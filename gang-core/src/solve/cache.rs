@@ -16,7 +16,7 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
 use super::causes::Kept;
-use super::mask::{self, Applied, Outside};
+use super::mask::{Applied, NodeMask, Outside};
 use super::peaks;
 use super::profile::{self, Profile};
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
@@ -43,7 +43,7 @@ struct Entry {
     /// Whether the entry serves queries outside a node mask (kept apart from the
     /// entry of the same shape without one, so that neither undoes the other's work).
     masked: bool,
-    /// The node mask the arrays hold (fits zeroed, [`mask`]).
+    /// The node mask the arrays hold (fits zeroed, [`super::mask`]).
     applied: Applied,
 }
 
@@ -56,7 +56,7 @@ pub(crate) struct Cache {
     /// Scratch: the nodes whose fit changed in a catch-up, and domains to refresh.
     moved: Vec<u32>,
     rows: Vec<u32>,
-    /// The node mask lends apply while a query outside it runs ([`mask`]).
+    /// The node mask lends apply while a query outside it runs ([`super::mask`]).
     pub(crate) outside: Outside,
 }
 
@@ -87,7 +87,9 @@ impl Cache {
             .or_else(|| {
                 let hash = r.eligible.fingerprint();
                 self.entries.iter().position(|e| {
-                    e.elig_hash == hash && e.masked == masked && same_shape(&e.gang, e.role, c, role)
+                    e.elig_hash == hash
+                        && e.masked == masked
+                        && same_shape(&e.gang, e.role, c, role)
                 })
             });
         let at = match found {
@@ -157,7 +159,7 @@ impl Cache {
         match since {
             Some(touched) => {
                 self.moved.clear();
-                mask::restore(inv, r, grain, &mut e.applied, want, s, &mut self.moved);
+                restore_mask(inv, r, grain, &mut e.applied, want, s, &mut self.moved);
                 for &n in touched {
                     let old = s.fit(NodeIx(n));
                     if update(inv, r, grain, NodeIx(n), want, s) {
@@ -168,14 +170,14 @@ impl Cache {
                         }
                     }
                 }
-                mask::apply(inv, grain, &mut e.applied, want, s, &mut self.moved);
+                apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
                 s.profiled = false;
-                mask::reset(&mut e.applied);
-                mask::apply(inv, grain, &mut e.applied, want, s, &mut self.moved);
+                reset_mask(&mut e.applied);
+                apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::fill(inv, s);
             }
         }
@@ -244,10 +246,10 @@ fn update(
     role: &CRole,
     grain: Grain<'_>,
     n: NodeIx,
-    want: Option<&mask::NodeMask>,
+    want: Option<&NodeMask>,
     s: &mut Capacities,
 ) -> bool {
-    let fit = mask::fit_outside(inv, role, grain, n, want);
+    let fit = fit_outside(inv, role, grain, n, want);
     let changed = fit != s.fit(n);
     set_fit(inv, grain, n, fit, s);
     changed
@@ -291,6 +293,98 @@ pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: NodeIx, fit: u32, s:
         let floor = grain.floor_at(d);
         s.caps[d.ix()][di as usize] = cap / floor * floor;
     }
+}
+
+// Masks (see [`super::mask`]): a masked entry's arrays hold the fits outside a mask.
+
+/// Node `n`'s fit as lent outside `want`: zero when masked, else its contribution.
+fn fit_outside(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: NodeIx,
+    want: Option<&NodeMask>,
+) -> u32 {
+    if want.is_some_and(|m| m.has(n.0)) {
+        0
+    } else {
+        contribution(inv, role, grain, n, None)
+    }
+}
+
+/// Sets node `n`'s fit on the lent arrays (profiles kept), noting it in `moved`.
+fn move_fit(
+    inv: &Inventory,
+    grain: Grain<'_>,
+    n: u32,
+    fit: u32,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let old = s.fit(NodeIx(n));
+    if old == fit {
+        return;
+    }
+    set_fit(inv, grain, NodeIx(n), fit, s);
+    if s.profiled {
+        profile::moved(inv, n, old, fit, &mut s.profiles);
+    }
+    moved.push(n);
+}
+
+/// Before a warm entry catches up: when its arrays hold another mask than `want`, the
+/// nodes of that mask (not in `want`) get their fits back.
+fn restore_mask(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let gen = want.map_or(0, |m| m.generation());
+    if applied.generation == gen {
+        return;
+    }
+    for &n in &applied.nodes {
+        if !want.is_some_and(|m| m.has(n)) {
+            let fit = contribution(inv, role, grain, NodeIx(n), None);
+            move_fit(inv, grain, n, fit, s, moved);
+        }
+    }
+    applied.nodes.clear();
+    applied.generation = 0;
+}
+
+/// After the catch-up (or a full roll-up, with `applied` reset): the nodes of `want`
+/// get fit zero, and the entry remembers the mask.
+fn apply_mask(
+    inv: &Inventory,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let Some(m) = want else {
+        return;
+    };
+    if applied.generation == m.generation() {
+        return;
+    }
+    for &n in m.nodes() {
+        move_fit(inv, grain, n, 0, s, moved);
+    }
+    applied.nodes.clear();
+    applied.nodes.extend_from_slice(m.nodes());
+    applied.generation = m.generation();
+}
+
+/// Forgets the mask an entry held (its arrays were rolled up afresh).
+fn reset_mask(applied: &mut Applied) {
+    applied.nodes.clear();
+    applied.generation = 0;
 }
 
 #[cfg(test)]
