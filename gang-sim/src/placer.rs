@@ -1207,6 +1207,7 @@ mod tests {
                 external: a.external.clone(),
                 profiling: false,
                 profile: EngineProfile::default(),
+                mask: NodeMask::new(),
                 digest: None,
             };
             let shape = |i: u64| match i % 3 {

@@ -349,17 +349,30 @@ impl Inventory {
         let mut added = false;
         for r in 0..c.roles.len() {
             // Roles are fewer than u16::MAX (compile checks).
-            cache.lend(self, c, RoleIx(r as u16), &mut s.caps);
-            // A busy cluster's fits are mostly zero: skip 64 nodes at a time.
-            for (i, chunk) in s.caps.fits.chunks(64).enumerate() {
-                if chunk.iter().fold(0, |a, &f| a | f) == 0 {
-                    continue;
+            let role = RoleIx(r as u16);
+            cache.lend(self, c, role, &mut s.caps);
+            let fits = &s.caps.fits;
+            let mut scan = |nodes: std::ops::Range<usize>| {
+                for n in nodes.filter(|&n| fits[n] > 0) {
+                    added |= mask.add(n as u32);
                 }
-                for (k, &f) in chunk.iter().enumerate() {
-                    if f > 0 {
-                        added |= mask.add((i * 64 + k) as u32);
+            };
+            let d = self.label_depth();
+            if d == 0 || !Grain::of(c, c.role(role)).floors.is_empty() {
+                scan(0..self.len());
+            } else {
+                // Without slice floors a domain's capacity is the sum of its nodes'
+                // fits: the deepest level's empty domains are skipped whole (a busy
+                // cluster's fits are mostly zero); nodes outside them are read.
+                let mut at = 0;
+                for (dom, &cap) in self.domains[d].iter().zip(&s.caps.caps[d]) {
+                    scan(at..dom.start as usize);
+                    if cap > 0 {
+                        scan(dom.nodes());
                     }
+                    at = dom.end as usize;
                 }
+                scan(at..self.len());
             }
             cache.give_back(&mut s.caps);
         }
