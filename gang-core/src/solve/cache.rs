@@ -24,6 +24,23 @@ use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
 /// At most this many shapes are kept (least recently used evicted).
 const ENTRIES: usize = 16;
 
+/// At most this many compiled gangs found by shape are remembered ([`Alias`]).
+const ALIASES: usize = 64;
+
+/// A compiled gang's role found by shape, and the entry that answered it: its next
+/// lend finds the entry by pointer, without hashing and comparing the eligible nodes
+/// again (a queue of many gangs of a few shapes asks about each in turn). The weak
+/// reference keeps the allocation, so the address names no other gang meanwhile.
+#[derive(Debug)]
+struct Alias {
+    gang: Weak<Compiled>,
+    role: RoleIx,
+    masked: bool,
+    entry: usize,
+    /// The entry's serial when recorded (an evicted entry's place has another).
+    serial: u64,
+}
+
 #[derive(Debug)]
 struct Entry {
     gang: Arc<Compiled>,
@@ -45,6 +62,8 @@ struct Entry {
     masked: bool,
     /// The node mask the arrays hold (fits zeroed, [`super::mask`]).
     applied: Applied,
+    /// Drawn when the entry is made ([`Alias`]).
+    serial: u64,
 }
 
 /// The cache, and which entry (if any) is currently lent to the scratch space.
@@ -58,6 +77,10 @@ pub(crate) struct Cache {
     rows: Vec<u32>,
     /// The node mask lends apply while a query outside it runs ([`super::mask`]).
     pub(crate) outside: Outside,
+    aliases: Vec<Alias>,
+    /// The next alias to replace once full, and the last entry serial drawn.
+    next_alias: usize,
+    serials: u64,
 }
 
 impl Cache {
@@ -80,18 +103,38 @@ impl Cache {
         // identical gangs compiled one by one shares one entry).
         let r = c.role(role);
         let masked = self.outside.current().is_some();
-        let found = self
+        let by_pointer = self
             .entries
             .iter()
             .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role && e.masked == masked)
             .or_else(|| {
-                let hash = r.eligible.fingerprint();
-                self.entries.iter().position(|e| {
-                    e.elig_hash == hash
-                        && e.masked == masked
-                        && same_shape(&e.gang, e.role, c, role)
-                })
+                let a = self.aliases.iter().find(|a| {
+                    std::ptr::eq(a.gang.as_ptr(), Arc::as_ptr(c))
+                        && a.role == role
+                        && a.masked == masked
+                })?;
+                (self.entries.get(a.entry)?.serial == a.serial).then_some(a.entry)
             });
+        let found = by_pointer.or_else(|| {
+            let hash = r.eligible.fingerprint();
+            let i = self.entries.iter().position(|e| {
+                e.elig_hash == hash && e.masked == masked && same_shape(&e.gang, e.role, c, role)
+            })?;
+            let alias = Alias {
+                gang: Arc::downgrade(c),
+                role,
+                masked,
+                entry: i,
+                serial: self.entries[i].serial,
+            };
+            if self.aliases.len() < ALIASES {
+                self.aliases.push(alias);
+            } else {
+                self.aliases[self.next_alias] = alias;
+                self.next_alias = (self.next_alias + 1) % ALIASES;
+            }
+            Some(i)
+        });
         let at = match found {
             Some(i) => i,
             None => {
@@ -110,6 +153,10 @@ impl Cache {
                     causes: None,
                     masked,
                     applied: Applied::default(),
+                    serial: {
+                        self.serials += 1;
+                        self.serials
+                    },
                 };
                 if self.entries.len() < ENTRIES {
                     self.entries.push(e);
@@ -633,6 +680,34 @@ mod tests {
             lent(&mut cache, &inv, &selected_one, &mut s),
             [9, 0, 0, 9, 0, 9]
         );
+    }
+
+    #[test]
+    fn gangs_found_by_shape_are_found_again_by_pointer() {
+        let inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
+        let a = compile(&inv, Gang::new("a").role(role(2)));
+        let b = compile(&inv, Gang::new("b").role(Role::new("x", 7).request(GPU, 2)));
+        for _ in 0..4 {
+            assert_eq!(lent(&mut cache, &inv, &a, &mut s), [4, 2, 1, 9, 1, 10]);
+            assert_eq!(lent(&mut cache, &inv, &b, &mut s), [4, 2, 1, 9, 1, 10]);
+        }
+        // One entry; each gang found by shape once, then through its alias.
+        assert_eq!(cache.entries.len(), 1);
+        assert_eq!(cache.aliases.len(), 2);
+        // The entry evicted: the aliases name its place, not its shape.
+        let others: Vec<CompiledGang> = (1..=ENTRIES)
+            .map(|i| compile(&inv, Gang::new("o").role(role(1).max_per_node(i as u32))))
+            .collect();
+        for o in &others {
+            cache.lend(&inv, &o.inner, RoleIx(0), &mut s);
+            cache.give_back(&mut s);
+        }
+        assert!(!cache
+            .entries
+            .iter()
+            .any(|e| same_shape(&e.gang, e.role, &a.inner, RoleIx(0))));
+        assert_eq!(lent(&mut cache, &inv, &b, &mut s), [4, 2, 1, 9, 1, 10]);
     }
 
     #[test]
