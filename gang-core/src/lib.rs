@@ -105,6 +105,7 @@ pub use model::quantity::Quantity;
 pub use model::request::{Gang, Policy, PreemptionPolicy, Role};
 pub use model::text::cut_words;
 pub use model::topology::Topology;
+pub use solve::mask::NodeMask;
 pub use solve::{Limits, Solver};
 
 /// The parts of a request beyond [`Gang`] and [`Role`]: its topology constraint and

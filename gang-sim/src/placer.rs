@@ -28,7 +28,8 @@ use gang_core::lifecycle::{
 use gang_core::scenario::Scenario;
 use gang_core::InventoryDocument;
 use gang_core::{
-    CompiledGang, Gang, Outcome, Placement, Quantity, ReservationId, Solver, HOSTNAME_LEVEL,
+    CompiledGang, Gang, NodeMask, Outcome, Placement, Quantity, ReservationId, Solver,
+    HOSTNAME_LEVEL,
 };
 
 use crate::error::SimError;
@@ -340,6 +341,8 @@ pub(crate) struct Placer {
     external: FxHashSet<ReservationId>,
     profiling: bool,
     pub(crate) profile: EngineProfile,
+    /// The waiting head's usable nodes during a backfill pass (kept for its space).
+    mask: NodeMask,
     /// A running digest of every placement held (reservation id, then each
     /// assignment's role, node and count), when asked for
     /// ([`crate::Simulation::run_with_placement_digest`]).
@@ -358,9 +361,8 @@ pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 /// FNV-1a's offset basis.
 pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// The nodes a backfill pass cordoned ([`Placer::backfill_begin`]), and when it began.
-pub(crate) struct Cordoned {
-    names: Vec<String>,
+/// A backfill pass under way ([`Placer::backfill_begin`]): when it began.
+pub(crate) struct Pass {
     t: Option<Instant>,
 }
 
@@ -421,6 +423,7 @@ impl Placer {
             held: FxHashMap::default(),
             profiling: false,
             profile: EngineProfile::default(),
+            mask: NodeMask::new(),
             digest: None,
         }
     }
@@ -534,6 +537,19 @@ impl Placer {
         self.profile.finds += 1;
         self.profile.find_ns += Self::since(t);
         Ok(out.map(|placement| self.found(req, placement)))
+    }
+
+    /// Whether the gang fits now ([`Placer::find`]'s `is_some`, without building the
+    /// placement).
+    pub(crate) fn fits(&mut self, req: &Req) -> Result<bool, SimError> {
+        let t = self.clock();
+        let out = self
+            .inv
+            .fits_with(self.solver.solver(), &req.compiled)
+            .map_err(|e| SimError::Internal(format!("find: {e}")))?;
+        self.profile.finds += 1;
+        self.profile.find_ns += Self::since(t);
+        Ok(out)
     }
 
     /// A placement of `req` with what it takes.
@@ -813,57 +829,48 @@ impl Placer {
     }
 
     /// gang-core's backfill rule (`Inventory::admit` in `Backfill` mode), asked of a
-    /// warm solver, in three steps: [`Placer::backfill_begin`] finds the nodes where
-    /// some role of the waiting head fits a member now (with the head's
-    /// [`Placer::usable_probe`]s) and cordons them; [`Placer::backfill_try`] places and
-    /// reserves one candidate, whole, on the other nodes; [`Placer::backfill_end`]
-    /// uncordons them. The same answers as `admit` (tested against it), without the
-    /// head's diagnosis and without compiling or solving cold, and the caller chooses
-    /// which candidate comes next (capacity only shrinks while it runs, so once a
-    /// request does not fit, its later jobs need not be asked).
-    pub(crate) fn backfill_begin(&mut self, head_probes: &[&Req]) -> Result<Cordoned, SimError> {
+    /// warm solver, in three steps: [`Placer::backfill_begin`] masks the nodes where
+    /// some role of the waiting head fits a member now (the nodes where its
+    /// [`Placer::usable_probe`]s fit, read off the warm cache:
+    /// `Inventory::add_fitting_nodes`); [`Placer::backfill_try`] places and reserves
+    /// one candidate, whole, on the other nodes (`Inventory::find_outside`: as on the
+    /// cluster with the masked nodes cordoned, without cordoning them);
+    /// [`Placer::backfill_end`] ends the pass. The same answers as `admit` (tested
+    /// against it), without the head's diagnosis and without compiling or solving
+    /// cold, and the caller chooses which candidate comes next (capacity only shrinks
+    /// while it runs, so once a request does not fit, its later jobs need not be asked).
+    pub(crate) fn backfill_begin(&mut self, head_probes: &[&Req]) -> Result<Pass, SimError> {
         let t = self.clock();
-        let mut usable: Vec<NodeIx> = Vec::new();
+        self.mask.clear();
         for probe in head_probes {
-            if let Some(found) = self.find(probe)? {
-                usable.extend(found.nodes);
-            }
+            self.inv
+                .add_fitting_nodes(self.solver.solver(), &probe.compiled, &mut self.mask)
+                .map_err(|e| SimError::Internal(format!("find: {e}")))?;
+            self.profile.finds += 1;
         }
-        usable.sort_unstable();
-        usable.dedup();
-        let mut cordoned = Cordoned {
-            names: Vec::with_capacity(usable.len()),
-            t,
-        };
-        for n in usable {
-            let name = self.nodes.names[n.ix()].clone();
-            if let Err(e) = self.inv.cordon(&name) {
-                self.backfill_end(cordoned)?;
-                return Err(SimError::Internal(format!("cordon: {e}")));
-            }
-            cordoned.names.push(name);
-        }
-        Ok(cordoned)
+        Ok(Pass { t })
     }
 
-    /// One candidate of a backfill pass: placed and reserved now, or `None`.
+    /// One candidate of a backfill pass: placed and reserved now, outside the head's
+    /// nodes, or `None`.
     pub(crate) fn backfill_try(&mut self, candidate: &Req) -> Result<Option<ResId>, SimError> {
-        match self.find(candidate)? {
-            Some(f) => self.reserve(f).map(Some),
+        let t = self.clock();
+        let out = self
+            .inv
+            .find_outside(self.solver.solver(), &candidate.compiled, &self.mask)
+            .map_err(|e| SimError::Internal(format!("find: {e}")))?;
+        self.profile.finds += 1;
+        self.profile.find_ns += Self::since(t);
+        match out {
+            Some(placement) => self.reserve(self.found(candidate, placement)).map(Some),
             None => Ok(None),
         }
     }
 
-    /// Ends a backfill pass: the head's nodes are uncordoned.
-    pub(crate) fn backfill_end(&mut self, cordoned: Cordoned) -> Result<(), SimError> {
-        for name in cordoned.names {
-            self.inv
-                .uncordon(&name)
-                .map_err(|e| SimError::Internal(format!("uncordon: {e}")))?;
-        }
+    /// Ends a backfill pass.
+    pub(crate) fn backfill_end(&mut self, pass: Pass) {
         self.profile.admits += 1;
-        self.profile.admit_ns += Self::since(cordoned.t);
-        Ok(())
+        self.profile.admit_ns += Self::since(pass.t);
     }
 
     /// Places and reserves `replicas` replicas in distinct domains of `level`, or nothing.
@@ -1200,6 +1207,7 @@ mod tests {
                 external: a.external.clone(),
                 profiling: false,
                 profile: EngineProfile::default(),
+                mask: NodeMask::new(),
                 digest: None,
             };
             let shape = |i: u64| match i % 3 {
@@ -1226,10 +1234,10 @@ mod tests {
                 .collect();
             let refs: Vec<&Req> = cands.iter().collect();
             let pod = a.usable_probe("pod", &big(1)[0]).unwrap();
-            let cordoned = a.backfill_begin(&[&pod]).unwrap();
+            let pass = a.backfill_begin(&[&pod]).unwrap();
             let mine: Vec<Option<ResId>> =
                 refs.iter().map(|c| a.backfill_try(c).unwrap()).collect();
-            a.backfill_end(cordoned).unwrap();
+            a.backfill_end(pass);
             let (head_placed, theirs) = b.admit_backfill(&head, &refs).unwrap();
             assert!(head_placed.is_none());
             let got: Vec<Option<Vec<String>>> = mine

@@ -228,7 +228,13 @@ impl Inventory {
 
     /// Depth of the deepest domain containing the node.
     pub(crate) fn leaf_depth(&self, ix: u32) -> usize {
-        (1..=self.label_depth())
+        // Domains are path prefixes: a node in a domain of the deepest level is in one
+        // at every level (the common case, one search instead of one per level).
+        let l = self.label_depth();
+        if l > 0 && self.domain_of(ix, l).is_some() {
+            return l;
+        }
+        (1..=l)
             .take_while(|&d| self.domain_of(ix, d).is_some())
             .last()
             .unwrap_or(0)

@@ -16,12 +16,30 @@ use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
 use super::causes::Kept;
+use super::mask::{Applied, NodeMask, Outside};
 use super::peaks;
 use super::profile::{self, Profile};
 use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
 
 /// At most this many shapes are kept (least recently used evicted).
 const ENTRIES: usize = 16;
+
+/// At most this many compiled gangs found by shape are remembered ([`Alias`]).
+const ALIASES: usize = 64;
+
+/// A compiled gang's role found by shape, and the entry that answered it: its next
+/// lend finds the entry by pointer, without hashing and comparing the eligible nodes
+/// again (a queue of many gangs of a few shapes asks about each in turn). The weak
+/// reference keeps the allocation, so the address names no other gang meanwhile.
+#[derive(Debug)]
+struct Alias {
+    gang: Weak<Compiled>,
+    role: RoleIx,
+    masked: bool,
+    entry: usize,
+    /// The entry's serial when recorded (an evicted entry's place has another).
+    serial: u64,
+}
 
 #[derive(Debug)]
 struct Entry {
@@ -39,6 +57,13 @@ struct Entry {
     used: u64,
     /// The role's excluded nodes by cause, kept for diagnoses.
     causes: Kept,
+    /// Whether the entry serves queries outside a node mask (kept apart from the
+    /// entry of the same shape without one, so that neither undoes the other's work).
+    masked: bool,
+    /// The node mask the arrays hold (fits zeroed, [`super::mask`]).
+    applied: Applied,
+    /// Drawn when the entry is made ([`Alias`]).
+    serial: u64,
 }
 
 /// The cache, and which entry (if any) is currently lent to the scratch space.
@@ -50,6 +75,12 @@ pub(crate) struct Cache {
     /// Scratch: the nodes whose fit changed in a catch-up, and domains to refresh.
     moved: Vec<u32>,
     rows: Vec<u32>,
+    /// The node mask lends apply while a query outside it runs ([`super::mask`]).
+    pub(crate) outside: Outside,
+    aliases: Vec<Alias>,
+    /// The next alias to replace once full, and the last entry serial drawn.
+    next_alias: usize,
+    serials: u64,
 }
 
 impl Cache {
@@ -71,16 +102,39 @@ impl Cache {
         // The same compiled gang, or failing that one with the same shape (a queue of
         // identical gangs compiled one by one shares one entry).
         let r = c.role(role);
-        let found = self
+        let masked = self.outside.current().is_some();
+        let by_pointer = self
             .entries
             .iter()
-            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role)
+            .position(|e| Arc::ptr_eq(&e.gang, c) && e.role == role && e.masked == masked)
             .or_else(|| {
-                let hash = r.eligible.fingerprint();
-                self.entries
-                    .iter()
-                    .position(|e| e.elig_hash == hash && same_shape(&e.gang, e.role, c, role))
+                let a = self.aliases.iter().find(|a| {
+                    std::ptr::eq(a.gang.as_ptr(), Arc::as_ptr(c))
+                        && a.role == role
+                        && a.masked == masked
+                })?;
+                (self.entries.get(a.entry)?.serial == a.serial).then_some(a.entry)
             });
+        let found = by_pointer.or_else(|| {
+            let hash = r.eligible.fingerprint();
+            let i = self.entries.iter().position(|e| {
+                e.elig_hash == hash && e.masked == masked && same_shape(&e.gang, e.role, c, role)
+            })?;
+            let alias = Alias {
+                gang: Arc::downgrade(c),
+                role,
+                masked,
+                entry: i,
+                serial: self.entries[i].serial,
+            };
+            if self.aliases.len() < ALIASES {
+                self.aliases.push(alias);
+            } else {
+                self.aliases[self.next_alias] = alias;
+                self.next_alias = (self.next_alias + 1) % ALIASES;
+            }
+            Some(i)
+        });
         let at = match found {
             Some(i) => i,
             None => {
@@ -97,6 +151,12 @@ impl Cache {
                     profiled: false,
                     used: 0,
                     causes: None,
+                    masked,
+                    applied: Applied::default(),
+                    serial: {
+                        self.serials += 1;
+                        self.serials
+                    },
                 };
                 if self.entries.len() < ENTRIES {
                     self.entries.push(e);
@@ -142,12 +202,14 @@ impl Cache {
         let grain = Grain::of(c, r);
         let since = inv.journal.since(e.version).filter(|_| same);
         let warm = since.is_some();
+        let want = self.outside.current();
         match since {
             Some(touched) => {
                 self.moved.clear();
+                restore_mask(inv, r, grain, &mut e.applied, want, s, &mut self.moved);
                 for &n in touched {
                     let old = s.fit(NodeIx(n));
-                    if update(inv, r, grain, NodeIx(n), s) {
+                    if update(inv, r, grain, NodeIx(n), want, s) {
                         self.moved.push(n);
                         if s.profiled {
                             let fit = s.fit(NodeIx(n));
@@ -155,12 +217,15 @@ impl Cache {
                         }
                     }
                 }
+                apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
-                peaks::fill(inv, s);
                 s.profiled = false;
+                reset_mask(&mut e.applied);
+                apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
+                peaks::fill(inv, s);
             }
         }
         e.inventory = Arc::downgrade(me);
@@ -221,10 +286,17 @@ pub(crate) fn contribution(
     round_fit(node_fit(inv, role, n, taken), grain.at(inv.node_depth()))
 }
 
-/// Brings node `n`'s contribution and its domains' capacities up to date; whether the
-/// contribution changed.
-fn update(inv: &Inventory, role: &CRole, grain: Grain<'_>, n: NodeIx, s: &mut Capacities) -> bool {
-    let fit = contribution(inv, role, grain, n, None);
+/// Brings node `n`'s contribution (zero when in `want`) and its domains' capacities up
+/// to date; whether the contribution changed.
+fn update(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: NodeIx,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+) -> bool {
+    let fit = fit_outside(inv, role, grain, n, want);
     let changed = fit != s.fit(n);
     set_fit(inv, grain, n, fit, s);
     changed
@@ -268,6 +340,98 @@ pub(crate) fn set_fit(inv: &Inventory, grain: Grain<'_>, n: NodeIx, fit: u32, s:
         let floor = grain.floor_at(d);
         s.caps[d.ix()][di as usize] = cap / floor * floor;
     }
+}
+
+// Masks (see [`super::mask`]): a masked entry's arrays hold the fits outside a mask.
+
+/// Node `n`'s fit as lent outside `want`: zero when masked, else its contribution.
+fn fit_outside(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    n: NodeIx,
+    want: Option<&NodeMask>,
+) -> u32 {
+    if want.is_some_and(|m| m.has(n.0)) {
+        0
+    } else {
+        contribution(inv, role, grain, n, None)
+    }
+}
+
+/// Sets node `n`'s fit on the lent arrays (profiles kept), noting it in `moved`.
+fn move_fit(
+    inv: &Inventory,
+    grain: Grain<'_>,
+    n: u32,
+    fit: u32,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let old = s.fit(NodeIx(n));
+    if old == fit {
+        return;
+    }
+    set_fit(inv, grain, NodeIx(n), fit, s);
+    if s.profiled {
+        profile::moved(inv, n, old, fit, &mut s.profiles);
+    }
+    moved.push(n);
+}
+
+/// Before a warm entry catches up: when its arrays hold another mask than `want`, the
+/// nodes of that mask (not in `want`) get their fits back.
+fn restore_mask(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let gen = want.map_or(0, |m| m.generation());
+    if applied.generation == gen {
+        return;
+    }
+    for &n in &applied.nodes {
+        if !want.is_some_and(|m| m.has(n)) {
+            let fit = contribution(inv, role, grain, NodeIx(n), None);
+            move_fit(inv, grain, n, fit, s, moved);
+        }
+    }
+    applied.nodes.clear();
+    applied.generation = 0;
+}
+
+/// After the catch-up (or a full roll-up, with `applied` reset): the nodes of `want`
+/// get fit zero, and the entry remembers the mask.
+fn apply_mask(
+    inv: &Inventory,
+    grain: Grain<'_>,
+    applied: &mut Applied,
+    want: Option<&NodeMask>,
+    s: &mut Capacities,
+    moved: &mut Vec<u32>,
+) {
+    let Some(m) = want else {
+        return;
+    };
+    if applied.generation == m.generation() {
+        return;
+    }
+    for &n in m.nodes() {
+        move_fit(inv, grain, n, 0, s, moved);
+    }
+    applied.nodes.clear();
+    applied.nodes.extend_from_slice(m.nodes());
+    applied.generation = m.generation();
+}
+
+/// Forgets the mask an entry held (its arrays were rolled up afresh).
+fn reset_mask(applied: &mut Applied) {
+    applied.nodes.clear();
+    applied.generation = 0;
 }
 
 #[cfg(test)]
@@ -516,6 +680,34 @@ mod tests {
             lent(&mut cache, &inv, &selected_one, &mut s),
             [9, 0, 0, 9, 0, 9]
         );
+    }
+
+    #[test]
+    fn gangs_found_by_shape_are_found_again_by_pointer() {
+        let inv = cluster();
+        let (mut cache, mut s) = (Cache::default(), Capacities::default());
+        let a = compile(&inv, Gang::new("a").role(role(2)));
+        let b = compile(&inv, Gang::new("b").role(Role::new("x", 7).request(GPU, 2)));
+        for _ in 0..4 {
+            assert_eq!(lent(&mut cache, &inv, &a, &mut s), [4, 2, 1, 9, 1, 10]);
+            assert_eq!(lent(&mut cache, &inv, &b, &mut s), [4, 2, 1, 9, 1, 10]);
+        }
+        // One entry; each gang found by shape once, then through its alias.
+        assert_eq!(cache.entries.len(), 1);
+        assert_eq!(cache.aliases.len(), 2);
+        // The entry evicted: the aliases name its place, not its shape.
+        let others: Vec<CompiledGang> = (1..=ENTRIES)
+            .map(|i| compile(&inv, Gang::new("o").role(role(1).max_per_node(i as u32))))
+            .collect();
+        for o in &others {
+            cache.lend(&inv, &o.inner, RoleIx(0), &mut s);
+            cache.give_back(&mut s);
+        }
+        assert!(!cache
+            .entries
+            .iter()
+            .any(|e| same_shape(&e.gang, e.role, &a.inner, RoleIx(0))));
+        assert_eq!(lent(&mut cache, &inv, &b, &mut s), [4, 2, 1, 9, 1, 10]);
     }
 
     #[test]

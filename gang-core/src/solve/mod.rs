@@ -18,6 +18,7 @@ pub(crate) mod descent;
 pub(crate) mod diagnose;
 mod explain;
 pub(crate) mod lex;
+pub(crate) mod mask;
 pub(crate) mod menu;
 pub(crate) mod multi;
 pub(crate) mod peaks;

@@ -37,7 +37,7 @@ impl Simulation {
             if self.known_no_fit(r) || self.requests.backfill_failed.reqs.contains(&r) {
                 continue;
             }
-            if self.placer.find(&self.requests[r])?.is_none() {
+            if !self.placer.fits(&self.requests[r])? {
                 self.requests.set_no_fit(r, self.changes.freed);
                 continue;
             }
@@ -51,9 +51,9 @@ impl Simulation {
         } else {
             self.backfill_probes(head_req)?;
             let heads: Vec<&Req> = self.requests.probes[&head_req].iter().collect();
-            let cordoned = self.placer.backfill_begin(&heads)?;
+            let pass = self.placer.backfill_begin(&heads)?;
             let placed = self.backfill_in_order(hk, &fit);
-            self.placer.backfill_end(cordoned)?;
+            self.placer.backfill_end(pass);
             placed?
         };
         // Nothing placed: the state is as it was, and every request that fit failed in it.
@@ -84,7 +84,7 @@ impl Simulation {
         Ok(())
     }
 
-    /// Backfills, on the nodes left after cordoning the head's, the jobs behind `hk` whose
+    /// Backfills, on the nodes outside the head's, the jobs behind `hk` whose
     /// request is in `fit`, in queue order; once a request does not fit, its later jobs
     /// are not asked (capacity only shrinks meanwhile). The jobs placed, with their
     /// reservations.
