@@ -41,6 +41,7 @@ use crate::inventory::Inventory;
 use crate::solve::lex::MAX_WIDTH;
 use crate::solve::verdict::Budget;
 
+use super::levels::Levels;
 use super::{
     node_fit, pack_on, unconstrained_counts, Mask, Query, Reach, SearchSpace, Shape, Start, Step,
 };
@@ -80,12 +81,12 @@ pub(crate) struct Compact {
     /// Label depths below the domain (the vector's width less the node level).
     g: usize,
     /// Candidates inside the domain: the first `inside` of the search order.
-    inside: usize,
+    pub(super) inside: usize,
     /// `[t * w + l]`: the `t`-th node's unit at level `l` (dense per level; the node
     /// level's unit is `t`).
-    unit: Vec<u32>,
+    pub(super) unit: Vec<u32>,
     /// `[t * w + l]`: the position after the last node of that unit.
-    end: Vec<u32>,
+    pub(super) end: Vec<u32>,
     /// `[off[l] + u]`: the nodes of unit `u` of level `l` holding counted members.
     used: Vec<u32>,
     off: SmallVec<[u32; 8]>,
@@ -99,11 +100,10 @@ pub(crate) struct Compact {
     avail: Avail,
     /// Scratch for [`SearchSpace::tree_order`]: the candidates outside the domain.
     outside: Vec<u32>,
-    /// Scratch for [`SearchSpace::fewest_from`]: one parent's children's capacities,
-    /// then the table.
-    kids: Vec<u128>,
-    table: Vec<u128>,
+    /// Scratch for the root's bound by levels.
+    pub(super) levels: Levels,
 }
+
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
 /// below it, the node level included.
@@ -261,11 +261,11 @@ impl SearchSpace {
         let improved = self.walk(shape, &inside, w, budget, best, &mut found);
         // The walk ran out: the root's bound by levels may still prove the best least.
         let ran = budget.ran_out();
-        if budget.ran_out() && !budget.timed_out() && self.proves_least(&inside, w, best) {
+        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best) {
             budget.proven();
         }
         if std::env::var_os("MB_DEBUG").is_some() {
-            let strong = self.levels_lower(&inside, w, best);
+            let strong = self.levels_lower(shape, &inside, w, best);
             eprintln!(
                 "MB depth={} w={w} inside={} cands={} counts={:?} before={:?} root={:?} strong={:?} after={:?} spent={} left={} ran={ran} now={}",
                 scope.depth.ix(),
@@ -710,150 +710,6 @@ impl SearchSpace {
             self.put_on(t, k, w, &mut rem, &mut cur, false);
             start = Start::After;
         }
-    }
-}
-
-impl SearchSpace {
-    /// Whether no assignment of `counts` in the domain (the walk's root) has a vector
-    /// below `best`, by [`SearchSpace::levels_lower`].
-    fn proves_least(&mut self, counts: &[u64], w: usize, best: &Vector) -> bool {
-        let lower = self.levels_lower(counts, w, best);
-        lower[..w] >= best[..w]
-    }
-
-    /// A lower bound, level by level, on the vector of any assignment of `counts` in
-    /// the domain whose vector is at most `best`, computed up to the first level where
-    /// it differs from `best` (the later entries are 0). At level `l` it is the fewest
-    /// units of that level whose capacities reach the counted members' need, by every
-    /// weight vector of the bounds, the units taken from at most `best[l - 1]` units of
-    /// the level above ([`SearchSpace::fewest_from`]): an assignment below `best` with
-    /// the bound equal to `best` on the levels above uses exactly as many units there.
-    /// Stronger than the walk's bound (largest unit first at the domain levels, and any
-    /// nodes at the node level), and computed once, at the root.
-    fn levels_lower(&mut self, counts: &[u64], w: usize, best: &Vector) -> Vector {
-        let mut lower: Vector = [0; MAX_WIDTH];
-        let mut left: SmallVec<[u64; 4]> = SmallVec::new();
-        left.extend(
-            counts
-                .iter()
-                .zip(&self.compact.counted)
-                .map(|(&r, &counted)| if counted { r } else { 0 }),
-        );
-        for l in 0..w {
-            let parents = if l == 0 { 1 } else { best[l - 1] };
-            let mut most = 0u32;
-            for v in 0..self.weights.nw {
-                let need = self.weights.dot(v, &left);
-                if need > 0 {
-                    most = most.max(self.fewest_from(l, w, v, need, parents, best[l]));
-                }
-            }
-            // One or two units by every weight vector at once.
-            while most > 0 && most <= 2 && most <= best[l] && !self.joint(l, w, most, parents, &left) {
-                most += 1;
-            }
-            lower[l] = most;
-            if most != best[l] {
-                break;
-            }
-        }
-        lower
-    }
-
-    /// Whether some `j` (1 or 2) units of level `l`, from at most `parents` units of
-    /// the level above, have capacities reaching `left`'s need by every weight vector
-    /// at once.
-    fn joint(&mut self, l: usize, w: usize, j: u32, parents: u32, left: &[u64]) -> bool {
-        let nw = self.weights.nw;
-        let cx = &mut self.compact;
-        let inside = cx.inside;
-        cx.kids.clear();
-        let mut t = 0usize;
-        while t < inside {
-            cx.kids.push(t as u128);
-            t = cx.end[t * w + l] as usize;
-        }
-        let (units, suf, weights) = (&cx.kids, &self.suf, &self.weights);
-        let cap = |u: u128, v: usize| {
-            let t = u as usize;
-            let e = cx.end[t * w + l] as usize;
-            suf[t * nw + v] - suf[e * nw + v]
-        };
-        let parent = |u: u128| if l == 0 { 0 } else { cx.unit[u as usize * w + l - 1] };
-        let fits = |a: u128, b: Option<u128>| {
-            (0..nw).all(|v| {
-                let got = cap(a, v) + b.map_or(0, |b| cap(b, v));
-                got >= weights.dot(v, left)
-            })
-        };
-        match j {
-            1 => units.iter().any(|&a| fits(a, None)),
-            _ => units.iter().enumerate().any(|(i, &a)| {
-                units[i + 1..]
-                    .iter()
-                    .any(|&b| (parents >= 2 || parent(a) == parent(b)) && fits(a, Some(b)))
-            }),
-        }
-    }
-
-    /// The fewest units of level `l` whose capacities by weight vector `v` reach `need`,
-    /// taken from at most `parents` units of level `l - 1` (from the domain when `l`
-    /// is 0); `limit + 1` when more than `limit` are needed. A table over the parents:
-    /// the most capacity `j` units from `p` parents hold, each parent giving its
-    /// largest units.
-    fn fewest_from(
-        &mut self,
-        l: usize,
-        w: usize,
-        v: usize,
-        need: u128,
-        parents: u32,
-        limit: u32,
-    ) -> u32 {
-        const NONE: u128 = u128::MAX;
-        let nw = self.weights.nw;
-        let cx = &mut self.compact;
-        let inside = cx.inside;
-        let (jn, pn) = (limit as usize, parents.min(inside as u32) as usize);
-        let row = jn + 1;
-        cx.table.clear();
-        cx.table.resize((pn + 1) * row, NONE);
-        for p in 0..=pn {
-            cx.table[p * row] = 0;
-        }
-        let mut t = 0usize;
-        while t < inside {
-            // One parent: its units of level `l`, largest first, summed.
-            let parent = |t: usize| if l == 0 { 0 } else { cx.unit[t * w + l - 1] };
-            let this = parent(t);
-            cx.kids.clear();
-            while t < inside && parent(t) == this {
-                let e = cx.end[t * w + l] as usize;
-                cx.kids
-                    .push(self.suf[t * nw + v] - self.suf[e * nw + v]);
-                t = e;
-            }
-            cx.kids.sort_unstable_by(|a, b| b.cmp(a));
-            cx.kids.truncate(jn);
-            for i in 1..cx.kids.len() {
-                cx.kids[i] += cx.kids[i - 1];
-            }
-            for p in (1..=pn).rev() {
-                for j in (1..=jn).rev() {
-                    let mut most = cx.table[p * row + j];
-                    for (i, &sum) in cx.kids.iter().enumerate().take(j) {
-                        let before = cx.table[(p - 1) * row + j - i - 1];
-                        if before != NONE {
-                            most = if most == NONE { before + sum } else { most.max(before + sum) };
-                        }
-                    }
-                    cx.table[p * row + j] = most;
-                }
-            }
-        }
-        (1..=jn)
-            .find(|&j| (0..=pn).any(|p| matches!(cx.table[p * row + j], x if x != NONE && x >= need)))
-            .map_or(limit.saturating_add(1), |j| j as u32)
     }
 }
 
