@@ -255,31 +255,11 @@ impl SearchSpace {
         }
         self.units(w);
         let mut found = std::mem::take(assign);
-        let before = *best;
-        let spent0 = budget.spent();
-        let root = self.lower_at(0, &inside, &[0; MAX_WIDTH], w);
         let improved = self.walk(shape, &inside, w, budget, best, &mut found);
         // The walk ran out: the root's bound by levels may still prove the best least.
-        let ran = budget.ran_out();
-        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best) {
+        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best)
+        {
             budget.proven();
-        }
-        if std::env::var_os("MB_DEBUG").is_some() {
-            let strong = self.levels_lower(shape, &inside, w, best);
-            eprintln!(
-                "MB depth={} w={w} inside={} cands={} counts={:?} before={:?} root={:?} strong={:?} after={:?} spent={} left={} ran={ran} now={}",
-                scope.depth.ix(),
-                self.compact.inside,
-                self.order.len(),
-                &inside[..],
-                &before[..w],
-                root.map(|r| r[..w].to_vec()),
-                &strong[..w],
-                &best[..w],
-                budget.spent() - spent0,
-                budget.left(),
-                budget.ran_out(),
-            );
         }
         let moved = match (improved, away) {
             (false, _) => Moved::No,
