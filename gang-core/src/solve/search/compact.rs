@@ -104,7 +104,6 @@ pub(crate) struct Compact {
     pub(super) levels: Levels,
 }
 
-
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
 /// below it, the node level included.
 #[inline]
@@ -257,8 +256,7 @@ impl SearchSpace {
         let mut found = std::mem::take(assign);
         let improved = self.walk(shape, &inside, w, budget, best, &mut found);
         // The walk ran out: the root's bound by levels may still prove the best least.
-        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best)
-        {
+        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best) {
             budget.proven();
         }
         let moved = match (improved, away) {

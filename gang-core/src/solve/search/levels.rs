@@ -47,7 +47,9 @@ const JOINT_SETS: u64 = 4_000;
 
 /// `n` choose `p` (saturating).
 fn sets(n: usize, p: usize) -> u64 {
-    (0..p).fold(1u64, |acc, i| acc.saturating_mul((n - i) as u64) / (i as u64 + 1))
+    (0..p).fold(1u64, |acc, i| {
+        acc.saturating_mul((n - i) as u64) / (i as u64 + 1)
+    })
 }
 
 impl SearchSpace {
@@ -107,7 +109,11 @@ impl SearchSpace {
                 most = most.max(self.pattern_nodes(shape, &left));
             }
             // One or two units by every weight vector at once.
-            while most > 0 && most <= 2 && most <= best[l] && !self.joint(l, w, most, parents, &left) {
+            while most > 0
+                && most <= 2
+                && most <= best[l]
+                && !self.joint(l, w, most, parents, &left)
+            {
                 most += 1;
             }
             lower[l] = most;
@@ -123,7 +129,14 @@ impl SearchSpace {
     /// there are at most [`JOINT_SETS`] such sets, else 0), of the most over the weight
     /// vectors of the fewest units of level `l` in the set, largest first, that reach
     /// the need; `limit + 1` when more than `limit` are needed.
-    fn fewest_jointly(&mut self, l: usize, w: usize, left: &[u64], parents: u32, limit: u32) -> u32 {
+    fn fewest_jointly(
+        &mut self,
+        l: usize,
+        w: usize,
+        left: &[u64],
+        parents: u32,
+        limit: u32,
+    ) -> u32 {
         let nw = self.weights.nw;
         let cx = &mut self.compact;
         let lv = &mut cx.levels;
@@ -134,7 +147,8 @@ impl SearchSpace {
         let mut t = 0usize;
         while t < inside {
             if lv.starts.is_empty()
-                || cx.unit[t * w + l - 1] != cx.unit[*lv.starts.last().unwrap() as usize * w + l - 1]
+                || cx.unit[t * w + l - 1]
+                    != cx.unit[*lv.starts.last().unwrap() as usize * w + l - 1]
             {
                 lv.pstart.push(lv.starts.len() as u32);
             }
@@ -228,7 +242,8 @@ impl SearchSpace {
         for t in 0..inside {
             for v in 0..nw {
                 let cap = (self.suf[t * nw + v] - self.suf[(t + 1) * nw + v]) as f64;
-                lv.share.push(if need[v] > 0.0 { cap / need[v] } else { 0.0 });
+                lv.share
+                    .push(if need[v] > 0.0 { cap / need[v] } else { 0.0 });
             }
         }
         let share = &lv.share;
@@ -394,7 +409,13 @@ impl SearchSpace {
             let e = cx.end[t * w + l] as usize;
             suf[t * nw + v] - suf[e * nw + v]
         };
-        let parent = |u: u128| if l == 0 { 0 } else { cx.unit[u as usize * w + l - 1] };
+        let parent = |u: u128| {
+            if l == 0 {
+                0
+            } else {
+                cx.unit[u as usize * w + l - 1]
+            }
+        };
         let fits = |a: u128, b: Option<u128>| {
             (0..nw).all(|v| {
                 let got = cap(a, v) + b.map_or(0, |b| cap(b, v));
@@ -445,8 +466,7 @@ impl SearchSpace {
             lv.kids.clear();
             while t < inside && parent(t) == this {
                 let e = cx.end[t * w + l] as usize;
-                lv.kids
-                    .push(self.suf[t * nw + v] - self.suf[e * nw + v]);
+                lv.kids.push(self.suf[t * nw + v] - self.suf[e * nw + v]);
                 t = e;
             }
             lv.kids.sort_unstable_by(|a, b| b.cmp(a));
@@ -460,7 +480,11 @@ impl SearchSpace {
                     for (i, &sum) in lv.kids.iter().enumerate().take(j) {
                         let before = lv.table[(p - 1) * row + j - i - 1];
                         if before != NONE {
-                            most = if most == NONE { before + sum } else { most.max(before + sum) };
+                            most = if most == NONE {
+                                before + sum
+                            } else {
+                                most.max(before + sum)
+                            };
                         }
                     }
                     lv.table[p * row + j] = most;
@@ -468,7 +492,9 @@ impl SearchSpace {
             }
         }
         (1..=jn)
-            .find(|&j| (0..=pn).any(|p| matches!(lv.table[p * row + j], x if x != NONE && x >= need)))
+            .find(|&j| {
+                (0..=pn).any(|p| matches!(lv.table[p * row + j], x if x != NONE && x >= need))
+            })
             .map_or(limit.saturating_add(1), |j| j as u32)
     }
 }
