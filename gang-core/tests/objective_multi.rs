@@ -12,7 +12,7 @@
 //! domains of equal vectors, the most spare capacity best-fit prefers, then the first;
 //! and a launcher leaves the domain only when the gang's nodes have no room for it.
 
-use gang_core::{Gang, Inventory, NodeSpec, Outcome, Role, Solver, Topology};
+use gang_core::{Gang, Inventory, Limits, NodeSpec, Outcome, Role, Solver, Topology};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -470,8 +470,44 @@ fn grouped_case() -> impl Strategy<Value = Case> {
         })
 }
 
+/// With little work allowed the objective's branch and bound runs out, and the
+/// bound at its root (`solve/search/levels.rs`) decides whether the best found is
+/// proven least: a placement that says its search was complete has exactly the
+/// oracle's domain, least vector and members (a bound one larger fails this).
+fn check_proven(case: &Case) -> Result<(), TestCaseError> {
+    let (inv, gang) = build(case);
+    let Ok(c) = inv.compile(&gang) else {
+        return Ok(());
+    };
+    for work in [16, 40, 100, 250] {
+        let mut solver = Solver::with_limits(Limits::work(work));
+        if let Outcome::Placed(p) = inv.place_with(&mut solver, &c).unwrap() {
+            p.validate(&inv).map_err(TestCaseError::fail)?;
+            if p.search_complete() {
+                let (domain, vector) = measured(case, &p);
+                let placed: Vec<u8> = (0..case.roles.len())
+                    .map(|i| p.placed(&format!("x{i}")).unwrap() as u8)
+                    .collect();
+                prop_assert_eq!(
+                    Some((domain, vector, placed)),
+                    most_compact(case),
+                    "proven least with {} units: {}",
+                    work,
+                    p
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn proven_with_little_work_is_least(case in case()) {
+        check_proven(&case)?;
+    }
 
     #[test]
     fn multi_role_feasibility_is_exact_and_decided(case in case()) {

@@ -126,7 +126,7 @@ pub(crate) fn node_max(
 
 /// Patterns [`enumerate`] visits: every count of each role but the last, whose count is
 /// then its largest.
-fn leaves(fit: &[u32]) -> u64 {
+pub(crate) fn leaves(fit: &[u32]) -> u64 {
     let Some((_, head)) = fit.split_last() else {
         return 1;
     };

@@ -66,6 +66,7 @@ use super::rollup::node_fit;
 use super::verdict::{Budget, Verdict};
 
 mod compact;
+mod levels;
 
 pub(crate) use compact::{tighten, vector_of, width, Moved, Vector};
 

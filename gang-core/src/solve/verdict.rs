@@ -224,6 +224,17 @@ impl Budget {
         true
     }
 
+    /// The work refused so far is not needed: what it was for was proven otherwise
+    /// (not after the deadline).
+    pub fn proven(&mut self) {
+        self.ran_out = self.timed_out;
+    }
+
+    /// Whether the deadline has passed.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
     /// Units left.
     pub fn left(&self) -> u64 {
         self.left

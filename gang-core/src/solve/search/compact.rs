@@ -41,6 +41,7 @@ use crate::inventory::Inventory;
 use crate::solve::lex::MAX_WIDTH;
 use crate::solve::verdict::Budget;
 
+use super::levels::Levels;
 use super::{
     node_fit, pack_on, unconstrained_counts, Mask, Query, Reach, SearchSpace, Shape, Start, Step,
 };
@@ -80,12 +81,12 @@ pub(crate) struct Compact {
     /// Label depths below the domain (the vector's width less the node level).
     g: usize,
     /// Candidates inside the domain: the first `inside` of the search order.
-    inside: usize,
+    pub(super) inside: usize,
     /// `[t * w + l]`: the `t`-th node's unit at level `l` (dense per level; the node
     /// level's unit is `t`).
-    unit: Vec<u32>,
+    pub(super) unit: Vec<u32>,
     /// `[t * w + l]`: the position after the last node of that unit.
-    end: Vec<u32>,
+    pub(super) end: Vec<u32>,
     /// `[off[l] + u]`: the nodes of unit `u` of level `l` holding counted members.
     used: Vec<u32>,
     off: SmallVec<[u32; 8]>,
@@ -99,6 +100,8 @@ pub(crate) struct Compact {
     avail: Avail,
     /// Scratch for [`SearchSpace::tree_order`]: the candidates outside the domain.
     outside: Vec<u32>,
+    /// Scratch for the root's bound by levels.
+    pub(super) levels: Levels,
 }
 
 /// The width of a vector for a placement in a domain at depth `d`: one entry per depth
@@ -252,6 +255,10 @@ impl SearchSpace {
         self.units(w);
         let mut found = std::mem::take(assign);
         let improved = self.walk(shape, &inside, w, budget, best, &mut found);
+        // The walk ran out: the root's bound by levels may still prove the best least.
+        if budget.ran_out() && !budget.timed_out() && self.proves_least(shape, &inside, w, best) {
+            budget.proven();
+        }
         let moved = match (improved, away) {
             (false, _) => Moved::No,
             (true, false) => Moved::Searched,
@@ -479,6 +486,13 @@ impl SearchSpace {
     /// Whether the state at node `t` with `rem` left and vector `cur` so far may still
     /// beat `best`.
     fn may_beat(&mut self, t: usize, rem: &[u64], cur: &Vector, best: &Vector, w: usize) -> bool {
+        self.lower_at(t, rem, cur, w)
+            .is_some_and(|lower| lower[..w] < best[..w])
+    }
+
+    /// A lower bound on the vector of every completion of the state at node `t` with
+    /// `rem` left and vector `cur` so far (`None` when none exists).
+    fn lower_at(&mut self, t: usize, rem: &[u64], cur: &Vector, w: usize) -> Option<Vector> {
         if t <= self.compact.inside {
             self.compact.avail.move_to(t);
         }
@@ -493,7 +507,7 @@ impl SearchSpace {
         let mut lower = *cur;
         if left.iter().any(|&r| r > 0) {
             if t >= cx.inside {
-                return false;
+                return None;
             }
             for (l, low) in lower.iter_mut().enumerate().take(w) {
                 let u = cx.unit[t * w + l];
@@ -518,12 +532,12 @@ impl SearchSpace {
                     }
                 }
                 if extra == INF {
-                    return false;
+                    return None;
                 }
                 *low += extra;
             }
         }
-        lower[..w] < best[..w]
+        Some(lower)
     }
 
     /// Node `t`'s next pattern: its maximal ones, then those without counted members
