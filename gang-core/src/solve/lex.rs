@@ -515,7 +515,7 @@ impl Objective<'_> {
             out.fill(self.nodes_needed(lx, &dom, x));
             return;
         }
-        if let Some((_, tail)) = self.best_child(lx, d, &dom, x) {
+        if let Some((_, tail)) = self.best_child(lx, d, &dom, x, None) {
             out[0] = 1;
             let w = out.len();
             out[1..].copy_from_slice(&tail[..w - 1]);
@@ -552,6 +552,19 @@ impl Objective<'_> {
         ties_lose: bool,
     ) -> bool {
         let dom = *self.inv.domain(d, di);
+        if self.has_child_domains(d, &dom) && limit[0] == 1 && self.any_child_holds(d, &dom, x) {
+            // One child holds `x`: the vector is `[1, the best child's]`, so only a child
+            // whose vector beats the limit's tail can make it win (the limit passed down).
+            return match self.best_child(lx, d, &dom, x, Some((&limit[1..], ties_lose))) {
+                Some((_, tail)) => {
+                    out[0] = 1;
+                    let w = out.len();
+                    out[1..].copy_from_slice(&tail[..w - 1]);
+                    true
+                }
+                None => false,
+            };
+        }
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
             let pb = lx.pool.len();
             let proven = self.pool_fill(lx, d, &dom, x, out);
@@ -631,7 +644,16 @@ impl Objective<'_> {
     /// When one child of `dom` (depth `d`) can hold `x`: the best such child and the
     /// vector inside it (width `width(d) - 1`; all ones for a direct node). Ties go to
     /// the child with the least capacity, then the first.
-    fn best_child(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Option<(Child, Vector)> {
+    /// With `below = Some((limit, ties_lose))`, only a child whose vector is less than
+    /// `limit` (or equal, unless `ties_lose`) is chosen: `None` when none is.
+    fn best_child(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        below: Option<(&[u32], bool)>,
+    ) -> Option<(Child, Vector)> {
         let inv = self.inv;
         let w = self.width(d) - 1;
         let c = d.child();
@@ -677,8 +699,16 @@ impl Objective<'_> {
         if lx.cands.len() == cbase {
             return None;
         }
-        let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
-        let (v, _, p) = self.select(
+        // The incumbent: none, or the limit (a child equal to it wins unless ties lose;
+        // no child has the position `u32::MAX`, so the result is a child iff it differs).
+        let mut none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
+        if let Some((limit, ties_lose)) = below {
+            none.0[..w].copy_from_slice(&limit[..w]);
+            if ties_lose {
+                (none.1, none.2) = (0, 0);
+            }
+        }
+        let found = self.select(
             lx,
             cbase,
             w,
@@ -692,9 +722,10 @@ impl Objective<'_> {
                 }
             },
         );
-        let child = lx.cands[cbase..]
-            .iter()
-            .find(|k| k.pos == p)
+        let (v, _, p) = found;
+        let child = (found != none)
+            .then(|| lx.cands[cbase..].iter().find(|k| k.pos == p))
+            .flatten()
             .map(|k| k.child);
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
@@ -1093,7 +1124,7 @@ impl Objective<'_> {
         let picked = match lx.picks.iter().rev().find(|p| p.0 == key) {
             Some(&(_, ch)) => Some(ch),
             None if self.any_child_holds(d, &dom, x) => {
-                self.best_child(lx, d, &dom, x).map(|c| c.0)
+                self.best_child(lx, d, &dom, x, None).map(|c| c.0)
             }
             None => None,
         };
