@@ -527,6 +527,11 @@ impl Objective<'_> {
             return;
         }
         lx.pool.truncate(pb);
+        // The node bound met by the children that hold the most (width 2).
+        if let Some(v) = self.nodes_exact(lx, d, di, x) {
+            out.copy_from_slice(&v);
+            return;
+        }
         // The knapsack, its children kept for the assignment that usually follows.
         let ib = lx.items.len();
         let v = self.knapsack_children(lx, d, &dom, x);
@@ -1499,6 +1504,47 @@ mod tests {
             checked > 1000 && tight > checked / 2,
             "{tight} of {checked}"
         );
+    }
+
+    #[test]
+    fn the_node_bound_met_by_a_witness_is_the_knapsacks_vector() {
+        let (mut met, mut checked) = (0u32, 0u32);
+        for seed in 1..600u64 {
+            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = profiled(&inv, &c);
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            for d in 0..inv.label_depth() {
+                let d = Depth(d);
+                if o.width(d) != 2 {
+                    continue;
+                }
+                for di in 0..inv.domains[d.ix()].len() as u32 {
+                    let dom = *inv.domain(d, di);
+                    for x in 1..=caps.caps[d.ix()][di as usize] {
+                        let base = lx.table.len();
+                        o.knapsack(&mut lx, d, &dom, x, Table::Steps);
+                        let dp = lx.table[base + x as usize * 2..base + x as usize * 2 + 2].to_vec();
+                        lx.table.truncate(base);
+                        checked += 1;
+                        if let Some(v) = o.nodes_exact(&mut lx, d, di, x) {
+                            met += 1;
+                            assert_eq!(&v[..], &dp[..], "seed {seed}, {x} members");
+                        }
+                        assert!(lx.sorted.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(met > checked / 2, "{met} of {checked}");
     }
 
     #[test]
