@@ -114,6 +114,17 @@ pub(crate) struct Lex {
     wide: bool,
 }
 
+/// What an exact evaluation of a candidate found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Eval {
+    /// Its vector (in `out`).
+    Done,
+    /// A bound proves it cannot win.
+    Beaten,
+    /// Only a knapsack would tell (asked to put that off).
+    Later,
+}
+
 /// A candidate domain or child: its key after the vector (`tie`, then `pos`).
 #[derive(Debug, Clone, Copy)]
 struct Cand {
@@ -121,6 +132,8 @@ struct Cand {
     tie: u64,
     pos: u32,
     bound: usize,
+    /// Its exact vector needs a knapsack: put off until every cheaper one is known.
+    later: bool,
 }
 
 /// One role's objective over its capacities.
@@ -341,6 +354,7 @@ impl Objective<'_> {
                 tie: tie_of(cap, placed),
                 pos: i as u32,
                 bound,
+                later: false,
             });
         }
         let best = self.select(
@@ -349,9 +363,9 @@ impl Objective<'_> {
             w,
             incumbent,
             |this, lx, c| this.sharpen(lx, t, c, placed, w),
-            |this, lx, c, out, limit, ties| match c.child {
-                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties),
-                Child::Node(_) => false,
+            |this, lx, c, out, limit, ties, later| match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties, later),
+                Child::Node(_) => Eval::Beaten,
             },
         );
         lx.cands.truncate(cbase);
@@ -458,7 +472,7 @@ impl Objective<'_> {
         w: usize,
         mut best: (Vector, u64, u32),
         sharpen: impl Fn(&Self, &mut Lex, &Cand) -> bool,
-        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool) -> bool,
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool, bool) -> Eval,
     ) -> (Vector, u64, u32) {
         {
             let Lex { cands, bounds, .. } = &mut *lx;
@@ -470,6 +484,9 @@ impl Objective<'_> {
             });
         }
         let mut v: Vector = [0; MAX_WIDTH];
+        // First the candidates whose vectors come without a knapsack; those that need
+        // one are put off, then taken by their sharpened bounds while those can win.
+        let mut later = false;
         for k in base..lx.cands.len() {
             let c = lx.cands[k];
             let lb = &lx.bounds[c.bound..c.bound + w];
@@ -496,9 +513,48 @@ impl Objective<'_> {
                 let limit = best.0;
                 // With a worse tie, only a smaller vector than the best can win.
                 let ties = (c.tie, c.pos) >= (best.1, best.2);
-                if !exact(self, lx, &c, &mut v[..w], &limit[..w], ties) {
-                    continue;
+                match exact(self, lx, &c, &mut v[..w], &limit[..w], ties, true) {
+                    Eval::Done => {}
+                    Eval::Beaten => continue,
+                    Eval::Later => {
+                        lx.cands[k].later = true;
+                        later = true;
+                        continue;
+                    }
                 }
+            }
+            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                best = (v, c.tie, c.pos);
+            }
+        }
+        if !later {
+            return best;
+        }
+        {
+            let Lex { cands, bounds, .. } = &mut *lx;
+            cands[base..].sort_unstable_by(|a, b| {
+                b.later
+                    .cmp(&a.later)
+                    .then(bounds[a.bound..a.bound + w].cmp(&bounds[b.bound..b.bound + w]))
+                    .then(a.tie.cmp(&b.tie))
+                    .then(a.pos.cmp(&b.pos))
+            });
+        }
+        for k in base..lx.cands.len() {
+            let c = lx.cands[k];
+            if !c.later {
+                break;
+            }
+            let lb = &lx.bounds[c.bound..c.bound + w];
+            match lb.cmp(&best.0[..w]) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
+                _ => {}
+            }
+            let limit = best.0;
+            let ties = (c.tie, c.pos) >= (best.1, best.2);
+            if exact(self, lx, &c, &mut v[..w], &limit[..w], ties, false) != Eval::Done {
+                continue;
             }
             if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
                 best = (v, c.tie, c.pos);
@@ -543,8 +599,9 @@ impl Objective<'_> {
     }
 
     /// [`Objective::vector`] when the vector may not exceed `limit` (nor equal it when
-    /// `ties_lose`): `false` when a bound proves it does (then `out` holds only that
-    /// bound), before the knapsack.
+    /// `ties_lose`): [`Eval::Beaten`] when a bound proves it does (then `out` holds only
+    /// that bound), before the knapsack; with `later`, [`Eval::Later`] rather than
+    /// running the knapsack.
     #[allow(clippy::too_many_arguments)]
     fn vector_below(
         &self,
@@ -555,7 +612,8 @@ impl Objective<'_> {
         out: &mut [u32],
         limit: &[u32],
         ties_lose: bool,
-    ) -> bool {
+        later: bool,
+    ) -> Eval {
         let dom = *self.inv.domain(d, di);
         if self.has_child_domains(d, &dom) && limit[0] == 1 && self.any_child_holds(d, &dom, x) {
             // One child holds `x`: the vector is `[1, the best child's]`, so only a child
@@ -565,9 +623,9 @@ impl Objective<'_> {
                     out[0] = 1;
                     let w = out.len();
                     out[1..].copy_from_slice(&tail[..w - 1]);
-                    true
+                    Eval::Done
                 }
-                None => false,
+                None => Eval::Beaten,
             };
         }
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
@@ -575,14 +633,21 @@ impl Objective<'_> {
             let proven = self.pool_fill(lx, d, &dom, x, out);
             lx.pool.truncate(pb);
             if proven {
-                return true;
+                return Eval::Done;
             }
             if self.pool_allowed(d) && (&out[..] > limit || (ties_lose && &out[..] == limit)) {
-                return false;
+                return Eval::Beaten;
+            }
+            if later {
+                if let Some(v) = self.nodes_exact(lx, d, di, x) {
+                    out.copy_from_slice(&v);
+                    return Eval::Done;
+                }
+                return Eval::Later;
             }
         }
         self.vector(lx, d, di, x, out);
-        true
+        Eval::Done
     }
 
     /// Whether one child of `dom` (depth `d`) can hold `x` on its own.
@@ -682,6 +747,7 @@ impl Objective<'_> {
                         tie: cap,
                         pos,
                         bound,
+                        later: false,
                     });
                 }
                 pos += 1;
@@ -697,6 +763,7 @@ impl Objective<'_> {
                     tie: fit,
                     pos,
                     bound,
+                    later: false,
                 });
             }
             pos += 1;
@@ -719,11 +786,11 @@ impl Objective<'_> {
             w,
             none,
             |this, lx, cand| this.sharpen(lx, c, cand, x, w),
-            |this, lx, cand, out, limit, ties| match cand.child {
-                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties),
+            |this, lx, cand, out, limit, ties, later| match cand.child {
+                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties, later),
                 Child::Node(_) => {
                     out.fill(1);
-                    true
+                    Eval::Done
                 }
             },
         );
