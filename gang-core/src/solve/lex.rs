@@ -1599,7 +1599,8 @@ mod tests {
                     for x in 1..=caps.caps[d.ix()][di as usize] {
                         let base = lx.table.len();
                         o.knapsack(&mut lx, d, &dom, x, Table::Steps);
-                        let dp = lx.table[base + x as usize * 2..base + x as usize * 2 + 2].to_vec();
+                        let dp =
+                            lx.table[base + x as usize * 2..base + x as usize * 2 + 2].to_vec();
                         lx.table.truncate(base);
                         checked += 1;
                         if let Some(v) = o.nodes_exact(&mut lx, d, di, x) {
