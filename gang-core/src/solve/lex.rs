@@ -114,6 +114,17 @@ pub(crate) struct Lex {
     wide: bool,
 }
 
+/// What an exact evaluation of a candidate found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Eval {
+    /// Its vector (in `out`).
+    Done,
+    /// A bound proves it cannot win.
+    Beaten,
+    /// Only a knapsack would tell (asked to put that off).
+    Later,
+}
+
 /// A candidate domain or child: its key after the vector (`tie`, then `pos`).
 #[derive(Debug, Clone, Copy)]
 struct Cand {
@@ -121,6 +132,8 @@ struct Cand {
     tie: u64,
     pos: u32,
     bound: usize,
+    /// Its exact vector needs a knapsack: put off until every cheaper one is known.
+    later: bool,
 }
 
 /// One role's objective over its capacities.
@@ -341,6 +354,7 @@ impl Objective<'_> {
                 tie: tie_of(cap, placed),
                 pos: i as u32,
                 bound,
+                later: false,
             });
         }
         let best = self.select(
@@ -349,9 +363,9 @@ impl Objective<'_> {
             w,
             incumbent,
             |this, lx, c| this.sharpen(lx, t, c, placed, w),
-            |this, lx, c, out, limit, ties| match c.child {
-                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties),
-                Child::Node(_) => false,
+            |this, lx, c, out, limit, ties, later| match c.child {
+                Child::Domain(i) => this.vector_below(lx, t, i, placed, out, limit, ties, later),
+                Child::Node(_) => Eval::Beaten,
             },
         );
         lx.cands.truncate(cbase);
@@ -458,7 +472,7 @@ impl Objective<'_> {
         w: usize,
         mut best: (Vector, u64, u32),
         sharpen: impl Fn(&Self, &mut Lex, &Cand) -> bool,
-        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool) -> bool,
+        exact: impl Fn(&Self, &mut Lex, &Cand, &mut [u32], &[u32], bool, bool) -> Eval,
     ) -> (Vector, u64, u32) {
         {
             let Lex { cands, bounds, .. } = &mut *lx;
@@ -470,6 +484,9 @@ impl Objective<'_> {
             });
         }
         let mut v: Vector = [0; MAX_WIDTH];
+        // First the candidates whose vectors come without a knapsack; those that need
+        // one are put off, then taken by their sharpened bounds while those can win.
+        let mut later = false;
         for k in base..lx.cands.len() {
             let c = lx.cands[k];
             let lb = &lx.bounds[c.bound..c.bound + w];
@@ -496,9 +513,48 @@ impl Objective<'_> {
                 let limit = best.0;
                 // With a worse tie, only a smaller vector than the best can win.
                 let ties = (c.tie, c.pos) >= (best.1, best.2);
-                if !exact(self, lx, &c, &mut v[..w], &limit[..w], ties) {
-                    continue;
+                match exact(self, lx, &c, &mut v[..w], &limit[..w], ties, true) {
+                    Eval::Done => {}
+                    Eval::Beaten => continue,
+                    Eval::Later => {
+                        lx.cands[k].later = true;
+                        later = true;
+                        continue;
+                    }
                 }
+            }
+            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                best = (v, c.tie, c.pos);
+            }
+        }
+        if !later {
+            return best;
+        }
+        {
+            let Lex { cands, bounds, .. } = &mut *lx;
+            cands[base..].sort_unstable_by(|a, b| {
+                b.later
+                    .cmp(&a.later)
+                    .then(bounds[a.bound..a.bound + w].cmp(&bounds[b.bound..b.bound + w]))
+                    .then(a.tie.cmp(&b.tie))
+                    .then(a.pos.cmp(&b.pos))
+            });
+        }
+        for k in base..lx.cands.len() {
+            let c = lx.cands[k];
+            if !c.later {
+                break;
+            }
+            let lb = &lx.bounds[c.bound..c.bound + w];
+            match lb.cmp(&best.0[..w]) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
+                _ => {}
+            }
+            let limit = best.0;
+            let ties = (c.tie, c.pos) >= (best.1, best.2);
+            if exact(self, lx, &c, &mut v[..w], &limit[..w], ties, false) != Eval::Done {
+                continue;
             }
             if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
                 best = (v, c.tie, c.pos);
@@ -515,7 +571,7 @@ impl Objective<'_> {
             out.fill(self.nodes_needed(lx, &dom, x));
             return;
         }
-        if let Some((_, tail)) = self.best_child(lx, d, &dom, x) {
+        if let Some((_, tail)) = self.best_child(lx, d, &dom, x, None) {
             out[0] = 1;
             let w = out.len();
             out[1..].copy_from_slice(&tail[..w - 1]);
@@ -527,6 +583,11 @@ impl Objective<'_> {
             return;
         }
         lx.pool.truncate(pb);
+        // The node bound met by the children that hold the most (width 2).
+        if let Some(v) = self.nodes_exact(lx, d, di, x) {
+            out.copy_from_slice(&v);
+            return;
+        }
         // The knapsack, its children kept for the assignment that usually follows.
         let ib = lx.items.len();
         let v = self.knapsack_children(lx, d, &dom, x);
@@ -538,8 +599,9 @@ impl Objective<'_> {
     }
 
     /// [`Objective::vector`] when the vector may not exceed `limit` (nor equal it when
-    /// `ties_lose`): `false` when a bound proves it does (then `out` holds only that
-    /// bound), before the knapsack.
+    /// `ties_lose`): [`Eval::Beaten`] when a bound proves it does (then `out` holds only
+    /// that bound), before the knapsack; with `later`, [`Eval::Later`] rather than
+    /// running the knapsack.
     #[allow(clippy::too_many_arguments)]
     fn vector_below(
         &self,
@@ -550,21 +612,42 @@ impl Objective<'_> {
         out: &mut [u32],
         limit: &[u32],
         ties_lose: bool,
-    ) -> bool {
+        later: bool,
+    ) -> Eval {
         let dom = *self.inv.domain(d, di);
+        if self.has_child_domains(d, &dom) && limit[0] == 1 && self.any_child_holds(d, &dom, x) {
+            // One child holds `x`: the vector is `[1, the best child's]`, so only a child
+            // whose vector beats the limit's tail can make it win (the limit passed down).
+            return match self.best_child(lx, d, &dom, x, Some((&limit[1..], ties_lose))) {
+                Some((_, tail)) => {
+                    out[0] = 1;
+                    let w = out.len();
+                    out[1..].copy_from_slice(&tail[..w - 1]);
+                    Eval::Done
+                }
+                None => Eval::Beaten,
+            };
+        }
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
             let pb = lx.pool.len();
             let proven = self.pool_fill(lx, d, &dom, x, out);
             lx.pool.truncate(pb);
             if proven {
-                return true;
+                return Eval::Done;
             }
             if self.pool_allowed(d) && (&out[..] > limit || (ties_lose && &out[..] == limit)) {
-                return false;
+                return Eval::Beaten;
+            }
+            if later {
+                if let Some(v) = self.nodes_exact(lx, d, di, x) {
+                    out.copy_from_slice(&v);
+                    return Eval::Done;
+                }
+                return Eval::Later;
             }
         }
         self.vector(lx, d, di, x, out);
-        true
+        Eval::Done
     }
 
     /// Whether one child of `dom` (depth `d`) can hold `x` on its own.
@@ -631,7 +714,16 @@ impl Objective<'_> {
     /// When one child of `dom` (depth `d`) can hold `x`: the best such child and the
     /// vector inside it (width `width(d) - 1`; all ones for a direct node). Ties go to
     /// the child with the least capacity, then the first.
-    fn best_child(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64) -> Option<(Child, Vector)> {
+    /// With `below = Some((limit, ties_lose))`, only a child whose vector is less than
+    /// `limit` (or equal, unless `ties_lose`) is chosen: `None` when none is.
+    fn best_child(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        below: Option<(&[u32], bool)>,
+    ) -> Option<(Child, Vector)> {
         let inv = self.inv;
         let w = self.width(d) - 1;
         let c = d.child();
@@ -655,6 +747,7 @@ impl Objective<'_> {
                         tie: cap,
                         pos,
                         bound,
+                        later: false,
                     });
                 }
                 pos += 1;
@@ -670,6 +763,7 @@ impl Objective<'_> {
                     tie: fit,
                     pos,
                     bound,
+                    later: false,
                 });
             }
             pos += 1;
@@ -677,24 +771,33 @@ impl Objective<'_> {
         if lx.cands.len() == cbase {
             return None;
         }
-        let none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
-        let (v, _, p) = self.select(
+        // The incumbent: none, or the limit (a child equal to it wins unless ties lose;
+        // no child has the position `u32::MAX`, so the result is a child iff it differs).
+        let mut none = ([INF; MAX_WIDTH], u64::MAX, u32::MAX);
+        if let Some((limit, ties_lose)) = below {
+            none.0[..w].copy_from_slice(&limit[..w]);
+            if ties_lose {
+                (none.1, none.2) = (0, 0);
+            }
+        }
+        let found = self.select(
             lx,
             cbase,
             w,
             none,
             |this, lx, cand| this.sharpen(lx, c, cand, x, w),
-            |this, lx, cand, out, limit, ties| match cand.child {
-                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties),
+            |this, lx, cand, out, limit, ties, later| match cand.child {
+                Child::Domain(ci) => this.vector_below(lx, c, ci, x, out, limit, ties, later),
                 Child::Node(_) => {
                     out.fill(1);
-                    true
+                    Eval::Done
                 }
             },
         );
-        let child = lx.cands[cbase..]
-            .iter()
-            .find(|k| k.pos == p)
+        let (v, _, p) = found;
+        let child = (found != none)
+            .then(|| lx.cands[cbase..].iter().find(|k| k.pos == p))
+            .flatten()
             .map(|k| k.child);
         lx.cands.truncate(cbase);
         lx.bounds.truncate(bbase);
@@ -1093,7 +1196,7 @@ impl Objective<'_> {
         let picked = match lx.picks.iter().rev().find(|p| p.0 == key) {
             Some(&(_, ch)) => Some(ch),
             None if self.any_child_holds(d, &dom, x) => {
-                self.best_child(lx, d, &dom, x).map(|c| c.0)
+                self.best_child(lx, d, &dom, x, None).map(|c| c.0)
             }
             None => None,
         };
@@ -1468,6 +1571,48 @@ mod tests {
             checked > 1000 && tight > checked / 2,
             "{tight} of {checked}"
         );
+    }
+
+    #[test]
+    fn the_node_bound_met_by_a_witness_is_the_knapsacks_vector() {
+        let (mut met, mut checked) = (0u32, 0u32);
+        for seed in 1..600u64 {
+            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = profiled(&inv, &c);
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            for d in 0..inv.label_depth() {
+                let d = Depth(d);
+                if o.width(d) != 2 {
+                    continue;
+                }
+                for di in 0..inv.domains[d.ix()].len() as u32 {
+                    let dom = *inv.domain(d, di);
+                    for x in 1..=caps.caps[d.ix()][di as usize] {
+                        let base = lx.table.len();
+                        o.knapsack(&mut lx, d, &dom, x, Table::Steps);
+                        let dp =
+                            lx.table[base + x as usize * 2..base + x as usize * 2 + 2].to_vec();
+                        lx.table.truncate(base);
+                        checked += 1;
+                        if let Some(v) = o.nodes_exact(&mut lx, d, di, x) {
+                            met += 1;
+                            assert_eq!(&v[..], &dp[..], "seed {seed}, {x} members");
+                        }
+                        assert!(lx.sorted.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(met > checked / 2, "{met} of {checked}");
     }
 
     #[test]

@@ -5,6 +5,15 @@
 
 use super::*;
 
+/// Node bounds keep the `r` largest counts on the stack up to this many children.
+const TOP: usize = 16;
+
+/// A child's counts of nodes with a fit of at least `t`, at `[t - 1]`.
+type Row = [u32; BUCKETS];
+
+/// The node bound's witness searches among at most this many children.
+const WITNESS: usize = 64;
+
 impl Objective<'_> {
     /// Sharpens candidate `c`'s bound (a domain at depth `d`, width `w`, holding `x`)
     /// with [`Objective::nodes_bound`]; whether it changed.
@@ -53,37 +62,8 @@ impl Objective<'_> {
         }
         // Thresholds 1..=v; `most[t - 1]` = C*(t).
         let v = peak as usize;
-        let dom = *self.inv.domain(d, di);
-        let (caps, profiles) = (&self.caps.caps[c.ix()], &self.caps.profiles[c.ix()]);
         let mut most = [0u64; BUCKETS];
-        // Each child's counts of nodes with a fit of at least t (`row`), for t = 1..=v;
-        // a child that holds no member is not used by a placement.
-        let mut children = dom
-            .children()
-            .filter(|&ci| caps[ci] > 0)
-            .map(|ci| profiles[ci].counts())
-            .map(|counts| {
-                counts.map(|counts| {
-                    let mut row = [0u32; BUCKETS];
-                    let mut acc = 0u32;
-                    for t in (1..=v).rev() {
-                        acc += counts[t];
-                        row[t - 1] = acc;
-                    }
-                    row
-                })
-            })
-            .chain(
-                self.caps.fits[dom.direct_nodes()]
-                    .iter()
-                    .filter(|&&f| f > 0)
-                    .map(|&f| {
-                        let mut row = [0u32; BUCKETS];
-                        row[..(f as usize).min(v)].fill(1);
-                        Some(row)
-                    }),
-            );
-        const TOP: usize = 16;
+        let mut children = self.rows(d, di, v);
         let r = r as usize;
         #[cfg(test)]
         let small = r <= TOP && !lx.wide;
@@ -152,5 +132,124 @@ impl Objective<'_> {
             }
         }
         u32::try_from(lo).ok()
+    }
+
+    /// Each child of domain `di` at depth `d` that holds a member (child domains, then
+    /// direct nodes): its counts of nodes with a fit of at least `t`, for `t = 1..=v`
+    /// (`None` for a child whose profile has fits too large to count).
+    fn rows(&self, d: Depth, di: u32, v: usize) -> impl Iterator<Item = Option<Row>> + '_ {
+        let c = d.child();
+        let dom = *self.inv.domain(d, di);
+        let (caps, profiles) = (&self.caps.caps[c.ix()], &self.caps.profiles[c.ix()]);
+        dom.children()
+            .filter(move |&ci| caps[ci] > 0)
+            .map(move |ci| profiles[ci].counts())
+            .map(move |counts| {
+                counts.map(|counts| {
+                    let mut row = [0u32; BUCKETS];
+                    let mut acc = 0u32;
+                    for t in (1..=v).rev() {
+                        acc += counts[t];
+                        row[t - 1] = acc;
+                    }
+                    row
+                })
+            })
+            .chain(
+                self.caps.fits[dom.direct_nodes()]
+                    .iter()
+                    .filter(|&&f| f > 0)
+                    .map(move |&f| {
+                        let mut row = [0u32; BUCKETS];
+                        row[..(f as usize).min(v)].fill(1);
+                        Some(row)
+                    }),
+            )
+    }
+
+    /// The exact vector `[r, k]` of a placement of `x` members in domain `di` at depth
+    /// `d` whose children hold only nodes (width 2), without its knapsack, when the node
+    /// bound is met: `r` is the fewest children, `k` [`Objective::nodes_bound`] for `r`,
+    /// and the `r` children whose `k` largest fits hold the most (the first in order on
+    /// ties) hold `x` in `k` nodes (largest first). No placement uses fewer children, nor
+    /// fewer nodes with `r` of them, so `[r, k]` is the least vector. `None` otherwise
+    /// (slices below `d`, no profiles, more than 16 children needed, or the witness
+    /// falls short).
+    pub(super) fn nodes_exact(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> Option<[u32; 2]> {
+        if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
+            return None;
+        }
+        let r = self.fewest_children(lx, d, di, x);
+        if r as usize > TOP {
+            return None;
+        }
+        let k = self.nodes_bound(lx, d, di, x, r)?;
+        let w = self.width(d);
+        let v = self.caps.peaks[d.ix()][di as usize * w + w - 1] as usize;
+        // The r children whose k largest fits hold the most (the first on ties), then
+        // swaps of one of them for another child while that holds more (none with more
+        // than 64 children, kept on the stack).
+        let r = r as usize;
+        let mut rows = [[0u32; BUCKETS]; WITNESS];
+        let mut held = [0u64; WITNESS];
+        let mut top = [(0u64, 0usize); TOP];
+        let (mut n, mut kept) = (0usize, 0usize);
+        for (i, row) in self.rows(d, di, v).enumerate() {
+            let row = row?;
+            if i >= WITNESS {
+                return None;
+            }
+            let h: u64 = row[..v].iter().map(|&c| u64::from(c.min(k))).sum();
+            (rows[i], held[i], kept) = (row, h, i + 1);
+            if n == r && h <= top[r - 1].0 {
+                continue;
+            }
+            let mut at = n.min(r - 1);
+            while at > 0 && top[at - 1].0 < h {
+                top[at] = top[at - 1];
+                at -= 1;
+            }
+            top[at] = (h, i);
+            n = (n + 1).min(r);
+        }
+        if n < r {
+            return None;
+        }
+        let k64 = u64::from(k);
+        let total = |set: &[(u64, usize)], skip: usize, with: usize| -> u64 {
+            (0..v)
+                .map(|t| {
+                    let mut count = 0u64;
+                    for (m, &(_, i)) in set.iter().enumerate() {
+                        let i = if m == skip { with } else { i };
+                        count += u64::from(rows[i][t]);
+                    }
+                    count.min(k64)
+                })
+                .sum()
+        };
+        let set = &mut top[..r];
+        let mut now = total(set, usize::MAX, 0);
+        for _ in 0..2 * r {
+            if now >= x {
+                break;
+            }
+            let mut swap: Option<(u64, usize, usize)> = None;
+            for m in 0..r {
+                for j in 0..kept {
+                    if set.iter().any(|&(_, i)| i == j) {
+                        continue;
+                    }
+                    let h = total(set, m, j);
+                    if h > swap.map_or(now, |s| s.0) {
+                        swap = Some((h, m, j));
+                    }
+                }
+            }
+            let Some((h, m, j)) = swap else { break };
+            set[m] = (held[j], j);
+            now = h;
+        }
+        (now >= x).then_some([r as u32, k])
     }
 }
