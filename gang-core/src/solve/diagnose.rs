@@ -180,22 +180,34 @@ impl Standing {
         let mut per_role: Vec<Vec<u64>> = Vec::with_capacity(roles.len());
         for &r in &roles {
             per_role.push(with_capacities(solver, inv, c, r, |caps| {
-                inv.scopes_at(depth).map(|sc| caps.of(inv, sc)).collect()
+                let mut level = Vec::with_capacity(inv.scope_count(depth) as usize);
+                caps.copy_level(inv, depth, &mut level);
+                level
             }));
         }
+        let needs: Vec<u64> = roles.iter().map(|&r| u64::from(c.role(r).min)).collect();
         let mut best: Option<(u64, u64, u32)> = None;
-        for index in 0..inv.scope_count(depth) {
-            let (mut got, mut spare) = (0u64, 0u64);
-            for (&r, caps) in roles.iter().zip(&per_role) {
-                let cap = caps[index as usize];
-                let need = u64::from(c.role(r).min);
-                got += cap.min(need);
-                spare += cap.saturating_sub(need);
-            }
+        let mut consider = |index: usize, got: u64, spare: u64| {
             if best.is_none_or(|(bg, bs, _)| {
                 got > bg || (got == bg && policy_prefers(c.policy, spare, bs))
             }) {
-                best = Some((got, spare, index));
+                best = Some((got, spare, index as u32));
+            }
+        };
+        if let ([caps], &[need]) = (&per_role[..], &needs[..]) {
+            // One role (the usual case): one pass over its capacities.
+            for (index, &cap) in caps.iter().enumerate() {
+                consider(index, cap.min(need), cap.saturating_sub(need));
+            }
+        } else {
+            for index in 0..inv.scope_count(depth) as usize {
+                let (mut got, mut spare) = (0u64, 0u64);
+                for (caps, &need) in per_role.iter().zip(&needs) {
+                    let cap = caps[index];
+                    got += cap.min(need);
+                    spare += cap.saturating_sub(need);
+                }
+                consider(index, got, spare);
             }
         }
         Standing {

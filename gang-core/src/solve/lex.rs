@@ -425,7 +425,6 @@ impl Objective<'_> {
             }
             false
         };
-        const CHUNK: usize = 8;
         if let Some(ps) = within {
             for &i in ps {
                 let i = i as usize;
@@ -435,22 +434,8 @@ impl Objective<'_> {
                 }
             }
         } else if w == 1 {
-            // The deepest label level: peaks are the largest node fits, contiguous. A
-            // chunk is tested without a branch per domain (the compiler vectorises it).
-            'scan: for (ci, (cs, ps)) in caps.chunks(CHUNK).zip(peaks.chunks(CHUNK)).enumerate() {
-                if !cs
-                    .iter()
-                    .zip(ps)
-                    .fold(false, |any, (&c, &p)| any | ((c >= need) & (p >= count)))
-                {
-                    continue;
-                }
-                for (j, (&cap, &p)) in cs.iter().zip(ps).enumerate() {
-                    if cap >= need && p >= count && consider(ci * CHUNK + j, cap) {
-                        break 'scan;
-                    }
-                }
-            }
+            // The deepest label level: peaks are the largest node fits, contiguous.
+            return super::scan::one_node_holds(caps, peaks, need, count, most_free);
         } else {
             for (i, &cap) in caps.iter().enumerate() {
                 if cap >= need && peaks[i * w + w - 1] >= count && consider(i, cap) {

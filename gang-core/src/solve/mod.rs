@@ -25,6 +25,7 @@ pub(crate) mod peaks;
 pub(crate) mod profile;
 mod query;
 pub(crate) mod rollup;
+pub(crate) mod scan;
 pub(crate) mod scratch;
 pub(crate) mod search;
 pub(crate) mod verdict;
