@@ -22,8 +22,10 @@ use smallvec::SmallVec;
 use crate::solve::bound::{leaves, EXACT_LEAVES};
 use crate::solve::lex::MAX_WIDTH;
 
-use super::compact::Vector;
 use super::{SearchSpace, Shape};
+
+/// A vector of the objective, as `compact`'s (which imports this file, so not from there).
+type Vector = [u32; MAX_WIDTH];
 
 /// Scratch of the bound, reused from one query to the next.
 #[derive(Debug, Default)]
