@@ -114,6 +114,13 @@ pub(crate) struct Lex {
     wide: bool,
 }
 
+/// In [`Objective::select`]'s first pass, after this many candidates put off (their
+/// vectors need a knapsack), the most promising of them is evaluated at once. 4 on the
+/// HGX benches (`benches/README.md`, "Issue 23: large single-role gangs", step 2): 1
+/// loses most of what putting off gains on emptier clusters, more than 8 makes fuller
+/// ones up to 20× slower.
+const PUT_OFF_PER_KNAPSACK: u32 = 4;
+
 /// What an exact evaluation of a candidate found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Eval {
@@ -472,6 +479,7 @@ impl Objective<'_> {
         // First the candidates whose vectors come without a knapsack; those that need
         // one are put off, then taken by their sharpened bounds while those can win.
         let mut later = false;
+        let mut deferred = 0u32;
         for k in base..lx.cands.len() {
             let c = lx.cands[k];
             let lb = &lx.bounds[c.bound..c.bound + w];
@@ -504,6 +512,37 @@ impl Objective<'_> {
                     Eval::Later => {
                         lx.cands[k].later = true;
                         later = true;
+                        deferred += 1;
+                        if deferred % PUT_OFF_PER_KNAPSACK != 0 {
+                            continue;
+                        }
+                        // Every few put off, the most promising of them now: its vector
+                        // may end the pass early (when every put-off candidate's witness
+                        // fails, as on a fuller cluster, the pass would otherwise try
+                        // them all before running any knapsack).
+                        let Some(j) = (base..=k).filter(|&j| lx.cands[j].later).min_by(|&a, &b| {
+                            let (a, b) = (&lx.cands[a], &lx.cands[b]);
+                            lx.bounds[a.bound..a.bound + w]
+                                .cmp(&lx.bounds[b.bound..b.bound + w])
+                                .then((a.tie, a.pos).cmp(&(b.tie, b.pos)))
+                        }) else {
+                            continue;
+                        };
+                        let c = lx.cands[j];
+                        lx.cands[j].later = false;
+                        let lb = &lx.bounds[c.bound..c.bound + w];
+                        if (lb, c.tie, c.pos) >= (&best.0[..w], best.1, best.2) {
+                            continue;
+                        }
+                        let limit = best.0;
+                        let ties = (c.tie, c.pos) >= (best.1, best.2);
+                        if exact(self, lx, &c, &mut v[..w], &limit[..w], ties, false) != Eval::Done
+                        {
+                            continue;
+                        }
+                        if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                            best = (v, c.tie, c.pos);
+                        }
                         continue;
                     }
                 }
