@@ -20,6 +20,26 @@ pub fn on_path(name: &str, path: &[&str]) -> NodeSpec {
         })
 }
 
+/// `(block, rack (3: none), GPUs used)` per node, 8 GPUs each, named `n0`, `n1`, ...:
+/// the small block/rack clusters the cache's and the masks' property tests draw.
+pub fn eight_gpu_nodes(nodes: &[(u8, u8, i64)]) -> Inventory {
+    let specs = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, &(b, r, used))| {
+            let (block, rack) = (format!("b{b}"), format!("r{r}"));
+            let path: Vec<&str> = match r {
+                3 => vec![&block],
+                _ => vec![&block, &rack],
+            };
+            on_path(&format!("n{i}"), &path)
+                .capacity(GPU, 8)
+                .used(GPU, used)
+        })
+        .collect();
+    build(&["block", "rack"], specs)
+}
+
 /// A validated inventory of `nodes` with topology `levels`.
 pub fn build(levels: &[&str], nodes: Vec<NodeSpec>) -> Inventory {
     let inv = Inventory::builder(Topology::new(levels.iter().copied()).unwrap())

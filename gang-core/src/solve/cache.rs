@@ -440,9 +440,7 @@ mod tests {
     use crate::compile::CompiledGang;
     use crate::{Error, Gang, NodeSpec, Role, Topology};
 
-    use crate::testkit::on_path;
-
-    const GPU: &str = "gpu";
+    use crate::testkit::{on_path, GPU};
 
     /// Free GPUs: a1 8, a2 1 (rack b1/a), b1 4 (rack b1/b), x1 6 (block b1, no rack),
     /// z1 3 (rack b2/c).
@@ -750,19 +748,7 @@ mod tests {
             nodes in proptest::collection::vec((0u8..3, 0u8..4, 0i64..=8), 1..24),
             changes in proptest::collection::vec((0usize..24, 0u8..3, 0i64..=8), 1..24),
         ) {
-            let specs = nodes
-                .iter()
-                .enumerate()
-                .map(|(i, &(b, r, used))| {
-                    let (block, rack) = (format!("b{b}"), format!("r{r}"));
-                    let path: Vec<&str> = match r {
-                        3 => vec![&block],
-                        _ => vec![&block, &rack],
-                    };
-                    on_path(&format!("n{i}"), &path).capacity(GPU, 8).used(GPU, used)
-                })
-                .collect();
-            let mut inv = crate::testkit::build(&["block", "rack"], specs);
+            let mut inv = crate::testkit::eight_gpu_nodes(&nodes);
             let c = compile(&inv, Gang::new("g").role(role(1)));
             let (mut cache, mut s) = (Cache::default(), Capacities::default());
             cache.lend(&inv, &c.inner, RoleIx(0), &mut s);

@@ -1552,11 +1552,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_node_bound_never_exceeds_the_vector_with_as_few_children() {
-        let (mut checked, mut tight) = (0u32, 0u32);
+    /// Calls `f(seed, objective, scratch)` for seeds 1 to 599: the one-GPU role's
+    /// objective on `random(seed * mul)`, its fit profiles kept.
+    fn each_random_objective(mul: u64, mut f: impl FnMut(u64, &Objective<'_>, &mut Lex)) {
         for seed in 1..600u64 {
-            let inv = random(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+            let inv = random(seed.wrapping_mul(mul));
             let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
             let c = inv.compile(&gang).unwrap();
             let caps = profiled(&inv, &c);
@@ -1568,18 +1568,27 @@ mod tests {
                 ri: RoleIx(0),
             };
             let mut lx = Lex::default();
+            f(seed, &o, &mut lx);
+        }
+    }
+
+    #[test]
+    fn the_node_bound_never_exceeds_the_vector_with_as_few_children() {
+        let (mut checked, mut tight) = (0u32, 0u32);
+        each_random_objective(0x2545_f491_4f6c_dd1d, |seed, o, lx| {
+            let (inv, caps) = (o.inv, o.caps);
             for d in 0..inv.label_depth() {
                 let d = Depth(d);
                 let w = o.width(d);
                 for di in 0..inv.domains[d.ix()].len() as u32 {
                     for x in 1..=caps.caps[d.ix()][di as usize] {
                         let mut v = [0u32; MAX_WIDTH];
-                        o.vector(&mut lx, d, di, x, &mut v[..w]);
-                        let r = o.fewest_children(&mut lx, d, di, x);
+                        o.vector(lx, d, di, x, &mut v[..w]);
+                        let r = o.fewest_children(lx, d, di, x);
                         assert_eq!(r, v[0], "seed {seed}: the first component is exact");
-                        let got = o.nodes_bound(&mut lx, d, di, x, r);
+                        let got = o.nodes_bound(lx, d, di, x, r);
                         lx.wide = true;
-                        assert_eq!(got, o.nodes_bound(&mut lx, d, di, x, r), "seed {seed}");
+                        assert_eq!(got, o.nodes_bound(lx, d, di, x, r), "seed {seed}");
                         lx.wide = false;
                         if let Some(k) = got {
                             checked += 1;
@@ -1590,7 +1599,7 @@ mod tests {
                     }
                 }
             }
-        }
+        });
         assert!(
             checked > 1000 && tight > checked / 2,
             "{tight} of {checked}"
@@ -1600,19 +1609,8 @@ mod tests {
     #[test]
     fn the_node_bound_met_by_a_witness_is_the_knapsacks_vector() {
         let (mut met, mut checked) = (0u32, 0u32);
-        for seed in 1..600u64 {
-            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
-            let c = inv.compile(&gang).unwrap();
-            let caps = profiled(&inv, &c);
-            let o = Objective {
-                inv: &inv,
-                caps: &caps,
-                grain: Grain::of(&c.inner, &c.inner.roles[0]),
-                policy: Policy::BestFit,
-                ri: RoleIx(0),
-            };
-            let mut lx = Lex::default();
+        each_random_objective(0x9e37_79b9_7f4a_7c15, |seed, o, lx| {
+            let (inv, caps) = (o.inv, o.caps);
             for d in 0..inv.label_depth() {
                 let d = Depth(d);
                 if o.width(d) != 2 {
@@ -1622,12 +1620,12 @@ mod tests {
                     let dom = *inv.domain(d, di);
                     for x in 1..=caps.caps[d.ix()][di as usize] {
                         let base = lx.table.len();
-                        o.knapsack(&mut lx, d, &dom, x, Table::Steps);
+                        o.knapsack(lx, d, &dom, x, Table::Steps);
                         let dp =
                             lx.table[base + x as usize * 2..base + x as usize * 2 + 2].to_vec();
                         lx.table.truncate(base);
                         checked += 1;
-                        if let Some(v) = o.nodes_exact(&mut lx, d, di, x) {
+                        if let Some(v) = o.nodes_exact(lx, d, di, x) {
                             met += 1;
                             assert_eq!(&v[..], &dp[..], "seed {seed}, {x} members");
                         }
@@ -1635,7 +1633,7 @@ mod tests {
                     }
                 }
             }
-        }
+        });
         assert!(met > checked / 2, "{met} of {checked}");
     }
 

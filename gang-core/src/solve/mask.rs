@@ -386,29 +386,8 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testkit::{build, on_path};
+    use crate::testkit::{eight_gpu_nodes as cluster, on_path, GPU};
     use crate::{Gang, Role};
-
-    const GPU: &str = "gpu";
-
-    /// `(block, rack (3: none), used)` per node, 8 GPUs each.
-    fn cluster(nodes: &[(u8, u8, i64)]) -> Inventory {
-        let specs = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &(b, r, used))| {
-                let (block, rack) = (format!("b{b}"), format!("r{r}"));
-                let path: Vec<&str> = match r {
-                    3 => vec![&block],
-                    _ => vec![&block, &rack],
-                };
-                on_path(&format!("n{i}"), &path)
-                    .capacity(GPU, 8)
-                    .used(GPU, used)
-            })
-            .collect();
-        build(&["block", "rack"], specs)
-    }
 
     /// A gang from drawn numbers: `shape` picks the topology (and a second role, a slice).
     fn gang(count: u32, gpus: i64, elastic: bool, per_node: Option<u32>, shape: u8) -> Gang {
