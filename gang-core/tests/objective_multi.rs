@@ -501,6 +501,60 @@ fn check_proven(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Two cases the root bound once proved wrong (a node count above the least, claimed
+/// least): an unconstrained role searched along with the constrained ones. The bound
+/// is not asked then (see `tighten_with`); the search stays honest about running out.
+#[test]
+fn no_proof_with_unconstrained_members_searched_along() -> Result<(), TestCaseError> {
+    let node = |block, rack, gpu, cpu| NodeCase {
+        block,
+        rack,
+        gpu,
+        cpu,
+    };
+    let role = |count, gpu, cpu, constrained| RoleCase {
+        count,
+        min: count,
+        gpu,
+        cpu,
+        constrained,
+        per_node: None,
+    };
+    // Least: block b1, rack r1 and two nodes; the bound said three (then four).
+    check_proven(&Case {
+        nodes: vec![
+            node(1, 1, 5, 3),
+            node(0, 0, 2, 1),
+            node(0, 0, 2, 0),
+            node(1, 1, 2, 0),
+            node(0, 1, 1, 4),
+            node(1, 1, 1, 3),
+        ],
+        roles: vec![
+            role(2, 1, 0, true),
+            role(3, 0, 1, true),
+            role(3, 2, 1, false),
+        ],
+        required: 1,
+    })?;
+    check_proven(&Case {
+        nodes: vec![
+            node(1, 1, 4, 4),
+            node(1, 0, 0, 3),
+            node(1, 0, 2, 2),
+            node(1, 0, 1, 2),
+            node(1, 1, 2, 6),
+            node(1, 0, 0, 3),
+        ],
+        roles: vec![
+            role(2, 0, 3, true),
+            role(1, 0, 1, false),
+            role(3, 0, 1, true),
+        ],
+        required: 1,
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
