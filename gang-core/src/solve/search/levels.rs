@@ -253,7 +253,12 @@ impl SearchSpace {
             let mut lb: f64 = mu.iter().sum();
             let mut grad = grad;
             if let Some(g) = grad.as_deref_mut() {
-                g.fill(1.0);
+                // A weight vector with no need (only roles not counted weigh in it) has
+                // no constraint: its multiplier stays 0 (a positive one would add to
+                // the bound with no node to pay for it).
+                for (gv, n) in g.iter_mut().zip(&need) {
+                    *gv = if *n > 0.0 { 1.0 } else { 0.0 };
+                }
             }
             for t in 0..inside {
                 let a = &share[t * nw..t * nw + nw];
