@@ -475,83 +475,71 @@ impl Objective<'_> {
                     .then(a.pos.cmp(&b.pos))
             });
         }
+        // Whether candidate `c`'s bound already loses to the best (with a worse tie, only
+        // a smaller vector than the best can win).
+        let cannot_win = |lx: &Lex, c: &Cand, best: &(Vector, u64, u32)| {
+            (&lx.bounds[c.bound..c.bound + w], c.tie, c.pos) >= (&best.0[..w], best.1, best.2)
+        };
+        // Candidate `c`'s exact vector (its knapsack run if needed), the best if it wins.
         let mut v: Vector = [0; MAX_WIDTH];
+        let mut settle = |lx: &mut Lex, c: &Cand, best: &mut (Vector, u64, u32), later: bool| {
+            let limit = best.0;
+            let ties = (c.tie, c.pos) >= (best.1, best.2);
+            let eval = exact(self, lx, c, &mut v[..w], &limit[..w], ties, later);
+            if eval == Eval::Done && (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                *best = (v, c.tie, c.pos);
+            }
+            eval
+        };
         // First the candidates whose vectors come without a knapsack; those that need
         // one are put off, then taken by their sharpened bounds while those can win.
-        let mut later = false;
         let mut deferred = 0u32;
         for k in base..lx.cands.len() {
             let c = lx.cands[k];
-            let lb = &lx.bounds[c.bound..c.bound + w];
-            match lb.cmp(&best.0[..w]) {
-                std::cmp::Ordering::Greater => break,
-                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
-                _ => {}
+            if cannot_win(lx, &c, &best) {
+                break;
             }
             // Only a candidate about to be evaluated gets its sharper (dearer) bound;
             // the order stays that of the first bounds, so one that cannot win is
             // passed over rather than ending the loop.
-            if sharpen(self, lx, &c) {
-                let lb = &lx.bounds[c.bound..c.bound + w];
-                match lb.cmp(&best.0[..w]) {
-                    std::cmp::Ordering::Greater => continue,
-                    std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => continue,
-                    _ => {}
-                }
+            if sharpen(self, lx, &c) && cannot_win(lx, &c, &best) {
+                continue;
             }
-            let lb = &lx.bounds[c.bound..c.bound + w];
-            if lb.iter().all(|&u| u == 1) {
-                v[..w].fill(1);
-            } else {
-                let limit = best.0;
-                // With a worse tie, only a smaller vector than the best can win.
-                let ties = (c.tie, c.pos) >= (best.1, best.2);
-                match exact(self, lx, &c, &mut v[..w], &limit[..w], ties, true) {
-                    Eval::Done => {}
-                    Eval::Beaten => continue,
-                    Eval::Later => {
-                        lx.cands[k].later = true;
-                        later = true;
-                        deferred += 1;
-                        if deferred % PUT_OFF_PER_KNAPSACK != 0 {
-                            continue;
-                        }
-                        // Every few put off, the most promising of them now: its vector
-                        // may end the pass early (when every put-off candidate's witness
-                        // fails, as on a fuller cluster, the pass would otherwise try
-                        // them all before running any knapsack).
-                        let Some(j) = (base..=k).filter(|&j| lx.cands[j].later).min_by(|&a, &b| {
-                            let (a, b) = (&lx.cands[a], &lx.cands[b]);
-                            lx.bounds[a.bound..a.bound + w]
-                                .cmp(&lx.bounds[b.bound..b.bound + w])
-                                .then((a.tie, a.pos).cmp(&(b.tie, b.pos)))
-                        }) else {
-                            continue;
-                        };
-                        let c = lx.cands[j];
-                        lx.cands[j].later = false;
-                        let lb = &lx.bounds[c.bound..c.bound + w];
-                        if (lb, c.tie, c.pos) >= (&best.0[..w], best.1, best.2) {
-                            continue;
-                        }
-                        let limit = best.0;
-                        let ties = (c.tie, c.pos) >= (best.1, best.2);
-                        if exact(self, lx, &c, &mut v[..w], &limit[..w], ties, false) != Eval::Done
-                        {
-                            continue;
-                        }
-                        if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
-                            best = (v, c.tie, c.pos);
-                        }
-                        continue;
-                    }
+            if lx.bounds[c.bound..c.bound + w].iter().all(|&u| u == 1) {
+                let ones = ([1; MAX_WIDTH], c.tie, c.pos);
+                if (&ones.0[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
+                    best = ones;
                 }
+                continue;
             }
-            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
-                best = (v, c.tie, c.pos);
+            if settle(lx, &c, &mut best, true) != Eval::Later {
+                continue;
+            }
+            lx.cands[k].later = true;
+            deferred += 1;
+            if deferred % PUT_OFF_PER_KNAPSACK != 0 {
+                continue;
+            }
+            // Every few put off, the most promising of them now: its vector may end the
+            // pass early (when every put-off candidate's witness fails, as on a fuller
+            // cluster, the pass would otherwise try them all before any knapsack).
+            let most_promising = (base..=k).filter(|&j| lx.cands[j].later).min_by(|&a, &b| {
+                let (a, b) = (&lx.cands[a], &lx.cands[b]);
+                (&lx.bounds[a.bound..a.bound + w], a.tie, a.pos).cmp(&(
+                    &lx.bounds[b.bound..b.bound + w],
+                    b.tie,
+                    b.pos,
+                ))
+            });
+            if let Some(j) = most_promising {
+                let c = lx.cands[j];
+                lx.cands[j].later = false;
+                if !cannot_win(lx, &c, &best) {
+                    settle(lx, &c, &mut best, false);
+                }
             }
         }
-        if !later {
+        if deferred == 0 {
             return best;
         }
         {
@@ -566,23 +554,10 @@ impl Objective<'_> {
         }
         for k in base..lx.cands.len() {
             let c = lx.cands[k];
-            if !c.later {
+            if !c.later || cannot_win(lx, &c, &best) {
                 break;
             }
-            let lb = &lx.bounds[c.bound..c.bound + w];
-            match lb.cmp(&best.0[..w]) {
-                std::cmp::Ordering::Greater => break,
-                std::cmp::Ordering::Equal if (c.tie, c.pos) >= (best.1, best.2) => break,
-                _ => {}
-            }
-            let limit = best.0;
-            let ties = (c.tie, c.pos) >= (best.1, best.2);
-            if exact(self, lx, &c, &mut v[..w], &limit[..w], ties, false) != Eval::Done {
-                continue;
-            }
-            if (&v[..w], c.tie, c.pos) < (&best.0[..w], best.1, best.2) {
-                best = (v, c.tie, c.pos);
-            }
+            settle(lx, &c, &mut best, false);
         }
         best
     }
