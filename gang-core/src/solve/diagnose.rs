@@ -185,7 +185,8 @@ impl Standing {
                 level
             }));
         }
-        let needs: Vec<u64> = roles.iter().map(|&r| u64::from(c.role(r).min)).collect();
+        let needs: smallvec::SmallVec<[u64; 4]> =
+            roles.iter().map(|&r| u64::from(c.role(r).min)).collect();
         let mut best: Option<(u64, u64, u32)> = None;
         let mut consider = |index: usize, got: u64, spare: u64| {
             if best.is_none_or(|(bg, bs, _)| {
