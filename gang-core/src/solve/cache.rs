@@ -54,6 +54,7 @@ struct Entry {
     peaks: Vec<Vec<u64>>,
     profiles: Vec<Vec<Profile>>,
     profiled: bool,
+    index: super::scan::Index,
     used: u64,
     /// The role's excluded nodes by cause, kept for diagnoses.
     causes: Kept,
@@ -149,6 +150,7 @@ impl Cache {
                     peaks: Vec::new(),
                     profiles: Vec::new(),
                     profiled: false,
+                    index: super::scan::Index::default(),
                     used: 0,
                     causes: None,
                     masked,
@@ -219,6 +221,7 @@ impl Cache {
                 }
                 apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
+                s.index.catch_up(inv, &s.caps, &self.moved);
             }
             None => {
                 rollup(inv, r, grain, Scope::CLUSTER, None, s);
@@ -226,6 +229,8 @@ impl Cache {
                 reset_mask(&mut e.applied);
                 apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
                 peaks::fill(inv, s);
+                s.index.reset(inv);
+                s.index.catch_up(inv, &s.caps, &[]);
             }
         }
         e.inventory = Arc::downgrade(me);
@@ -254,6 +259,7 @@ fn swap_arrays(e: &mut Entry, s: &mut Capacities) {
     std::mem::swap(&mut e.peaks, &mut s.peaks);
     std::mem::swap(&mut e.profiles, &mut s.profiles);
     std::mem::swap(&mut e.profiled, &mut s.profiled);
+    std::mem::swap(&mut e.index, &mut s.index);
 }
 
 /// Whether role `ra` of `a` and role `rb` of `b` have the same fits on every node:

@@ -442,7 +442,7 @@ impl Objective<'_> {
             }
         } else if w == 1 {
             // The deepest label level: peaks are the largest node fits, contiguous.
-            return super::scan::one_node_holds(caps, peaks, need, count, most_free);
+            return super::scan::best_holding(self.caps, t, need, count, most_free);
         } else {
             for (i, &cap) in caps.iter().enumerate() {
                 if cap >= need && peaks[i * w + w - 1] >= count && consider(i, cap) {

@@ -31,6 +31,9 @@ pub(crate) struct Capacities {
     /// the cache's entries, once the objective asked for them).
     pub profiles: Vec<Vec<Profile>>,
     pub profiled: bool,
+    /// The deepest label level's capacities in order ([`scan::Index`](super::scan::Index)),
+    /// kept only by the cache's entries.
+    pub index: super::scan::Index,
 }
 
 impl Capacities {
