@@ -54,7 +54,7 @@ struct Entry {
     peaks: Vec<Vec<u64>>,
     profiles: Vec<Vec<Profile>>,
     profiled: bool,
-    index: super::scan::Index,
+    index: super::index::Index,
     used: u64,
     /// The role's excluded nodes by cause, kept for diagnoses.
     causes: Kept,
@@ -150,7 +150,7 @@ impl Cache {
                     peaks: Vec::new(),
                     profiles: Vec::new(),
                     profiled: false,
-                    index: super::scan::Index::default(),
+                    index: super::index::Index::default(),
                     used: 0,
                     causes: None,
                     masked,

@@ -17,6 +17,7 @@ pub(crate) mod classes;
 pub(crate) mod descent;
 pub(crate) mod diagnose;
 mod explain;
+pub(crate) mod index;
 pub(crate) mod lex;
 pub(crate) mod mask;
 pub(crate) mod menu;

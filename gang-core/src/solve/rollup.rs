@@ -31,9 +31,9 @@ pub(crate) struct Capacities {
     /// the cache's entries, once the objective asked for them).
     pub profiles: Vec<Vec<Profile>>,
     pub profiled: bool,
-    /// The deepest label level's capacities in order ([`scan::Index`](super::scan::Index)),
+    /// The deepest label level's capacities in order ([`Index`](super::index::Index)),
     /// kept only by the cache's entries.
-    pub index: super::scan::Index,
+    pub index: super::index::Index,
 }
 
 impl Capacities {

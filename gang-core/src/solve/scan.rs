@@ -2,128 +2,16 @@
 //! domains that take `count` members and one node of which holds them all, the policy's
 //! choice (least spare, or most free), first on ties.
 //!
-//! A cache entry that asked for it keeps an [`Index`]: the level's domains sorted by
+//! A cache entry that asked for it keeps an [`Index`](super::index::Index): the level's domains sorted by
 //! capacity, kept current from the journal (the racks of the nodes a catch-up moved),
 //! so the choice is a binary search and a walk to the first domain one node of which
 //! holds the gang (issue 23: 100k HGX, required rack, 4 members, ~3,200 racks). Without
 //! one every domain is read, but a chunk of domains is passed over with one branch-free
 //! test unless one of them can beat the best so far.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::inventory::ix::Depth;
-use crate::inventory::Inventory;
 
 use super::rollup::Capacities;
-
-/// The deepest label level's domains ordered by `(capacity, position)`, for the cache
-/// entry whose capacities it was built from (lent with them). Built on the first lend
-/// after a query at that level asked for it ([`Index::wanted`]), so one-off shapes and
-/// shapes never queried there pay nothing; then each lend moves the keys of the domains
-/// whose capacity changed. Peaks are read live, so only capacities are indexed.
-#[derive(Debug, Default)]
-pub(crate) struct Index {
-    built: bool,
-    /// `(capacity, position)` of every domain at the level, ascending.
-    keys: Vec<(u64, u32)>,
-    /// Each domain's capacity as indexed (the first half of its key).
-    at: Vec<u64>,
-    /// Set by a query that found no index: the next lend builds one.
-    wanted: AtomicBool,
-}
-
-impl Index {
-    /// After a full roll-up: the keys are stale. Room for them is kept (or made, on a
-    /// cold lend, which allocates anyway) so that building them on a warm lend does not
-    /// allocate.
-    pub(crate) fn reset(&mut self, inv: &Inventory) {
-        self.built = false;
-        let n = inv.domains.last().map_or(0, Vec::len);
-        self.keys.clear();
-        self.at.clear();
-        self.keys.reserve(n);
-        self.at.reserve(n);
-    }
-
-    /// Brings the keys up to the capacities in `caps` after a catch-up that moved the
-    /// nodes `moved` (every node whose fit changed), or builds them when a query
-    /// asked for them.
-    pub(crate) fn catch_up(&mut self, inv: &Inventory, caps: &[Vec<u64>], moved: &[u32]) {
-        let Some(level) = caps.len().checked_sub(1) else {
-            return;
-        };
-        let caps = &caps[level];
-        if !self.built {
-            if self.wanted.load(Ordering::Relaxed) {
-                self.build(caps);
-            }
-            return;
-        }
-        for &n in moved {
-            let Some(r) = inv.domain_of(n, level) else {
-                continue;
-            };
-            let (new, old) = (caps[r as usize], self.at[r as usize]);
-            if new != old {
-                self.move_key(r, old, new);
-            }
-        }
-    }
-
-    fn build(&mut self, caps: &[u64]) {
-        self.keys.clear();
-        self.keys
-            .extend(caps.iter().enumerate().map(|(i, &c)| (c, i as u32)));
-        self.keys.sort_unstable();
-        self.at.clear();
-        self.at.extend_from_slice(caps);
-        self.built = true;
-    }
-
-    /// Domain `r`'s capacity went from `old` to `new`: its key moves, the keys between
-    /// shift by one.
-    fn move_key(&mut self, r: u32, old: u64, new: u64) {
-        let keys = &mut self.keys;
-        let Ok(from) = keys.binary_search(&(old, r)) else {
-            debug_assert!(false, "domain {r} not indexed at {old}");
-            self.built = false;
-            return;
-        };
-        let to = keys.partition_point(|&k| k < (new, r));
-        if to > from {
-            keys[from..to].rotate_left(1);
-            keys[to - 1] = (new, r);
-        } else {
-            keys[to..=from].rotate_right(1);
-            keys[to] = (new, r);
-        }
-        self.at[r as usize] = new;
-    }
-
-    /// [`one_node_holds`] from the keys: the least spare is the first key from `need`
-    /// on whose domain's peak reaches `count`; the most free, the first such key of the
-    /// greatest capacity that has one.
-    fn choose(&self, peaks: &[u64], need: u64, count: u64, most_free: bool) -> Option<(u64, u32)> {
-        let holds = |i: u32| peaks.get(i as usize).is_some_and(|&p| p >= count);
-        if !most_free {
-            let from = self.keys.partition_point(|&(c, _)| c < need);
-            return self.keys[from..]
-                .iter()
-                .find(|&&(_, i)| holds(i))
-                .map(|&(_, i)| (count, i));
-        }
-        let mut hit: Option<(u64, u32)> = None;
-        for &(c, i) in self.keys.iter().rev() {
-            if c < need || hit.is_some_and(|(hc, _)| hc != c) {
-                break;
-            }
-            if holds(i) {
-                hit = Some((c, i));
-            }
-        }
-        hit.map(|(_, i)| (count, i))
-    }
-}
 
 /// [`one_node_holds`] over the capacities and peaks of depth `t` in `s` (one peak per
 /// domain: `t` is the deepest label level), from the lent entry's index when it has
@@ -138,7 +26,7 @@ pub(crate) fn best_holding(
     let (caps, peaks) = (&s.caps[t.ix()], &s.peaks[t.ix()]);
     let ix = &s.index;
     let deepest = t.ix() + 1 == s.caps.len();
-    if deepest && ix.built {
+    if deepest && ix.is_built() {
         let found = ix.choose(peaks, need, count, most_free);
         debug_assert_eq!(
             found,
@@ -148,7 +36,7 @@ pub(crate) fn best_holding(
         return found;
     }
     if deepest {
-        ix.wanted.store(true, Ordering::Relaxed);
+        ix.ask();
     }
     one_node_holds(caps, peaks, need, count, most_free)
 }
@@ -318,7 +206,7 @@ mod tests {
             let (mut cache, mut s) = (Cache::default(), Capacities::default());
             // The cold lend scans and asks for the index; the next lend builds it.
             proptest::prop_assert!(!cache.lend(&inv, &shape.inner, crate::compile::RoleIx(0), &mut s));
-            proptest::prop_assert!(!s.index.built);
+            proptest::prop_assert!(!s.index.is_built());
             best_holding(&s, rack, 1, 1, false);
             cache.give_back(&mut s);
             let mut solver = Solver::new();
@@ -346,7 +234,7 @@ mod tests {
                     }
                 }
                 proptest::prop_assert!(cache.lend(&inv, &shape.inner, crate::compile::RoleIx(0), &mut s));
-                proptest::prop_assert!(s.index.built);
+                proptest::prop_assert!(s.index.is_built());
                 let (caps, peaks) = (&s.caps[rack.ix()], &s.peaks[rack.ix()]);
                 for count in 1..=9 {
                     for need in count..count + 3 {
