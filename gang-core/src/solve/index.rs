@@ -5,15 +5,22 @@
 //! walk to the first domain whose peak holds the gang instead of a scan over every
 //! domain (issue 23: 100k HGX, ~3,200 racks).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::inventory::Inventory;
 
 /// The deepest label level's domains ordered by `(capacity, position)`, for the cache
 /// entry whose capacities it was built from (lent with them). Built on the first lend
-/// after a query at that level asked for it ([`Index::wanted`]), so one-off shapes and
-/// shapes never queried there pay nothing; then each lend moves the keys of the domains
+/// after [`ASKS`] queries at that level scanned for want of it (since the last full
+/// roll-up), so one-off shapes, a solver made for one operation and shapes never
+/// queried there pay nothing, and the sort (a few scans' worth) is paid only by a shape
+/// asked again and again; then each lend moves the keys of the domains
 /// whose capacity changed. Peaks are read live, so only capacities are indexed.
+/// Scans at the level before the keys are built (sorting them costs about as much as
+/// a few scans: a solver that asks once or twice, as a replacement's does, never
+/// sorts).
+pub(crate) const ASKS: u32 = 4;
+
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     built: bool,
@@ -21,8 +28,8 @@ pub(crate) struct Index {
     keys: Vec<(u64, u32)>,
     /// Each domain's capacity as indexed (the first half of its key).
     at: Vec<u64>,
-    /// Set by a query that found no index: the next lend builds one.
-    wanted: AtomicBool,
+    /// Queries that scanned for want of the keys since the last full roll-up.
+    asked: AtomicU32,
 }
 
 impl Index {
@@ -31,6 +38,7 @@ impl Index {
     /// allocate.
     pub(crate) fn reset(&mut self, inv: &Inventory) {
         self.built = false;
+        *self.asked.get_mut() = 0;
         let n = inv.domains.last().map_or(0, Vec::len);
         self.keys.clear();
         self.at.clear();
@@ -39,15 +47,15 @@ impl Index {
     }
 
     /// Brings the keys up to the capacities in `caps` after a catch-up that moved the
-    /// nodes `moved` (every node whose fit changed), or builds them when a query
-    /// asked for them.
+    /// nodes `moved` (every node whose fit changed), or builds them once queries
+    /// asked for them often enough.
     pub(crate) fn catch_up(&mut self, inv: &Inventory, caps: &[Vec<u64>], moved: &[u32]) {
         let Some(level) = caps.len().checked_sub(1) else {
             return;
         };
         let caps = &caps[level];
         if !self.built {
-            if self.wanted.load(Ordering::Relaxed) {
+            if self.asked.load(Ordering::Relaxed) >= ASKS {
                 self.build(caps);
             }
             return;
@@ -98,9 +106,10 @@ impl Index {
         self.built
     }
 
-    /// A query at the level found no keys: the next lend builds them.
+    /// A query at the level found no keys and scanned: after [`ASKS`] of them the
+    /// next lend builds the keys.
     pub(crate) fn ask(&self) {
-        self.wanted.store(true, Ordering::Relaxed);
+        self.asked.fetch_add(1, Ordering::Relaxed);
     }
 
     /// [`one_node_holds`](super::scan::one_node_holds) from the keys: the least spare is the first key from `need`
