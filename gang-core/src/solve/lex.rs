@@ -112,6 +112,12 @@ pub(crate) struct Lex {
     /// Tests: node bounds never by the few largest counts (to compare the two ways).
     #[cfg(test)]
     wide: bool,
+    /// Tests: an assignment's knapsack keeps every child (to compare with dropping the
+    /// unusable ones), and how many were dropped.
+    #[cfg(test)]
+    keep_kids: bool,
+    #[cfg(test)]
+    dropped: u64,
 }
 
 /// In [`Objective::select`]'s first pass, after this many candidates put off (their
@@ -974,6 +980,9 @@ impl Objective<'_> {
                 lx.kids.push((Child::Node(NodeIx::at(n)), fit));
             }
         }
+        if assign {
+            self.drop_unusable_kids(lx, d, kb, x);
+        }
         let ke = lx.kids.len();
         let chb = lx.choice.len();
         let tsb = lx.tsrc.len();
@@ -1139,6 +1148,48 @@ impl Objective<'_> {
             lx.kids.truncate(kb);
         }
         top
+    }
+
+    /// Before an assignment's knapsack of a domain at depth `d` whose children hold
+    /// only nodes (width 2, grain 1, no slice below): removes from `lx.kids[kb..]` the
+    /// children that no placement with the fewest children `r` can use, those whose
+    /// capacity and the `r - 1` largest others' fall short of `x`. The least vector uses
+    /// exactly `r` children, so the path the knapsack follows back never takes them;
+    /// without them every state on that path keeps its value and every other state
+    /// only grows (fewer subsets, fewer states kept), so each choice on the path, the
+    /// first least, is the same, and so are the children and amounts it yields.
+    fn drop_unusable_kids(&self, lx: &mut Lex, d: Depth, kb: usize, x: u64) {
+        if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
+            return;
+        }
+        #[cfg(test)]
+        if lx.keep_kids {
+            return;
+        }
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(lx.kids[kb..].iter().map(|&(_, cap)| cap.min(x)));
+        if lx.sorted[base..].iter().sum::<u64>() < x {
+            lx.sorted.truncate(base);
+            return;
+        }
+        let r = fewest(&mut lx.sorted[base..], x) as usize;
+        // The `r - 1` largest capacities (sorted largest first by `fewest`).
+        let most: u64 = lx.sorted[base..base + r.saturating_sub(1)].iter().sum();
+        lx.sorted.truncate(base);
+        let need = x.saturating_sub(most);
+        let mut kept = kb;
+        for k in kb..lx.kids.len() {
+            if lx.kids[k].1.min(x) >= need {
+                lx.kids[kept] = lx.kids[k];
+                kept += 1;
+            }
+        }
+        #[cfg(test)]
+        {
+            lx.dropped += (lx.kids.len() - kept) as u64;
+        }
+        lx.kids.truncate(kept);
     }
 
     /// The step function of child domain `ci` at depth `c` for amounts in multiples of
@@ -1713,6 +1764,56 @@ mod tests {
             checked > 1000 && raised > checked / 10 && tight > checked / 3,
             "{raised} raised, {tight} tight of {checked}"
         );
+    }
+
+    #[test]
+    fn dropping_the_children_no_least_placement_uses_keeps_every_assignment() {
+        // Every domain, every amount: the vector and the members assigned (node by
+        // node) are the same with and without `drop_unusable_kids`, which drops some.
+        let mut dropped = 0u64;
+        for seed in 1..600u64 {
+            let mul = 0x6c62_272e_07bb_0142;
+            let inv = if seed % 2 == 0 {
+                random(seed.wrapping_mul(mul))
+            } else {
+                random3(seed.wrapping_mul(mul))
+            };
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+                let c = inv.compile(&gang).unwrap();
+                let caps = capacities(&inv, &c);
+                let o = Objective {
+                    inv: &inv,
+                    caps: &caps,
+                    grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                    policy,
+                    ri: RoleIx(0),
+                };
+                let mut lx = Lex::default();
+                let mut at = Attempt::default();
+                at.ensure(&inv);
+                for d in 0..inv.label_depth() {
+                    let d = Depth(d);
+                    let w = o.width(d);
+                    for di in 0..inv.domains[d.ix()].len() as u32 {
+                        for x in 1..=caps.caps[d.ix()][di as usize] {
+                            let mut got = Vec::new();
+                            for keep in [true, false] {
+                                lx.keep_kids = keep;
+                                let mut v = [0u32; MAX_WIDTH];
+                                o.vector(&mut lx, d, di, x, &mut v[..w]);
+                                at.fresh(inv.resources.len());
+                                o.assign(&mut lx, Scope::new(d, di), x, &mut at);
+                                got.push((v, at.assign.clone()));
+                            }
+                            assert_eq!(got[0], got[1], "seed {seed}, {policy:?}, {x}");
+                        }
+                    }
+                }
+                dropped += lx.dropped;
+            }
+        }
+        assert!(dropped > 100, "{dropped} dropped");
     }
 
     #[test]
