@@ -112,6 +112,12 @@ pub(crate) struct Lex {
     /// Tests: node bounds never by the few largest counts (to compare the two ways).
     #[cfg(test)]
     wide: bool,
+    /// Tests: an assignment's knapsack keeps every child (to compare with dropping the
+    /// unusable ones), and how many were dropped.
+    #[cfg(test)]
+    keep_kids: bool,
+    #[cfg(test)]
+    dropped: u64,
 }
 
 /// In [`Objective::select`]'s first pass, after this many candidates put off (their
@@ -353,6 +359,7 @@ impl Objective<'_> {
             }
             if w > 1 {
                 lb[0] = lb[0].max(self.fewest_children(lx, t, i as u32, placed));
+                self.bound_in_one(lx, t, i as u32, placed, &mut lb[..w]);
             }
             let bound = lx.bounds.len();
             lx.bounds.extend_from_slice(&lb[..w]);
@@ -403,6 +410,39 @@ impl Objective<'_> {
         let k = fewest(&mut lx.sorted[base..], x);
         lx.sorted.truncate(base);
         k
+    }
+
+    /// When one child of domain `di` at depth `d` (width at least 3) holds `x`: the
+    /// least of those children's fewest children ([`Objective::fewest_children`]), 1
+    /// when a direct node holds `x`. A placement with one child uses at least that many
+    /// units one level further down, so it bounds the second component of `di`'s vector
+    /// whenever its first is 1 (a placement with more children has a larger vector).
+    fn fewest_grandchildren(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
+        let dom = *self.inv.domain(d, di);
+        if self.caps.fits[dom.direct_nodes()]
+            .iter()
+            .any(|&f| u64::from(f) >= x)
+        {
+            return 1;
+        }
+        let c = d.child();
+        if self.inv.is_node_level(c) {
+            return 1;
+        }
+        let mut least = u32::MAX;
+        for ci in dom.children() {
+            if self.caps.caps[c.ix()][ci] >= x {
+                least = least.min(self.fewest_children(lx, c, ci as u32, x));
+                if least == 1 {
+                    break;
+                }
+            }
+        }
+        if least == u32::MAX {
+            1
+        } else {
+            least
+        }
     }
 
     /// Phase 0 of [`Objective::choose_domain`]: among the domains that take `count`
@@ -740,6 +780,12 @@ impl Objective<'_> {
                     if w > 1 {
                         let k = self.fewest_children(lx, c, ci as u32, x);
                         lx.bounds[bound] = lx.bounds[bound].max(k);
+                        if w > 2 {
+                            let mut lb: Vector = [0; MAX_WIDTH];
+                            lb[..w].copy_from_slice(&lx.bounds[bound..bound + w]);
+                            self.bound_in_one(lx, c, ci as u32, x, &mut lb[..w]);
+                            lx.bounds[bound..bound + w].copy_from_slice(&lb[..w]);
+                        }
                     }
                     lx.cands.push(Cand {
                         child: Child::Domain(ci as u32),
@@ -934,6 +980,9 @@ impl Objective<'_> {
                 lx.kids.push((Child::Node(NodeIx::at(n)), fit));
             }
         }
+        if assign {
+            self.drop_unusable_kids(lx, d, kb, x);
+        }
         let ke = lx.kids.len();
         let chb = lx.choice.len();
         let tsb = lx.tsrc.len();
@@ -1099,6 +1148,48 @@ impl Objective<'_> {
             lx.kids.truncate(kb);
         }
         top
+    }
+
+    /// Before an assignment's knapsack of a domain at depth `d` whose children hold
+    /// only nodes (width 2, grain 1, no slice below): removes from `lx.kids[kb..]` the
+    /// children that no placement with the fewest children `r` can use, those whose
+    /// capacity and the `r - 1` largest others' fall short of `x`. The least vector uses
+    /// exactly `r` children, so the path the knapsack follows back never takes them;
+    /// without them every state on that path keeps its value and every other state
+    /// only grows (fewer subsets, fewer states kept), so each choice on the path, the
+    /// first least, is the same, and so are the children and amounts it yields.
+    fn drop_unusable_kids(&self, lx: &mut Lex, d: Depth, kb: usize, x: u64) {
+        if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
+            return;
+        }
+        #[cfg(test)]
+        if lx.keep_kids {
+            return;
+        }
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(lx.kids[kb..].iter().map(|&(_, cap)| cap.min(x)));
+        if lx.sorted[base..].iter().sum::<u64>() < x {
+            lx.sorted.truncate(base);
+            return;
+        }
+        let r = fewest(&mut lx.sorted[base..], x) as usize;
+        // The `r - 1` largest capacities (sorted largest first by `fewest`).
+        let most: u64 = lx.sorted[base..base + r.saturating_sub(1)].iter().sum();
+        lx.sorted.truncate(base);
+        let need = x.saturating_sub(most);
+        let mut kept = kb;
+        for k in kb..lx.kids.len() {
+            if lx.kids[k].1.min(x) >= need {
+                lx.kids[kept] = lx.kids[k];
+                kept += 1;
+            }
+        }
+        #[cfg(test)]
+        {
+            lx.dropped += (lx.kids.len() - kept) as u64;
+        }
+        lx.kids.truncate(kept);
     }
 
     /// The step function of child domain `ci` at depth `c` for amounts in multiples of
@@ -1406,7 +1497,7 @@ mod tests {
     use crate::compile::CompiledGang;
     use crate::solve::{peaks, profile, rollup::rollup};
     use crate::testkit::{build, on_path};
-    use crate::{Gang, Role};
+    use crate::{Gang, NodeSpec, Role};
 
     const GPU: &str = "gpu";
 
@@ -1428,6 +1519,34 @@ mod tests {
             })
             .collect();
         build(&["block", "rack"], nodes)
+    }
+
+    /// Random trees of up to 14 nodes three label levels deep (zones, blocks, racks,
+    /// some labels missing), random fits: vectors of width 3 below the cluster.
+    fn random3(seed: u64) -> Inventory {
+        let mut next = crate::solve::xorshift(seed | 1);
+        let len = 1 + next(14);
+        let (zones, blocks, racks) = (["x", "y"], ["p", "q", "r"], ["a", "b", "c"]);
+        let nodes = (0..len)
+            .map(|i| {
+                let z = zones[next(2) as usize];
+                let (b, r) = (blocks[next(3) as usize], racks[next(3) as usize]);
+                let path: Vec<&str> = match next(10) {
+                    0 => vec![],
+                    1 => vec![z],
+                    2 => vec![z, b],
+                    _ => vec![z, b, r],
+                };
+                let spec = ["zone", "block", "rack"]
+                    .iter()
+                    .zip(&path)
+                    .fold(NodeSpec::new(format!("n{i}")), |spec, (key, value)| {
+                        spec.label(*key, *value)
+                    });
+                spec.capacity(GPU, next(7) as i64)
+            })
+            .collect();
+        build(&["zone", "block", "rack"], nodes)
     }
 
     fn capacities(inv: &Inventory, c: &CompiledGang) -> Capacities {
@@ -1475,8 +1594,13 @@ mod tests {
 
     #[test]
     fn every_path_agrees_with_the_knapsack_and_the_assignment_has_its_vector() {
-        for seed in 1..400u64 {
-            let inv = random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        // Two label levels, then three (the bounds inside one child: `bound_in_one`).
+        for seed in 1..800u64 {
+            let inv = if seed < 400 {
+                random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            } else {
+                random3(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            };
             let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
             let c = inv.compile(&gang).unwrap();
             // Half of the seeds with profiles: the node bounds prune, never change.
@@ -1579,6 +1703,117 @@ mod tests {
             checked > 1000 && tight > checked / 2,
             "{tight} of {checked}"
         );
+    }
+
+    #[test]
+    fn the_bounds_inside_one_child_never_exceed_the_vector() {
+        // Every domain of width 3 or more whose vector starts with one child: the bound
+        // from the peaks and the fewest children, raised by `bound_in_one`, stays at or
+        // below the exact vector, component by component, and often meets it.
+        let (mut checked, mut raised, mut tight) = (0u32, 0u32, 0u32);
+        for seed in 1..600u64 {
+            let inv = random3(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = if seed % 3 == 0 {
+                capacities(&inv, &c)
+            } else {
+                profiled(&inv, &c)
+            };
+            let o = Objective {
+                inv: &inv,
+                caps: &caps,
+                grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                policy: Policy::BestFit,
+                ri: RoleIx(0),
+            };
+            let mut lx = Lex::default();
+            for d in 0..inv.label_depth() {
+                let d = Depth(d);
+                let w = o.width(d);
+                if w < 3 {
+                    continue;
+                }
+                for di in 0..inv.domains[d.ix()].len() as u32 {
+                    for x in 1..=caps.caps[d.ix()][di as usize] {
+                        let mut v = [0u32; MAX_WIDTH];
+                        o.vector(&mut lx, d, di, x, &mut v[..w]);
+                        if v[0] != 1 {
+                            continue;
+                        }
+                        let row = &caps.peaks[d.ix()][di as usize * w..di as usize * w + w];
+                        let mut lb = [0u32; MAX_WIDTH];
+                        for (l, &p) in lb[..w].iter_mut().zip(row) {
+                            *l = units(x, p);
+                        }
+                        lb[0] = lb[0].max(o.fewest_children(&mut lx, d, di, x));
+                        let before = lb;
+                        o.bound_in_one(&mut lx, d, di, x, &mut lb[..w]);
+                        checked += 1;
+                        raised += u32::from(lb != before);
+                        tight += u32::from(lb[1] == v[1] && lb[w - 1] == v[w - 1]);
+                        for k in 0..w {
+                            assert!(lb[k] <= v[k], "seed {seed}, {x}: {lb:?} > {v:?}");
+                        }
+                        assert!(lx.sorted.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 1000 && raised > checked / 10 && tight > checked / 3,
+            "{raised} raised, {tight} tight of {checked}"
+        );
+    }
+
+    #[test]
+    fn dropping_the_children_no_least_placement_uses_keeps_every_assignment() {
+        // Every domain, every amount: the vector and the members assigned (node by
+        // node) are the same with and without `drop_unusable_kids`, which drops some.
+        let mut dropped = 0u64;
+        for seed in 1..600u64 {
+            let mul = 0x6c62_272e_07bb_0142;
+            let inv = if seed % 2 == 0 {
+                random(seed.wrapping_mul(mul))
+            } else {
+                random3(seed.wrapping_mul(mul))
+            };
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+                let c = inv.compile(&gang).unwrap();
+                let caps = capacities(&inv, &c);
+                let o = Objective {
+                    inv: &inv,
+                    caps: &caps,
+                    grain: Grain::of(&c.inner, &c.inner.roles[0]),
+                    policy,
+                    ri: RoleIx(0),
+                };
+                let mut lx = Lex::default();
+                let mut at = Attempt::default();
+                at.ensure(&inv);
+                for d in 0..inv.label_depth() {
+                    let d = Depth(d);
+                    let w = o.width(d);
+                    for di in 0..inv.domains[d.ix()].len() as u32 {
+                        for x in 1..=caps.caps[d.ix()][di as usize] {
+                            let mut got = Vec::new();
+                            for keep in [true, false] {
+                                lx.keep_kids = keep;
+                                let mut v = [0u32; MAX_WIDTH];
+                                o.vector(&mut lx, d, di, x, &mut v[..w]);
+                                at.fresh(inv.resources.len());
+                                o.assign(&mut lx, Scope::new(d, di), x, &mut at);
+                                got.push((v, at.assign.clone()));
+                            }
+                            assert_eq!(got[0], got[1], "seed {seed}, {policy:?}, {x}");
+                        }
+                    }
+                }
+                dropped += lx.dropped;
+            }
+        }
+        assert!(dropped > 100, "{dropped} dropped");
     }
 
     #[test]

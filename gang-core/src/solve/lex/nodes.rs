@@ -34,6 +34,63 @@ impl Objective<'_> {
         }
     }
 
+    /// Raises the bound `lb` (width at least 3, `lb[0] = 1`: one child of domain `di`
+    /// at depth `d` holds `x`) by the children that hold `x`: its second component to
+    /// their least first component ([`Objective::fewest_grandchildren`]), its last to
+    /// [`Objective::nodes_bound_in_one`] for that.
+    pub(super) fn bound_in_one(&self, lx: &mut Lex, d: Depth, di: u32, x: u64, lb: &mut [u32]) {
+        let w = lb.len();
+        if w < 3 || lb[0] != 1 {
+            return;
+        }
+        let r = self.fewest_grandchildren(lx, d, di, x);
+        lb[1] = lb[1].max(r);
+        if let Some(k) = self.nodes_bound_in_one(lx, d, di, x, r) {
+            lb[w - 1] = lb[w - 1].max(k);
+        }
+    }
+
+    /// A lower bound on the nodes of a placement of `x` members in domain `di` at depth
+    /// `d` (width at least 3) inside one child whose own first component is `r`, when
+    /// `r` is the least such component of the children that hold `x`
+    /// ([`Objective::fewest_grandchildren`]): such a placement lies in a child `b` with
+    /// `fewest_children(b) = r` and uses exactly `r` of `b`'s children, so it has at
+    /// least the least [`Objective::nodes_bound`] of those children for `r`. `None` when
+    /// a direct node holds `x` or one of those children has no bound.
+    pub(super) fn nodes_bound_in_one(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        di: u32,
+        x: u64,
+        r: u32,
+    ) -> Option<u32> {
+        let c = d.child();
+        if self.inv.is_node_level(c) || r <= 1 {
+            return None;
+        }
+        let dom = *self.inv.domain(d, di);
+        if self.caps.fits[dom.direct_nodes()]
+            .iter()
+            .any(|&f| u64::from(f) >= x)
+        {
+            return None;
+        }
+        let mut least: Option<u32> = None;
+        for ci in dom.children() {
+            if self.caps.caps[c.ix()][ci] < x {
+                continue;
+            }
+            let ci = ci as u32;
+            if self.fewest_children(lx, c, ci, x) != r {
+                continue;
+            }
+            let k = self.nodes_bound(lx, c, ci, x, r)?;
+            least = Some(least.map_or(k, |l| l.min(k)));
+        }
+        least
+    }
+
     /// A lower bound on the nodes of a placement of `x` members in domain `di` at depth
     /// `d` (width at least 2) that uses exactly `r` of its children (child domains and
     /// direct nodes), from the children's profiles: those `r` children have at most
