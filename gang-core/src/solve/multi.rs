@@ -483,8 +483,10 @@ impl Solver {
         );
         s.candidates.objective_left -= share.spent();
         s.candidates.proof_left -= proof.spent();
-        budget.absorb(share);
+        // Both count down to the next clock read from the same start: the walk's count
+        // is kept (a deadline's read comes late by at most the proof's few units).
         budget.absorb(proof);
+        budget.absorb(share);
         if moved == Moved::Away {
             self.repack_unconstrained(inv, c, counts);
         }
