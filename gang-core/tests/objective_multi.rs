@@ -479,8 +479,19 @@ fn check_proven(case: &Case) -> Result<(), TestCaseError> {
     let Ok(c) = inv.compile(&gang) else {
         return Ok(());
     };
-    for work in [16, 40, 100, 250] {
+    // Little work for the whole query; then plenty, but little or none for the
+    // objective's walks (the root's bound alone decides the domains they cannot reach).
+    let limits = [(16, None), (40, None), (100, None), (250, None)];
+    let starved = [
+        (1_000_000, Some(0)),
+        (1_000_000, Some(8)),
+        (1_000_000, Some(30)),
+    ];
+    for (work, objective) in limits.into_iter().chain(starved) {
         let mut solver = Solver::with_limits(Limits::work(work));
+        if let Some(units) = objective {
+            solver = solver.objective_work(units);
+        }
         if let Outcome::Placed(p) = inv.place_with(&mut solver, &c).unwrap() {
             p.validate(&inv).map_err(TestCaseError::fail)?;
             if p.search_complete() {
@@ -491,8 +502,9 @@ fn check_proven(case: &Case) -> Result<(), TestCaseError> {
                 prop_assert_eq!(
                     Some((domain, vector, placed)),
                     most_compact(case),
-                    "proven least with {} units: {}",
+                    "proven least with {} units ({:?} for the objective): {}",
                     work,
+                    objective,
                     p
                 );
             }

@@ -89,6 +89,8 @@ pub struct Solver {
     recompiled: Vec<(Arc<Compiled>, CompiledGang)>,
     limits: Limits,
     packing: Packing,
+    /// Work units of a multi-role query's objective ([`multi::OBJECTIVE_WORK`]).
+    objective_work: u64,
     /// The single-role objective's scratch space.
     lex: lex::Lex,
     /// The mirror for what-if questions (preemption), kept between queries.
@@ -169,6 +171,7 @@ impl Solver {
             recompiled: Vec::new(),
             limits,
             packing: Packing::GreedyFirst,
+            objective_work: multi::OBJECTIVE_WORK,
             lex: lex::Lex::default(),
             what_if: None,
         }
@@ -195,6 +198,14 @@ impl Solver {
     #[doc(hidden)]
     pub fn exact_only(mut self) -> Self {
         self.packing = Packing::ExactOnly;
+        self
+    }
+
+    /// Sets the work units a multi-role query's objective may spend in its branch and
+    /// bound (4,000 by default): for testing what the bounds prove once they are spent.
+    #[doc(hidden)]
+    pub fn objective_work(mut self, units: u64) -> Self {
+        self.objective_work = units;
         self
     }
 
@@ -298,7 +309,8 @@ impl Solver {
         self.s.search.new_query();
         self.s.candidates.progress = Default::default();
         self.s.candidates.greedy_failed = false;
-        self.s.candidates.objective_left = multi::OBJECTIVE_WORK;
+        self.s.candidates.objective_left = self.objective_work;
+        self.s.candidates.proof_left = multi::PROOF_WORK;
         let mut budget = Budget::of(self.limits);
         let mut found = None;
         for &t in &c.levels {

@@ -84,6 +84,9 @@ pub(crate) struct Candidates {
     pub progress: SearchProgress,
     /// Work units the objective ([`tighten`]) may still spend in this query.
     pub objective_left: u64,
+    /// Work units [`tighten`] may still spend in this query on proofs by the root's
+    /// bound alone, once `objective_left` no longer reaches a walk.
+    pub proof_left: u64,
     /// Greedy packing failed once in this query: from then on the relaxation bound is
     /// checked before it (a query that places usually does so greedily in its first
     /// candidate, and then the bound would only cost time).
@@ -465,6 +468,7 @@ impl Solver {
             return v;
         }
         let mut share = budget.share_at_most(s.candidates.objective_left);
+        let mut proof = budget.share_at_most(s.candidates.proof_left);
         let (v, moved) = tighten(
             inv,
             c,
@@ -473,10 +477,15 @@ impl Solver {
             v,
             cutoff,
             &mut share,
+            &mut proof,
             &mut s.search,
             &mut s.attempt.assign,
         );
         s.candidates.objective_left -= share.spent();
+        s.candidates.proof_left -= proof.spent();
+        // Both count down to the next clock read from the same start: the walk's count
+        // is kept (a deadline's read comes late by at most the proof's few units).
+        budget.absorb(proof);
         budget.absorb(share);
         if moved == Moved::Away {
             self.repack_unconstrained(inv, c, counts);
@@ -748,6 +757,11 @@ impl Solver {
 /// domains (beyond them the best assignment found is kept, and the placement says its
 /// search was not complete): about a millisecond.
 pub(crate) const OBJECTIVE_WORK: u64 = 4_000;
+
+/// Work units a query may spend, once [`OBJECTIVE_WORK`] is spent, on proving without
+/// a walk that a domain's vector cannot beat the best so far (setting up the root's
+/// bound by levels: the domain's nodes and their packing maxima).
+pub(crate) const PROOF_WORK: u64 = 4_000;
 
 /// Whether a role's members count in the vector of a placement at depth `t`: the
 /// constrained roles', and every role's for a placement over the whole cluster.

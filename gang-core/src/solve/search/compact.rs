@@ -167,6 +167,11 @@ pub(crate) fn vector_of(
 /// the assignment changed. Only vectors below `cutoff` are looked for: another domain's
 /// vector that this one must beat. Slices are not handled (the caller keeps the
 /// incumbent).
+///
+/// When `budget` runs out before the walk can start (the query's objective work is
+/// spent), the walk is not made, but the root's bound by levels may still show, with
+/// the work of `proof`, that no assignment here is below the best (or the cutoff): the
+/// search is then complete after all, and the assignment is the incumbent as before.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tighten(
     inv: &Inventory,
@@ -176,6 +181,7 @@ pub(crate) fn tighten(
     own: Vector,
     cutoff: Option<Vector>,
     budget: &mut Budget,
+    proof: &mut Budget,
     space: &mut SearchSpace,
     assign: &mut Vec<Member>,
 ) -> (Vector, Moved) {
@@ -190,7 +196,7 @@ pub(crate) fn tighten(
         c,
         shape: &shape,
     };
-    let moved = space.tighten_with(q, counts, scope, budget, assign, &mut best);
+    let moved = space.tighten_with(q, counts, scope, [budget, proof], assign, &mut best);
     space.restore(c, shape, cheap);
     match moved {
         Moved::No => (own, moved),
@@ -199,16 +205,17 @@ pub(crate) fn tighten(
 }
 
 impl SearchSpace {
-    /// [`tighten`] with the query's shape.
+    /// [`tighten`] with the query's shape (`budgets`: the walk's and the proof's).
     fn tighten_with(
         &mut self,
         q: Query<'_>,
         counts: &[u64],
         scope: Scope,
-        budget: &mut Budget,
+        budgets: [&mut Budget; 2],
         assign: &mut Vec<Member>,
         best: &mut Vector,
     ) -> Moved {
+        let [budget, proof] = budgets;
         let Query { inv, c, shape } = q;
         let w = width(inv, scope.depth);
         if w == 0 {
@@ -232,7 +239,7 @@ impl SearchSpace {
             reach = Reach::Everywhere;
             if !cluster {
                 match self.away_scan(inv, c, shape, counts, scope, budget) {
-                    None => return Moved::No,
+                    None => return self.starved(q, counts, scope, [budget, proof], best),
                     Some(true) => {
                         for (n, r) in inside.iter_mut().zip(&c.roles) {
                             if !r.constrained {
@@ -246,11 +253,11 @@ impl SearchSpace {
             }
         }
         if !self.collect(q, &inside, scope, reach, budget) {
-            return Moved::No;
+            return self.starved(q, counts, scope, [budget, proof], best);
         }
         self.tree_order(inv, shape, &inside, scope, w);
         if !self.bound(shape, &inside, budget) {
-            return Moved::No;
+            return self.starved(q, counts, scope, [budget, proof], best);
         }
         self.units(w);
         let mut found = std::mem::take(assign);
@@ -269,6 +276,59 @@ impl SearchSpace {
         };
         *assign = found;
         moved
+    }
+
+    /// The walk could not start (`budget` ran out in its setup): whether the root's
+    /// bound by levels, set up again with the work of `proof`, shows that no assignment
+    /// of `counts` in `scope` has a vector below `best` (then `budget`'s refusal is not
+    /// needed). Only the counted members are looked at, on the domain's nodes: any
+    /// assignment's counted members inside the domain have its vector, so a bound on
+    /// placing them alone is a bound on it. The assignment stays the incumbent.
+    fn starved(
+        &mut self,
+        q: Query<'_>,
+        counts: &[u64],
+        scope: Scope,
+        budgets: [&mut Budget; 2],
+        best: &Vector,
+    ) -> Moved {
+        let [budget, proof] = budgets;
+        let w = width(q.inv, scope.depth);
+        if budget.timed_out() || proof.left() == 0 {
+            return Moved::No;
+        }
+        let mut inside: SmallVec<[u64; 4]> = SmallVec::new();
+        inside.extend(
+            counts
+                .iter()
+                .zip(&self.compact.counted)
+                .map(|(&n, &counted)| if counted { n } else { 0 }),
+        );
+        // Unconstrained members are counted only over the whole cluster, which is the
+        // scope: then they are looked for everywhere, as by the walk.
+        let reach = if q
+            .c
+            .roles
+            .iter()
+            .zip(&inside)
+            .any(|(r, &n)| !r.constrained && n > 0)
+        {
+            Reach::Everywhere
+        } else {
+            Reach::ScopeOnly
+        };
+        if !self.collect(q, &inside, scope, reach, proof) {
+            return Moved::No;
+        }
+        self.tree_order(q.inv, q.shape, &inside, scope, w);
+        if !self.bound(q.shape, &inside, proof) {
+            return Moved::No;
+        }
+        self.units(w);
+        if !proof.timed_out() && self.proves_least(q.shape, &inside, w, best) {
+            budget.proven();
+        }
+        Moved::No
     }
 
     /// Places the unconstrained members of `counts` on nodes outside `scope` (into
