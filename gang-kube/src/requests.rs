@@ -46,8 +46,9 @@ pub type Resources = BTreeMap<String, Quantity>;
 pub(crate) struct Overflow(pub String);
 
 /// Amounts by resource name, borrowing the names from the pod (a handful of entries:
-/// a vector is faster than a map and allocates no strings).
-pub(crate) type Acc<'a> = Vec<(&'a str, u64)>;
+/// a vector is faster than a map and allocates no strings; held inline up to eight
+/// names, so rolling up a pod's requests allocates nothing).
+pub(crate) type Acc<'a> = smallvec::SmallVec<[(&'a str, u64); 8]>;
 
 fn add_one<'a>(acc: &mut Acc<'a>, name: &'a str, v: u64) -> Result<(), Overflow> {
     match acc.iter_mut().find(|(k, _)| *k == name) {

@@ -434,8 +434,8 @@ fn finish(
             source: source.clone(),
             position: position.clone(),
             object: object_label(&kind, &namespace, &name),
-            kind: kind.clone(),
-            api_version: api_version.clone(),
+            kind: crate::origin::Word::new(&kind),
+            api_version: crate::origin::Word::new(&api_version),
             namespace,
             name,
         }
