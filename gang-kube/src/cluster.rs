@@ -407,7 +407,7 @@ impl Cluster {
                     .status
                     .allocatable
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.0))
+                    .map(|(k, v)| (k.to_owned(), v.0))
                     .collect(),
                 used: Resources::new(),
             });
@@ -722,7 +722,7 @@ impl Cluster {
                 let o = &self.info[i].origin;
                 let mut err = Error::new(ErrorKind::Core, &o.source, reason)
                     .with_object(o.to_string())
-                    .with_position(o.position.clone())
+                    .with_position(o.position.to_string())
                     .with_field(map_node_field(rest.trim_start_matches('.')));
                 if let gang_core::Error::InvalidInventory { value, .. }
                 | gang_core::Error::InvalidQuantity { value, .. } = &e

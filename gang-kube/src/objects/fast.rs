@@ -335,32 +335,12 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     }
 }
 
-/// `items[i]`, pushed rather than formatted (one per object read).
-fn position(i: usize) -> String {
-    let mut digits = [0u8; 20];
-    let (mut n, mut at) = (i, digits.len());
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut s = String::with_capacity(7 + digits.len() - at);
-    s.push_str("items[");
-    // Only ASCII digits were written.
-    s.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
-    s.push(']');
-    s
-}
-
 fn item(source: &Arc<str>, i: usize, one: One) -> Item {
     let (namespace, name) = (one.namespace, one.name);
     Item {
         origin: Origin {
             source: source.clone(),
-            position: position(i),
+            position: crate::origin::Position::Item(i),
             object: object_label(&one.kind, &namespace, &name),
             kind: one.kind,
             api_version: one.api_version,
