@@ -245,3 +245,43 @@ pub(crate) fn object_label(kind: &str, namespace: &str, name: &str) -> String {
     s.push_str(name);
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `Word` reads as a `String` does: the same values, the same refusals (JSON and
+    /// YAML); the common values are shared, not allocated.
+    #[test]
+    fn words_read_as_strings_and_share_the_common_values() {
+        for text in [
+            r#""Running""#,
+            r#""team-0""#,
+            r#""a\"b""#,
+            "5",
+            "true",
+            "null",
+            "[1]",
+            r#"{"a": 1}"#,
+            "1.5",
+        ] {
+            let s = serde_json::from_str::<String>(text).map_err(|e| e.to_string());
+            let w = serde_json::from_str::<Word>(text)
+                .map(String::from)
+                .map_err(|e| e.to_string());
+            assert_eq!(s, w, "JSON {text}");
+            let s = serde_yaml_ng::from_str::<String>(text).map_err(|e| e.to_string());
+            let w = serde_yaml_ng::from_str::<Word>(text)
+                .map(String::from)
+                .map_err(|e| e.to_string());
+            assert_eq!(s, w, "YAML {text}");
+        }
+        let shared = serde_json::from_str::<Word>(r#""NoSchedule""#).unwrap();
+        assert!(matches!(shared.0, std::borrow::Cow::Borrowed(_)));
+        let own = serde_json::from_str::<Word>(r#""team-0""#).unwrap();
+        assert!(matches!(own.0, std::borrow::Cow::Owned(_)));
+        assert_eq!(format!("{shared:?} {own}"), r#""NoSchedule" team-0"#);
+        assert_eq!(Position::Item(12).to_string(), "items[12]");
+        assert_eq!(format!("{:?}", Position::Item(3)), r#""items[3]""#);
+    }
+}

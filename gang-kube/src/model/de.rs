@@ -411,3 +411,36 @@ impl fmt::Debug for ResourceList {
     }
 }
 pub(crate) type StringMap = BTreeMap<String, String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Common resource names are shared, others owned; the list is in name order and
+    /// refuses a repeated name, read from JSON or YAML.
+    #[test]
+    fn resource_names_are_shared_and_lists_read_as_before() {
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(deserialize_with = "strict_map")]
+            r: ResourceList,
+        }
+        let text = r#"{"r": {"nvidia.com/gpu": "8", "cpu": "2", "example.com/fpga": 1}}"#;
+        for l in [
+            serde_json::from_str::<R>(text).unwrap().r,
+            serde_yaml_ng::from_str::<R>(text).unwrap().r,
+        ] {
+            let names: Vec<&str> = l.keys().collect();
+            assert_eq!(names, ["cpu", "example.com/fpga", "nvidia.com/gpu"]);
+            let shared: Vec<bool> =
+                l.0.iter()
+                    .map(|(n, _)| matches!(n.0, std::borrow::Cow::Borrowed(_)))
+                    .collect();
+            assert_eq!(shared, [true, false, true]);
+        }
+        let e = serde_json::from_str::<R>(r#"{"r": {"cpu": "1", "cpu": "2"}}"#)
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("duplicate key \"cpu\""), "{e}");
+    }
+}
