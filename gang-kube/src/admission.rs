@@ -35,7 +35,7 @@ fn default_request(lr: &LimitRange) -> ResourceList {
     let mut out = ResourceList::new();
     for item in lr.spec.limits.iter().filter(|i| i.type_ == "Container") {
         for (k, v) in item.default.iter().chain(&item.default_request) {
-            out.insert(k.clone(), *v);
+            out.insert(k.to_owned(), *v);
         }
     }
     out
@@ -44,7 +44,7 @@ fn default_request(lr: &LimitRange) -> ResourceList {
 fn default_limit(lr: &LimitRange) -> ResourceList {
     let mut out = ResourceList::new();
     for item in lr.spec.limits.iter().filter(|i| i.type_ == "Container") {
-        out.extend(item.default.iter().map(|(k, v)| (k.clone(), *v)));
+        out.extend(item.default.iter().map(|(k, v)| (k.to_owned(), *v)));
     }
     out
 }
@@ -54,7 +54,7 @@ fn default_limit(lr: &LimitRange) -> ResourceList {
 /// server's defaulting, before admission): only resources with neither get the
 /// LimitRange's default request.
 fn fill(c: &mut Container, lr: &LimitRange) -> bool {
-    let had_limit: Vec<String> = c.resources.limits.keys().cloned().collect();
+    let had_limit: Vec<String> = c.resources.limits.keys().map(str::to_owned).collect();
     let mut added = false;
     for (k, v) in default_request(lr) {
         if !c.resources.requests.contains_key(&k) && !had_limit.contains(&k) {

@@ -219,7 +219,6 @@ pub struct NodeUsage {
 
 #[derive(Debug, Clone)]
 pub(crate) struct NodeInfo {
-    pub labels: BTreeMap<String, String>,
     pub taints: Vec<Taint>,
     pub exclusions: Vec<NodeExclusion>,
     pub origin: ObjectRef,
@@ -398,7 +397,6 @@ impl Cluster {
                 taints.push(taint);
             }
             info.push(NodeInfo {
-                labels: n.metadata.labels.clone(),
                 taints,
                 exclusions,
                 origin: origin.to_ref(),
@@ -409,7 +407,7 @@ impl Cluster {
                     .status
                     .allocatable
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.0))
+                    .map(|(k, v)| (k.to_owned(), v.0))
                     .collect(),
                 used: Resources::new(),
             });
@@ -509,22 +507,23 @@ impl Cluster {
             declared.push(unit);
         }
         let mut nodes = Vec::with_capacity(usage.len());
-        for ((u, inf), used) in usage.iter().zip(&info).zip(&fixed) {
+        for (((u, inf), used), node_labels) in usage.iter().zip(&info).zip(&fixed).zip(&labels) {
+            // Built in place (`set_*`), not moved through each builder call.
             let mut spec = NodeSpec::new(u.node.clone());
-            for (k, v) in &inf.labels {
-                spec = spec.label(k.clone(), v.clone());
+            for (k, v) in *node_labels {
+                spec.set_label(k.clone(), v.clone());
             }
             for (k, v) in &u.allocatable {
-                spec = spec.capacity(k.clone(), *v);
+                spec.set_capacity(k.clone(), *v);
             }
             for (k, v) in used {
-                spec = spec.used(k.clone(), *v);
+                spec.set_used(k.clone(), *v);
             }
             for t in &inf.taints {
-                spec = spec.taint(t.clone());
+                spec.add_taint(t.clone());
             }
             if !inf.exclusions.is_empty() {
-                spec = spec.cordoned();
+                spec.set_schedulable(false);
             }
             nodes.push(spec);
         }
@@ -540,16 +539,16 @@ impl Cluster {
             .enumerate()
             .map(|(d, l)| {
                 // Domains are full paths of values: b1/s1 and b2/s1 are two subblocks.
-                let paths: std::collections::BTreeSet<Vec<&str>> = info
+                let paths: std::collections::BTreeSet<Vec<&str>> = labels
                     .iter()
                     .filter_map(|i| {
                         label_levels[..=d]
                             .iter()
-                            .map(|k| i.labels.get(*k).map(String::as_str))
+                            .map(|k| i.get(*k).map(String::as_str))
                             .collect::<Option<Vec<&str>>>()
                     })
                     .collect();
-                let labelled = info.iter().filter(|i| i.labels.contains_key(*l)).count();
+                let labelled = labels.iter().filter(|i| i.contains_key(*l)).count();
                 LevelCoverage {
                     level: (*l).clone(),
                     labelled,
@@ -723,7 +722,7 @@ impl Cluster {
                 let o = &self.info[i].origin;
                 let mut err = Error::new(ErrorKind::Core, &o.source, reason)
                     .with_object(o.to_string())
-                    .with_position(o.position.clone())
+                    .with_position(o.position.to_string())
                     .with_field(map_node_field(rest.trim_start_matches('.')));
                 if let gang_core::Error::InvalidInventory { value, .. }
                 | gang_core::Error::InvalidQuantity { value, .. } = &e

@@ -119,7 +119,7 @@ impl Error {
     pub(crate) fn at(mut self, at: &Origin) -> Self {
         self.0.source_name = at.source.to_string();
         self.0.object = Some(at.object.clone());
-        self.0.position = Some(at.position.clone());
+        self.0.position = Some(at.position.to_string());
         self
     }
 

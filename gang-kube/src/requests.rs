@@ -46,8 +46,9 @@ pub type Resources = BTreeMap<String, Quantity>;
 pub(crate) struct Overflow(pub String);
 
 /// Amounts by resource name, borrowing the names from the pod (a handful of entries:
-/// a vector is faster than a map and allocates no strings).
-pub(crate) type Acc<'a> = Vec<(&'a str, u64)>;
+/// a vector is faster than a map and allocates no strings; held inline up to eight
+/// names, so rolling up a pod's requests allocates nothing).
+pub(crate) type Acc<'a> = smallvec::SmallVec<[(&'a str, u64); 8]>;
 
 fn add_one<'a>(acc: &mut Acc<'a>, name: &'a str, v: u64) -> Result<(), Overflow> {
     match acc.iter_mut().find(|(k, _)| *k == name) {
@@ -90,7 +91,7 @@ fn pod_level_resource(name: &str) -> bool {
 }
 
 fn list(l: &ResourceList) -> Acc<'_> {
-    l.iter().map(|(k, v)| (k.as_str(), v.0.millis())).collect()
+    l.iter().map(|(k, v)| (k, v.0.millis())).collect()
 }
 
 /// A container's requests as the API server leaves them: missing requests default to
@@ -99,7 +100,7 @@ fn spec_requests(c: &Container) -> Acc<'_> {
     let mut out = list(&c.resources.requests);
     for (k, v) in &c.resources.limits {
         if !c.resources.requests.contains_key(k) {
-            out.push((k.as_str(), v.0.millis()));
+            out.push((k, v.0.millis()));
         }
     }
     out
@@ -203,8 +204,8 @@ pub(crate) fn pod_requests_acc<'a>(
                 }
             }
             for (k, v) in &pod_level.limits {
-                if pod_level_resource(k) && !pod_reqs.iter().any(|(n, _)| n == k) {
-                    pod_reqs.push((k.as_str(), v.0.millis()));
+                if pod_level_resource(k) && !pod_reqs.iter().any(|(n, _)| *n == k) {
+                    pod_reqs.push((k, v.0.millis()));
                 }
             }
         }

@@ -4,7 +4,9 @@
 use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, nullable_vec, strict_map, Count, ResourceList, StringMap, Text};
+use crate::model::de::{
+    nullable, nullable_vec, strict_map, Count, ResourceList, StringMap, Text, Word,
+};
 use crate::model::meta_v1::{Meta, NodeMeta};
 
 /// Only the `PodResizePending` condition of a pod counts (for in-place resize).
@@ -93,11 +95,11 @@ pub(crate) struct NodeSpecK {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct KTaint {
     #[serde(deserialize_with = "nullable")]
-    pub key: String,
+    pub key: Word,
     #[serde(deserialize_with = "nullable")]
-    pub value: String,
+    pub value: Word,
     #[serde(deserialize_with = "nullable")]
-    pub effect: String,
+    pub effect: Word,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -139,7 +141,7 @@ pub(crate) struct PodSpec {
     #[serde(deserialize_with = "nullable")]
     pub node_name: String,
     #[serde(deserialize_with = "nullable")]
-    pub scheduler_name: String,
+    pub scheduler_name: Word,
     #[serde(deserialize_with = "nullable_vec")]
     pub containers: Vec<Container>,
     #[serde(deserialize_with = "nullable_vec")]
@@ -184,7 +186,7 @@ pub(crate) struct Container {
     pub resources: Resources,
     /// `Always` on an init container makes it a sidecar (restartable init container).
     #[serde(deserialize_with = "nullable")]
-    pub restart_policy: String,
+    pub restart_policy: Word,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -243,20 +245,20 @@ pub(crate) struct SelectorRequirement {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct KToleration {
     #[serde(deserialize_with = "nullable")]
-    pub key: String,
+    pub key: Word,
     #[serde(deserialize_with = "nullable")]
-    pub operator: String,
+    pub operator: Word,
     #[serde(deserialize_with = "nullable")]
-    pub value: String,
+    pub value: Word,
     #[serde(deserialize_with = "nullable")]
-    pub effect: String,
+    pub effect: Word,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct PodStatus {
     #[serde(deserialize_with = "nullable")]
-    pub phase: String,
+    pub phase: Word,
     #[serde(deserialize_with = "resize_conditions")]
     pub conditions: Vec<Condition>,
     #[serde(deserialize_with = "nullable_vec")]

@@ -111,7 +111,7 @@ where
                         "duplicate key {k:?} (Kubernetes refuses a map that names a key twice)"
                     )));
                 }
-                out.put(k.into_owned(), v);
+                out.put(k, v);
             }
             out.done();
             Ok(out)
@@ -123,7 +123,7 @@ where
 /// A map by name that [`strict_map`] reads into.
 pub(crate) trait NameMap<V>: Default {
     fn has(&self, name: &str) -> bool;
-    fn put(&mut self, name: String, v: V);
+    fn put(&mut self, name: std::borrow::Cow<'_, str>, v: V);
     /// Called once every entry is in.
     fn done(&mut self) {}
 }
@@ -132,8 +132,8 @@ impl<V> NameMap<V> for BTreeMap<String, V> {
     fn has(&self, name: &str) -> bool {
         self.contains_key(name)
     }
-    fn put(&mut self, name: String, v: V) {
-        self.insert(name, v);
+    fn put(&mut self, name: std::borrow::Cow<'_, str>, v: V) {
+        self.insert(name.into_owned(), v);
     }
 }
 
@@ -141,8 +141,12 @@ impl NameMap<Qty> for ResourceList {
     fn has(&self, name: &str) -> bool {
         self.contains_key(name)
     }
-    fn put(&mut self, name: String, v: Qty) {
-        self.insert(name, v);
+    fn put(&mut self, name: std::borrow::Cow<'_, str>, v: Qty) {
+        let name = match name {
+            std::borrow::Cow::Borrowed(n) => ResName::of(n),
+            std::borrow::Cow::Owned(n) => ResName::from(n),
+        };
+        self.insert_name(name, v);
     }
     /// Room for four is made at the first name: a list of one or two gives back what
     /// it does not use (three in room for four is left, as the allocator would).
@@ -228,12 +232,58 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
+pub(crate) use crate::origin::Word;
+
+/// A resource name: the common ones (`cpu`, `memory`, `nvidia.com/gpu`…) shared, not
+/// allocated once per list read (six per pod of a large snapshot); others owned.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ResName(std::borrow::Cow<'static, str>);
+
+impl ResName {
+    const SHARED: [&'static str; 9] = [
+        "cpu",
+        "memory",
+        "pods",
+        "ephemeral-storage",
+        "nvidia.com/gpu",
+        "amd.com/gpu",
+        "google.com/tpu",
+        "hugepages-2Mi",
+        "hugepages-1Gi",
+    ];
+
+    fn shared(name: &str) -> Option<&'static str> {
+        ResName::SHARED.iter().find(|n| **n == name).copied()
+    }
+
+    /// `name`, shared when it is a common one.
+    fn of(name: &str) -> ResName {
+        match ResName::shared(name) {
+            Some(n) => ResName(std::borrow::Cow::Borrowed(n)),
+            None => ResName(std::borrow::Cow::Owned(name.to_owned())),
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for ResName {
+    fn from(name: String) -> ResName {
+        match ResName::shared(&name) {
+            Some(n) => ResName(std::borrow::Cow::Borrowed(n)),
+            None => ResName(std::borrow::Cow::Owned(name)),
+        }
+    }
+}
+
 /// A resource list (`requests`, `allocatable`, `overhead`…), in name order: a sorted
 /// vector with the map operations gang-kube uses. A pod's lists hold a handful of
 /// names; a `BTreeMap` allocates a node of eleven slots for the first (a third of the
 /// memory of 100,000 pods read).
 #[derive(Clone, Default, PartialEq, Eq)]
-pub(crate) struct ResourceList(Vec<(String, Qty)>);
+pub(crate) struct ResourceList(Vec<(ResName, Qty)>);
 
 impl ResourceList {
     pub(crate) fn new() -> Self {
@@ -254,7 +304,11 @@ impl ResourceList {
 
     /// Sets `name` to `v`; the value it had.
     pub(crate) fn insert(&mut self, name: String, v: Qty) -> Option<Qty> {
-        match self.find(&name) {
+        self.insert_name(ResName::from(name), v)
+    }
+
+    fn insert_name(&mut self, name: ResName, v: Qty) -> Option<Qty> {
+        match self.find(name.as_str()) {
             Ok(i) => Some(std::mem::replace(&mut self.0[i].1, v)),
             Err(i) => {
                 self.0.insert(i, (name, v));
@@ -279,21 +333,21 @@ impl ResourceList {
 
     /// (name, amount) in name order.
     pub(crate) fn iter(&self) -> ResourceIter<'_> {
-        self.0.iter().map(|(k, v)| (k, v))
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &String> + '_ {
-        self.0.iter().map(|(k, _)| k)
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.iter().map(|(k, _)| k.as_str())
     }
 }
 
 pub(crate) type ResourceIter<'a> = std::iter::Map<
-    std::slice::Iter<'a, (String, Qty)>,
-    fn(&'a (String, Qty)) -> (&'a String, &'a Qty),
+    std::slice::Iter<'a, (ResName, Qty)>,
+    fn(&'a (ResName, Qty)) -> (&'a str, &'a Qty),
 >;
 
 impl<'a> IntoIterator for &'a ResourceList {
-    type Item = (&'a String, &'a Qty);
+    type Item = (&'a str, &'a Qty);
     type IntoIter = ResourceIter<'a>;
     fn into_iter(self) -> ResourceIter<'a> {
         self.iter()
@@ -302,9 +356,10 @@ impl<'a> IntoIterator for &'a ResourceList {
 
 impl IntoIterator for ResourceList {
     type Item = (String, Qty);
-    type IntoIter = std::vec::IntoIter<(String, Qty)>;
+    type IntoIter =
+        std::iter::Map<std::vec::IntoIter<(ResName, Qty)>, fn((ResName, Qty)) -> (String, Qty)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+        self.0.into_iter().map(|(k, v)| (k.0.into_owned(), v))
     }
 }
 
@@ -356,3 +411,36 @@ impl fmt::Debug for ResourceList {
     }
 }
 pub(crate) type StringMap = BTreeMap<String, String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Common resource names are shared, others owned; the list is in name order and
+    /// refuses a repeated name, read from JSON or YAML.
+    #[test]
+    fn resource_names_are_shared_and_lists_read_as_before() {
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(deserialize_with = "strict_map")]
+            r: ResourceList,
+        }
+        let text = r#"{"r": {"nvidia.com/gpu": "8", "cpu": "2", "example.com/fpga": 1}}"#;
+        for l in [
+            serde_json::from_str::<R>(text).unwrap().r,
+            serde_yaml_ng::from_str::<R>(text).unwrap().r,
+        ] {
+            let names: Vec<&str> = l.keys().collect();
+            assert_eq!(names, ["cpu", "example.com/fpga", "nvidia.com/gpu"]);
+            let shared: Vec<bool> =
+                l.0.iter()
+                    .map(|(n, _)| matches!(n.0, std::borrow::Cow::Borrowed(_)))
+                    .collect();
+            assert_eq!(shared, [true, false, true]);
+        }
+        let e = serde_json::from_str::<R>(r#"{"r": {"cpu": "1", "cpu": "2"}}"#)
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("duplicate key \"cpu\""), "{e}");
+    }
+}

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
 
-use crate::model::de::{nullable, nullable_vec, strict_map, Seen, StringMap, Text};
+use crate::model::de::{nullable, nullable_vec, strict_map, Seen, StringMap, Text, Word};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -129,9 +129,9 @@ fn filtered_map<'de, D: Deserializer<'de>>(
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct OwnerRef {
     #[serde(deserialize_with = "nullable")]
-    pub kind: String,
+    pub kind: Word,
     #[serde(deserialize_with = "nullable")]
     pub name: String,
     #[serde(deserialize_with = "nullable")]
-    pub api_version: String,
+    pub api_version: Word,
 }

@@ -432,10 +432,10 @@ fn finish(
         let (namespace, name) = meta.into_name();
         Origin {
             source: source.clone(),
-            position: position.clone(),
+            position: position.clone().into(),
             object: object_label(&kind, &namespace, &name),
-            kind: kind.clone(),
-            api_version: api_version.clone(),
+            kind: crate::origin::Word::new(&kind),
+            api_version: crate::origin::Word::new(&api_version),
             namespace,
             name,
         }

@@ -12,22 +12,22 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::body::{classify, Body, Class, Item};
-use crate::model::core_v1::{Node, NodeSpecK, NodeStatus, Pod, PodSpec, PodStatus};
+use crate::model::core_v1::{Node, Pod};
 use crate::model::de::{Seen, Text};
-use crate::model::meta_v1::{Meta, NodeMeta};
-use crate::origin::{object_label, Origin};
+use crate::model::meta_v1::Meta;
+use crate::origin::{object_label, Origin, Word};
 
 struct One {
-    kind: String,
-    api_version: String,
+    kind: Word,
+    api_version: Word,
     namespace: String,
     name: String,
     body: Body,
 }
 
+/// The metadata of a kind other than Node and Pod, or (kind not known yet) its text.
 enum MetaPart<'a> {
     Meta(Meta),
-    Node(NodeMeta),
     Raw(&'a RawValue),
 }
 
@@ -44,11 +44,21 @@ struct Parts<'a> {
 /// (a PriorityClass's, a RuntimeClass's `overhead`).
 const TOP_FIELDS: [&str; 4] = ["value", "globalDefault", "preemptionPolicy", "overhead"];
 
-/// The typed spec and status of an item, read as they come.
-#[allow(clippy::large_enum_variant)] // one at a time, on the stack
+/// A node or a pod, built in its box as its parts come (a `Pod` is 624 bytes: not
+/// moved through `Option`s and locals on the way).
 enum Typed {
-    Node(NodeSpecK, NodeStatus),
-    Pod(PodSpec, PodStatus),
+    Node(Box<Node>),
+    Pod(Box<Pod>),
+}
+
+impl Typed {
+    fn new(class: Class) -> Typed {
+        if class == Class::Node {
+            Typed::Node(Box::default())
+        } else {
+            Typed::Pod(Box::default())
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for One {
@@ -60,7 +70,8 @@ impl<'de> Deserialize<'de> for One {
                 f.write_str("a Kubernetes object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<One, A::Error> {
-                let (mut kind, mut api_version) = (None::<String>, None::<String>);
+                // Borrowed from the text: most kinds and versions are shared words.
+                let (mut kind, mut api_version) = (None::<Text<'de>>, None::<Text<'de>>);
                 let mut parts = Parts::default();
                 let mut typed = None::<Typed>;
                 let mut class = None::<Class>;
@@ -74,57 +85,57 @@ impl<'de> Deserialize<'de> for One {
                     match key.as_ref() {
                         "kind" => kind = Some(map.next_value()?),
                         "apiVersion" => api_version = Some(map.next_value()?),
-                        "metadata" => {
-                            let known = match (&kind, &api_version) {
-                                (Some(k), Some(a)) => Some(classify(a, k)),
-                                _ => None,
-                            };
-                            parts.metadata = Some(match known {
-                                Some(Class::Node) => MetaPart::Node(
-                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
-                                ),
-                                Some(_) => MetaPart::Meta(
-                                    map.next_value::<Option<_>>()?.unwrap_or_default(),
-                                ),
-                                None => MetaPart::Raw(map.next_value()?),
-                            });
-                        }
-                        "spec" | "status" => {
+                        "metadata" | "spec" | "status" => {
                             if class.is_none() {
                                 if let (Some(k), Some(a)) = (&kind, &api_version) {
-                                    class = Some(classify(a, k));
+                                    class = Some(classify(&a.0, &k.0));
                                 }
                             }
-                            let is_spec = key.as_ref() == "spec";
+                            let part = match key.as_ref() {
+                                "metadata" => 0,
+                                "spec" => 1,
+                                _ => 2,
+                            };
                             match class {
-                                Some(Class::Node) | Some(Class::Pod) => {
-                                    let t = typed.get_or_insert_with(|| match class {
-                                        Some(Class::Node) => {
-                                            Typed::Node(Default::default(), Default::default())
+                                Some(c @ (Class::Node | Class::Pod)) => {
+                                    match (typed.get_or_insert_with(|| Typed::new(c)), part) {
+                                        (Typed::Node(n), 0) => {
+                                            n.metadata =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
                                         }
-                                        _ => Typed::Pod(Default::default(), Default::default()),
-                                    });
-                                    match (t, is_spec) {
-                                        (Typed::Node(s, _), true) => {
-                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        (Typed::Node(n), 1) => {
+                                            n.spec =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
                                         }
-                                        (Typed::Node(_, s), false) => {
-                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        (Typed::Node(n), _) => {
+                                            n.status =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
                                         }
-                                        (Typed::Pod(s, _), true) => {
-                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        (Typed::Pod(p), 0) => {
+                                            p.metadata =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
                                         }
-                                        (Typed::Pod(_, s), false) => {
-                                            *s = map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        (Typed::Pod(p), 1) => {
+                                            p.spec =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
+                                        }
+                                        (Typed::Pod(p), _) => {
+                                            p.status =
+                                                map.next_value::<Option<_>>()?.unwrap_or_default()
                                         }
                                     }
                                 }
+                                Some(_) if part == 0 => {
+                                    parts.metadata = Some(MetaPart::Meta(
+                                        map.next_value::<Option<_>>()?.unwrap_or_default(),
+                                    ))
+                                }
                                 _ => {
                                     let raw: &'de RawValue = map.next_value()?;
-                                    if is_spec {
-                                        parts.spec = Some(raw);
-                                    } else {
-                                        parts.status = Some(raw);
+                                    match part {
+                                        0 => parts.metadata = Some(MetaPart::Raw(raw)),
+                                        1 => parts.spec = Some(raw),
+                                        _ => parts.status = Some(raw),
                                     }
                                 }
                             }
@@ -137,8 +148,8 @@ impl<'de> Deserialize<'de> for One {
                         },
                     }
                 }
-                let kind = kind.unwrap_or_default();
-                let api_version = api_version.unwrap_or_default();
+                let kind = kind.map(|t| t.0).unwrap_or_default();
+                let api_version = api_version.map(|t| t.0).unwrap_or_default();
                 if kind.is_empty() || api_version.is_empty() {
                     return Err(de::Error::custom("apiVersion and kind are required"));
                 }
@@ -154,57 +165,48 @@ impl<'de> Deserialize<'de> for One {
                     }
                     Ok(())
                 }
-                let mut node_meta = NodeMeta::default();
-                let mut metadata = Meta::default();
-                match parts.metadata {
-                    Some(MetaPart::Node(m)) => node_meta = m,
-                    Some(MetaPart::Meta(m)) => metadata = m,
-                    Some(MetaPart::Raw(raw)) if class == Class::Node => {
-                        late(Some(raw), &mut node_meta)?
-                    }
-                    Some(MetaPart::Raw(raw)) => late(Some(raw), &mut metadata)?,
-                    None => {}
-                }
-                let (namespace, name) = if class == Class::Node {
-                    (String::new(), node_meta.name.clone())
-                } else {
-                    let name = if metadata.name.is_empty() {
-                        &metadata.generate_name
-                    } else {
-                        &metadata.name
-                    };
-                    (metadata.namespace.clone(), name.clone())
-                };
-                let body = match class {
-                    Class::Node => {
-                        let Typed::Node(mut spec, mut status) =
-                            typed.unwrap_or(Typed::Node(Default::default(), Default::default()))
-                        else {
-                            return Err(de::Error::custom("node read as a pod"));
-                        };
-                        late(parts.spec, &mut spec)?;
-                        late(parts.status, &mut status)?;
-                        Body::Node(Box::new(Node {
-                            metadata: node_meta,
-                            spec,
-                            status,
-                        }))
-                    }
-                    Class::Pod => {
-                        let Typed::Pod(mut spec, mut status) =
-                            typed.unwrap_or(Typed::Pod(Default::default(), Default::default()))
-                        else {
-                            return Err(de::Error::custom("pod read as a node"));
-                        };
-                        late(parts.spec, &mut spec)?;
-                        late(parts.status, &mut status)?;
-                        Body::Pod(Box::new(Pod {
-                            metadata,
-                            spec,
-                            status,
-                        }))
+                let (namespace, name, body) = match class {
+                    Class::Node | Class::Pod => {
+                        let typed = typed.unwrap_or_else(|| Typed::new(class));
+                        match (class, typed) {
+                            (Class::Node, Typed::Node(mut n)) => {
+                                if let Some(MetaPart::Raw(raw)) = parts.metadata {
+                                    late(Some(raw), &mut n.metadata)?;
+                                }
+                                late(parts.spec, &mut n.spec)?;
+                                late(parts.status, &mut n.status)?;
+                                (String::new(), n.metadata.name.clone(), Body::Node(n))
+                            }
+                            (Class::Pod, Typed::Pod(mut p)) => {
+                                if let Some(MetaPart::Raw(raw)) = parts.metadata {
+                                    late(Some(raw), &mut p.metadata)?;
+                                }
+                                late(parts.spec, &mut p.spec)?;
+                                late(parts.status, &mut p.status)?;
+                                let m = &p.metadata;
+                                let name = if m.name.is_empty() {
+                                    &m.generate_name
+                                } else {
+                                    &m.name
+                                };
+                                (m.namespace.clone(), name.clone(), Body::Pod(p))
+                            }
+                            _ => return Err(de::Error::custom("node read as a pod")),
+                        }
                     }
                     class => {
+                        let mut metadata = Meta::default();
+                        match parts.metadata {
+                            Some(MetaPart::Meta(m)) => metadata = m,
+                            Some(MetaPart::Raw(raw)) => late(Some(raw), &mut metadata)?,
+                            None => {}
+                        }
+                        let name = if metadata.name.is_empty() {
+                            &metadata.generate_name
+                        } else {
+                            &metadata.name
+                        };
+                        let (namespace, name) = (metadata.namespace.clone(), name.clone());
                         // Other kinds: rebuild the object's text from its parts and read
                         // it whole (few of them in a snapshot).
                         let mut text = String::from("{\"metadata\":{}");
@@ -223,12 +225,12 @@ impl<'de> Deserialize<'de> for One {
                         if let Some(m) = body.meta_mut() {
                             *m = metadata;
                         }
-                        body
+                        (namespace, name, body)
                     }
                 };
                 Ok(One {
-                    kind,
-                    api_version,
+                    kind: Word::new(&kind),
+                    api_version: Word::new(&api_version),
                     namespace,
                     name,
                     body,
@@ -333,32 +335,12 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     }
 }
 
-/// `items[i]`, pushed rather than formatted (one per object read).
-fn position(i: usize) -> String {
-    let mut digits = [0u8; 20];
-    let (mut n, mut at) = (i, digits.len());
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut s = String::with_capacity(7 + digits.len() - at);
-    s.push_str("items[");
-    // Only ASCII digits were written.
-    s.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
-    s.push(']');
-    s
-}
-
 fn item(source: &Arc<str>, i: usize, one: One) -> Item {
     let (namespace, name) = (one.namespace, one.name);
     Item {
         origin: Origin {
             source: source.clone(),
-            position: position(i),
+            position: crate::origin::Position::Item(i),
             object: object_label(&one.kind, &namespace, &name),
             kind: one.kind,
             api_version: one.api_version,

@@ -291,7 +291,7 @@ impl Objects {
                 )
                 .at(&item.origin)
                 .with_field("kind")
-                .with_value(item.origin.kind.clone()));
+                .with_value(item.origin.kind.to_string()));
             }
         }
         Ok(())
