@@ -1,7 +1,7 @@
 //! Probe: a warm query in a loop, for profiling and for A/B runs of two builds under
 //! the same load. `lexprobe [1k|10k|100k] [rack|block|pref|any|3role|infeasible] [members]
-//! [iterations] [% used] [warm|cold]` on HGX (85 % used unless told). `infeasible` asks
-//! `place_with` (the diagnosis path); `cold` compiles a new shape (a salted gang) and
+//! [iterations] [% used] [warm|cold|place]` on HGX (85 % used unless told). `infeasible`
+//! and `place` ask `place_with` (a gang that does not fit: the diagnosis path); `cold` compiles a new shape (a salted gang) and
 //! places it with the same solver at each iteration, as the `core-cold` bench does.
 use gang_benches::cases::{self, Constraint};
 use gang_benches::gen::{Cluster, Size, Spec};
@@ -33,7 +33,8 @@ fn main() {
         _ => cases::single_salted(&spec, c, n, salt),
     };
     let cold = args.get(6).map(String::as_str) == Some("cold");
-    if kind == Some("infeasible") || cold {
+    let place = args.get(6).map(String::as_str) == Some("place");
+    if kind == Some("infeasible") || cold || place {
         let compiled = inv.compile(&gang(0)).unwrap();
         let mut solver = Solver::new();
         let out = inv.place_with(&mut solver, &compiled).unwrap();

@@ -21,7 +21,8 @@ pub fn on_path(name: &str, path: &[&str]) -> NodeSpec {
 }
 
 /// `(block, rack (3: none), GPUs used)` per node, 8 GPUs each, named `n0`, `n1`, ...:
-/// the small block/rack clusters the cache's and the masks' property tests draw.
+/// the small block/rack clusters the property tests of the cache, the masks and the
+/// rack index draw.
 pub fn eight_gpu_nodes(nodes: &[(u8, u8, i64)]) -> Inventory {
     let specs = nodes
         .iter()

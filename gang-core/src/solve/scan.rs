@@ -163,27 +163,6 @@ mod tests {
         }
     }
 
-    /// Blocks `b0..b3`, racks `r0..r7` in each (`8`: the node has no rack), 8 GPUs per
-    /// node, named `n0`, `n1`, ...
-    fn racks(nodes: &[(u8, u8, i64)]) -> crate::Inventory {
-        use crate::testkit::{build, on_path, GPU};
-        let specs = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &(b, r, used))| {
-                let (block, rack) = (format!("b{b}"), format!("r{r}"));
-                let path: Vec<&str> = match r {
-                    8 => vec![&block],
-                    _ => vec![&block, &rack],
-                };
-                on_path(&format!("n{i}"), &path)
-                    .capacity(GPU, 8)
-                    .used(GPU, used)
-            })
-            .collect();
-        build(&["block", "rack"], specs)
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
 
@@ -192,13 +171,13 @@ mod tests {
         /// scan's for every gang size, need and policy, after every operation.
         #[test]
         fn the_index_chooses_as_the_scan_through_the_lifecycle(
-            nodes in proptest::collection::vec((0u8..4, 0u8..9, 0i64..=8), 1..64),
+            nodes in proptest::collection::vec((0u8..4, 0u8..4, 0i64..=8), 1..64),
             ops in proptest::collection::vec((0u8..5, 0usize..64, 1u32..7, 0i64..=8), 1..40),
         ) {
             use crate::solve::cache::Cache;
             use crate::testkit::GPU;
             use crate::{Gang, Role, Solver};
-            let mut inv = racks(&nodes);
+            let mut inv = crate::testkit::eight_gpu_nodes(&nodes);
             let rack = Depth(2);
             let shape = inv
                 .compile(&Gang::new("g").role(Role::new("w", 1).request(GPU, 1)).required("rack"))
