@@ -240,24 +240,26 @@ fn random_multi_role_gangs_at_3000_per_generator_and_seed() {
     }
 }
 
+/// The generator's instances in order: a cluster of 40–250 nodes and a gang each.
+fn draws(seed: u64, busy: u64, least: u64) -> impl Iterator<Item = (Inventory, Gang)> {
+    let mut rng = Rng(seed);
+    std::iter::from_fn(move || {
+        let n = rng.range(40, 250) as usize;
+        let inv = random_cluster(&mut rng, n, busy);
+        Some((inv, random_gang(&mut rng, least)))
+    })
+}
+
 /// The generator's instance `case` (as [`random_cases`] draws it).
 fn nth_case(seed: u64, busy: u64, least: u64, case: usize) -> (Inventory, Gang) {
-    let mut rng = Rng(seed);
-    for _ in 0..case {
-        let n = rng.range(40, 250) as usize;
-        random_cluster(&mut rng, n, busy);
-        random_gang(&mut rng, least);
-    }
-    let n = rng.range(40, 250) as usize;
-    let inv = random_cluster(&mut rng, n, busy);
-    (inv, random_gang(&mut rng, least))
+    draws(seed, busy, least).nth(case).expect("endless")
 }
 
 /// Instances of the generators (the quick set's loose 118 and tight 49, both in a
 /// block) where the first domains' walks spend the objective's 4,000 work units and
 /// a later domain, which the cheap bound could not rule out, gets none: the root's
 /// bound by levels, set up on its own, shows it cannot beat the best, so the search is
-/// complete (it was not before). A walk with all the work it needs (500,000 units)
+/// complete (it was not before). A walk with all the work it needs (1,000,000 units)
 /// completes and finds the same placement.
 #[test]
 fn a_domain_the_objectives_work_does_not_reach_is_decided_by_the_bound() {
@@ -279,13 +281,9 @@ fn a_domain_the_objectives_work_does_not_reach_is_decided_by_the_bound() {
 /// `cases` instances of one generator: every placement valid, both answers common;
 /// returns the cases left undecided.
 fn random_cases(seed: u64, busy: u64, least: u64, cases: usize) -> Vec<usize> {
-    let mut rng = Rng(seed);
     let (mut placed, mut unschedulable, mut undecided) = (0, 0, Vec::new());
     let mut incomplete = 0;
-    for case in 0..cases {
-        let n = rng.range(40, 250) as usize;
-        let inv = random_cluster(&mut rng, n, busy);
-        let gang = random_gang(&mut rng, least);
+    for (case, (inv, gang)) in draws(seed, busy, least).take(cases).enumerate() {
         // A request the layout contradicts (max_per_node against the widest rack) is
         // an error, not a query.
         let Ok(c) = inv.compile(&gang) else { continue };

@@ -419,10 +419,7 @@ impl Objective<'_> {
     /// whenever its first is 1 (a placement with more children has a larger vector).
     fn fewest_grandchildren(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
         let dom = *self.inv.domain(d, di);
-        if self.caps.fits[dom.direct_nodes()]
-            .iter()
-            .any(|&f| u64::from(f) >= x)
-        {
+        if self.direct_node_holds(&dom, x) {
             return 1;
         }
         let c = d.child();
@@ -696,9 +693,14 @@ impl Objective<'_> {
             && self.caps.caps[c.ix()][dom.children()]
                 .iter()
                 .any(|&v| v >= x))
-            || self.caps.fits[dom.direct_nodes()]
-                .iter()
-                .any(|&f| u64::from(f) >= x)
+            || self.direct_node_holds(dom, x)
+    }
+
+    /// Whether one of `dom`'s direct nodes can hold `x` on its own.
+    fn direct_node_holds(&self, dom: &Domain, x: u64) -> bool {
+        self.caps.fits[dom.direct_nodes()]
+            .iter()
+            .any(|&f| u64::from(f) >= x)
     }
 
     /// Whether [`Objective::pool_fill`] applies below depth `d` (no slice level there).
@@ -714,7 +716,7 @@ impl Objective<'_> {
     /// The fewest of `dom`'s direct nodes whose fits reach `x`.
     fn nodes_needed(&self, lx: &mut Lex, dom: &Domain, x: u64) -> u32 {
         let fits = &self.caps.fits[dom.direct_nodes()];
-        if fits.iter().any(|&f| u64::from(f) >= x) {
+        if self.direct_node_holds(dom, x) {
             return 1;
         }
         let base = lx.sorted.len();
@@ -1564,6 +1566,22 @@ mod tests {
         s
     }
 
+    /// The single-role objective of `c`'s first role over `caps`.
+    fn objective<'a>(
+        inv: &'a Inventory,
+        c: &'a CompiledGang,
+        caps: &'a Capacities,
+        policy: Policy,
+    ) -> Objective<'a> {
+        Objective {
+            inv,
+            caps,
+            grain: Grain::of(&c.inner, &c.inner.roles[0]),
+            policy,
+            ri: RoleIx(0),
+        }
+    }
+
     /// [`capacities`] with the profiles the node bounds read.
     fn profiled(inv: &Inventory, c: &CompiledGang) -> Capacities {
         let mut s = capacities(inv, c);
@@ -1609,13 +1627,7 @@ mod tests {
             } else {
                 capacities(&inv, &c)
             };
-            let o = Objective {
-                inv: &inv,
-                caps: &caps,
-                grain: Grain::of(&c.inner, &c.inner.roles[0]),
-                policy: Policy::BestFit,
-                ri: RoleIx(0),
-            };
+            let o = objective(&inv, &c, &caps, Policy::BestFit);
             let mut lx = Lex::default();
             let mut at = Attempt::default();
             at.ensure(&inv);
@@ -1659,13 +1671,7 @@ mod tests {
             let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
             let c = inv.compile(&gang).unwrap();
             let caps = profiled(&inv, &c);
-            let o = Objective {
-                inv: &inv,
-                caps: &caps,
-                grain: Grain::of(&c.inner, &c.inner.roles[0]),
-                policy: Policy::BestFit,
-                ri: RoleIx(0),
-            };
+            let o = objective(&inv, &c, &caps, Policy::BestFit);
             let mut lx = Lex::default();
             f(seed, &o, &mut lx);
         }
@@ -1720,13 +1726,7 @@ mod tests {
             } else {
                 profiled(&inv, &c)
             };
-            let o = Objective {
-                inv: &inv,
-                caps: &caps,
-                grain: Grain::of(&c.inner, &c.inner.roles[0]),
-                policy: Policy::BestFit,
-                ri: RoleIx(0),
-            };
+            let o = objective(&inv, &c, &caps, Policy::BestFit);
             let mut lx = Lex::default();
             for d in 0..inv.label_depth() {
                 let d = Depth(d);
@@ -1782,13 +1782,7 @@ mod tests {
                 let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
                 let c = inv.compile(&gang).unwrap();
                 let caps = capacities(&inv, &c);
-                let o = Objective {
-                    inv: &inv,
-                    caps: &caps,
-                    grain: Grain::of(&c.inner, &c.inner.roles[0]),
-                    policy,
-                    ri: RoleIx(0),
-                };
+                let o = objective(&inv, &c, &caps, policy);
                 let mut lx = Lex::default();
                 let mut at = Attempt::default();
                 at.ensure(&inv);
@@ -1865,13 +1859,7 @@ mod tests {
             .compile(&Gang::new("g").role(Role::new("w", 1).request(GPU, 1)))
             .unwrap();
         let caps = capacities(&inv, &c);
-        let o = Objective {
-            inv: &inv,
-            caps: &caps,
-            grain: Grain::of(&c.inner, &c.inner.roles[0]),
-            policy: Policy::BestFit,
-            ri: RoleIx(0),
-        };
+        let o = objective(&inv, &c, &caps, Policy::BestFit);
         let mut lx = Lex::default();
         let block = *inv.domain(Depth(1), 0);
         let mut v = [0u32; 2];

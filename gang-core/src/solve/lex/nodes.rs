@@ -70,10 +70,7 @@ impl Objective<'_> {
             return None;
         }
         let dom = *self.inv.domain(d, di);
-        if self.caps.fits[dom.direct_nodes()]
-            .iter()
-            .any(|&f| u64::from(f) >= x)
-        {
+        if self.direct_node_holds(&dom, x) {
             return None;
         }
         let mut least: Option<u32> = None;
