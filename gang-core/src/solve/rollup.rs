@@ -223,20 +223,233 @@ pub(crate) fn rollup(
         let hi = level.partition_point(|x| x.start < end);
         caps[lo..hi].fill(0);
     }
-    rollup_domain(inv, role, grain, scope.depth, scope.index, taken, out)
+    dispatch::<false>(inv, role, grain, scope, taken, out)
+}
+
+/// [`rollup`] over the whole cluster that also fills every domain's
+/// [`peaks`](super::peaks) row as it goes (the cache's full roll-up: one pass over the
+/// nodes instead of a second one for the peaks).
+pub(crate) fn rollup_with_peaks(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    out: &mut Capacities,
+) -> u64 {
+    out.ensure(inv);
+    // Every cap and every peak row is written below except those of the domains inside
+    // a pruned one (and the pruned one's peaks): zero them all first.
+    for caps in &mut out.caps {
+        caps.fill(0);
+    }
+    for peaks in &mut out.peaks {
+        peaks.fill(0);
+    }
+    dispatch::<true>(inv, role, grain, Scope::CLUSTER, None, out)
+}
+
+/// Picks the node loop for `role` once, then rolls up the domain `scope`.
+fn dispatch<const PEAKS: bool>(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    scope: Scope,
+    taken: Option<&[u64]>,
+    out: &mut Capacities,
+) -> u64 {
+    let node_grain = grain.at(inv.node_depth());
+    let plain = taken.is_none() && role.node_caps.is_empty() && node_grain <= 1;
+    let (depth, di) = (scope.depth, scope.index);
+    macro_rules! fast {
+        ($n:literal) => {{
+            let k = Dense::<$n>::new(inv, role);
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out)
+        }};
+    }
+    match role.req.len() {
+        0 if plain => fast!(0),
+        1 if plain => fast!(1),
+        2 if plain => fast!(2),
+        3 if plain => fast!(3),
+        4 if plain => fast!(4),
+        _ => {
+            let k = ByNode {
+                taken,
+                node_grain,
+            };
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out)
+        }
+    }
+}
+
+/// The node loop over one domain's direct nodes: writes their fits, returns their sum
+/// and their largest fit.
+trait Direct {
+    fn direct(
+        &self,
+        inv: &Inventory,
+        role: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32);
+}
+
+/// Node by node ([`fit_eligible`]): any request, taken capacity, per-node caps and a
+/// node-level grain.
+struct ByNode<'t> {
+    taken: Option<&'t [u64]>,
+    node_grain: u64,
+}
+
+impl Direct for ByNode<'_> {
+    #[inline]
+    fn direct(
+        &self,
+        inv: &Inventory,
+        role: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32) {
+        let (mut sum, mut max) = (0u64, 0u32);
+        for (ix, fit) in nodes.zip(fits.iter_mut()) {
+            let f = if role.eligible.get(ix) {
+                round_down(
+                    u64::from(fit_eligible(inv, role, ix, self.taken)),
+                    self.node_grain,
+                )
+            } else {
+                0
+            };
+            // At most the node's fit, a u32 (summed as a u64: no extension per node).
+            *fit = f as u32;
+            sum += f;
+            max = max.max(f as u32);
+        }
+        (sum, max)
+    }
+}
+
+/// `n / q` for one `q ≥ 1` fixed ahead: a multiplication and two shifts instead of a
+/// division, exact for every `n: u64` (Granlund and Montgomery's method with the
+/// multiplier rounded up, `m = ⌊2⁶⁴ (2ˡ − q) / q⌋ + 1` for `l = ⌈log₂ q⌉`:
+/// `n / q = (t + (n − t) / 2) >> (l − 1)` with `t` the high word of `m · n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recip {
+    m: u64,
+    s1: u32,
+    s2: u32,
+}
+
+impl Recip {
+    /// The reciprocal of `q` (`q` of zero is taken as one).
+    pub fn new(q: u64) -> Recip {
+        if q <= 1 {
+            // t = 0, (0 + n) >> 0 = n.
+            return Recip { m: 0, s1: 0, s2: 0 };
+        }
+        // 1..=64; 2^(l-1) < q <= 2^l.
+        let l = 64 - (q - 1).leading_zeros();
+        let q128 = u128::from(q);
+        // (2^l - q) < q, so the quotient is below 2^64 (and is no more than 2^64 - 1
+        // once one is added: 2^l / q < 2 − 2^-63 for every q > 1).
+        let m = ((((1u128 << l) - q128) << 64) / q128 + 1) as u64;
+        Recip { m, s1: 1, s2: l - 1 }
+    }
+
+    /// `n / q`.
+    #[inline(always)]
+    pub fn div(self, n: u64) -> u64 {
+        let t = ((u128::from(n) * u128::from(self.m)) >> 64) as u64;
+        // t <= n, and t + (n - t) / 2 <= n: neither wraps.
+        (t + ((n - t) >> self.s1)) >> self.s2
+    }
+}
+
+/// The dense loop for `N` requested resources, no taken capacity, no per-node caps and
+/// no node-level grain: eligibility (the role's labels and taints, and the node
+/// schedulable) a word of 64 nodes at a time, each resource's free column read with its
+/// request's [`Recip`], branch-free within a word.
+struct Dense<'a, const N: usize> {
+    cols: [(&'a [u64], Recip); N],
+    eligible: &'a [u64],
+    schedulable: &'a [u64],
+    per_node: u64,
+}
+
+impl<'a, const N: usize> Dense<'a, N> {
+    fn new(inv: &'a Inventory, role: &'a CRole) -> Self {
+        debug_assert_eq!(role.req.len(), N);
+        let cols = std::array::from_fn(|k| {
+            let (r, q) = role.req[k];
+            (inv.free[r as usize].as_slice(), Recip::new(q))
+        });
+        Dense {
+            cols,
+            eligible: role.eligible.words(),
+            schedulable: inv.schedulable.words(),
+            per_node: u64::from(role.per_node),
+        }
+    }
+}
+
+impl<const N: usize> Direct for Dense<'_, N> {
+    #[inline]
+    fn direct(
+        &self,
+        _: &Inventory,
+        _: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32) {
+        let (a, b) = (nodes.start, nodes.end);
+        // Invariant of the index arithmetic below: `fits` is the range's, and every
+        // column and bitset covers the range (checked once here, not per node).
+        assert_eq!(fits.len(), b.saturating_sub(a));
+        if a >= b {
+            return (0, 0);
+        }
+        assert!(self.eligible.len() * 64 >= b && self.schedulable.len() * 64 >= b);
+        let cols: [(&[u64], Recip); N] = self.cols.map(|(c, r)| (&c[a..b], r));
+        let (mut sum, mut max) = (0u64, 0u64);
+        let mut lo = a;
+        while lo < b {
+            // The part of the range in word `w`: nodes lo..hi.
+            let w = lo / 64;
+            let hi = b.min(w * 64 + 64);
+            let word = (self.eligible[w] & self.schedulable[w]) >> (lo % 64);
+            let seg = &mut fits[lo - a..hi - a];
+            if word == 0 {
+                seg.fill(0);
+            } else {
+                let at = lo - a;
+                for (k, fit) in seg.iter_mut().enumerate() {
+                    let mut f = self.per_node;
+                    for (c, r) in &cols {
+                        f = f.min(r.div(c[at + k]));
+                    }
+                    // All ones when the node is eligible and schedulable, else zero.
+                    f &= 0u64.wrapping_sub((word >> k) & 1);
+                    *fit = f as u32;
+                    sum += f;
+                    max = max.max(f);
+                }
+            }
+            lo = hi;
+        }
+        (sum, max as u32)
+    }
 }
 
 /// Capacity of domain `di` at `depth`, filling its nodes' fits and its descendants'
-/// capacities. (Plain reference parameters rather than a context struct: the compiler
-/// then knows the stores to `out` cannot change the inventory or the role, and keeps
-/// their columns in registers in the node loop — 8% fewer instructions per roll-up.)
-fn rollup_domain(
+/// capacities (and, with `PEAKS`, their peak rows). (Plain reference parameters rather
+/// than a context struct: the compiler then knows the stores to `out` cannot change the
+/// inventory or the role, and keeps their columns in registers in the node loop.)
+fn rollup_domain<D: Direct, const PEAKS: bool>(
     inv: &Inventory,
     role: &CRole,
     grain: Grain<'_>,
     depth: Depth,
     di: u32,
-    taken: Option<&[u64]>,
+    k: &D,
     out: &mut Capacities,
 ) -> u64 {
     let dom = inv.domain(depth, di);
@@ -256,30 +469,25 @@ fn rollup_domain(
     let child = depth.child();
     if !inv.is_node_level(child) {
         for c in dom.child_start..dom.child_end {
-            let v = rollup_domain(inv, role, grain, child, c, taken, out);
+            let v = rollup_domain::<D, PEAKS>(inv, role, grain, child, c, k, out);
             out.caps[child.ix()][c as usize] = v;
             cap += v;
         }
     }
     let direct = dom.direct_nodes();
+    let mut largest = 0;
     if depth >= grain.min_leaf {
-        let node_grain = grain.at(inv.node_depth());
-        let fits = &mut out.fits[direct.clone()];
-        for (ix, fit) in direct.zip(fits.iter_mut()) {
-            let f = if role.eligible.get(ix) {
-                round_down(u64::from(fit_eligible(inv, role, ix, taken)), node_grain)
-            } else {
-                0
-            };
-            // At most the node's fit, a u32 (summed as a u64: no extension per node).
-            *fit = f as u32;
-            cap += f;
-        }
+        let (sum, max) = k.direct(inv, role, direct.clone(), &mut out.fits[direct]);
+        cap += sum;
+        largest = max;
     } else {
         out.fits[direct].fill(0);
     }
     let cap = round_down(cap, grain.floor_at(depth));
     out.caps[depth.ix()][di as usize] = cap;
+    if PEAKS {
+        super::peaks::write_row(inv, depth, di, u64::from(largest), out);
+    }
     cap
 }
 
