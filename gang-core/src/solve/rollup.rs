@@ -868,3 +868,331 @@ mod tests {
         );
     }
 }
+
+/// The roll-up against a plain node-by-node reference, on random inventories and after
+/// lifecycle operations followed through the cache's journal.
+#[cfg(test)]
+mod reference {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::solve::cache::Cache;
+    use crate::solve::mask::NodeMask;
+    use crate::solve::peaks;
+    use crate::{Gang, NodeSpec, Quantity, Role, Taint, TaintEffect, Topology};
+    use proptest::prelude::*;
+
+    const GPU: &str = "gpu";
+
+    /// Every fit node by node (`free / request` with `/`, the node's eligibility,
+    /// schedulability, cap and slice level), then every domain from its children and
+    /// direct nodes, then the peaks from those (the module's reference [`peaks::fill`]).
+    fn reference(inv: &Inventory, role: &CRole, grain: Grain<'_>) -> Capacities {
+        let mut out = Capacities::default();
+        out.ensure(inv);
+        for ix in 0..inv.len() {
+            let n = NodeIx::at(ix);
+            let ok = role.missing.is_empty()
+                && role.eligible.get(ix)
+                && inv.schedulable.get(ix)
+                && inv.reaches(n, grain.min_leaf);
+            let mut f = u64::from(role.cap_on(n));
+            for &(r, q) in &role.req {
+                f = f.min(inv.free[r as usize][ix] / q);
+            }
+            let g = grain.at(inv.node_depth());
+            out.fits[ix] = if ok { (f / g * g) as u32 } else { 0 };
+        }
+        for d in (0..inv.domains.len()).rev() {
+            for di in 0..inv.domains[d].len() {
+                let dom = inv.domain(Depth(d), di as u32);
+                let mut cap: u64 = dom.direct_nodes().map(|n| u64::from(out.fits[n])).sum();
+                if d + 1 < inv.domains.len() {
+                    cap += out.caps[d + 1][dom.children()].iter().sum::<u64>();
+                }
+                let floor = grain.floor_at(Depth(d));
+                out.caps[d][di] = cap / floor * floor;
+            }
+        }
+        peaks::fill(inv, &mut out);
+        out
+    }
+
+    /// `(zone, block, rack)` values (3: unlabelled from there on), GPUs (capacity, used;
+    /// 9: a huge capacity), CPUs in millis (0: none), whether it has the `x` resource,
+    /// its kind label (0 train, 1 serve, 2 none), a NoSchedule taint, cordoned.
+    type NodeDraw = ((u8, u8, u8), (u8, u8), u32, bool, u8, bool, bool);
+
+    fn node_draw() -> impl Strategy<Value = NodeDraw> {
+        (
+            (0u8..3, 0u8..4, 0u8..4),
+            (0u8..10, 0u8..9),
+            prop_oneof![Just(0u32), 1u32..70_000],
+            any::<bool>(),
+            0u8..3,
+            proptest::bool::weighted(0.15),
+            proptest::bool::weighted(0.15),
+        )
+    }
+
+    fn cluster(draws: &[NodeDraw]) -> Inventory {
+        let specs = draws.iter().enumerate().map(|(i, d)| {
+            let ((z, b, r), (cap, used), cpu, x, kind, tainted, cordoned) = *d;
+            let mut s = NodeSpec::new(format!("n{i}"));
+            let (zv, bv, rv) = (format!("z{z}"), format!("b{b}"), format!("r{r}"));
+            for (key, v, on) in [("zone", zv, z < 3), ("block", bv, z < 3 && b < 3)] {
+                if on {
+                    s = s.label(key, v);
+                }
+            }
+            if z < 3 && b < 3 && r < 3 {
+                s = s.label("rack", rv);
+            }
+            s = if cap == 9 {
+                s.capacity(GPU, Quantity::from_millis(u64::MAX))
+            } else {
+                s.capacity(GPU, i64::from(cap))
+                    .used(GPU, i64::from(used.min(cap)))
+            };
+            if cpu > 0 {
+                s = s.capacity("cpu", Quantity::from_millis(u64::from(cpu)));
+            }
+            if x {
+                s = s.capacity("x", 3);
+            }
+            if kind < 2 {
+                s = s.label("kind", if kind == 0 { "train" } else { "serve" });
+            }
+            if tainted {
+                s = s.taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule));
+            }
+            if cordoned {
+                s = s.cordoned();
+            }
+            s
+        });
+        Inventory::builder(Topology::new(["zone", "block", "rack"]).unwrap())
+            .nodes(specs)
+            .build()
+            .unwrap()
+    }
+
+    /// GPUs in millis (a huge one too), CPUs in millis (0: none), `x` (0: none; 4: a
+    /// resource no node has), max per node (0: none), a `kind` selector, and the
+    /// required level with a slice (0: none; 1..=3 zone, block, rack; 4: node level).
+    type GangDraw = (u64, u64, u8, u32, bool, u8, u32);
+
+    fn gang_draw() -> impl Strategy<Value = GangDraw> {
+        (
+            prop_oneof![1u64..4000, Just(1u64), Just(u64::MAX), Just(1u64 << 63)],
+            prop_oneof![Just(0u64), 1u64..20_000],
+            0u8..5,
+            prop_oneof![Just(0u32), 1u32..5],
+            any::<bool>(),
+            0u8..5,
+            1u32..4,
+        )
+    }
+
+    fn gang(g: &GangDraw, salt: u64) -> Gang {
+        let &(gpu, cpu, x, per_node, select, slice, size) = g;
+        let gpu = if gpu > 1 << 62 { gpu - salt } else { gpu + salt };
+        let mut role = Role::new("w", 2).request(GPU, Quantity::from_millis(gpu));
+        if cpu > 0 {
+            role = role.request("cpu", Quantity::from_millis(cpu));
+        }
+        match x {
+            1..=3 => role = role.request("x", i64::from(x)),
+            4 => role = role.request("tpu", 1),
+            _ => {}
+        }
+        if per_node > 0 {
+            role = role.max_per_node(per_node);
+        }
+        if select {
+            role = role.selector("kind", "train");
+        }
+        let mut g = Gang::new("g").role(role);
+        let levels = ["zone", "block", "rack", crate::HOSTNAME_LEVEL];
+        if (1..=4).contains(&slice) {
+            let level = levels[slice as usize - 1];
+            g = g.required("zone").slice(level, size);
+        }
+        g
+    }
+
+    /// The reciprocal divides exactly: every `n` against every small `q`, then the
+    /// edges of `u64` (powers of two and their neighbours, `u64::MAX`) both ways.
+    #[test]
+    fn the_reciprocal_divides_exactly_at_the_edges() {
+        for q in 1..=300u64 {
+            let r = Recip::new(q);
+            for n in 0..=3000u64 {
+                assert_eq!(r.div(n), n / q, "{n} / {q}");
+            }
+        }
+        let mut edges = vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, u64::MAX / 2, 1000];
+        for k in 1..64 {
+            let p = 1u64 << k;
+            edges.extend([p - 1, p, p + 1, p.wrapping_mul(3) / 2]);
+        }
+        for &q in edges.iter().filter(|&&q| q > 0) {
+            let r = Recip::new(q);
+            for &n in &edges {
+                for n in [n, n.wrapping_sub(q), n.wrapping_add(q), q.wrapping_mul(7)] {
+                    assert_eq!(r.div(n), n / q, "{n} / {q}");
+                }
+            }
+        }
+        assert_eq!(Recip::new(0), Recip::new(1));
+    }
+
+    proptest! {
+        /// And at random, over the whole range.
+        #[test]
+        fn the_reciprocal_divides_exactly(q in 1u64.., n in any::<u64>(), k in 0u64..64) {
+            prop_assert_eq!(Recip::new(q).div(n), n / q);
+            let q = (q >> k).max(1);
+            prop_assert_eq!(Recip::new(q).div(n), n / q);
+        }
+    }
+
+    fn same(a: &Capacities, b: &Capacities) -> Result<(), TestCaseError> {
+        prop_assert_eq!(&a.fits, &b.fits);
+        prop_assert_eq!(&a.caps, &b.caps);
+        prop_assert_eq!(&a.peaks, &b.peaks);
+        Ok(())
+    }
+
+    /// The cache's lend of `c` (cold or warm), copied out.
+    fn lent(cache: &mut Cache, inv: &Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = Capacities::default();
+        cache.lend(inv, &c.inner, RoleIx(0), &mut s);
+        let out = Capacities {
+            fits: s.fits.clone(),
+            caps: s.caps.clone(),
+            peaks: s.peaks.clone(),
+            ..Capacities::default()
+        };
+        cache.give_back(&mut s);
+        out
+    }
+
+    use crate::compile::RoleIx;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// `rollup` (fits and caps) and `rollup_with_peaks` (and the peaks) equal the
+        /// reference, on both node loops (the dense one, and node by node with a
+        /// per-node cap, which takes the other), and the cache's cold lend does too.
+        #[test]
+        fn the_rollup_is_the_node_by_node_reference(
+            nodes in proptest::collection::vec(node_draw(), 1..90),
+            g in gang_draw(),
+        ) {
+            let inv = cluster(&nodes);
+            let Ok(cg) = inv.compile(&gang(&g, 0)) else {
+                return Ok(());
+            };
+            let c = &cg.inner;
+            let role = &c.roles[0];
+            let grain = Grain::of(c, role);
+            let want = reference(&inv, role, grain);
+            let mut got = Capacities::default();
+            let cap = rollup_with_peaks(&inv, role, grain, &mut got);
+            same(&got, &want)?;
+            prop_assert_eq!(cap, want.caps[0][0]);
+            // A scratch that held another role's numbers, rolled up without peaks.
+            let mut plain = Capacities::default();
+            rollup(&inv, role, Grain::NONE, Scope::CLUSTER, None, &mut plain);
+            let cap = rollup(&inv, role, grain, Scope::CLUSTER, None, &mut plain);
+            prop_assert_eq!(cap, want.caps[0][0]);
+            prop_assert_eq!(&plain.fits, &want.fits);
+            prop_assert_eq!(&plain.caps, &want.caps);
+            // Node by node: a per-node cap on node 0 as large as the role's.
+            let mut capped = role.clone();
+            capped.node_caps = vec![(NodeIx(0), role.per_node)];
+            let mut by_node = Capacities::default();
+            rollup_with_peaks(&inv, &capped, grain, &mut by_node);
+            same(&by_node, &want)?;
+            let mut cache = Cache::default();
+            same(&lent(&mut cache, &inv, &cg), &want)?;
+        }
+
+        /// After reserve, release, cordon, uncordon and `set_used` through the journal:
+        /// a warm entry, a cold lend of a new shape (the arrays of an evicted entry
+        /// reused once the cache is full) and a cold lend outside a node mask all equal
+        /// the reference.
+        #[test]
+        fn the_cache_equals_the_reference_through_the_lifecycle(
+            nodes in proptest::collection::vec(node_draw(), 1..60),
+            g in gang_draw(),
+            ops in proptest::collection::vec((0u8..5, 0usize..60, 0i64..9), 1..12),
+            masked in proptest::collection::vec(0usize..60, 0..6),
+        ) {
+            let mut inv = cluster(&nodes);
+            let Ok(cg) = inv.compile(&gang(&g, 0)) else {
+                return Ok(());
+            };
+            let mut cache = Cache::default();
+            lent(&mut cache, &inv, &cg);
+            let mut held = Vec::new();
+            for (salt, &(op, n, v)) in ops.iter().enumerate() {
+                let name = format!("n{}", n % nodes.len());
+                match op {
+                    0 => {
+                        let two = Gang::new("t").role(Role::new("w", 2).request(GPU, 1));
+                        let p = inv.place(&two).ok().and_then(|o| o.placement().cloned());
+                        if let Some(p) = p {
+                            held.push(inv.reserve(&p).unwrap());
+                        }
+                    }
+                    1 => {
+                        if let Some(id) = held.pop() {
+                            inv.release(id).unwrap();
+                        }
+                    }
+                    2 => inv.cordon(&name).unwrap(),
+                    3 => inv.uncordon(&name).unwrap(),
+                    _ => {
+                        let _ = inv.set_used(&name, GPU, v);
+                    }
+                }
+                let cg = inv.compile(&gang(&g, 0)).unwrap();
+                let role = &cg.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&cg.inner, role));
+                same(&lent(&mut cache, &inv, &cg), &want)?;
+                // A new shape each time (salted), cold; after 16 the cache evicts.
+                let fresh = inv.compile(&gang(&g, 1 + salt as u64)).unwrap();
+                let role = &fresh.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&fresh.inner, role));
+                same(&lent(&mut cache, &inv, &fresh), &want)?;
+            }
+            // Many more new shapes: every cold lend now reuses an evicted entry's arrays.
+            for salt in 100..120u64 {
+                let fresh = inv.compile(&gang(&g, salt)).unwrap();
+                let role = &fresh.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&fresh.inner, role));
+                same(&lent(&mut cache, &inv, &fresh), &want)?;
+            }
+            // Outside a mask, cold: the masked nodes' fits are zero, the caps and peaks
+            // above them follow.
+            let mut mask = NodeMask::new();
+            for &n in &masked {
+                mask.insert(&inv, &format!("n{}", n % nodes.len())).unwrap();
+            }
+            let fresh = inv.compile(&gang(&g, 200)).unwrap();
+            let mut outside = inv.clone();
+            for &n in mask.nodes() {
+                outside.set_schedulable(n as usize, false);
+            }
+            let role = &fresh.inner.roles[0];
+            let want = reference(&outside, role, Grain::of(&fresh.inner, role));
+            cache.outside.load(&mask);
+            cache.outside.active = true;
+            let got = lent(&mut cache, &inv, &fresh);
+            cache.outside.active = false;
+            same(&got, &want)?;
+        }
+    }
+}
