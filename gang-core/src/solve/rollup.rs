@@ -257,7 +257,13 @@ fn dispatch<const PEAKS: bool>(
     out: &mut Capacities,
 ) -> u64 {
     let node_grain = grain.at(inv.node_depth());
-    let plain = taken.is_none() && role.node_caps.is_empty() && node_grain <= 1;
+    // The dense loop reads the eligible set word by word over the inventory's nodes: a
+    // role compiled for another layout (a set of another length) goes node by node.
+    let plain = taken.is_none()
+        && role.node_caps.is_empty()
+        && node_grain <= 1
+        && role.eligible.len() == inv.len()
+        && inv.schedulable.len() == inv.len();
     let (depth, di) = (scope.depth, scope.index);
     macro_rules! fast {
         ($n:literal) => {{
@@ -272,10 +278,7 @@ fn dispatch<const PEAKS: bool>(
         3 if plain => fast!(3),
         4 if plain => fast!(4),
         _ => {
-            let k = ByNode {
-                taken,
-                node_grain,
-            };
+            let k = ByNode { taken, node_grain };
             rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out)
         }
     }
@@ -352,7 +355,11 @@ impl Recip {
         // (2^l - q) < q, so the quotient is below 2^64 (and is no more than 2^64 - 1
         // once one is added: 2^l / q < 2 − 2^-63 for every q > 1).
         let m = ((((1u128 << l) - q128) << 64) / q128 + 1) as u64;
-        Recip { m, s1: 1, s2: l - 1 }
+        Recip {
+            m,
+            s1: 1,
+            s2: l - 1,
+        }
     }
 
     /// `n / q`.
@@ -995,7 +1002,11 @@ mod reference {
 
     fn gang(g: &GangDraw, salt: u64) -> Gang {
         let &(gpu, cpu, x, per_node, select, slice, size) = g;
-        let gpu = if gpu > 1 << 62 { gpu - salt } else { gpu + salt };
+        let gpu = if gpu > 1 << 62 {
+            gpu - salt
+        } else {
+            gpu + salt
+        };
         let mut role = Role::new("w", 2).request(GPU, Quantity::from_millis(gpu));
         if cpu > 0 {
             role = role.request("cpu", Quantity::from_millis(cpu));
