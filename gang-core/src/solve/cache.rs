@@ -232,7 +232,7 @@ impl Cache {
             None => {
                 // The roll-up fills the peaks in the same pass; a mask applied after it
                 // refreshes the rows above the nodes it zeroed.
-                rollup_with_peaks(inv, r, grain, s);
+                rollup_with_peaks(inv, r, grain, s, peaks::write_row);
                 s.profiled = false;
                 reset_mask(&mut e.applied);
                 self.moved.clear();

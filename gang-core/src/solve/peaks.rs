@@ -12,8 +12,8 @@ use super::lex::MAX_WIDTH;
 use super::rollup::Capacities;
 
 /// Fills every domain's peaks from the fits and capacities in `s` (deepest first).
-/// (The cache fills them during its roll-up, [`super::rollup::rollup_with_peaks`]; this
-/// is the reference the tests compare it with.)
+/// (The cache fills them during its roll-up, `rollup::rollup_with_peaks`; this is the
+/// reference the tests compare it with.)
 #[cfg(test)]
 pub(crate) fn fill(inv: &Inventory, s: &mut Capacities) {
     for d in (0..inv.domains.len()).rev() {

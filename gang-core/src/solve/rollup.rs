@@ -223,17 +223,23 @@ pub(crate) fn rollup(
         let hi = level.partition_point(|x| x.start < end);
         caps[lo..hi].fill(0);
     }
-    dispatch::<false>(inv, role, grain, scope, taken, out)
+    dispatch::<false>(inv, role, grain, scope, taken, out, |_, _, _, _, _| {})
 }
 
-/// [`rollup`] over the whole cluster that also fills every domain's
-/// [`peaks`](super::peaks) row as it goes (the cache's full roll-up: one pass over the
-/// nodes instead of a second one for the peaks).
+/// Writes domain `di`'s peak row at `depth` from its children's and the largest fit of
+/// its direct nodes (the cache passes [`peaks::write_row`](super::peaks::write_row);
+/// this module sits below the peaks).
+pub(crate) type RowWriter = fn(&Inventory, Depth, u32, u64, &mut Capacities);
+
+/// [`rollup`] over the whole cluster that also fills every domain's peak row as it goes,
+/// with `row`, once the domain's children are done (the cache's full roll-up: one pass
+/// over the nodes instead of a second one for the peaks).
 pub(crate) fn rollup_with_peaks(
     inv: &Inventory,
     role: &CRole,
     grain: Grain<'_>,
     out: &mut Capacities,
+    row: RowWriter,
 ) -> u64 {
     out.ensure(inv);
     // Every cap and every peak row is written below except those of the domains inside
@@ -244,7 +250,7 @@ pub(crate) fn rollup_with_peaks(
     for peaks in &mut out.peaks {
         peaks.fill(0);
     }
-    dispatch::<true>(inv, role, grain, Scope::CLUSTER, None, out)
+    dispatch::<true>(inv, role, grain, Scope::CLUSTER, None, out, row)
 }
 
 /// Picks the node loop for `role` once, then rolls up the domain `scope`.
@@ -255,6 +261,7 @@ fn dispatch<const PEAKS: bool>(
     scope: Scope,
     taken: Option<&[u64]>,
     out: &mut Capacities,
+    row: RowWriter,
 ) -> u64 {
     let node_grain = grain.at(inv.node_depth());
     // The dense loop reads the eligible set word by word over the inventory's nodes: a
@@ -268,7 +275,7 @@ fn dispatch<const PEAKS: bool>(
     macro_rules! fast {
         ($n:literal) => {{
             let k = Dense::<$n>::new(inv, role);
-            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out)
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out, row)
         }};
     }
     match role.req.len() {
@@ -279,7 +286,7 @@ fn dispatch<const PEAKS: bool>(
         4 if plain => fast!(4),
         _ => {
             let k = ByNode { taken, node_grain };
-            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out)
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out, row)
         }
     }
 }
@@ -450,6 +457,7 @@ impl<const N: usize> Direct for Dense<'_, N> {
 /// capacities (and, with `PEAKS`, their peak rows). (Plain reference parameters rather
 /// than a context struct: the compiler then knows the stores to `out` cannot change the
 /// inventory or the role, and keeps their columns in registers in the node loop.)
+#[allow(clippy::too_many_arguments)]
 fn rollup_domain<D: Direct, const PEAKS: bool>(
     inv: &Inventory,
     role: &CRole,
@@ -458,6 +466,7 @@ fn rollup_domain<D: Direct, const PEAKS: bool>(
     di: u32,
     k: &D,
     out: &mut Capacities,
+    row: RowWriter,
 ) -> u64 {
     let dom = inv.domain(depth, di);
     // Skip domains no node of which could take a member: by the free summaries, or
@@ -476,7 +485,7 @@ fn rollup_domain<D: Direct, const PEAKS: bool>(
     let child = depth.child();
     if !inv.is_node_level(child) {
         for c in dom.child_start..dom.child_end {
-            let v = rollup_domain::<D, PEAKS>(inv, role, grain, child, c, k, out);
+            let v = rollup_domain::<D, PEAKS>(inv, role, grain, child, c, k, out, row);
             out.caps[child.ix()][c as usize] = v;
             cap += v;
         }
@@ -493,7 +502,7 @@ fn rollup_domain<D: Direct, const PEAKS: bool>(
     let cap = round_down(cap, grain.floor_at(depth));
     out.caps[depth.ix()][di as usize] = cap;
     if PEAKS {
-        super::peaks::write_row(inv, depth, di, u64::from(largest), out);
+        row(inv, depth, di, u64::from(largest), out);
     }
     cap
 }
@@ -1110,7 +1119,7 @@ mod reference {
             let grain = Grain::of(c, role);
             let want = reference(&inv, role, grain);
             let mut got = Capacities::default();
-            let cap = rollup_with_peaks(&inv, role, grain, &mut got);
+            let cap = rollup_with_peaks(&inv, role, grain, &mut got, peaks::write_row);
             same(&got, &want)?;
             prop_assert_eq!(cap, want.caps[0][0]);
             // A scratch that held another role's numbers, rolled up without peaks.
@@ -1124,7 +1133,7 @@ mod reference {
             let mut capped = role.clone();
             capped.node_caps = vec![(NodeIx(0), role.per_node)];
             let mut by_node = Capacities::default();
-            rollup_with_peaks(&inv, &capped, grain, &mut by_node);
+            rollup_with_peaks(&inv, &capped, grain, &mut by_node, peaks::write_row);
             same(&by_node, &want)?;
             let mut cache = Cache::default();
             same(&lent(&mut cache, &inv, &cg), &want)?;
