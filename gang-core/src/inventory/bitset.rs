@@ -37,6 +37,13 @@ impl Bitset {
         self.len
     }
 
+    /// The set's words: bit `i % 64` of word `i / 64` is node `i`; bits past
+    /// [`len`](Bitset::len) are zero.
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     #[inline]
     pub fn get(&self, i: usize) -> bool {
         i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1

@@ -11,7 +11,6 @@
 use std::sync::{Arc, Weak};
 
 use crate::compile::{CRole, Compiled, RoleIx};
-use crate::inventory::domains::Scope;
 use crate::inventory::ix::{Depth, NodeIx};
 use crate::inventory::Inventory;
 
@@ -19,7 +18,7 @@ use super::causes::Kept;
 use super::mask::{Applied, NodeMask, Outside};
 use super::peaks;
 use super::profile::{self, Profile};
-use super::rollup::{node_fit, rollup, round_fit, Capacities, Grain};
+use super::rollup::{node_fit, rollup_with_peaks, round_fit, Capacities, Grain};
 
 /// At most this many shapes are kept (least recently used evicted).
 const ENTRIES: usize = 16;
@@ -116,8 +115,11 @@ impl Cache {
                 })?;
                 (self.entries.get(a.entry)?.serial == a.serial).then_some(a.entry)
             });
+        // Hashed once per lend that misses by pointer (the search by shape and a new
+        // entry both need it).
+        let mut hash = None;
         let found = by_pointer.or_else(|| {
-            let hash = r.eligible.fingerprint();
+            let hash = *hash.get_or_insert_with(|| r.eligible.fingerprint());
             let i = self.entries.iter().position(|e| {
                 e.elig_hash == hash && e.masked == masked && same_shape(&e.gang, e.role, c, role)
             })?;
@@ -142,7 +144,7 @@ impl Cache {
                 let e = Entry {
                     gang: Arc::clone(c),
                     role,
-                    elig_hash: r.eligible.fingerprint(),
+                    elig_hash: hash.unwrap_or_else(|| r.eligible.fingerprint()),
                     inventory: Weak::new(),
                     version: 0,
                     fits: Vec::new(),
@@ -170,7 +172,11 @@ impl Cache {
                         .enumerate()
                         .min_by_key(|(_, e)| e.used)
                         .unwrap_or((0, &self.entries[0]));
-                    self.entries[i] = e;
+                    let old = std::mem::replace(&mut self.entries[i], e);
+                    // The evicted entry's arrays serve the new one: the full roll-up
+                    // below writes every fit, cap and peak (a stream of new shapes then
+                    // allocates and zeroes nothing per shape).
+                    recycle(old, &mut self.entries[i]);
                     i
                 }
             }
@@ -224,11 +230,14 @@ impl Cache {
                 s.index.catch_up(inv, &s.caps, &self.moved);
             }
             None => {
-                rollup(inv, r, grain, Scope::CLUSTER, None, s);
+                // The roll-up fills the peaks in the same pass; a mask applied after it
+                // refreshes the rows above the nodes it zeroed.
+                rollup_with_peaks(inv, r, grain, s, peaks::write_row);
                 s.profiled = false;
                 reset_mask(&mut e.applied);
+                self.moved.clear();
                 apply_mask(inv, grain, &mut e.applied, want, s, &mut self.moved);
-                peaks::fill(inv, s);
+                peaks::refresh_paths(inv, &self.moved, s, &mut self.rows);
                 s.index.reset(inv);
                 s.index.catch_up(inv, &s.caps, &[]);
             }
@@ -250,6 +259,15 @@ impl Cache {
             swap_arrays(&mut self.entries[at], s);
         }
     }
+}
+
+/// Moves an evicted entry's arrays (and the index's room) into the entry made in its
+/// place; its profiles are dropped (they are sized and filled on first use).
+fn recycle(old: Entry, new: &mut Entry) {
+    new.fits = old.fits;
+    new.caps = old.caps;
+    new.peaks = old.peaks;
+    new.index = old.index;
 }
 
 /// Swaps an entry's arrays with the scratch space's (lending or giving back).
@@ -444,6 +462,8 @@ fn reset_mask(applied: &mut Applied) {
 mod tests {
     use super::*;
     use crate::compile::CompiledGang;
+    use crate::inventory::domains::Scope;
+    use crate::solve::rollup::rollup;
     use crate::{Error, Gang, NodeSpec, Role, Topology};
 
     use crate::testkit::{on_path, GPU};

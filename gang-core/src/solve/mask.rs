@@ -220,7 +220,7 @@ pub(crate) struct Outside {
 
 impl Outside {
     /// Holds a copy of `m` (a no-op when it holds that generation already).
-    fn load(&mut self, m: &NodeMask) {
+    pub(crate) fn load(&mut self, m: &NodeMask) {
         if self.generation != m.generation {
             match &mut self.mask {
                 Some(mine) => mine.clone_from(m),

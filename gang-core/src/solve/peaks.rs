@@ -12,6 +12,9 @@ use super::lex::MAX_WIDTH;
 use super::rollup::Capacities;
 
 /// Fills every domain's peaks from the fits and capacities in `s` (deepest first).
+/// (The cache fills them during its roll-up, `rollup::rollup_with_peaks`; this is the
+/// reference the tests compare it with.)
+#[cfg(test)]
 pub(crate) fn fill(inv: &Inventory, s: &mut Capacities) {
     for d in (0..inv.domains.len()).rev() {
         for i in 0..inv.domains[d].len() {
@@ -40,6 +43,19 @@ pub(crate) fn refresh_paths(inv: &Inventory, ns: &[u32], s: &mut Capacities, row
 
 /// Recomputes the peaks of domain `di` at depth `d` from its children's.
 fn row(inv: &Inventory, d: Depth, di: u32, s: &mut Capacities) {
+    let dom = inv.domain(d, di);
+    let direct = s.fits[dom.direct_nodes()]
+        .iter()
+        .copied()
+        .max()
+        .map_or(0, u64::from);
+    write_row(inv, d, di, direct, s);
+}
+
+/// Writes the peaks of domain `di` at depth `d` from its children's rows and
+/// capacities (already current) and `direct`, the largest fit of its direct nodes (the
+/// roll-up knows it from its own pass over them).
+pub(crate) fn write_row(inv: &Inventory, d: Depth, di: u32, direct: u64, s: &mut Capacities) {
     let w = inv.node_depth().ix() - d.ix();
     let dom = inv.domain(d, di);
     let mut buf = [0u64; MAX_WIDTH];
@@ -54,11 +70,6 @@ fn row(inv: &Inventory, d: Depth, di: u32, s: &mut Capacities) {
             }
         }
     }
-    let direct = s.fits[dom.direct_nodes()]
-        .iter()
-        .copied()
-        .max()
-        .map_or(0, u64::from);
     for b in &mut buf[..w] {
         *b = (*b).max(direct);
     }

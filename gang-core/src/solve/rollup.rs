@@ -223,21 +223,250 @@ pub(crate) fn rollup(
         let hi = level.partition_point(|x| x.start < end);
         caps[lo..hi].fill(0);
     }
-    rollup_domain(inv, role, grain, scope.depth, scope.index, taken, out)
+    dispatch::<false>(inv, role, grain, scope, taken, out, |_, _, _, _, _| {})
+}
+
+/// Writes domain `di`'s peak row at `depth` from its children's and the largest fit of
+/// its direct nodes (the cache passes [`peaks::write_row`](super::peaks::write_row);
+/// this module sits below the peaks).
+pub(crate) type RowWriter = fn(&Inventory, Depth, u32, u64, &mut Capacities);
+
+/// [`rollup`] over the whole cluster that also fills every domain's peak row as it goes,
+/// with `row`, once the domain's children are done (the cache's full roll-up: one pass
+/// over the nodes instead of a second one for the peaks).
+pub(crate) fn rollup_with_peaks(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    out: &mut Capacities,
+    row: RowWriter,
+) -> u64 {
+    out.ensure(inv);
+    // Every cap and every peak row is written below except those of the domains inside
+    // a pruned one (and the pruned one's peaks): zero them all first.
+    for caps in &mut out.caps {
+        caps.fill(0);
+    }
+    for peaks in &mut out.peaks {
+        peaks.fill(0);
+    }
+    dispatch::<true>(inv, role, grain, Scope::CLUSTER, None, out, row)
+}
+
+/// Picks the node loop for `role` once, then rolls up the domain `scope`.
+fn dispatch<const PEAKS: bool>(
+    inv: &Inventory,
+    role: &CRole,
+    grain: Grain<'_>,
+    scope: Scope,
+    taken: Option<&[u64]>,
+    out: &mut Capacities,
+    row: RowWriter,
+) -> u64 {
+    let node_grain = grain.at(inv.node_depth());
+    // The dense loop reads the eligible set word by word over the inventory's nodes: a
+    // role compiled for another layout (a set of another length) goes node by node.
+    let plain = taken.is_none()
+        && role.node_caps.is_empty()
+        && node_grain <= 1
+        && role.eligible.len() == inv.len()
+        && inv.schedulable.len() == inv.len();
+    let (depth, di) = (scope.depth, scope.index);
+    macro_rules! fast {
+        ($n:literal) => {{
+            let k = Dense::<$n>::new(inv, role);
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out, row)
+        }};
+    }
+    match role.req.len() {
+        0 if plain => fast!(0),
+        1 if plain => fast!(1),
+        2 if plain => fast!(2),
+        3 if plain => fast!(3),
+        4 if plain => fast!(4),
+        _ => {
+            let k = ByNode { taken, node_grain };
+            rollup_domain::<_, PEAKS>(inv, role, grain, depth, di, &k, out, row)
+        }
+    }
+}
+
+/// The node loop over one domain's direct nodes: writes their fits, returns their sum
+/// and their largest fit.
+trait Direct {
+    fn direct(
+        &self,
+        inv: &Inventory,
+        role: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32);
+}
+
+/// Node by node ([`fit_eligible`]): any request, taken capacity, per-node caps and a
+/// node-level grain.
+struct ByNode<'t> {
+    taken: Option<&'t [u64]>,
+    node_grain: u64,
+}
+
+impl Direct for ByNode<'_> {
+    #[inline]
+    fn direct(
+        &self,
+        inv: &Inventory,
+        role: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32) {
+        let (mut sum, mut max) = (0u64, 0u32);
+        for (ix, fit) in nodes.zip(fits.iter_mut()) {
+            let f = if role.eligible.get(ix) {
+                round_down(
+                    u64::from(fit_eligible(inv, role, ix, self.taken)),
+                    self.node_grain,
+                )
+            } else {
+                0
+            };
+            // At most the node's fit, a u32 (summed as a u64: no extension per node).
+            *fit = f as u32;
+            sum += f;
+            max = max.max(f as u32);
+        }
+        (sum, max)
+    }
+}
+
+/// `n / q` for one `q ≥ 1` fixed ahead: a multiplication and two shifts instead of a
+/// division, exact for every `n: u64` (Granlund and Montgomery's method with the
+/// multiplier rounded up, `m = ⌊2⁶⁴ (2ˡ − q) / q⌋ + 1` for `l = ⌈log₂ q⌉`:
+/// `n / q = (t + (n − t) / 2) >> (l − 1)` with `t` the high word of `m · n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recip {
+    m: u64,
+    s1: u32,
+    s2: u32,
+}
+
+impl Recip {
+    /// The reciprocal of `q` (`q` of zero is taken as one).
+    pub fn new(q: u64) -> Recip {
+        if q <= 1 {
+            // t = 0, (0 + n) >> 0 = n.
+            return Recip { m: 0, s1: 0, s2: 0 };
+        }
+        // 1..=64; 2^(l-1) < q <= 2^l.
+        let l = 64 - (q - 1).leading_zeros();
+        let q128 = u128::from(q);
+        // (2^l - q) < q, so the quotient is below 2^64 (and is no more than 2^64 - 1
+        // once one is added: 2^l / q < 2 − 2^-63 for every q > 1).
+        let m = ((((1u128 << l) - q128) << 64) / q128 + 1) as u64;
+        Recip {
+            m,
+            s1: 1,
+            s2: l - 1,
+        }
+    }
+
+    /// `n / q`.
+    #[inline(always)]
+    pub fn div(self, n: u64) -> u64 {
+        let t = ((u128::from(n) * u128::from(self.m)) >> 64) as u64;
+        // t <= n, and t + (n - t) / 2 <= n: neither wraps.
+        (t + ((n - t) >> self.s1)) >> self.s2
+    }
+}
+
+/// The dense loop for `N` requested resources, no taken capacity, no per-node caps and
+/// no node-level grain: eligibility (the role's labels and taints, and the node
+/// schedulable) a word of 64 nodes at a time, each resource's free column read with its
+/// request's [`Recip`], branch-free within a word.
+struct Dense<'a, const N: usize> {
+    cols: [(&'a [u64], Recip); N],
+    eligible: &'a [u64],
+    schedulable: &'a [u64],
+    per_node: u64,
+}
+
+impl<'a, const N: usize> Dense<'a, N> {
+    fn new(inv: &'a Inventory, role: &'a CRole) -> Self {
+        debug_assert_eq!(role.req.len(), N);
+        let cols = std::array::from_fn(|k| {
+            let (r, q) = role.req[k];
+            (inv.free[r as usize].as_slice(), Recip::new(q))
+        });
+        Dense {
+            cols,
+            eligible: role.eligible.words(),
+            schedulable: inv.schedulable.words(),
+            per_node: u64::from(role.per_node),
+        }
+    }
+}
+
+impl<const N: usize> Direct for Dense<'_, N> {
+    #[inline]
+    fn direct(
+        &self,
+        _: &Inventory,
+        _: &CRole,
+        nodes: std::ops::Range<usize>,
+        fits: &mut [u32],
+    ) -> (u64, u32) {
+        let (a, b) = (nodes.start, nodes.end);
+        // Invariant of the index arithmetic below: `fits` is the range's, and every
+        // column and bitset covers the range (checked once here, not per node).
+        assert_eq!(fits.len(), b.saturating_sub(a));
+        if a >= b {
+            return (0, 0);
+        }
+        assert!(self.eligible.len() * 64 >= b && self.schedulable.len() * 64 >= b);
+        let cols: [(&[u64], Recip); N] = self.cols.map(|(c, r)| (&c[a..b], r));
+        let (mut sum, mut max) = (0u64, 0u64);
+        let mut lo = a;
+        while lo < b {
+            // The part of the range in word `w`: nodes lo..hi.
+            let w = lo / 64;
+            let hi = b.min(w * 64 + 64);
+            let word = (self.eligible[w] & self.schedulable[w]) >> (lo % 64);
+            let seg = &mut fits[lo - a..hi - a];
+            if word == 0 {
+                seg.fill(0);
+            } else {
+                let at = lo - a;
+                for (k, fit) in seg.iter_mut().enumerate() {
+                    let mut f = self.per_node;
+                    for (c, r) in &cols {
+                        f = f.min(r.div(c[at + k]));
+                    }
+                    // All ones when the node is eligible and schedulable, else zero.
+                    f &= 0u64.wrapping_sub((word >> k) & 1);
+                    *fit = f as u32;
+                    sum += f;
+                    max = max.max(f);
+                }
+            }
+            lo = hi;
+        }
+        (sum, max as u32)
+    }
 }
 
 /// Capacity of domain `di` at `depth`, filling its nodes' fits and its descendants'
-/// capacities. (Plain reference parameters rather than a context struct: the compiler
-/// then knows the stores to `out` cannot change the inventory or the role, and keeps
-/// their columns in registers in the node loop — 8% fewer instructions per roll-up.)
-fn rollup_domain(
+/// capacities (and, with `PEAKS`, their peak rows). (Plain reference parameters rather
+/// than a context struct: the compiler then knows the stores to `out` cannot change the
+/// inventory or the role, and keeps their columns in registers in the node loop.)
+#[allow(clippy::too_many_arguments)]
+fn rollup_domain<D: Direct, const PEAKS: bool>(
     inv: &Inventory,
     role: &CRole,
     grain: Grain<'_>,
     depth: Depth,
     di: u32,
-    taken: Option<&[u64]>,
+    k: &D,
     out: &mut Capacities,
+    row: RowWriter,
 ) -> u64 {
     let dom = inv.domain(depth, di);
     // Skip domains no node of which could take a member: by the free summaries, or
@@ -256,30 +485,25 @@ fn rollup_domain(
     let child = depth.child();
     if !inv.is_node_level(child) {
         for c in dom.child_start..dom.child_end {
-            let v = rollup_domain(inv, role, grain, child, c, taken, out);
+            let v = rollup_domain::<D, PEAKS>(inv, role, grain, child, c, k, out, row);
             out.caps[child.ix()][c as usize] = v;
             cap += v;
         }
     }
     let direct = dom.direct_nodes();
+    let mut largest = 0;
     if depth >= grain.min_leaf {
-        let node_grain = grain.at(inv.node_depth());
-        let fits = &mut out.fits[direct.clone()];
-        for (ix, fit) in direct.zip(fits.iter_mut()) {
-            let f = if role.eligible.get(ix) {
-                round_down(u64::from(fit_eligible(inv, role, ix, taken)), node_grain)
-            } else {
-                0
-            };
-            // At most the node's fit, a u32 (summed as a u64: no extension per node).
-            *fit = f as u32;
-            cap += f;
-        }
+        let (sum, max) = k.direct(inv, role, direct.clone(), &mut out.fits[direct]);
+        cap += sum;
+        largest = max;
     } else {
         out.fits[direct].fill(0);
     }
     let cap = round_down(cap, grain.floor_at(depth));
     out.caps[depth.ix()][di as usize] = cap;
+    if PEAKS {
+        row(inv, depth, di, u64::from(largest), out);
+    }
     cap
 }
 
@@ -658,5 +882,337 @@ mod tests {
             (round_down(7, 2), round_down(7, 1), round_down(7, 0)),
             (6, 7, 7)
         );
+    }
+}
+
+/// The roll-up against a plain node-by-node reference, on random inventories and after
+/// lifecycle operations followed through the cache's journal.
+#[cfg(test)]
+mod reference {
+    use super::*;
+    use crate::compile::CompiledGang;
+    use crate::solve::cache::Cache;
+    use crate::solve::mask::NodeMask;
+    use crate::solve::peaks;
+    use crate::{Gang, NodeSpec, Quantity, Role, Taint, TaintEffect, Topology};
+    use proptest::prelude::*;
+
+    const GPU: &str = "gpu";
+
+    /// Every fit node by node (`free / request` with `/`, the node's eligibility,
+    /// schedulability, cap and slice level), then every domain from its children and
+    /// direct nodes, then the peaks from those (the module's reference [`peaks::fill`]).
+    fn reference(inv: &Inventory, role: &CRole, grain: Grain<'_>) -> Capacities {
+        let mut out = Capacities::default();
+        out.ensure(inv);
+        for ix in 0..inv.len() {
+            let n = NodeIx::at(ix);
+            let ok = role.missing.is_empty()
+                && role.eligible.get(ix)
+                && inv.schedulable.get(ix)
+                && inv.reaches(n, grain.min_leaf);
+            let mut f = u64::from(role.cap_on(n));
+            for &(r, q) in &role.req {
+                f = f.min(inv.free[r as usize][ix] / q);
+            }
+            let g = grain.at(inv.node_depth());
+            out.fits[ix] = if ok { (f / g * g) as u32 } else { 0 };
+        }
+        for d in (0..inv.domains.len()).rev() {
+            for di in 0..inv.domains[d].len() {
+                let dom = inv.domain(Depth(d), di as u32);
+                let mut cap: u64 = dom.direct_nodes().map(|n| u64::from(out.fits[n])).sum();
+                if d + 1 < inv.domains.len() {
+                    cap += out.caps[d + 1][dom.children()].iter().sum::<u64>();
+                }
+                let floor = grain.floor_at(Depth(d));
+                out.caps[d][di] = cap / floor * floor;
+            }
+        }
+        peaks::fill(inv, &mut out);
+        out
+    }
+
+    /// `(zone, block, rack)` values (3: unlabelled from there on), GPUs (capacity, used;
+    /// 9: a huge capacity), CPUs in millis (0: none), whether it has the `x` resource,
+    /// its kind label (0 train, 1 serve, 2 none), a NoSchedule taint, cordoned.
+    type NodeDraw = ((u8, u8, u8), (u8, u8), u32, bool, u8, bool, bool);
+
+    fn node_draw() -> impl Strategy<Value = NodeDraw> {
+        (
+            (0u8..3, 0u8..4, 0u8..4),
+            (0u8..10, 0u8..9),
+            prop_oneof![Just(0u32), 1u32..70_000],
+            any::<bool>(),
+            0u8..3,
+            proptest::bool::weighted(0.15),
+            proptest::bool::weighted(0.15),
+        )
+    }
+
+    fn cluster(draws: &[NodeDraw]) -> Inventory {
+        let specs = draws.iter().enumerate().map(|(i, d)| {
+            let ((z, b, r), (cap, used), cpu, x, kind, tainted, cordoned) = *d;
+            let mut s = NodeSpec::new(format!("n{i}"));
+            let (zv, bv, rv) = (format!("z{z}"), format!("b{b}"), format!("r{r}"));
+            for (key, v, on) in [("zone", zv, z < 3), ("block", bv, z < 3 && b < 3)] {
+                if on {
+                    s = s.label(key, v);
+                }
+            }
+            if z < 3 && b < 3 && r < 3 {
+                s = s.label("rack", rv);
+            }
+            s = if cap == 9 {
+                s.capacity(GPU, Quantity::from_millis(u64::MAX))
+            } else {
+                s.capacity(GPU, i64::from(cap))
+                    .used(GPU, i64::from(used.min(cap)))
+            };
+            if cpu > 0 {
+                s = s.capacity("cpu", Quantity::from_millis(u64::from(cpu)));
+            }
+            if x {
+                s = s.capacity("x", 3);
+            }
+            if kind < 2 {
+                s = s.label("kind", if kind == 0 { "train" } else { "serve" });
+            }
+            if tainted {
+                s = s.taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule));
+            }
+            if cordoned {
+                s = s.cordoned();
+            }
+            s
+        });
+        Inventory::builder(Topology::new(["zone", "block", "rack"]).unwrap())
+            .nodes(specs)
+            .build()
+            .unwrap()
+    }
+
+    /// GPUs in millis (a huge one too), CPUs in millis (0: none), `x` (0: none; 4: a
+    /// resource no node has), max per node (0: none), a `kind` selector, and the
+    /// required level with a slice (0: none; 1..=3 zone, block, rack; 4: node level).
+    type GangDraw = (u64, u64, u8, u32, bool, u8, u32);
+
+    fn gang_draw() -> impl Strategy<Value = GangDraw> {
+        (
+            prop_oneof![1u64..4000, Just(1u64), Just(u64::MAX), Just(1u64 << 63)],
+            prop_oneof![Just(0u64), 1u64..20_000],
+            0u8..5,
+            prop_oneof![Just(0u32), 1u32..5],
+            any::<bool>(),
+            0u8..5,
+            1u32..4,
+        )
+    }
+
+    fn gang(g: &GangDraw, salt: u64) -> Gang {
+        let &(gpu, cpu, x, per_node, select, slice, size) = g;
+        let gpu = if gpu > 1 << 62 {
+            gpu - salt
+        } else {
+            gpu + salt
+        };
+        let mut role = Role::new("w", 2).request(GPU, Quantity::from_millis(gpu));
+        if cpu > 0 {
+            role = role.request("cpu", Quantity::from_millis(cpu));
+        }
+        match x {
+            1..=3 => role = role.request("x", i64::from(x)),
+            4 => role = role.request("tpu", 1),
+            _ => {}
+        }
+        if per_node > 0 {
+            role = role.max_per_node(per_node);
+        }
+        if select {
+            role = role.selector("kind", "train");
+        }
+        let mut g = Gang::new("g").role(role);
+        let levels = ["zone", "block", "rack", crate::HOSTNAME_LEVEL];
+        if (1..=4).contains(&slice) {
+            let level = levels[slice as usize - 1];
+            g = g.required("zone").slice(level, size);
+        }
+        g
+    }
+
+    /// The reciprocal divides exactly: every `n` against every small `q`, then the
+    /// edges of `u64` (powers of two and their neighbours, `u64::MAX`) both ways.
+    #[test]
+    fn the_reciprocal_divides_exactly_at_the_edges() {
+        for q in 1..=300u64 {
+            let r = Recip::new(q);
+            for n in 0..=3000u64 {
+                assert_eq!(r.div(n), n / q, "{n} / {q}");
+            }
+        }
+        let mut edges = vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, u64::MAX / 2, 1000];
+        for k in 1..64 {
+            let p = 1u64 << k;
+            edges.extend([p - 1, p, p + 1, p.wrapping_mul(3) / 2]);
+        }
+        for &q in edges.iter().filter(|&&q| q > 0) {
+            let r = Recip::new(q);
+            for &n in &edges {
+                for n in [n, n.wrapping_sub(q), n.wrapping_add(q), q.wrapping_mul(7)] {
+                    assert_eq!(r.div(n), n / q, "{n} / {q}");
+                }
+            }
+        }
+        assert_eq!(Recip::new(0), Recip::new(1));
+    }
+
+    proptest! {
+        /// And at random, over the whole range.
+        #[test]
+        fn the_reciprocal_divides_exactly(q in 1u64.., n in any::<u64>(), k in 0u64..64) {
+            prop_assert_eq!(Recip::new(q).div(n), n / q);
+            let q = (q >> k).max(1);
+            prop_assert_eq!(Recip::new(q).div(n), n / q);
+        }
+    }
+
+    fn same(a: &Capacities, b: &Capacities) -> Result<(), TestCaseError> {
+        prop_assert_eq!(&a.fits, &b.fits);
+        prop_assert_eq!(&a.caps, &b.caps);
+        prop_assert_eq!(&a.peaks, &b.peaks);
+        Ok(())
+    }
+
+    /// The cache's lend of `c` (cold or warm), copied out.
+    fn lent(cache: &mut Cache, inv: &Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = Capacities::default();
+        cache.lend(inv, &c.inner, RoleIx(0), &mut s);
+        let out = Capacities {
+            fits: s.fits.clone(),
+            caps: s.caps.clone(),
+            peaks: s.peaks.clone(),
+            ..Capacities::default()
+        };
+        cache.give_back(&mut s);
+        out
+    }
+
+    use crate::compile::RoleIx;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// `rollup` (fits and caps) and `rollup_with_peaks` (and the peaks) equal the
+        /// reference, on both node loops (the dense one, and node by node with a
+        /// per-node cap, which takes the other), and the cache's cold lend does too.
+        #[test]
+        fn the_rollup_is_the_node_by_node_reference(
+            nodes in proptest::collection::vec(node_draw(), 1..90),
+            g in gang_draw(),
+        ) {
+            let inv = cluster(&nodes);
+            let Ok(cg) = inv.compile(&gang(&g, 0)) else {
+                return Ok(());
+            };
+            let c = &cg.inner;
+            let role = &c.roles[0];
+            let grain = Grain::of(c, role);
+            let want = reference(&inv, role, grain);
+            let mut got = Capacities::default();
+            let cap = rollup_with_peaks(&inv, role, grain, &mut got, peaks::write_row);
+            same(&got, &want)?;
+            prop_assert_eq!(cap, want.caps[0][0]);
+            // A scratch that held another role's numbers, rolled up without peaks.
+            let mut plain = Capacities::default();
+            rollup(&inv, role, Grain::NONE, Scope::CLUSTER, None, &mut plain);
+            let cap = rollup(&inv, role, grain, Scope::CLUSTER, None, &mut plain);
+            prop_assert_eq!(cap, want.caps[0][0]);
+            prop_assert_eq!(&plain.fits, &want.fits);
+            prop_assert_eq!(&plain.caps, &want.caps);
+            // Node by node: a per-node cap on node 0 as large as the role's.
+            let mut capped = role.clone();
+            capped.node_caps = vec![(NodeIx(0), role.per_node)];
+            let mut by_node = Capacities::default();
+            rollup_with_peaks(&inv, &capped, grain, &mut by_node, peaks::write_row);
+            same(&by_node, &want)?;
+            let mut cache = Cache::default();
+            same(&lent(&mut cache, &inv, &cg), &want)?;
+        }
+
+        /// After reserve, release, cordon, uncordon and `set_used` through the journal:
+        /// a warm entry, a cold lend of a new shape (the arrays of an evicted entry
+        /// reused once the cache is full) and a cold lend outside a node mask all equal
+        /// the reference.
+        #[test]
+        fn the_cache_equals_the_reference_through_the_lifecycle(
+            nodes in proptest::collection::vec(node_draw(), 1..60),
+            g in gang_draw(),
+            ops in proptest::collection::vec((0u8..5, 0usize..60, 0i64..9), 1..12),
+            masked in proptest::collection::vec(0usize..60, 0..6),
+        ) {
+            let mut inv = cluster(&nodes);
+            let Ok(cg) = inv.compile(&gang(&g, 0)) else {
+                return Ok(());
+            };
+            let mut cache = Cache::default();
+            lent(&mut cache, &inv, &cg);
+            let mut held = Vec::new();
+            for (salt, &(op, n, v)) in ops.iter().enumerate() {
+                let name = format!("n{}", n % nodes.len());
+                match op {
+                    0 => {
+                        let two = Gang::new("t").role(Role::new("w", 2).request(GPU, 1));
+                        let p = inv.place(&two).ok().and_then(|o| o.placement().cloned());
+                        if let Some(p) = p {
+                            held.push(inv.reserve(&p).unwrap());
+                        }
+                    }
+                    1 => {
+                        if let Some(id) = held.pop() {
+                            inv.release(id).unwrap();
+                        }
+                    }
+                    2 => inv.cordon(&name).unwrap(),
+                    3 => inv.uncordon(&name).unwrap(),
+                    _ => {
+                        let _ = inv.set_used(&name, GPU, v);
+                    }
+                }
+                let cg = inv.compile(&gang(&g, 0)).unwrap();
+                let role = &cg.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&cg.inner, role));
+                same(&lent(&mut cache, &inv, &cg), &want)?;
+                // A new shape each time (salted), cold; after 16 the cache evicts.
+                let fresh = inv.compile(&gang(&g, 1 + salt as u64)).unwrap();
+                let role = &fresh.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&fresh.inner, role));
+                same(&lent(&mut cache, &inv, &fresh), &want)?;
+            }
+            // Many more new shapes: every cold lend now reuses an evicted entry's arrays.
+            for salt in 100..120u64 {
+                let fresh = inv.compile(&gang(&g, salt)).unwrap();
+                let role = &fresh.inner.roles[0];
+                let want = reference(&inv, role, Grain::of(&fresh.inner, role));
+                same(&lent(&mut cache, &inv, &fresh), &want)?;
+            }
+            // Outside a mask, cold: the masked nodes' fits are zero, the caps and peaks
+            // above them follow.
+            let mut mask = NodeMask::new();
+            for &n in &masked {
+                mask.insert(&inv, &format!("n{}", n % nodes.len())).unwrap();
+            }
+            let fresh = inv.compile(&gang(&g, 200)).unwrap();
+            let mut outside = inv.clone();
+            for &n in mask.nodes() {
+                outside.set_schedulable(n as usize, false);
+            }
+            let role = &fresh.inner.roles[0];
+            let want = reference(&outside, role, Grain::of(&fresh.inner, role));
+            cache.outside.load(&mask);
+            cache.outside.active = true;
+            let got = lent(&mut cache, &inv, &fresh);
+            cache.outside.active = false;
+            same(&got, &want)?;
+        }
     }
 }
