@@ -1,0 +1,326 @@
+//! The knapsack over a domain's children (issue 23): `F(u)`, the least vector that
+//! holds `u` units of the children's grain, child by child, with each child's step
+//! function; for an assignment, the units taken from each child, and only the states
+//! that can still lie on the path followed back.
+
+use super::*;
+
+impl Objective<'_> {
+    /// The knapsack over `dom`'s children for amounts up to `x`: pushes the table
+    /// `F(0..=U)` (width `width(d)` each, `U = x / g` for the children's grain `g`) onto
+    /// `lx.table` and returns `U`. For [`Table::Assign`] only the states that can still
+    /// reach `x` are kept, and the units taken from each child at each amount are pushed
+    /// onto `lx.choice` (one row of `U + 1` per child in `lx.kids` order, which it leaves
+    /// pushed too).
+    pub(super) fn knapsack(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        dom: &Domain,
+        x: u64,
+        table: Table,
+    ) -> u64 {
+        let assign = table == Table::Assign;
+        let inv = self.inv;
+        let w = self.width(d);
+        let c = d.child();
+        let g = self.grain.at(c).max(1);
+        let top = x / g;
+        let uu = top as usize + 1;
+        let base = lx.table.len();
+        lx.table.resize(base + uu * w, 0);
+        for u in 1..uu {
+            lx.table[base + u * w] = INF;
+        }
+        let kb = lx.kids.len();
+        if !inv.is_node_level(c) {
+            for ci in dom.children() {
+                let cap = self.caps.caps[c.ix()][ci];
+                if cap > 0 {
+                    lx.kids.push((Child::Domain(ci as u32), cap));
+                }
+            }
+        }
+        for n in dom.direct_nodes() {
+            let fit = u64::from(self.caps.fits[n]);
+            if fit > 0 {
+                lx.kids.push((Child::Node(NodeIx::at(n)), fit));
+            }
+        }
+        if assign {
+            self.drop_unusable_kids(lx, d, kb, x);
+        }
+        let ke = lx.kids.len();
+        let chb = lx.choice.len();
+        let tsb = lx.tsrc.len();
+        if assign {
+            lx.choice.resize(chb + (ke - kb) * uu, 0);
+            lx.tsrc.resize(tsb + (ke - kb), 0);
+        }
+        // What the children not yet processed can still add (in grains).
+        let mut rest: usize = lx.kids[kb..ke]
+            .iter()
+            .map(|&(_, cap)| (cap.min(x) / g) as usize)
+            .sum();
+        // Vectors of up to four components are packed into a u128 (32 bits each,
+        // outermost highest): lexicographic order is then integer order and adding
+        // vectors adds integers (counts stay far below 2^32).
+        #[cfg(test)]
+        let packed = w <= 4 && !lx.unpacked;
+        #[cfg(not(test))]
+        let packed = w <= 4;
+        let pb = lx.ptable.len();
+        if packed {
+            lx.ptable.resize(pb + uu, PINF);
+            lx.ptable[pb] = 0;
+        }
+        let mut cand: Vector = [0; MAX_WIDTH];
+        let mut best: Vector = [0; MAX_WIDTH];
+        // Amounts above what the children so far hold stay unreachable.
+        let mut reach = 0usize;
+        for k in kb..ke {
+            let (child, cap) = lx.kids[k];
+            let (tb, vb) = (lx.step_t.len(), lx.step_v.len());
+            match child {
+                Child::Domain(ci) => self.steps(lx, c, ci, cap.min(x), g, w),
+                Child::Node(_) => {
+                    lx.step_t.push(cap / g);
+                    lx.step_v.extend(std::iter::repeat_n(1, w));
+                }
+            }
+            let steps = lx.step_t.len() - tb;
+            let units = (cap.min(x) / g) as usize;
+            reach = (reach + units).min(uu - 1);
+            rest -= units;
+            let row_choice = chb + (k - kb) * uu;
+            if packed {
+                let sb = lx.psteps.len();
+                for j in 0..steps {
+                    let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                    lx.psteps.push((lx.step_t[tb + j], pack(v)));
+                }
+                let Lex {
+                    ptable,
+                    psteps,
+                    choice,
+                    tsrc,
+                    ..
+                } = &mut *lx;
+                let f = &mut ptable[pb..pb + uu];
+                let st = &psteps[sb..];
+                let top = uu - 1;
+                // Packed tables hold exact sums of the children's step amounts below the
+                // full amount, and "at least" only at it: the full amount takes the
+                // least state in each step's window first (before those states change).
+                let (mut b, mut took, mut from) = (f[top], 0u64, top);
+                let (mut m, mut arg, mut s) = (PINF, top, top as isize);
+                for &(t, v) in st {
+                    let lo = top.saturating_sub(t as usize) as isize;
+                    while s >= lo {
+                        if f[s as usize] < m {
+                            m = f[s as usize];
+                            arg = s as usize;
+                        }
+                        s -= 1;
+                    }
+                    if m != PINF && m + v < b {
+                        (b, took, from) = (m + v, t, arg);
+                    }
+                }
+                if took > 0 {
+                    f[top] = b;
+                    if assign {
+                        choice[row_choice + top] = took;
+                        tsrc[tsb + k - kb] = from as u64;
+                    }
+                }
+                // Below it, only states the remaining children can still complete.
+                let lo = if assign {
+                    top.saturating_sub(rest).max(1)
+                } else {
+                    1
+                };
+                for u in (lo..=reach.min(top - 1)).rev() {
+                    let mut b = f[u];
+                    let mut took = 0u64;
+                    for &(t, v) in st {
+                        if t as usize > u {
+                            break;
+                        }
+                        let src = f[u - t as usize];
+                        if src != PINF && src + v < b {
+                            b = src + v;
+                            took = t;
+                        }
+                    }
+                    if took > 0 {
+                        f[u] = b;
+                        if assign {
+                            choice[row_choice + u] = took;
+                        }
+                    }
+                }
+                psteps.truncate(sb);
+            } else {
+                for u in (1..=reach).rev() {
+                    let row = base + u * w;
+                    best[..w].copy_from_slice(&lx.table[row..row + w]);
+                    let mut took = 0u64;
+                    for j in 0..steps {
+                        let t = lx.step_t[tb + j];
+                        let src = base + (u as u64).saturating_sub(t) as usize * w;
+                        if lx.table[src] == INF {
+                            continue;
+                        }
+                        let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                        for ((o, &a), &b) in
+                            cand[..w].iter_mut().zip(&lx.table[src..src + w]).zip(v)
+                        {
+                            *o = a.saturating_add(b);
+                        }
+                        if cand[..w] < best[..w] {
+                            best[..w].copy_from_slice(&cand[..w]);
+                            took = t;
+                        }
+                    }
+                    if took > 0 {
+                        lx.table[row..row + w].copy_from_slice(&best[..w]);
+                        if assign {
+                            lx.choice[row_choice + u] = took;
+                            if u == uu - 1 {
+                                lx.tsrc[tsb + k - kb] = (u as u64).saturating_sub(took);
+                            }
+                        }
+                    }
+                }
+            }
+            lx.step_t.truncate(tb);
+            lx.step_v.truncate(vb);
+        }
+        if packed {
+            for u in 0..uu {
+                let p = lx.ptable[pb + u];
+                let row = base + u * w;
+                for (k, o) in lx.table[row..row + w].iter_mut().enumerate() {
+                    *o = if p == PINF {
+                        INF
+                    } else {
+                        (p >> (32 * (w - 1 - k))) as u32
+                    };
+                }
+            }
+            lx.ptable.truncate(pb);
+        }
+        if !assign {
+            lx.kids.truncate(kb);
+        }
+        top
+    }
+
+    /// Before an assignment's knapsack of a domain at depth `d` whose children hold
+    /// only nodes (width 2, grain 1, no slice below): removes from `lx.kids[kb..]` the
+    /// children that no placement with the fewest children `r` can use, those whose
+    /// capacity and the `r - 1` largest others' fall short of `x`. The least vector uses
+    /// exactly `r` children, so the path the knapsack follows back never takes them;
+    /// without them every state on that path keeps its value and every other state
+    /// only grows (fewer subsets, fewer states kept), so each choice on the path, the
+    /// first least, is the same, and so are the children and amounts it yields.
+    pub(super) fn drop_unusable_kids(&self, lx: &mut Lex, d: Depth, kb: usize, x: u64) {
+        if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
+            return;
+        }
+        #[cfg(test)]
+        if lx.keep_kids {
+            return;
+        }
+        let base = lx.sorted.len();
+        lx.sorted
+            .extend(lx.kids[kb..].iter().map(|&(_, cap)| cap.min(x)));
+        if lx.sorted[base..].iter().sum::<u64>() < x {
+            lx.sorted.truncate(base);
+            return;
+        }
+        let r = fewest(&mut lx.sorted[base..], x) as usize;
+        // The `r - 1` largest capacities (sorted largest first by `fewest`).
+        let most: u64 = lx.sorted[base..base + r.saturating_sub(1)].iter().sum();
+        lx.sorted.truncate(base);
+        let need = x.saturating_sub(most);
+        let mut kept = kb;
+        for k in kb..lx.kids.len() {
+            if lx.kids[k].1.min(x) >= need {
+                lx.kids[kept] = lx.kids[k];
+                kept += 1;
+            }
+        }
+        #[cfg(test)]
+        {
+            lx.dropped += (lx.kids.len() - kept) as u64;
+        }
+        lx.kids.truncate(kept);
+    }
+
+    /// The step function of child domain `ci` at depth `c` for amounts in multiples of
+    /// `g` up to `x`, pushed onto `lx.step_t` (the largest amount of each step, in units
+    /// of `g`) and `lx.step_v` (width `w`: one for the child itself, then its vector).
+    pub(super) fn steps(&self, lx: &mut Lex, c: Depth, ci: u32, x: u64, g: u64, w: usize) {
+        let dom = *self.inv.domain(c, ci);
+        let top = x / g;
+        if !self.has_child_domains(c, &dom) {
+            // Nodes only: k nodes hold up to the k largest fits' sum.
+            let base = lx.sorted.len();
+            lx.sorted.extend(
+                self.caps.fits[dom.direct_nodes()]
+                    .iter()
+                    .filter(|&&f| f > 0)
+                    .map(|&f| u64::from(f)),
+            );
+            lx.sorted[base..].sort_unstable_by(|a, b| b.cmp(a));
+            let (mut sum, mut prev) = (0u64, 0u64);
+            for k in 0..lx.sorted.len() - base {
+                sum = sum.saturating_add(lx.sorted[base + k]);
+                let t = (sum / g).min(top);
+                if t > prev {
+                    lx.step_t.push(t);
+                    lx.step_v.push(1);
+                    lx.step_v.extend(std::iter::repeat_n(k as u32 + 1, w - 1));
+                    prev = t;
+                }
+                if t == top {
+                    break;
+                }
+            }
+            lx.sorted.truncate(base);
+            return;
+        }
+        // The child's own table, sampled at multiples of `g`.
+        let base = lx.table.len();
+        let gc = self.grain.at(c.child()).max(1);
+        let rows = self.knapsack(lx, c, &dom, x, Table::Steps) as usize;
+        let cw = w - 1;
+        // At least each amount: the least of the exact sums at or above it.
+        for k in (0..rows).rev() {
+            let (a, b) = (base + k * cw, base + (k + 1) * cw);
+            if lx.table[b..b + cw] < lx.table[a..a + cw] {
+                lx.table.copy_within(b..b + cw, a);
+            }
+        }
+        let at = |k: u64| base + ((k * g) / gc) as usize * cw;
+        for k in 1..=top {
+            let here = at(k);
+            if lx.table[here] == INF {
+                break;
+            }
+            let last = k == top || {
+                let next = at(k + 1);
+                lx.table[next] == INF || lx.table[here..here + cw] != lx.table[next..next + cw]
+            };
+            if last {
+                lx.step_t.push(k);
+                lx.step_v.push(1);
+                let (head, _) = lx.table.split_at(here + cw);
+                lx.step_v.extend_from_slice(&head[here..]);
+            }
+        }
+        lx.table.truncate(base);
+    }
+}
