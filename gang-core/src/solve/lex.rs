@@ -729,9 +729,13 @@ impl Objective<'_> {
     }
 
     /// The fewest of `dom`'s direct nodes whose fits reach `x`, when at most `limit`
-    /// (`None` otherwise): only the largest `limit` fits are sorted.
+    /// (`None` otherwise): counted by fit when every fit is small ([`within_by_count`]),
+    /// else only the largest `limit` fits are sorted.
     fn nodes_within(&self, lx: &mut Lex, dom: &Domain, x: u64, limit: u32) -> Option<u32> {
         let fits = &self.caps.fits[dom.direct_nodes()];
+        if let Some(k) = within_by_count(fits, x, limit) {
+            return k;
+        }
         let base = lx.sorted.len();
         lx.sorted
             .extend(fits.iter().filter(|&&f| f > 0).map(|&f| u64::from(f)));
@@ -1174,6 +1178,44 @@ fn fewest(caps: &mut [u64], x: u64) -> u32 {
     k
 }
 
+/// Fits up to this are counted by value in [`within_by_count`] (a one-GPU member on an
+/// eight-GPU node fits at most 8 times).
+const SMALL_FIT: usize = 64;
+
+/// [`Objective::nodes_within`] by counting the nodes of each fit, one pass over `fits`
+/// and then the values from the largest down, taking whole values while `x` is not
+/// reached (the same count as taking the largest fits one by one): `Some(answer)`, or
+/// `None` when a fit exceeds [`SMALL_FIT`] (the caller sorts).
+fn within_by_count(fits: &[u32], x: u64, limit: u32) -> Option<Option<u32>> {
+    let mut count = [0u32; SMALL_FIT + 1];
+    let mut top = 0;
+    for &f in fits {
+        *count.get_mut(f as usize)? += 1;
+        top = top.max(f);
+    }
+    if limit == 0 {
+        return Some(None);
+    }
+    let (mut left, mut used) = (x, 0u64);
+    for v in (1..=u64::from(top)).rev() {
+        let c = u64::from(count[v as usize]);
+        if c == 0 {
+            continue;
+        }
+        let need = left.div_ceil(v);
+        if need <= c {
+            used += need;
+            return Some((used <= u64::from(limit)).then_some(used as u32));
+        }
+        used += c;
+        left -= c * v;
+        if used >= u64::from(limit) {
+            return Some(None);
+        }
+    }
+    Some(None)
+}
+
 /// The positions a scan visits: `0..n`, or only those of `within` (ascending).
 fn positions(within: Option<&[u32]>, n: usize) -> impl Iterator<Item = usize> + '_ {
     let (all, only) = match within {
@@ -1192,6 +1234,47 @@ mod tests {
     use crate::{Gang, NodeSpec, Role};
 
     const GPU: &str = "gpu";
+
+    /// Counting nodes by fit gives the fewest largest fits that reach `x` (when at most
+    /// `limit`), as sorting them does, and leaves fits above `SMALL_FIT` to the sort.
+    #[test]
+    fn counting_by_fit_is_sorting_the_fits() {
+        let mut next = crate::solve::xorshift(23);
+        let (mut counted, mut over_limit, mut large) = (0, 0, 0);
+        for _ in 0..20_000 {
+            let top = [3, 9, 65, 70][next(4) as usize];
+            let fits: Vec<u32> = (0..next(40)).map(|_| next(top + 1) as u32).collect();
+            let (x, limit) = (next(300), next(45) as u32);
+            let mut sorted: Vec<u64> = fits.iter().map(|&f| u64::from(f)).collect();
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            let mut sum = 0;
+            let k = sorted.iter().position(|&f| {
+                sum += f;
+                sum >= x
+            });
+            // The fewest nodes reaching x: none when x is 0, and only positive fits.
+            let want = match k {
+                _ if x == 0 => Some(0).filter(|_| limit > 0 && sorted[..].iter().any(|&f| f > 0)),
+                Some(k) if k < limit as usize => Some(k as u32 + 1),
+                _ => None,
+            };
+            match within_by_count(&fits, x, limit) {
+                None => {
+                    assert!(fits.iter().any(|&f| f as usize > SMALL_FIT));
+                    large += 1;
+                }
+                Some(got) => {
+                    assert_eq!(got, want, "fits {fits:?}, x {x}, limit {limit}");
+                    if got.is_some_and(|k| k > 1) {
+                        counted += 1;
+                    } else if k.is_some() && got.is_none() {
+                        over_limit += 1;
+                    }
+                }
+            }
+        }
+        assert!(counted > 2000 && over_limit > 300 && large > 2000, "{counted} {over_limit} {large}");
+    }
 
     /// Random trees of up to 10 nodes (blocks, racks, some labels missing), random fits.
     fn random(seed: u64) -> Inventory {
