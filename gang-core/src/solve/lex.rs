@@ -1273,7 +1273,10 @@ mod tests {
                 }
             }
         }
-        assert!(counted > 2000 && over_limit > 300 && large > 2000, "{counted} {over_limit} {large}");
+        assert!(
+            counted > 2000 && over_limit > 300 && large > 2000,
+            "{counted} {over_limit} {large}"
+        );
     }
 
     /// Random trees of up to 10 nodes (blocks, racks, some labels missing), random fits.
