@@ -400,6 +400,9 @@ impl Objective<'_> {
     fn fewest_children(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
         let dom = self.inv.domain(d, di);
         let c = d.child();
+        if let Some(k) = self.fewest_children_small(d, dom, x) {
+            return k;
+        }
         let base = lx.sorted.len();
         if !self.inv.is_node_level(c) {
             lx.sorted.extend(

@@ -114,6 +114,61 @@ impl Objective<'_> {
     }
 }
 
+impl Objective<'_> {
+    /// [`Objective::fewest_children`] for a domain of at most [`SMALL`] children and
+    /// direct nodes: their capacities sorted on the stack by insertion, no scratch
+    /// vector grown (`None` for a larger one).
+    pub(super) fn fewest_children_small(&self, d: Depth, dom: &Domain, x: u64) -> Option<u32> {
+        let c = d.child();
+        let kids = if self.inv.is_node_level(c) {
+            &[][..]
+        } else {
+            &self.caps.caps[c.ix()][dom.children()]
+        };
+        let fits = &self.caps.fits[dom.direct_nodes()];
+        if kids.len() + fits.len() > SMALL {
+            return None;
+        }
+        let mut buf = [0u64; SMALL];
+        let mut n = 0usize;
+        for v in kids
+            .iter()
+            .copied()
+            .chain(fits.iter().map(|&f| u64::from(f)))
+        {
+            buf[n] = v;
+            n += usize::from(v > 0);
+        }
+        Some(fewest_by_insertion(&mut buf[..n], x))
+    }
+}
+
+/// Children and direct nodes up to which [`Objective::fewest_children_small`] sorts on
+/// the stack.
+const SMALL: usize = 32;
+
+/// [`fewest`] by an insertion sort (largest first): the same count on a short slice.
+fn fewest_by_insertion(caps: &mut [u64], x: u64) -> u32 {
+    for i in 1..caps.len() {
+        let v = caps[i];
+        let mut j = i;
+        while j > 0 && caps[j - 1] < v {
+            caps[j] = caps[j - 1];
+            j -= 1;
+        }
+        caps[j] = v;
+    }
+    let (mut sum, mut k) = (0u64, 0u32);
+    for &c in caps.iter() {
+        if sum >= x {
+            break;
+        }
+        sum = sum.saturating_add(c);
+        k += 1;
+    }
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{objective, profiled};
@@ -275,5 +330,22 @@ mod tests {
             }
         }
         assert!(met > 2000 && met < checked, "{met} of {checked}");
+    }
+
+    /// Counting by insertion is counting by [`fewest`], and the small path is taken.
+    #[test]
+    fn the_fewest_by_insertion_is_the_fewest() {
+        let mut next = crate::solve::xorshift(37);
+        for _ in 0..50_000 {
+            let top = [3, 9, 300, u64::MAX / 4][next(4) as usize];
+            let mut a: Vec<u64> = (0..next(SMALL as u64 + 1)).map(|_| next(top)).collect();
+            let mut b = a.clone();
+            let x = next(20 * 300);
+            assert_eq!(
+                fewest_by_insertion(&mut a, x),
+                fewest(&mut b, x),
+                "{b:?} {x}"
+            );
+        }
     }
 }
