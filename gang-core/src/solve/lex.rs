@@ -40,6 +40,7 @@ use super::rollup::{Capacities, Grain};
 
 mod knapsack;
 mod nodes;
+mod pick;
 
 /// The widest vector: every label level and the node level.
 pub(crate) const MAX_WIDTH: usize = crate::model::Topology::MAX_LEVELS + 1;
@@ -119,6 +120,12 @@ pub(crate) struct Lex {
     keep_kids: bool,
     #[cfg(test)]
     dropped: u64,
+    /// Tests: the fill and the witness the old way (nodes collected and sorted, sums
+    /// per set), to compare with reading the profiles.
+    #[cfg(test)]
+    by_nodes: bool,
+    /// Rows of [`Objective::nodes_exact`]'s children (`v` counts each).
+    witness: Vec<u32>,
 }
 
 /// In [`Objective::select`]'s first pass, after this many candidates put off (their
@@ -393,6 +400,9 @@ impl Objective<'_> {
     fn fewest_children(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
         let dom = self.inv.domain(d, di);
         let c = d.child();
+        if let Some(k) = self.fewest_children_small(d, dom, x) {
+            return k;
+        }
         let base = lx.sorted.len();
         if !self.inv.is_node_level(c) {
             lx.sorted.extend(
@@ -614,12 +624,9 @@ impl Objective<'_> {
             out[1..].copy_from_slice(&tail[..w - 1]);
             return;
         }
-        let pb = lx.pool.len();
-        if self.pool_fill(lx, d, &dom, x, out) {
-            lx.pool.truncate(pb);
+        if self.pool_vector(lx, d, di, &dom, x, out) {
             return;
         }
-        lx.pool.truncate(pb);
         // The node bound met by the children that hold the most (width 2).
         if let Some(v) = self.nodes_exact(lx, d, di, x) {
             out.copy_from_slice(&v);
@@ -666,10 +673,7 @@ impl Objective<'_> {
             };
         }
         if self.has_child_domains(d, &dom) && !self.any_child_holds(d, &dom, x) {
-            let pb = lx.pool.len();
-            let proven = self.pool_fill(lx, d, &dom, x, out);
-            lx.pool.truncate(pb);
-            if proven {
+            if self.pool_vector(lx, d, di, &dom, x, out) {
                 return Eval::Done;
             }
             if self.pool_allowed(d) && (&out[..] > limit || (ties_lose && &out[..] == limit)) {
@@ -1343,7 +1347,7 @@ mod tests {
     }
 
     /// The single-role objective of `c`'s first role over `caps`.
-    fn objective<'a>(
+    pub(super) fn objective<'a>(
         inv: &'a Inventory,
         c: &'a CompiledGang,
         caps: &'a Capacities,
@@ -1359,7 +1363,7 @@ mod tests {
     }
 
     /// [`capacities`] with the profiles the node bounds read.
-    fn profiled(inv: &Inventory, c: &CompiledGang) -> Capacities {
+    pub(super) fn profiled(inv: &Inventory, c: &CompiledGang) -> Capacities {
         let mut s = capacities(inv, c);
         profile::fill(inv, &s.fits, &mut s.profiles);
         s.profiled = true;

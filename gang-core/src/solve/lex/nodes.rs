@@ -228,8 +228,119 @@ impl Objective<'_> {
     /// ties) hold `x` in `k` nodes (largest first). No placement uses fewer children, nor
     /// fewer nodes with `r` of them, so `[r, k]` is the least vector. `None` otherwise
     /// (slices below `d`, no profiles, more than 16 children needed, or the witness
-    /// falls short).
+    /// falls short). The set's counts are kept summed per threshold, so a swap is tried
+    /// in `v` steps rather than `r * v` (the same sums as
+    /// [`Objective::nodes_exact_by_sets`], the way it was).
     pub(super) fn nodes_exact(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> Option<[u32; 2]> {
+        #[cfg(test)]
+        if lx.by_nodes {
+            return self.nodes_exact_by_sets(lx, d, di, x);
+        }
+        if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
+            return None;
+        }
+        let r = self.fewest_children(lx, d, di, x);
+        if r as usize > TOP {
+            return None;
+        }
+        let k = self.nodes_bound(lx, d, di, x, r)?;
+        let w = self.width(d);
+        let v = self.caps.peaks[d.ix()][di as usize * w + w - 1] as usize;
+        // The r children whose k largest fits hold the most (the first on ties), then
+        // swaps of one of them for another child while that holds more (none with more
+        // than 64 children; their rows of v counts in `lx.witness`).
+        let r = r as usize;
+        let base = lx.witness.len();
+        let mut top = [(0u64, 0usize); TOP];
+        let (mut n, mut kept) = (0usize, 0usize);
+        for (i, row) in self.rows(d, di, v).enumerate() {
+            let Some(row) = row.filter(|_| i < WITNESS) else {
+                lx.witness.truncate(base);
+                return None;
+            };
+            let h: u64 = row[..v].iter().map(|&c| u64::from(c.min(k))).sum();
+            lx.witness.extend_from_slice(&row[..v]);
+            kept = i + 1;
+            if n == r && h <= top[r - 1].0 {
+                continue;
+            }
+            let mut at = n.min(r - 1);
+            while at > 0 && top[at - 1].0 < h {
+                top[at] = top[at - 1];
+                at -= 1;
+            }
+            top[at] = (h, i);
+            n = (n + 1).min(r);
+        }
+        if n < r {
+            lx.witness.truncate(base);
+            return None;
+        }
+        let rows = &lx.witness[base..];
+        let row = |i: usize| &rows[i * v..i * v + v];
+        let k64 = u64::from(k);
+        // The set's counts per threshold, and the children in it.
+        let set = &mut top[..r];
+        let mut sum = [0u64; BUCKETS];
+        let mut member = 0u64;
+        for &(_, i) in set.iter() {
+            for (s, &c) in sum.iter_mut().zip(row(i)) {
+                *s += u64::from(c);
+            }
+            member |= 1 << i;
+        }
+        let mut now: u64 = sum[..v].iter().map(|&s| s.min(k64)).sum();
+        for _ in 0..2 * r {
+            if now >= x {
+                break;
+            }
+            let mut swap: Option<(u64, usize, usize)> = None;
+            for (m, &(_, out)) in set.iter().enumerate() {
+                let out = row(out);
+                for j in (0..kept).filter(|&j| member & (1 << j) == 0) {
+                    let h: u64 = sum[..v]
+                        .iter()
+                        .zip(out)
+                        .zip(row(j))
+                        .map(|((&s, &o), &c)| (s - u64::from(o) + u64::from(c)).min(k64))
+                        .sum();
+                    if h > swap.map_or(now, |s| s.0) {
+                        swap = Some((h, m, j));
+                    }
+                }
+            }
+            let Some((h, m, j)) = swap else { break };
+            let out = set[m].1;
+            for ((s, &o), &c) in sum.iter_mut().zip(row(out)).zip(row(j)) {
+                *s = *s - u64::from(o) + u64::from(c);
+            }
+            member = member & !(1 << out) | (1 << j);
+            set[m] = (0, j);
+            now = h;
+        }
+        lx.witness.truncate(base);
+        (now >= x).then_some([r as u32, k])
+    }
+
+    /// [`Objective::nodes_exact`] as it was: each set's counts summed anew for every
+    /// swap tried (tests compare the two).
+    ///
+    /// The exact vector `[r, k]` of a placement of `x` members in domain `di` at depth
+    /// `d` whose children hold only nodes (width 2), without its knapsack, when the node
+    /// bound is met: `r` is the fewest children, `k` [`Objective::nodes_bound`] for `r`,
+    /// and the `r` children whose `k` largest fits hold the most (the first in order on
+    /// ties) hold `x` in `k` nodes (largest first). No placement uses fewer children, nor
+    /// fewer nodes with `r` of them, so `[r, k]` is the least vector. `None` otherwise
+    /// (slices below `d`, no profiles, more than 16 children needed, or the witness
+    /// falls short).
+    #[cfg(test)]
+    pub(super) fn nodes_exact_by_sets(
+        &self,
+        lx: &mut Lex,
+        d: Depth,
+        di: u32,
+        x: u64,
+    ) -> Option<[u32; 2]> {
         if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
             return None;
         }
