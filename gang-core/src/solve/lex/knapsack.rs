@@ -69,10 +69,27 @@ impl Objective<'_> {
         let packed = w <= 4 && !lx.unpacked;
         #[cfg(not(test))]
         let packed = w <= 4;
+        // Width 2 with few enough children and nodes: narrow tables (see `NARROW_INF`).
+        #[cfg(test)]
+        let narrow = packed && w == 2 && !lx.no_narrow;
+        #[cfg(not(test))]
+        let narrow = packed && w == 2;
+        let narrow =
+            narrow && ke - kb < NARROW_KIDS && dom.nodes().len() < NARROW_NODES && uu < 1 << 31;
+        let packed = packed && !narrow;
         let pb = lx.ptable.len();
         if packed {
             lx.ptable.resize(pb + uu, PINF);
             lx.ptable[pb] = 0;
+        }
+        let nb = lx.ntable.len();
+        let ncb = lx.nchoice.len();
+        if narrow {
+            lx.ntable.resize(nb + 2 * uu, NARROW_INF);
+            lx.ntable[nb] = 0;
+            if assign {
+                lx.nchoice.resize(ncb + uu, 0);
+            }
         }
         let mut cand: Vector = [0; MAX_WIDTH];
         let mut best: Vector = [0; MAX_WIDTH];
@@ -93,7 +110,39 @@ impl Objective<'_> {
             reach = (reach + units).min(uu - 1);
             rest -= units;
             let row_choice = chb + (k - kb) * uu;
-            if packed {
+            if narrow {
+                let sb = lx.nsteps.len();
+                for j in 0..steps {
+                    let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                    let t = lx.step_t[tb + j] as usize;
+                    lx.nsteps.push((t, ((v[0] as i32) << 16) | v[1] as i32));
+                }
+                let lo = if assign {
+                    (uu - 1).saturating_sub(rest).max(1)
+                } else {
+                    1
+                };
+                let (took, from) = narrow_child(lx, nb, ncb, uu, sb, lo, reach, assign);
+                if took > 0 && assign {
+                    lx.choice[row_choice + uu - 1] = took;
+                    lx.tsrc[tsb + k - kb] = from;
+                }
+                if assign && lo < uu - 1 {
+                    let hi = reach.min(uu - 2);
+                    if lo <= hi {
+                        let Lex {
+                            choice, nchoice, ..
+                        } = &mut *lx;
+                        for (c, &n) in choice[row_choice + lo..=row_choice + hi]
+                            .iter_mut()
+                            .zip(&nchoice[ncb + lo..=ncb + hi])
+                        {
+                            *c = u64::from(n);
+                        }
+                    }
+                }
+                lx.nsteps.truncate(sb);
+            } else if packed {
                 let sb = lx.psteps.len();
                 for j in 0..steps {
                     let v = &lx.step_v[vb + j * w..vb + j * w + w];
@@ -196,6 +245,21 @@ impl Objective<'_> {
             }
             lx.step_t.truncate(tb);
             lx.step_v.truncate(vb);
+        }
+        if narrow {
+            for u in 0..uu {
+                let p = lx.ntable[nb + u];
+                let row = base + u * w;
+                if p >= NARROW_INF {
+                    lx.table[row] = INF;
+                    lx.table[row + 1] = INF;
+                } else {
+                    lx.table[row] = (p >> 16) as u32;
+                    lx.table[row + 1] = (p & 0xffff) as u32;
+                }
+            }
+            lx.ntable.truncate(nb);
+            lx.nchoice.truncate(ncb);
         }
         if packed {
             for u in 0..uu {
@@ -324,3 +388,94 @@ impl Objective<'_> {
         lx.table.truncate(base);
     }
 }
+
+/// "Cannot be held" in a narrow table: above every vector `children << 16 | nodes` of a
+/// domain with fewer than [`NARROW_KIDS`] children and [`NARROW_NODES`] nodes (below
+/// 2^29), and adding a step's vector to it stays below `i32::MAX` and above it, so
+/// sums need no test for it.
+const NARROW_INF: i32 = 1 << 30;
+const NARROW_KIDS: usize = 1 << 13;
+const NARROW_NODES: usize = 1 << 15;
+
+/// One child of a narrow (width 2) knapsack: its steps `lx.nsteps[sb..]` (units,
+/// vector) into the table `lx.ntable[nb..nb + uu]`, the amounts `lo..=reach` below the
+/// full one and the full amount (at least it). The same states and choices as the
+/// packed table's loop, amount by amount and step by step (the first least step that
+/// beats the state wins), computed step by step over a copy of the table before this
+/// child (`lx.ntable[nb + uu..]`), amount by amount inside a step: a loop the compiler
+/// vectorises. With `assign`, the units taken at each amount below the full one go to
+/// `lx.nchoice[ncb..]` (0: none). Returns the units taken at the full amount (0: none)
+/// and the state they complete.
+#[allow(clippy::too_many_arguments)]
+fn narrow_child(
+    lx: &mut Lex,
+    nb: usize,
+    ncb: usize,
+    uu: usize,
+    sb: usize,
+    lo: usize,
+    reach: usize,
+    assign: bool,
+) -> (u64, u64) {
+    let Lex {
+        ntable,
+        nsteps,
+        nchoice,
+        ..
+    } = &mut *lx;
+    let (f, old) = ntable[nb..nb + 2 * uu].split_at_mut(uu);
+    let st = &nsteps[sb..];
+    let top = uu - 1;
+    // The full amount first, from the states before this child: the least state in
+    // each step's window (the largest amount of the least ones).
+    let (mut b, mut took, mut from) = (f[top], 0u64, top);
+    let (mut m, mut arg, mut s) = (NARROW_INF, top, top as isize);
+    for &(t, v) in st {
+        let lo = top.saturating_sub(t) as isize;
+        while s >= lo {
+            if f[s as usize] < m {
+                m = f[s as usize];
+                arg = s as usize;
+            }
+            s -= 1;
+        }
+        if m + v < b {
+            (b, took, from) = (m + v, t as u64, arg);
+        }
+    }
+    let hi = reach.min(top.saturating_sub(1));
+    if top > 0 && lo <= hi {
+        old[..=hi].copy_from_slice(&f[..=hi]);
+        if assign {
+            nchoice[ncb + lo..=ncb + hi].fill(0);
+        }
+        for &(t, v) in st {
+            if t > hi {
+                break;
+            }
+            let a = lo.max(t);
+            let (fs, os) = (&mut f[a..=hi], &old[a - t..=hi - t]);
+            if assign {
+                let cs = &mut nchoice[ncb + a..=ncb + hi];
+                for ((fu, cu), &o) in fs.iter_mut().zip(cs.iter_mut()).zip(os) {
+                    let c = o + v;
+                    let better = c < *fu;
+                    *fu = if better { c } else { *fu };
+                    *cu = if better { t as u32 } else { *cu };
+                }
+            } else {
+                for (fu, &o) in fs.iter_mut().zip(os) {
+                    *fu = (*fu).min(o + v);
+                }
+            }
+        }
+    }
+    if took > 0 {
+        f[top] = b;
+    }
+    (took, from as u64)
+}
+
+#[cfg(test)]
+#[path = "knapsack_tests.rs"]
+mod tests;
