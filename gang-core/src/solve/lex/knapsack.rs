@@ -91,16 +91,6 @@ impl Objective<'_> {
                 lx.nchoice.resize(ncb + uu, 0);
             }
         }
-        // An assignment's narrow table with grain 1 and no slice below: the path
-        // followed back uses exactly the fewest children `r`, so a state on it after
-        // child `k` holds at most the `r` largest units so far and leaves at most the `r`
-        // largest of the children to come (`window`).
-        let sorted_base = lx.sorted.len();
-        let few = if assign && narrow && g == 1 && self.pool_allowed(d) {
-            window(lx, kb, ke, x)
-        } else {
-            0
-        };
         let mut cand: Vector = [0; MAX_WIDTH];
         let mut best: Vector = [0; MAX_WIDTH];
         // Amounts above what the children so far hold stay unreachable.
@@ -127,24 +117,18 @@ impl Objective<'_> {
                     let t = lx.step_t[tb + j] as usize;
                     lx.nsteps.push((t, ((v[0] as i32) << 16) | v[1] as i32));
                 }
-                let mut lo = if assign {
+                let lo = if assign {
                     (uu - 1).saturating_sub(rest).max(1)
                 } else {
                     1
                 };
-                let mut hi = reach;
-                if few > 0 {
-                    let after = lx.sorted[sorted_base + k - kb] as usize;
-                    lo = lo.max((uu - 1).saturating_sub(after));
-                    hi = hi.min(largest_so_far(lx, sorted_base + ke - kb, few, units as u64));
-                }
-                let (took, from) = narrow_child(lx, nb, ncb, uu, sb, lo, hi, assign);
+                let (took, from) = narrow_child(lx, nb, ncb, uu, sb, lo, reach, assign);
                 if took > 0 && assign {
                     lx.choice[row_choice + uu - 1] = took;
                     lx.tsrc[tsb + k - kb] = from;
                 }
                 if assign && lo < uu - 1 {
-                    let hi = hi.min(uu - 2);
+                    let hi = reach.min(uu - 2);
                     if lo <= hi {
                         let Lex {
                             choice, nchoice, ..
@@ -262,7 +246,6 @@ impl Objective<'_> {
             lx.step_t.truncate(tb);
             lx.step_v.truncate(vb);
         }
-        lx.sorted.truncate(sorted_base);
         if narrow {
             for u in 0..uu {
                 let p = lx.ntable[nb + u];
@@ -404,51 +387,6 @@ impl Objective<'_> {
         }
         lx.table.truncate(base);
     }
-}
-
-/// For an assignment's knapsack over `lx.kids[kb..ke]` holding `x` (grain 1): pushes
-/// onto `lx.sorted`, for each child, the sum of the `r` largest capacities (at most `x`)
-/// of the children after it, where `r` is the fewest children whose capacities reach
-/// `x`, and returns `r` (0 when they do not reach it). A running list of the `r`
-/// largest so far follows for [`largest_so_far`].
-fn window(lx: &mut Lex, kb: usize, ke: usize, x: u64) -> usize {
-    let base = lx.sorted.len();
-    lx.sorted
-        .extend(lx.kids[kb..ke].iter().map(|&(_, cap)| cap.min(x)));
-    if lx.sorted[base..].iter().sum::<u64>() < x {
-        lx.sorted.truncate(base);
-        return 0;
-    }
-    let r = fewest(&mut lx.sorted[base..], x) as usize;
-    lx.sorted.truncate(base);
-    // The suffix sums of the r largest, from the last child back; the list after them.
-    lx.sorted.resize(base + (ke - kb), 0);
-    let list = lx.sorted.len();
-    for k in (kb..ke).rev() {
-        let Lex { sorted, .. } = &mut *lx;
-        let (sums, top) = sorted.split_at_mut(list);
-        sums[base + k - kb] = top.iter().sum();
-        let cap = lx.kids[k].1.min(x);
-        insert_largest(&mut lx.sorted, list, r, cap);
-    }
-    lx.sorted.truncate(list);
-    r
-}
-
-/// Adds `cap` to the list `sorted[list..]` of the `r` largest (largest first).
-fn insert_largest(sorted: &mut Vec<u64>, list: usize, r: usize, cap: u64) {
-    let at = sorted[list..].partition_point(|&c| c >= cap);
-    if at < r {
-        sorted.insert(list + at, cap);
-        sorted.truncate(list + r.min(sorted.len() - list));
-    }
-}
-
-/// Adds this child's `units` to the running list `lx.sorted[list..]` of the `r`
-/// largest and returns their sum: what the `r` children that hold the most so far hold.
-fn largest_so_far(lx: &mut Lex, list: usize, r: usize, units: u64) -> usize {
-    insert_largest(&mut lx.sorted, list, r, units);
-    lx.sorted[list..].iter().sum::<u64>() as usize
 }
 
 /// "Cannot be held" in a narrow table: above every vector `children << 16 | nodes` of a
