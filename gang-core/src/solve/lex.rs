@@ -83,6 +83,11 @@ pub(crate) struct Lex {
     /// Packed knapsack tables and steps (vectors of at most four components).
     ptable: Vec<u128>,
     psteps: Vec<(u64, u128)>,
+    /// Narrow tables of width-2 knapsacks (`lex/knapsack.rs`): the table,
+    /// the previous child's copy, the steps and the units taken at each amount.
+    ntable: Vec<i32>,
+    nsteps: Vec<(usize, i32)>,
+    nchoice: Vec<u32>,
     /// Knapsack choices at the domain being assigned: units taken from each child, and
     /// the state each child's choice at the full amount came from.
     choice: Vec<u64>,
@@ -111,6 +116,9 @@ pub(crate) struct Lex {
     /// Tests: never pack vectors (to compare the two knapsacks).
     #[cfg(test)]
     unpacked: bool,
+    /// Tests: width-2 knapsacks never in narrow tables (to compare the two).
+    #[cfg(test)]
+    no_narrow: bool,
     /// Tests: node bounds never by the few largest counts (to compare the two ways).
     #[cfg(test)]
     wide: bool,

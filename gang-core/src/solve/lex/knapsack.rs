@@ -69,10 +69,27 @@ impl Objective<'_> {
         let packed = w <= 4 && !lx.unpacked;
         #[cfg(not(test))]
         let packed = w <= 4;
+        // Width 2 with few enough children and nodes: narrow tables (see `NARROW_INF`).
+        #[cfg(test)]
+        let narrow = packed && w == 2 && !lx.no_narrow;
+        #[cfg(not(test))]
+        let narrow = packed && w == 2;
+        let narrow =
+            narrow && ke - kb < NARROW_KIDS && dom.nodes().len() < NARROW_NODES && uu < 1 << 31;
+        let packed = packed && !narrow;
         let pb = lx.ptable.len();
         if packed {
             lx.ptable.resize(pb + uu, PINF);
             lx.ptable[pb] = 0;
+        }
+        let nb = lx.ntable.len();
+        let ncb = lx.nchoice.len();
+        if narrow {
+            lx.ntable.resize(nb + 2 * uu, NARROW_INF);
+            lx.ntable[nb] = 0;
+            if assign {
+                lx.nchoice.resize(ncb + uu, 0);
+            }
         }
         let mut cand: Vector = [0; MAX_WIDTH];
         let mut best: Vector = [0; MAX_WIDTH];
@@ -93,7 +110,39 @@ impl Objective<'_> {
             reach = (reach + units).min(uu - 1);
             rest -= units;
             let row_choice = chb + (k - kb) * uu;
-            if packed {
+            if narrow {
+                let sb = lx.nsteps.len();
+                for j in 0..steps {
+                    let v = &lx.step_v[vb + j * w..vb + j * w + w];
+                    let t = lx.step_t[tb + j] as usize;
+                    lx.nsteps.push((t, ((v[0] as i32) << 16) | v[1] as i32));
+                }
+                let lo = if assign {
+                    (uu - 1).saturating_sub(rest).max(1)
+                } else {
+                    1
+                };
+                let (took, from) = narrow_child(lx, nb, ncb, uu, sb, lo, reach, assign);
+                if took > 0 && assign {
+                    lx.choice[row_choice + uu - 1] = took;
+                    lx.tsrc[tsb + k - kb] = from;
+                }
+                if assign && lo < uu - 1 {
+                    let hi = reach.min(uu - 2);
+                    if lo <= hi {
+                        let Lex {
+                            choice, nchoice, ..
+                        } = &mut *lx;
+                        for (c, &n) in choice[row_choice + lo..=row_choice + hi]
+                            .iter_mut()
+                            .zip(&nchoice[ncb + lo..=ncb + hi])
+                        {
+                            *c = u64::from(n);
+                        }
+                    }
+                }
+                lx.nsteps.truncate(sb);
+            } else if packed {
                 let sb = lx.psteps.len();
                 for j in 0..steps {
                     let v = &lx.step_v[vb + j * w..vb + j * w + w];
@@ -196,6 +245,21 @@ impl Objective<'_> {
             }
             lx.step_t.truncate(tb);
             lx.step_v.truncate(vb);
+        }
+        if narrow {
+            for u in 0..uu {
+                let p = lx.ntable[nb + u];
+                let row = base + u * w;
+                if p >= NARROW_INF {
+                    lx.table[row] = INF;
+                    lx.table[row + 1] = INF;
+                } else {
+                    lx.table[row] = (p >> 16) as u32;
+                    lx.table[row + 1] = (p & 0xffff) as u32;
+                }
+            }
+            lx.ntable.truncate(nb);
+            lx.nchoice.truncate(ncb);
         }
         if packed {
             for u in 0..uu {
@@ -322,5 +386,271 @@ impl Objective<'_> {
             }
         }
         lx.table.truncate(base);
+    }
+}
+
+/// "Cannot be held" in a narrow table: above every vector `children << 16 | nodes` of a
+/// domain with fewer than [`NARROW_KIDS`] children and [`NARROW_NODES`] nodes (below
+/// 2^29), and adding a step's vector to it stays below `i32::MAX` and above it, so
+/// sums need no test for it.
+const NARROW_INF: i32 = 1 << 30;
+const NARROW_KIDS: usize = 1 << 13;
+const NARROW_NODES: usize = 1 << 15;
+
+/// One child of a narrow (width 2) knapsack: its steps `lx.nsteps[sb..]` (units,
+/// vector) into the table `lx.ntable[nb..nb + uu]`, the amounts `lo..=reach` below the
+/// full one and the full amount (at least it). The same states and choices as the
+/// packed table's loop, amount by amount and step by step (the first least step that
+/// beats the state wins), computed step by step over a copy of the table before this
+/// child (`lx.ntable[nb + uu..]`), amount by amount inside a step: a loop the compiler
+/// vectorises. With `assign`, the units taken at each amount below the full one go to
+/// `lx.nchoice[ncb..]` (0: none). Returns the units taken at the full amount (0: none)
+/// and the state they complete.
+#[allow(clippy::too_many_arguments)]
+fn narrow_child(
+    lx: &mut Lex,
+    nb: usize,
+    ncb: usize,
+    uu: usize,
+    sb: usize,
+    lo: usize,
+    reach: usize,
+    assign: bool,
+) -> (u64, u64) {
+    let Lex {
+        ntable,
+        nsteps,
+        nchoice,
+        ..
+    } = &mut *lx;
+    let (f, old) = ntable[nb..nb + 2 * uu].split_at_mut(uu);
+    let st = &nsteps[sb..];
+    let top = uu - 1;
+    // The full amount first, from the states before this child: the least state in
+    // each step's window (the largest amount of the least ones).
+    let (mut b, mut took, mut from) = (f[top], 0u64, top);
+    let (mut m, mut arg, mut s) = (NARROW_INF, top, top as isize);
+    for &(t, v) in st {
+        let lo = top.saturating_sub(t) as isize;
+        while s >= lo {
+            if f[s as usize] < m {
+                m = f[s as usize];
+                arg = s as usize;
+            }
+            s -= 1;
+        }
+        if m + v < b {
+            (b, took, from) = (m + v, t as u64, arg);
+        }
+    }
+    let hi = reach.min(top.saturating_sub(1));
+    if top > 0 && lo <= hi {
+        old[..=hi].copy_from_slice(&f[..=hi]);
+        if assign {
+            nchoice[ncb + lo..=ncb + hi].fill(0);
+        }
+        for &(t, v) in st {
+            if t > hi {
+                break;
+            }
+            let a = lo.max(t);
+            let (fs, os) = (&mut f[a..=hi], &old[a - t..=hi - t]);
+            if assign {
+                let cs = &mut nchoice[ncb + a..=ncb + hi];
+                for ((fu, cu), &o) in fs.iter_mut().zip(cs.iter_mut()).zip(os) {
+                    let c = o + v;
+                    let better = c < *fu;
+                    *fu = if better { c } else { *fu };
+                    *cu = if better { t as u32 } else { *cu };
+                }
+            } else {
+                for (fu, &o) in fs.iter_mut().zip(os) {
+                    *fu = (*fu).min(o + v);
+                }
+            }
+        }
+    }
+    if took > 0 {
+        f[top] = b;
+    }
+    (took, from as u64)
+}
+
+/// The narrow (width 2) knapsack against the packed one: the same tables, the same
+/// children and units for an assignment, the same members on the same nodes.
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+    use crate::compile::CompiledGang;
+    use crate::solve::{peaks, rollup::rollup};
+    use crate::testkit::build;
+    use crate::{Gang, NodeSpec, Role};
+    use proptest::prelude::*;
+
+    const GPU: &str = "gpu";
+
+    /// Nodes as `(zone, block, rack, labels kept (0..=3), GPUs, GPUs used)` under two
+    /// (block, rack) or three (zone, block, rack) label levels.
+    fn inventory(three: bool, nodes: &[(u8, u8, u8, u8, i64, i64)]) -> crate::Inventory {
+        let levels: &[&str] = if three {
+            &["zone", "block", "rack"]
+        } else {
+            &["block", "rack"]
+        };
+        let specs = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &(z, b, r, kept, gpus, used))| {
+                let values = [format!("z{z}"), format!("b{b}"), format!("r{r}")];
+                let values = if three { &values[..] } else { &values[1..] };
+                let kept = (kept as usize).min(levels.len());
+                levels[..kept]
+                    .iter()
+                    .zip(values)
+                    .fold(NodeSpec::new(format!("n{i}")), |spec, (key, value)| {
+                        spec.label(*key, value.as_str())
+                    })
+                    .capacity(GPU, gpus)
+                    .used(GPU, used.min(gpus))
+            })
+            .collect();
+        build(levels, specs)
+    }
+
+    fn capacities(inv: &crate::Inventory, c: &CompiledGang) -> Capacities {
+        let mut s = Capacities::default();
+        let role = &c.inner.roles[0];
+        rollup(
+            inv,
+            role,
+            Grain::of(&c.inner, role),
+            Scope::CLUSTER,
+            None,
+            &mut s,
+        );
+        peaks::fill(inv, &mut s);
+        s
+    }
+
+    /// Every domain of width 2, every amount (in its grain): the narrow and the packed
+    /// knapsack give the same table (`Table::Steps`), the same children and units
+    /// (`Table::Assign`, by `knapsack_children`); every domain at every depth: the same
+    /// vector and the same members on the same nodes (`vector`, then `assign`). Returns
+    /// how many width-2 knapsacks were compared.
+    fn compare(inv: &crate::Inventory, gang: &Gang, policy: Policy) -> u64 {
+        let c = inv.compile(gang).unwrap();
+        let caps = capacities(inv, &c);
+        let o = Objective {
+            inv,
+            caps: &caps,
+            grain: Grain::of(&c.inner, &c.inner.roles[0]),
+            policy,
+            ri: RoleIx(0),
+        };
+        let mut lx = Lex::default();
+        let mut at = Attempt::default();
+        at.ensure(inv);
+        let mut compared = 0;
+        for d in 0..inv.label_depth() {
+            let d = Depth(d);
+            let w = o.width(d);
+            let step = o.grain.at(d).max(1);
+            for di in 0..inv.domains[d.ix()].len() as u32 {
+                let dom = *inv.domain(d, di);
+                let cap = caps.caps[d.ix()][di as usize];
+                for x in (step..=cap).step_by(step as usize) {
+                    let mut got = Vec::new();
+                    for no_narrow in [true, false] {
+                        lx.no_narrow = no_narrow;
+                        let (mut table, mut kids) = (Vec::new(), Vec::new());
+                        if w == 2 && o.has_child_domains(d, &dom) {
+                            let base = lx.table.len();
+                            o.knapsack(&mut lx, d, &dom, x, Table::Steps);
+                            table = lx.table[base..].to_vec();
+                            lx.table.truncate(base);
+                            let ib = lx.items.len();
+                            let v = o.knapsack_children(&mut lx, d, &dom, x);
+                            kids = lx.items[ib..]
+                                .iter()
+                                .map(|it| (it.child, it.cap, it.pos))
+                                .collect();
+                            kids.push((Child::Node(NodeIx(u32::MAX)), u64::from(v[0]), v[1]));
+                            lx.items.truncate(ib);
+                            compared += u64::from(!no_narrow);
+                        }
+                        let mut v = [0u32; MAX_WIDTH];
+                        o.vector(&mut lx, d, di, x, &mut v[..w]);
+                        at.fresh(inv.resources.len());
+                        o.assign(&mut lx, Scope::new(d, di), x, &mut at);
+                        let total: u64 = at.assign.iter().map(|m| u64::from(m.2)).sum();
+                        assert_eq!(total, x);
+                        got.push((table, kids, v, at.assign.clone()));
+                    }
+                    assert_eq!(got[0], got[1], "depth {}, domain {di}, {x} members", d.ix());
+                    assert!(lx.table.is_empty() && lx.ntable.is_empty() && lx.nchoice.is_empty());
+                    assert!(lx.nsteps.is_empty() && lx.kids.is_empty() && lx.items.is_empty());
+                }
+            }
+        }
+        compared
+    }
+
+    /// The gang: one-GPU members, unconstrained, or required in a zone/block with slices
+    /// of `slice` in a rack (slices apply to constrained roles).
+    fn gang(three: bool, slice: u32) -> Gang {
+        match slice {
+            0 | 1 => Gang::new("g").role(Role::new("w", 1).request(GPU, 1)),
+            s => Gang::new("g")
+                .role(Role::new("w", s).request(GPU, 1))
+                .required(if three { "zone" } else { "block" })
+                .slice("rack", s),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn the_narrow_knapsack_is_the_packed_one(
+            three in any::<bool>(),
+            slice in 0u32..4,
+            nodes in proptest::collection::vec(
+                (0u8..2, 0u8..3, 0u8..4, 0u8..=3, 0i64..=9, 0i64..=9),
+                1..28,
+            ),
+        ) {
+            let inv = inventory(three, &nodes);
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                compare(&inv, &gang(three, slice), policy);
+            }
+        }
+    }
+
+    /// The comparison above reaches narrow tables often, with and without slices.
+    #[test]
+    fn narrow_tables_are_compared() {
+        let mut next = crate::solve::xorshift(91);
+        let (mut plain, mut sliced) = (0, 0);
+        for k in 0..200 {
+            let three = k % 2 == 1;
+            let nodes: Vec<_> = (0..1 + next(27))
+                .map(|_| {
+                    let (z, b, r) = (next(2) as u8, next(3) as u8, next(4) as u8);
+                    (z, b, r, next(4) as u8, next(10) as i64, next(10) as i64)
+                })
+                .collect();
+            let inv = inventory(three, &nodes);
+            let slice = (k / 2 % 4) as u32;
+            let n = compare(&inv, &gang(three, slice), Policy::BestFit);
+            if slice > 1 {
+                sliced += n;
+            } else {
+                plain += n;
+            }
+        }
+        assert!(
+            plain > 1000 && sliced > 200,
+            "{plain} plain, {sliced} sliced"
+        );
     }
 }
