@@ -5,6 +5,7 @@
 //! object and field.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -253,6 +254,9 @@ struct ListSeed<'s> {
     source: &'s Arc<str>,
     /// Items to make room for at once (an estimate from the text's length).
     capacity: usize,
+    /// Set when the items were read by [`read_runs`] and the text is the list with its
+    /// items cut out ([`without_items`]): the address `items` must hold its one marker at.
+    marker: Option<usize>,
 }
 
 impl<'de> de::DeserializeSeed<'de> for ListSeed<'_> {
@@ -285,10 +289,23 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
                     if std::mem::replace(&mut items_seen, true) {
                         return Err(de::Error::duplicate_field("items"));
                     }
-                    list.items = map.next_value_seed(ItemsSeed {
-                        source: self.source,
-                        capacity: self.capacity,
-                    })?;
+                    list.items = match self.marker {
+                        None => map.next_value_seed(ItemsSeed {
+                            source: self.source,
+                            capacity: self.capacity,
+                        })?,
+                        Some(at) => {
+                            let marked: Vec<Text<'de>> = map.next_value()?;
+                            match marked.as_slice() {
+                                [Text(std::borrow::Cow::Borrowed(m))]
+                                    if m.as_ptr() as usize == at =>
+                                {
+                                    Some(Vec::new())
+                                }
+                                _ => return Err(de::Error::custom("not the items cut out")),
+                            }
+                        }
+                    };
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -351,15 +368,46 @@ fn item(source: &Arc<str>, i: usize, one: One) -> Item {
     }
 }
 
+/// The text a thread reads at least (1 MiB, a few milliseconds of work): a smaller
+/// list is read on the calling thread alone.
+const MIN_RUN: usize = 1 << 20;
+
+/// The most threads a list is read on.
+const MAX_RUNS: usize = 8;
+
 /// The items of a single JSON `List` document, or `None` (not one list, or any error:
 /// the careful path then reads it and reports).
+///
+/// A large list is read on several threads ([`read_runs`]); the answer is the same.
 pub(crate) fn read_list(source: &Arc<str>, text: &str) -> Option<Vec<Item>> {
-    // Room for an item per kilobyte of text (kubectl prints a pod in 1–3 KB): a large
-    // list is not moved as it grows; room not used is never touched.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    read_list_in(
+        source,
+        text,
+        threads.min(MAX_RUNS).min(text.len() / MIN_RUN),
+    )
+    .0
+}
+
+/// [`read_list`] on at most `runs` threads; with the number of threads whose items
+/// were kept (1 when the list was read whole on the calling thread).
+fn read_list_in(source: &Arc<str>, text: &str, runs: usize) -> (Option<Vec<Item>>, usize) {
+    if let Some((items, used)) = read_runs(source, text, runs) {
+        return (Some(items), used);
+    }
+    // Read whole, as one document, on this thread.
     let seed = ListSeed {
         source,
+        // Room for an item per kilobyte of text (kubectl prints a pod in 1–3 KB): a
+        // large list is not moved as it grows; room not used is never touched.
         capacity: text.len() / 1024,
+        marker: None,
     };
+    (read_document(text, seed), 1)
+}
+
+/// The list's items, when `seed` reads `text` as a `List`.
+fn read_document(text: &str, seed: ListSeed<'_>) -> Option<Vec<Item>> {
     let mut d = serde_json::Deserializer::from_str(text);
     let list = de::DeserializeSeed::deserialize(seed, &mut d).ok()?;
     d.end().ok()?;
@@ -367,6 +415,177 @@ pub(crate) fn read_list(source: &Arc<str>, text: &str) -> Option<Vec<Item>> {
         return None;
     }
     list.items
+}
+
+/// A large list read on `runs` threads, with the number of runs whose items were kept;
+/// `None` when it cannot be read so (not laid out as [`split_points`] expects, or any
+/// error): the caller then reads it whole.
+///
+/// The items are cut into runs at lines that start an item ([`split_points`]); each
+/// run is read on its own thread, item after item, each item from the text that
+/// follows it (as the careful path reads each item from its own text). A run counts
+/// only when the run before it ended exactly where it starts (then it starts at an
+/// item); otherwise the run before it read on to the end of the list. The list
+/// itself (`kind`, the fields around `items`) is then read from its text with the
+/// items cut out and a marker in their place ([`without_items`]): that the list's
+/// `items` holds the marker where the first run started shows the first run started
+/// at the list's first item, and the last run ended at the list's `]`.
+fn read_runs(source: &Arc<str>, text: &str, runs: usize) -> Option<(Vec<Item>, usize)> {
+    let starts = split_points(text, runs);
+    if starts.len() < 2 {
+        return None;
+    }
+    let cancel = AtomicBool::new(false);
+    let read: Vec<_> = std::thread::scope(|scope| {
+        let run = |k: usize| {
+            let stop = starts.get(k + 1).copied().unwrap_or(usize::MAX);
+            let read = read_run(source, text, starts[k], stop, &cancel);
+            if read.is_none() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            read
+        };
+        let others: Vec<_> = (1..starts.len())
+            .map(|k| scope.spawn(move || run(k)))
+            .collect();
+        let first = run(0);
+        std::iter::once(first)
+            .chain(others.into_iter().map(|h| h.join().ok().flatten()))
+            .collect()
+    });
+    let mut items = Vec::new();
+    let mut used = 0;
+    let mut end = None;
+    for run in read {
+        let (run, next) = run?;
+        used += 1;
+        if items.is_empty() {
+            items = run;
+        } else {
+            items.reserve(run.len());
+            for mut it in run {
+                it.origin.position = crate::origin::Position::Item(items.len());
+                items.push(it);
+            }
+        }
+        if let Err(close) = next {
+            end = Some(close);
+            break;
+        }
+    }
+    let (list, marker) = without_items(text, starts[0], end?);
+    let seed = ListSeed {
+        source,
+        capacity: 0,
+        marker: Some(list.as_ptr() as usize + marker),
+    };
+    read_document(&list, seed)?;
+    Some((items, used))
+}
+
+/// `text` with the items between `first` (the first item's `{`) and `close` (the
+/// list's `]`) replaced by one empty string, and where that string's text starts.
+fn without_items(text: &str, first: usize, close: usize) -> (String, usize) {
+    let mut list = String::with_capacity(first + 2 + text.len() - close);
+    list.push_str(&text[..first]);
+    list.push_str("\"\"");
+    list.push_str(&text[close..]);
+    (list, first + 1)
+}
+
+/// The items from `start` (an item's `{`) to the end of the list, each read from the
+/// text that follows it, with where the list's `]` is (`Err`); or to `stop` when an
+/// item starts exactly there (`Ok`). `None` on any error, or when `cancel` is set.
+#[allow(clippy::type_complexity)]
+fn read_run(
+    source: &Arc<str>,
+    text: &str,
+    start: usize,
+    stop: usize,
+    cancel: &AtomicBool,
+) -> Option<(Vec<Item>, Result<(), usize>)> {
+    let b = text.as_bytes();
+    let mut items = Vec::with_capacity((stop.min(text.len()) - start) / 1024);
+    let mut at = start;
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut stream = serde_json::Deserializer::from_str(&text[at..]).into_iter::<One>();
+        let one = stream.next()?.ok()?;
+        at += stream.byte_offset();
+        items.push(item(source, items.len(), one));
+        at = skip_ws(b, at);
+        match b.get(at) {
+            Some(b',') => {
+                at = skip_ws(b, at + 1);
+                if at == stop {
+                    return Some((items, Ok(())));
+                }
+            }
+            Some(b']') => return Some((items, Err(at))),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        i += 1;
+    }
+    i
+}
+
+/// Where the runs of a list read on `runs` threads start: the first item's `{` (after
+/// `"items": [`), then after each of `runs - 1` points spread over the text, the first
+/// line that opens an object at that item's indentation (`kubectl … -o json` prints
+/// each item's `{` on a line of its own, all at one indentation). Fewer than two when
+/// the text is not laid out so (one line, or items not on lines of their own). Only
+/// guesses: [`read_runs`] checks that each is where an item starts.
+fn split_points(text: &str, runs: usize) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    if runs < 2 {
+        return out;
+    }
+    let Some(key) = text.find("\"items\"") else {
+        return out;
+    };
+    let colon = skip_ws(b, key + 7);
+    if b.get(colon) != Some(&b':') {
+        return out;
+    }
+    let open = skip_ws(b, colon + 1);
+    if b.get(open) != Some(&b'[') {
+        return out;
+    }
+    let first = skip_ws(b, open + 1);
+    if b.get(first) != Some(&b'{') {
+        return out;
+    }
+    let Some(line) = b[..first].iter().rposition(|&c| c == b'\n').map(|n| n + 1) else {
+        return out;
+    };
+    let indent = &b[line..first];
+    if line <= open {
+        return out;
+    }
+    out.push(first);
+    for k in 1..runs {
+        let mut at = (text.len() / runs * k).max(out[out.len() - 1] + 1);
+        loop {
+            let Some(nl) = b[at..].iter().position(|&c| c == b'\n') else {
+                return out;
+            };
+            let start = at + nl + 1;
+            if b[start..].starts_with(indent) && b.get(start + indent.len()) == Some(&b'{') {
+                out.push(start + indent.len());
+                break;
+            }
+            at = start;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
