@@ -632,4 +632,165 @@ mod tests {
         // Not a list: not for the fast path.
         assert!(read_list(&source, r#"{"apiVersion": "v1", "kind": "Node"}"#).is_none());
     }
+
+    /// A list laid out as `kubectl get nodes,pods -o json` prints it: one item per
+    /// line at one indentation (`pretty`: items spread over lines, nested objects
+    /// deeper), nodes and pods, every fourth pod with an init container.
+    fn kubectl_list(items: usize, pretty: bool) -> String {
+        let mut out = String::from("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n");
+        for i in 0..items {
+            let one = if i % 5 == 0 {
+                format!(
+                    r#"{{"apiVersion": "v1", "kind": "Node", "metadata": {{"labels": {{"rack": "r{}", "zone": "z"}}, "name": "n{i}"}}, "spec": {{"taints": [{{"effect": "NoSchedule", "key": "k"}}]}}, "status": {{"allocatable": {{"cpu": "8", "nvidia.com/gpu": 4}}, "conditions": [{{"status": "True", "type": "Ready"}}]}}}}"#,
+                    i % 3
+                )
+            } else {
+                let init = if i % 4 == 0 {
+                    r#""initContainers": [{"name": "log", "resources": {"requests": {"cpu": "100m"}}, "restartPolicy": "Always"}], "#
+                } else {
+                    ""
+                };
+                format!(
+                    r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"annotations": {{"x": "y\"z"}}, "labels": {{"kueue.x-k8s.io/queue-name": "q"}}, "name": "p{i}", "namespace": "ns{}", "ownerReferences": [{{"apiVersion": "batch/v1", "kind": "Job", "name": "j"}}]}}, "spec": {{"containers": [{{"name": "main", "resources": {{"requests": {{"cpu": "{}", "memory": "1Gi"}}}}}}], {init}"nodeName": "n{}", "tolerations": [{{"operator": "Exists"}}]}}, "status": {{"phase": "Running"}}}}"#,
+                    i % 2,
+                    i % 7 + 1,
+                    i / 5 * 5
+                )
+            };
+            let one = if pretty {
+                one.replace("{\"", "{\n                \"")
+                    .replace("}}", "}\n            }")
+            } else {
+                one
+            };
+            out.push_str("        ");
+            out.push_str(&one);
+            out.push_str(if i + 1 < items { ",\n" } else { "\n" });
+        }
+        out.push_str(
+            "    ],\n    \"kind\": \"List\",\n    \"metadata\": {\"resourceVersion\": \"\"}\n}\n",
+        );
+        out
+    }
+
+    fn read_in(text: &str, runs: usize) -> (String, usize) {
+        let source: Arc<str> = Arc::from("t.json");
+        let (items, used) = read_list_in(&source, text, runs);
+        (format!("{items:?}"), used)
+    }
+
+    /// A list read on several threads is read as on one: the same items, in order,
+    /// each at its position, with every run used.
+    #[test]
+    fn a_list_read_in_runs_is_read_as_whole() {
+        for pretty in [false, true] {
+            let text = kubectl_list(120, pretty);
+            let (whole, one) = read_in(&text, 1);
+            assert_eq!(one, 1);
+            assert!(whole.starts_with("Some(["), "{whole}");
+            for runs in [2, 3, 7] {
+                let (split, used) = read_in(&text, runs);
+                assert_eq!(used, runs, "pretty {pretty}, {runs} runs");
+                assert_eq!(split, whole, "pretty {pretty}, {runs} runs");
+            }
+            let mut careful = Vec::new();
+            let source: Arc<str> = Arc::from("t.json");
+            crate::objects::careful::read_json(&source, &text, &mut careful).unwrap();
+            assert_eq!(format!("Some({careful:?})"), whole);
+        }
+    }
+
+    /// Lines that look like an item's but are not (a nested object at the items'
+    /// indentation, a nested `items` before the list's), or an error in a later run:
+    /// the same answer as read whole.
+    #[test]
+    fn runs_that_do_not_start_at_items_are_not_used() {
+        let text = kubectl_list(60, false);
+        // A label map of every tenth item opens on a line at the items' indentation.
+        let odd = text.replacen(
+            r#""labels": {"kueue"#,
+            "\"labels\":\n        {\"kueue",
+            usize::MAX,
+        );
+        let (whole, _) = read_in(&odd, 1);
+        assert!(whole.starts_with("Some(["), "{whole}");
+        for runs in [2, 3, 5, 8] {
+            assert_eq!(read_in(&odd, runs).0, whole, "{runs} runs");
+        }
+        // A nested `items` (in the list's metadata) before the list's own: its
+        // objects would read as items, but are not the list's.
+        let nested = text.replacen(
+            "\"apiVersion\": \"v1\",\n    \"items\"",
+            &format!(
+                "\"metadata\": {{\"items\": [\n        {{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {{\"name\": \"x\"}}}},\n        {{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {{\"name\": \"y\"}}}}]}},\n    \"apiVersion\": \"v1\",\n    \"items\""
+            ),
+            1,
+        );
+        let (whole, one) = read_in(&nested, 1);
+        assert_eq!(one, 1);
+        assert!(whole.starts_with("Some(["), "{whole}");
+        for runs in [2, 3] {
+            assert_eq!(read_in(&nested, runs), (whole.clone(), 1), "{runs} runs");
+        }
+        // The same, the list's own `items` one empty string: the marker's shape, not
+        // at the marker's place.
+        let at = nested.rfind("\"items\": [").unwrap();
+        let close = nested.rfind("\n    ],").unwrap();
+        let marker_shaped = format!("{}\"items\": [\"\"{}", &nested[..at], &nested[close..]);
+        assert_eq!(read_in(&marker_shaped, 1).0, "None");
+        for runs in [2, 3] {
+            assert_eq!(read_in(&marker_shaped, runs).0, "None", "{runs} runs");
+        }
+        // Errors anywhere: none, as read whole (the careful path then reports).
+        let n = text.len();
+        for (at, from, to) in [
+            (n / 2, "\"cpu\": \"8\"", "\"cpu\": \"-8\""),
+            (n * 3 / 4, "\"name\": \"p", "\"name\": p"),
+            (n / 3, "}},\n", "}}\n"),
+            (n - 100, "\"kind\": \"List\"", "\"kind\": \"Lost\""),
+            (0, "\"items\": [", "\"items\": [1, "),
+        ] {
+            let at = text[at..]
+                .find(from)
+                .map(|i| i + at)
+                .or_else(|| text.rfind(from))
+                .unwrap();
+            let bad = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            for runs in [1, 2, 3] {
+                assert_eq!(read_in(&bad, runs).0, "None", "{from} → {to}, {runs} runs");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Random byte changes anywhere in a list: read on three threads or on one,
+        /// the same answer (items or none).
+        #[test]
+        fn runs_read_as_whole_whatever_the_bytes(
+            edits in proptest::collection::vec((0.0f64..1.0, proptest::sample::select(
+                vec![b'{', b'}', b'[', b']', b',', b'"', b'\\', b'\n', b' ', b':', b'1', b'a', 0x01u8]
+            ), 0u8..3), 1..4),
+            pretty in proptest::prelude::any::<bool>(),
+        ) {
+            let mut bytes = kubectl_list(40, pretty).into_bytes();
+            for (at, byte, how) in edits {
+                let i = ((bytes.len() - 1) as f64 * at) as usize;
+                match how {
+                    0 => bytes[i] = byte,
+                    1 => bytes.insert(i, byte),
+                    _ => {
+                        bytes.remove(i);
+                    }
+                }
+            }
+            let Ok(text) = String::from_utf8(bytes) else {
+                return Ok(());
+            };
+            let (whole, _) = read_in(&text, 1);
+            for runs in [2, 3] {
+                proptest::prop_assert_eq!(&read_in(&text, runs).0, &whole);
+            }
+        }
+    }
 }
