@@ -721,9 +721,7 @@ mod tests {
         // objects would read as items, but are not the list's.
         let nested = text.replacen(
             "\"apiVersion\": \"v1\",\n    \"items\"",
-            &format!(
-                "\"metadata\": {{\"items\": [\n        {{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {{\"name\": \"x\"}}}},\n        {{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {{\"name\": \"y\"}}}}]}},\n    \"apiVersion\": \"v1\",\n    \"items\""
-            ),
+            "\"metadata\": {\"items\": [\n        {\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"x\"}},\n        {\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"y\"}}]},\n    \"apiVersion\": \"v1\",\n    \"items\"",
             1,
         );
         let (whole, one) = read_in(&nested, 1);
