@@ -445,12 +445,18 @@ fn read_runs(source: &Arc<str>, text: &str, runs: usize) -> Option<(Vec<Item>, u
             }
             read
         };
+        // A thread that cannot be started is a run not read (the list is then read
+        // whole), not a panic.
         let others: Vec<_> = (1..starts.len())
-            .map(|k| scope.spawn(move || run(k)))
+            .map(|k| std::thread::Builder::new().spawn_scoped(scope, move || run(k)))
             .collect();
         let first = run(0);
         std::iter::once(first)
-            .chain(others.into_iter().map(|h| h.join().ok().flatten()))
+            .chain(
+                others
+                    .into_iter()
+                    .map(|h| h.ok().and_then(|h| h.join().ok().flatten())),
+            )
             .collect()
     });
     let mut items = Vec::new();
