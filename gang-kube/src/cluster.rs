@@ -12,7 +12,7 @@ use crate::model::core_v1::Node;
 use crate::objects::Objects;
 use crate::origin::{ObjectRef, Origin};
 use crate::priority::{workload_of, PriorityClassInfo, PriorityClasses, WorkloadPriorityClassInfo};
-use crate::requests::{pod_requests_acc, Resources};
+use crate::requests::{pod_requests_acc, Acc, Resources};
 use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 
 /// How to read a cluster from objects: the topology source and pods not to count.
@@ -391,8 +391,9 @@ impl Cluster {
             }
         }
         let mut nodes = specs;
-        for ((spec, inf), used) in nodes.iter_mut().zip(&info).zip(&fixed) {
+        for (i, (spec, inf)) in nodes.iter_mut().zip(&info).enumerate() {
             // Built in place (`set_*`), not moved through each builder call.
+            let used = fixed.as_ref().map_or(&usage[i].used, |f| &f[i]);
             for (k, v) in used {
                 spec.set_used(k.clone(), *v);
             }
@@ -665,7 +666,8 @@ fn side_build(
 struct Main {
     info: Vec<NodeInfo>,
     usage: Vec<NodeUsage>,
-    fixed: Vec<Resources>,
+    /// The usage not evictable, when some is (else `usage`'s `used`).
+    fixed: Option<Vec<Resources>>,
     declared: Vec<EvictableUnit>,
     pods: PodCounts,
     warnings: Vec<String>,
@@ -762,6 +764,10 @@ fn main_build(
     let mut units: BTreeMap<String, (i32, BTreeMap<usize, Resources>)> = BTreeMap::new();
     let mut pods = PodCounts::default();
     let mut unknown_nodes: Vec<String> = Vec::new();
+    // What each node's pods use, summed as they come (a handful of names per node: a
+    // vector borrowing the pods' names, not a map of strings; the same sums in the same
+    // order, so the same overflow), made the node's `used` after the last pod.
+    let mut used: Vec<Acc<'_>> = vec![Acc::new(); node_items.len()];
     for item in &objects.items {
         let Body::Pod(p) = &item.body else { continue };
         if !options.ignore.is_empty()
@@ -806,9 +812,9 @@ fn main_build(
         } else {
             None
         };
-        let used = &mut usage[ix].used;
+        let used = &mut used[ix];
         for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
-            add(used, k, v).ok_or_else(|| overflow(k.to_owned()))?;
+            add_acc(used, k, v).ok_or_else(|| overflow(k.to_owned()))?;
             if let Some(u) = unit.as_deref_mut() {
                 add(u, k, v).ok_or_else(|| overflow(k.to_owned()))?;
             }
@@ -823,8 +829,16 @@ fn main_build(
         ));
     }
 
-    // What the evictable units use is theirs, not the node's fixed usage.
-    let mut fixed: Vec<Resources> = usage.iter().map(|u| u.used.clone()).collect();
+    for (u, acc) in usage.iter_mut().zip(&used) {
+        u.used = acc
+            .iter()
+            .map(|&(k, v)| (k.to_owned(), Quantity::from_millis(v)))
+            .collect();
+    }
+    // What the evictable units use is theirs, not the node's fixed usage (without
+    // units, the usage itself).
+    let mut fixed: Option<Vec<Resources>> =
+        (!units.is_empty()).then(|| usage.iter().map(|u| u.used.clone()).collect());
     let mut declared = Vec::with_capacity(units.len());
     // A PodGroup's own priority is its pods' unit's.
     let groups = if units.is_empty() {
@@ -837,7 +851,7 @@ fn main_build(
         let mut unit = EvictableUnit::new(id, priority);
         for (ix, amounts) in per_node {
             for (k, v) in amounts {
-                if let Some(have) = fixed[ix].get_mut(&k) {
+                if let Some(have) = fixed.as_mut().and_then(|f| f[ix].get_mut(&k)) {
                     *have = Quantity::from_millis(have.millis().saturating_sub(v.millis()));
                 }
                 unit = unit.amount(usage[ix].node.clone(), k, v);
@@ -870,6 +884,15 @@ fn map_node_field(rest: &str) -> String {
     } else {
         rest.to_owned()
     }
+}
+
+/// Adds `v` milli-units of `k` to `acc`; `None` on overflow.
+fn add_acc<'a>(acc: &mut Acc<'a>, k: &'a str, v: u64) -> Option<()> {
+    match acc.iter_mut().find(|(n, _)| *n == k) {
+        Some((_, have)) => *have = have.checked_add(v)?,
+        None => acc.push((k, v)),
+    }
+    Some(())
 }
 
 /// Adds `v` milli-units of `k` to `r`; `None` on overflow.
@@ -978,6 +1001,45 @@ mod tests {
             let one = Cluster::build(&o, &opts, Some(false)).unwrap_err();
             let two = Cluster::build(&o, &opts, Some(true)).unwrap_err();
             assert_eq!(format!("{two:?}"), format!("{one:?}"), "{levels:?}");
+        }
+    }
+
+    /// A node's usage summed over its pods: exact, and an overflow names the pod at
+    /// which the sum overflows (each pod's own requests fit).
+    #[test]
+    fn usage_sums_over_pods_and_names_the_pod_that_overflows() {
+        let pod = |name: &str, cpu: &str| {
+            format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml}}\nspec: {{nodeName: n1, containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\", example.com/x: \"1\"}}}}}}]}}\n")
+        };
+        let big = "9223372036854775";
+        let fits = format!("{}{}", pod("a", big), pod("b", "1"));
+        let o = objects(3, &fits);
+        for two in [false, true] {
+            let c = Cluster::build(&o, &ClusterOptions::new(), Some(two)).unwrap();
+            let used = &c.usage()[1].used;
+            assert_eq!(
+                used["cpu"].millis(),
+                9_223_372_036_854_775_000 + 1000 + 3000 + 4000
+            );
+            assert_eq!(used["example.com/x"].millis(), 2000);
+            assert_eq!(used["pods"].millis(), 4000);
+            assert!(c.usage()[1].used.keys().eq([
+                "cpu",
+                "example.com/x",
+                "nvidia.com/gpu",
+                "pods"
+            ]));
+        }
+        let over = format!("{}{}{}", pod("a", big), pod("b", big), pod("c", big));
+        let o = objects(3, &over);
+        for two in [false, true] {
+            let e = Cluster::build(&o, &ClusterOptions::new(), Some(two)).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            assert!(e.to_string().contains("Pod/ml/b"), "{e}");
+            assert!(
+                e.to_string().contains("the requests of cpu overflow"),
+                "{e}"
+            );
         }
     }
 
