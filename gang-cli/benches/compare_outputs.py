@@ -46,6 +46,41 @@ for f in works + extra:
 for w in (["fits.yaml", "short.yaml"] if snap else []):
     runs.append(["place", f"{snap}/snapshot-10k-nodes-100k-pods.json", f"{snap}/{w}"])
     runs.append(["explain", "-o", "json", f"{snap}/snapshot-10k-nodes-100k-pods.json", f"{snap}/{w}"])
+# Large lists (read on several threads, branch jsonscan): a 1,000-node / 10,000-pod cut
+# of the snapshot, as written and with one fault each, most of them in its second half:
+# every refusal must read as before.
+if snap:
+    lines = open(f"{snap}/snapshot-10k-nodes-100k-pods.json").read().split("\n")
+    keep = [l for l in lines if not l.startswith("        {")
+            or (('"kind": "Node"' in l and int(l.split('"name": "node-')[1].split('"')[0]) < 1000)
+                or ('"kind": "Pod"' in l and int(l.split('"nodeName": "node-')[1].split('"')[0]) < 1000))]
+    items = [i for i, l in enumerate(keep) if l.startswith("        {")]
+    for i in items[:-1]:
+        keep[i] = keep[i].rstrip(",") + ","
+    keep[items[-1]] = keep[items[-1]].rstrip(",")
+    cut = "\n".join(keep)
+    late = items[len(items) * 3 // 4]
+    def fault(name, edit):
+        ls = list(keep)
+        ls[late] = edit(ls[late])
+        p = f"{tmp}/cut-{name}.json"; open(p, "w").write("\n".join(ls)); return p
+    large = [f"{tmp}/cut.json"]
+    open(large[0], "w").write(cut)
+    large += [
+        fault("quantity", lambda l: l.replace('"cpu": "2"', '"cpu": "-2"')),
+        fault("duplicate", lambda l: l.replace('"nodeName"', '"nodeName": "node-1", "nodeName"')),
+        fault("string", lambda l: '        "not an object",'),
+        fault("control", lambda l: l.replace('/default-container": "main"', '/default-container": "ma\x01in"')),
+        fault("escape", lambda l: l.replace('/default-container": "main"', '/default-container": "ma\\qin"')),
+        fault("comma", lambda l: l.replace('"Burstable"}},', '"Burstable"}},,')),
+        fault("unclosed", lambda l: l.replace('"Burstable"}},', '"Burstable"},')),
+    ]
+    p = f"{tmp}/cut-trailing.json"; open(p, "w").write(cut.replace("}}\n    ],", "}},\n    ],")); large.append(p)
+    p = f"{tmp}/cut-truncated.json"; open(p, "w").write(cut[: len(cut) * 4 // 5]); large.append(p)
+    p = f"{tmp}/cut-notalist.json"; open(p, "w").write(cut.replace('"kind": "List"', '"kind": "Lost"')); large.append(p)
+    for f in large:
+        runs.append(["place", f, f"{snap}/fits.yaml"])
+    runs.append(["explain", "-o", "json", large[0], f"{snap}/short.yaml"])
 diff = 0
 for args in runs:
     a = subprocess.run([base] + args, capture_output=True, env={**os.environ, "NO_COLOR": "1"})

@@ -74,7 +74,10 @@ pub(crate) fn execute(request: Request, cx: &mut Context<'_>) -> Result<Done, Cl
         (&input.objects, &input.choice, &input.label, &input.notes);
     match &request.query {
         Query::Place(_) => {
-            let r = report::place(objects, choice, topology, label, notes)?;
+            let (r, built) = report::place_built(objects, choice, topology, label, notes)?;
+            if cx.leak {
+                std::mem::forget(built);
+            }
             let text = text_of(format, || render::place_text(&r, &style));
             Ok(done(&r, text, format, r.exit_code))
         }

@@ -56,7 +56,7 @@ fn read_file_capped(
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut buf);
     match read {
-        Ok(n) if n as u64 <= max_bytes => match String::from_utf8(buf) {
+        Ok(n) if n as u64 <= max_bytes => match text_of(buf) {
             Ok(text) => Ok(text),
             Err(e) => read_capped(source, &mut e.as_bytes(), max_bytes),
         },
@@ -66,6 +66,31 @@ fn read_file_capped(
             reason: gang_sim::textio::ReadError::Io(e.to_string()).to_string(),
         }),
     }
+}
+
+/// The text at which [`text_of`] checks two halves on two threads.
+const PARALLEL_CHECK: usize = 8 << 20;
+
+/// `buf` as text, as [`String::from_utf8`] makes it; a large buffer (a 143 MB snapshot
+/// takes ~60M instructions to check) is checked in two halves on two threads, and
+/// whatever is not UTF-8 or cannot be so checked is checked again whole, for the error.
+fn text_of(buf: Vec<u8>) -> Result<String, std::string::FromUtf8Error> {
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if buf.len() >= PARALLEL_CHECK && two {
+        let (first, second) = buf.split_at(buf.len() / 2);
+        let ok = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new()
+                .spawn_scoped(scope, || std::str::from_utf8(second).is_ok());
+            let first_ok = std::str::from_utf8(first).is_ok();
+            first_ok && other.ok().and_then(|h| h.join().ok()) == Some(true)
+        });
+        if ok {
+            // SAFETY: both halves are UTF-8, and a prefix that is UTF-8 ends at a
+            // character boundary: the two together are UTF-8.
+            return Ok(unsafe { String::from_utf8_unchecked(buf) });
+        }
+    }
+    String::from_utf8(buf)
 }
 
 /// Objects read from files (`-` is standard input, read once), in the order given;
@@ -355,5 +380,38 @@ impl Kubectl<'_> {
             notes.push(format!("no Kueue WorkloadPriorityClass read ({e})"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checked in two halves or whole: the same text, or the same error, wherever a
+    /// character or a bad byte falls (at the middle, in either half).
+    #[test]
+    fn text_checked_in_halves_is_checked_as_whole() {
+        let n = PARALLEL_CHECK + 6;
+        let mid = n / 2;
+        let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut cases = vec![base.clone()];
+        for at in [mid - 2, mid - 1, mid, mid + 1] {
+            let mut b = base.clone();
+            b[at..at + 3].copy_from_slice("€".as_bytes());
+            cases.push(b.clone());
+            // The character cut short: not UTF-8.
+            b[at + 2] = b'x';
+            cases.push(b);
+        }
+        for at in [0, mid - 1, mid, n - 1] {
+            let mut b = base.clone();
+            b[at] = 0xff;
+            cases.push(b);
+        }
+        for b in cases {
+            let whole = String::from_utf8(b.clone()).map_err(|e| e.utf8_error());
+            let halves = text_of(b).map_err(|e| e.utf8_error());
+            assert_eq!(halves, whole);
+        }
     }
 }

@@ -605,6 +605,21 @@ pub fn place(
     source: &str,
     notes: &[String],
 ) -> Result<PlaceReport, CliError> {
+    place_built(objects, choice, topology, source, notes).map(|(r, _)| r)
+}
+
+/// What [`place`] built to answer: the cluster and its inventory (the `gang` binary
+/// leaks them, as it leaks the objects read: freeing 10k nodes costs milliseconds).
+pub(crate) type Built = (Cluster, gang_core::Inventory);
+
+/// [`place`], with what it built.
+pub(crate) fn place_built(
+    objects: &Objects,
+    choice: &WorkloadChoice,
+    topology: TopologySource,
+    source: &str,
+    notes: &[String],
+) -> Result<(PlaceReport, Built), CliError> {
     let w = pick_workload(objects, choice, source)?;
     let cluster = cluster_for(
         objects,
@@ -617,7 +632,7 @@ pub fn place(
     let outcome = cluster.place(&inventory, &w)?;
     let parts = parts_of(&cluster, &inventory, &w)?;
     let status = Status::of(&outcome);
-    Ok(PlaceReport {
+    let report = PlaceReport {
         command: "place",
         status,
         exit_code: status.exit(),
@@ -628,7 +643,8 @@ pub fn place(
         parts,
         warnings: warnings(&cluster, &w, notes),
         outcome,
-    })
+    };
+    Ok((report, (cluster, inventory)))
 }
 
 /// A level's short name, as gang-core's diagnoses word it (`rack`, `node`).

@@ -12,7 +12,7 @@ use crate::model::core_v1::Node;
 use crate::objects::Objects;
 use crate::origin::{ObjectRef, Origin};
 use crate::priority::{workload_of, PriorityClassInfo, PriorityClasses, WorkloadPriorityClassInfo};
-use crate::requests::{pod_requests_acc, Resources};
+use crate::requests::{pod_requests_acc, Acc, Resources};
 use crate::topology::{choose, core_reason, TopologyChoice, TopologySource};
 
 /// How to read a cluster from objects: the topology source and pods not to count.
@@ -297,6 +297,16 @@ impl Cluster {
     /// [`ErrorKind::MissingLabel`], [`ErrorKind::InvalidTopology`] for a topology that
     /// names a label no node has, or is invalid.
     pub fn from_objects(objects: &Objects, options: &ClusterOptions) -> Result<Cluster, Error> {
+        Cluster::build(objects, options, None)
+    }
+
+    /// [`Cluster::from_objects`] on two threads or one (`None`: two for a large
+    /// cluster, [`use_two_threads`]); the same answer either way.
+    fn build(
+        objects: &Objects,
+        options: &ClusterOptions,
+        two_threads: Option<bool>,
+    ) -> Result<Cluster, Error> {
         let node_items: Vec<(&Node, &Origin)> = objects
             .items
             .iter()
@@ -323,58 +333,53 @@ impl Cluster {
         }
         let labels: Vec<&BTreeMap<String, String>> =
             node_items.iter().map(|(n, _)| &n.metadata.labels).collect();
-        let chosen = choose(objects, &options.topology, &labels)?;
-        let flavor = chosen.choice.flavor.clone();
-
-        let mut warnings = Vec::new();
-        // Looked up once per pod (100,000 in a large snapshot): a fast hash of the name.
-        let mut index: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
-        index.reserve(node_items.len());
-        let mut info = Vec::with_capacity(node_items.len());
-        let mut usage = Vec::with_capacity(node_items.len());
-        let mut no_ready = 0usize;
-        let mut taints_seen: BTreeMap<String, usize> = BTreeMap::new();
-        for (i, (n, origin)) in node_items.iter().enumerate() {
-            let name = n.metadata.name.as_str();
-            if name.is_empty() {
-                return Err(Error::new(
-                    ErrorKind::InvalidValue,
-                    &origin.source,
-                    "a Node needs a name",
-                )
-                .at(origin)
-                .with_field("metadata.name"));
-            }
-            if let Some(first) = index.insert(name, i) {
-                return Err(Error::new(
-                    ErrorKind::InvalidValue,
-                    &origin.source,
-                    format!(
-                        "node {name} appears twice (also {} of {})",
-                        node_items[first].1.position, node_items[first].1.source
-                    ),
-                )
-                .at(origin)
-                .with_field("metadata.name")
-                .with_value(name));
-            }
-            let mut exclusions = Vec::new();
-            match n.status.conditions.iter().find(|c| c.type_ == "Ready") {
-                Some(c) if c.status == "True" => {}
-                Some(c) => exclusions.push(NodeExclusion::NotReady {
-                    status: c.status.clone(),
-                    detail: c.reason.clone(),
-                }),
-                None => no_ready += 1,
-            }
-            if n.spec.unschedulable {
-                exclusions.push(NodeExclusion::Unschedulable);
-            }
-            if let Some(f) = &flavor {
+        // The topology choice, the node descriptions' labels and capacities and the
+        // levels' coverage go on a second thread for a large cluster while this one
+        // reads the nodes and counts the pods ([`PARALLEL_NODES`]); errors are returned
+        // in the order the steps come in on one thread (the topology's first).
+        let side = || side_build(objects, options, &node_items, &labels);
+        let main = || main_build(objects, options, &node_items);
+        let two_threads = two_threads.unwrap_or_else(|| use_two_threads(node_items.len()));
+        let (side, main) = if two_threads {
+            std::thread::scope(|scope| {
+                match std::thread::Builder::new().spawn_scoped(scope, side) {
+                    Ok(handle) => {
+                        #[cfg(test)]
+                        tests::SPAWNED.with(|n| n.set(n.get() + 1));
+                        let main = main();
+                        let side = handle
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                        (side, main)
+                    }
+                    // A thread that cannot be started: the same steps on this one.
+                    Err(_) => (side(), main()),
+                }
+            })
+        } else {
+            (Ok(side()?), main())
+        };
+        let Side {
+            chosen,
+            specs,
+            levels,
+        } = side?;
+        let Main {
+            mut info,
+            usage,
+            fixed,
+            declared,
+            pods,
+            mut warnings,
+            taints_seen,
+            priorities,
+        } = main?;
+        if let Some(f) = &chosen.choice.flavor {
+            for ((n, _), inf) in node_items.iter().zip(info.iter_mut()) {
                 for (k, want) in &f.node_labels {
                     let have = n.metadata.labels.get(k);
                     if have != Some(want) {
-                        exclusions.push(NodeExclusion::OutsideFlavor {
+                        inf.exclusions.push(NodeExclusion::OutsideFlavor {
                             flavor: f.name.clone(),
                             label: k.clone(),
                             want: want.clone(),
@@ -384,138 +389,11 @@ impl Cluster {
                     }
                 }
             }
-            let mut taints = Vec::with_capacity(n.spec.taints.len());
-            for (t, kt) in n.spec.taints.iter().enumerate() {
-                let taint = convert::taint(kt)
-                    .map_err(|e| e.under(&format!("spec.taints[{t}]")).at(origin))?;
-                let label = if kt.value.is_empty() {
-                    format!("{}:{}", kt.key, kt.effect)
-                } else {
-                    format!("{}={}:{}", kt.key, kt.value, kt.effect)
-                };
-                *taints_seen.entry(label).or_default() += 1;
-                taints.push(taint);
-            }
-            info.push(NodeInfo {
-                taints,
-                exclusions,
-                origin: origin.to_ref(),
-            });
-            usage.push(NodeUsage {
-                node: name.to_owned(),
-                allocatable: n
-                    .status
-                    .allocatable
-                    .iter()
-                    .map(|(k, v)| (k.to_owned(), v.0))
-                    .collect(),
-                used: Resources::new(),
-            });
         }
-        if no_ready > 0 {
-            warnings.push(format!(
-                "{no_ready} node(s) have no Ready condition; taken as ready"
-            ));
-        }
-
-        let priorities = PriorityClasses::read(objects)?;
-        // Evictable work by workload: its priority and what it uses per node.
-        let mut units: BTreeMap<String, (i32, BTreeMap<usize, Resources>)> = BTreeMap::new();
-        let mut pods = PodCounts::default();
-        let mut unknown_nodes: Vec<String> = Vec::new();
-        for item in &objects.items {
-            let Body::Pod(p) = &item.body else { continue };
-            if !options.ignore.is_empty()
-                && options
-                    .ignore
-                    .contains(&(p.metadata.namespace.clone(), p.metadata.name.clone()))
-            {
-                pods.ignored += 1;
-                continue;
-            }
-            if p.status.phase == "Succeeded" || p.status.phase == "Failed" {
-                pods.terminal += 1;
-                continue;
-            }
-            if p.spec.node_name.is_empty() {
-                pods.unbound += 1;
-                continue;
-            }
-            let Some(&ix) = index.get(p.spec.node_name.as_str()) else {
-                pods.on_unknown_nodes += 1;
-                if unknown_nodes.len() < 5 && !unknown_nodes.contains(&p.spec.node_name) {
-                    unknown_nodes.push(p.spec.node_name.clone());
-                }
-                continue;
-            };
-            let overflow = |resource: String| {
-                Error::new(
-                    ErrorKind::InvalidValue,
-                    &item.origin.source,
-                    format!("the requests of {resource} overflow"),
-                )
-                .at(&item.origin)
-                .with_field("spec")
-            };
-            let reqs = pod_requests_acc(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
-            let mut unit = if options.evictable {
-                let (priority, per_node) = units
-                    .entry(workload_of(p))
-                    .or_insert((i32::MIN, BTreeMap::new()));
-                *priority = (*priority).max(priorities.of_pod(p));
-                Some(per_node.entry(ix).or_default())
-            } else {
-                None
-            };
-            let used = &mut usage[ix].used;
-            for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
-                add(used, k, v).ok_or_else(|| overflow(k.to_owned()))?;
-                if let Some(u) = unit.as_deref_mut() {
-                    add(u, k, v).ok_or_else(|| overflow(k.to_owned()))?;
-                }
-            }
-            pods.counted += 1;
-        }
-        if pods.on_unknown_nodes > 0 {
-            warnings.push(format!(
-                "{} pod(s) are bound to nodes not in the input ({}); not counted",
-                pods.on_unknown_nodes,
-                unknown_nodes.join(", ")
-            ));
-        }
-
-        // What the evictable units use is theirs, not the node's fixed usage.
-        let mut fixed: Vec<Resources> = usage.iter().map(|u| u.used.clone()).collect();
-        let mut declared = Vec::with_capacity(units.len());
-        // A PodGroup's own priority is its pods' unit's.
-        let groups = if units.is_empty() {
-            BTreeMap::new()
-        } else {
-            priorities.of_groups(objects)
-        };
-        for (id, (priority, per_node)) in units {
-            let priority = groups.get(&id).copied().unwrap_or(priority);
-            let mut unit = EvictableUnit::new(id, priority);
-            for (ix, amounts) in per_node {
-                for (k, v) in amounts {
-                    if let Some(have) = fixed[ix].get_mut(&k) {
-                        *have = Quantity::from_millis(have.millis().saturating_sub(v.millis()));
-                    }
-                    unit = unit.amount(usage[ix].node.clone(), k, v);
-                }
-            }
-            declared.push(unit);
-        }
-        let mut nodes = Vec::with_capacity(usage.len());
-        for (((u, inf), used), node_labels) in usage.iter().zip(&info).zip(&fixed).zip(&labels) {
+        let mut nodes = specs;
+        for (i, (spec, inf)) in nodes.iter_mut().zip(&info).enumerate() {
             // Built in place (`set_*`), not moved through each builder call.
-            let mut spec = NodeSpec::new(u.node.clone());
-            for (k, v) in *node_labels {
-                spec.set_label(k.clone(), v.clone());
-            }
-            for (k, v) in &u.allocatable {
-                spec.set_capacity(k.clone(), *v);
-            }
+            let used = fixed.as_ref().map_or(&usage[i].used, |f| &f[i]);
             for (k, v) in used {
                 spec.set_used(k.clone(), *v);
             }
@@ -525,38 +403,7 @@ impl Cluster {
             if !inf.exclusions.is_empty() {
                 spec.set_schedulable(false);
             }
-            nodes.push(spec);
         }
-
-        let label_levels: Vec<&String> = chosen
-            .choice
-            .levels
-            .iter()
-            .filter(|l| *l != gang_core::HOSTNAME_LEVEL)
-            .collect();
-        let levels = label_levels
-            .iter()
-            .enumerate()
-            .map(|(d, l)| {
-                // Domains are full paths of values: b1/s1 and b2/s1 are two subblocks.
-                let paths: std::collections::BTreeSet<Vec<&str>> = labels
-                    .iter()
-                    .filter_map(|i| {
-                        label_levels[..=d]
-                            .iter()
-                            .map(|k| i.get(*k).map(String::as_str))
-                            .collect::<Option<Vec<&str>>>()
-                    })
-                    .collect();
-                let labelled = labels.iter().filter(|i| i.contains_key(*l)).count();
-                LevelCoverage {
-                    level: (*l).clone(),
-                    labelled,
-                    missing: info.len() - labelled,
-                    domains: paths.len(),
-                }
-            })
-            .collect();
         let excluded: Vec<ExcludedNode> = info
             .iter()
             .zip(&usage)
@@ -738,6 +585,292 @@ impl Cluster {
     }
 }
 
+/// The nodes at which [`Cluster::from_objects`] builds on two threads (when the
+/// machine has two): below, a thread costs more than it saves.
+const PARALLEL_NODES: usize = 1_000;
+
+fn use_two_threads(nodes: usize) -> bool {
+    nodes >= PARALLEL_NODES && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+/// What [`side_build`] makes: the topology, each node's description with its labels and
+/// capacities, and each level's coverage.
+struct Side {
+    chosen: crate::topology::Chosen,
+    specs: Vec<NodeSpec>,
+    levels: Vec<LevelCoverage>,
+}
+
+/// The topology choice and what follows from it and the nodes' labels alone.
+fn side_build(
+    objects: &Objects,
+    options: &ClusterOptions,
+    node_items: &[(&Node, &Origin)],
+    labels: &[&BTreeMap<String, String>],
+) -> Result<Side, Error> {
+    let chosen = choose(objects, &options.topology, labels)?;
+    let specs = node_items
+        .iter()
+        .zip(labels)
+        .map(|((n, _), node_labels)| {
+            let mut spec = NodeSpec::new(n.metadata.name.clone());
+            for (k, v) in *node_labels {
+                spec.set_label(k.clone(), v.clone());
+            }
+            // In name order, as the node's `NodeUsage::allocatable`.
+            for (k, v) in n.status.allocatable.iter() {
+                spec.set_capacity(k.to_owned(), v.0);
+            }
+            spec
+        })
+        .collect();
+    let label_levels: Vec<&String> = chosen
+        .choice
+        .levels
+        .iter()
+        .filter(|l| *l != gang_core::HOSTNAME_LEVEL)
+        .collect();
+    let levels = label_levels
+        .iter()
+        .enumerate()
+        .map(|(d, l)| {
+            // Domains are full paths of values: b1/s1 and b2/s1 are two subblocks.
+            let paths: std::collections::BTreeSet<Vec<&str>> = labels
+                .iter()
+                .filter_map(|i| {
+                    label_levels[..=d]
+                        .iter()
+                        .map(|k| i.get(*k).map(String::as_str))
+                        .collect::<Option<Vec<&str>>>()
+                })
+                .collect();
+            let labelled = labels.iter().filter(|i| i.contains_key(*l)).count();
+            LevelCoverage {
+                level: (*l).clone(),
+                labelled,
+                missing: labels.len() - labelled,
+                domains: paths.len(),
+            }
+        })
+        .collect();
+    Ok(Side {
+        chosen,
+        specs,
+        levels,
+    })
+}
+
+/// What [`main_build`] makes: the nodes' information (without the flavor's
+/// exclusions, which need the topology), usage, the usage not evictable, the evictable
+/// units, the pod counts and warnings.
+struct Main {
+    info: Vec<NodeInfo>,
+    usage: Vec<NodeUsage>,
+    /// The usage not evictable, when some is (else `usage`'s `used`).
+    fixed: Option<Vec<Resources>>,
+    declared: Vec<EvictableUnit>,
+    pods: PodCounts,
+    warnings: Vec<String>,
+    taints_seen: BTreeMap<String, usize>,
+    priorities: PriorityClasses,
+}
+
+/// The nodes read and the pods counted against them.
+fn main_build(
+    objects: &Objects,
+    options: &ClusterOptions,
+    node_items: &[(&Node, &Origin)],
+) -> Result<Main, Error> {
+    let mut warnings = Vec::new();
+    // Looked up once per pod (100,000 in a large snapshot): a fast hash of the name.
+    let mut index: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    index.reserve(node_items.len());
+    let mut info = Vec::with_capacity(node_items.len());
+    let mut usage = Vec::with_capacity(node_items.len());
+    let mut no_ready = 0usize;
+    let mut taints_seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (n, origin)) in node_items.iter().enumerate() {
+        let name = n.metadata.name.as_str();
+        if name.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidValue,
+                &origin.source,
+                "a Node needs a name",
+            )
+            .at(origin)
+            .with_field("metadata.name"));
+        }
+        if let Some(first) = index.insert(name, i) {
+            return Err(Error::new(
+                ErrorKind::InvalidValue,
+                &origin.source,
+                format!(
+                    "node {name} appears twice (also {} of {})",
+                    node_items[first].1.position, node_items[first].1.source
+                ),
+            )
+            .at(origin)
+            .with_field("metadata.name")
+            .with_value(name));
+        }
+        let mut exclusions = Vec::new();
+        match n.status.conditions.iter().find(|c| c.type_ == "Ready") {
+            Some(c) if c.status == "True" => {}
+            Some(c) => exclusions.push(NodeExclusion::NotReady {
+                status: c.status.clone(),
+                detail: c.reason.clone(),
+            }),
+            None => no_ready += 1,
+        }
+        if n.spec.unschedulable {
+            exclusions.push(NodeExclusion::Unschedulable);
+        }
+        let mut taints = Vec::with_capacity(n.spec.taints.len());
+        for (t, kt) in n.spec.taints.iter().enumerate() {
+            let taint =
+                convert::taint(kt).map_err(|e| e.under(&format!("spec.taints[{t}]")).at(origin))?;
+            let label = if kt.value.is_empty() {
+                format!("{}:{}", kt.key, kt.effect)
+            } else {
+                format!("{}={}:{}", kt.key, kt.value, kt.effect)
+            };
+            *taints_seen.entry(label).or_default() += 1;
+            taints.push(taint);
+        }
+        info.push(NodeInfo {
+            taints,
+            exclusions,
+            origin: origin.to_ref(),
+        });
+        usage.push(NodeUsage {
+            node: name.to_owned(),
+            allocatable: n
+                .status
+                .allocatable
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.0))
+                .collect(),
+            used: Resources::new(),
+        });
+    }
+    if no_ready > 0 {
+        warnings.push(format!(
+            "{no_ready} node(s) have no Ready condition; taken as ready"
+        ));
+    }
+
+    let priorities = PriorityClasses::read(objects)?;
+    // Evictable work by workload: its priority and what it uses per node.
+    let mut units: BTreeMap<String, (i32, BTreeMap<usize, Resources>)> = BTreeMap::new();
+    let mut pods = PodCounts::default();
+    let mut unknown_nodes: Vec<String> = Vec::new();
+    // What each node's pods use, summed as they come (a handful of names per node: a
+    // vector borrowing the pods' names, not a map of strings; the same sums in the same
+    // order, so the same overflow), made the node's `used` after the last pod.
+    let mut used: Vec<Acc<'_>> = vec![Acc::new(); node_items.len()];
+    for item in &objects.items {
+        let Body::Pod(p) = &item.body else { continue };
+        if !options.ignore.is_empty()
+            && options
+                .ignore
+                .contains(&(p.metadata.namespace.clone(), p.metadata.name.clone()))
+        {
+            pods.ignored += 1;
+            continue;
+        }
+        if p.status.phase == "Succeeded" || p.status.phase == "Failed" {
+            pods.terminal += 1;
+            continue;
+        }
+        if p.spec.node_name.is_empty() {
+            pods.unbound += 1;
+            continue;
+        }
+        let Some(&ix) = index.get(p.spec.node_name.as_str()) else {
+            pods.on_unknown_nodes += 1;
+            if unknown_nodes.len() < 5 && !unknown_nodes.contains(&p.spec.node_name) {
+                unknown_nodes.push(p.spec.node_name.clone());
+            }
+            continue;
+        };
+        let overflow = |resource: String| {
+            Error::new(
+                ErrorKind::InvalidValue,
+                &item.origin.source,
+                format!("the requests of {resource} overflow"),
+            )
+            .at(&item.origin)
+            .with_field("spec")
+        };
+        let reqs = pod_requests_acc(&p.spec, Some(&p.status)).map_err(|o| overflow(o.0))?;
+        let mut unit = if options.evictable {
+            let (priority, per_node) = units
+                .entry(workload_of(p))
+                .or_insert((i32::MIN, BTreeMap::new()));
+            *priority = (*priority).max(priorities.of_pod(p));
+            Some(per_node.entry(ix).or_default())
+        } else {
+            None
+        };
+        let used = &mut used[ix];
+        for (k, v) in reqs.into_iter().chain(std::iter::once(("pods", 1000))) {
+            add_acc(used, k, v).ok_or_else(|| overflow(k.to_owned()))?;
+            if let Some(u) = unit.as_deref_mut() {
+                add(u, k, v).ok_or_else(|| overflow(k.to_owned()))?;
+            }
+        }
+        pods.counted += 1;
+    }
+    if pods.on_unknown_nodes > 0 {
+        warnings.push(format!(
+            "{} pod(s) are bound to nodes not in the input ({}); not counted",
+            pods.on_unknown_nodes,
+            unknown_nodes.join(", ")
+        ));
+    }
+
+    for (u, acc) in usage.iter_mut().zip(&used) {
+        u.used = acc
+            .iter()
+            .map(|&(k, v)| (k.to_owned(), Quantity::from_millis(v)))
+            .collect();
+    }
+    // What the evictable units use is theirs, not the node's fixed usage (without
+    // units, the usage itself).
+    let mut fixed: Option<Vec<Resources>> =
+        (!units.is_empty()).then(|| usage.iter().map(|u| u.used.clone()).collect());
+    let mut declared = Vec::with_capacity(units.len());
+    // A PodGroup's own priority is its pods' unit's.
+    let groups = if units.is_empty() {
+        BTreeMap::new()
+    } else {
+        priorities.of_groups(objects)
+    };
+    for (id, (priority, per_node)) in units {
+        let priority = groups.get(&id).copied().unwrap_or(priority);
+        let mut unit = EvictableUnit::new(id, priority);
+        for (ix, amounts) in per_node {
+            for (k, v) in amounts {
+                if let Some(have) = fixed.as_mut().and_then(|f| f[ix].get_mut(&k)) {
+                    *have = Quantity::from_millis(have.millis().saturating_sub(v.millis()));
+                }
+                unit = unit.amount(usage[ix].node.clone(), k, v);
+            }
+        }
+        declared.push(unit);
+    }
+    Ok(Main {
+        info,
+        usage,
+        fixed,
+        declared,
+        pods,
+        warnings,
+        taints_seen,
+        priorities,
+    })
+}
+
 /// gang-core's node field names → the Kubernetes fields they came from.
 fn map_node_field(rest: &str) -> String {
     if let Some(r) = rest.strip_prefix("labels.") {
@@ -753,6 +886,15 @@ fn map_node_field(rest: &str) -> String {
     }
 }
 
+/// Adds `v` milli-units of `k` to `acc`; `None` on overflow.
+fn add_acc<'a>(acc: &mut Acc<'a>, k: &'a str, v: u64) -> Option<()> {
+    match acc.iter_mut().find(|(n, _)| *n == k) {
+        Some((_, have)) => *have = have.checked_add(v)?,
+        None => acc.push((k, v)),
+    }
+    Some(())
+}
+
 /// Adds `v` milli-units of `k` to `r`; `None` on overflow.
 fn add(r: &mut Resources, k: &str, v: u64) -> Option<()> {
     match r.get_mut(k) {
@@ -762,4 +904,156 @@ fn add(r: &mut Resources, k: &str, v: u64) -> Option<()> {
         }
     }
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    thread_local! {
+        /// Side threads started by [`Cluster::build`] called on this thread.
+        pub(super) static SPAWNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A cluster of `nodes` nodes in racks of four (every seventh not ready, every
+    /// eleventh cordoned, every fifth outside the flavor's node pool, GPU taints), two
+    /// pods per node (some terminal, pending, on unknown nodes, of two Jobs), a Kueue
+    /// Topology and ResourceFlavor, and a PriorityClass; `extra` appended as written.
+    fn objects(nodes: usize, extra: &str) -> Objects {
+        let mut y = String::from(
+            "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec:\n  levels: [{nodeLabel: block}, {nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: t}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n",
+        );
+        for i in 0..nodes {
+            let ready = if i % 7 == 3 { "False" } else { "True" };
+            let pool = if i % 5 == 4 { "cpu" } else { "gpu" };
+            let cordon = if i % 11 == 2 {
+                "unschedulable: true, "
+            } else {
+                ""
+            };
+            y.push_str(&format!(
+                "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{block: b{}, rack: r{}, pool: {pool}, kubernetes.io/hostname: n{i}}}}}\nspec: {{{cordon}taints: [{{key: nvidia.com/gpu, value: present, effect: NoSchedule}}]}}\nstatus:\n  allocatable: {{cpu: \"96\", memory: 1Ti, nvidia.com/gpu: \"8\", pods: \"110\"}}\n  conditions: [{{type: Ready, status: \"{ready}\"}}]\n",
+                i / 16,
+                i / 4
+            ));
+        }
+        for i in 0..nodes * 2 {
+            let node = if i % 13 == 5 {
+                format!("gone-{}", i % 3)
+            } else if i % 17 == 1 {
+                String::new()
+            } else {
+                format!("n{}", i / 2)
+            };
+            let phase = if i % 19 == 0 { "Succeeded" } else { "Running" };
+            y.push_str(&format!(
+                "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: ml, ownerReferences: [{{kind: Job, name: j{}}}]}}\nspec:\n  nodeName: \"{node}\"\n  priorityClassName: high\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{}\", nvidia.com/gpu: \"{}\"}}}}}}]\nstatus: {{phase: {phase}}}\n",
+                i % 2,
+                i % 5 + 1,
+                i % 3
+            ));
+        }
+        y.push_str(extra);
+        Objects::parse("c.yaml", &y).unwrap()
+    }
+
+    /// Built on two threads or one: the same cluster, or the same error, for every
+    /// option (ignored pods, evictable units, a flavor's exclusions, the topology's
+    /// levels given or from Kueue).
+    #[test]
+    fn two_threads_build_what_one_builds() {
+        let o = objects(60, "");
+        let sources = [
+            TopologySource::Auto,
+            TopologySource::Levels(vec!["block".into(), "rack".into()]),
+        ];
+        for source in sources {
+            for evictable in [false, true] {
+                let opts = ClusterOptions::new()
+                    .topology(source.clone())
+                    .evictable_pods(evictable)
+                    .ignore_pod("ml", "p7");
+                let one = Cluster::build(&o, &opts, Some(false)).unwrap();
+                let two = Cluster::build(&o, &opts, Some(true)).unwrap();
+                assert_eq!(format!("{two:?}"), format!("{one:?}"));
+                assert_eq!(two.inventory().is_ok(), one.inventory().is_ok());
+                assert_eq!(two.nodes().len(), 60);
+            }
+        }
+        let c = Cluster::build(&o, &ClusterOptions::new(), Some(true)).unwrap();
+        assert!(c.report().excluded.iter().any(|e| e
+            .reasons
+            .iter()
+            .any(|r| matches!(r, NodeExclusion::OutsideFlavor { .. }))));
+        assert!(!c.report().warnings.is_empty());
+        // Errors: the topology's before a node's, a node's before a pod's, whichever
+        // thread meets it.
+        let dup = "---\napiVersion: v1\nkind: Node\nmetadata: {name: n3}\n";
+        let overflow = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: \"18446744073709551\"}}}, {name: d, resources: {requests: {cpu: \"18446744073709551\"}}}]}\n";
+        for (extra, levels) in [
+            (dup, vec!["missing-label".to_owned()]),
+            (dup, vec!["rack".to_owned()]),
+            (overflow, vec!["rack".to_owned()]),
+            (overflow, vec!["missing-label".to_owned()]),
+        ] {
+            let o = objects(20, extra);
+            let opts = ClusterOptions::new().topology(TopologySource::Levels(levels.clone()));
+            let one = Cluster::build(&o, &opts, Some(false)).unwrap_err();
+            let two = Cluster::build(&o, &opts, Some(true)).unwrap_err();
+            assert_eq!(format!("{two:?}"), format!("{one:?}"), "{levels:?}");
+        }
+    }
+
+    /// A node's usage summed over its pods: exact, and an overflow names the pod at
+    /// which the sum overflows (each pod's own requests fit).
+    #[test]
+    fn usage_sums_over_pods_and_names_the_pod_that_overflows() {
+        let pod = |name: &str, cpu: &str| {
+            format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml}}\nspec: {{nodeName: n1, containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\", example.com/x: \"1\"}}}}}}]}}\n")
+        };
+        let big = "9223372036854775";
+        let fits = format!("{}{}", pod("a", big), pod("b", "1"));
+        let o = objects(3, &fits);
+        for two in [false, true] {
+            let c = Cluster::build(&o, &ClusterOptions::new(), Some(two)).unwrap();
+            let used = &c.usage()[1].used;
+            assert_eq!(
+                used["cpu"].millis(),
+                9_223_372_036_854_775_000 + 1000 + 3000 + 4000
+            );
+            assert_eq!(used["example.com/x"].millis(), 2000);
+            assert_eq!(used["pods"].millis(), 4000);
+            assert!(c.usage()[1].used.keys().eq([
+                "cpu",
+                "example.com/x",
+                "nvidia.com/gpu",
+                "pods"
+            ]));
+        }
+        let over = format!("{}{}{}", pod("a", big), pod("b", big), pod("c", big));
+        let o = objects(3, &over);
+        for two in [false, true] {
+            let e = Cluster::build(&o, &ClusterOptions::new(), Some(two)).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            assert!(e.to_string().contains("Pod/ml/b"), "{e}");
+            assert!(
+                e.to_string().contains("the requests of cpu overflow"),
+                "{e}"
+            );
+        }
+    }
+
+    /// A large cluster is built on two threads when the machine has two.
+    #[test]
+    fn a_large_cluster_is_built_on_two_threads() {
+        let before = SPAWNED.with(|n| n.get());
+        let small = objects(10, "");
+        Cluster::from_objects(&small, &ClusterOptions::new()).unwrap();
+        let large = objects(PARALLEL_NODES, "");
+        let c = Cluster::from_objects(&large, &ClusterOptions::new()).unwrap();
+        assert_eq!(c.nodes().len(), PARALLEL_NODES);
+        let spawned = SPAWNED.with(|n| n.get()) - before;
+        let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        assert_eq!(spawned, usize::from(two));
+    }
 }
