@@ -1339,7 +1339,7 @@ mod tests {
         build(&["zone", "block", "rack"], nodes)
     }
 
-    fn capacities(inv: &Inventory, c: &CompiledGang) -> Capacities {
+    pub(super) fn capacities(inv: &Inventory, c: &CompiledGang) -> Capacities {
         let mut s = Capacities::default();
         let role = &c.inner.roles[0];
         rollup(

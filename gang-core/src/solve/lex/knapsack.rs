@@ -480,9 +480,8 @@ fn narrow_child(
 /// children and units for an assignment, the same members on the same nodes.
 #[cfg(test)]
 mod tests {
+    use super::super::tests::capacities;
     use super::super::*;
-    use crate::compile::CompiledGang;
-    use crate::solve::{peaks, rollup::rollup};
     use crate::testkit::build;
     use crate::{Gang, NodeSpec, Role};
     use proptest::prelude::*;
@@ -515,21 +514,6 @@ mod tests {
             })
             .collect();
         build(levels, specs)
-    }
-
-    fn capacities(inv: &crate::Inventory, c: &CompiledGang) -> Capacities {
-        let mut s = Capacities::default();
-        let role = &c.inner.roles[0];
-        rollup(
-            inv,
-            role,
-            Grain::of(&c.inner, role),
-            Scope::CLUSTER,
-            None,
-            &mut s,
-        );
-        peaks::fill(inv, &mut s);
-        s
     }
 
     /// Every domain of width 2, every amount (in its grain): the narrow and the packed
