@@ -111,15 +111,6 @@ pub(crate) struct Lex {
     /// reuses those of the domain it assigns, whichever was computed last.
     memo: Vec<Item>,
     memo_keys: Vec<((usize, u32, u64), u32, u32)>,
-    /// The width-2 vectors [`Objective::nodes_exact`] settled in this query, per
-    /// `(depth, first node, members)`: an assignment's knapsack drops the children no
-    /// placement with that vector can use (`lex/knapsack.rs`).
-    known: Vec<((usize, u32, u64), [u32; 2])>,
-    /// Tests: never drop children by the known vector, and how many were dropped so.
-    #[cfg(test)]
-    no_known: bool,
-    #[cfg(test)]
-    dropped_known: u64,
     /// Tests: only the last knapsack's children are kept (to compare with keeping
     /// every one), and how many assignments took their children from `memo`.
     #[cfg(test)]
@@ -233,7 +224,6 @@ impl Objective<'_> {
         // A new query: the memos speak of other capacities.
         lx.memo.clear();
         lx.memo_keys.clear();
-        lx.known.clear();
         lx.picks.clear();
         let caps = &self.caps.caps[t.ix()];
         let peaks = &self.caps.peaks[t.ix()];
@@ -656,7 +646,6 @@ impl Objective<'_> {
         // The node bound met by the children that hold the most (width 2).
         if let Some(v) = self.nodes_exact(lx, d, di, x) {
             out.copy_from_slice(&v);
-            self.known(lx, d, &dom, x, v);
             return;
         }
         // The knapsack, its children kept for the assignment that usually follows.
@@ -716,7 +705,6 @@ impl Objective<'_> {
             if later {
                 if let Some(v) = self.nodes_exact(lx, d, di, x) {
                     out.copy_from_slice(&v);
-                    self.known(lx, d, &dom, x, v);
                     return Eval::Done;
                 }
                 return Eval::Later;

@@ -48,7 +48,7 @@ impl Objective<'_> {
             }
         }
         if assign {
-            self.drop_unusable_kids(lx, d, dom, kb, x);
+            self.drop_unusable_kids(lx, d, kb, x);
         }
         let ke = lx.kids.len();
         let chb = lx.choice.len();
@@ -289,14 +289,7 @@ impl Objective<'_> {
     /// without them every state on that path keeps its value and every other state
     /// only grows (fewer subsets, fewer states kept), so each choice on the path, the
     /// first least, is the same, and so are the children and amounts it yields.
-    pub(super) fn drop_unusable_kids(
-        &self,
-        lx: &mut Lex,
-        d: Depth,
-        dom: &Domain,
-        kb: usize,
-        x: u64,
-    ) {
+    pub(super) fn drop_unusable_kids(&self, lx: &mut Lex, d: Depth, kb: usize, x: u64) {
         if self.width(d) != 2 || !self.pool_allowed(d) || self.grain.at(d.child()) != 1 {
             return;
         }
@@ -326,140 +319,6 @@ impl Objective<'_> {
         #[cfg(test)]
         {
             lx.dropped += (lx.kids.len() - kept) as u64;
-        }
-        lx.kids.truncate(kept);
-        self.drop_by_known(lx, d, dom, kb, x, (r, most));
-    }
-
-    /// Records the least vector `v` of `x` members in `dom` (depth `d`, width 2) that
-    /// [`Objective::nodes_exact`] settled, for an assignment of the same in this query.
-    pub(super) fn known(&self, lx: &mut Lex, d: Depth, dom: &Domain, x: u64, v: [u32; 2]) {
-        lx.known.push(((d.ix(), dom.start, x), v));
-    }
-
-    /// After [`Objective::drop_unusable_kids`], when this query settled the least vector
-    /// `[r, k]` of `x` members in `dom`: removes from `lx.kids[kb..]` the children no
-    /// placement with that vector can use. A child `j` on such a placement takes `m` of
-    /// its own nodes (`1 <= m <= q = k - (r - 1)`, each of the others taking one at
-    /// least), so at most `H_j(m)`, the sum of its `m` largest fits; the `r - 1` other
-    /// children take `k - m` nodes in all, each at most `p = k - m - (r - 2)`, so at
-    /// most the `r - 1` largest capacities (`most`, with `fewest` the vector's `r`),
-    /// the sum `N(k - m)` of the `k - m` largest fits of the whole domain, and the
-    /// `r - 1` largest `H_i(p)` of the others; a child for which `H_j(m)` and the least
-    /// of those fall short of `x` at every `m` is on no such placement.
-    /// The path the knapsack follows back has that vector, so (as in
-    /// `drop_unusable_kids`) every choice on it stays the same.
-    fn drop_by_known(
-        &self,
-        lx: &mut Lex,
-        d: Depth,
-        dom: &Domain,
-        kb: usize,
-        x: u64,
-        (fewest, most): (usize, u64),
-    ) {
-        #[cfg(test)]
-        if lx.no_known {
-            return;
-        }
-        let key = (d.ix(), dom.start, x);
-        let Some(&(_, [r, k])) = lx.known.iter().rev().find(|e| e.0 == key) else {
-            return;
-        };
-        let (r, k) = (r as usize, k as usize);
-        let n = lx.kids.len() - kb;
-        if r != fewest || r == 0 || k < r || r > KNOWN_R || n * (k + 2 * r) > KNOWN_CELLS {
-            return;
-        }
-        // The most nodes one child of such a placement takes.
-        let q = k - (r - 1);
-        let base = lx.sorted.len();
-        let (hb, tb) = (base + k + 1, base + k + 1 + n * q);
-        lx.sorted.resize(tb + 2 * q * r, 0);
-        // N(0..=k): the sums of the k largest fits of the whole domain.
-        let fb = lx.sorted.len();
-        lx.sorted.extend(
-            self.caps.fits[dom.nodes()]
-                .iter()
-                .filter(|&&f| f > 0)
-                .map(|&f| u64::from(f)),
-        );
-        prefix_sums(&mut lx.sorted, base, fb, k);
-        // H_j(1..=q) of each child j: its q largest fits, summed (at most x).
-        for j in 0..n {
-            let (child, cap) = lx.kids[kb + j];
-            let fb = lx.sorted.len();
-            match child {
-                Child::Node(_) => lx.sorted.push(cap),
-                Child::Domain(ci) => {
-                    let cd = *self.inv.domain(d.child(), ci);
-                    lx.sorted.extend(
-                        self.caps.fits[cd.nodes()]
-                            .iter()
-                            .filter(|&&f| f > 0)
-                            .map(|&f| u64::from(f)),
-                    );
-                }
-            }
-            // Into row j (`hb + j * q`), through a scratch row of q + 1 at the end.
-            let sb = lx.sorted.len();
-            lx.sorted.resize(sb + q + 1, 0);
-            prefix_sums(&mut lx.sorted, sb, fb, q);
-            for m in 1..=q {
-                lx.sorted[hb + j * q + m - 1] = lx.sorted[sb + m].min(x);
-            }
-            lx.sorted.truncate(fb);
-        }
-        // For p = 1..=q: the r largest H_i(p) and their children (`tb + (p - 1) * 2r`).
-        for p in 1..=q {
-            let t = tb + (p - 1) * 2 * r;
-            for j in 0..n {
-                let h = lx.sorted[hb + j * q + p - 1];
-                if h <= lx.sorted[t + r - 1] {
-                    continue;
-                }
-                let mut at = r - 1;
-                while at > 0 && lx.sorted[t + at - 1] < h {
-                    lx.sorted[t + at] = lx.sorted[t + at - 1];
-                    lx.sorted[t + r + at] = lx.sorted[t + r + at - 1];
-                    at -= 1;
-                }
-                lx.sorted[t + at] = h;
-                lx.sorted[t + r + at] = j as u64;
-            }
-        }
-        // Child j with m nodes, the others with at most k - m nodes in all and each at
-        // most p = k - m - (r - 2): at most the r - 1 largest H_i(p) of the others.
-        let sorted = &lx.sorted;
-        let others = |j: usize, m: usize| -> u64 {
-            let p = k + 2 - r - m;
-            let t = tb + (p - 1) * 2 * r;
-            let mut sum = 0u64;
-            let mut taken = 0;
-            for e in 0..r {
-                if taken == r - 1 {
-                    break;
-                }
-                if sorted[t + r + e] == j as u64 && sorted[t + e] > 0 {
-                    continue;
-                }
-                sum += sorted[t + e];
-                taken += 1;
-            }
-            sum.min(most).min(sorted[base + k - m])
-        };
-        let mut kept = kb;
-        for j in 0..n {
-            let usable = (1..=q).any(|m| sorted[hb + j * q + m - 1] + others(j, m) >= x);
-            if usable {
-                lx.kids[kept] = lx.kids[kb + j];
-                kept += 1;
-            }
-        }
-        lx.sorted.truncate(base);
-        #[cfg(test)]
-        {
-            lx.dropped_known += (lx.kids.len() - kept) as u64;
         }
         lx.kids.truncate(kept);
     }
@@ -527,29 +386,6 @@ impl Objective<'_> {
             }
         }
         lx.table.truncate(base);
-    }
-}
-
-/// [`Objective::drop_by_known`] only for vectors of at most this many children, and
-/// tables of at most this many cells.
-const KNOWN_R: usize = 16;
-const KNOWN_CELLS: usize = 1 << 16;
-
-/// The running sums of the `len` largest of `v[from..]` (sorted here, largest first)
-/// into `v[at..=at + len]` (`v[at]` = 0; past the values, the sum of all of them).
-fn prefix_sums(v: &mut [u64], at: usize, from: usize, len: usize) {
-    let vals = &mut v[from..];
-    let top = len.min(vals.len());
-    if top > 0 && top < vals.len() {
-        vals.select_nth_unstable_by(top - 1, |a, b| b.cmp(a));
-    }
-    vals[..top].sort_unstable_by(|a, b| b.cmp(a));
-    let mut acc = 0u64;
-    for i in 0..=len {
-        if i > 0 && i <= top {
-            acc = acc.saturating_add(v[from + i - 1]);
-        }
-        v[at + i] = acc;
     }
 }
 
@@ -814,11 +650,9 @@ mod memo_tests {
 
     /// Every depth, every count (in the gang's grain): the domain `choose_domain`
     /// picks and the members `assign` puts on each node, with only the last knapsack's
-    /// children kept and no child dropped by the known vector (the old way), and with
-    /// every one's and those dropped. Returns how many more assignments took their
-    /// children from the memo the new way, and how many children it dropped by the
-    /// known vector.
-    fn compare(inv: &crate::Inventory, gang: &crate::Gang, policy: Policy) -> (u64, u64) {
+    /// children kept and with every one's. Returns how many more assignments took
+    /// their children from the memo with every one kept.
+    fn compare(inv: &crate::Inventory, gang: &crate::Gang, policy: Policy) -> u64 {
         let c = inv.compile(gang).unwrap();
         let caps = profiled(inv, &c);
         let o = Objective {
@@ -832,7 +666,7 @@ mod memo_tests {
         let total = caps.caps[0][0];
         let mut at = Attempt::default();
         at.ensure(inv);
-        let (mut hits, mut dropped) = ([0u64; 2], [0u64; 2]);
+        let mut hits = [0u64; 2];
         for t in 0..=inv.label_depth() {
             let t = Depth(t);
             if inv.is_node_level(t) {
@@ -840,10 +674,9 @@ mod memo_tests {
             }
             for count in (step..=total).step_by(step as usize) {
                 let mut got = Vec::new();
-                for (k, old) in [true, false].into_iter().enumerate() {
+                for (k, last) in [true, false].into_iter().enumerate() {
                     let mut lx = Lex {
-                        memo_last: old,
-                        no_known: old,
+                        memo_last: last,
                         ..Lex::default()
                     };
                     let chosen = o.choose_domain(&mut lx, t, count, count, step, None);
@@ -854,14 +687,12 @@ mod memo_tests {
                         assert_eq!(sum, placed);
                     }
                     hits[k] += lx.memo_hits;
-                    dropped[k] += lx.dropped_known;
                     got.push((chosen, at.assign.clone()));
                 }
                 assert_eq!(got[0], got[1], "depth {}, {count} members", t.ix());
             }
         }
-        assert_eq!(dropped[0], 0);
-        (hits[1] - hits[0], dropped[1])
+        hits[1] - hits[0]
     }
 
     proptest! {
@@ -884,11 +715,11 @@ mod memo_tests {
     }
 
     /// The comparison above takes children from the memo that only keeping every
-    /// knapsack's children finds, and drops children by the known vector.
+    /// knapsack's children finds.
     #[test]
     fn earlier_knapsacks_children_are_reused() {
         let mut next = crate::solve::xorshift(17);
-        let (mut more, mut dropped) = (0, 0);
+        let mut more = 0;
         for k in 0..200 {
             let three = k % 2 == 1;
             let nodes: Vec<_> = (0..1 + next(59))
@@ -901,13 +732,10 @@ mod memo_tests {
             let inv = inventory(three, &nodes);
             let slice = (k / 2 % 4) as u32;
             for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
-                let (m, k) = compare(&inv, &gang(three, slice), policy);
-                more += m;
-                dropped += k;
+                more += compare(&inv, &gang(three, slice), policy);
             }
         }
-        eprintln!("{more} more from the memo, {dropped} dropped by the known vector");
         assert!(more > 100, "{more} more from the memo");
-        assert!(dropped > 100, "{dropped} dropped by the known vector");
+        eprintln!("{more} more from the memo");
     }
 }
