@@ -703,7 +703,7 @@ mod memo_tests {
             three in any::<bool>(),
             slice in 0u32..4,
             nodes in proptest::collection::vec(
-                (0u8..2, 0u8..3, 0u8..4, 0u8..=3, 0i64..=4, 0i64..=4),
+                (0u8..2, 0u8..3, 0u8..4, 0u8..=8, 0i64..=4, 0i64..=2),
                 1..60,
             ),
         ) {
