@@ -106,10 +106,17 @@ pub(crate) struct Lex {
     pool: Vec<(u64, u32)>,
     /// Descent items.
     items: Vec<Item>,
-    /// The children the last knapsack of [`Objective::vector`] used, for `(depth,
-    /// domain, members)`: the assignment that follows reuses them.
+    /// The children every knapsack of [`Objective::vector`] used in this query, for
+    /// `(depth, domain, members)` (their range in `memo`): the assignment that follows
+    /// reuses those of the domain it assigns, whichever was computed last.
     memo: Vec<Item>,
-    memo_key: Option<(usize, u32, u64)>,
+    memo_keys: Vec<((usize, u32, u64), u32, u32)>,
+    /// Tests: only the last knapsack's children are kept (to compare with keeping
+    /// every one), and how many assignments took their children from `memo`.
+    #[cfg(test)]
+    memo_last: bool,
+    #[cfg(test)]
+    memo_hits: u64,
     /// The child [`Objective::best_child`] chose, per `(depth, first node, members)`,
     /// in this query: the assignment follows the same choices without comparing again.
     picks: Vec<((usize, u32, u64), Child)>,
@@ -215,7 +222,8 @@ impl Objective<'_> {
         within: Option<&[u32]>,
     ) -> Option<(u64, u32)> {
         // A new query: the memos speak of other capacities.
-        lx.memo_key = None;
+        lx.memo.clear();
+        lx.memo_keys.clear();
         lx.picks.clear();
         let caps = &self.caps.caps[t.ix()];
         let peaks = &self.caps.peaks[t.ix()];
@@ -644,9 +652,16 @@ impl Objective<'_> {
         let ib = lx.items.len();
         let v = self.knapsack_children(lx, d, &dom, x);
         out.copy_from_slice(&v[..out.len()]);
-        lx.memo.clear();
-        lx.memo.extend_from_slice(&lx.items[ib..]);
-        lx.memo_key = Some((d.ix(), di, x));
+        #[cfg(test)]
+        if lx.memo_last {
+            lx.memo.clear();
+            lx.memo_keys.clear();
+        }
+        let mb = lx.memo.len() as u32;
+        let Lex { items, memo, .. } = &mut *lx;
+        memo.extend_from_slice(&items[ib..]);
+        let me = lx.memo.len() as u32;
+        lx.memo_keys.push(((d.ix(), di, x), mb, me));
         lx.items.truncate(ib);
     }
 
@@ -1014,12 +1029,17 @@ impl Objective<'_> {
             return;
         }
         lx.pool.truncate(pb);
-        // The knapsack's children (from the memo when the last vector computed was
-        // this one's), then the split.
+        // The knapsack's children (from the memo when this query computed this
+        // vector by the knapsack), then the split.
         let ib = lx.items.len();
-        if lx.memo_key == Some((d.ix(), scope.index, x)) {
+        let key = (d.ix(), scope.index, x);
+        if let Some(&(_, mb, me)) = lx.memo_keys.iter().rev().find(|m| m.0 == key) {
+            #[cfg(test)]
+            {
+                lx.memo_hits += 1;
+            }
             let Lex { items, memo, .. } = &mut *lx;
-            items.extend_from_slice(memo);
+            items.extend_from_slice(&memo[mb as usize..me as usize]);
         } else {
             self.knapsack_children(lx, d, &dom, x);
         }

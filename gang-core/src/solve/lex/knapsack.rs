@@ -490,7 +490,7 @@ mod tests {
 
     /// Nodes as `(zone, block, rack, labels kept (0..=3), GPUs, GPUs used)` under two
     /// (block, rack) or three (zone, block, rack) label levels.
-    fn inventory(three: bool, nodes: &[(u8, u8, u8, u8, i64, i64)]) -> crate::Inventory {
+    pub(super) fn inventory(three: bool, nodes: &[(u8, u8, u8, u8, i64, i64)]) -> crate::Inventory {
         let levels: &[&str] = if three {
             &["zone", "block", "rack"]
         } else {
@@ -581,7 +581,7 @@ mod tests {
 
     /// The gang: one-GPU members, unconstrained, or required in a zone/block with slices
     /// of `slice` in a rack (slices apply to constrained roles).
-    fn gang(three: bool, slice: u32) -> Gang {
+    pub(super) fn gang(three: bool, slice: u32) -> Gang {
         match slice {
             0 | 1 => Gang::new("g").role(Role::new("w", 1).request(GPU, 1)),
             s => Gang::new("g")
@@ -636,5 +636,106 @@ mod tests {
             plain > 1000 && sliced > 200,
             "{plain} plain, {sliced} sliced"
         );
+    }
+}
+
+/// Keeping the children of every knapsack of a query (not only the last one's) for the
+/// assignment: the same domain, the same members on the same nodes.
+#[cfg(test)]
+mod memo_tests {
+    use super::super::tests::profiled;
+    use super::super::*;
+    use super::tests::{gang, inventory};
+    use proptest::prelude::*;
+
+    /// Every depth, every count (in the gang's grain): the domain `choose_domain`
+    /// picks and the members `assign` puts on each node, with only the last knapsack's
+    /// children kept and with every one's. Returns how many more assignments took
+    /// their children from the memo with every one kept.
+    fn compare(inv: &crate::Inventory, gang: &crate::Gang, policy: Policy) -> u64 {
+        let c = inv.compile(gang).unwrap();
+        let caps = profiled(inv, &c);
+        let o = Objective {
+            inv,
+            caps: &caps,
+            grain: Grain::of(&c.inner, &c.inner.roles[0]),
+            policy,
+            ri: RoleIx(0),
+        };
+        let step = o.grain.at(Depth::CLUSTER).max(1);
+        let total = caps.caps[0][0];
+        let mut at = Attempt::default();
+        at.ensure(inv);
+        let mut hits = [0u64; 2];
+        for t in 0..=inv.label_depth() {
+            let t = Depth(t);
+            if inv.is_node_level(t) {
+                continue;
+            }
+            for count in (step..=total).step_by(step as usize) {
+                let mut got = Vec::new();
+                for (k, last) in [true, false].into_iter().enumerate() {
+                    let mut lx = Lex {
+                        memo_last: last,
+                        ..Lex::default()
+                    };
+                    let chosen = o.choose_domain(&mut lx, t, count, count, step, None);
+                    at.fresh(inv.resources.len());
+                    if let Some((placed, index)) = chosen {
+                        o.assign(&mut lx, Scope::new(t, index), placed, &mut at);
+                        let sum: u64 = at.assign.iter().map(|m| u64::from(m.2)).sum();
+                        assert_eq!(sum, placed);
+                    }
+                    hits[k] += lx.memo_hits;
+                    got.push((chosen, at.assign.clone()));
+                }
+                assert_eq!(got[0], got[1], "depth {}, {count} members", t.ix());
+            }
+        }
+        hits[1] - hits[0]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn every_knapsacks_children_give_the_same_assignment(
+            three in any::<bool>(),
+            slice in 0u32..4,
+            nodes in proptest::collection::vec(
+                (0u8..2, 0u8..3, 0u8..4, 0u8..=8, 0i64..=4, 0i64..=2),
+                1..60,
+            ),
+        ) {
+            let inv = inventory(three, &nodes);
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                compare(&inv, &gang(three, slice), policy);
+            }
+        }
+    }
+
+    /// The comparison above takes children from the memo that only keeping every
+    /// knapsack's children finds.
+    #[test]
+    fn earlier_knapsacks_children_are_reused() {
+        let mut next = crate::solve::xorshift(17);
+        let mut more = 0;
+        for k in 0..200 {
+            let three = k % 2 == 1;
+            let nodes: Vec<_> = (0..1 + next(59))
+                .map(|_| {
+                    let (z, b, r) = (next(2) as u8, next(3) as u8, next(4) as u8);
+                    let kept = if next(8) == 0 { next(3) } else { 3 };
+                    (z, b, r, kept as u8, next(5) as i64, next(3) as i64)
+                })
+                .collect();
+            let inv = inventory(three, &nodes);
+            let slice = (k / 2 % 4) as u32;
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                more += compare(&inv, &gang(three, slice), policy);
+            }
+        }
+        assert!(more > 100, "{more} more from the memo");
+        eprintln!("{more} more from the memo");
     }
 }
