@@ -214,27 +214,44 @@ impl Objective<'_> {
         // Thresholds 1..=v; `most[t - 1]` = C*(t).
         let v = peak as usize;
         let mut most = [0u64; BUCKETS];
-        let mut children = self.rows(d, di, v);
         let r = r as usize;
         #[cfg(test)]
         let small = r <= TOP && !lx.wide;
         #[cfg(not(test))]
         let small = r <= TOP;
         if small {
-            // The r largest counts per threshold, kept sorted (largest first).
+            // The r largest counts per threshold, kept sorted (largest first): each
+            // child's counts summed from the largest fit down, each put in its place
+            // from the smallest end (no row built).
             let mut top = [[0u32; TOP]; BUCKETS];
-            for row in children.by_ref() {
-                let row = row?;
-                for (t, best) in top[..v].iter_mut().enumerate() {
-                    let mut k = row[t];
-                    if k <= best[r - 1] {
-                        continue;
-                    }
-                    for b in best[..r].iter_mut() {
-                        if k > *b {
-                            std::mem::swap(&mut k, b);
-                        }
-                    }
+            let mut put = |t: usize, k: u32| {
+                let best = &mut top[t];
+                if k <= best[r - 1] {
+                    return;
+                }
+                let mut p = r - 1;
+                while p > 0 && best[p - 1] < k {
+                    best[p] = best[p - 1];
+                    p -= 1;
+                }
+                best[p] = k;
+            };
+            let dom = *self.inv.domain(d, di);
+            let (caps, profiles) = (&self.caps.caps[c.ix()], &self.caps.profiles[c.ix()]);
+            for ci in dom.children() {
+                if caps[ci] == 0 {
+                    continue;
+                }
+                let counts = profiles[ci].counts()?;
+                let mut acc = 0u32;
+                for t in (1..=v).rev() {
+                    acc += counts[t];
+                    put(t - 1, acc);
+                }
+            }
+            for &f in &self.caps.fits[dom.direct_nodes()] {
+                for t in 0..(f as usize).min(v) {
+                    put(t, 1);
                 }
             }
             for (m, best) in most[..v].iter_mut().zip(&top) {
@@ -245,7 +262,7 @@ impl Objective<'_> {
             // column.
             let base = lx.sorted.len();
             let mut nc = 0usize;
-            for row in children.by_ref() {
+            for row in self.rows(d, di, v) {
                 let Some(row) = row else {
                     lx.sorted.truncate(base);
                     return None;
