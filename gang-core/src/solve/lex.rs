@@ -139,6 +139,13 @@ pub(crate) struct Lex {
     /// per set), to compare with reading the profiles.
     #[cfg(test)]
     by_nodes: bool,
+    /// Tests: [`Objective::bound_in_one`] the old way (every child's node bound), to
+    /// compare with the bound that first ranks the children by their own profiles;
+    /// and how many node bounds that skipped.
+    #[cfg(test)]
+    every_bound: bool,
+    #[cfg(test)]
+    skipped: u64,
     /// Rows of [`Objective::nodes_exact`]'s children (`v` counts each).
     witness: Vec<u32>,
 }
@@ -444,6 +451,7 @@ impl Objective<'_> {
     /// when a direct node holds `x`. A placement with one child uses at least that many
     /// units one level further down, so it bounds the second component of `di`'s vector
     /// whenever its first is 1 (a placement with more children has a larger vector).
+    #[cfg(test)]
     fn fewest_grandchildren(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> u32 {
         let dom = *self.inv.domain(d, di);
         if self.direct_node_holds(&dom, x) {

@@ -43,6 +43,102 @@ impl Objective<'_> {
         if w < 3 || lb[0] != 1 {
             return;
         }
+        #[cfg(test)]
+        if lx.every_bound {
+            return self.bound_in_one_by_every_child(lx, d, di, x, lb);
+        }
+        let c = d.child();
+        let dom = *self.inv.domain(d, di);
+        if self.direct_node_holds(&dom, x) || self.inv.is_node_level(c) {
+            lb[1] = lb[1].max(1);
+            return;
+        }
+        // The children that hold `x` and their fewest children, each once (child index
+        // low, the count high): their least is the second component's bound
+        // ([`Objective::fewest_grandchildren`], which stops at 1).
+        let base = lx.sorted.len();
+        let mut r = u32::MAX;
+        for ci in dom.children() {
+            if self.caps.caps[c.ix()][ci] >= x {
+                let f = self.fewest_children(lx, c, ci as u32, x);
+                lx.sorted.push(u64::from(f) << 32 | ci as u64);
+                r = r.min(f);
+                if r == 1 {
+                    break;
+                }
+            }
+        }
+        let r = if r == u32::MAX { 1 } else { r };
+        lb[1] = lb[1].max(r);
+        if let Some(k) = self.least_nodes_bound(lx, c, base, x, r) {
+            lb[w - 1] = lb[w - 1].max(k);
+        }
+        lx.sorted.truncate(base);
+    }
+
+    /// [`Objective::nodes_bound_in_one`] for the children of depth `c` listed in
+    /// `lx.sorted[base..]` (each `fewest << 32 | index`), `r` their least fewest: the
+    /// least node bound of those whose fewest is `r`, found without bounding each. A
+    /// child's own profile gives the fewest of its nodes that hold `x` (largest fits
+    /// first), never above its node bound (that reads the counts of only `r` of its
+    /// children); the children are bounded in the order of that count, and once it
+    /// reaches the least bound so far, none left can go below it. `None` when the old
+    /// way is: `r` at most 1, no profiles, or a child whose fits are too large to count.
+    fn least_nodes_bound(
+        &self,
+        lx: &mut Lex,
+        c: Depth,
+        base: usize,
+        x: u64,
+        r: u32,
+    ) -> Option<u32> {
+        if r <= 1 || !self.caps.profiled || self.inv.is_node_level(c.child()) {
+            return None;
+        }
+        let w = self.width(c);
+        let (peaks, profiles) = (&self.caps.peaks[c.ix()], &self.caps.profiles[c.ix()]);
+        // Keep those with `r` children, keyed by their nodes' fewest.
+        let mut kept = base;
+        for i in base..lx.sorted.len() {
+            let e = lx.sorted[i];
+            if (e >> 32) as u32 != r {
+                continue;
+            }
+            let ci = (e & 0xffff_ffff) as usize;
+            let peak = peaks[ci * w + w - 1];
+            if peak == 0 || peak >= BUCKETS as u64 {
+                return None;
+            }
+            let cheap = profiles[ci].fewest(x, peak);
+            if cheap == u32::MAX {
+                return None;
+            }
+            lx.sorted[kept] = u64::from(cheap) << 32 | ci as u64;
+            kept += 1;
+        }
+        lx.sorted.truncate(kept);
+        lx.sorted[base..].sort_unstable();
+        let mut least: Option<u32> = None;
+        for i in base..kept {
+            let e = lx.sorted[i];
+            if least.is_some_and(|l| (e >> 32) as u32 >= l) {
+                #[cfg(test)]
+                {
+                    lx.skipped += (kept - i) as u64;
+                }
+                break;
+            }
+            let k = self.nodes_bound(lx, c, (e & 0xffff_ffff) as u32, x, r)?;
+            least = Some(least.map_or(k, |l| l.min(k)));
+        }
+        least
+    }
+
+    /// [`Objective::bound_in_one`] the old way: [`Objective::fewest_grandchildren`],
+    /// then [`Objective::nodes_bound_in_one`] (every child with `r` children bounded).
+    #[cfg(test)]
+    fn bound_in_one_by_every_child(&self, lx: &mut Lex, d: Depth, di: u32, x: u64, lb: &mut [u32]) {
+        let w = lb.len();
         let r = self.fewest_grandchildren(lx, d, di, x);
         lb[1] = lb[1].max(r);
         if let Some(k) = self.nodes_bound_in_one(lx, d, di, x, r) {
@@ -57,6 +153,7 @@ impl Objective<'_> {
     /// `fewest_children(b) = r` and uses exactly `r` of `b`'s children, so it has at
     /// least the least [`Objective::nodes_bound`] of those children for `r`. `None` when
     /// a direct node holds `x` or one of those children has no bound.
+    #[cfg(test)]
     pub(super) fn nodes_bound_in_one(
         &self,
         lx: &mut Lex,
@@ -117,27 +214,44 @@ impl Objective<'_> {
         // Thresholds 1..=v; `most[t - 1]` = C*(t).
         let v = peak as usize;
         let mut most = [0u64; BUCKETS];
-        let mut children = self.rows(d, di, v);
         let r = r as usize;
         #[cfg(test)]
         let small = r <= TOP && !lx.wide;
         #[cfg(not(test))]
         let small = r <= TOP;
         if small {
-            // The r largest counts per threshold, kept sorted (largest first).
+            // The r largest counts per threshold, kept sorted (largest first): each
+            // child's counts summed from the largest fit down, each put in its place
+            // from the smallest end (no row built).
             let mut top = [[0u32; TOP]; BUCKETS];
-            for row in children.by_ref() {
-                let row = row?;
-                for (t, best) in top[..v].iter_mut().enumerate() {
-                    let mut k = row[t];
-                    if k <= best[r - 1] {
-                        continue;
-                    }
-                    for b in best[..r].iter_mut() {
-                        if k > *b {
-                            std::mem::swap(&mut k, b);
-                        }
-                    }
+            let mut put = |t: usize, k: u32| {
+                let best = &mut top[t];
+                if k <= best[r - 1] {
+                    return;
+                }
+                let mut p = r - 1;
+                while p > 0 && best[p - 1] < k {
+                    best[p] = best[p - 1];
+                    p -= 1;
+                }
+                best[p] = k;
+            };
+            let dom = *self.inv.domain(d, di);
+            let (caps, profiles) = (&self.caps.caps[c.ix()], &self.caps.profiles[c.ix()]);
+            for ci in dom.children() {
+                if caps[ci] == 0 {
+                    continue;
+                }
+                let counts = profiles[ci].counts()?;
+                let mut acc = 0u32;
+                for t in (1..=v).rev() {
+                    acc += counts[t];
+                    put(t - 1, acc);
+                }
+            }
+            for &f in &self.caps.fits[dom.direct_nodes()] {
+                for t in 0..(f as usize).min(v) {
+                    put(t, 1);
                 }
             }
             for (m, best) in most[..v].iter_mut().zip(&top) {
@@ -148,7 +262,7 @@ impl Objective<'_> {
             // column.
             let base = lx.sorted.len();
             let mut nc = 0usize;
-            for row in children.by_ref() {
+            for row in self.rows(d, di, v) {
                 let Some(row) = row else {
                     lx.sorted.truncate(base);
                     return None;
@@ -416,5 +530,146 @@ impl Objective<'_> {
             now = h;
         }
         (now >= x).then_some([r as u32, k])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{objective, profiled};
+    use super::*;
+    use crate::testkit::build;
+    use crate::{Gang, NodeSpec, Role};
+
+    const GPU: &str = "gpu";
+
+    /// Random trees of up to 60 nodes under three label levels (some labels missing),
+    /// 8 GPUs a node with some used (fits up to 40 on some seeds).
+    fn random_deep(seed: u64) -> Inventory {
+        let mut next = crate::solve::xorshift(seed | 1);
+        let len = 1 + next(60);
+        let big = next(8) == 0;
+        let levels = ["zone", "block", "rack"];
+        let nodes = (0..len)
+            .map(|i| {
+                let z = ["x", "y"][next(2) as usize];
+                let b = ["p", "q", "r", "s"][next(4) as usize];
+                let r = ["a", "b", "c", "d", "e"][next(5) as usize];
+                let full = [z, b, r];
+                let keep = match next(12) {
+                    0 => 0,
+                    1 => 1,
+                    2 => 2,
+                    _ => 3,
+                };
+                let spec = levels
+                    .iter()
+                    .zip(&full[..keep])
+                    .fold(NodeSpec::new(format!("n{i}")), |spec, (key, value)| {
+                        spec.label(*key, *value)
+                    });
+                let cap = if big && next(4) == 0 { 40 } else { 8 };
+                spec.capacity(GPU, cap)
+                    .used(GPU, next(cap as u64 + 1) as i64)
+            })
+            .collect();
+        build(&levels, nodes)
+    }
+
+    /// The bound inside one child with the children ranked by their own profiles is the
+    /// bound from every child's node bound, stays below the exact vector, and skips
+    /// node bounds.
+    #[test]
+    fn ranking_the_children_keeps_the_bound_inside_one_child() {
+        let (mut checked, mut raised) = (0u32, 0u32);
+        let mut skipped = 0u64;
+        for seed in 1..900u64 {
+            let inv = random_deep(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let per = 1 + (seed % 3 == 0) as i64;
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, per));
+            let c = inv.compile(&gang).unwrap();
+            let caps = profiled(&inv, &c);
+            let o = objective(&inv, &c, &caps, Policy::BestFit);
+            let mut lx = Lex::default();
+            for d in 0..inv.label_depth() {
+                let d = Depth(d);
+                let w = o.width(d);
+                if w < 3 {
+                    continue;
+                }
+                for di in 0..inv.domains[d.ix()].len() as u32 {
+                    for x in 1..=caps.caps[d.ix()][di as usize] {
+                        let row = &caps.peaks[d.ix()][di as usize * w..di as usize * w + w];
+                        let mut lb = [0u32; MAX_WIDTH];
+                        for (l, &p) in lb[..w].iter_mut().zip(row) {
+                            *l = units(x, p);
+                        }
+                        lb[0] = lb[0].max(o.fewest_children(&mut lx, d, di, x));
+                        let (before, mut old) = (lb, lb);
+                        o.bound_in_one(&mut lx, d, di, x, &mut lb[..w]);
+                        lx.every_bound = true;
+                        o.bound_in_one(&mut lx, d, di, x, &mut old[..w]);
+                        lx.every_bound = false;
+                        assert_eq!(lb, old, "seed {seed}, {x} members");
+                        assert!(lx.sorted.is_empty());
+                        checked += 1;
+                        raised += u32::from(lb[w - 1] != before[w - 1]);
+                        let mut v = [0u32; MAX_WIDTH];
+                        o.vector(&mut lx, d, di, x, &mut v[..w]);
+                        if v[0] == 1 {
+                            for k in 0..w {
+                                assert!(lb[k] <= v[k], "seed {seed}, {x}: {lb:?} > {v:?}");
+                            }
+                        }
+                    }
+                }
+            }
+            skipped += lx.skipped;
+        }
+        assert!(
+            checked > 5000 && raised > checked / 10 && skipped > 1000,
+            "{raised} raised of {checked}, {skipped} skipped"
+        );
+    }
+
+    /// The domain chosen, its members and the assignment node by node are those of the
+    /// old bound, at every level, amount and policy of random inventories.
+    #[test]
+    fn ranking_the_children_keeps_every_choice_and_assignment() {
+        let (mut compared, mut skipped) = (0u32, 0u64);
+        for seed in 1..500u64 {
+            let inv = random_deep(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+            let gang = Gang::new("g").role(Role::new("w", 1).request(GPU, 1));
+            let c = inv.compile(&gang).unwrap();
+            let caps = profiled(&inv, &c);
+            for policy in [Policy::BestFit, Policy::MostFree, Policy::Balanced] {
+                let o = objective(&inv, &c, &caps, policy);
+                for t in 0..=inv.label_depth() {
+                    let t = Depth(t);
+                    let top = caps.caps[t.ix()].iter().copied().max().unwrap_or(0);
+                    for count in 1..=top {
+                        let mut run = |every_bound: bool| {
+                            let mut lx = Lex {
+                                every_bound,
+                                ..Lex::default()
+                            };
+                            let found = o.choose_domain(&mut lx, t, count, 1, 1, None);
+                            let mut at = Attempt::default();
+                            at.ensure(&inv);
+                            at.fresh(inv.resources.len());
+                            if let Some((placed, pos)) = found {
+                                let scope = Scope::new(t, pos);
+                                o.assign(&mut lx, scope, placed, &mut at);
+                            }
+                            skipped += lx.skipped;
+                            (found, at.assign.clone())
+                        };
+                        let new = run(false);
+                        assert_eq!(new, run(true), "seed {seed}, {count} at {t:?}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 10_000 && skipped > 1000, "{compared} {skipped}");
     }
 }
