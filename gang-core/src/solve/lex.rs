@@ -139,6 +139,8 @@ pub(crate) struct Lex {
     /// settled.
     #[cfg(test)]
     no_sets: bool,
+    /// The search's best completions per group (`lex/sets.rs`).
+    tops: Vec<u64>,
     #[cfg(test)]
     by_sets: u64,
 }

@@ -15,7 +15,7 @@
 use super::*;
 
 /// The search gives up after this many partial sets.
-const BUDGET: u32 = 4096;
+const BUDGET: u32 = 1024;
 
 /// At most this many children (groups of equal profiles are kept on the stack).
 const KIDS: usize = 64;
@@ -27,14 +27,15 @@ const MOST: usize = 16;
 type Counts = [u64; BUCKETS];
 
 /// The branch and bound's state: groups of children with equal rows (rows in
-/// `lx.witness` from `base`, `v` counts each), the best completion of `j` more
-/// children per threshold, and the best `k` so far.
+/// `lx.witness`, `v` counts each), the best completion of `j` more children from
+/// groups `g..` per threshold, and the best `k` so far.
 struct Search<'s> {
     rows: &'s [u32],
     mult: &'s [u32],
     /// Children in groups `g..`.
     after: &'s [u32],
-    top: &'s [Counts],
+    tops: &'s [u64],
+    stride: usize,
     v: usize,
     x: u64,
     best: u64,
@@ -163,29 +164,25 @@ impl Objective<'_> {
         for i in (0..g).rev() {
             after[i] = after[i + 1] + m[i];
         }
-        // The j largest counts of each threshold over all children, j <= r.
-        let mut top = [[0u64; BUCKETS]; MOST + 1];
+        // The j largest counts of each threshold over the children of groups g.., for
+        // j <= r (`(g * (r + 1) + j) * v + t` in `lx.tops`; all of them when fewer).
+        let tb = lx.tops.len();
+        let stride = (r + 1) * v;
+        lx.tops.resize(tb + (g + 1) * stride, 0);
         {
             let rows = &lx.witness[sorted..];
-            let mut col = [(0u32, 0u32); KIDS];
-            for t in 0..v {
-                for (i, c) in col[..g].iter_mut().enumerate() {
-                    *c = (rows[i * v + t], m[i]);
-                }
-                col[..g].sort_unstable_by(|a, b| b.0.cmp(&a.0));
-                let (mut j, mut sum) = (0usize, 0u64);
-                for &(k, n) in &col[..g] {
-                    for _ in 0..n {
-                        if j == r {
-                            break;
+            let tops = &mut lx.tops[tb..];
+            for i in (0..g).rev() {
+                let (here, next) = tops[i * stride..(i + 2) * stride].split_at_mut(stride);
+                for t in 0..v {
+                    let c = u64::from(rows[i * v + t]);
+                    for j in 1..=r {
+                        let mut most = next[j * v + t];
+                        for a in 1..=j.min(m[i] as usize) {
+                            most = most.max(a as u64 * c + next[(j - a) * v + t]);
                         }
-                        sum += u64::from(k);
-                        j += 1;
-                        top[j][t] = sum;
+                        here[j * v + t] = most;
                     }
-                }
-                for tj in top[j + 1..=r].iter_mut() {
-                    tj[t] = sum;
                 }
             }
         }
@@ -193,7 +190,8 @@ impl Objective<'_> {
             rows: &lx.witness[sorted..],
             mult: &m[..g],
             after: &after[..=g],
-            top: &top[..=r],
+            tops: &lx.tops[tb..],
+            stride,
             v,
             x,
             best: u64::MAX,
@@ -202,6 +200,7 @@ impl Objective<'_> {
         let mut sum: Counts = [0; BUCKETS];
         let done = s.dfs(0, r, &mut sum);
         let best = s.best;
+        lx.tops.truncate(tb);
         lx.witness.truncate(base);
         if !done || best == u64::MAX {
             return None;
@@ -236,7 +235,7 @@ impl Search<'_> {
         for ((b, &s), &t) in bound[..v]
             .iter_mut()
             .zip(&sum[..v])
-            .zip(&self.top[left][..v])
+            .zip(&self.tops[g * self.stride + left * v..][..v])
         {
             *b = s + t;
         }
@@ -450,7 +449,7 @@ mod tests {
             per in 1i64..3,
             slice in 0u32..3,
             nodes in proptest::collection::vec(
-                (0u8..2, 0u8..2, 0u8..6, 0u8..=3, 0i64..=8, 0i64..=8),
+                (0u8..2, 0u8..2, 0u8..6, 0u8..=9, 4i64..=8, 0i64..=8),
                 1..40,
             ),
         ) {
@@ -464,7 +463,7 @@ mod tests {
             per in 1i64..3,
             slice in 0u32..3,
             nodes in proptest::collection::vec(
-                (0u8..2, 0u8..2, 0u8..6, 0u8..=3, 0i64..=8, 0i64..=8),
+                (0u8..2, 0u8..2, 0u8..6, 0u8..=9, 4i64..=8, 0i64..=8),
                 1..40,
             ),
         ) {
