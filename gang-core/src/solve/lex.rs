@@ -41,6 +41,7 @@ use super::rollup::{Capacities, Grain};
 mod knapsack;
 mod nodes;
 mod pick;
+mod sets;
 
 /// The widest vector: every label level and the node level.
 pub(crate) const MAX_WIDTH: usize = crate::model::Topology::MAX_LEVELS + 1;
@@ -148,6 +149,14 @@ pub(crate) struct Lex {
     skipped: u64,
     /// Rows of [`Objective::nodes_exact`]'s children (`v` counts each).
     witness: Vec<u32>,
+    /// Tests: never the search over sets (`lex/sets.rs`), and how many vectors it
+    /// settled.
+    #[cfg(test)]
+    no_sets: bool,
+    /// The search's best completions per group (`lex/sets.rs`).
+    tops: Vec<u64>,
+    #[cfg(test)]
+    by_sets: u64,
 }
 
 /// In [`Objective::select`]'s first pass, after this many candidates put off (their
@@ -651,8 +660,9 @@ impl Objective<'_> {
         if self.pool_vector(lx, d, di, &dom, x, out) {
             return;
         }
-        // The node bound met by the children that hold the most (width 2).
-        if let Some(v) = self.nodes_exact(lx, d, di, x) {
+        // The node bound met by the children that hold the most, else the search over
+        // sets of children (width 2).
+        if let Some(v) = self.exact_by_profiles(lx, d, di, x) {
             out.copy_from_slice(&v);
             return;
         }
@@ -711,7 +721,7 @@ impl Objective<'_> {
                 return Eval::Beaten;
             }
             if later {
-                if let Some(v) = self.nodes_exact(lx, d, di, x) {
+                if let Some(v) = self.exact_by_profiles(lx, d, di, x) {
                     out.copy_from_slice(&v);
                     return Eval::Done;
                 }
