@@ -187,7 +187,7 @@ impl Inventory {
             .collect();
         let resources = resource_names(specs, keep, memo)?;
         let input = Input::read(specs, keys, &level_keys, &resources, memo)?;
-        let order = input.storage_order(specs, level_keys.len());
+        let order = input.storage_order(specs, level_keys.len(), memo);
         let Input {
             keys,
             values,
@@ -486,7 +486,10 @@ impl Input {
 
     /// Storage order (input positions): topology path (values compared as text, a
     /// missing label after every value), then name. Independent of the input order.
-    fn storage_order(&self, specs: &[NodeSpec], depth: usize) -> Vec<u32> {
+    fn storage_order(&self, specs: &[NodeSpec], depth: usize, memo: Memo) -> Vec<u32> {
+        if memo == Memo::On && depth <= 4 {
+            return self.storage_order_packed(specs, depth);
+        }
         let values = &self.values;
         let mut rank = vec![0u32; values.len()];
         {
@@ -511,10 +514,46 @@ impl Input {
         });
         order
     }
+
+    /// [`Input::storage_order`] for at most four levels: only the values on some node's
+    /// path are ranked (not, say, every node's own hostname label), and a node's ranks
+    /// are packed into one `u128`, first level highest, so that one integer compare
+    /// orders two paths as the slices compare (a missing label, [`NONE`], still last).
+    fn storage_order_packed(&self, specs: &[NodeSpec], depth: usize) -> Vec<u32> {
+        let values = &self.values;
+        let mut rank = vec![NONE; values.len()];
+        let mut on_path: Vec<u32> = Vec::new();
+        for &v in &self.paths {
+            if v != NONE && rank[v as usize] == NONE {
+                rank[v as usize] = 0;
+                on_path.push(v);
+            }
+        }
+        on_path.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
+        for (r, &v) in on_path.iter().enumerate() {
+            rank[v as usize] = id(r);
+        }
+        let mut keyed: Vec<(u128, u32)> = (0..specs.len())
+            .map(|i| {
+                let path = &self.paths[i * depth..i * depth + depth];
+                let key = path.iter().fold(0u128, |acc, &v| {
+                    let r = if v == NONE { NONE } else { rank[v as usize] };
+                    (acc << 32) | u128::from(r)
+                });
+                (key, id(i))
+            })
+            .collect();
+        keyed.sort_unstable_by(|&(ka, a), &(kb, b)| {
+            ka.cmp(&kb)
+                .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+        });
+        keyed.into_iter().map(|(_, i)| i).collect()
+    }
 }
 
-/// Whether [`Input::read`] reuses the previous node's ids ([`Last`]); `Off` is the
-/// plain path every name is looked up on, kept to check the memo against.
+/// Whether [`Input::read`] reuses the previous node's ids ([`Last`]) and
+/// [`Input::storage_order`] sorts packed keys; `Off` is the plain path (every name
+/// looked up, every value ranked, paths compared as slices), kept to check against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Memo {
     #[default]
