@@ -784,5 +784,4 @@ impl Inventory {
 }
 
 #[cfg(test)]
-#[path = "build_tests.rs"]
 mod tests;
