@@ -2,7 +2,7 @@
 //! errors, on generated clusters whose nodes share, reorder and vary their names.
 
 use super::*;
-use crate::TaintEffect;
+use crate::model::node::TaintEffect;
 
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
