@@ -514,3 +514,43 @@ fn given_levels_replace_detection() {
     assert_eq!(c.report().pods.ignored, 1);
     assert!(usage(&c, "a3-b1-s1-h1").used.is_empty());
 }
+
+/// gang-core's inventory build with its memo of the previous node's names and packed
+/// path keys builds what its plain path builds (`Inventory::check_build`), on every
+/// fixture that makes a cluster, detected and with the GKE levels given.
+#[test]
+fn every_fixture_inventory_is_built_the_same_with_and_without_the_memo() {
+    let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = Vec::new();
+    for sub in ["", "/corpus"] {
+        for e in fs::read_dir(format!("{dir}{sub}")).unwrap() {
+            let p = e.unwrap().path();
+            if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("json" | "yaml")
+            ) {
+                files.push(p.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    let given = TopologySource::Levels(vec![BLOCK.into(), SUBBLOCK.into(), HOST.into()]);
+    let mut checked = 0;
+    for f in &files {
+        let mut o = Objects::new();
+        if o.add(f, &fs::read_to_string(f).unwrap()).is_err() {
+            continue;
+        }
+        for options in [
+            ClusterOptions::new(),
+            ClusterOptions::new().topology(given.clone()),
+        ] {
+            if let Ok(c) = Cluster::from_objects(&o, &options) {
+                gang_core::Inventory::check_build(c.topology().clone(), c.nodes())
+                    .unwrap_or_else(|d| panic!("{f}: {d}"));
+                checked += usize::from(!c.nodes().is_empty());
+            }
+        }
+    }
+    assert!(checked >= 6, "{checked} clusters with nodes");
+}

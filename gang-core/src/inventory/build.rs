@@ -163,6 +163,17 @@ impl Inventory {
         specs: &[NodeSpec],
         keep: &[String],
     ) -> Result<Inventory, Error> {
+        Inventory::from_specs_with(topology, specs, keep, Memo::On)
+    }
+
+    /// [`Inventory::from_specs`], with or without the memo of the previous node's names
+    /// ([`Memo`]): both build the same inventory ([`Inventory::check_build`] compares).
+    pub(crate) fn from_specs_with(
+        topology: Topology,
+        specs: &[NodeSpec],
+        keep: &[String],
+        memo: Memo,
+    ) -> Result<Inventory, Error> {
         let len = specs.len();
         if len >= NONE as usize {
             return Err(Error::inventory("nodes", len, "too many nodes"));
@@ -174,9 +185,9 @@ impl Inventory {
             .iter()
             .map(|k| id(keys.insert_full(k.clone()).0))
             .collect();
-        let resources = resource_names(specs, keep)?;
-        let input = Input::read(specs, keys, &level_keys, &resources)?;
-        let order = input.storage_order(specs, level_keys.len());
+        let resources = resource_names(specs, keep, memo)?;
+        let input = Input::read(specs, keys, &level_keys, &resources, memo)?;
+        let order = input.storage_order(specs, level_keys.len(), memo);
         let Input {
             keys,
             values,
@@ -253,10 +264,33 @@ fn id(i: usize) -> u32 {
 fn resource_names(
     specs: &[NodeSpec],
     keep: &[String],
+    memo: Memo,
 ) -> Result<IndexSet<String, FxBuildHasher>, Error> {
     let mut seen: rustc_hash::FxHashSet<&str> = keep.iter().map(String::as_str).collect();
+    let mut prev: Option<&NodeSpec> = None;
     for spec in specs {
-        for r in spec.capacity.keys().chain(spec.used.keys()) {
+        // A name at the position the previous node had it is in `seen` already.
+        let at_prev = |i: usize, r: &str| {
+            memo == Memo::On
+                && prev.is_some_and(|p| {
+                    let n = p.capacity.len();
+                    let at = if i < n {
+                        p.capacity.get_index(i)
+                    } else {
+                        p.used.get_index(i - n)
+                    };
+                    at.is_some_and(|(q, _)| same(q, r))
+                })
+        };
+        let (prev_cap, cap) = (
+            prev.map_or(usize::MAX, |p| p.capacity.len()),
+            spec.capacity.len(),
+        );
+        for (i, r) in spec.capacity.keys().chain(spec.used.keys()).enumerate() {
+            // Positions line up only when both nodes have as many capacity names.
+            if prev_cap == cap && at_prev(i, r) {
+                continue;
+            }
             if seen.insert(r.as_str()) {
                 check_qualified_name(r).map_err(|e| {
                     let what = if spec.capacity.contains_key(r) {
@@ -268,6 +302,7 @@ fn resource_names(
                 })?;
             }
         }
+        prev = Some(spec);
     }
     let mut sorted: Vec<&str> = seen.into_iter().collect();
     sorted.sort_unstable();
@@ -298,6 +333,7 @@ impl Input {
         keys: IndexSet<String, FxBuildHasher>,
         level_keys: &[u32],
         resources: &IndexSet<String, FxBuildHasher>,
+        memo: Memo,
     ) -> Result<Input, Error> {
         let (len, depth, nres) = (specs.len(), level_keys.len(), resources.len());
         let mut input = Input {
@@ -312,6 +348,11 @@ impl Input {
         };
         let mut names: IndexSet<&str, FxBuildHasher> = IndexSet::default();
         names.reserve(len);
+        let pods = resources.get_index_of(PODS);
+        let mut last = Last {
+            memo,
+            ..Last::default()
+        };
         for (i, spec) in specs.iter().enumerate() {
             let n = &spec.name;
             check_node_name(n).map_err(|r| Error::inventory("nodes[].name", n, r))?;
@@ -322,28 +363,41 @@ impl Input {
                     "duplicate node name",
                 ));
             }
-            let labels = input.intern_labels(spec)?;
+            let labels = input.intern_labels(spec, &mut last)?;
             for (l, &lk) in level_keys.iter().enumerate() {
                 match labels.binary_search_by_key(&lk, |&(k, _)| k) {
                     Ok(j) => input.paths[i * depth + l] = labels[j].1,
                     Err(_) => break,
                 }
             }
-            for (map, cols, what) in [
-                (&spec.capacity, &mut input.capacity, "capacity"),
-                (&spec.used, &mut input.used, "used"),
+            for (map, cols, what, ids) in [
+                (
+                    &spec.capacity,
+                    &mut input.capacity,
+                    "capacity",
+                    &mut last.capacity,
+                ),
+                (&spec.used, &mut input.used, "used", &mut last.used),
             ] {
-                for (r, a) in map {
-                    let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
+                ids.truncate(map.len());
+                for (j, (r, a)) in map.iter().enumerate() {
+                    let ri = match ids.get(j) {
+                        Some(&(p, ri)) if last.memo == Memo::On && same(p, r) => ri,
+                        _ => {
+                            let ri = resources.get_index_of(r.as_str()).unwrap_or(0);
+                            remember(ids, j, (r.as_str(), ri));
+                            ri
+                        }
+                    };
                     cols[ri][i] = a.resolve_at(|| format!("nodes[{n}].{what}.{r}"))?.millis();
                 }
             }
-            if let Some(p) = resources.get_index_of(PODS) {
+            if let Some(p) = pods {
                 if !spec.capacity.contains_key(PODS) {
                     input.capacity[p][i] = UNLIMITED;
                 }
             }
-            let taints = input.intern_taints(spec)?;
+            let taints = input.intern_taints(spec, &mut last)?;
             input.labels.push(labels);
             input.taints.push(taints);
         }
@@ -351,12 +405,25 @@ impl Input {
     }
 
     /// A node's labels as `(key, value)` ids, sorted by key; names are checked once,
-    /// when first seen.
-    fn intern_labels(&mut self, spec: &NodeSpec) -> Result<Vec<(u32, u32)>, Error> {
+    /// when first seen. A key or value at the position the previous node had it takes
+    /// that node's id ([`Last`]).
+    fn intern_labels<'a>(
+        &mut self,
+        spec: &'a NodeSpec,
+        last: &mut Last<'a>,
+    ) -> Result<Vec<(u32, u32)>, Error> {
         let n = &spec.name;
         let mut labels = Vec::with_capacity(spec.labels.len());
-        for (k, v) in &spec.labels {
-            let kid = match self.keys.get_index_of(k.as_str()) {
+        last.labels.truncate(spec.labels.len());
+        for (j, (k, v)) in spec.labels.iter().enumerate() {
+            let (kid, vid) = match last.labels.get(j) {
+                Some(&(pk, kid, pv, vid)) if last.memo == Memo::On => (
+                    (same(pk, k)).then_some(kid as usize),
+                    (same(pv, v)).then_some(vid as usize),
+                ),
+                _ => (None, None),
+            };
+            let kid = match kid.or_else(|| self.keys.get_index_of(k.as_str())) {
                 Some(i) => i,
                 None => {
                     check_qualified_name(k)
@@ -364,7 +431,7 @@ impl Input {
                     self.keys.insert_full(k.clone()).0
                 }
             };
-            let vid = match self.values.get_index_of(v.as_str()) {
+            let vid = match vid.or_else(|| self.values.get_index_of(v.as_str())) {
                 Some(i) => i,
                 None => {
                     check_label_value(v)
@@ -372,17 +439,34 @@ impl Input {
                     self.values.insert_full(v.clone()).0
                 }
             };
+            remember(
+                &mut last.labels,
+                j,
+                (k.as_str(), id(kid), v.as_str(), id(vid)),
+            );
             labels.push((id(kid), id(vid)));
         }
         labels.sort_unstable();
         Ok(labels)
     }
 
-    /// A node's taints as ids, sorted, each once; each is checked.
-    fn intern_taints(&mut self, spec: &NodeSpec) -> Result<Vec<u32>, Error> {
+    /// A node's taints as ids, sorted, each once; each is checked (a taint equal to the
+    /// one at its position on the previous node passed the same checks: [`Last`]).
+    fn intern_taints<'a>(
+        &mut self,
+        spec: &'a NodeSpec,
+        last: &mut Last<'a>,
+    ) -> Result<Vec<u32>, Error> {
         let n = &spec.name;
         let mut taints = Vec::with_capacity(spec.taints.len());
+        last.taints.truncate(spec.taints.len());
         for (j, t) in spec.taints.iter().enumerate() {
+            if let Some(&(p, tid)) = last.taints.get(j) {
+                if last.memo == Memo::On && p == t {
+                    taints.push(tid);
+                    continue;
+                }
+            }
             let f = || format!("nodes[{n}].taints[{j}]");
             check_qualified_name(&t.key)
                 .map_err(|r| Error::inventory(format!("{}.key", f()), &t.key, r))?;
@@ -392,6 +476,7 @@ impl Input {
                 Some(i) => i,
                 None => self.taint_ids.insert_full(t.clone()).0,
             };
+            remember(&mut last.taints, j, (t, id(tid)));
             taints.push(id(tid));
         }
         taints.sort_unstable();
@@ -401,7 +486,10 @@ impl Input {
 
     /// Storage order (input positions): topology path (values compared as text, a
     /// missing label after every value), then name. Independent of the input order.
-    fn storage_order(&self, specs: &[NodeSpec], depth: usize) -> Vec<u32> {
+    fn storage_order(&self, specs: &[NodeSpec], depth: usize, memo: Memo) -> Vec<u32> {
+        if memo == Memo::On && depth <= 4 {
+            return self.storage_order_packed(specs, depth);
+        }
         let values = &self.values;
         let mut rank = vec![0u32; values.len()];
         {
@@ -425,6 +513,86 @@ impl Input {
                 .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
         });
         order
+    }
+
+    /// [`Input::storage_order`] for at most four levels: only the values on some node's
+    /// path are ranked (not, say, every node's own hostname label), and a node's ranks
+    /// are packed into one `u128`, first level highest, so that one integer compare
+    /// orders two paths as the slices compare (a missing label, [`NONE`], still last).
+    fn storage_order_packed(&self, specs: &[NodeSpec], depth: usize) -> Vec<u32> {
+        let values = &self.values;
+        let mut rank = vec![NONE; values.len()];
+        let mut on_path: Vec<u32> = Vec::new();
+        for &v in &self.paths {
+            if v != NONE && rank[v as usize] == NONE {
+                rank[v as usize] = 0;
+                on_path.push(v);
+            }
+        }
+        on_path.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
+        for (r, &v) in on_path.iter().enumerate() {
+            rank[v as usize] = id(r);
+        }
+        let mut keyed: Vec<(u128, u32)> = (0..specs.len())
+            .map(|i| {
+                let path = &self.paths[i * depth..i * depth + depth];
+                let key = path.iter().fold(0u128, |acc, &v| {
+                    let r = if v == NONE { NONE } else { rank[v as usize] };
+                    (acc << 32) | u128::from(r)
+                });
+                (key, id(i))
+            })
+            .collect();
+        keyed.sort_unstable_by(|&(ka, a), &(kb, b)| {
+            ka.cmp(&kb)
+                .then_with(|| specs[a as usize].name.cmp(&specs[b as usize].name))
+        });
+        keyed.into_iter().map(|(_, i)| i).collect()
+    }
+}
+
+/// Whether [`Input::read`] reuses the previous node's ids ([`Last`]) and
+/// [`Input::storage_order`] sorts packed keys; `Off` is the plain path (every name
+/// looked up, every value ranked, paths compared as slices), kept to check against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Memo {
+    #[default]
+    Off,
+    On,
+}
+
+/// The previous node's names by position, with their ids: nodes of one pool list the
+/// same label keys, resources and taints in the same order, and most values (zone,
+/// block, product) repeat from one node to the next, so a text compare with the name at
+/// the same position replaces a hash lookup. A name equal to one already interned has
+/// that one's id and passed its checks, so the memo changes no id and no error.
+#[derive(Default)]
+struct Last<'a> {
+    /// As asked; the rows are empty before the first node.
+    memo: Memo,
+    /// `(key, key id, value, value id)` per label position.
+    labels: Vec<(&'a str, u32, &'a str, u32)>,
+    /// `(name, resource index)` per capacity and per used position.
+    capacity: Vec<(&'a str, usize)>,
+    used: Vec<(&'a str, usize)>,
+    /// `(taint, id)` per taint position.
+    taints: Vec<(&'a Taint, u32)>,
+}
+
+/// Equal texts, checked by length first (most differing names differ in length).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a == b
+}
+
+/// Records `item` at position `j` of a memo row (rows are truncated to the node's
+/// length first, so `j` is at most the row's length).
+#[inline]
+fn remember<T>(row: &mut Vec<T>, j: usize, item: T) {
+    if j < row.len() {
+        row[j] = item;
+    } else {
+        row.push(item);
     }
 }
 
@@ -558,3 +726,62 @@ fn fingerprint(inv: &Inventory) -> u64 {
     }
     h.finish()
 }
+
+impl Inventory {
+    /// Builds `nodes` twice, with the memo of [`Input::read`] and on the plain path that
+    /// looks every name up, and compares everything the two built (or the errors):
+    /// `Err` names the first part that differs. For tests (gang-kube's fixtures and
+    /// generated clusters); not a stable interface.
+    #[doc(hidden)]
+    pub fn check_build(topology: Topology, nodes: &[NodeSpec]) -> Result<(), String> {
+        let with = Inventory::from_specs_with(topology.clone(), nodes, &[], Memo::On);
+        let without = Inventory::from_specs_with(topology, nodes, &[], Memo::Off);
+        match (with, without) {
+            (Ok(a), Ok(b)) => {
+                let (a, b) = (a.parts(), b.parts());
+                match a.iter().zip(&b).find(|(x, y)| x != y) {
+                    Some((x, y)) => Err(format!("with the memo {x}\nwithout {y}")),
+                    None => Ok(()),
+                }
+            }
+            (Err(a), Err(b)) if format!("{a:?}") == format!("{b:?}") => Ok(()),
+            (a, b) => Err(format!(
+                "with the memo {:?}\nwithout {:?}",
+                a.map(|_| ()),
+                b.map(|_| ())
+            )),
+        }
+    }
+
+    /// Everything a build makes, one part a line (the label sets in key order).
+    fn parts(&self) -> Vec<String> {
+        let mut pairs: Vec<_> = self.pair_sets.iter().collect();
+        pairs.sort_unstable_by_key(|(kv, _)| **kv);
+        let mut overcommit: Vec<_> = self.overcommit.iter().collect();
+        overcommit.sort_unstable();
+        vec![
+            format!("topology {:?}", self.topology),
+            format!("names {:?}", self.names),
+            format!("labels {:?}", self.labels),
+            format!("schedulable {:?}", self.schedulable),
+            format!("resources {:?}", self.resources),
+            format!("capacity {:?}", self.capacity),
+            format!("max_capacity {:?}", self.max_capacity),
+            format!("used {:?}", self.used),
+            format!("overcommit {overcommit:?}"),
+            format!("free {:?}", self.free),
+            format!("taints_of {:?}", self.taints_of),
+            format!("keys {:?}", self.keys),
+            format!("values {:?}", self.values),
+            format!("pair_sets {pairs:?}"),
+            format!("key_sets {:?}", self.key_sets),
+            format!("taints {:?}", self.taints),
+            format!("domains {:?}", self.domains),
+            format!("summaries {:?}", self.summaries),
+            format!("layout_id {}", self.layout_id),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests;
