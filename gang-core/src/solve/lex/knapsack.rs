@@ -479,7 +479,7 @@ fn narrow_child(
 /// The narrow (width 2) knapsack against the packed one: the same tables, the same
 /// children and units for an assignment, the same members on the same nodes.
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::tests::capacities;
     use super::super::*;
     use crate::testkit::build;
@@ -490,7 +490,10 @@ mod tests {
 
     /// Nodes as `(zone, block, rack, labels kept (0..=3), GPUs, GPUs used)` under two
     /// (block, rack) or three (zone, block, rack) label levels.
-    pub(super) fn inventory(three: bool, nodes: &[(u8, u8, u8, u8, i64, i64)]) -> crate::Inventory {
+    pub(in crate::solve::lex) fn inventory(
+        three: bool,
+        nodes: &[(u8, u8, u8, u8, i64, i64)],
+    ) -> crate::Inventory {
         let levels: &[&str] = if three {
             &["zone", "block", "rack"]
         } else {

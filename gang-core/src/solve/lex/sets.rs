@@ -282,41 +282,13 @@ fn least_nodes(b: &[u64], x: u64) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::knapsack::tests::inventory;
     use super::super::tests::{objective, profiled};
     use super::*;
-    use crate::testkit::build;
-    use crate::{Gang, NodeSpec, Role};
+    use crate::{Gang, Role};
     use proptest::prelude::*;
 
     const GPU: &str = "gpu";
-
-    /// Nodes as `(zone, block, rack, labels kept (0..=3), GPUs, GPUs used)` under two
-    /// (block, rack) or three (zone, block, rack) label levels.
-    fn inventory(three: bool, nodes: &[(u8, u8, u8, u8, i64, i64)]) -> Inventory {
-        let levels: &[&str] = if three {
-            &["zone", "block", "rack"]
-        } else {
-            &["block", "rack"]
-        };
-        let specs = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &(z, b, r, kept, gpus, used))| {
-                let values = [format!("z{z}"), format!("b{b}"), format!("r{r}")];
-                let values = if three { &values[..] } else { &values[1..] };
-                let kept = (kept as usize).min(levels.len());
-                levels[..kept]
-                    .iter()
-                    .zip(values)
-                    .fold(NodeSpec::new(format!("n{i}")), |spec, (key, value)| {
-                        spec.label(*key, value.as_str())
-                    })
-                    .capacity(GPU, gpus)
-                    .used(GPU, used.min(gpus))
-            })
-            .collect();
-        build(levels, specs)
-    }
 
     /// The gang: members of `per` GPUs, unconstrained, or required in a zone/block with
     /// slices of `slice` in a rack.
