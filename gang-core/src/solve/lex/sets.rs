@@ -7,9 +7,9 @@
 //! fill of its nodes, read off the children's fit profiles (`k` nodes of a set hold
 //! `sum_t min(k, C(t))` members, `C(t)` its nodes with a fit of at least `t`). The
 //! search takes children with equal profiles as one group (choosing how many of each),
-//! and drops a partial set when even its best completion (the `r - m` largest counts of
-//! all children, threshold by threshold, as [`Objective::nodes_bound`] sums them) cannot
-//! beat the best set so far. Beyond [`BUDGET`] partial sets it gives up: the knapsack
+//! and drops a partial set when even its best completion (the `r - m` largest counts
+//! among the groups not yet decided, threshold by threshold) cannot beat the best set
+//! so far. Beyond [`BUDGET`] partial sets it gives up: the knapsack
 //! decides, as before.
 
 use super::*;
@@ -17,7 +17,7 @@ use super::*;
 /// The search gives up after this many partial sets.
 const BUDGET: u32 = 1024;
 
-/// At most this many children (groups of equal profiles are kept on the stack).
+/// At most this many groups of children with equal profiles (kept on the stack).
 const KIDS: usize = 64;
 
 /// At most this many children in a set.
@@ -58,7 +58,7 @@ impl Objective<'_> {
     /// The exact vector `[r, k]` of a placement of `x` members in domain `di` at depth
     /// `d` whose children hold only nodes (width 2), by the search over sets of `r`
     /// children (the module's doc). `None` when it does not apply (slices below `d`, no
-    /// profiles, fits too large for them, more than 64 children or 16 in a set) or gives
+    /// profiles, fits too large for them, more than 64 groups or 16 children in a set) or gives
     /// up.
     pub(super) fn sets_exact(&self, lx: &mut Lex, d: Depth, di: u32, x: u64) -> Option<[u32; 2]> {
         #[cfg(test)]
